@@ -1,0 +1,76 @@
+"""Exceptions of gohash.
+
+Every error a user's input can cause is a :class:`GohashError`, a subclass of
+:class:`ValueError`.  Errors raised while reading a collection carry where they
+happened (``file``, ``game``, ``move_number``) as attributes, so a batch tool
+can report them in one line and go on with the next game.  Messages quote the
+bad input with ``!r``.
+"""
+
+from __future__ import annotations
+
+
+class GohashError(ValueError):
+    """Base class of every error caused by bad input.
+
+    ``file``, ``game`` (0-based index in the file) and ``move_number`` say where
+    the error was found; each is ``None`` where it does not apply or is unknown.
+    The walker fills them in for errors raised while replaying a game.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        file: str | None = None,
+        game: int | None = None,
+        move_number: int | None = None,
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.file = file
+        self.game = game
+        self.move_number = move_number
+
+    def located(
+        self, *, file: str | None = None, game: int | None = None, move_number: int | None = None
+    ) -> GohashError:
+        """Fill in the location fields that are still unknown; return self."""
+        if self.file is None:
+            self.file = file
+        if self.game is None:
+            self.game = game
+        if self.move_number is None:
+            self.move_number = move_number
+        return self
+
+    def where(self) -> str:
+        """The location as ``file, game G, move M`` (the known parts only)."""
+        parts = []
+        if self.file is not None:
+            parts.append(self.file)
+        if self.game is not None:
+            parts.append(f"game {self.game}")
+        if self.move_number is not None:
+            parts.append(f"move {self.move_number}")
+        return ", ".join(parts)
+
+    def __str__(self) -> str:
+        where = self.where()
+        return f"{where}: {self.reason}" if where else self.reason
+
+
+class BoardSizeError(GohashError):
+    """A board size outside 1..26, or a rectangular board."""
+
+
+class PositionError(GohashError):
+    """A position array of the wrong shape, dtype or values."""
+
+
+class UnknownSchemeError(GohashError):
+    """A key scheme name that gohash does not know."""
+
+
+class UnknownElementError(GohashError):
+    """A symmetry element name (or index) that is not one of the 16."""

@@ -1,0 +1,512 @@
+"""Key schemes: Zobrist key tables on which the 16 symmetries act by slot permutation.
+
+Scope: key generation (seeded, documented, platform-independent), the
+combiners, hashing of position arrays, the action of the group on hashes, and
+canonical keys; for one Python int and, paired with it, for numpy arrays.
+
+A hash is an unsigned integer of ``bits`` bits cut into slots of ``slot_bits``
+bits, slot 0 the most significant (Huima's z1).  Every element ``g`` acts on a
+hash by a fixed slot permutation ``T_g`` and every key table satisfies
+``Z(g.stone) = T_g(Z(stone))``, so ``Z(g.P) = T_g(Z(P))`` for every position.
+
+Schemes (DESIGN.md sections 3-5):
+
+``huima64``
+    Huima's scheme: 8 byte slots; rot90 rotates each 32-bit half left by 8
+    bits, flip byte-reverses each half, swap exchanges the halves.  XOR.
+``huima64-add``
+    The same keys, combined by byte-wise addition mod 256.
+``regular64``, ``regular128``
+    16 slots of 4 or 8 bits, one per element: slot ``s`` of a hash is the plain
+    Zobrist hash of the image ``s.P``.  XOR.
+
+Key generation.  All randomness is the SHAKE-256 stream of the ASCII label
+``gohash-keys-v1|<family>|<size>`` (family ``huima64`` or ``regular<bits>``),
+read in order, so tables never depend on numpy, the platform or the Python
+version.  huima64: for each D4-orbit of points in order of its lowest point
+``p`` (by ``(row, col)``), 8 bytes ``v[0..7]``; slots that the stabilizer of
+``p`` moves into each other take the byte of the lowest slot among them; then
+``Z_B(g.p) = T_g(value)`` and ``Z_W(p) = T_swap(Z_B(p))``.  Then 2 bytes ``a, b``
+(``b`` is replaced by ``(a + 1) % 256`` if equal) give the side-to-move key
+``t_B = aaaabbbb``.  regular: for each point in ``row*size + col`` order, one
+byte for black then one for white, each truncated to ``slot_bits``; then two
+for the side to move (the second bumped if equal).
+
+Array representation.  64-bit hashes are ``uint64`` arrays.  128-bit hashes
+are ``uint64`` arrays with a last axis of length 2: ``[..., 0]`` the high 64
+bits, ``[..., 1]`` the low.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from functools import cache
+from operator import itemgetter
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import PositionError, UnknownSchemeError
+from .symmetry import (
+    D4,
+    ELEMENTS,
+    Element,
+    Point,
+    SlotPermutation,
+    check_size,
+    element,
+    elements_of,
+    orbits_of_slots,
+    point_orbits,
+    regular_slot_permutations,
+    slot_permutations_from_generators,
+    stabilizer,
+)
+
+Colour = Literal["b", "w"]
+HashArray = npt.NDArray[np.uint64]
+
+SCHEMES = ("huima64", "huima64-add", "regular64", "regular128")
+
+# Huima's generators on the byte slots z1..z8 (DESIGN.md section 3).
+HUIMA_ROT90: SlotPermutation = (1, 2, 3, 0, 5, 6, 7, 4)
+HUIMA_FLIP: SlotPermutation = (3, 2, 1, 0, 7, 6, 5, 4)
+HUIMA_SWAP: SlotPermutation = (4, 5, 6, 7, 0, 1, 2, 3)
+HUIMA_PERMUTATIONS = slot_permutations_from_generators(HUIMA_ROT90, HUIMA_FLIP, HUIMA_SWAP)
+REGULAR_PERMUTATIONS = regular_slot_permutations()
+
+_CHUNK = 1 << 14
+_LOW7 = 0x7F7F7F7F7F7F7F7F
+_HIGH1 = 0x8080808080808080
+
+
+def key_stream(family: str, size: int, nbytes: int) -> bytes:
+    """The first ``nbytes`` of the documented key stream of a family and size."""
+    return hashlib.shake_256(f"gohash-keys-v1|{family}|{size}".encode("ascii")).digest(nbytes)
+
+
+def _join_slots(values: Sequence[int], slot_bits: int) -> int:
+    h = 0
+    for v in values:
+        h = (h << slot_bits) | v
+    return h
+
+
+def _split_slots(h: int, n_slots: int, slot_bits: int) -> list[int]:
+    mask = (1 << slot_bits) - 1
+    return [(h >> (slot_bits * (n_slots - 1 - i))) & mask for i in range(n_slots)]
+
+
+def _huima_tables(size: int) -> tuple[list[int], tuple[int, int]]:
+    orbits = point_orbits(size)
+    stream = key_stream("huima64", size, 8 * len(orbits) + 2)
+    black = [0] * (size * size)
+    for n, orbit in enumerate(orbits):
+        representative = orbit[0]
+        raw = stream[8 * n : 8 * n + 8]
+        value = [0] * 8
+        stab = [HUIMA_PERMUTATIONS[h.index] for h in stabilizer(representative, size)]
+        for slots in orbits_of_slots(stab):
+            for slot in slots:
+                value[slot] = raw[slots[0]]
+        for g in D4:
+            row, col = g.map_point(representative, size)
+            black[row * size + col] = _join_slots(
+                [value[i] for i in HUIMA_PERMUTATIONS[g.index]], 8
+            )
+    a, b = stream[-2], stream[-1]
+    if a == b:
+        b = (a + 1) % 256
+    return black, (_join_slots([a] * 4 + [b] * 4, 8), _join_slots([b] * 4 + [a] * 4, 8))
+
+
+def _regular_tables(size: int, slot_bits: int) -> tuple[list[int], list[int], tuple[int, int]]:
+    mask = (1 << slot_bits) - 1
+    stream = key_stream(f"regular{16 * slot_bits}", size, 2 * size * size + 2)
+    plain = {
+        (point, colour): stream[2 * (point[0] * size + point[1]) + (colour == "w")] & mask
+        for point in ((r, c) for r in range(size) for c in range(size))
+        for colour in ("b", "w")
+    }
+    side_b, side_w = stream[-2] & mask, stream[-1] & mask
+    if side_b == side_w:
+        side_w = (side_b + 1) & mask
+
+    def key(point: Point, colour: str) -> int:
+        return _join_slots(
+            [plain[s.map_point(point, size), s.map_colour(colour)] for s in ELEMENTS], slot_bits
+        )
+
+    points = [(r, c) for r in range(size) for c in range(size)]
+    side = [side_w if s.swap else side_b for s in ELEMENTS]
+    side_swapped = [side_b if s.swap else side_w for s in ELEMENTS]
+    return (
+        [key(p, "b") for p in points],
+        [key(p, "w") for p in points],
+        (_join_slots(side, slot_bits), _join_slots(side_swapped, slot_bits)),
+    )
+
+
+class KeyScheme:
+    """A key table for one board size, with the group's action on its hashes.
+
+    Get one with :func:`scheme`; schemes are immutable and cached.
+    """
+
+    def __init__(self, name: str, size: int) -> None:
+        if name not in SCHEMES:
+            raise UnknownSchemeError(
+                f"unknown key scheme {name!r}; expected one of {', '.join(SCHEMES)}"
+            )
+        self.name = name
+        self.size = check_size(size)
+        self.combiner: Literal["xor", "add"] = "add" if name == "huima64-add" else "xor"
+        if name.startswith("huima64"):
+            self.bits, self.slot_bits = 64, 8
+            self.permutations = HUIMA_PERMUTATIONS
+            black, sides = _huima_tables(self.size)
+            white = [self._transform_int(k, HUIMA_PERMUTATIONS[8]) for k in black]
+        else:
+            self.bits = 128 if name == "regular128" else 64
+            self.slot_bits = self.bits // 16
+            self.permutations = REGULAR_PERMUTATIONS
+            black, white, sides = _regular_tables(self.size, self.slot_bits)
+        self.n_slots = self.bits // self.slot_bits
+        self.black_keys: tuple[int, ...] = tuple(black)
+        self.white_keys: tuple[int, ...] = tuple(white)
+        self._side_keys = {"b": sides[0], "w": sides[1]}
+        self._getters = tuple(itemgetter(*perm) for perm in self.permutations)
+        self._huima = name.startswith("huima64")
+        self._key_arrays = (self._as_array(black), self._as_array(white))
+
+    def __repr__(self) -> str:
+        return f"scheme({self.name!r}, {self.size})"
+
+    # -- single hashes (Python ints) -------------------------------------------------------
+
+    def combine(self, a: int, b: int) -> int:
+        """Add key or hash ``b`` to ``a``: XOR, or byte-wise addition mod 256."""
+        if self.combiner == "xor":
+            return a ^ b
+        return ((a & _LOW7) + (b & _LOW7)) ^ ((a ^ b) & _HIGH1)
+
+    def remove(self, a: int, b: int) -> int:
+        """Take key or hash ``b`` out of ``a``; the inverse of :meth:`combine`."""
+        if self.combiner == "xor":
+            return a ^ b
+        return ((a | _HIGH1) - (b & _LOW7)) ^ ((a ^ ~b) & _HIGH1)
+
+    def stone_key(self, point: Point, colour: str) -> int:
+        row, col = point
+        if not (0 <= row < self.size and 0 <= col < self.size):
+            raise PositionError(f"point {point!r} is off a {self.size}x{self.size} board")
+        keys = self.black_keys if _check_colour(colour) == "b" else self.white_keys
+        return keys[row * self.size + col]
+
+    def side_key(self, colour: str) -> int:
+        """The side-to-move key ``t_B`` or ``t_W``, fixed by every board map."""
+        return self._side_keys[_check_colour(colour)]
+
+    def hash_array(self, board: npt.ArrayLike, to_move: str | None = None) -> int:
+        """Hash of one position ``board[row, col]`` (0 empty, 1 black, 2 white)."""
+        flat = self._check_boards(board, batch=False).reshape(-1)
+        h = 0
+        for i in np.flatnonzero(flat).tolist():
+            h = self.combine(h, (self.black_keys if flat[i] == 1 else self.white_keys)[i])
+        if to_move is not None:
+            h = self.combine(h, self.side_key(to_move))
+        return h
+
+    def _transform_int(self, h: int, perm: SlotPermutation) -> int:
+        return _join_slots(
+            [_split_slots(h, len(perm), self.bits // len(perm))[i] for i in perm],
+            self.bits // len(perm),
+        )
+
+    def _digits(self, h: int) -> bytes | str:
+        # One character per slot, so a slot permutation is an itemgetter and
+        # comparing two digit strings compares the hashes as unsigned integers.
+        if self.slot_bits == 8:
+            return h.to_bytes(self.n_slots, "big")
+        return format(h, f"0{self.n_slots}x")
+
+    def _join_digits(self, digits: tuple[int, ...] | tuple[str, ...]) -> bytes | str:
+        if self.slot_bits == 8:
+            return bytes(digits)  # type: ignore[arg-type]
+        return "".join(digits)  # type: ignore[arg-type]
+
+    def _undigits(self, digits: bytes | str) -> int:
+        if isinstance(digits, bytes):
+            return int.from_bytes(digits, "big")
+        return int(digits, 16)
+
+    def transform(self, h: int, g: str | int | Element) -> int:
+        """``T_g(h)``: the hash of the image under ``g`` of the position hashed ``h``."""
+        self._check_hash(h)
+        return self._undigits(self._join_digits(self._getters[element(g).index](self._digits(h))))
+
+    def canonical(self, h: int, group: str = "full") -> tuple[int, tuple[Element, ...]]:
+        """Least ``T_g(h)`` over ``g`` in ``group`` (``"d4"`` or ``"full"``), and every
+        ``g`` attaining it, in table order: the first maps into the canonical frame."""
+        self._check_hash(h)
+        elements = elements_of(group)
+        digits = self._digits(h)
+        join = self._join_digits
+        images = [join(get(digits)) for get in self._getters[: len(elements)]]
+        least = min(images)
+        attaining = tuple(g for g, image in zip(elements, images, strict=True) if image == least)
+        return self._undigits(least), attaining
+
+    def hex(self, h: int) -> str:
+        """``h`` as ``0x`` and lower-case hex, zero-padded to the scheme's width."""
+        return f"0x{h:0{self.bits // 4}x}"
+
+    # -- numpy batches, each the twin of a method above ------------------------------------
+
+    def hash_arrays(self, boards: npt.ArrayLike, to_move: str | None = None) -> HashArray:
+        """Hashes of a batch ``boards[B, row, col]``; the twin of :meth:`hash_array`."""
+        flat = self._check_boards(boards, batch=True)
+        flat = flat.reshape(flat.shape[0], -1)
+        black_keys, white_keys = self._key_arrays
+        out = np.empty((flat.shape[0], *black_keys.shape[1:]), dtype=np.uint64)
+        for start in range(0, flat.shape[0], 256):
+            part = flat[start : start + 256]
+            shape = part.shape + (1,) * (black_keys.ndim - 1)
+            black = np.where((part == 1).reshape(shape), black_keys, np.uint64(0))
+            white = np.where((part == 2).reshape(shape), white_keys, np.uint64(0))
+            if self.combiner == "xor":
+                out[start : start + 256] = np.bitwise_xor.reduce(black ^ white, axis=1)
+            else:
+                stacked = np.concatenate([black, white], axis=1)
+                as_bytes = stacked.view(np.uint8).reshape(*stacked.shape, 8)
+                out[start : start + 256] = (
+                    as_bytes.sum(axis=1, dtype=np.uint8).view(np.uint64).reshape(-1)
+                )
+        if to_move is not None:
+            out = self.combine_array(out, self.side_key(to_move))
+        return out
+
+    def combine_array(self, hs: npt.ArrayLike, key: int) -> HashArray:
+        """:meth:`combine` of every hash in ``hs`` with one key or hash."""
+        arr = self._check_hash_array(hs)
+        k = self._as_array([key])[0]
+        if self.combiner == "xor":
+            combined: HashArray = arr ^ k
+            return combined
+        total = arr.view(np.uint8) + np.asarray(k).view(np.uint8)
+        return total.view(np.uint64).reshape(arr.shape)
+
+    def transform_array(self, hs: npt.ArrayLike, g: str | int | Element) -> HashArray:
+        """``T_g`` of every hash in ``hs``; the twin of :meth:`transform`."""
+        arr = self._check_hash_array(hs)
+        g = element(g)
+        out = np.empty_like(arr)
+        for start in range(0, arr.shape[0], _CHUNK):
+            part = arr[start : start + _CHUNK]
+            if self._huima:
+                _huima_transform(part, g, out[start : start + _CHUNK], np.empty_like(part))
+            else:
+                digits = self._digit_matrix(part)
+                out[start : start + _CHUNK] = self._from_digit_matrix(
+                    digits[:, self.permutations[g.index]]
+                )
+        return out
+
+    def canonical_array(
+        self, hs: npt.ArrayLike, group: str = "full"
+    ) -> tuple[HashArray, npt.NDArray[np.uint8]]:
+        """Canonical keys of ``hs`` and the lowest attaining element's index per hash;
+        the twin of :meth:`canonical`.  Works in chunks: extra memory stays small."""
+        arr = self._check_hash_array(hs)
+        count = len(elements_of(group))
+        keys = np.empty_like(arr)
+        lowest = np.empty(arr.shape[0], dtype=np.uint8)
+        images = np.empty((count, min(_CHUNK, max(arr.shape[0], 1)), *arr.shape[1:]), np.uint64)
+        tmp = np.empty(images.shape[1:], np.uint64)
+        for start in range(0, arr.shape[0], _CHUNK):
+            part = arr[start : start + _CHUNK]
+            rows = images[:, : part.shape[0]]
+            if self._huima:
+                _huima_images(part, rows, tmp[: part.shape[0]])
+            else:
+                digits = self._digit_matrix(part)
+                for i in range(count):
+                    rows[i] = self._from_digit_matrix(digits[:, self.permutations[i]])
+            if self.bits == 64:
+                lowest[start : start + _CHUNK] = rows.argmin(axis=0)
+            else:
+                lowest[start : start + _CHUNK] = _lexicographic_argmin(rows)
+            keys[start : start + _CHUNK] = np.take_along_axis(
+                rows, lowest[start : start + _CHUNK].reshape(1, -1, *(1,) * (arr.ndim - 1)),
+                axis=0,
+            )[0]
+        return keys, lowest
+
+    def to_ints(self, hs: npt.ArrayLike) -> list[int]:
+        """Python ints of an array of hashes (for 128-bit, of its ``[hi, lo]`` rows)."""
+        arr = self._check_hash_array(hs)
+        if self.bits == 64:
+            return [int(v) for v in arr.tolist()]
+        return [(int(hi) << 64) | int(lo) for hi, lo in arr.tolist()]
+
+    def from_ints(self, hs: Sequence[int]) -> HashArray:
+        """Array of hashes from Python ints; the inverse of :meth:`to_ints`."""
+        for h in hs:
+            self._check_hash(h)
+        return self._as_array(hs)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _as_array(self, values: Sequence[int]) -> HashArray:
+        if self.bits == 64:
+            return np.array(values, dtype=np.uint64).reshape(len(values))
+        mask = (1 << 64) - 1
+        return np.array([[v >> 64, v & mask] for v in values], dtype=np.uint64).reshape(-1, 2)
+
+    def _digit_matrix(self, part: HashArray) -> npt.NDArray[np.uint8]:
+        as_bytes = part.astype(">u8").view(np.uint8).reshape(part.shape[0], -1)
+        if self.slot_bits == 8:
+            return as_bytes
+        digits = np.empty((part.shape[0], 2 * as_bytes.shape[1]), dtype=np.uint8)
+        digits[:, 0::2] = as_bytes >> 4
+        digits[:, 1::2] = as_bytes & 15
+        return digits
+
+    def _from_digit_matrix(self, digits: npt.NDArray[np.uint8]) -> HashArray:
+        if self.slot_bits == 4:
+            digits = ((digits[:, 0::2] << 4) | digits[:, 1::2]).astype(np.uint8)
+        joined = np.ascontiguousarray(digits).view(">u8").astype(np.uint64)
+        return joined.reshape(-1) if self.bits == 64 else joined.reshape(-1, 2)
+
+    def _check_hash(self, h: object) -> None:
+        if not isinstance(h, int) or isinstance(h, bool) or not 0 <= h < 1 << self.bits:
+            raise PositionError(f"hash {h!r} is not an unsigned {self.bits}-bit integer")
+
+    def _check_hash_array(self, hs: npt.ArrayLike) -> HashArray:
+        arr = np.asarray(hs)
+        if arr.dtype != np.uint64:
+            raise PositionError(f"hash array has dtype {arr.dtype!r}; expected uint64")
+        expected = "(B,)" if self.bits == 64 else "(B, 2)"
+        if (self.bits == 64 and arr.ndim != 1) or (
+            self.bits == 128 and (arr.ndim != 2 or arr.shape[1] != 2)
+        ):
+            raise PositionError(
+                f"hash array has shape {arr.shape!r}; {self.name} expects {expected}"
+            )
+        return np.ascontiguousarray(arr)
+
+    def _check_boards(self, boards: npt.ArrayLike, *, batch: bool) -> npt.NDArray[np.integer]:
+        arr = np.asarray(boards)
+        expected = (self.size, self.size)
+        if arr.shape[arr.ndim - 2 :] != expected or arr.ndim != (3 if batch else 2):
+            want = f"(B, {self.size}, {self.size})" if batch else f"({self.size}, {self.size})"
+            raise PositionError(f"position array has shape {arr.shape!r}; expected {want}")
+        if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+            raise PositionError(f"position array has dtype {arr.dtype!r}; expected integers")
+        bad = arr[(arr < 0) | (arr > 2)]
+        if bad.size:
+            raise PositionError(
+                f"position array holds {bad.flat[0].item()!r}; expected 0 (empty), "
+                "1 (black) or 2 (white)"
+            )
+        return arr
+
+
+def _check_colour(colour: str) -> str:
+    if colour not in ("b", "w"):
+        raise PositionError(f"colour {colour!r} is not 'b' or 'w'")
+    return colour
+
+
+def _lexicographic_argmin(rows: HashArray) -> npt.NDArray[np.uint8]:
+    """Index of the least ``[hi, lo]`` pair down axis 0 (first on ties)."""
+    best = np.zeros(rows.shape[1], dtype=np.uint8)
+    hi, lo = rows[0, :, 0].copy(), rows[0, :, 1].copy()
+    for i in range(1, rows.shape[0]):
+        better = (rows[i, :, 0] < hi) | ((rows[i, :, 0] == hi) & (rows[i, :, 1] < lo))
+        best[better] = i
+        hi[better] = rows[i, better, 0]
+        lo[better] = rows[i, better, 1]
+    return best
+
+
+# -- huima64 on uint64 words by shifts and masks ---------------------------------------------
+
+_HALF = 0x00000000FFFFFFFF
+
+
+def _both_halves(mask32: int) -> np.uint64:
+    word: np.uint64 = np.uint64((mask32 << 32) | mask32)
+    return word
+
+
+_ROT_MASKS = {
+    r: (_both_halves((_HALF << r) & _HALF), _both_halves((1 << r) - 1)) for r in (8, 16, 24)
+}
+
+
+def _rotate_halves(x: HashArray, r: int, out: HashArray, tmp: HashArray) -> None:
+    """Rotate each 32-bit half of every word left by ``r`` bits: ``T_rot90**(r/8)``."""
+    keep_high, keep_low = _ROT_MASKS[r]
+    np.left_shift(x, np.uint64(r), out=tmp)
+    np.bitwise_and(tmp, keep_high, out=tmp)
+    np.right_shift(x, np.uint64(32 - r), out=out)
+    np.bitwise_and(out, keep_low, out=out)
+    np.bitwise_or(out, tmp, out=out)
+
+
+def _swap_halves(x: HashArray, out: HashArray, tmp: HashArray) -> None:
+    np.left_shift(x, np.uint64(32), out=tmp)
+    np.right_shift(x, np.uint64(32), out=out)
+    np.bitwise_or(out, tmp, out=out)
+
+
+def _huima_transform(x: HashArray, g: Element, out: HashArray, tmp: HashArray) -> None:
+    """``T_g(x)`` into ``out``.
+
+    ``T_g = T_swap**s . T_flip**f . T_rot90**k``, and ``T_flip`` is ``T_swap`` after
+    the byte reversal of the whole word, which numpy does in one pass.
+    """
+    if g.rotation:
+        _rotate_halves(x, 8 * g.rotation, out, tmp)
+    else:
+        np.copyto(out, x)
+    if g.flipped:
+        out.byteswap(inplace=True)
+    if g.swap != g.flipped:
+        np.copyto(tmp, out)
+        _swap_halves(tmp, out, np.empty_like(tmp))
+
+
+def _huima_images(x: HashArray, rows: HashArray, tmp: HashArray) -> None:
+    """``rows[i] = T_{ELEMENTS[i]}(x)`` for ``i < len(rows)`` (8: D4, 16: all of G).
+
+    Rotating the byte-reversed word by ``k`` quarter turns gives
+    ``T_swap . T_flip . T_rot90**-k``: 8 images from 6 rotations and one reversal,
+    the other 8 by exchanging halves.
+    """
+    reversed_x = x.byteswap()
+    everything = len(rows) == 16
+    scratch = None if everything else np.empty_like(x)
+    for k in range(4):
+        j = (-k) % 4
+        reflected = rows[12 + j] if everything else scratch
+        assert reflected is not None
+        if k == 0:
+            np.copyto(rows[0], x)
+            np.copyto(reflected, reversed_x)
+        else:
+            _rotate_halves(x, 8 * k, rows[k], tmp)
+            _rotate_halves(reversed_x, 8 * k, reflected, tmp)
+        _swap_halves(reflected, rows[4 + j], tmp)
+        if everything:
+            _swap_halves(rows[k], rows[8 + k], tmp)
+
+
+@cache
+def scheme(name: str, size: int) -> KeyScheme:
+    """The key scheme ``name`` (one of :data:`SCHEMES`) for ``size`` x ``size`` boards."""
+    return KeyScheme(name, size)
+
