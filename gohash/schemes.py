@@ -268,7 +268,7 @@ class KeyScheme:
     def hash_arrays(self, boards: npt.ArrayLike, to_move: str | None = None) -> HashArray:
         """Hashes of a batch ``boards[B, row, col]``; the twin of :meth:`hash_array`."""
         flat = self._check_boards(boards, batch=True)
-        flat = flat.reshape(flat.shape[0], -1)
+        flat = flat.reshape(flat.shape[0], self.size * self.size)
         black_keys, white_keys = self._key_arrays
         out = np.empty((flat.shape[0], *black_keys.shape[1:]), dtype=np.uint64)
         for start in range(0, flat.shape[0], 256):
@@ -291,11 +291,11 @@ class KeyScheme:
     def combine_array(self, hs: npt.ArrayLike, key: int) -> HashArray:
         """:meth:`combine` of every hash in ``hs`` with one key or hash."""
         arr = self._check_hash_array(hs)
-        k = self._as_array([key])[0]
+        keys = self._as_array([key])
         if self.combiner == "xor":
-            combined: HashArray = arr ^ k
+            combined: HashArray = arr ^ keys[0]
             return combined
-        total = arr.view(np.uint8) + np.asarray(k).view(np.uint8)
+        total = arr.view(np.uint8).reshape(-1, 8) + keys.view(np.uint8)
         return total.view(np.uint64).reshape(arr.shape)
 
     def transform_array(self, hs: npt.ArrayLike, g: str | int | Element) -> HashArray:

@@ -1,0 +1,394 @@
+"""Key schemes: the symmetry theorem, canonical keys, key forms, errata, golden values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gohash import (
+    ELEMENTS,
+    SCHEMES,
+    BoardSizeError,
+    PositionError,
+    UnknownElementError,
+    UnknownSchemeError,
+    element,
+    scheme,
+)
+from gohash.coords import parse_gtp
+from gohash.symmetry import stabilizer
+from tests.test_symmetry import design_map
+
+# -- independent images ----------------------------------------------------------------------
+
+
+def image(board: np.ndarray, name: str) -> np.ndarray:
+    """The image of a position array under an element, from DESIGN's point maps."""
+    n = board.shape[0]
+    out = np.zeros_like(board)
+    swap = name == "swap" or name.endswith("_swap")
+    for row in range(n):
+        for col in range(n):
+            v = int(board[row, col])
+            if swap and v:
+                v = 3 - v
+            out[design_map(name, (row, col), n)] = v
+    return out
+
+
+def swapped_side(colour: str | None, name: str) -> str | None:
+    if colour is None or not (name == "swap" or name.endswith("_swap")):
+        return colour
+    return "w" if colour == "b" else "b"
+
+
+@st.composite
+def positions(draw: st.DrawFn, max_size: int = 26) -> tuple[int, np.ndarray]:
+    n = draw(st.integers(1, max_size))
+    fill = draw(st.floats(0.0, 1.0))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    stones = rng.random((n, n)) < fill
+    colours = rng.integers(1, 3, size=(n, n))
+    return n, np.where(stones, colours, 0).astype(np.int8)
+
+
+# -- the theorem -------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(SCHEMES),
+    position=positions(),
+    to_move=st.sampled_from([None, "b", "w"]),
+)
+def test_symmetry_theorem(name: str, position: tuple[int, np.ndarray], to_move: str | None) -> None:
+    n, board = position
+    s = scheme(name, n)
+    h = s.hash_array(board, to_move)
+    for g in ELEMENTS:
+        expected = s.hash_array(image(board, g.name), swapped_side(to_move, g.name))
+        assert expected == s.transform(h, g)
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+@pytest.mark.parametrize("n", range(1, 27))
+def test_keys_satisfy_the_constraints_for_every_size(name: str, n: int) -> None:
+    s = scheme(name, n)
+    for g in ELEMENTS:
+        for row in range(n):
+            for col in range(n):
+                r, c = g.map_point((row, col), n)
+                key = s.black_keys[row * n + col]
+                image_keys = s.white_keys if g.swap else s.black_keys
+                assert image_keys[r * n + c] == s.transform(key, g)
+        for colour in "bw":
+            assert s.transform(s.side_key(colour), g) == s.side_key(g.map_colour(colour))
+    assert s.side_key("b") != s.side_key("w")
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.sampled_from(SCHEMES), position=positions(), to_move=st.sampled_from([None, "b"]))
+def test_canonical_key_is_shared_by_all_images(
+    name: str, position: tuple[int, np.ndarray], to_move: str | None
+) -> None:
+    n, board = position
+    s = scheme(name, n)
+    key, attaining = s.canonical(s.hash_array(board, to_move))
+    d4_key, d4_attaining = s.canonical(s.hash_array(board, to_move), "d4")
+    assert key <= d4_key and all(not g.swap for g in d4_attaining)
+    for g in ELEMENTS:
+        h = s.hash_array(image(board, g.name), swapped_side(to_move, g.name))
+        assert s.canonical(h)[0] == key
+        if not g.swap:
+            assert s.canonical(h, "d4")[0] == d4_key
+    for g in attaining:
+        assert s.transform(s.hash_array(board, to_move), g) == key
+    assert list(attaining) == sorted(attaining, key=lambda g: g.index)
+
+
+# -- scalar and array twins -----------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.sampled_from(SCHEMES),
+    n=st.integers(1, 26),
+    seed=st.integers(0, 2**32 - 1),
+    count=st.integers(0, 40),
+    to_move=st.sampled_from([None, "b", "w"]),
+)
+def test_array_twins_agree_with_scalar(
+    name: str, n: int, seed: int, count: int, to_move: str | None
+) -> None:
+    s = scheme(name, n)
+    rng = np.random.default_rng(seed)
+    boards = rng.integers(0, 3, size=(count, n, n))
+    hashes = s.hash_arrays(boards, to_move)
+    ints = [s.hash_array(b, to_move) for b in boards]
+    assert s.to_ints(hashes) == ints
+    assert s.to_ints(s.from_ints(ints)) == ints
+    # Random words as well as real hashes, so every byte pattern is exercised.
+    words = [int(v) for v in rng.integers(0, 2**63, size=count, dtype=np.uint64)]
+    words = [(w << (s.bits - 63)) | (w & 1) for w in words]
+    for values in (ints, words):
+        arr = s.from_ints(values)
+        for g in ELEMENTS:
+            assert s.to_ints(s.transform_array(arr, g)) == [s.transform(h, g) for h in values]
+        for group in ("full", "d4"):
+            keys, lowest = s.canonical_array(arr, group)
+            expected = [s.canonical(h, group) for h in values]
+            assert s.to_ints(keys) == [k for k, _ in expected]
+            assert lowest.tolist() == [attaining[0].index for _, attaining in expected]
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_combine_and_remove_are_inverse(name: str) -> None:
+    s = scheme(name, 19)
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        a, b = (int.from_bytes(rng.bytes(s.bits // 8), "big") for _ in range(2))
+        total = s.combine(a, b)
+        assert s.remove(total, b) == a
+        assert total == s.combine(b, a)
+        if s.combiner == "add":
+            bytewise = bytes((x + y) % 256 for x, y in zip(a.to_bytes(8, "big"),
+                                                         b.to_bytes(8, "big"), strict=True))
+            assert total == int.from_bytes(bytewise, "big")
+        else:
+            assert total == a ^ b
+
+
+# -- key forms of the paper (19x19) -----------------------------------------------------------
+
+
+def slots(key: int) -> list[int]:
+    return list(key.to_bytes(8, "big"))
+
+
+def test_huima_key_forms_on_19x19() -> None:
+    s = scheme("huima64", 19)
+
+    def key(vertex: str) -> list[int]:
+        point = parse_gtp(vertex, 19)
+        assert point is not None
+        return slots(s.black_keys[point[0] * 19 + point[1]])
+
+    z = key("K10")  # tengen: z1z1z1z1 z2z2z2z2
+    assert z[0:4] == [z[0]] * 4 and z[4:8] == [z[4]] * 4 and z[0] != z[4]
+    z = key("A10")  # horizontal axis: z1z1z2z2 z3z3z4z4
+    assert (z[0], z[2], z[4], z[6]) == (z[1], z[3], z[5], z[7])
+    assert len({z[0], z[2], z[4], z[6]}) == 4
+    z = key("D4")  # lower-left diagonal: z1z2z3z2 z4z5z6z5
+    assert (z[1], z[5]) == (z[3], z[7]) and len({z[0], z[1], z[2], z[4], z[5], z[6]}) == 6
+    z = key("C4")  # generic: 64 free bits, here simply 8 distinct bytes
+    assert len(set(z)) == 8
+    assert all(key(v) != key("K10") for v in ("K11", "L10", "J10", "K9"))
+
+
+def test_even_boards_have_no_centre_or_axis_points() -> None:
+    s = scheme("huima64", 18)
+    for row in range(18):
+        for col in range(18):
+            stab = stabilizer((row, col), 18)
+            on_diagonal = row == col or row + col == 17
+            assert len(stab) == (2 if on_diagonal else 1)
+            key = s.black_keys[row * 18 + col]
+            assert all(s.transform(key, h) == key for h in stab)
+
+
+# -- errata ----------------------------------------------------------------------------------
+
+
+def board_from(vertices_black: str, vertices_white: str = "", n: int = 19) -> np.ndarray:
+    board = np.zeros((n, n), dtype=np.int8)
+    for colour, vertices in ((1, vertices_black), (2, vertices_white)):
+        for v in vertices.split():
+            point = parse_gtp(v, n)
+            assert point is not None
+            board[point] = colour
+    return board
+
+
+def sgf_board(moves: str, n: int = 19) -> np.ndarray:
+    """Stones from ``"B cd W pd ..."`` (SGF letters, row a at the top)."""
+    board = np.zeros((n, n), dtype=np.int8)
+    words = moves.split()
+    for colour, letters in zip(words[0::2], words[1::2], strict=True):
+        col, row = ord(letters[0]) - 97, n - 1 - (ord(letters[1]) - 97)
+        board[row, col] = 1 if colour == "B" else 2
+    return board
+
+
+def test_e3_nine_stone_handicap_hashes_like_five() -> None:
+    nine = board_from("D4 K4 Q4 D10 K10 Q10 D16 K16 Q16")
+    five = board_from("D4 Q4 K10 D16 Q16")
+    assert scheme("huima64", 19).hash_array(nine) == scheme("huima64", 19).hash_array(five)
+    # The four side star points alone: the paper's anomaly, a zero hash.
+    assert scheme("huima64", 19).hash_array(board_from("K4 D10 Q10 K16")) == 0
+    for name in ("huima64-add", "regular64", "regular128"):
+        s = scheme(name, 19)
+        assert s.hash_array(nine) != s.hash_array(five), name
+
+
+def test_e4_two_openings_collide_under_huima_combiners_only() -> None:
+    first = sgf_board("B cd W pd B qp W dq")
+    second = sgf_board("B dc W pd B pq W dq")
+    # Different positions, and not images of each other.
+    assert not any(np.array_equal(image(first, g.name), second) for g in ELEMENTS)
+    for name in ("huima64", "huima64-add"):
+        s = scheme(name, 19)
+        assert s.hash_array(first) == s.hash_array(second), name
+    for name in ("regular64", "regular128"):
+        s = scheme(name, 19)
+        assert s.canonical(s.hash_array(first))[0] != s.canonical(s.hash_array(second))[0]
+
+
+# -- golden values ---------------------------------------------------------------------------
+
+TEN_STONES = [((0, 0), 1), ((2, 2), 1), ((3, 5), 1), ((6, 6), 1), ((8, 1), 1),
+              ((1, 7), 2), ((4, 4), 2), ((5, 2), 2), ((7, 8), 2), ((2, 6), 2)]
+
+# (scheme, size): (black key of (0, 0), white key of (1, 2), t_B, hash of TEN_STONES)
+GOLDEN: dict[tuple[str, int], tuple[str, str, str, str]] = {
+    ('huima64', 9): (
+        '0xdbda7fda1c065e06',
+        '0xcd63c0ef08a71395',
+        '0x1313131381818181',
+        '0x8cf91e1fd7077d0f',
+    ),
+    ('huima64', 13): (
+        '0xa4f3cff3f4fa9ffa',
+        '0x3541595b47d1ec6a',
+        '0x0404040444444444',
+        '0x610cebfb1d2f3019',
+    ),
+    ('huima64', 19): (
+        '0x5ebdbebd66476647',
+        '0x8e17b06c4d538410',
+        '0xb9b9b9b95e5e5e5e',
+        '0x39c5426772795412',
+    ),
+    ('huima64-add', 9): (
+        '0xdbda7fda1c065e06',
+        '0xcd63c0ef08a71395',
+        '0x1313131381818181',
+        '0x926502d3897fb903',
+    ),
+    ('huima64-add', 13): (
+        '0xa4f3cff3f4fa9ffa',
+        '0x3541595b47d1ec6a',
+        '0x0404040444444444',
+        '0x25389367991f4ca5',
+    ),
+    ('huima64-add', 19): (
+        '0x5ebdbebd66476647',
+        '0x8e17b06c4d538410',
+        '0xb9b9b9b95e5e5e5e',
+        '0xd5bf9ea77cbb9ad4',
+    ),
+    ('regular64', 9): (
+        '0xeab1ae1b79dc97cd',
+        '0x5845e1f5590b226c',
+        '0xaaaaaaaa11111111',
+        '0x41b11e300e850dad',
+    ),
+    ('regular64', 13): (
+        '0xf33b3fb30abca0cb',
+        '0x449be646273ee2fc',
+        '0x88888888ffffffff',
+        '0x6f97ee9a243474ce',
+    ),
+    ('regular64', 19): (
+        '0x36f3633fa9369a63',
+        '0x80d4254fb44d020b',
+        '0x77777777eeeeeeee',
+        '0xa7da8675a6f334d6',
+    ),
+    ('regular128', 9): (
+        '0xcfc88fc8c8cfc88f5b128ad6125bd68a',
+        '0xcff5ce4e8a9a18c2c240730e44f39172',
+        '0x28282828282828285656565656565656',
+        '0x82f4108e45a671690556e4441cee2fcf',
+    ),
+    ('regular128', 13): (
+        '0x835c85925c8392858059341a59801a34',
+        '0x420e5a8bfcbb30b872b17477ff264dce',
+        '0x1919191919191919fefefefefefefefe',
+        '0x639807902a9139486687a379d16f3b4c',
+    ),
+    ('regular128', 19): (
+        '0xdd01fe8301dd83fe9f796d3f799f3f6d',
+        '0x0c3cf1067ad8bcfbc83f5bc68a068383',
+        '0xf0f0f0f0f0f0f0f05454545454545454',
+        '0xd55f5f9e7b37146caa9a9c9ce58594a0',
+    ),
+}
+
+
+@pytest.mark.parametrize(("name", "n"), sorted(GOLDEN))
+def test_golden_values(name: str, n: int) -> None:
+    s = scheme(name, n)
+    board = np.zeros((n, n), dtype=np.int8)
+    for point, colour in TEN_STONES:
+        board[point] = colour
+    actual = (
+        s.hex(s.black_keys[0]),
+        s.hex(s.white_keys[1 * n + 2]),
+        s.hex(s.side_key("b")),
+        s.hex(s.hash_array(board)),
+    )
+    assert actual == GOLDEN[name, n]
+
+
+def test_golden_table_covers_every_scheme_and_size() -> None:
+    assert set(GOLDEN) == {(name, n) for name in SCHEMES for n in (9, 13, 19)}
+
+
+# -- bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [0, 27, -1, 100])
+def test_bad_sizes(n: int) -> None:
+    with pytest.raises(BoardSizeError, match=str(n)):
+        scheme("huima64", n)
+
+
+def test_unknown_scheme() -> None:
+    with pytest.raises(UnknownSchemeError, match="'huima32'"):
+        scheme("huima64"[:-2] + "32", 19)
+
+
+@pytest.mark.parametrize(
+    ("board", "match"),
+    [
+        (np.zeros((9, 8), dtype=np.int8), r"\(9, 8\)"),
+        (np.zeros((3, 9, 9), dtype=np.int8), r"\(3, 9, 9\)"),
+        (np.zeros((9, 9), dtype=np.float64), "float64"),
+        (np.zeros((9, 9), dtype=bool), "bool"),
+        (np.full((9, 9), 3, dtype=np.int8), "3"),
+        (np.full((9, 9), -1, dtype=np.int8), "-1"),
+    ],
+)
+def test_bad_position_arrays(board: np.ndarray, match: str) -> None:
+    with pytest.raises(PositionError, match=match):
+        scheme("huima64", 9).hash_array(board)
+
+
+def test_bad_hashes_and_elements() -> None:
+    s = scheme("huima64", 9)
+    with pytest.raises(PositionError, match=str(2**64)):
+        s.transform(2**64, "rot90")
+    with pytest.raises(PositionError, match="-5"):
+        s.canonical(-5)
+    with pytest.raises(UnknownElementError, match="'spin'"):
+        s.transform(1, "spin")
+    with pytest.raises(PositionError, match="int64"):
+        s.transform_array(np.zeros(3, dtype=np.int64), "rot90")
+    with pytest.raises(PositionError, match=r"\(3,\)"):
+        scheme("regular128", 9).canonical_array(np.zeros(3, dtype=np.uint64))
+    with pytest.raises(PositionError, match="'x'"):
+        s.side_key("x")
+    assert element("rot90").name == "rot90"
