@@ -1,0 +1,695 @@
+"""Audit of the key schemes: their structure, and what their canonical keys merge in real games.
+
+Scope: measurements, no printing.  For one scheme and board size:
+
+- free bits per point class.  A board map ``h`` that fixes a point ``p`` forces
+  ``T_h(Z(p)) = Z(p)`` in every scheme (the theorem applied to a one-stone
+  position), so a key can only take the values fixed by the slot permutations of
+  the stabilizer of ``p``: ``slot_bits`` times the number of slot orbits.  Both
+  generators draw exactly that many random bits per point (huima64: 16 at tengen,
+  32 on the axes, 48 on the diagonals, 64 elsewhere on odd N).
+- the rank over GF(2) of the key set (black and white keys as bit vectors), for
+  XOR schemes; byte-wise addition is not linear over GF(2), so no rank is given.
+- bits left to the hash of a position that some element fixes (erratum E5).
+- structured families of key sets that hash like something else (errata E3 and
+  E4): full D4-orbits, 4-point orbits on the axes and on the diagonals, the
+  handicap pattern and the E4 pair pattern, each as a pair of positions whose
+  hashes are compared.
+
+For a collection of games (:class:`AuditVisitor`, :func:`audit_paths`): every
+position is reduced to its exact canonical form, the least packed image over
+the group (:func:`canonical_position`), and grouped by that form and by each
+scheme's canonical key.  Exactness comes from comparing packed positions, never
+from hashes; a scheme's key merges positions when one key covers several forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import GohashError, PositionError
+from .schemes import SCHEMES, KeyScheme, scheme
+from .symmetry import (
+    D4,
+    ELEMENTS,
+    Element,
+    Point,
+    check_size,
+    element,
+    elements_of,
+    orbits_of_slots,
+    point_orbits,
+)
+from .walk import BaseVisitor, GameInfo, PositionEvent, walk
+
+__all__ = [
+    "FAMILIES",
+    "POINT_CLASSES",
+    "AuditVisitor",
+    "CollectionAudit",
+    "MergeExample",
+    "Pattern",
+    "PatternResult",
+    "PointClass",
+    "SchemeStructure",
+    "SizeAudit",
+    "audit_paths",
+    "canonical_position",
+    "canonical_positions",
+    "e4_openings",
+    "fixed_bits",
+    "free_bits",
+    "gf2_rank",
+    "handicap_stones",
+    "key_classes",
+    "key_rank",
+    "pack_position",
+    "pack_positions",
+    "pattern_results",
+    "patterns",
+    "point_class",
+    "scheme_structure",
+    "unpack_position",
+]
+
+POINT_CLASSES = ("centre", "axis", "diagonal", "other")
+FAMILIES = ("orbit8", "axis4", "diagonal4", "e3-handicap", "e4-pair", "e4-opening")
+"""Point classes by their stabilizer in D4: tengen, the two axes through it, the
+two diagonals, and every other point (odd N; even N has only the last two)."""
+
+Board = npt.NDArray[np.int8]
+
+
+# -- key structure -----------------------------------------------------------------------
+
+
+def point_class(point: Point, size: int) -> str:
+    """``"centre"``, ``"axis"``, ``"diagonal"`` or ``"other"``."""
+    row, col = point
+    last = check_size(size) - 1
+    on_axis = 2 * row == last or 2 * col == last
+    on_diagonal = row == col or row + col == last
+    if on_axis and on_diagonal:
+        return "centre"
+    if on_axis:
+        return "axis"
+    return "diagonal" if on_diagonal else "other"
+
+
+def fixed_bits(ks: KeyScheme, elements: Iterable[str | int | Element]) -> int:
+    """Bits of a hash that every ``T_g``, ``g`` in ``elements``, leaves unchanged.
+
+    A position fixed by those elements has a hash in that subspace (erratum E5).
+    """
+    perms = [ks.permutations[0]] + [ks.permutations[element(g).index] for g in elements]
+    return ks.slot_bits * len(orbits_of_slots(perms))
+
+
+def free_bits(ks: KeyScheme, point: Point) -> int:
+    """Independent random bits in the black key of ``point``: the bits fixed by the
+    slot permutations of the point's stabilizer, which every scheme must respect."""
+    return fixed_bits(ks, (g for g in D4 if g.map_point(point, ks.size) == point))
+
+
+@dataclass(frozen=True)
+class PointClass:
+    """One point class of a board size: how many points, and the free bits of their keys."""
+
+    name: str
+    points: int
+    free_bits: int
+    example: Point
+    orbit_keys: int  # black and white keys of one D4-orbit of the class
+    orbit_span: int  # their GF(2) rank, the least over the class's orbits (XOR schemes)
+
+
+def key_classes(ks: KeyScheme) -> list[PointClass]:
+    """The point classes present on the scheme's board, in :data:`POINT_CLASSES` order."""
+    found: dict[str, list[list[Point]]] = {}
+    for orbit in point_orbits(ks.size):
+        found.setdefault(point_class(orbit[0], ks.size), []).append(orbit)
+    classes = []
+    for name in POINT_CLASSES:
+        if name in found:
+            orbits = found[name]
+            points = [p for orbit in orbits for p in orbit]
+            bits = {free_bits(ks, p) for p in points}
+            # Points of one class share their stabilizer's shape, hence their freedom.
+            assert len(bits) == 1, (name, bits)
+            span = min(
+                gf2_rank(ks.stone_key(p, c) for p in orbit for c in "bw") for orbit in orbits
+            )
+            classes.append(
+                PointClass(name, len(points), bits.pop(), points[0], 2 * len(orbits[0]), span)
+            )
+    return classes
+
+
+def gf2_rank(vectors: Iterable[int]) -> int:
+    """Rank over GF(2) of integers read as bit vectors."""
+    basis: dict[int, int] = {}  # leading bit -> basis vector with that leading bit
+    for v in vectors:
+        while v:
+            top = v.bit_length() - 1
+            if top not in basis:
+                basis[top] = v
+                break
+            v ^= basis[top]
+    return len(basis)
+
+
+def key_rank(ks: KeyScheme) -> int | None:
+    """GF(2) rank of all black and white keys for an XOR scheme; None for addition."""
+    if ks.combiner != "xor":
+        return None
+    return gf2_rank(ks.black_keys + ks.white_keys)
+
+
+# -- structured families of key sets -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """Two positions whose hashes a structural weakness might make equal.
+
+    ``keys`` is the number of stones in which they differ: the size of the key
+    set whose sum decides the question.
+    """
+
+    family: str
+    first: Board
+    second: Board
+    keys: int
+    description: str
+
+
+def _stones(size: int, black: Iterable[Point] = (), white: Iterable[Point] = ()) -> Board:
+    board = np.zeros((size, size), dtype=np.int8)
+    for row, col in black:
+        board[row, col] = 1
+    for row, col in white:
+        board[row, col] = 2
+    return board
+
+
+def handicap_stones(size: int, count: int) -> list[Point]:
+    """The 5- or 9-stone handicap of an odd board from 7x7: corner star points and
+    tengen, and for 9 also the side star points (the third line below 13x13)."""
+    if size % 2 == 0 or size < 7 or count not in (5, 9):
+        raise GohashError(f"no {count}-stone handicap pattern on a {size}x{size} board")
+    low = 3 if size >= 13 else 2
+    high, mid = size - 1 - low, size // 2
+    stones = [(low, low), (low, high), (high, low), (high, high), (mid, mid)]
+    if count == 9:
+        stones += [(mid, low), (mid, high), (low, mid), (high, mid)]
+    return stones
+
+
+def e4_openings(size: int) -> tuple[Board, Board]:
+    """Erratum E4's openings: B cd, W pd, B qp, W dq and B dc, W pd, B pq, W dq
+    (19x19 names; the same distances from the edges on other sizes from 9x9)."""
+    if size < 9:
+        raise GohashError(f"the E4 openings need a board of 9x9 or more, not {size}x{size}")
+    last = size - 1
+    white = [(last - 3, last - 3), (2, 3)]  # pd, dq
+    first = _stones(size, black=[(last - 3, 2), (3, last - 2)], white=white)  # cd, qp
+    second = _stones(size, black=[(last - 2, 3), (2, last - 3)], white=white)  # dc, pq
+    return first, second
+
+
+def patterns(size: int) -> list[Pattern]:
+    """Every instance of the structured families on a board size, families in order:
+    ``orbit8``, ``axis4``, ``diagonal4`` (black stones on one D4-orbit against the
+    empty board), ``e3-handicap`` (9 against 5 handicap stones), ``e4-pair``
+    (``{p, rot180 p}`` against its transpose, one per pair of pairs) and
+    ``e4-opening``."""
+    size = check_size(size)
+    rot180, transpose = ELEMENTS[2], ELEMENTS[5]
+    empty = _stones(size)
+    found: list[Pattern] = []
+    for orbit in point_orbits(size):
+        cls = point_class(orbit[0], size)
+        family = {8: "orbit8", 4: f"{cls}4"}.get(len(orbit))
+        if family is not None:
+            where = " ".join(_gtp(p, size) for p in orbit)
+            found.append(
+                Pattern(family, _stones(size, black=orbit), empty, len(orbit),
+                        f"black on the D4-orbit {where}")
+            )
+    if size % 2 and size >= 7:
+        nine, five = handicap_stones(size, 9), handicap_stones(size, 5)
+        found.append(Pattern("e3-handicap", _stones(size, black=nine), _stones(size, black=five),
+                             4, "9 handicap stones against 5"))
+    seen: set[frozenset[Point]] = set()
+    for orbit in point_orbits(size):
+        if len(orbit) != 8:
+            continue
+        for p in orbit:
+            pair = frozenset((p, rot180.map_point(p, size)))
+            image = frozenset(transpose.map_point(q, size) for q in pair)
+            if pair in seen or image in seen:
+                continue
+            seen.add(pair)
+            a, b = sorted(pair)
+            c, d = sorted(image)
+            found.append(Pattern(
+                "e4-pair", _stones(size, black=pair), _stones(size, black=image), 4,
+                f"black {_gtp(a, size)} {_gtp(b, size)} against {_gtp(c, size)} {_gtp(d, size)}",
+            ))
+    if size >= 9:
+        first, second = e4_openings(size)
+        found.append(Pattern("e4-opening", first, second, 4,
+                             "B cd W pd B qp W dq against B dc W pd B pq W dq"))
+    return sorted(found, key=lambda p: FAMILIES.index(p.family))
+
+
+def _gtp(point: Point, size: int) -> str:
+    from .coords import gtp
+
+    return gtp(point, size)
+
+
+@dataclass(frozen=True)
+class PatternResult:
+    """How one scheme fares on one family: instances whose two positions hash equal."""
+
+    family: str
+    keys: int
+    instances: int
+    equal: int
+    example: str | None  # description of the first instance that hashes equal
+
+
+def pattern_results(ks: KeyScheme) -> list[PatternResult]:
+    """For each family present on the scheme's board size, in :func:`patterns` order."""
+    found = patterns(ks.size)
+    if not found:
+        return []
+    families = list(dict.fromkeys(p.family for p in found))
+    first = ks.hash_arrays(np.stack([p.first for p in found]))
+    second = ks.hash_arrays(np.stack([p.second for p in found]))
+    same = (first == second).reshape(len(found), -1).all(axis=1)
+    results = []
+    for family in families:
+        members = [i for i, p in enumerate(found) if p.family == family]
+        equal = [i for i in members if same[i]]
+        results.append(PatternResult(
+            family, found[members[0]].keys, len(members), len(equal),
+            found[equal[0]].description if equal else None,
+        ))
+    return results
+
+
+@dataclass(frozen=True)
+class SchemeStructure:
+    """Everything :func:`scheme_structure` measures for one scheme and size."""
+
+    scheme: str
+    size: int
+    bits: int
+    combiner: str
+    classes: list[PointClass]
+    rank: int | None
+    keys: int
+    symmetric_bits: dict[str, int]
+    patterns: list[PatternResult]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scheme": self.scheme, "size": self.size, "bits": self.bits,
+            "combiner": self.combiner,
+            "point_classes": [
+                {"class": c.name, "points": c.points, "free_bits": c.free_bits,
+                 "example": list(c.example), "orbit_keys": c.orbit_keys,
+                 "orbit_span": c.orbit_span if self.rank is not None else None}
+                for c in self.classes
+            ],
+            "gf2_rank": self.rank, "keys": self.keys,
+            "symmetric_position_bits": self.symmetric_bits,
+            "patterns": [
+                {"family": p.family, "keys": p.keys, "instances": p.instances,
+                 "equal": p.equal, "example": p.example} for p in self.patterns
+            ],
+        }
+
+
+def scheme_structure(name: str, size: int) -> SchemeStructure:
+    """Free bits per point class, GF(2) rank, E5 bits and E3/E4 families of a scheme."""
+    ks = scheme(name, size)
+    symmetric = {"d4": fixed_bits(ks, D4)}
+    for g in ELEMENTS[1:]:
+        symmetric[g.name] = fixed_bits(ks, [g])
+    return SchemeStructure(
+        ks.name, ks.size, ks.bits, ks.combiner, key_classes(ks), key_rank(ks),
+        2 * ks.size * ks.size, symmetric, pattern_results(ks),
+    )
+
+
+# -- exact canonical positions -----------------------------------------------------------
+
+
+def pack_positions(boards: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+    """Positions ``(B, N, N)`` packed two bits a point: row ``i`` is
+    ``board.position_key()[1:]`` of position ``i`` (base-4 digits, most significant
+    first, big-endian, zero-padded in front).  Rows compare as the positions do."""
+    arr = _check_boards(boards)
+    count, size = arr.shape[0], arr.shape[-1]
+    flat = arr.reshape(count, size * size).astype(np.uint8)
+    flat = np.pad(flat, ((0, 0), ((-size * size) % 4, 0)))
+    quads = flat.reshape(count, -1, 4)
+    packed = (quads[..., 0] << 6) | (quads[..., 1] << 4) | (quads[..., 2] << 2) | quads[..., 3]
+    return packed.astype(np.uint8)
+
+
+def pack_position(board: npt.ArrayLike) -> bytes:
+    """One position packed as by :func:`pack_positions`; its scalar twin."""
+    arr = np.asarray(board)
+    _check_boards(arr[np.newaxis])
+    size = arr.shape[0]
+    value = 0
+    for v in arr.reshape(-1).tolist():
+        value = 4 * value + int(v)
+    return value.to_bytes((size * size + 3) // 4, "big")
+
+
+def unpack_position(packed: bytes | npt.NDArray[np.uint8], size: int) -> Board:
+    """The ``(N, N)`` int8 array of a packed position."""
+    value = int.from_bytes(bytes(packed), "big")
+    cells = [(value >> (2 * shift)) & 3 for shift in range(size * size - 1, -1, -1)]
+    return np.array(cells, dtype=np.int8).reshape(size, size)
+
+
+def canonical_position(board: npt.ArrayLike, group: str = "full") -> tuple[bytes, Element]:
+    """The least packed image of a position over ``group``, and the lowest element
+    attaining it.  Equal for two positions exactly when one is an image of the other."""
+    arr = np.asarray(board)
+    images = [(pack_position(g.image_array(arr)), g) for g in elements_of(group)]
+    least = min(packed for packed, _ in images)
+    return least, next(g for packed, g in images if packed == least)
+
+
+def canonical_positions(
+    boards: npt.ArrayLike, group: str = "full"
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """Batch twin of :func:`canonical_position`: packed forms ``(B, L)`` and element indexes."""
+    arr = _check_boards(boards)
+    elements = elements_of(group)
+    best = pack_positions(arr)
+    which = np.zeros(arr.shape[0], dtype=np.uint8)
+    for g in elements[1:]:
+        image = pack_positions(g.image_array(arr))
+        differ = image != best
+        first = differ.argmax(axis=1)
+        rows = np.arange(arr.shape[0])
+        smaller = differ[rows, first] & (image[rows, first] < best[rows, first])
+        best[smaller] = image[smaller]
+        which[smaller] = g.index
+    return best, which
+
+
+def _check_boards(boards: npt.ArrayLike) -> npt.NDArray[np.integer]:
+    arr = np.asarray(boards)
+    if arr.ndim != 3 or arr.shape[1] != arr.shape[2]:
+        raise PositionError(f"position batch has shape {arr.shape!r}; expected (B, N, N)")
+    check_size(arr.shape[1])
+    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        raise PositionError(f"position array has dtype {arr.dtype!r}; expected integers")
+    if arr.size and (arr.min() < 0 or arr.max() > 2):
+        raise PositionError("position array holds values outside 0 (empty), 1, 2")
+    return arr
+
+
+# -- collections -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MergeExample:
+    """Two positions, distinct up to symmetry, that one scheme's canonical key merges.
+
+    ``where`` gives file, game and move number of each position's first
+    occurrence; ``boards`` are the positions as they stood in those games.
+    """
+
+    scheme: str
+    size: int
+    key: str
+    where: tuple[tuple[str, int, int], tuple[str, int, int]]
+    boards: tuple[Board, Board]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scheme": self.scheme, "size": self.size, "key": self.key,
+            "positions": [
+                {"file": f, "game": g, "move_number": m, "rows": _rows(b)}
+                for (f, g, m), b in zip(self.where, self.boards, strict=True)
+            ],
+        }
+
+
+def _rows(board: Board) -> list[str]:
+    """Top row first, ``X`` black, ``O`` white, ``.`` empty (as ``str(Board)`` without labels)."""
+    return ["".join(".XO"[v] for v in row) for row in board[::-1].tolist()]
+
+
+@dataclass
+class SizeAudit:
+    """The positions of one board size: counts, per move number, and per scheme."""
+
+    size: int
+    positions: int
+    distinct: int
+    by_move: list[tuple[int, int, int]]  # (move number, positions, distinct up to symmetry)
+    keys: dict[str, int]  # scheme -> distinct canonical keys
+    merged: dict[str, int]  # scheme -> positions (distinct forms) lost to merging
+    merged_keys: dict[str, int]  # scheme -> keys covering two or more forms
+    split: dict[str, int]  # scheme -> forms with two or more keys (the theorem says 0)
+    examples: list[MergeExample]
+
+
+@dataclass
+class CollectionAudit:
+    """The result of auditing a collection; :meth:`to_json` is the documented schema."""
+
+    schemes: tuple[str, ...]
+    group: str
+    files: int
+    games: int
+    sizes: list[SizeAudit]
+    errors: list[GohashError] = field(default_factory=list)
+
+    @property
+    def positions(self) -> int:
+        return sum(s.positions for s in self.sizes)
+
+    @property
+    def distinct(self) -> int:
+        return sum(s.distinct for s in self.sizes)
+
+    def merged(self, name: str) -> int:
+        return sum(s.merged[name] for s in self.sizes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "group": self.group, "files": self.files, "games": self.games,
+            "positions": self.positions, "distinct": self.distinct,
+            "schemes": {
+                name: {
+                    "keys": sum(s.keys[name] for s in self.sizes),
+                    "merged": self.merged(name),
+                    "merged_keys": sum(s.merged_keys[name] for s in self.sizes),
+                    "split": sum(s.split[name] for s in self.sizes),
+                }
+                for name in self.schemes
+            },
+            "sizes": [
+                {
+                    "size": s.size, "positions": s.positions, "distinct": s.distinct,
+                    "keys": s.keys, "merged": s.merged, "merged_keys": s.merged_keys,
+                    "split": s.split,
+                    "by_move": [{"move_number": m, "positions": n, "distinct": d}
+                                for m, n, d in s.by_move],
+                }
+                for s in self.sizes
+            ],
+            "examples": [e.to_json() for s in self.sizes for e in s.examples],
+            "errors": [
+                {"file": e.file, "game": e.game, "move_number": e.move_number,
+                 "error": type(e).__name__, "reason": e.reason}
+                for e in self.errors
+            ],
+        }
+
+
+class _SizeBatches:
+    """Chunks of per-position data for one board size, appended game by game."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.forms: list[npt.NDArray[np.uint8]] = []
+        self.elements: list[npt.NDArray[np.uint8]] = []
+        self.moves: list[npt.NDArray[np.int32]] = []
+        self.games: list[npt.NDArray[np.int32]] = []
+        self.keys: dict[str, list[npt.NDArray[np.uint64]]] = {name: [] for name in names}
+
+
+class AuditVisitor(BaseVisitor):
+    """Collects, for every position walked, its exact canonical form and every scheme's
+    canonical key; :meth:`result` groups them.  Errors are recorded, and the game in
+    error is abandoned (its positions so far are kept)."""
+
+    def __init__(
+        self, schemes: Sequence[str] = SCHEMES, *, group: str = "full", examples: int = 3
+    ) -> None:
+        for name in schemes:
+            scheme(name, 19)  # an unknown name fails here, before any walking
+        elements_of(group)
+        self.schemes = tuple(schemes)
+        self.group = group
+        self.examples = examples
+        self.errors: list[GohashError] = []
+        self.files: dict[str, None] = {}
+        self.locations: list[tuple[str, int]] = []
+        self._sizes: dict[int, _SizeBatches] = {}
+        self._boards: list[Board] = []
+        self._moves: list[int] = []
+
+    def begin_game(self, info: GameInfo) -> None:
+        self.files[info.file] = None
+        self.locations.append((info.file, info.game))
+        self._boards, self._moves = [], []
+
+    def visit_position(self, event: PositionEvent) -> None:
+        self._boards.append(event.board.to_array())
+        self._moves.append(event.move_number)
+
+    def end_game(self, info: GameInfo) -> None:
+        if self._boards:
+            self.add_positions(np.stack(self._boards), self._moves, len(self.locations) - 1)
+        self._boards, self._moves = [], []
+
+    def handle_error(self, error: GohashError) -> bool:
+        self.errors.append(error)
+        if error.file is not None:
+            self.files[error.file] = None
+        return False
+
+    def add_positions(self, boards: Board, moves: Sequence[int], game: int) -> None:
+        """Record a batch ``(B, N, N)`` of positions of game number ``game``
+        (an index into :attr:`locations`)."""
+        size = boards.shape[-1]
+        batches = self._sizes.setdefault(size, _SizeBatches(self.schemes))
+        forms, which = canonical_positions(boards, self.group)
+        batches.forms.append(forms)
+        batches.elements.append(which)
+        batches.moves.append(np.asarray(moves, dtype=np.int32))
+        batches.games.append(np.full(len(moves), game, dtype=np.int32))
+        for name in self.schemes:
+            ks = scheme(name, size)
+            keys, _ = ks.canonical_array(ks.hash_arrays(boards), self.group)
+            batches.keys[name].append(keys)
+
+    def result(self) -> CollectionAudit:
+        sizes = [self._size_audit(size, self._sizes[size]) for size in sorted(self._sizes)]
+        games = len({loc for loc in self.locations})
+        return CollectionAudit(self.schemes, self.group, len(self.files), games, sizes,
+                               list(self.errors))
+
+    def _size_audit(self, size: int, batches: _SizeBatches) -> SizeAudit:
+        forms = np.concatenate(batches.forms)
+        moves = np.concatenate(batches.moves)
+        count = forms.shape[0]
+        form_ids = _group_ids(forms)
+        distinct = int(form_ids.max()) + 1 if count else 0
+        by_move = []
+        move_pairs = np.unique(np.stack([moves.astype(np.int64), form_ids]), axis=1)
+        numbers, totals = np.unique(moves, return_counts=True)
+        distinct_numbers, distinct_counts = np.unique(move_pairs[0], return_counts=True)
+        distinct_at = dict(zip(distinct_numbers.tolist(), distinct_counts.tolist(), strict=True))
+        for m, n in zip(numbers.tolist(), totals.tolist(), strict=True):
+            by_move.append((m, n, distinct_at[m]))
+        audit = SizeAudit(size, count, distinct, by_move, {}, {}, {}, {}, [])
+        for name in self.schemes:
+            keys = np.concatenate(batches.keys[name])
+            key_ids = _group_ids(keys.reshape(count, -1).view(np.uint8))
+            pairs = np.unique(np.stack([key_ids, form_ids]), axis=1)
+            audit.keys[name] = int(key_ids.max()) + 1 if count else 0
+            audit.merged[name] = pairs.shape[1] - audit.keys[name]
+            audit.split[name] = pairs.shape[1] - distinct
+            per_key = np.bincount(pairs[0], minlength=audit.keys[name])
+            audit.merged_keys[name] = int((per_key > 1).sum())
+            audit.examples += self._examples(name, size, batches, keys, key_ids, form_ids,
+                                             per_key)
+        return audit
+
+    def _examples(
+        self, name: str, size: int, batches: _SizeBatches, keys: npt.NDArray[np.uint64],
+        key_ids: npt.NDArray[np.int64], form_ids: npt.NDArray[np.int64],
+        per_key: npt.NDArray[np.int64],
+    ) -> list[MergeExample]:
+        """The first merges in walk order: for each merged key, its first two forms."""
+        ks = scheme(name, size)
+        merged_at = np.flatnonzero(per_key[key_ids] > 1)
+        found: list[MergeExample] = []
+        first_form: dict[int, int] = {}  # key id -> first position index
+        if not merged_at.size or self.examples <= 0:
+            return found
+        forms = np.concatenate(batches.forms)
+        which = np.concatenate(batches.elements)
+        moves = np.concatenate(batches.moves)
+        games = np.concatenate(batches.games)
+        done: set[int] = set()
+        for i in merged_at.tolist():
+            k = int(key_ids[i])
+            if k in done:
+                continue
+            j = first_form.setdefault(k, i)
+            if form_ids[j] == form_ids[i]:
+                continue
+            done.add(k)
+            where = []
+            boards = []
+            for n in (j, i):
+                canonical = unpack_position(forms[n], size)
+                # The form is g(position); the position is g^-1 of the form.
+                boards.append(ELEMENTS[int(which[n])].inverse.image_array(canonical).astype(np.int8))
+                file, game = self.locations[int(games[n])]
+                where.append((file, game, int(moves[n])))
+            key = ks.hex(ks.to_ints(keys[i : i + 1])[0])
+            found.append(MergeExample(name, size, key, (where[0], where[1]),
+                                      (boards[0], boards[1])))
+            if len(found) == self.examples:
+                break
+        return found
+
+
+def _group_ids(rows: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+    """Dense ids of equal rows of a 1-d or 2-d array, numbered in sorted order."""
+    arr = np.ascontiguousarray(rows)
+    if arr.ndim == 1:
+        arr = arr.reshape(-1, 1)
+    if arr.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    as_void = arr.view(np.dtype((np.void, arr.dtype.itemsize * arr.shape[1]))).reshape(-1)
+    _, inverse = np.unique(as_void, return_inverse=True)
+    ids: npt.NDArray[np.int64] = inverse.reshape(-1).astype(np.int64)
+    return ids
+
+
+def audit_paths(
+    paths: Iterable[str], schemes: Sequence[str] = SCHEMES, *, group: str = "full",
+    examples: int = 3, variations: bool = False,
+) -> CollectionAudit:
+    """Walk the games of ``paths`` (files, folders, archives) and audit their positions.
+
+    Errors in the games are collected in the result, not raised.
+    """
+    visitor = AuditVisitor(schemes, group=group, examples=examples)
+    summary = walk(paths, visitor, variations=variations)
+    result = visitor.result()
+    result.files = max(result.files, summary.files)
+    result.errors = list(summary.errors)
+    return result
