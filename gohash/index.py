@@ -1,0 +1,864 @@
+"""A position index of SGF collections in SQLite: search up to symmetry, find duplicate games.
+
+Scope: the database (schema, versioning, opening and checking it), building it
+from SGF files (incremental, one transaction per file, optionally in worker
+processes), the exact position search, and duplicate and prefix detection.
+The command line (:mod:`gohash.cli.index`) only parses arguments and prints.
+
+Exactness.  Every position ``P`` of a game is stored once per equivalence class
+under G = D4 x colour swap, as its canonical key ``K`` (the least ``T_g(hash)``,
+:meth:`~gohash.schemes.KeyScheme.canonical`) and its *frame* ``X``: the least
+packed image ``pack(t.P)`` over the elements ``t`` that attain ``K``.  For
+``Q = g.P`` the attaining elements of ``Q`` are those of ``P`` composed with
+``g^-1``, so ``P`` and ``Q`` have the same set of such images and the same
+frame: the frame is a canonical form of the class, and two positions are
+equivalent iff their keys and frames are equal.  A query therefore compares
+frames byte for byte; positions that only share a key are counted as rejected
+candidates and never returned.  Since the frame is exact, position ids are
+exact too, and duplicate games are found by comparing sequences of ids.
+
+Keys are stored as SQLite INTEGERs: an unsigned 64-bit key ``k`` is stored as
+the signed ``k - 2**64`` when ``k >= 2**63`` (the bits of ``k`` read as int64).
+128-bit keys (``regular128``) are stored as 16-byte big-endian BLOBs.
+
+Frames are packed as :meth:`gohash.board.Board.position_key` packs a board: a
+size byte, then the points in ``row * size + col`` order as base-4 digits
+(0 empty, 1 black, 2 white), most significant first; 92 bytes for 19x19.
+
+Positions are the stones only: the side to move is not part of them, and only
+the main line of each game is indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from multiprocessing import get_context
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .board import Board
+from .errors import GohashError, PositionError
+from .schemes import SCHEMES, KeyScheme, scheme
+from .sgf import Input, Source, find_inputs, read_input
+from .symmetry import ELEMENTS, Element, check_size
+from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BuildSummary",
+    "DupeGroup",
+    "Dupes",
+    "FindResult",
+    "Index",
+    "IndexFileError",
+    "Match",
+    "Prefix",
+    "Record",
+    "canonical_frame",
+    "canonical_frames",
+    "pack_array",
+    "pack_arrays",
+    "position_from_sgf",
+    "unpack_frames",
+]
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x67686978  # "ghix": marks an SQLite file as a gohash index
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+SchemeFactory = Callable[[int], KeyScheme]
+Board8 = npt.NDArray[np.int8]
+
+_SCHEMA = """
+CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    sha256 TEXT NOT NULL,
+    games INTEGER NOT NULL
+);
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    game INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    black TEXT,
+    white TEXT,
+    result TEXT,
+    sha256 TEXT NOT NULL,
+    positions INTEGER NOT NULL,
+    moves INTEGER NOT NULL,
+    error TEXT,
+    UNIQUE (file_id, game)
+);
+CREATE TABLE errors (
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    game INTEGER,
+    move INTEGER,
+    message TEXT NOT NULL
+);
+CREATE INDEX errors_by_file ON errors (file_id);
+CREATE TABLE positions (
+    id INTEGER PRIMARY KEY,
+    key NOT NULL,
+    frame BLOB NOT NULL
+);
+CREATE INDEX positions_by_key ON positions (key);
+CREATE TABLE occurrences (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    move INTEGER NOT NULL,
+    position_id INTEGER NOT NULL REFERENCES positions(id),
+    element INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX occurrences_by_position ON occurrences (position_id, game_id, seq, move, element);
+"""
+
+_SWAP_COLOURS = np.array([0, 2, 1], dtype=np.int8)
+
+
+class IndexFileError(GohashError):
+    """A database path that is missing, not SQLite, not a gohash index, of another
+    schema version, or built with another key scheme."""
+
+
+# -- packing positions and canonical frames (each batch function with its scalar twin) -----
+
+
+def _packed_length(size: int) -> int:
+    return (size * size + 3) // 4
+
+
+def pack_array(board: npt.ArrayLike) -> bytes:
+    """One (N, N) position array packed as :meth:`Board.position_key` packs a board."""
+    arr = np.asarray(board)
+    size = arr.shape[0]
+    value = 0
+    for code in arr.reshape(-1).tolist():
+        value = 4 * value + int(code)
+    return bytes((size,)) + value.to_bytes(_packed_length(size), "big")
+
+
+def pack_arrays(boards: npt.NDArray[np.integer]) -> list[bytes]:
+    """A batch ``boards[B, N, N]`` packed; the twin of :func:`pack_array`."""
+    count, size = boards.shape[0], boards.shape[-1]
+    length = _packed_length(size)
+    digits = np.zeros((count, 4 * length), dtype=np.uint8)
+    digits[:, 4 * length - size * size :] = boards.reshape(count, -1)
+    out = np.empty((count, 1 + length), dtype=np.uint8)
+    out[:, 0] = size
+    out[:, 1:] = (
+        (digits[:, 0::4] << 6) | (digits[:, 1::4] << 4) | (digits[:, 2::4] << 2) | digits[:, 3::4]
+    )
+    blob = out.tobytes()
+    width = 1 + length
+    return [blob[i * width : (i + 1) * width] for i in range(count)]
+
+
+def unpack_frames(blob: bytes, count: int, size: int) -> Board8:
+    """``count`` packed positions of one size, concatenated, as arrays ``(count, N, N)``."""
+    width = 1 + _packed_length(size)
+    if len(blob) != count * width:
+        raise PositionError(f"{len(blob)} bytes do not hold {count} packed {size}x{size} positions")
+    raw = np.frombuffer(blob, dtype=np.uint8).reshape(count, width)[:, 1:]
+    digits = (raw[:, :, None] >> np.array([6, 4, 2, 0], dtype=np.uint8)) & 3
+    flat = digits.reshape(count, -1)[:, -size * size :]
+    return flat.astype(np.int8).reshape(count, size, size)
+
+
+def canonical_frame(board: npt.ArrayLike, keys: KeyScheme) -> tuple[int, bytes, Element]:
+    """The canonical key of a position array, its frame, and the lowest element mapping
+    the position onto its frame (see the module docstring)."""
+    arr = np.asarray(board, dtype=np.int8)
+    key, attaining = keys.canonical(keys.hash_array(arr))
+    frames = [(pack_array(t.image_array(arr)), t) for t in attaining]
+    frame, element = min(frames, key=lambda pair: (pair[0], pair[1].index))
+    return key, frame, element
+
+
+@cache
+def _permutations(size: int) -> npt.NDArray[np.intp]:
+    return np.stack([g.point_permutation(size) for g in ELEMENTS])
+
+
+def canonical_frames(
+    boards: Board8, keys: KeyScheme
+) -> tuple[list[int], list[bytes], list[int]]:
+    """Canonical keys, frames and element indexes of a batch ``boards[B, N, N]``;
+    the twin of :func:`canonical_frame`."""
+    count, size = boards.shape[0], boards.shape[-1]
+    hashes = keys.hash_arrays(boards)
+    canon, lowest = keys.canonical_array(hashes)
+    flat = boards.reshape(count, size * size)
+    images = np.empty_like(flat)
+    images[np.arange(count)[:, None], _permutations(size)[lowest]] = flat
+    swapped = lowest >= 8
+    images[swapped] = _SWAP_COLOURS[images[swapped]]
+    frames = pack_arrays(images.reshape(count, size, size))
+    elements = lowest.tolist()
+    # Where several elements attain the key, the frame is the least of their
+    # images: rare (the empty board, symmetric openings), so done one by one.
+    attaining = np.zeros(count, dtype=np.int64)
+    for g in ELEMENTS:
+        same = keys.transform_array(hashes, g) == canon
+        attaining += same if same.ndim == 1 else same.all(axis=1)
+    for i in np.flatnonzero(attaining > 1).tolist():
+        _, frames[i], element = canonical_frame(boards[i], keys)
+        elements[i] = element.index
+    return keys.to_ints(canon), frames, elements
+
+
+def _sql_key(key: int, bits: int) -> int | bytes:
+    if bits == 128:
+        return key.to_bytes(16, "big")
+    return key - (1 << 64) if key >> 63 else key
+
+
+# -- preparing files: reading, replaying and computing frames (in worker processes) --------
+
+
+@dataclass
+class _Game:
+    game: int
+    size: int
+    black: str | None
+    white: str | None
+    result: str | None
+    sha256: str = ""
+    moves: list[int] = field(default_factory=list)
+    packed: list[bytes] = field(default_factory=list)
+    keys: list[int | bytes] = field(default_factory=list)
+    frames: list[bytes] = field(default_factory=list)
+    elements: list[int] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class _Error:
+    """A located error as plain data (exceptions with keyword arguments do not pickle)."""
+
+    game: int | None
+    move: int | None
+    message: str
+
+
+@dataclass
+class _File:
+    path: str
+    sha256: str
+    unchanged: bool = False
+    games: list[_Game] = field(default_factory=list)
+    errors: list[_Error] = field(default_factory=list)
+
+
+class _Collector(BaseVisitor):
+    """Keeps the main line of every game as packed positions; collects errors."""
+
+    def __init__(self) -> None:
+        self.games: list[_Game] = []
+        self.errors: list[_Error] = []
+
+    def begin_game(self, info: GameInfo) -> None:
+        self.games.append(
+            _Game(info.game, info.size, info.players.get("b"), info.players.get("w"), info.result)
+        )
+
+    def visit_position(self, event: PositionEvent) -> None:
+        game = self.games[-1]
+        game.moves.append(event.move_number)
+        game.packed.append(event.board.position_key())
+
+    def handle_error(self, error: GohashError) -> bool:
+        self.errors.append(_Error(error.game, error.move_number, str(error)))
+        if self.games and error.game == self.games[-1].game:
+            self.games[-1].error = str(error)
+        return False
+
+
+def _prepare_source(source: Source, factory: SchemeFactory) -> _File:
+    collector = _Collector()
+    walk_source(source, collector)
+    for game in collector.games:
+        digest = hashlib.sha256(f"{game.size}|{game.black}|{game.white}|{game.result}|".encode())
+        blob = b"".join(game.packed)
+        digest.update(blob)
+        game.sha256 = digest.hexdigest()
+        if game.packed:
+            keys = factory(game.size)
+            boards = unpack_frames(blob, len(game.packed), game.size)
+            canon, game.frames, game.elements = canonical_frames(boards, keys)
+            game.keys = [_sql_key(k, keys.bits) for k in canon]
+        game.packed = []
+    return _File(source.name, hashlib.sha256(source.data).hexdigest(), False,
+                 collector.games, collector.errors)
+
+
+def _prepare_input(task: tuple[Input, dict[str, str], SchemeFactory]) -> list[_File | _Error]:
+    """Every source of one input: unchanged ones (same SHA-256 as in ``known``) are
+    only marked so, unreadable ones become errors."""
+    inp, known, factory = task
+    out: list[_File | _Error] = []
+    for source in read_input(inp):
+        if isinstance(source, GohashError):
+            out.append(_Error(None, None, str(source)))
+            continue
+        sha = hashlib.sha256(source.data).hexdigest()
+        if known.get(source.name) == sha:
+            out.append(_File(source.name, sha, unchanged=True))
+        else:
+            out.append(_prepare_source(source, factory))
+    return out
+
+
+class _NamedSchemes:
+    """A picklable factory for a named scheme (worker processes get it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, size: int) -> KeyScheme:
+        return scheme(self.name, size)
+
+
+# -- results ---------------------------------------------------------------------------------
+
+
+@dataclass
+class BuildSummary:
+    """What one build did; ``errors`` are the messages of the files indexed this time."""
+
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_replaced: int = 0
+    games: int = 0
+    positions: int = 0
+    new_positions: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.files_indexed} files indexed ({self.files_replaced} replaced), "
+            f"{self.files_unchanged} unchanged; {self.games} games, {self.positions} positions "
+            f"({self.new_positions} new distinct); {len(self.errors)} errors"
+        )
+
+
+@dataclass(frozen=True)
+class Record:
+    """One game record of the index."""
+
+    id: int
+    file: str
+    game: int
+    size: int
+    black: str | None
+    white: str | None
+    result: str | None
+    moves: int
+
+
+@dataclass(frozen=True)
+class Match:
+    """The query position occurred in ``record`` at ``move_number``, as
+    ``element`` applied to the query (``element.swap``: colours exchanged)."""
+
+    record: Record
+    move_number: int
+    element: Element
+
+    @property
+    def colours_exchanged(self) -> bool:
+        return self.element.swap
+
+
+@dataclass
+class FindResult:
+    """``total`` occurrences match; ``matches`` holds those from ``offset`` on, at most
+    ``limit``.  ``rejected``: positions with the same key but other stones."""
+
+    key: int
+    total: int
+    matches: list[Match]
+    offset: int
+    limit: int | None
+    rejected: int
+
+
+@dataclass(frozen=True)
+class DupeGroup:
+    """Records with the same sequence of positions up to symmetry; ``elements[i]``
+    maps the last position of ``records[0]`` to that of ``records[i]``."""
+
+    records: tuple[Record, ...]
+    elements: tuple[Element, ...]
+    positions: int
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """Every record of ``shorter`` is a proper prefix of every record of ``longer``."""
+
+    shorter: DupeGroup
+    longer: DupeGroup
+
+
+@dataclass
+class Dupes:
+    groups: list[DupeGroup]
+    prefixes: list[Prefix]
+
+
+# -- the database ----------------------------------------------------------------------------
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    try:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as e:
+        raise IndexFileError(f"cannot open index {path!r}: {e}", file=path) from None
+    return db
+
+
+def _check_sqlite_file(path: str) -> bool:
+    """True if ``path`` holds an SQLite database, False if it is empty; raise otherwise."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(len(SQLITE_HEADER))
+    except IsADirectoryError:
+        raise IndexFileError(f"index path {path!r} is a folder", file=path) from None
+    except OSError as e:
+        raise IndexFileError(f"cannot read index {path!r}: {e.strerror}", file=path) from None
+    if not header:
+        return False
+    if header != SQLITE_HEADER:
+        raise IndexFileError(
+            f"{path!r} is not an SQLite database (it starts with {header[:8]!r})", file=path
+        )
+    return True
+
+
+class Index:
+    """A gohash position index in an SQLite file.
+
+    ``Index(path)`` opens an existing index; ``Index(path, create=True)`` also
+    creates one (with ``scheme``, default ``huima64``) if the file is missing or
+    empty.  ``scheme`` may instead be a factory from board size to
+    :class:`~gohash.schemes.KeyScheme`, for experiments with other key tables
+    (it must be picklable for ``jobs > 1``); the index records its ``name``.
+    Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        scheme: str | SchemeFactory | None = None,
+    ) -> None:
+        self.path = os.fspath(path)
+        exists = os.path.exists(self.path)
+        if not exists and not create:
+            raise IndexFileError(f"no index at {self.path!r}", file=self.path)
+        initialised = exists and _check_sqlite_file(self.path)
+        if initialised:
+            factory = self._check_existing(scheme)
+        else:
+            if not create:
+                raise IndexFileError(f"{self.path!r} is empty, not a gohash index", file=self.path)
+            factory = _factory(scheme if scheme is not None else "huima64")
+            self._db = _connect(self.path)
+            self._create(_scheme_name(factory))
+        self._factory = factory
+        self.scheme_name = _scheme_name(factory)
+        self._db.execute("PRAGMA foreign_keys = OFF")
+        self._db.execute("PRAGMA cache_size = -262144")
+        self._db.execute("PRAGMA temp_store = MEMORY")
+
+    def _check_existing(self, requested: str | SchemeFactory | None) -> SchemeFactory:
+        self._db = _connect(self.path)
+        try:
+            app, version = (
+                self._db.execute("PRAGMA application_id").fetchone()[0],
+                self._db.execute("PRAGMA user_version").fetchone()[0],
+            )
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise IndexFileError(f"{self.path!r} is not a usable SQLite database: {e}",
+                                 file=self.path) from None
+        if app != APPLICATION_ID:
+            self._db.close()
+            raise IndexFileError(
+                f"{self.path!r} is an SQLite database but not a gohash index", file=self.path
+            )
+        if version != SCHEMA_VERSION:
+            self._db.close()
+            raise IndexFileError(
+                f"index {self.path!r} has schema version {version}; this gohash reads version "
+                f"{SCHEMA_VERSION}: build a new index",
+                file=self.path,
+            )
+        stored = self._meta("scheme")
+        if requested is None:
+            return _factory(stored)
+        factory = _factory(requested)
+        if _scheme_name(factory) != stored:
+            self._db.close()
+            raise IndexFileError(
+                f"index {self.path!r} was built with scheme {stored!r}, "
+                f"not {_scheme_name(factory)!r}",
+                file=self.path,
+            )
+        return factory
+
+    def _create(self, scheme_name: str) -> None:
+        db = self._db
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("BEGIN")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute("INSERT INTO meta (name, value) VALUES ('scheme', ?)", (scheme_name,))
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+
+    def _meta(self, name: str) -> str:
+        row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise IndexFileError(f"index {self.path!r} has no {name!r} entry", file=self.path)
+        return str(row[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def keys(self, size: int) -> KeyScheme:
+        """The key scheme of the index for one board size."""
+        return self._factory(check_size(size))
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table: files, games, positions (distinct), occurrences."""
+        return {
+            table: self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("files", "games", "positions", "occurrences")
+        }
+
+    # -- building ----------------------------------------------------------------------------
+
+    def build(
+        self,
+        paths: Iterable[str],
+        *,
+        jobs: int = 1,
+        progress: Callable[[BuildSummary], None] | None = None,
+    ) -> BuildSummary:
+        """Index every SGF file of ``paths`` (files, folders, archives, ``-``).
+
+        A file already indexed with the same SHA-256 is skipped; a changed one
+        replaces its games.  Each file is written in one transaction, so an
+        interrupted build leaves a consistent index and running it again
+        completes it.  ``jobs`` worker processes read and replay the files;
+        this process writes.  ``progress`` is called after each file.
+        """
+        known: dict[str, str] = dict(self._db.execute("SELECT path, sha256 FROM files"))
+        # Files are known by path as found: "./games/" and "games" must be one path.
+        normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
+        tasks = [(inp, _known_for(inp, known), self._factory) for inp in find_inputs(normalised)]
+        summary = BuildSummary()
+        for results in _prepared(tasks, jobs):
+            for item in results:
+                if isinstance(item, _Error):
+                    summary.errors.append(item.message)
+                elif item.unchanged:
+                    summary.files_unchanged += 1
+                else:
+                    self._store(item, summary)
+                if progress is not None:
+                    progress(summary)
+        return summary
+
+    def _store(self, item: _File, summary: BuildSummary) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            old = db.execute("SELECT id FROM files WHERE path = ?", (item.path,)).fetchone()
+            if old is not None:
+                self._delete_file(old[0])
+                summary.files_replaced += 1
+            file_id = db.execute(
+                "INSERT INTO files (path, sha256, games) VALUES (?, ?, ?)",
+                (item.path, item.sha256, len(item.games)),
+            ).lastrowid
+            known = self._positions_with_keys({k for g in item.games for k in g.keys})
+            next_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
+            new_positions: list[tuple[int, int | bytes, bytes]] = []
+            for game in item.games:
+                game_id = db.execute(
+                    "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
+                    "positions, moves, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (file_id, game.game, game.size, game.black, game.white, game.result,
+                     game.sha256, len(game.keys), max(game.moves, default=0), game.error),
+                ).lastrowid
+                ids = []
+                for key, frame in zip(game.keys, game.frames, strict=True):
+                    candidates = known.setdefault(key, {})
+                    position_id = candidates.get(frame)
+                    if position_id is None:
+                        position_id = candidates[frame] = next_id
+                        new_positions.append((next_id, key, frame))
+                        next_id += 1
+                    ids.append(position_id)
+                db.executemany(
+                    "INSERT INTO occurrences (game_id, seq, move, position_id, element) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    zip([game_id] * len(ids), range(len(ids)), game.moves, ids, game.elements,
+                        strict=True),
+                )
+                summary.games += 1
+                summary.positions += len(ids)
+            db.executemany("INSERT INTO positions (id, key, frame) VALUES (?, ?, ?)", new_positions)
+            db.executemany(
+                "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
+                [(file_id, e.game, e.move, e.message) for e in item.errors],
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        summary.files_indexed += 1
+        summary.new_positions += len(new_positions)
+        summary.errors += [e.message for e in item.errors]
+
+    def _positions_with_keys(self, keys: set[int | bytes]) -> dict[int | bytes, dict[bytes, int]]:
+        found: dict[int | bytes, dict[bytes, int]] = {}
+        ordered = list(keys)
+        for start in range(0, len(ordered), 500):
+            chunk = ordered[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for position_id, key, frame in self._db.execute(
+                f"SELECT id, key, frame FROM positions WHERE key IN ({marks})", chunk
+            ):
+                found.setdefault(key, {})[frame] = position_id
+        return found
+
+    def _delete_file(self, file_id: int) -> None:
+        db = self._db
+        games = "SELECT id FROM games WHERE file_id = ?"
+        touched = db.execute(
+            f"SELECT DISTINCT position_id FROM occurrences WHERE game_id IN ({games})", (file_id,)
+        ).fetchall()
+        db.execute(f"DELETE FROM occurrences WHERE game_id IN ({games})", (file_id,))
+        db.executemany(
+            "DELETE FROM positions WHERE id = ?1 AND NOT EXISTS "
+            "(SELECT 1 FROM occurrences WHERE position_id = ?1)",
+            touched,
+        )
+        for table, column in (("errors", "file_id"), ("games", "file_id"), ("files", "id")):
+            db.execute(f"DELETE FROM {table} WHERE {column} = ?", (file_id,))
+
+    # -- searching -----------------------------------------------------------------------------
+
+    def find(
+        self,
+        position: Board | npt.ArrayLike,
+        *,
+        colour_swap: bool = True,
+        limit: int | None = 100,
+        offset: int = 0,
+    ) -> FindResult:
+        """Every occurrence of ``position`` (a Board or an (N, N) array) up to symmetry
+        and, unless ``colour_swap`` is False, colour exchange; confirmed exactly.
+
+        Occurrences come in index order (file, game, move); ``limit`` (None: all)
+        and ``offset`` page through them, and ``total`` counts them all.
+        """
+        arr = _position_array(position)
+        keys = self.keys(arr.shape[0])
+        key, frame, element = canonical_frame(arr, keys)
+        rows = self._db.execute(
+            "SELECT id, frame FROM positions WHERE key = ?", (_sql_key(key, keys.bits),)
+        ).fetchall()
+        ids = [position_id for position_id, stored in rows if stored == frame]
+        if not ids:
+            return FindResult(key, 0, [], offset, limit, len(rows))
+        stabilizer = [s for s in ELEMENTS if np.array_equal(s.image_array(arr), arr)]
+        where = "o.position_id = ?"
+        params: list[Any] = [ids[0]]
+        if not colour_swap and not any(s.swap for s in stabilizer):
+            # The element taking the query to an occurrence swaps colours iff
+            # exactly one of the two frame elements does.
+            where += " AND (o.element >= 8) = ?"
+            params.append(int(element.swap))
+        total = self._db.execute(
+            f"SELECT count(*) FROM occurrences o WHERE {where}", params
+        ).fetchone()[0]
+        matches = []
+        for move, stored_element, *record in self._db.execute(
+            f"SELECT o.move, o.element, {_RECORD_COLUMNS} FROM occurrences o "
+            f"JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
+            f"WHERE {where} ORDER BY o.game_id, o.seq LIMIT ? OFFSET ?",
+            [*params, -1 if limit is None else limit, offset],
+        ):
+            back = ELEMENTS[stored_element].inverse.compose(element)
+            coset = [back.compose(s) for s in stabilizer]
+            allowed = [h for h in coset if colour_swap or not h.swap]
+            matches.append(Match(Record(*record), move, min(allowed, key=lambda h: h.index)))
+        return FindResult(key, total, matches, offset, limit, len(rows) - len(ids))
+
+    # -- duplicates ----------------------------------------------------------------------------
+
+    def records(self) -> dict[int, Record]:
+        """Every game record, by id."""
+        return {
+            row[0]: Record(*row)
+            for row in self._db.execute(
+                f"SELECT {_RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id"
+            )
+        }
+
+    def dupes(self, *, min_positions: int = 10) -> Dupes:
+        """Groups of records with the same sequence of positions up to symmetry and
+        colour exchange, and groups whose sequence is a proper prefix of another's.
+
+        Records with fewer than ``min_positions`` positions are left out: every
+        game starts from the same few positions.
+        """
+        sequences: dict[int, list[int]] = {}
+        last_element: dict[int, int] = {}
+        for game_id, position_id, stored_element in self._db.execute(
+            "SELECT game_id, position_id, element FROM occurrences ORDER BY game_id, seq"
+        ):
+            sequences.setdefault(game_id, []).append(position_id)
+            last_element[game_id] = stored_element
+        by_sequence: dict[tuple[int, ...], list[int]] = {}
+        for game_id, sequence in sequences.items():
+            if len(sequence) >= min_positions:
+                by_sequence.setdefault(tuple(sequence), []).append(game_id)
+        records = self.records()
+
+        def group(game_ids: list[int], length: int) -> DupeGroup:
+            first = ELEMENTS[last_element[game_ids[0]]]
+            return DupeGroup(
+                tuple(records[g] for g in game_ids),
+                tuple(ELEMENTS[last_element[g]].inverse.compose(first) for g in game_ids),
+                length,
+            )
+
+        groups = {seq: group(ids, len(seq)) for seq, ids in sorted(by_sequence.items(),
+                                                                   key=lambda kv: kv[1][0])}
+        prefixes = []
+        # In lexicographic order a sequence follows its prefixes, with only
+        # sequences that also extend them in between: a stack finds the longest.
+        stack: list[tuple[int, ...]] = []
+        for seq in sorted(by_sequence):
+            while stack and seq[: len(stack[-1])] != stack[-1]:
+                stack.pop()
+            if stack:
+                prefixes.append(Prefix(groups[stack[-1]], groups[seq]))
+            stack.append(seq)
+        prefixes.sort(key=lambda p: (p.shorter.records[0].id, p.longer.records[0].id))
+        return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
+
+
+_RECORD_COLUMNS = "g.id, f.path, g.game, g.size, g.black, g.white, g.result, g.moves"
+
+
+def _factory(which: str | SchemeFactory) -> SchemeFactory:
+    if isinstance(which, str):
+        if which not in SCHEMES:
+            scheme(which, 19)  # raises UnknownSchemeError naming the choices
+        return _NamedSchemes(which)
+    return which
+
+
+def _scheme_name(factory: SchemeFactory) -> str:
+    if isinstance(factory, _NamedSchemes):
+        return factory.name
+    return factory(19).name
+
+
+def _known_for(inp: Input, known: dict[str, str]) -> dict[str, str]:
+    if inp.kind in ("zip", "tar"):
+        prefix = inp.name + ":"
+        return {path: sha for path, sha in known.items() if path.startswith(prefix)}
+    return {inp.name: known[inp.name]} if inp.name in known else {}
+
+
+def _prepared(
+    tasks: Sequence[tuple[Input, dict[str, str], SchemeFactory]], jobs: int
+) -> Iterator[list[_File | _Error]]:
+    if jobs <= 1 or len(tasks) <= 1:
+        yield from map(_prepare_input, tasks)
+        return
+    with get_context("spawn" if os.name == "nt" else "fork").Pool(jobs) as pool:
+        yield from pool.imap(_prepare_input, tasks, chunksize=4)
+
+
+def _position_array(position: Board | npt.ArrayLike) -> Board8:
+    if isinstance(position, Board):
+        return position.to_array()
+    arr = np.asarray(position)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise PositionError(f"position array has shape {arr.shape!r}; expected (N, N)")
+    return Board.from_array(arr).to_array()
+
+
+# -- query positions from records --------------------------------------------------------------
+
+
+class _PositionPicker(BaseVisitor):
+    def __init__(self, game: int, move: int | None) -> None:
+        self.game = game
+        self.move = move
+        self.found: bytes | None = None
+        self.last_move = -1
+        self.games = 0
+        self.error: GohashError | None = None
+
+    def begin_game(self, info: GameInfo) -> None:
+        self.games += 1
+
+    def visit_position(self, event: PositionEvent) -> None:
+        if event.game == self.game:
+            self.last_move = event.move_number
+            if self.move is None or event.move_number == self.move:
+                self.found = event.board.position_key()
+
+    def handle_error(self, error: GohashError) -> bool:
+        if error.game is None or error.game == self.game:
+            self.error = self.error or error
+        return False
+
+
+def position_from_sgf(path: str, move: int | None = None, *, game: int = 0) -> Board:
+    """The position of game ``game`` of an SGF file (``-``: standard input) on its main
+    line after move ``move`` (None: the last), setup included."""
+    picker = _PositionPicker(game, move)
+    for inp in find_inputs([path]):
+        for source in read_input(inp):
+            if isinstance(source, GohashError):
+                raise source
+            walk_source(source, picker)
+    if picker.found is None or (move is not None and move > picker.last_move):
+        if picker.error is not None:
+            raise picker.error
+        if picker.last_move < 0:
+            raise GohashError(f"{path!r} has no game {game} (it has {picker.games})", file=path)
+        raise GohashError(
+            f"move {move!r} is beyond the end of the main line (move {picker.last_move})",
+            file=path, game=game,
+        )
+    return Board.from_position_key(picker.found)
