@@ -238,13 +238,25 @@ def patterns(size: int) -> list[Pattern]:
         if family is not None:
             where = " ".join(_gtp(p, size) for p in orbit)
             found.append(
-                Pattern(family, _stones(size, black=orbit), empty, len(orbit),
-                        f"black on the D4-orbit {where}")
+                Pattern(
+                    family,
+                    _stones(size, black=orbit),
+                    empty,
+                    len(orbit),
+                    f"black on the D4-orbit {where}",
+                )
             )
     if size % 2 and size >= 7:
         nine, five = handicap_stones(size, 9), handicap_stones(size, 5)
-        found.append(Pattern("e3-handicap", _stones(size, black=nine), _stones(size, black=five),
-                             4, "9 handicap stones against 5"))
+        found.append(
+            Pattern(
+                "e3-handicap",
+                _stones(size, black=nine),
+                _stones(size, black=five),
+                4,
+                "9 handicap stones against 5",
+            )
+        )
     seen: set[frozenset[Point]] = set()
     for orbit in point_orbits(size):
         if len(orbit) != 8:
@@ -257,14 +269,23 @@ def patterns(size: int) -> list[Pattern]:
             seen.add(pair)
             a, b = sorted(pair)
             c, d = sorted(image)
-            found.append(Pattern(
-                "e4-pair", _stones(size, black=pair), _stones(size, black=image), 4,
-                f"black {_gtp(a, size)} {_gtp(b, size)} against {_gtp(c, size)} {_gtp(d, size)}",
-            ))
+            found.append(
+                Pattern(
+                    "e4-pair",
+                    _stones(size, black=pair),
+                    _stones(size, black=image),
+                    4,
+                    f"black {_gtp(a, size)} {_gtp(b, size)} against "
+                    f"{_gtp(c, size)} {_gtp(d, size)}",
+                )
+            )
     if size >= 9:
         first, second = e4_openings(size)
-        found.append(Pattern("e4-opening", first, second, 4,
-                             "B cd W pd B qp W dq against B dc W pd B pq W dq"))
+        found.append(
+            Pattern(
+                "e4-opening", first, second, 4, "B cd W pd B qp W dq against B dc W pd B pq W dq"
+            )
+        )
     return sorted(found, key=lambda p: FAMILIES.index(p.family))
 
 
@@ -298,10 +319,15 @@ def pattern_results(ks: KeyScheme) -> list[PatternResult]:
     for family in families:
         members = [i for i, p in enumerate(found) if p.family == family]
         equal = [i for i in members if same[i]]
-        results.append(PatternResult(
-            family, found[members[0]].keys, len(members), len(equal),
-            found[equal[0]].description if equal else None,
-        ))
+        results.append(
+            PatternResult(
+                family,
+                found[members[0]].keys,
+                len(members),
+                len(equal),
+                found[equal[0]].description if equal else None,
+            )
+        )
     return results
 
 
@@ -321,19 +347,33 @@ class SchemeStructure:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "scheme": self.scheme, "size": self.size, "bits": self.bits,
+            "scheme": self.scheme,
+            "size": self.size,
+            "bits": self.bits,
             "combiner": self.combiner,
             "point_classes": [
-                {"class": c.name, "points": c.points, "free_bits": c.free_bits,
-                 "example": list(c.example), "orbit_keys": c.orbit_keys,
-                 "orbit_span": c.orbit_span if self.rank is not None else None}
+                {
+                    "class": c.name,
+                    "points": c.points,
+                    "free_bits": c.free_bits,
+                    "example": list(c.example),
+                    "orbit_keys": c.orbit_keys,
+                    "orbit_span": c.orbit_span if self.rank is not None else None,
+                }
                 for c in self.classes
             ],
-            "gf2_rank": self.rank, "keys": self.keys,
+            "gf2_rank": self.rank,
+            "keys": self.keys,
             "symmetric_position_bits": self.symmetric_bits,
             "patterns": [
-                {"family": p.family, "keys": p.keys, "instances": p.instances,
-                 "equal": p.equal, "example": p.example} for p in self.patterns
+                {
+                    "family": p.family,
+                    "keys": p.keys,
+                    "instances": p.instances,
+                    "equal": p.equal,
+                    "example": p.example,
+                }
+                for p in self.patterns
             ],
         }
 
@@ -345,8 +385,15 @@ def scheme_structure(name: str, size: int) -> SchemeStructure:
     for g in ELEMENTS[1:]:
         symmetric[g.name] = fixed_bits(ks, [g])
     return SchemeStructure(
-        ks.name, ks.size, ks.bits, ks.combiner, key_classes(ks), key_rank(ks),
-        2 * ks.size * ks.size, symmetric, pattern_results(ks),
+        ks.name,
+        ks.size,
+        ks.bits,
+        ks.combiner,
+        key_classes(ks),
+        key_rank(ks),
+        2 * ks.size * ks.size,
+        symmetric,
+        pattern_results(ks),
     )
 
 
@@ -443,7 +490,9 @@ class MergeExample:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "scheme": self.scheme, "size": self.size, "key": self.key,
+            "scheme": self.scheme,
+            "size": self.size,
+            "key": self.key,
             "positions": [
                 {"file": f, "game": g, "move_number": m, "rows": _rows(b)}
                 for (f, g, m), b in zip(self.where, self.boards, strict=True)
@@ -495,8 +544,11 @@ class CollectionAudit:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "group": self.group, "files": self.files, "games": self.games,
-            "positions": self.positions, "distinct": self.distinct,
+            "group": self.group,
+            "files": self.files,
+            "games": self.games,
+            "positions": self.positions,
+            "distinct": self.distinct,
             "schemes": {
                 name: {
                     "keys": sum(s.keys[name] for s in self.sizes),
@@ -508,18 +560,28 @@ class CollectionAudit:
             },
             "sizes": [
                 {
-                    "size": s.size, "positions": s.positions, "distinct": s.distinct,
-                    "keys": s.keys, "merged": s.merged, "merged_keys": s.merged_keys,
+                    "size": s.size,
+                    "positions": s.positions,
+                    "distinct": s.distinct,
+                    "keys": s.keys,
+                    "merged": s.merged,
+                    "merged_keys": s.merged_keys,
                     "split": s.split,
-                    "by_move": [{"move_number": m, "positions": n, "distinct": d}
-                                for m, n, d in s.by_move],
+                    "by_move": [
+                        {"move_number": m, "positions": n, "distinct": d} for m, n, d in s.by_move
+                    ],
                 }
                 for s in self.sizes
             ],
             "examples": [e.to_json() for s in self.sizes for e in s.examples],
             "errors": [
-                {"file": e.file, "game": e.game, "move_number": e.move_number,
-                 "error": type(e).__name__, "reason": e.reason}
+                {
+                    "file": e.file,
+                    "game": e.game,
+                    "move_number": e.move_number,
+                    "error": type(e).__name__,
+                    "reason": e.reason,
+                }
                 for e in self.errors
             ],
         }
@@ -595,8 +657,9 @@ class AuditVisitor(BaseVisitor):
     def result(self) -> CollectionAudit:
         sizes = [self._size_audit(size, self._sizes[size]) for size in sorted(self._sizes)]
         games = len({loc for loc in self.locations})
-        return CollectionAudit(self.schemes, self.group, len(self.files), games, sizes,
-                               list(self.errors))
+        return CollectionAudit(
+            self.schemes, self.group, len(self.files), games, sizes, list(self.errors)
+        )
 
     def _size_audit(self, size: int, batches: _SizeBatches) -> SizeAudit:
         forms = np.concatenate(batches.forms)
@@ -621,13 +684,17 @@ class AuditVisitor(BaseVisitor):
             audit.split[name] = pairs.shape[1] - distinct
             per_key = np.bincount(pairs[0], minlength=audit.keys[name])
             audit.merged_keys[name] = int((per_key > 1).sum())
-            audit.examples += self._examples(name, size, batches, keys, key_ids, form_ids,
-                                             per_key)
+            audit.examples += self._examples(name, size, batches, keys, key_ids, form_ids, per_key)
         return audit
 
     def _examples(
-        self, name: str, size: int, batches: _SizeBatches, keys: npt.NDArray[np.uint64],
-        key_ids: npt.NDArray[np.int64], form_ids: npt.NDArray[np.int64],
+        self,
+        name: str,
+        size: int,
+        batches: _SizeBatches,
+        keys: npt.NDArray[np.uint64],
+        key_ids: npt.NDArray[np.int64],
+        form_ids: npt.NDArray[np.int64],
         per_key: npt.NDArray[np.int64],
     ) -> list[MergeExample]:
         """The first merges in walk order: for each merged key, its first two forms."""
@@ -655,12 +722,15 @@ class AuditVisitor(BaseVisitor):
             for n in (j, i):
                 canonical = unpack_position(forms[n], size)
                 # The form is g(position); the position is g^-1 of the form.
-                boards.append(ELEMENTS[int(which[n])].inverse.image_array(canonical).astype(np.int8))
+                boards.append(
+                    ELEMENTS[int(which[n])].inverse.image_array(canonical).astype(np.int8)
+                )
                 file, game = self.locations[int(games[n])]
                 where.append((file, game, int(moves[n])))
             key = ks.hex(ks.to_ints(keys[i : i + 1])[0])
-            found.append(MergeExample(name, size, key, (where[0], where[1]),
-                                      (boards[0], boards[1])))
+            found.append(
+                MergeExample(name, size, key, (where[0], where[1]), (boards[0], boards[1]))
+            )
             if len(found) == self.examples:
                 break
         return found
@@ -680,8 +750,12 @@ def _group_ids(rows: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
 
 
 def audit_paths(
-    paths: Iterable[str], schemes: Sequence[str] = SCHEMES, *, group: str = "full",
-    examples: int = 3, variations: bool = False,
+    paths: Iterable[str],
+    schemes: Sequence[str] = SCHEMES,
+    *,
+    group: str = "full",
+    examples: int = 3,
+    variations: bool = False,
 ) -> CollectionAudit:
     """Walk the games of ``paths`` (files, folders, archives) and audit their positions.
 

@@ -149,8 +149,17 @@ def test_huima64_keys_have_the_papers_forms() -> None:
 # -- rank and symmetric positions ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,size", [("huima64", 19), ("huima64", 9), ("huima64", 7),
-                                       ("regular64", 9), ("regular128", 9), ("regular128", 19)])
+@pytest.mark.parametrize(
+    "name,size",
+    [
+        ("huima64", 19),
+        ("huima64", 9),
+        ("huima64", 7),
+        ("regular64", 9),
+        ("regular128", 9),
+        ("regular128", 19),
+    ],
+)
 def test_key_rank_agrees_with_row_reduction(name: str, size: int) -> None:
     ks = scheme(name, size)
     assert key_rank(ks) == numpy_rank(list(ks.black_keys + ks.white_keys), ks.bits)
@@ -264,12 +273,20 @@ def results(name: str, size: int) -> dict[str, tuple[int, int]]:
 
 def test_family_results_19x19() -> None:
     assert results("huima64", 19) == {
-        "orbit8": (36, 36), "axis4": (9, 9), "diagonal4": (9, 0), "e3-handicap": (1, 1),
-        "e4-pair": (72, 72), "e4-opening": (1, 1),
+        "orbit8": (36, 36),
+        "axis4": (9, 9),
+        "diagonal4": (9, 0),
+        "e3-handicap": (1, 1),
+        "e4-pair": (72, 72),
+        "e4-opening": (1, 1),
     }
     assert results("huima64-add", 19) == {
-        "orbit8": (36, 0), "axis4": (9, 0), "diagonal4": (9, 0), "e3-handicap": (1, 0),
-        "e4-pair": (72, 72), "e4-opening": (1, 1),
+        "orbit8": (36, 0),
+        "axis4": (9, 0),
+        "diagonal4": (9, 0),
+        "e3-handicap": (1, 0),
+        "e4-pair": (72, 72),
+        "e4-opening": (1, 1),
     }
     for name in ["regular64", "regular128"]:
         assert all(equal == 0 for _, equal in results(name, 19).values())
@@ -292,8 +309,13 @@ def test_scheme_structure_json_round_trips_the_figures() -> None:
     s = scheme_structure("huima64", 19).to_json()
     assert s["gf2_rank"] == 64 and s["keys"] == 722
     assert [c["free_bits"] for c in s["point_classes"]] == [16, 32, 48, 64]
-    assert s["patterns"][0] == {"family": "orbit8", "keys": 8, "instances": 36, "equal": 36,
-                                "example": "black on the D4-orbit B1 S1 A2 T2 A18 T18 B19 S19"}
+    assert s["patterns"][0] == {
+        "family": "orbit8",
+        "keys": 8,
+        "instances": 36,
+        "equal": 36,
+        "example": "black on the D4-orbit B1 S1 A2 T2 A18 T18 B19 S19",
+    }
 
 
 # -- exact canonical positions ---------------------------------------------------------------
@@ -359,12 +381,15 @@ def test_canonical_position_distinguishes_non_images() -> None:
     assert canonical_position(a, "d4")[0] != canonical_position(c, "d4")[0]
 
 
-@pytest.mark.parametrize("bad,reason", [
-    (np.zeros((2, 3, 4), dtype=np.int8), "shape"),
-    (np.full((1, 3, 3), 3, dtype=np.int8), "outside"),
-    (np.zeros((1, 3, 3), dtype=np.float64), "dtype"),
-    (np.zeros((3, 3), dtype=np.int8), "shape"),
-])
+@pytest.mark.parametrize(
+    "bad,reason",
+    [
+        (np.zeros((2, 3, 4), dtype=np.int8), "shape"),
+        (np.full((1, 3, 3), 3, dtype=np.int8), "outside"),
+        (np.zeros((1, 3, 3), dtype=np.float64), "dtype"),
+        (np.zeros((3, 3), dtype=np.int8), "shape"),
+    ],
+)
 def test_bad_position_batches_are_refused(bad: np.ndarray, reason: str) -> None:
     with pytest.raises(PositionError, match=reason):
         canonical_positions(bad)

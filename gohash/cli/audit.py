@@ -33,22 +33,40 @@ keys that merge distinct positions are shown as diagrams."""
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "audit", help="key structure of the schemes, and merges on a collection",
-        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "audit",
+        help="key structure of the schemes, and merges on a collection",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="SGF files, folders or archives")
-    parser.add_argument("--scheme", action="append", choices=SCHEMES, dest="schemes",
-                        metavar="NAME", help=f"scheme to audit, repeatable; one of "
-                        f"{', '.join(SCHEMES)} (default: all)")
-    parser.add_argument("--size", type=int, default=19,
-                        help="board size of the key structure report (default 19)")
-    parser.add_argument("--group", choices=("full", "d4"), default="full",
-                        help="symmetries for 'same position' and canonical keys: full (16, "
-                        "with colour exchange, the default) or d4 (the 8 board maps)")
-    parser.add_argument("--examples", type=int, default=3, metavar="K",
-                        help="merges shown per scheme and board size (default 3)")
-    parser.add_argument("--variations", action="store_true",
-                        help="walk every variation, not only the main line")
+    parser.add_argument(
+        "--scheme",
+        action="append",
+        choices=SCHEMES,
+        dest="schemes",
+        metavar="NAME",
+        help=f"scheme to audit, repeatable; one of {', '.join(SCHEMES)} (default: all)",
+    )
+    parser.add_argument(
+        "--size", type=int, default=19, help="board size of the key structure report (default 19)"
+    )
+    parser.add_argument(
+        "--group",
+        choices=("full", "d4"),
+        default="full",
+        help="symmetries for 'same position' and canonical keys: full (16, "
+        "with colour exchange, the default) or d4 (the 8 board maps)",
+    )
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=3,
+        metavar="K",
+        help="merges shown per scheme and board size (default 3)",
+    )
+    parser.add_argument(
+        "--variations", action="store_true", help="walk every variation, not only the main line"
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
 
@@ -67,11 +85,22 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         return 2
     collection = None
     if args.paths:
-        collection = audit_paths(args.paths, schemes, group=args.group,
-                                 examples=args.examples, variations=args.variations)
+        collection = audit_paths(
+            args.paths,
+            schemes,
+            group=args.group,
+            examples=args.examples,
+            variations=args.variations,
+        )
     if args.format == "json":
-        json.dump({"structure": [s.to_json() for s in structures],
-                   "collection": collection.to_json() if collection else None}, out, indent=1)
+        json.dump(
+            {
+                "structure": [s.to_json() for s in structures],
+                "collection": collection.to_json() if collection else None,
+            },
+            out,
+            indent=1,
+        )
         out.write("\n")
     else:
         for s in structures:
@@ -81,8 +110,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     if collection is not None and collection.errors:
         for error in collection.errors:
             print(f"gohash audit: {error}", file=err)
-        print(f"gohash audit: {len(collection.errors)} errors; the report covers the rest",
-              file=err)
+        print(
+            f"gohash audit: {len(collection.errors)} errors; the report covers the rest", file=err
+        )
         return 1
     return 0
 
@@ -92,8 +122,10 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
     print("  point class  points  free bits  orbit keys  GF(2) span", file=out)
     for c in s.classes:
         span = str(c.orbit_span) if s.rank is not None else "-"
-        print(f"  {c.name:<11}  {c.points:>6}  {c.free_bits:>9}  {c.orbit_keys:>10}  {span:>10}",
-              file=out)
+        print(
+            f"  {c.name:<11}  {c.points:>6}  {c.free_bits:>9}  {c.orbit_keys:>10}  {span:>10}",
+            file=out,
+        )
     if s.rank is None:
         print("  GF(2) rank: none (byte-wise addition is not linear over GF(2))", file=out)
     else:
@@ -107,15 +139,21 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
     if s.patterns:
         print("  family       keys  instances  equal hashes  first equal", file=out)
         for p in s.patterns:
-            print(f"  {p.family:<11}  {p.keys:>4}  {p.instances:>9}  {p.equal:>12}  "
-                  f"{p.example or '-'}", file=out)
+            print(
+                f"  {p.family:<11}  {p.keys:>4}  {p.instances:>9}  {p.equal:>12}  "
+                f"{p.example or '-'}",
+                file=out,
+            )
     print(file=out)
 
 
 def _print_collection(c: CollectionAudit, out: TextIO) -> None:
     group = "16 symmetries" if c.group == "full" else "8 board maps"
-    print(f"collection: {c.files} files, {c.games} games, {c.positions:,} positions, "
-          f"{c.distinct:,} distinct up to {group}", file=out)
+    print(
+        f"collection: {c.files} files, {c.games} games, {c.positions:,} positions, "
+        f"{c.distinct:,} distinct up to {group}",
+        file=out,
+    )
     print("  size  positions  distinct", file=out)
     for s in c.sizes:
         print(f"  {s.size:>4}  {s.positions:>9,}  {s.distinct:>8,}", file=out)
@@ -124,8 +162,10 @@ def _print_collection(c: CollectionAudit, out: TextIO) -> None:
         keys = sum(s.keys[name] for s in c.sizes)
         merging = sum(s.merged_keys[name] for s in c.sizes)
         split = sum(s.split[name] for s in c.sizes)
-        print(f"  {name:<12}  {keys:>14,}  {c.merged(name):>16,}  {merging:>12,}  {split:>5}",
-              file=out)
+        print(
+            f"  {name:<12}  {keys:>14,}  {c.merged(name):>16,}  {merging:>12,}  {split:>5}",
+            file=out,
+        )
     examples = [e for s in c.sizes for e in s.examples]
     if examples:
         print("\nfirst merges: distinct positions, one canonical key", file=out)
