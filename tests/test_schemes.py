@@ -392,3 +392,19 @@ def test_bad_hashes_and_elements() -> None:
     with pytest.raises(PositionError, match="'x'"):
         s.side_key("x")
     assert element("rot90").name == "rot90"
+
+
+@pytest.mark.parametrize("group", ["full", "d4"])
+def test_large_batches_take_the_chunked_parallel_path(group: str) -> None:
+    # Over four chunks of 2**14 runs in worker threads; symmetric hashes (a
+    # zero, a repeated byte pattern) exercise the exact pass for ties.
+    s = scheme("huima64", 19)
+    rng = np.random.default_rng(11)
+    words = rng.integers(0, 2**64 - 1, size=5 * 2**14 + 3, dtype=np.uint64, endpoint=True)
+    words[::997] = 0
+    words[5::1009] = np.uint64(0x1212343412123434)
+    words[7::1013] = np.uint64(s.hash_array(board_from("D4 Q4 D16 Q16")))
+    keys, lowest = s.canonical_array(words, group)
+    expected = [s.canonical(int(w), group) for w in words]
+    assert s.to_ints(keys) == [k for k, _ in expected]
+    assert lowest.tolist() == [attaining[0].index for _, attaining in expected]
