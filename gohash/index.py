@@ -423,7 +423,7 @@ def _connect(path: str) -> sqlite3.Connection:
     try:
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as e:
-        raise IndexFileError(f"cannot open index {path!r}: {e}", file=path) from None
+        raise IndexFileError(f"cannot open the index: {e}", file=path) from None
     return db
 
 
@@ -433,14 +433,14 @@ def _check_sqlite_file(path: str) -> bool:
         with open(path, "rb") as f:
             header = f.read(len(SQLITE_HEADER))
     except IsADirectoryError:
-        raise IndexFileError(f"index path {path!r} is a folder", file=path) from None
+        raise IndexFileError("a folder, not an index", file=path) from None
     except OSError as e:
-        raise IndexFileError(f"cannot read index {path!r}: {e.strerror}", file=path) from None
+        raise IndexFileError(f"cannot read the index: {e.strerror}", file=path) from None
     if not header:
         return False
     if header != SQLITE_HEADER:
         raise IndexFileError(
-            f"{path!r} is not an SQLite database (it starts with {header[:8]!r})", file=path
+            f"not an SQLite database (it starts with {header[:8]!r})", file=path
         )
     return True
 
@@ -466,13 +466,13 @@ class Index:
         self.path = os.fspath(path)
         exists = os.path.exists(self.path)
         if not exists and not create:
-            raise IndexFileError(f"no index at {self.path!r}", file=self.path)
+            raise IndexFileError("no such index (gohash index build creates one)", file=self.path)
         initialised = exists and _check_sqlite_file(self.path)
         if initialised:
             factory = self._check_existing(scheme)
         else:
             if not create:
-                raise IndexFileError(f"{self.path!r} is empty, not a gohash index", file=self.path)
+                raise IndexFileError("an empty file, not a gohash index", file=self.path)
             factory = _factory(scheme if scheme is not None else "huima64")
             self._db = _connect(self.path)
             self._create(_scheme_name(factory))
@@ -491,17 +491,18 @@ class Index:
             )
         except sqlite3.DatabaseError as e:
             self._db.close()
-            raise IndexFileError(f"{self.path!r} is not a usable SQLite database: {e}",
+            raise IndexFileError(f"not a usable SQLite database: {e}",
                                  file=self.path) from None
         if app != APPLICATION_ID:
             self._db.close()
             raise IndexFileError(
-                f"{self.path!r} is an SQLite database but not a gohash index", file=self.path
+                f"an SQLite database but not a gohash index (application_id {app:#x})",
+                file=self.path,
             )
         if version != SCHEMA_VERSION:
             self._db.close()
             raise IndexFileError(
-                f"index {self.path!r} has schema version {version}; this gohash reads version "
+                f"index schema version {version}; this gohash reads version "
                 f"{SCHEMA_VERSION}: build a new index",
                 file=self.path,
             )
@@ -512,7 +513,7 @@ class Index:
         if _scheme_name(factory) != stored:
             self._db.close()
             raise IndexFileError(
-                f"index {self.path!r} was built with scheme {stored!r}, "
+                f"index built with key scheme {stored!r}, "
                 f"not {_scheme_name(factory)!r}",
                 file=self.path,
             )
@@ -533,7 +534,7 @@ class Index:
     def _meta(self, name: str) -> str:
         row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
         if row is None:
-            raise IndexFileError(f"index {self.path!r} has no {name!r} entry", file=self.path)
+            raise IndexFileError(f"index has no {name!r} entry in its meta table", file=self.path)
         return str(row[0])
 
     def close(self) -> None:

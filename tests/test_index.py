@@ -1,0 +1,457 @@
+"""Tests of gohash.index: packing twins, canonical frames, exact search of rotated,
+mirrored and colour-swapped copies, a deliberately weak key scheme, incremental
+builds, duplicates and prefixes, and bad index files.
+
+The collections are generated here: random legal games, written as SGF, and
+copies of them with every coordinate mapped by a group element (and B/W
+exchanged for the swap elements).  The helpers are shared with
+``test_index_resume.py``.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gohash.board import Board, IllegalMoveError
+from gohash.index import (
+    Index,
+    IndexFileError,
+    canonical_frame,
+    canonical_frames,
+    pack_array,
+    pack_arrays,
+    position_from_sgf,
+    unpack_frames,
+)
+from gohash.schemes import KeyScheme, scheme
+from gohash.symmetry import ELEMENTS, Element, element
+
+Move = tuple[str, "tuple[int, int] | None"]
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+# -- generated collections --------------------------------------------------------------------
+
+
+def random_game(rng: random.Random, size: int, moves: int) -> list[Move]:
+    """A legal game of ``moves`` moves (captures happen; a few passes)."""
+    board = Board(size)
+    colour = "b"
+    out: list[Move] = []
+    for _ in range(moves):
+        for _attempt in range(30):
+            if rng.random() < 0.02:
+                board.pass_(colour)
+                out.append((colour, None))
+                break
+            point = (rng.randrange(size), rng.randrange(size))
+            try:
+                board.play(point, colour)
+            except IllegalMoveError:
+                continue
+            out.append((colour, point))
+            break
+        colour = "w" if colour == "b" else "b"
+    return out
+
+
+def transformed(moves: list[Move], g: Element, size: int) -> list[Move]:
+    return [(g.map_colour(c), None if p is None else g.map_point(p, size)) for c, p in moves]
+
+
+def sgf(size: int, moves: list[Move], black: str = "Black", white: str = "White") -> str:
+    nodes = "".join(
+        f";{c.upper()}[{'' if p is None else LETTERS[p[1]] + LETTERS[size - 1 - p[0]]}]"
+        for c, p in moves
+    )
+    return f"(;GM[1]FF[4]SZ[{size}]PB[{black}]PW[{white}]RE[?]{nodes})\n"
+
+
+def write_game(folder: Path, name: str, size: int, moves: list[Move]) -> Path:
+    path = folder / name
+    path.write_text(sgf(size, moves))
+    return path
+
+
+def array_at(path: Path, move: int) -> npt.NDArray[np.int8]:
+    return position_from_sgf(str(path), move).to_array()
+
+
+COPY_ELEMENTS = ("rot90", "rot180", "flip", "transpose", "swap", "rot270_swap", "flipud_swap",
+                 "antitranspose_swap")
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[int, list[Move]]]]:
+    """Originals on 9x9, 13x13 and 19x19, each with copies under COPY_ELEMENTS."""
+    folder = tmp_path_factory.mktemp("copies")
+    rng = random.Random(6)
+    games = [(size, random_game(rng, size, moves))
+             for size, moves in ((9, 50), (9, 70), (13, 80), (19, 120), (19, 60))]
+    for n, (size, moves) in enumerate(games):
+        write_game(folder, f"g{n}-identity.sgf", size, moves)
+        for name in COPY_ELEMENTS:
+            write_game(folder, f"g{n}-{name}.sgf", size, transformed(moves, element(name), size))
+    return folder, games
+
+
+@pytest.fixture(scope="module")
+def copies_index(
+    copies: tuple[Path, list[tuple[int, list[Move]]]], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    db = tmp_path_factory.mktemp("db") / "copies.db"
+    with Index(db, create=True) as index:
+        summary = index.build([str(copies[0])])
+    assert summary.errors == []
+    assert summary.files_indexed == 5 * (1 + len(COPY_ELEMENTS))
+    return db
+
+
+# -- packing and canonical frames -------------------------------------------------------------
+
+
+def boards_of(rng: random.Random, size: int, moves: int) -> list[Board]:
+    board = Board(size)
+    out = [board.copy()]
+    for colour, point in random_game(rng, size, moves):
+        if point is None:
+            board.pass_(colour)
+        else:
+            board.play(point, colour)
+        out.append(board.copy())
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 19), st.integers(0, 40), st.randoms(use_true_random=False))
+def test_packing_twins_agree_with_position_key(size: int, moves: int, rng: random.Random) -> None:
+    boards = boards_of(rng, size, moves)
+    arrays = np.stack([b.to_array() for b in boards])
+    packed = pack_arrays(arrays)
+    assert packed == [pack_array(a) for a in arrays] == [b.position_key() for b in boards]
+    assert np.array_equal(unpack_frames(b"".join(packed), len(boards), size), arrays)
+
+
+def symmetric_positions(size: int) -> list[npt.NDArray[np.int8]]:
+    """Positions whose hashes several elements fix: where frames need the slow path."""
+    empty = np.zeros((size, size), np.int8)
+    centre = empty.copy()
+    centre[size // 2, size // 2] = 1
+    corners = empty.copy()
+    corners[0, 0] = corners[-1, -1] = 1
+    corners[0, -1] = corners[-1, 0] = 2
+    mirror = empty.copy()
+    mirror[1, 2] = 1
+    mirror[1, size - 3] = 2
+    return [empty, centre, corners, mirror]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([3, 5, 8, 9, 13, 19]), st.integers(0, 30), st.randoms(use_true_random=False),
+       st.sampled_from(["huima64", "huima64-add", "regular64", "regular128"]))
+def test_canonical_frames_twin_and_invariance(
+    size: int, moves: int, rng: random.Random, name: str
+) -> None:
+    keys = scheme(name, size)
+    arrays = [b.to_array() for b in boards_of(rng, size, moves)] + symmetric_positions(size)
+    batch = canonical_frames(np.stack(arrays), keys)
+    for i, arr in enumerate(arrays):
+        key, frame, g = canonical_frame(arr, keys)
+        assert (batch[0][i], batch[1][i], batch[2][i]) == (key, frame, g.index)
+        assert pack_array(g.image_array(arr)) == frame
+        # The frame is a canonical form: every image of the position has it.
+        image = ELEMENTS[rng.randrange(16)].image_array(arr)
+        assert canonical_frame(image, keys)[:2] == (key, frame)
+
+
+# -- find -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", range(5))
+def test_find_returns_every_copy_with_its_transform(
+    copies: tuple[Path, list[tuple[int, list[Move]]]], copies_index: Path, game: int
+) -> None:
+    folder, games = copies
+    last = len(games[game][1])
+    with Index(copies_index) as index:
+        for move in (1, 7, last // 2, last):
+            query = array_at(folder / f"g{game}-identity.sgf", move)
+            # An empty board (game 4 opens with a pass) is its own colour-swapped image.
+            swap_symmetric = any(np.array_equal(g.image_array(query), query) for g in ELEMENTS[8:])
+            result = index.find(query, limit=None)
+            found = {m.record.file: m for m in result.matches if m.move_number == move}
+            for name in ("identity", *COPY_ELEMENTS):
+                path = str(folder / f"g{game}-{name}.sgf")
+                match = found[path]
+                assert np.array_equal(match.element.image_array(query), array_at(Path(path), move))
+                if not swap_symmetric:
+                    assert match.colours_exchanged == element(name).swap
+            assert result.total == len(result.matches)
+
+            d4_only = index.find(query, colour_swap=False, limit=None)
+            files = {m.record.file for m in d4_only.matches if m.move_number == move}
+            assert files == {str(folder / f"g{game}-{n}.sgf") for n in
+                             ("identity", *COPY_ELEMENTS) if swap_symmetric or not element(n).swap}
+            assert all(not m.element.swap for m in d4_only.matches)
+
+
+def test_find_pages_through_many_occurrences(copies_index: Path) -> None:
+    with Index(copies_index) as index:
+        everything = index.find(np.zeros((9, 9), np.int8), limit=None)
+        # The empty 9x9 board begins each of the 18 9x9 games.
+        assert everything.total == len(everything.matches) == 18
+        pages = [index.find(np.zeros((9, 9), np.int8), limit=5, offset=o) for o in range(0, 18, 5)]
+        assert [m for page in pages for m in page.matches] == everything.matches
+        assert all(page.total == 18 for page in pages)
+
+
+def test_find_position_absent_from_the_index(copies_index: Path) -> None:
+    lonely = np.zeros((9, 9), np.int8)
+    lonely[0, 0] = lonely[0, 1] = lonely[1, 0] = 1
+    with Index(copies_index) as index:
+        assert index.find(lonely).total == 0
+        assert index.find(np.zeros((7, 7), np.int8)).total == 0
+
+
+class WeakScheme(KeyScheme):
+    """huima64 cut to the lowest bit of every byte: 8 bits, so keys collide all the time.
+
+    Masking every byte alike commutes with the byte permutations, so the
+    symmetry theorem still holds and only the exact comparison tells positions apart.
+    """
+
+    MASK = 0x0101010101010101
+
+    def __init__(self, size: int) -> None:
+        super().__init__("huima64", size)
+        self.name = "weak8"
+
+    def hash_array(self, board: npt.ArrayLike, to_move: str | None = None) -> int:
+        return super().hash_array(board, to_move) & self.MASK
+
+    def hash_arrays(
+        self, boards: npt.ArrayLike, to_move: str | None = None
+    ) -> npt.NDArray[np.uint64]:
+        masked: npt.NDArray[np.uint64] = super().hash_arrays(boards, to_move) & np.uint64(self.MASK)
+        return masked
+
+
+@cache
+def weak_scheme(size: int) -> KeyScheme:
+    return WeakScheme(size)
+
+
+def test_weak_scheme_collisions_are_never_returned(
+    copies: tuple[Path, list[tuple[int, list[Move]]]], copies_index: Path, tmp_path: Path
+) -> None:
+    folder, games = copies
+    with Index(tmp_path / "weak.db", create=True, scheme=weak_scheme) as weak, \
+            Index(copies_index) as strong:
+        weak.build([str(folder)])
+        assert weak.scheme_name == "weak8"
+        rejected = 0
+        for game, (_, moves) in enumerate(games):
+            for move in range(0, len(moves), 9):
+                query = array_at(folder / f"g{game}-identity.sgf", move)
+                got = weak.find(query, limit=None)
+                want = strong.find(query, limit=None)
+                assert [(m.record.file, m.move_number, m.element) for m in got.matches] == \
+                    [(m.record.file, m.move_number, m.element) for m in want.matches]
+                for m in got.matches:
+                    assert np.array_equal(
+                        m.element.image_array(query), array_at(Path(m.record.file), m.move_number)
+                    )
+                rejected += got.rejected
+        # The test means something only if the weak keys did collide.
+        assert rejected > 100
+    with pytest.raises(IndexFileError, match="'weak8', not 'huima64'"):
+        Index(tmp_path / "weak.db", scheme="huima64")
+
+
+def test_regular128_index_finds_copies(
+    copies: tuple[Path, list[tuple[int, list[Move]]]], tmp_path: Path
+) -> None:
+    folder = copies[0]
+    with Index(tmp_path / "r128.db", create=True, scheme="regular128") as index:
+        index.build([str(folder / "g3-identity.sgf"), str(folder / "g3-rot270_swap.sgf")])
+    with Index(tmp_path / "r128.db") as index:
+        assert index.scheme_name == "regular128"
+        query = array_at(folder / "g3-identity.sgf", 40)
+        result = index.find(query)
+        assert [(Path(m.record.file).name, m.element.name) for m in result.matches] == [
+            ("g3-identity.sgf", "identity"), ("g3-rot270_swap.sgf", "rot270_swap")]
+
+
+def test_position_from_sgf_errors(copies: tuple[Path, list[tuple[int, list[Move]]]]) -> None:
+    path = str(copies[0] / "g0-identity.sgf")
+    assert position_from_sgf(path, 0).to_array().sum() == 0
+    with pytest.raises(ValueError, match="beyond the end"):
+        position_from_sgf(path, 51)
+    with pytest.raises(ValueError, match="no game 3"):
+        position_from_sgf(path, game=3)
+
+
+# -- building ---------------------------------------------------------------------------------
+
+
+def table_dump(db: Path) -> list[tuple[object, ...]]:
+    """The index's content independent of row ids: (file, game, seq, move, key, frame, element)."""
+    with sqlite3.connect(db) as con:
+        return sorted(con.execute(
+            "SELECT f.path, g.game, o.seq, o.move, p.key, p.frame, o.element FROM occurrences o "
+            "JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
+            "JOIN positions p ON p.id = o.position_id"
+        ))
+
+
+def consistency_problems(db: Path) -> list[str]:
+    """What an interrupted or incremental build must never leave behind."""
+    checks = {
+        "integrity":
+            "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'",
+        "files with missing games":
+            "SELECT count(*) FROM files f WHERE f.games != "
+            "(SELECT count(*) FROM games g WHERE g.file_id = f.id)",
+        "games with missing positions":
+            "SELECT count(*) FROM games g WHERE g.positions != "
+            "(SELECT count(*) FROM occurrences o WHERE o.game_id = g.id)",
+        "orphan games":
+            "SELECT count(*) FROM games WHERE file_id NOT IN (SELECT id FROM files)",
+        "orphan occurrences":
+            "SELECT count(*) FROM occurrences WHERE game_id NOT IN (SELECT id FROM games) "
+            "OR position_id NOT IN (SELECT id FROM positions)",
+        "unused positions":
+            "SELECT count(*) FROM positions WHERE id NOT IN (SELECT position_id FROM occurrences)",
+        "doubled positions":
+            "SELECT count(*) FROM (SELECT 1 FROM positions GROUP BY key, frame "
+            "HAVING count(*) > 1)",
+    }
+    with sqlite3.connect(db) as con:
+        return [name for name, sql in checks.items() if con.execute(sql).fetchone()[0]]
+
+
+def test_rebuild_skips_unchanged_and_replaces_changed_files(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for n in range(6):
+        write_game(folder, f"{n}.sgf", 9, random_game(rng, 9, 40))
+    db = tmp_path / "index.db"
+    with Index(db, create=True) as index:
+        first = index.build([str(folder)])
+        assert (first.files_indexed, first.games) == (6, 6)
+        again = index.build([str(folder) + "/"])
+        assert (again.files_indexed, again.files_unchanged) == (0, 6)
+
+        replacement = random_game(rng, 9, 25)
+        (folder / "2.sgf").write_text(sgf(9, replacement) + sgf(9, replacement[:10]))
+        changed = index.build([str(folder)])
+        assert (changed.files_indexed, changed.files_replaced, changed.games) == (1, 1, 2)
+        assert index.counts()["games"] == 7
+    assert consistency_problems(db) == []
+
+    fresh = tmp_path / "fresh.db"
+    with Index(fresh, create=True) as index:
+        index.build([str(folder)])
+    assert table_dump(fresh) == table_dump(db)
+
+
+def test_parallel_build_equals_serial(
+    copies: tuple[Path, list[tuple[int, list[Move]]]], copies_index: Path, tmp_path: Path
+) -> None:
+    with Index(tmp_path / "parallel.db", create=True) as index:
+        summary = index.build([str(copies[0])], jobs=2)
+    assert summary.files_indexed == 5 * (1 + len(COPY_ELEMENTS))
+    assert table_dump(tmp_path / "parallel.db") == table_dump(copies_index)
+
+
+def test_errors_are_recorded_and_the_build_goes_on(tmp_path: Path) -> None:
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "a-illegal.sgf").write_text("(;SZ[9];B[ee];W[ee];B[dd])(;SZ[9];B[aa])")
+    (folder / "b-syntax.sgf").write_text("(;SZ[9];B[ee]")
+    (folder / "c-good.sgf").write_text("(;SZ[9];B[cc];W[gg])")
+    with Index(tmp_path / "index.db", create=True) as index:
+        summary = index.build([str(folder), str(folder / "missing.sgf")])
+        assert summary.files_indexed == 3
+        assert len(summary.errors) == 3
+        assert any("a-illegal.sgf, game 0, move 2" in e for e in summary.errors)
+        assert any("missing.sgf" in e for e in summary.errors)
+        # The illegal game is indexed up to its error; the next game in the file too.
+        games = {(Path(r.file).name, r.game): r.moves for r in index.records().values()}
+        assert games == {("a-illegal.sgf", 0): 1, ("a-illegal.sgf", 1): 1, ("c-good.sgf", 0): 2}
+
+
+# -- dupes ------------------------------------------------------------------------------------
+
+
+def test_dupes_finds_planted_duplicates_and_prefixes(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    a, b = random_game(rng, 19, 80), random_game(rng, 19, 60)
+    write_game(folder, "a.sgf", 19, a)
+    write_game(folder, "a-copy.sgf", 19, a)
+    write_game(folder, "a-rot90-swap.sgf", 19, transformed(a, element("rot90_swap"), 19))
+    write_game(folder, "a-prefix-transpose.sgf", 19, transformed(a[:30], element("transpose"), 19))
+    write_game(folder, "a-prefix-short.sgf", 19, a[:4])
+    write_game(folder, "b.sgf", 19, b)
+    write_game(folder, "b-variant.sgf", 19, b[:40] + random_game(rng, 19, 1))
+    with Index(tmp_path / "index.db", create=True) as index:
+        index.build([str(folder)])
+        dupes = index.dupes()
+    names = [[Path(r.file).name for r in g.records] for g in dupes.groups]
+    assert names == [["a-copy.sgf", "a-rot90-swap.sgf", "a.sgf"]]
+    group = dupes.groups[0]
+    assert group.positions == 81
+    last = array_at(folder / "a.sgf", 80)
+    for record, g in zip(group.records, group.elements, strict=True):
+        assert np.array_equal(g.image_array(last), array_at(Path(record.file), 80))
+    prefixes = [([Path(r.file).name for r in p.shorter.records],
+                 [Path(r.file).name for r in p.longer.records]) for p in dupes.prefixes]
+    # a-prefix-short has 5 positions, fewer than the default minimum of 10.
+    assert prefixes == [(["a-prefix-transpose.sgf"], ["a-copy.sgf", "a-rot90-swap.sgf", "a.sgf"])]
+
+
+# -- bad index files ----------------------------------------------------------------------------
+
+
+def test_bad_index_files_give_clear_errors(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n")
+    with pytest.raises(IndexFileError, match="not an SQLite database"):
+        Index(text)
+    with pytest.raises(IndexFileError, match="no such index"):
+        Index(tmp_path / "missing.db")
+    with pytest.raises(IndexFileError, match="a folder, not an index"):
+        Index(tmp_path, create=True)
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE t (x)")
+    with pytest.raises(IndexFileError, match="not a gohash index"):
+        Index(other)
+
+    old = tmp_path / "old.db"
+    Index(old, create=True).close()
+    with pytest.raises(IndexFileError, match="built with key scheme 'huima64', not 'regular64'"):
+        Index(old, create=True, scheme="regular64")
+    with sqlite3.connect(old) as con:
+        con.execute("PRAGMA user_version = 99")
+    with pytest.raises(IndexFileError, match="schema version 99; this gohash reads version 1"):
+        Index(old)
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(IndexFileError, match="empty"):
+        Index(empty)
+    Index(empty, create=True).close()
+    assert Index(empty).counts()["files"] == 0
