@@ -1,0 +1,321 @@
+"""Canonical keys for every position of an SGF collection (``gohash canon``).
+
+Scope: the records of ``gohash canon`` and how they are made.
+:class:`CanonVisitor` turns each position the walker reaches into one record,
+already formatted as a JSON Lines or CSV line; :func:`canon` runs the walk over
+files, folders and archives, in this process or in worker processes (output in
+input order either way).  The CLI only parses arguments and prints.
+
+Record fields, in order (:data:`FIELDS`): ``file``, ``game`` (0-based index in
+the file), ``variation`` (child indexes at branch points, ``[]`` on the main
+line), ``move_number``, ``colour`` (``"b"``, ``"w"`` or null), ``move`` (SGF
+letters, ``""`` for a pass, null without a move), ``gtp`` (``"D16"``,
+``"pass"`` or null), ``hash`` and ``key`` (``0x`` and zero-padded lower-case
+hex of the scheme's width), ``transform`` (the lowest element mapping the
+position to its canonical frame) and ``symmetries`` (every element that fixes
+the canonical key: the symmetries of the position, identity included).
+
+JSON lines are built by hand, not with ``json.dumps`` per record, because this
+is the hot path; every string that can hold arbitrary text (the file name) is
+escaped with :mod:`json` once per file.  In CSV, lists are space-separated and
+null is the empty cell (a pass has ``gtp`` ``pass``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .errors import GohashError
+from .schemes import KeyScheme
+from .schemes import scheme as get_scheme
+from .sgf import Input, SgfError, Source, find_inputs, read_input
+from .symmetry import ELEMENTS, Element, elements_of
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_source
+
+__all__ = ["CSV_HEADER", "FIELDS", "FORMATS", "CanonOptions", "CanonVisitor", "canon"]
+
+FIELDS = (
+    "file",
+    "game",
+    "variation",
+    "move_number",
+    "colour",
+    "move",
+    "gtp",
+    "hash",
+    "key",
+    "transform",
+    "symmetries",
+)
+FORMATS = ("jsonl", "csv")
+CSV_HEADER = ",".join(FIELDS) + "\r\n"
+
+_IDENTITY = ELEMENTS[0]
+# Positions per batch of keys: a long game in one batch, memory still small.
+_BATCH = 4096
+
+
+@dataclass(frozen=True)
+class CanonOptions:
+    """What ``gohash canon`` computes: key scheme, group, variations, format."""
+
+    scheme: str = "huima64"
+    group: str = "full"
+    variations: bool = False
+    format: str = "jsonl"
+
+    def __post_init__(self) -> None:
+        elements_of(self.group)  # raises UnknownElementError for a bad group
+        get_scheme(self.scheme, 19)  # raises UnknownSchemeError for a bad name
+        if self.format not in FORMATS:
+            raise GohashError(f"unknown format {self.format!r}; expected jsonl or csv")
+
+
+class CanonVisitor(BaseVisitor):
+    """Formats one record per position and hands each finished game's lines to
+    ``write``; records errors (abandoning the game) and hands them to ``on_error``.
+
+    Keys are computed a game at a time with the scheme's numpy batch functions
+    (:meth:`~gohash.schemes.KeyScheme.canonical_array`), ten times faster per
+    position than one :meth:`~gohash.schemes.KeyScheme.canonical` call each.
+    """
+
+    def __init__(
+        self,
+        options: CanonOptions,
+        write: Callable[[str], object],
+        on_error: Callable[[GohashError], object] | None = None,
+    ) -> None:
+        self.options = options
+        self.write = write
+        self.on_error = on_error
+        self.csv = options.format == "csv"
+        self._group = elements_of(options.group)
+        self._file = ""
+        self._file_text = ""
+        self._variation: tuple[int, ...] = ()
+        self._variation_text = "[]"
+        self._scheme: KeyScheme | None = None
+        self._hex = "0x%016x"
+        self._heads: list[str] = []
+        self._hashes: list[int] = []
+        # The transform and symmetries columns: by lowest element for positions
+        # fixed only by the identity, by key for the (few) symmetric ones.
+        self._plain_tails = [_tail(self.csv, g, (_IDENTITY,)) for g in self._group]
+
+    def begin_game(self, info: GameInfo) -> None:
+        if info.file != self._file:
+            self._file = info.file
+            if self.csv:
+                out = io.StringIO()
+                csv.writer(out, lineterminator="").writerow([info.file])
+                self._file_text = out.getvalue()
+            else:
+                self._file_text = json.dumps(info.file)
+        self._variation = ()
+        self._variation_text = "" if self.csv else "[]"
+
+    def visit_position(self, event: PositionEvent) -> None:
+        board = event.board
+        if board.scheme is not self._scheme:
+            self._flush()
+            self._scheme = board.scheme
+            self._hex = f"0x%0{self._scheme.bits // 4}x"
+        if event.variation is not self._variation:
+            self._variation = event.variation
+            if self.csv:
+                self._variation_text = " ".join(map(str, event.variation))
+            else:
+                self._variation_text = json.dumps(list(event.variation))
+        colour = event.colour
+        if self.csv:
+            head = (
+                f"{self._file_text},{event.game},{self._variation_text},{event.move_number},"
+                f"{colour or ''},{event.sgf_move or ''},{event.gtp or ''},"
+            )
+        elif colour is None:
+            head = (
+                f'{{"file":{self._file_text},"game":{event.game},'
+                f'"variation":{self._variation_text},"move_number":{event.move_number},'
+                f'"colour":null,"move":null,"gtp":null,"hash":"'
+            )
+        else:
+            head = (
+                f'{{"file":{self._file_text},"game":{event.game},'
+                f'"variation":{self._variation_text},"move_number":{event.move_number},'
+                f'"colour":"{colour}","move":"{event.sgf_move}","gtp":"{event.gtp}","hash":"'
+            )
+        self._heads.append(head)
+        self._hashes.append(board.hash)
+        if len(self._hashes) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        scheme = self._scheme
+        hashes = self._hashes
+        if not hashes or scheme is None:
+            return
+        # Board hashes are valid by construction: skip from_ints' per-value checks.
+        array = np.array(hashes, np.uint64) if scheme.bits == 64 else scheme.from_ints(hashes)
+        keys, lowest = scheme.canonical_array(array, self.options.group)
+        fixed = np.zeros(len(hashes), dtype=bool)
+        for g in self._group[1:]:
+            same = scheme.transform_array(keys, g) == keys
+            fixed |= same if same.ndim == 1 else same.all(axis=1)
+        key_ints = scheme.to_ints(keys)
+        tails = [self._plain_tails[i] for i in lowest.tolist()]
+        for i in np.flatnonzero(fixed).tolist():
+            tails[i] = self._symmetric_tail(scheme, key_ints[i], lowest[i])
+        hexf = self._hex
+        if self.csv:
+            lines = [
+                f"{head}{hexf % h},{hexf % k},{tail}"
+                for head, h, k, tail in zip(self._heads, hashes, key_ints, tails, strict=True)
+            ]
+        else:
+            lines = [
+                f'{head}{hexf % h}","key":"{hexf % k}",{tail}'
+                for head, h, k, tail in zip(self._heads, hashes, key_ints, tails, strict=True)
+            ]
+        self.write("".join(lines))
+        self._heads = []
+        self._hashes = []
+
+    def _symmetric_tail(self, scheme: KeyScheme, key: int, lowest: int) -> str:
+        # The key is least among its images: the elements attaining it fix it.
+        symmetries = scheme.canonical(key, self.options.group)[1]
+        return _tail(self.csv, self._group[lowest], symmetries)
+
+    def end_game(self, info: GameInfo) -> None:
+        self._flush()
+
+    def handle_error(self, error: GohashError) -> bool:
+        if self.on_error is not None:
+            self.on_error(error)
+        return False
+
+
+@cache
+def _tail(csv: bool, transform: Element, symmetries: tuple[Element, ...]) -> str:
+    """The transform and symmetries columns, formatted once for each of their few values."""
+    names = [e.name for e in symmetries]
+    if csv:
+        return f"{transform.name},{' '.join(names)}\r\n"
+    listed = json.dumps(names, separators=(",", ":"))
+    return f'"transform":"{transform.name}","symmetries":{listed}}}\n'
+
+
+# -- running over inputs, in this process or in workers ----------------------------------
+
+# What a worker sends back for one input: the records, then files, games,
+# positions, errors as (reason, file, game, move_number) and notes.  Plain data,
+# since not every error class can be pickled.
+_Result = tuple[str, int, int, int, list[tuple[str, str | None, int | None, int | None]], list[str]]
+
+
+def _canon_input(
+    task: tuple[Input | Source, CanonOptions], write: Callable[[str], object] | None = None
+) -> _Result:
+    """Records of one input: written game by game with ``write`` if given, else
+    returned (from a worker process) with the counts."""
+    inp, options = task
+    chunks: list[str] = []
+    summary = WalkSummary()
+    visitor = CanonVisitor(options, write or chunks.append)
+    sources: Iterable[Source | SgfError] = [inp] if isinstance(inp, Source) else read_input(inp)
+    for source in sources:
+        if isinstance(source, SgfError):
+            summary.errors.append(source)
+            continue
+        summary.add(
+            walk_source(
+                source,
+                visitor,
+                variations=options.variations,
+                board_options={"scheme": options.scheme},
+            )
+        )
+    errors = [(e.reason, e.file, e.game, e.move_number) for e in summary.errors]
+    return "".join(chunks), summary.files, summary.games, summary.positions, errors, summary.notes
+
+
+def _tasks(
+    inputs: list[Input], options: CanonOptions
+) -> Iterator[tuple[Input | Source, CanonOptions]]:
+    for inp in inputs:
+        if inp.kind == "stdin":  # a worker has no stdin of ours: read it here
+            for source in read_input(inp):
+                yield source if isinstance(source, Source) else inp, options
+        else:
+            yield inp, options
+
+
+def canon(
+    paths: Iterable[str],
+    write: Callable[[str], object],
+    options: CanonOptions | None = None,
+    *,
+    jobs: int = 1,
+    on_error: Callable[[GohashError], object] | None = None,
+    on_note: Callable[[str], object] | None = None,
+    progress: Callable[[int, int], object] | None = None,
+) -> WalkSummary:
+    """Write the records of every position of ``paths`` with ``write``, in input order.
+
+    ``jobs`` > 1 processes inputs (files, archives) in that many worker
+    processes; at most a few inputs per worker are in flight, so memory stays
+    bounded by the output of a few inputs.  Errors and notes go to ``on_error``
+    and ``on_note`` (in input order); ``progress(done, total)`` is called after
+    each input.  Returns the summary of the whole run.
+    """
+    options = options or CanonOptions()
+    inputs = list(find_inputs(paths))
+    total = WalkSummary()
+    done = 0
+
+    def finish(result: _Result) -> None:
+        nonlocal done
+        text, files, games, positions, errors, notes = result
+        if text:
+            write(text)
+        total.files += files
+        total.games += games
+        total.positions += positions
+        for reason, file, game, move_number in errors:
+            error = GohashError(reason, file=file, game=game, move_number=move_number)
+            total.errors.append(error)
+            if on_error is not None:
+                on_error(error)
+        for note in notes:
+            total.notes.append(note)
+            if on_note is not None:
+                on_note(note)
+        done += 1
+        if progress is not None:
+            progress(done, len(inputs))
+
+    if options.format == "csv":
+        write(CSV_HEADER)
+    if jobs <= 1:
+        for task in _tasks(inputs, options):
+            finish(_canon_input(task, write))
+        return total
+    with multiprocessing.Pool(jobs) as pool:
+        pending: deque[Any] = deque()
+        for task in _tasks(inputs, options):
+            pending.append(pool.apply_async(_canon_input, (task,)))
+            if len(pending) >= 4 * jobs:
+                finish(pending.popleft().get())
+        while pending:
+            finish(pending.popleft().get())
+    return total

@@ -1,0 +1,477 @@
+"""Replaying SGF collections position by position, for visitors to collect.
+
+Scope: the walker.  :func:`walk` reads every game of the given paths (see
+:mod:`gohash.sgf` for sources and parsing), replays it on a
+:class:`~gohash.board.Board` and calls a visitor, in the style of python-chess's
+``chess.pgn.BaseVisitor``: the walker replays, visitors decide what to keep.
+
+Positions visited: the initial position (move number 0: the root's setup
+included), then the position after every node that has a move (B or W, a pass
+included) or setup stones (AB, AW, AE).  Every node with a move counts one move,
+so a setup-only node keeps the move number of the position before it.
+
+By default the main line is replayed (the first child at every branch).  With
+``variations=True`` every variation is, in file order, undoing the board back
+to the branch point after each; ``PositionEvent.variation`` is then the child
+index taken at every branch point (a node with two or more children) on the way
+from the root, trailing zeros dropped: ``()`` on the main line.  Nothing
+recurses, so a tree of any depth is walked with constant stack.
+
+Real collections: a missing SZ means 19; ``B[tt]`` is a pass on boards up to
+19; two moves in a row by one colour are played as written; setup stones may
+come in any node; ``HA[n]`` with no AB stones in the root or the node after it
+places GTP's fixed handicap stones (noted in the summary).
+
+Errors: every error a game's data can cause is a :class:`~gohash.errors.GohashError`
+located at file, game and move number and handed to the visitor's
+:meth:`BaseVisitor.handle_error`, which raises by default.  A collecting visitor
+records it and says whether to go on with the next node (the move in error is
+then not played) or abandon the game.  An error in the root node (board size,
+encoding) or in the SGF syntax always ends the game, and a syntax error ends
+the file too, since where that game ends is unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import chain
+from typing import Any
+
+from .board import Board
+from .coords import gtp
+from .errors import GohashError
+from .sgf import (
+    NODE,
+    OPEN,
+    GameText,
+    Properties,
+    SgfError,
+    SgfSyntaxError,
+    Source,
+    board_size,
+    decode_point_list,
+    decode_text,
+    encoding_of,
+    find_inputs,
+    game_events,
+    read_input,
+)
+
+__all__ = [
+    "BaseVisitor",
+    "GameInfo",
+    "PositionEvent",
+    "WalkSummary",
+    "fixed_handicap",
+    "walk",
+    "walk_source",
+]
+
+Point = tuple[int, int]
+Events = Iterator[tuple[int, Properties | None]]
+
+_SETUP_PROPERTIES = frozenset(("AB", "AW", "AE"))
+_SETUP = ("AB", "AW", "AE")  # the order Board.setup takes them in
+_TEXT_PROPERTIES = ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
+
+
+@dataclass(slots=True)
+class PositionEvent:
+    """A position reached while walking a game.  ``board`` is live: copy it to keep it.
+
+    ``colour``, ``point``, ``sgf_move`` and ``gtp`` describe the move that led
+    here (``point`` None and ``sgf_move`` ``""`` for a pass); all are None for
+    the initial position and after a setup-only node.
+    """
+
+    file: str
+    game: int
+    variation: tuple[int, ...]
+    move_number: int
+    colour: str | None
+    point: Point | None
+    sgf_move: str | None
+    gtp: str | None
+    board: Board
+    node_has_setup: bool
+
+
+@dataclass
+class GameInfo:
+    """What the root node says about a game, and what the walker noticed."""
+
+    file: str
+    game: int
+    size: int
+    encoding: str | None
+    players: dict[str, str | None]
+    result: str | None
+    handicap: int
+    root: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+
+
+class BaseVisitor:
+    """Does nothing with the positions; subclass and override what you need."""
+
+    def begin_game(self, info: GameInfo) -> None:
+        """Called once per game, before its initial position."""
+
+    def visit_position(self, event: PositionEvent) -> None:
+        """Called for the initial position and after every node with a move or setup."""
+
+    def end_game(self, info: GameInfo) -> None:
+        """Called once per game that began, also when it was abandoned."""
+
+    def handle_error(self, error: GohashError) -> bool:
+        """An error in the data, located.  Raise it (the default), or return True
+        to go on with the next node of the game, False to abandon the game."""
+        raise error
+
+
+@dataclass
+class WalkSummary:
+    """Counts of one walk; ``errors`` and ``notes`` in the order they happened."""
+
+    files: int = 0
+    games: int = 0
+    positions: int = 0
+    errors: list[GohashError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, other: WalkSummary) -> None:
+        self.files += other.files
+        self.games += other.games
+        self.positions += other.positions
+        self.errors += other.errors
+        self.notes += other.notes
+
+    def __str__(self) -> str:
+        return (
+            f"{self.files} files, {self.games} games, {self.positions} positions, "
+            f"{len(self.errors)} errors"
+        )
+
+
+def fixed_handicap(size: int, count: int) -> list[Point]:
+    """GTP's fixed handicap placement (GTP 2 section 4.1.1), as GNU Go places it.
+
+    Defined for 2..9 stones on odd sizes from 9, 2..4 on 7x7 and even sizes
+    from 8 (on the fourth lines from 12x12, the third below); raises
+    GohashError elsewhere.
+    """
+    limit = 9 if size % 2 == 1 and size >= 9 else 4 if size >= 7 else 0
+    if not 2 <= count <= limit:
+        raise GohashError(
+            f"GTP defines no fixed handicap of {count} stones on a {size}x{size} board"
+        )
+    low = 3 if size >= 12 else 2
+    high = size - 1 - low
+    mid = size // 2
+    corners = [(low, low), (high, high), (high, low), (low, high)][: min(count, 4)]
+    sides = [(mid, low), (mid, high), (low, mid), (high, mid)]
+    stones = corners + sides[: count - 4 - (count % 2) if count > 5 else 0]
+    if count >= 5 and count % 2 == 1:
+        stones.append((mid, mid))
+    return stones
+
+
+@cache
+def _move_table(size: int) -> dict[bytes, tuple[Point | None, str, str]]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    table: dict[bytes, tuple[Point | None, str, str]] = {}
+    for row in range(size):
+        for col in range(size):
+            move = letters[col] + letters[size - 1 - row]
+            table[move.encode()] = ((row, col), move, gtp((row, col), size))
+    table[b""] = (None, "", "pass")
+    if size <= 19:
+        table[b"tt"] = (None, "", "pass")
+    return table
+
+
+def walk(
+    paths: Iterable[str],
+    visitor: BaseVisitor,
+    *,
+    variations: bool = False,
+    board_options: dict[str, Any] | None = None,
+) -> WalkSummary:
+    """Walk every game of every file, folder (``*.sgf``, recursively), archive
+    (``.zip``, ``.tar.gz``) or ``-`` (standard input) in ``paths``.
+
+    ``board_options`` go to :class:`~gohash.board.Board` (``scheme``,
+    ``suicide_allowed``, ``simple_ko``).
+    """
+    summary = WalkSummary()
+    for inp in find_inputs(paths):
+        for source in read_input(inp):
+            if isinstance(source, SgfError):
+                summary.errors.append(source)
+                visitor.handle_error(source)
+            else:
+                summary.add(
+                    walk_source(source, visitor, variations=variations, board_options=board_options)
+                )
+    return summary
+
+
+def walk_source(
+    source: Source,
+    visitor: BaseVisitor,
+    *,
+    variations: bool = False,
+    board_options: dict[str, Any] | None = None,
+) -> WalkSummary:
+    """Walk every game of one SGF file's bytes."""
+    summary = WalkSummary(files=1)
+    walker = _GameWalker(source.name, visitor, summary, variations, board_options or {})
+    try:
+        for game in game_events(source.data, source.name):
+            summary.games += 1
+            if not walker.walk_game(game):
+                break
+    except SgfError as e:  # nothing readable in the file, or nodes outside any game
+        walker.report(e)
+    return summary
+
+
+class _GameWalker:
+    """The replay of one file's games; one instance per file."""
+
+    def __init__(
+        self,
+        file: str,
+        visitor: BaseVisitor,
+        summary: WalkSummary,
+        variations: bool,
+        board_options: dict[str, Any],
+    ) -> None:
+        self.file = file
+        self.visitor = visitor
+        self.summary = summary
+        self.variations = variations
+        self.board_options = board_options
+
+    def report(self, error: GohashError) -> bool:
+        self.summary.errors.append(error)
+        return self.visitor.handle_error(error.located(file=self.file))
+
+    def walk_game(self, game: GameText) -> bool:
+        """Replay one game; False if the file cannot be read on (a syntax error)."""
+        events = game.events()
+        try:
+            only_children = _only_children(game) if self.variations else None
+            self._replay(game.index, events, only_children)
+        except SgfSyntaxError as e:
+            self.report(e)
+            return False
+        except _Abandon:
+            pass
+        try:
+            for _ in events:  # the rest of an abandoned game, read to find where it ends
+                pass
+        except SgfSyntaxError as e:
+            self.report(e)
+            return False
+        return True
+
+    def _root(self, index: int, props: Properties) -> GameInfo:
+        size = board_size(props)
+        encoding = encoding_of(props)
+        root: dict[str, str] = {}
+        repaired = False
+        for name in _TEXT_PROPERTIES:
+            values = props.get(name)
+            if values is not None:
+                root[name], bad = decode_text(values[0], encoding)
+                repaired |= bad
+        handicap = 0
+        if "HA" in props:
+            raw = props["HA"][0].strip()
+            if not raw.isdigit() or len(raw) > 3:
+                raise SgfError(f"handicap HA[{raw.decode('latin-1')}] is not a number")
+            handicap = int(raw)
+        info = GameInfo(
+            file=self.file,
+            game=index,
+            size=size,
+            encoding=encoding,
+            players={"b": root.get("PB"), "w": root.get("PW")},
+            result=root.get("RE"),
+            handicap=handicap,
+            root=root,
+        )
+        if repaired:
+            self._note(info, f"text is not valid {encoding}; bad bytes shown as U+FFFD")
+        return info
+
+    def _note(self, info: GameInfo, note: str) -> None:
+        info.notes.append(note)
+        self.summary.notes.append(f"{self.file}, game {info.game}: {note}")
+
+    def _replay(self, index: int, events: Events, only_children: bytearray | None) -> None:
+        next(events)  # the game's own "("
+        kind, root = next(events)
+        assert kind == NODE and root is not None  # the parser allows nothing else
+        after_root = next(events)
+        try:
+            info = self._root(index, root)
+            board = Board(info.size, **self.board_options)
+            # HA without AB in the root: the node after it decides whether the
+            # handicap stones are written there or must be placed by GTP's rule.
+            steps = 0
+            if info.handicap >= 2 and "AB" not in root:
+                kind, props = after_root
+                if not (kind == NODE and props is not None and "AB" in props):
+                    steps = self._place_handicap(info, board)
+        except GohashError as e:  # the game cannot be replayed at all
+            self.report(e.located(game=index, move_number=0))
+            return
+        self.visitor.begin_game(info)
+        try:
+            self._replay_tree(
+                info, board, chain([(NODE, root), after_root], events), only_children, steps
+            )
+        finally:
+            self.visitor.end_game(info)
+
+    def _replay_tree(
+        self,
+        info: GameInfo,
+        board: Board,
+        events: Events,
+        only_children: bytearray | None,
+        steps: int,
+    ) -> None:
+        file, game, size = self.file, info.game, info.size
+        visitor, summary, variations = self.visitor, self.summary, self.variations
+        table = _move_table(size)
+        variation: tuple[int, ...] = ()
+        path: list[int] = []
+        # Per open "(": board steps, move number and path length to go back to,
+        # and the number of child trees seen so far.  The game's own "(" is read.
+        stack: list[list[int]] = [[0, 0, 0, 0]]
+        opened = 1  # "(" seen: the index into only_children
+        move_number = 0
+        is_root = True
+        for kind, props in events:
+            if kind == NODE:
+                assert props is not None
+                b = props.get("B")
+                w = props.get("W")
+                setup = not props.keys().isdisjoint(_SETUP_PROPERTIES)
+                if b is None and w is None and not setup and not is_root:
+                    continue
+                colour = point = sgf_move = name = None
+                try:
+                    if setup:
+                        board.setup(*(decode_point_list(props.get(p, []), size) for p in _SETUP))
+                        steps += 1
+                    if b is not None or w is not None:
+                        move_number += 1
+                        if b is not None and w is not None:
+                            raise SgfError(f"node has both B{b!r} and W{w!r}")
+                        colour, values = ("b", b) if b is not None else ("w", w)
+                        assert values is not None
+                        if len(values) != 1:
+                            raise SgfError(f"move {colour.upper()} has {len(values)} values")
+                        entry = table.get(values[0]) or table.get(values[0].strip())
+                        if entry is None:
+                            raise SgfError(
+                                f"bad coordinates {values[0]!r} for a {size}x{size} board"
+                            )
+                        point, sgf_move, name = entry
+                        if point is None:
+                            board.pass_(colour)
+                        else:
+                            board.play(point, colour)
+                        steps += 1
+                except GohashError as e:
+                    e.file, e.game, e.move_number = file, game, move_number
+                    summary.errors.append(e)
+                    if visitor.handle_error(e):
+                        continue
+                    raise _Abandon from None
+                if is_root:
+                    is_root = False
+                    summary.positions += 1
+                    visitor.visit_position(
+                        PositionEvent(
+                            file, game, variation, 0, None, None, None, None, board, setup
+                        )
+                    )
+                    if colour is None:
+                        continue
+                summary.positions += 1
+                visitor.visit_position(
+                    PositionEvent(
+                        file,
+                        game,
+                        variation,
+                        move_number,
+                        colour,
+                        point,
+                        sgf_move,
+                        name,
+                        board,
+                        setup,
+                    )
+                )
+            elif kind == OPEN:
+                parent = stack[-1]
+                child = parent[3]
+                parent[3] += 1
+                stack.append([steps, move_number, len(path), 0])
+                if only_children is not None and not only_children[opened]:
+                    path.append(child)
+                    variation = _strip(path)
+                opened += 1
+            else:
+                saved_steps, move_number, depth, _ = stack.pop()
+                if not stack or not variations:  # the end of the game, or of the main line
+                    return
+                for _ in range(steps - saved_steps):
+                    board.undo()
+                steps = saved_steps
+                if len(path) != depth:
+                    del path[depth:]
+                    variation = _strip(path)
+
+    def _place_handicap(self, info: GameInfo, board: Board) -> int:
+        stones = fixed_handicap(info.size, info.handicap)
+        board.setup(black=stones)
+        names = " ".join(gtp(p, info.size) for p in stones)
+        self._note(info, f"HA[{info.handicap}] without AB: placed GTP fixed handicap {names}")
+        return 1
+
+
+class _Abandon(Exception):
+    """The visitor chose to abandon the game after an error."""
+
+
+def _strip(path: list[int]) -> tuple[int, ...]:
+    end = len(path)
+    while end and path[end - 1] == 0:
+        end -= 1
+    return tuple(path[:end])
+
+
+def _only_children(game: GameText) -> bytearray:
+    """For every "(" of the game in order, whether it is its parent's only child
+    tree: such a tree just continues the sequence and is no branch point."""
+    flags = bytearray()
+    children: list[list[int]] = []
+    for kind, _ in game.events():
+        if kind == OPEN:
+            if children:
+                children[-1].append(len(flags))
+            flags.append(0)
+            children.append([])
+        elif kind != NODE:
+            mine = children.pop()
+            if len(mine) == 1:
+                flags[mine[0]] = 1
+    return flags

@@ -1,0 +1,261 @@
+"""SGF reading: sources (files, folders, archives, stdin), the streaming parser,
+size limits and property decoding."""
+
+from __future__ import annotations
+
+import io
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+from sgfmill import sgf_grammar
+
+from gohash.errors import BoardSizeError
+from gohash.sgf import (
+    CLOSE,
+    NODE,
+    OPEN,
+    Input,
+    SgfError,
+    SgfLimitError,
+    SgfSyntaxError,
+    Source,
+    board_size,
+    decode_point,
+    decode_point_list,
+    decode_text,
+    encoding_of,
+    find_inputs,
+    game_events,
+    read_input,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+
+
+def events_of(data: bytes) -> list[list[tuple[int, dict[str, list[bytes]] | None]]]:
+    return [list(game.events()) for game in game_events(data, "t.sgf")]
+
+
+def test_events_are_a_preorder_walk_of_the_tree() -> None:
+    games = events_of(b"(;SZ[9];B[aa](;W[bb])(;W[cc];B[dd]))")
+    assert games == [
+        [
+            (OPEN, None),
+            (NODE, {"SZ": [b"9"]}),
+            (NODE, {"B": [b"aa"]}),
+            (OPEN, None),
+            (NODE, {"W": [b"bb"]}),
+            (CLOSE, None),
+            (OPEN, None),
+            (NODE, {"W": [b"cc"]}),
+            (NODE, {"B": [b"dd"]}),
+            (CLOSE, None),
+            (CLOSE, None),
+        ]
+    ]
+
+
+def test_values_as_sgfmill_reads_them() -> None:
+    data = rb"(;GM[1]C[a \] bracket]AB[aa] [bb]" + b"\n[cc]AddWhite[dd];B[ee]C[x]C[y])"
+    (game,) = events_of(data)
+    root = game[1][1]
+    (coarse,) = sgf_grammar.parse_sgf_collection(data)
+    assert root == coarse.sequence[0]
+    assert game[2][1] == coarse.sequence[1] == {"B": [b"ee"], "C": [b"x", b"y"]}
+
+
+def test_several_games_and_junk_between_them() -> None:
+    data = b"\xef\xbb\xbfheader (;SZ[9];B[aa])\n-- next --\n(;SZ[13];W[bb])\ntrailer"
+    games = events_of(data)
+    assert [g[1][1] for g in games] == [{"SZ": [b"9"]}, {"SZ": [b"13"]}]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"(;SZ[9];B[aa];W[bb]", "truncated"),
+        (b"(;SZ[9];B[aa", "unterminated property value"),
+        (b"(;SZ[9]()", "empty variation"),
+        (b"(;SZ[9](B[aa]))", "outside a node"),
+        (b"(;SZ[9](;B[aa]);W[bb])", "node after a variation"),
+        (b"(;SZ[9];B[aa]!)", "unexpected data"),
+    ],
+)
+def test_syntax_errors(data: bytes, message: str) -> None:
+    with pytest.raises(SgfSyntaxError, match=message) as info:
+        events_of(data)
+    assert info.value.file == "t.sgf"
+    assert info.value.game == 0
+
+
+def test_missing_opening_parenthesis_is_an_error_not_a_partial_parse() -> None:
+    # sgfmill would find "(;W[bb])" and read it as a whole game.
+    data = b";GM[1]SZ[9];B[aa](;W[bb])(;W[cc]))"
+    with pytest.raises(SgfError, match="missing opening parenthesis"):
+        events_of(data)
+    with pytest.raises(SgfError, match="no SGF game found"):
+        events_of(b"just text")
+    with pytest.raises(SgfError, match="missing opening parenthesis"):
+        events_of(b"(;SZ[9];B[aa]) ;SZ[9];B[bb])")
+
+
+def test_property_value_limit() -> None:
+    data = b"(;SZ[9]C[" + b"x" * 100 + b"];B[aa])"
+    with pytest.raises(SgfSyntaxError, match="larger than the limit of 50 bytes"):
+        for game in game_events(data, "t.sgf", value_limit=50):
+            list(game.events())
+    assert len(events_of(data)) == 1
+
+
+def test_deep_tree_is_parsed_without_recursion() -> None:
+    depth = 100_000
+    data = b"(;SZ[19]" + b"(;B[aa]" * depth + b")" * (depth + 1)
+    (game,) = events_of(data)
+    assert len(game) == 2 + 3 * depth + 1
+
+
+def test_points() -> None:
+    assert decode_point(b"aa", 19) == (18, 0)
+    assert decode_point(b"as", 19) == (0, 0)
+    assert decode_point(b"tt", 19) is None
+    assert decode_point(b"", 9) is None
+    assert decode_point(b"zz", 26) == (0, 25)
+    assert decode_point(b"tt", 20) == (0, 19)  # a point, not a pass, above 19x19
+    with pytest.raises(SgfError, match=r"bad coordinates b'ua' for a 20x20 board"):
+        decode_point(b"ua", 20)
+    with pytest.raises(SgfError, match="bad coordinates b'jj'"):
+        decode_point(b"jj", 9)
+    assert decode_point_list([b"aa:bb", b"ii"], 9) == [(7, 0), (7, 1), (8, 0), (8, 1), (0, 8)]
+    with pytest.raises(SgfError, match="bad point b'aa:'"):
+        decode_point_list([b"aa:"], 9)
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (b"0", BoardSizeError, r"SZ\[0\] is outside 1..26"),
+        (b"27", BoardSizeError, r"SZ\[27\] is outside"),
+        (b"19:13", BoardSizeError, r"rectangular board SZ\[19:13\]"),
+        (b"nineteen", SgfError, "not a number"),
+        (b"9" * 5000, SgfError, "not a number"),
+    ],
+)
+def test_bad_board_sizes(value: bytes, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        board_size({"SZ": [value]})
+
+
+def test_board_sizes() -> None:
+    assert board_size({}) == 19
+    assert board_size({"SZ": [b" 9 "]}) == 9
+    assert board_size({"SZ": [b"26"]}) == 26
+
+
+def test_encodings() -> None:
+    assert encoding_of({}) is None
+    assert encoding_of({"CA": [b"utf8"]}) == "UTF-8"
+    assert encoding_of({"CA": [b"latin1"]}) == "ISO-8859-1"
+    with pytest.raises(SgfError, match=r"unknown or unsupported encoding CA\[klingon\]"):
+        encoding_of({"CA": [b"klingon"]})
+    with pytest.raises(SgfError, match="unsupported encoding"):
+        encoding_of({"CA": [b"UTF-16"]})
+    # Without CA: UTF-8 if it is valid, else Latin-1 (never an error).
+    assert decode_text("Müller".encode(), None) == ("Müller", False)
+    assert decode_text("Müller".encode("latin-1"), None) == ("Müller", False)
+    assert decode_text(b"M\xfcller", "UTF-8") == ("M\ufffdller", True)
+    assert decode_text(rb"a\]b", "UTF-8") == ("a]b", False)
+
+
+# -- sources -----------------------------------------------------------------------------
+
+
+def test_folders_are_searched_recursively_in_order(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "x.SGF").write_bytes(b"(;)")
+    (tmp_path / "a.sgf").write_bytes(b"(;)")
+    (tmp_path / "notes.txt").write_bytes(b"(;)")
+    names = [inp.name for inp in find_inputs([str(tmp_path)])]
+    assert names == [str(tmp_path / "a.sgf"), str(tmp_path / "b" / "x.SGF")]
+    assert list(find_inputs([str(tmp_path / "nope.sgf")])) == [
+        Input("missing", str(tmp_path / "nope.sgf"))
+    ]
+
+
+def _sources(path: str, limit: int = 1000) -> list[Source | SgfError]:
+    return [s for inp in find_inputs([path]) for s in read_input(inp, limit=limit)]
+
+
+def test_zip_members_are_read_in_memory(tmp_path: Path) -> None:
+    path = tmp_path / "games.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("one.sgf", b"(;SZ[9])")
+        archive.writestr("sub/two.sgf", b"(;SZ[13])")
+        archive.writestr("readme.txt", b"not a game")
+        archive.writestr("big.sgf", b"(;C[" + b"x" * 2000 + b"])")
+    sources = _sources(str(path))
+    assert [s.name if isinstance(s, Source) else None for s in sources[:2]] == [
+        f"{path}:one.sgf",
+        f"{path}:sub/two.sgf",
+    ]
+    assert isinstance(sources[1], Source) and sources[1].data == b"(;SZ[13])"
+    assert isinstance(sources[2], SgfLimitError)
+    assert sources[2].file == f"{path}:big.sgf"
+    assert "larger than the limit of 1000 bytes" in str(sources[2])
+
+
+def test_tar_gz_members_are_read_in_memory(tmp_path: Path) -> None:
+    path = tmp_path / "games.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in [("a.sgf", b"(;SZ[9])"), ("big.sgf", b"(;" + b" " * 5000 + b")")]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    sources = _sources(str(path))
+    assert sources[0] == Source(f"{path}:a.sgf", b"(;SZ[9])")
+    assert isinstance(sources[1], SgfLimitError)
+    assert list(tmp_path.iterdir()) == [path]  # nothing extracted
+
+
+def test_unreadable_sources_are_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.zip"
+    bad.write_bytes(b"not a zip file")
+    (error,) = _sources(str(bad))
+    assert isinstance(error, SgfError) and "cannot read" in str(error)
+    big = tmp_path / "big.sgf"
+    big.write_bytes(b"(;" + b" " * 1001 + b")")
+    (error,) = _sources(str(big))
+    assert isinstance(error, SgfLimitError)
+    (error,) = _sources(str(tmp_path / "missing.sgf"))
+    assert "no such file or folder" in str(error)
+
+
+def test_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    class FakeStdin:
+        buffer = io.BytesIO(b"(;SZ[9];B[aa])")
+
+    monkeypatch.setattr(sys, "stdin", FakeStdin())
+    assert _sources("-") == [Source("-", b"(;SZ[9];B[aa])")]
+
+
+def test_own_records_parse_as_sgfmill_parses_them() -> None:
+    files = sorted(DATA.glob("*.sgf"))
+    assert len(files) >= 9
+    for path in files:
+        data = path.read_bytes()
+        ours = [
+            [props for kind, props in game.events() if kind == NODE]
+            for game in game_events(data, str(path))
+        ]
+        theirs = sgf_grammar.parse_sgf_collection(data)
+        assert len(ours) == len(theirs)
+        for nodes, tree in zip(ours, theirs, strict=True):
+            sequence = []
+            stack = [tree]
+            while stack:  # sgfmill's tree in pre-order, as the file lists it
+                t = stack.pop()
+                sequence += t.sequence
+                stack += reversed(t.children)
+            assert nodes == sequence
