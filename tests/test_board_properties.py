@@ -1,0 +1,270 @@
+"""Property tests of gohash.board over random games (hypothesis).
+
+- Differential: random games on random sizes give, after every play, setup
+  and undo, the same stones and the same removed stones as
+  ``sgfmill.boards.Board``, and every refusal is justified on sgfmill's board.
+- Incremental hash: after every play, pass, setup and undo, ``board.hash`` and
+  ``board.situation_hash`` equal a from-scratch ``hash_array``, for every scheme.
+- Symmetry: the image of a game under any of the 16 elements hashes, after
+  every move, to the transformed hash of the original game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sgfmill.boards
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from gohash import ELEMENTS, SCHEMES, scheme
+from gohash.board import Board, IllegalMoveError, KoError, SuicideError
+
+Point = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a random game: mostly plays, some passes, setups and undos.
+
+    ``choice`` picks the colour (its parity) and the point (the first legal
+    empty point of the game's area from ``choice`` on); a setup puts ``count``
+    points drawn with stride ``spread`` into AB, AW and AE.
+    """
+
+    kind: str
+    choice: int
+    spread: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Game:
+    """A random game: board size, the square area its plays use, and the steps.
+
+    Plays confined to a small area fill it quickly, so captures, kos and
+    suicides are frequent even on a large board.
+    """
+
+    size: int
+    area: tuple[int, int, int]  # first row, first col, extent
+    steps: list[Step]
+
+    def colour(self, board: Board, step: Step) -> str:
+        """Mostly the side to move; one step in eight plays twice in a row, as SGF files may."""
+        if step.choice % 8:
+            return board.to_move
+        return "b" if board.to_move == "w" else "w"
+
+    def candidates(self, board: Board, choice: int, colour: str) -> list[Point]:
+        """The empty points of the area, starting at ``choice``.
+
+        One step in two puts first the points that capture, to provoke kos,
+        snapbacks and recaptures.
+        """
+        row0, col0, extent = self.area
+        empty = [
+            (r, c)
+            for r in range(row0, row0 + extent)
+            for c in range(col0, col0 + extent)
+            if board.get((r, c)) is None
+        ]
+        start = choice % len(empty) if empty else 0
+        points = empty[start:] + empty[:start]
+        if choice % 2 == 0:
+            points.sort(key=lambda point: not captures(board, point, colour))
+        return points
+
+    def setup_lists(self, step: Step) -> tuple[list[Point], list[Point], list[Point]]:
+        """AB, AW and AE lists, which may share points or leave groups without liberties."""
+        n = self.size * self.size
+        lists: tuple[list[Point], list[Point], list[Point]] = ([], [], [])
+        for k in range(step.count):
+            value = (step.choice + k * step.spread) % n
+            lists[(step.spread + k) % 3].append(divmod(value, self.size))
+        return lists
+
+
+step_lists = st.lists(
+    st.builds(
+        Step,
+        st.sampled_from(["play"] * 12 + ["pass", "setup", "undo"]),
+        st.integers(0, 10**6),
+        st.integers(0, 10**6),
+        st.integers(1, 4),
+    ),
+    min_size=40,
+    max_size=300,
+)
+
+
+@st.composite
+def games(draw: st.DrawFn, min_size: int, max_size: int) -> Game:
+    size = draw(st.integers(min_size, max_size))
+    extent = draw(st.integers(min(size, 2), min(size, 6)))
+    row0 = draw(st.integers(0, size - extent))
+    col0 = draw(st.integers(0, size - extent))
+    return Game(size, (row0, col0, extent), draw(step_lists))
+
+
+def stones(board: Board | sgfmill.boards.Board) -> dict[Point, str]:
+    if isinstance(board, Board):
+        return {
+            (r, c): colour
+            for r in range(board.size)
+            for c in range(board.size)
+            if (colour := board.get((r, c))) is not None
+        }
+    return {point: colour for colour, point in board.list_occupied_points()}
+
+
+def captures(board: Board, point: Point, colour: str) -> bool:
+    """Whether a play at ``point`` takes stones, or would but for the ko rule."""
+    trial = board.copy()
+    try:
+        return bool(trial.play(point, colour)) and trial.get(point) is not None
+    except KoError:
+        return True
+    except SuicideError:
+        return False
+
+
+def try_play(
+    board: Board, game: Game, choice: int, colour: str
+) -> tuple[Point, list[Point]] | None:
+    """Play the first legal point of the game's area from ``choice`` on; None if none is."""
+    for point in game.candidates(board, choice, colour):
+        try:
+            return point, board.play(point, colour)
+        except (KoError, SuicideError):
+            continue
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(game=games(2, 19), suicide_allowed=st.booleans())
+def test_random_games_agree_with_sgfmill(game: Game, suicide_allowed: bool) -> None:
+    board = Board(game.size, suicide_allowed=suicide_allowed)
+    mill = sgfmill.boards.Board(game.size)
+    mill_ko: Point | None = None
+    capturer = ""
+    undo_stack: list[tuple[sgfmill.boards.Board, Point | None, str]] = []
+    for step in game.steps:
+        colour = game.colour(board, step)
+        if step.kind == "play":
+            before = stones(mill)
+            for point in game.candidates(board, step.choice, colour):
+                try:
+                    removed = board.play(point, colour)
+                except IllegalMoveError as error:
+                    # Every refusal must be a real ko or a real suicide on sgfmill's board.
+                    event(type(error).__name__)
+                    if isinstance(error, KoError):
+                        assert point == mill_ko and colour != capturer
+                    else:
+                        assert isinstance(error, SuicideError) and not suicide_allowed
+                        trial = mill.copy()
+                        trial.play(*point, colour)
+                        assert trial.get(*point) is None
+                    assert stones(board) == before
+                    continue
+                undo_stack.append((mill.copy(), mill_ko, capturer))
+                mill_ko = mill.play(*point, colour)
+                capturer = colour
+                assert set(removed) == (before.keys() | {point}) - stones(mill).keys()
+                assert board.ko_point == mill_ko
+                if removed:
+                    event("capture" if board.get(point) else "suicide")
+                if board.ko_point:
+                    event("ko")
+                break
+        elif step.kind == "setup":
+            black, white, empty = game.setup_lists(step)
+            undo_stack.append((mill.copy(), mill_ko, capturer))
+            removed = board.setup(black, white, empty)
+            # sgfmill applies AB, then AW, then AE, as we do.
+            assert board.last_setup_legal == mill.apply_setup(black, white, empty)
+            assert board.last_setup_legal == (not removed)
+            mill_ko = None
+        elif step.kind == "undo" and undo_stack:
+            board.undo()
+            mill, mill_ko, capturer = undo_stack.pop()
+            assert board.ko_point == mill_ko
+        assert stones(board) == stones(mill)
+
+
+@dataclass
+class Snapshot:
+    key: bytes
+    hash: int
+    situation: int
+    ko: Point | None
+    to_move: str
+    move_number: int
+
+    @staticmethod
+    def of(board: Board) -> Snapshot:
+        return Snapshot(board.position_key(), board.hash, board.situation_hash, board.ko_point,
+                        board.to_move, board.move_number)
+
+
+@settings(max_examples=100, deadline=None)
+@given(game=games(1, 13), suicide_allowed=st.booleans())
+def test_incremental_hash_equals_full_hash_for_every_scheme(
+    game: Game, suicide_allowed: bool
+) -> None:
+    for name in SCHEMES:
+        keys = scheme(name, game.size)
+        board = Board(game.size, keys, suicide_allowed=suicide_allowed)
+        history = [Snapshot.of(board)]
+        for step in game.steps:
+            colour = game.colour(board, step)
+            if step.kind == "play":
+                if try_play(board, game, step.choice, colour) is None:
+                    continue
+            elif step.kind == "pass":
+                board.pass_(colour)
+            elif step.kind == "setup":
+                board.setup(*game.setup_lists(step))
+            else:
+                if len(history) == 1:
+                    continue
+                board.undo()
+                history.pop()
+                assert Snapshot.of(board) == history[-1]
+                continue
+            history.append(Snapshot.of(board))
+            array = board.to_array()
+            assert board.hash == keys.hash_array(array)
+            assert board.situation_hash == keys.hash_array(array, board.to_move)
+
+
+@settings(max_examples=40, deadline=None)
+@given(game=games(1, 13), name=st.sampled_from(SCHEMES))
+def test_image_of_a_game_hashes_to_the_transformed_hash(game: Game, name: str) -> None:
+    size = game.size
+    keys = scheme(name, size)
+    original = Board(size, keys, suicide_allowed=True)
+    moves: list[tuple[Point | None, str]] = []
+    after: list[tuple[int, int, list[Point]]] = []
+    for step in game.steps:
+        colour = game.colour(original, step)
+        if step.kind == "pass":
+            original.pass_(colour)
+            moves.append((None, colour))
+            after.append((original.hash, original.situation_hash, []))
+        else:
+            played = try_play(original, game, step.choice, colour)
+            if played is not None:
+                moves.append((played[0], colour))
+                after.append((original.hash, original.situation_hash, played[1]))
+    for g in ELEMENTS:
+        image = Board(size, keys, suicide_allowed=True)
+        for (point, colour), (h, situation, removed) in zip(moves, after, strict=True):
+            if point is None:
+                image.pass_(g.map_colour(colour))
+            else:
+                image_removed = image.play(g.map_point(point, size), g.map_colour(colour))
+                assert sorted(image_removed) == sorted(g.map_point(p, size) for p in removed)
+            assert image.hash == keys.transform(h, g)
+            assert image.situation_hash == keys.transform(situation, g)
