@@ -1,0 +1,464 @@
+"""Superko checking of game records: which board plays repeat an earlier position.
+
+Scope: the ko rules of DESIGN section 6 and the rulesets that choose them, a
+visitor for :func:`gohash.walk.walk` that finds every violation in a game
+(:class:`SuperkoVisitor`), and :func:`check`, which walks paths with it.
+
+Every game line keeps its history: all positions since the start, setup
+included, in dicts from hash to history entries, for positions and for
+situations (position and player to move).  A hash hit is only a candidate:
+each is confirmed by comparing the exact :meth:`~gohash.board.Board.position_key`
+of the two positions, so a hash collision cannot make a verdict.
+
+The record is replayed as written (``Board(simple_ko=False,
+suicide_allowed=True)``): after an illegal move the checker reports it and goes
+on from the position the record shows, so every violation of a game is listed.
+A play on an occupied point cannot be played; it is reported and skipped.
+
+Rules (``rule``):
+
+- ``positional``: a board play may not recreate any earlier position.
+- ``situational``: ... an earlier position with the same player to move;
+  passes and setup create situations too.
+- ``natural``: as situational, but only situations created by board plays count.
+- ``simple``: no immediate recapture of a single-stone ko; any other board
+  play that recreates an earlier position is reported as ``"no result"``
+  (a repetition cycle voids the game under Japanese and Korean rules).
+
+Suicide, when forbidden, is reported as ``"suicide"`` (the group is removed,
+as the record implies, and the game goes on).  With variations, every line
+has its own history: going back to a branch point forgets the line left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
+
+from .board import Board, OccupiedPointError
+from .coords import GTP_COLUMNS, gtp, sgf_letters
+from .errors import GohashError
+from .schemes import KeyScheme
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk
+
+__all__ = [
+    "KINDS",
+    "RULES",
+    "RULESETS",
+    "CheckResult",
+    "Ruleset",
+    "SuperkoVisitor",
+    "UnknownRuleError",
+    "Violation",
+    "check",
+    "marked_diagram",
+    "ruleset",
+]
+
+Point = tuple[int, int]
+
+RULES = ("positional", "situational", "natural", "simple")
+
+KINDS = {
+    "positional": "positional superko",
+    "situational": "situational superko",
+    "natural": "natural situational superko",
+    "simple": "simple ko",
+    "no result": "no result",
+    "suicide": "suicide",
+    "occupied": "occupied",
+}
+"""Violation kinds: the rule names map to the kind of a repetition under them."""
+
+
+class UnknownRuleError(GohashError):
+    """A ko rule or ruleset name that gohash does not know."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A ko rule and whether suicide is allowed (DESIGN section 6)."""
+
+    name: str
+    rule: str
+    suicide_allowed: bool
+
+
+RULESETS = {
+    "tromp-taylor": Ruleset("tromp-taylor", "positional", True),
+    "chinese": Ruleset("chinese", "positional", False),
+    "aga": Ruleset("aga", "situational", False),
+    "new-zealand": Ruleset("new-zealand", "situational", True),
+    "japanese": Ruleset("japanese", "simple", False),
+    "korean": Ruleset("korean", "simple", False),
+}
+
+
+def ruleset(
+    name: str = "chinese", *, rule: str | None = None, suicide_allowed: bool | None = None
+) -> Ruleset:
+    """The named ruleset, with its ko rule or suicide rule overridden if given."""
+    if name not in RULESETS:
+        raise UnknownRuleError(f"unknown ruleset {name!r}; expected one of {', '.join(RULESETS)}")
+    if rule is not None and rule not in RULES:
+        raise UnknownRuleError(f"unknown ko rule {rule!r}; expected one of {', '.join(RULES)}")
+    base = RULESETS[name]
+    return Ruleset(
+        name,
+        base.rule if rule is None else rule,
+        base.suicide_allowed if suicide_allowed is None else suicide_allowed,
+    )
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One illegal (or game-voiding) move of a record.
+
+    ``repeats`` is the move number of the earlier identical position (or
+    situation) and ``cycle`` the number of moves since; both None for suicide,
+    occupied and simple ko... except that a simple-ko retake repeats the
+    position two moves back, which is given too.  ``diagram`` shows the board
+    after the move, the move's point in brackets.
+    """
+
+    file: str
+    game: int
+    variation: tuple[int, ...]
+    move_number: int
+    colour: str
+    point: Point
+    size: int
+    kind: str
+    repeats: int | None
+    cycle: int | None
+    diagram: str
+
+    @property
+    def move(self) -> str:
+        """The move in SGF letters."""
+        return sgf_letters(self.point, self.size)
+
+    @property
+    def gtp(self) -> str:
+        return gtp(self.point, self.size)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON Lines object: exactly the documented fields."""
+        return {
+            "file": self.file,
+            "game": self.game,
+            "variation": list(self.variation),
+            "move_number": self.move_number,
+            "colour": self.colour,
+            "move": self.move,
+            "gtp": self.gtp,
+            "kind": self.kind,
+            "repeats": self.repeats,
+            "cycle": self.cycle,
+        }
+
+    def headline(self) -> str:
+        """One line: where, who, what, and which earlier position it repeats."""
+        where = f"{self.file}, game {self.game}"
+        if self.variation:
+            where += f", variation {'.'.join(map(str, self.variation))}"
+        who = "black" if self.colour == "b" else "white"
+        text = f"{where}, move {self.move_number}: {who} {self.gtp}: {self.kind}"
+        if self.repeats is not None:
+            text += f", recreates the position after move {self.repeats} (cycle {self.cycle})"
+        return text
+
+
+class _Entry(NamedTuple):
+    """One position of a game line's history."""
+
+    move_number: int
+    position_hash: int
+    situation_hash: int
+    key: bytes
+    to_move: str
+    by_play: bool
+    ko_point: Point | None
+
+
+class _History:
+    """The positions of one game line, indexed by position and by situation hash.
+
+    Entries are pushed and popped in stack order, so the index lists stay in
+    entry order and popping removes the last element of each.
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[_Entry] = []
+        self.positions: dict[int, list[int]] = {}
+        self.situations: dict[int, list[int]] = {}
+
+    def push(self, entry: _Entry) -> None:
+        index = len(self.entries)
+        self.entries.append(entry)
+        self.positions.setdefault(entry.position_hash, []).append(index)
+        self.situations.setdefault(entry.situation_hash, []).append(index)
+
+    def pop(self) -> None:
+        entry = self.entries.pop()
+        for table, h in (
+            (self.positions, entry.position_hash),
+            (self.situations, entry.situation_hash),
+        ):
+            indices = table[h]
+            indices.pop()
+            if not indices:
+                del table[h]
+
+    def latest_match(
+        self, candidates: list[int] | None, key: bytes, to_move: str | None, by_play: bool
+    ) -> _Entry | None:
+        """The latest candidate entry with exactly this position (and player to move,
+        if given; created by a board play, if ``by_play``)."""
+        if candidates is None:
+            return None
+        entries = self.entries
+        for index in reversed(candidates):
+            entry = entries[index]
+            if (
+                entry.key == key
+                and (to_move is None or entry.to_move == to_move)
+                and (entry.by_play or not by_play)
+            ):
+                return entry
+        return None
+
+
+def marked_diagram(board: Board, point: Point | None) -> str:
+    """The board as ``str(board)`` draws it, with ``point`` in brackets: ``.(X)O``."""
+    size = board.size
+    width = len(str(size))
+    symbols = {None: ".", "b": "X", "w": "O"}
+    lines = []
+    for row in range(size - 1, -1, -1):
+        line = f"{row + 1:>{width}} "
+        for col in range(size):
+            symbol = symbols[board.get((row, col))]
+            if (row, col) == point:
+                line = line[:-1] + f"({symbol})"
+            else:
+                line += symbol + " "
+        lines.append(line.rstrip())
+    labels = " ".join(GTP_COLUMNS[col] if col < len(GTP_COLUMNS) else "AA" for col in range(size))
+    lines.append(" " * width + " " + labels)
+    return "\n".join(lines)
+
+
+class SuperkoVisitor(BaseVisitor):
+    """Finds the ko and suicide violations of every game walked.
+
+    Walk with ``board_options=SuperkoVisitor.BOARD_OPTIONS`` (plus a ``scheme``
+    if wanted), as :func:`check` does.  ``violations`` and ``errors`` collect,
+    in the order found.
+    """
+
+    BOARD_OPTIONS: ClassVar[Mapping[str, Any]] = {"simple_ko": False, "suicide_allowed": True}
+
+    def __init__(self, rules: Ruleset | None = None) -> None:
+        self.rules = rules or RULESETS["chinese"]
+        self.violations: list[Violation] = []
+        self.errors: list[GohashError] = []
+        self._history = _History()
+        self._variation: tuple[int, ...] = ()
+        self._board: Board | None = None
+
+    def begin_game(self, info: GameInfo) -> None:
+        self._history = _History()
+        self._variation = ()
+        self._board = None
+
+    def end_game(self, info: GameInfo) -> None:
+        self._history = _History()
+        self._board = None
+
+    def handle_error(self, error: GohashError) -> bool:
+        if isinstance(error, OccupiedPointError) and self._board is not None:
+            point = error.point
+            assert isinstance(point, tuple) and error.colour is not None
+            self._report(
+                error.file or "",
+                error.game or 0,
+                error.move_number or 0,
+                error.colour,
+                point,
+                "occupied",
+                None,
+                self._board,
+            )
+        else:
+            self.errors.append(error)
+        return True
+
+    def visit_position(self, event: PositionEvent) -> None:
+        board = event.board
+        self._board = board
+        history = self._history
+        if event.variation != self._variation:
+            self._variation = event.variation
+            self._back_to_parent(event)
+        if event.colour is not None and event.move_number == 1:
+            self._first_mover(event.colour, board.scheme)
+        by_play = event.point is not None
+        position_hash = board.hash
+        situation_hash = board.situation_hash
+        key = board.position_key()
+        to_move = board.to_move
+        if by_play:
+            assert event.point is not None and event.colour is not None
+            kind, earlier = self._judge(event, position_hash, situation_hash, key, to_move)
+            if kind is not None:
+                self._report(
+                    event.file,
+                    event.game,
+                    event.move_number,
+                    event.colour,
+                    event.point,
+                    kind,
+                    earlier,
+                    board,
+                )
+        history.push(
+            _Entry(
+                event.move_number,
+                position_hash,
+                situation_hash,
+                key,
+                to_move,
+                by_play,
+                board.ko_point,
+            )
+        )
+
+    def _judge(
+        self,
+        event: PositionEvent,
+        position_hash: int,
+        situation_hash: int,
+        key: bytes,
+        to_move: str,
+    ) -> tuple[str | None, int | None]:
+        """The kind of violation of the play that led to ``event``, and the move
+        number of the position it repeats."""
+        point = event.point
+        board = event.board
+        rule = self.rules.rule
+        history = self._history
+        if board.get(point) is None and not self.rules.suicide_allowed:  # type: ignore[arg-type]
+            return "suicide", None
+        if rule == "simple":
+            parent = history.entries[-1] if history.entries else None
+            if (
+                parent is not None
+                and not event.node_has_setup
+                and parent.ko_point == point
+                and parent.to_move == event.colour
+            ):
+                return KINDS["simple"], event.move_number - 2
+            earlier = history.latest_match(history.positions.get(position_hash), key, None, False)
+            return ("no result", earlier.move_number) if earlier else (None, None)
+        if rule == "positional":
+            earlier = history.latest_match(history.positions.get(position_hash), key, None, False)
+        else:
+            earlier = history.latest_match(
+                history.situations.get(situation_hash), key, to_move, rule == "natural"
+            )
+        return (KINDS[rule], earlier.move_number) if earlier else (None, None)
+
+    def _report(
+        self,
+        file: str,
+        game: int,
+        move_number: int,
+        colour: str,
+        point: Point,
+        kind: str,
+        repeats: int | None,
+        board: Board,
+    ) -> None:
+        self.violations.append(
+            Violation(
+                file=file,
+                game=game,
+                variation=self._variation,
+                move_number=move_number,
+                colour=colour,
+                point=point,
+                size=board.size,
+                kind=kind,
+                repeats=repeats,
+                cycle=None if repeats is None else move_number - repeats,
+                diagram=marked_diagram(board, point),
+            )
+        )
+
+    def _back_to_parent(self, event: PositionEvent) -> None:
+        """After the walker went back to a branch point: drop the history of the
+        line it left, down to the position this event's node was played from.
+
+        The walker does not announce its undos, but a new variation always
+        shows as a new ``variation`` tuple; the parent is found by undoing this
+        node's steps on a copy of the board.
+        """
+        steps = int(event.node_has_setup) + int(event.colour is not None)
+        parent = event.board.copy()
+        for _ in range(steps):
+            parent.undo()
+        key = parent.position_key()
+        number = event.move_number - int(event.colour is not None)
+        entries = self._history.entries
+        while entries and not (entries[-1].move_number <= number and entries[-1].key == key):
+            self._history.pop()
+
+    def _first_mover(self, colour: str, scheme: KeyScheme) -> None:
+        """Give the positions before the first move the player who makes it.
+
+        The board starts with Black to move and setup does not change that, but
+        in a handicap game (or any record that White begins) the setup position
+        is a situation with White to move.
+        """
+        history = self._history
+        side = scheme.side_key(colour)
+        for index, entry in enumerate(history.entries):
+            if entry.move_number != 0 or entry.to_move == colour:
+                continue
+            old = history.situations[entry.situation_hash]
+            old.remove(index)
+            if not old:
+                del history.situations[entry.situation_hash]
+            situation_hash = scheme.combine(entry.position_hash, side)
+            history.situations.setdefault(situation_hash, []).append(index)
+            history.situations[situation_hash].sort()
+            history.entries[index] = entry._replace(situation_hash=situation_hash, to_move=colour)
+
+
+@dataclass
+class CheckResult:
+    """What :func:`check` found: violations, input errors and the walk's counts."""
+
+    violations: list[Violation] = field(default_factory=list)
+    errors: list[GohashError] = field(default_factory=list)
+    summary: WalkSummary = field(default_factory=WalkSummary)
+
+
+def check(
+    paths: Iterable[str],
+    rules: Ruleset | None = None,
+    *,
+    variations: bool = False,
+    scheme: str | KeyScheme = "huima64",
+) -> CheckResult:
+    """Check every game under ``paths`` (files, folders, archives, ``-``)."""
+    visitor = SuperkoVisitor(rules)
+    summary = walk(
+        paths,
+        visitor,
+        variations=variations,
+        board_options={**SuperkoVisitor.BOARD_OPTIONS, "scheme": scheme},
+    )
+    return CheckResult(visitor.violations, visitor.errors, summary)

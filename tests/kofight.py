@@ -1,0 +1,88 @@
+"""Random games that run into repetitions, for the superko tests.
+
+Scope: a seeded generator of game records on small boards (5x5..9x9) whose
+moves obey simple ko and forbid suicide but ignore superko, biased towards
+captures and passes so that ko fights cycle and whole-board positions repeat;
+and writing such a game as SGF.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from gohash.board import Board, IllegalMoveError
+from gohash.coords import sgf_letters
+
+Point = tuple[int, int]
+Move = tuple[str, Point | None]
+
+
+@dataclass(frozen=True)
+class RandomGame:
+    size: int
+    moves: tuple[Move, ...]
+    first_repetition: int | None  # move number of the first play that repeats a position
+
+    def sgf(self) -> str:
+        nodes = "".join(
+            f";{colour.upper()}[{sgf_letters(point, self.size)}]" for colour, point in self.moves
+        )
+        return f"(;GM[1]FF[4]SZ[{self.size}]{nodes})\n"
+
+
+def random_game(
+    rng: random.Random, size: int, *, max_moves: int = 150, after_repetition: int = 8
+) -> RandomGame:
+    """Play until ``after_repetition`` moves past the first positional repetition
+    (or ``max_moves``).  Captures are chosen when available with probability 0.7;
+    after a single-stone capture the next players pass with probability 0.5
+    until one plays: so kos are retaken after passes, and positions repeat."""
+    board = Board(size)
+    seen = {board.position_key()}
+    moves: list[Move] = []
+    first: int | None = None
+    pass_chance = 0.05
+    points = [(row, col) for row in range(size) for col in range(size)]
+    while len(moves) < max_moves and (first is None or len(moves) < first + after_repetition):
+        colour = board.to_move
+        legal: list[Point] = []
+        captures: list[Point] = []
+        for point in points:
+            if board.get(point) is not None:
+                continue
+            try:
+                removed = board.play(point, colour)
+            except IllegalMoveError:
+                continue
+            board.undo()
+            (captures if removed else legal).append(point)
+        move: Point | None
+        if rng.random() < pass_chance or not (legal or captures):
+            move = None
+        elif captures and rng.random() < 0.7:
+            move = rng.choice(captures)
+        else:
+            move = rng.choice(legal + captures)
+        moves.append((colour, move))
+        if move is None:
+            board.pass_(colour)
+            continue
+        # After a ko capture or a pass, pass often: the ko's other side then retakes.
+        pass_chance = 0.5 if len(board.play(move, colour)) == 1 else 0.05
+        key = board.position_key()
+        if key in seen and first is None:
+            first = len(moves)
+        seen.add(key)
+    return RandomGame(size, tuple(moves), first)
+
+
+def games_with_repetitions(seed: int, count: int) -> list[RandomGame]:
+    """``count`` random games on sizes 5..9 that each contain a repetition."""
+    rng = random.Random(seed)
+    games: list[RandomGame] = []
+    while len(games) < count:
+        game = random_game(rng, rng.randint(5, 9))
+        if game.first_repetition is not None:
+            games.append(game)
+    return games
