@@ -179,8 +179,8 @@ def canonical_frame(board: npt.ArrayLike, keys: KeyScheme) -> tuple[int, bytes, 
     the position onto its frame (see the module docstring)."""
     arr = np.asarray(board, dtype=np.int8)
     key, attaining = keys.canonical(keys.hash_array(arr))
-    frames = [(pack_array(t.image_array(arr)), t) for t in attaining]
-    frame, element = min(frames, key=lambda pair: (pair[0], pair[1].index))
+    images = pack_arrays(np.stack([t.image_array(arr) for t in attaining]))
+    frame, element = min(zip(images, attaining, strict=True), key=lambda p: (p[0], p[1].index))
     return key, frame, element
 
 
@@ -301,12 +301,18 @@ def _prepare_source(source: Source, factory: SchemeFactory) -> _File:
                  collector.games, collector.errors)
 
 
-def _prepare_input(task: tuple[Input, dict[str, str], SchemeFactory]) -> list[_File | _Error]:
+_Task = tuple[Input | Source | GohashError, dict[str, str], SchemeFactory]
+
+
+def _prepare_input(task: _Task) -> list[_File | _Error]:
     """Every source of one input: unchanged ones (same SHA-256 as in ``known``) are
     only marked so, unreadable ones become errors."""
     inp, known, factory = task
     out: list[_File | _Error] = []
-    for source in read_input(inp):
+    sources: Iterable[Source | GohashError] = (
+        read_input(inp) if isinstance(inp, Input) else [inp]
+    )
+    for source in sources:
         if isinstance(source, GohashError):
             out.append(_Error(None, None, str(source)))
             continue
@@ -478,7 +484,9 @@ class Index:
             self._create(_scheme_name(factory))
         self._factory = factory
         self.scheme_name = _scheme_name(factory)
-        self._db.execute("PRAGMA foreign_keys = OFF")
+        # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps
+        # every committed file, and only a power failure can lose the last ones.
+        self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute("PRAGMA cache_size = -262144")
         self._db.execute("PRAGMA temp_store = MEMORY")
 
@@ -577,7 +585,7 @@ class Index:
         known: dict[str, str] = dict(self._db.execute("SELECT path, sha256 FROM files"))
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
-        tasks = [(inp, _known_for(inp, known), self._factory) for inp in find_inputs(normalised)]
+        tasks = list(_tasks(normalised, known, self._factory))
         summary = BuildSummary()
         for results in _prepared(tasks, jobs):
             for item in results:
@@ -791,16 +799,20 @@ def _scheme_name(factory: SchemeFactory) -> str:
     return factory(19).name
 
 
-def _known_for(inp: Input, known: dict[str, str]) -> dict[str, str]:
-    if inp.kind in ("zip", "tar"):
-        prefix = inp.name + ":"
-        return {path: sha for path, sha in known.items() if path.startswith(prefix)}
-    return {inp.name: known[inp.name]} if inp.name in known else {}
+def _tasks(paths: list[str], known: dict[str, str], factory: SchemeFactory) -> Iterator[_Task]:
+    """One task per input, with the known SHA-256 of its files."""
+    for inp in find_inputs(paths):
+        if inp.kind == "stdin":  # a worker process has no stdin of ours: read it here
+            for source in read_input(inp):
+                yield source, {}, factory
+        elif inp.kind in ("zip", "tar"):
+            prefix = inp.name + ":"
+            yield inp, {p: sha for p, sha in known.items() if p.startswith(prefix)}, factory
+        else:
+            yield inp, ({inp.name: known[inp.name]} if inp.name in known else {}), factory
 
 
-def _prepared(
-    tasks: Sequence[tuple[Input, dict[str, str], SchemeFactory]], jobs: int
-) -> Iterator[list[_File | _Error]]:
+def _prepared(tasks: Sequence[_Task], jobs: int) -> Iterator[list[_File | _Error]]:
     if jobs <= 1 or len(tasks) <= 1:
         yield from map(_prepare_input, tasks)
         return

@@ -1,0 +1,256 @@
+"""``gohash index``: build a position index of SGF files, search it, find duplicate games.
+
+Scope: arguments and printing only; everything else is :mod:`gohash.index`.
+
+- ``gohash index build DB PATH... [--scheme S] [--jobs N]``
+- ``gohash index find DB (--sgf FILE [--move N] [--game G] | --position DIAGRAM)
+  [--no-colour-swap] [--format text|json] [--limit N] [--offset N]``
+- ``gohash index dupes DB [--min-positions N] [--format text|json]``
+
+Exit codes: 0 success, 2 bad input (for ``build``: any file or game in error;
+the others are still indexed), 1 for ``find`` when the position is not in the index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from ..board import Board
+from ..errors import GohashError
+from ..index import BuildSummary, DupeGroup, FindResult, Index, position_from_sgf
+from ..schemes import SCHEMES
+
+__all__ = ["register", "run"]
+
+MAX_DIAGRAM_BYTES = 64 * 1024
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "index",
+        help="search SGF collections for a position up to symmetry; find duplicate games",
+        description="Build an SQLite index of every main-line position of SGF files, find "
+        "every game where a position occurred in any orientation or with colours exchanged "
+        "(confirmed exactly, never by hash alone), and list duplicate games.",
+    )
+    commands = parser.add_subparsers(dest="index_command", metavar="ACTION", required=True)
+
+    build = commands.add_parser(
+        "build",
+        help="create or extend an index",
+        description="Index every game of PATH (SGF files, folders searched recursively for "
+        "*.sgf, .zip or .tar.gz archives, - for standard input).  A file already indexed "
+        "with the same content is skipped, a changed one replaces its games; each file is "
+        "one transaction, so an interrupted build is completed by running it again.",
+    )
+    build.add_argument("db", metavar="DB", help="the index file (created if missing)")
+    build.add_argument("paths", nargs="+", metavar="PATH")
+    build.add_argument(
+        "--scheme", choices=SCHEMES, default=None,
+        help="key scheme of a new index (default huima64); an existing index keeps its own",
+    )
+    build.add_argument(
+        "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
+    )
+
+    find = commands.add_parser(
+        "find",
+        help="every game and move where a position occurred",
+        description="List every game and move number where the position occurred, up to "
+        "rotation, reflection and colour exchange, with the element that maps the query "
+        "onto it.  Positions are compared stone by stone (the side to move is ignored).",
+    )
+    find.add_argument("db", metavar="DB")
+    query = find.add_mutually_exclusive_group(required=True)
+    query.add_argument("--sgf", metavar="FILE", help="take the position from a record (- stdin)")
+    query.add_argument(
+        "--position", metavar="DIAGRAM",
+        help="an ASCII diagram as gohash prints boards (X black, O white, . empty): the "
+        "text itself, a file holding it, or - for standard input",
+    )
+    find.add_argument("--move", type=int, metavar="N", help="with --sgf: after move N "
+                      "(default: the last)")
+    find.add_argument("--game", type=int, default=0, metavar="G",
+                      help="with --sgf: game G of the file (from 0; default 0)")
+    find.add_argument("--no-colour-swap", action="store_true",
+                      help="rotations and reflections only, colours as they are")
+    find.add_argument("--format", choices=("text", "json"), default="text")
+    find.add_argument("--limit", type=int, default=100, metavar="N",
+                      help="show at most N matches (default 100; 0: all)")
+    find.add_argument("--offset", type=int, default=0, metavar="N",
+                      help="skip the first N matches (for paging)")
+
+    dupes = commands.add_parser(
+        "dupes",
+        help="records that are the same game, or a prefix of another",
+        description="Groups of records with the same sequence of positions up to symmetry "
+        "and colour exchange, and records whose sequence is a proper prefix of others'.",
+    )
+    dupes.add_argument("db", metavar="DB")
+    dupes.add_argument(
+        "--min-positions", type=int, default=10, metavar="N",
+        help="ignore records of fewer than N positions (default 10)",
+    )
+    dupes.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    actions = {"build": _run_build, "find": _run_find, "dupes": _run_dupes}
+    return actions[args.index_command](args)
+
+
+# -- build -------------------------------------------------------------------------------------
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise GohashError(f"--jobs must be at least 1, not {args.jobs!r}")
+    err = sys.stderr
+    progress = _progress(err) if err.isatty() else None
+    with Index(args.db, create=True, scheme=args.scheme) as index:
+        summary = index.build(args.paths, jobs=args.jobs, progress=progress)
+        counts = index.counts()
+    if progress is not None:
+        err.write("\r\033[K")
+    for message in summary.errors:
+        print(f"gohash index build: error: {message}", file=err)
+    print(f"{summary}")
+    print(f"index {args.db}: {counts['files']} files, {counts['games']} games, "
+          f"{counts['occurrences']} positions, {counts['positions']} distinct up to symmetry")
+    return 2 if summary.errors else 0
+
+
+def _progress(stream: Any) -> Any:
+    def show(summary: BuildSummary) -> None:
+        stream.write(f"\r{summary.files_indexed} files indexed, {summary.files_unchanged} "
+                     f"unchanged, {summary.positions} positions")
+        stream.flush()
+
+    return show
+
+
+# -- find --------------------------------------------------------------------------------------
+
+
+def _query(args: argparse.Namespace) -> Board:
+    if args.sgf is not None:
+        if args.move is not None and args.move < 0:
+            raise GohashError(f"--move must be 0 or more, not {args.move!r}")
+        return position_from_sgf(args.sgf, args.move, game=args.game)
+    if args.move is not None:
+        raise GohashError("--move goes with --sgf, not --position")
+    text = args.position
+    if text == "-":
+        text = sys.stdin.read(MAX_DIAGRAM_BYTES + 1)
+    elif "\n" not in text and os.path.isfile(text):
+        with open(text, encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_DIAGRAM_BYTES + 1)
+    if len(text) > MAX_DIAGRAM_BYTES:
+        raise GohashError(f"the diagram is larger than {MAX_DIAGRAM_BYTES} bytes")
+    return Board.from_diagram(text)
+
+
+def _run_find(args: argparse.Namespace) -> int:
+    if args.limit < 0 or args.offset < 0:
+        raise GohashError(f"--limit and --offset must be 0 or more, not {args.limit!r}, "
+                          f"{args.offset!r}")
+    board = _query(args)
+    with Index(args.db) as index:
+        result = index.find(board, colour_swap=not args.no_colour_swap,
+                            limit=args.limit or None, offset=args.offset)
+        hex_key = index.keys(board.size).hex(result.key)
+    if args.format == "json":
+        print(json.dumps(_find_json(result, hex_key), ensure_ascii=False))
+    else:
+        _print_find(result, hex_key, board.size)
+    return 0 if result.total else 1
+
+
+def _find_json(result: FindResult, hex_key: str) -> dict[str, Any]:
+    return {
+        "key": hex_key,
+        "total": result.total,
+        "offset": result.offset,
+        "limit": result.limit,
+        "rejected": result.rejected,
+        "matches": [
+            {
+                "file": m.record.file,
+                "game": m.record.game,
+                "move_number": m.move_number,
+                "transform": m.element.name,
+                "colours_exchanged": m.colours_exchanged,
+                "size": m.record.size,
+                "black": m.record.black,
+                "white": m.record.white,
+                "result": m.record.result,
+            }
+            for m in result.matches
+        ],
+    }
+
+
+def _print_find(result: FindResult, hex_key: str, size: int) -> None:
+    rejected = f"; {result.rejected} other positions share the key" if result.rejected else ""
+    print(f"{size}x{size} position, key {hex_key}: {result.total} occurrences{rejected}")
+    for m in result.matches:
+        colours = ", colours exchanged" if m.colours_exchanged else ""
+        print(f"{m.record.file}  game {m.record.game}  move {m.move_number}  "
+              f"{m.element.name}{colours}  ({_players(m.record.black, m.record.white)})")
+    shown_to = result.offset + len(result.matches)
+    if shown_to < result.total:
+        print(f"showing {result.offset + 1}-{shown_to} of {result.total}: "
+              f"--offset {shown_to} for more, --limit 0 for all")
+
+
+def _players(black: str | None, white: str | None) -> str:
+    return f"{black or '?'} (B) vs {white or '?'} (W)"
+
+
+# -- dupes -------------------------------------------------------------------------------------
+
+
+def _run_dupes(args: argparse.Namespace) -> int:
+    if args.min_positions < 1:
+        raise GohashError(f"--min-positions must be at least 1, not {args.min_positions!r}")
+    with Index(args.db) as index:
+        dupes = index.dupes(min_positions=args.min_positions)
+    if args.format == "json":
+        print(json.dumps({
+            "groups": [_group_json(g) for g in dupes.groups],
+            "prefixes": [{"shorter": _group_json(p.shorter), "longer": _group_json(p.longer)}
+                         for p in dupes.prefixes],
+        }, ensure_ascii=False))
+        return 0
+    for group in dupes.groups:
+        print(f"same game ({group.positions} positions):")
+        _print_group(group)
+    for prefix in dupes.prefixes:
+        print(f"prefix ({prefix.shorter.positions} of {prefix.longer.positions} positions):")
+        _print_group(prefix.shorter)
+        print("  is the start of")
+        _print_group(prefix.longer)
+    print(f"{len(dupes.groups)} groups of duplicates, {len(dupes.prefixes)} prefixes")
+    return 0
+
+
+def _group_json(group: DupeGroup) -> dict[str, Any]:
+    return {
+        "positions": group.positions,
+        "records": [
+            {"file": r.file, "game": r.game, "transform": g.name, "size": r.size,
+             "black": r.black, "white": r.white, "result": r.result}
+            for r, g in zip(group.records, group.elements, strict=True)
+        ],
+    }
+
+
+def _print_group(group: DupeGroup) -> None:
+    for record, g in zip(group.records, group.elements, strict=True):
+        print(f"  {record.file}  game {record.game}  {g.name}  "
+              f"({_players(record.black, record.white)}, {record.result or '?'})")

@@ -1,0 +1,83 @@
+"""Kill ``gohash index build`` mid-run, twice, and resume it: the index must be
+consistent after each kill, and the finished index equal to one built in one go
+(nothing lost, nothing doubled)."""
+
+from __future__ import annotations
+
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gohash.cli import main
+from gohash.index import Index
+from tests.test_index import consistency_problems, random_game, table_dump, write_game
+
+FILES = 400
+BUILD = "import sys; from gohash.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("resume")
+    rng = random.Random(4)
+    for n in range(FILES):
+        write_game(folder, f"{n:03}.sgf", 9, random_game(rng, 9, 60))
+    return folder
+
+
+def files_indexed(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as con:
+            count: int = con.execute("SELECT count(*) FROM files").fetchone()[0]
+            return count
+    except sqlite3.OperationalError:  # the schema is not committed yet
+        return 0
+
+
+def build_and_kill(db: Path, collection: Path, at_least: int) -> int:
+    """Start a build, SIGKILL it once ``at_least`` files are committed; return the count."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", BUILD, "index", "build", str(db), str(collection)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while db.exists() is False or files_indexed(db) < at_least:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "the build made no progress"
+            time.sleep(0.005)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+    count = files_indexed(db)
+    assert at_least <= count < FILES, "the build finished before it was killed"
+    return count
+
+
+def test_killed_build_is_consistent_and_resumes(
+    collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "killed.db"
+    first = build_and_kill(db, collection, at_least=10)
+    assert consistency_problems(db) == []
+    second = build_and_kill(db, collection, at_least=first + 40)
+    assert consistency_problems(db) == []
+
+    assert main(["index", "build", str(db), str(collection)]) == 0
+    out = capsys.readouterr().out
+    assert f"{FILES - second} files indexed (0 replaced), {second} unchanged" in out
+    assert consistency_problems(db) == []
+
+    fresh = tmp_path / "fresh.db"
+    with Index(fresh, create=True) as index:
+        index.build([str(collection)])
+    assert table_dump(db) == table_dump(fresh)
+    with Index(db) as index:
+        assert index.counts()["files"] == FILES
