@@ -259,28 +259,39 @@ class Board:
         if index == self._ko and me == self._ko_colour and self.simple_ko:
             raise self._illegal(KoError, point, colour, "retakes a ko")
         neighbours = self._neighbours
+        adjacent = neighbours[index]
         opponent = 3 - me
         cells[index] = me
         captured: list[int] = []
-        for n in neighbours[index]:
+        for n in adjacent:
             if cells[n] == opponent:
-                group = _dead_group(cells, neighbours, n)
-                if group is not None:
-                    for stone in group:
-                        cells[stone] = _EMPTY
-                    captured += group
+                # Most groups touching a move have a liberty right beside it: look there
+                # before paying for a group search.
+                for m in neighbours[n]:
+                    if cells[m] == _EMPTY:
+                        break
+                else:
+                    group = _dead_group(cells, neighbours, n)
+                    if group is not None:
+                        for stone in group:
+                            cells[stone] = _EMPTY
+                        captured += group
         removed = captured
         removed_colour = opponent
         if not captured:
-            own = _dead_group(cells, neighbours, index)
-            if own is not None:
-                if not self.suicide_allowed:
-                    cells[index] = _EMPTY
-                    raise self._illegal(SuicideError, point, colour, "is suicide")
-                for stone in own:
-                    cells[stone] = _EMPTY
-                removed = own
-                removed_colour = me
+            for n in adjacent:
+                if cells[n] == _EMPTY:
+                    break
+            else:
+                own = _dead_group(cells, neighbours, index)
+                if own is not None:
+                    if not self.suicide_allowed:
+                        cells[index] = _EMPTY
+                        raise self._illegal(SuicideError, point, colour, "is suicide")
+                    for stone in own:
+                        cells[stone] = _EMPTY
+                    removed = own
+                    removed_colour = me
 
         h = self._hash
         keys = self._keys
@@ -304,7 +315,7 @@ class Board:
         self._move_number += 1
         # A simple ko: a lone stone with no liberty of its own took exactly one stone.
         if len(captured) == 1 and all(
-            cells[n] == opponent or n == captured[0] for n in neighbours[index]
+            cells[n] == opponent or n == captured[0] for n in adjacent
         ):
             self._ko = captured[0]
             self._ko_colour = opponent
