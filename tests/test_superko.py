@@ -1,0 +1,260 @@
+"""Tests of the superko checker on the records of data/sgf/superko/.
+
+Each record's expected verdicts under every ruleset are those of its README;
+here they are a table.  Also: the marked diagram, rulesets and overrides,
+per-line history with variations, and a setup position that White plays from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gohash.board import Board
+from gohash.superko import (
+    KINDS,
+    RULESETS,
+    Ruleset,
+    UnknownRuleError,
+    check,
+    marked_diagram,
+    ruleset,
+)
+
+RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"
+
+PSK, SSK, NSSK = KINDS["positional"], KINDS["situational"], KINDS["natural"]
+Verdict = tuple[int, str, int | None, int | None]  # move number, kind, repeats, cycle
+
+# Rules in columns: chinese (PSK), aga (SSK), natural (NSSK, suicide forbidden),
+# tromp-taylor (PSK, suicide allowed), new-zealand (SSK, suicide allowed), japanese.
+COLUMNS: dict[str, Ruleset] = {
+    "chinese": RULESETS["chinese"],
+    "aga": RULESETS["aga"],
+    "natural": ruleset("aga", rule="natural"),
+    "tromp-taylor": RULESETS["tromp-taylor"],
+    "new-zealand": RULESETS["new-zealand"],
+    "japanese": RULESETS["japanese"],
+}
+EXPECTED: dict[str, dict[str, list[Verdict]]] = {
+    "triple-ko": {
+        "chinese": [(28, PSK, 22, 6)],
+        "aga": [(28, SSK, 22, 6)],
+        "natural": [(28, NSSK, 22, 6)],
+        "tromp-taylor": [(28, PSK, 22, 6)],
+        "new-zealand": [(28, SSK, 22, 6)],
+        "japanese": [(28, "no result", 22, 6)],
+    },
+    "round-robin-ko": {
+        "chinese": [(36, PSK, 28, 8)],
+        "aga": [(36, SSK, 28, 8)],
+        "natural": [(36, NSSK, 28, 8)],
+        "tromp-taylor": [(36, PSK, 28, 8)],
+        "new-zealand": [(36, SSK, 28, 8)],
+        "japanese": [(36, "no result", 28, 8)],
+    },
+    "send-two-return-one": {
+        "chinese": [(13, PSK, 10, 3), (16, PSK, 13, 3)],
+        "aga": [(16, SSK, 10, 6)],
+        "natural": [(16, NSSK, 10, 6)],
+        "tromp-taylor": [(13, PSK, 10, 3), (16, PSK, 13, 3)],
+        "new-zealand": [(16, SSK, 10, 6)],
+        "japanese": [(13, "no result", 10, 3), (16, "no result", 13, 3)],
+    },
+    "psk-not-ssk": {
+        "chinese": [(13, PSK, 10, 3)],
+        "aga": [],
+        "natural": [],
+        "tromp-taylor": [(13, PSK, 10, 3)],
+        "new-zealand": [],
+        "japanese": [(13, "no result", 10, 3)],
+    },
+    "pass-ssk-nssk": {
+        "chinese": [(12, PSK, 10, 2)],
+        "aga": [(12, SSK, 10, 2)],
+        "natural": [],
+        "tromp-taylor": [(12, PSK, 10, 2)],
+        "new-zealand": [(12, SSK, 10, 2)],
+        "japanese": [(12, "simple ko", 10, 2)],
+    },
+    "suicide-single": {
+        "chinese": [(5, "suicide", None, None), (7, "suicide", None, None)],
+        "aga": [(5, "suicide", None, None), (7, "suicide", None, None)],
+        "natural": [(5, "suicide", None, None), (7, "suicide", None, None)],
+        "tromp-taylor": [(5, PSK, 4, 1), (7, PSK, 6, 1)],
+        "new-zealand": [],
+        "japanese": [(5, "suicide", None, None), (7, "suicide", None, None)],
+    },
+    "suicide-multi": {
+        "chinese": [(7, "suicide", None, None)],
+        "aga": [(7, "suicide", None, None)],
+        "natural": [(7, "suicide", None, None)],
+        "tromp-taylor": [],
+        "new-zealand": [],
+        "japanese": [(7, "suicide", None, None)],
+    },
+    "handicap-setup": {
+        "chinese": [(4, PSK, 0, 4)],
+        "aga": [(4, SSK, 0, 4)],
+        "natural": [],
+        "tromp-taylor": [(4, PSK, 0, 4)],
+        "new-zealand": [(4, SSK, 0, 4)],
+        "japanese": [(4, "no result", 0, 4)],
+    },
+    "occupied": {
+        "chinese": [(3, "occupied", None, None), (7, "suicide", None, None)],
+        "aga": [(3, "occupied", None, None), (7, "suicide", None, None)],
+        "natural": [(3, "occupied", None, None), (7, "suicide", None, None)],
+        "tromp-taylor": [(3, "occupied", None, None), (7, PSK, 6, 1)],
+        "new-zealand": [(3, "occupied", None, None)],
+        "japanese": [(3, "occupied", None, None), (7, "suicide", None, None)],
+    },
+}
+
+
+def verdicts(path: Path, rules: Ruleset, **options: object) -> list[Verdict]:
+    result = check([str(path)], rules, **options)  # type: ignore[arg-type]
+    assert not result.errors, result.errors
+    return [(v.move_number, v.kind, v.repeats, v.cycle) for v in result.violations]
+
+
+def test_every_record_has_expectations() -> None:
+    assert {p.stem for p in RECORDS.glob("*.sgf")} == EXPECTED.keys()
+
+
+@pytest.mark.parametrize("column", COLUMNS)
+@pytest.mark.parametrize("record", EXPECTED)
+def test_record_verdicts(record: str, column: str) -> None:
+    assert verdicts(RECORDS / f"{record}.sgf", COLUMNS[column]) == EXPECTED[record][column]
+
+
+def test_readme_documents_every_record() -> None:
+    readme = (RECORDS / "README.md").read_text()
+    for record in EXPECTED:
+        assert f"{record}.sgf" in readme
+
+
+def test_violation_fields_and_headline() -> None:
+    (violation,) = check([str(RECORDS / "triple-ko.sgf")]).violations
+    assert violation.to_json() == {
+        "file": str(RECORDS / "triple-ko.sgf"),
+        "game": 0,
+        "variation": [],
+        "move_number": 28,
+        "colour": "w",
+        "move": "bd",
+        "gtp": "B6",
+        "kind": "positional superko",
+        "repeats": 22,
+        "cycle": 6,
+    }
+    assert violation.headline().endswith(
+        "game 0, move 28: white B6: positional superko, "
+        "recreates the position after move 22 (cycle 6)"
+    )
+
+
+def test_diagram_marks_the_move_in_the_repeated_position() -> None:
+    (violation,) = check([str(RECORDS / "triple-ko.sgf")]).violations
+    assert violation.diagram == "\n".join(
+        [
+            "9 . . . . . . . . X",
+            "8 . . . . . . . . .",
+            "7 . X O . . . . . .",
+            "6 X(O). O . . . . .",
+            "5 . X O . . . . . .",
+            "4 . . . . . . . . .",
+            "3 . X O . . . X O .",
+            "2 X O . O . X . X O",
+            "1 . X O . . . X O .",
+            "  A B C D E F G H J",
+        ]
+    )
+
+
+def test_marked_diagram_reads_back_without_the_marks() -> None:
+    board = Board.from_diagram(
+        """
+        3 . X O
+        2 X O .
+        1 . X O
+          A B C
+        """
+    )
+    text = marked_diagram(board, (1, 1))
+    assert text.splitlines()[1] == "2 X(O)."
+    assert Board.from_diagram(text.replace("(", " ").replace(")", " ")).to_array().tolist() == (
+        board.to_array().tolist()
+    )
+    assert marked_diagram(board, None) == str(board)
+
+
+def test_ruleset_overrides_and_errors() -> None:
+    assert ruleset() == RULESETS["chinese"]
+    assert ruleset("japanese", rule="positional") == Ruleset("japanese", "positional", False)
+    assert ruleset("chinese", suicide_allowed=True).suicide_allowed
+    with pytest.raises(UnknownRuleError, match="'ing'"):
+        ruleset("ing")
+    with pytest.raises(UnknownRuleError, match="'super'"):
+        ruleset("chinese", rule="super")
+
+
+def test_ruleset_table_of_the_design() -> None:
+    table = {name: (r.rule, r.suicide_allowed) for name, r in RULESETS.items()}
+    assert table == {
+        "tromp-taylor": ("positional", True),
+        "chinese": ("positional", False),
+        "aga": ("situational", False),
+        "new-zealand": ("situational", True),
+        "japanese": ("simple", False),
+        "korean": ("simple", False),
+    }
+
+
+# Moves 1-8 build a ko on 5x5: White's B2 inside Black's A2, B1, B3; Black
+# takes at C2, inside White's C1, C3, D2.
+KO_BUILD = ";B[bc];W[cc];B[ad];W[bd];B[be];W[dd];B[ea];W[ce]"
+
+
+def test_history_is_per_variation(tmp_path: Path) -> None:
+    """A position reached in one variation is no repetition in its sibling."""
+    # Main line: Black takes (9), two passes, White retakes (12): the position
+    # after move 8 again.  Variation 1 passes first and takes at move 11: the
+    # position the main line had after move 9, but new in its own line.
+    path = tmp_path / "variations.sgf"
+    path.write_text(f"(;GM[1]FF[4]SZ[5]{KO_BUILD}(;B[cd];W[];B[];W[bd])(;B[];W[];B[cd];W[ee]))")
+    result = check([str(path)], variations=True)
+    assert [(v.variation, v.move_number, v.repeats) for v in result.violations] == [((), 12, 8)]
+
+
+def test_variations_off_checks_the_main_line_only(tmp_path: Path) -> None:
+    path = tmp_path / "variations.sgf"
+    path.write_text(f"(;GM[1]FF[4]SZ[5]{KO_BUILD}(;B[ee])(;B[cd];W[];B[];W[bd]))")
+    assert check([str(path)]).violations == []
+    (violation,) = check([str(path)], variations=True).violations
+    assert (violation.variation, violation.move_number, violation.repeats) == ((1,), 12, 8)
+
+
+def test_nested_variations_forget_the_line_left(tmp_path: Path) -> None:
+    """Back at an outer branch point, the inner lines are forgotten too."""
+    path = tmp_path / "nested.sgf"
+    path.write_text(
+        f"(;GM[1]FF[4]SZ[5]{KO_BUILD}"
+        "(;B[cd](;W[];B[];W[bd])(;W[ee]))"
+        "(;B[];W[];B[cd];W[];B[];W[bd]))"
+    )
+    result = check([str(path)], variations=True)
+    assert [(v.variation, v.move_number, v.repeats) for v in result.violations] == [
+        ((), 12, 8),
+        ((1,), 14, 10),
+    ]
+
+
+def test_bad_input_is_an_error_and_the_batch_goes_on(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;GM[1]SZ[5];B[cc];W[zz];B[dd])")
+    result = check([str(bad), str(RECORDS / "triple-ko.sgf")])
+    assert len(result.errors) == 1
+    assert result.errors[0].file == str(bad) and result.errors[0].move_number == 2
+    assert [v.move_number for v in result.violations] == [28]
