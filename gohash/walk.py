@@ -357,88 +357,94 @@ class _GameWalker:
         opened = 1  # "(" seen: the index into only_children
         move_number = 0
         is_root = True
-        for kind, props in events:
-            if kind == NODE:
-                assert props is not None
-                b = props.get("B")
-                w = props.get("W")
-                setup = not props.keys().isdisjoint(_SETUP_PROPERTIES)
-                if b is None and w is None and not setup and not is_root:
-                    continue
-                colour = point = sgf_move = name = None
-                try:
-                    if setup:
-                        board.setup(*(decode_point_list(props.get(p, []), size) for p in _SETUP))
-                        steps += 1
-                    if b is not None or w is not None:
-                        move_number += 1
-                        if b is not None and w is not None:
-                            raise SgfError(f"node has both B{b!r} and W{w!r}")
-                        colour, values = ("b", b) if b is not None else ("w", w)
-                        assert values is not None
-                        if len(values) != 1:
-                            raise SgfError(f"move {colour.upper()} has {len(values)} values")
-                        entry = table.get(values[0]) or table.get(values[0].strip())
-                        if entry is None:
-                            raise SgfError(
-                                f"bad coordinates {values[0]!r} for a {size}x{size} board"
-                            )
-                        point, sgf_move, name = entry
-                        if point is None:
-                            board.pass_(colour)
-                        else:
-                            board.play(point, colour)
-                        steps += 1
-                except GohashError as e:
-                    e.file, e.game, e.move_number = file, game, move_number
-                    summary.errors.append(e)
-                    if visitor.handle_error(e):
+        try:
+            for kind, props in events:
+                if kind == NODE:
+                    assert props is not None
+                    b = props.get("B")
+                    w = props.get("W")
+                    setup = not props.keys().isdisjoint(_SETUP_PROPERTIES)
+                    if b is None and w is None and not setup and not is_root:
                         continue
-                    raise _Abandon from None
-                if is_root:
-                    is_root = False
+                    colour = point = sgf_move = name = None
+                    try:
+                        if setup:
+                            board.setup(
+                                *(decode_point_list(props.get(p, []), size) for p in _SETUP)
+                            )
+                            steps += 1
+                        if b is not None or w is not None:
+                            move_number += 1
+                            if b is not None and w is not None:
+                                raise SgfError(f"node has both B{b!r} and W{w!r}")
+                            colour, values = ("b", b) if b is not None else ("w", w)
+                            assert values is not None
+                            if len(values) != 1:
+                                raise SgfError(f"move {colour.upper()} has {len(values)} values")
+                            entry = table.get(values[0]) or table.get(values[0].strip())
+                            if entry is None:
+                                raise SgfError(
+                                    f"bad coordinates {values[0]!r} for a {size}x{size} board"
+                                )
+                            point, sgf_move, name = entry
+                            if point is None:
+                                board.pass_(colour)
+                            else:
+                                board.play(point, colour)
+                            steps += 1
+                    except GohashError as e:
+                        e.file, e.game, e.move_number = file, game, move_number
+                        summary.errors.append(e)
+                        if visitor.handle_error(e):
+                            continue
+                        raise _Abandon from None
+                    if is_root:
+                        is_root = False
+                        summary.positions += 1
+                        visitor.visit_position(
+                            PositionEvent(
+                                file, game, variation, 0, None, None, None, None, board, setup
+                            )
+                        )
+                        if colour is None:
+                            continue
                     summary.positions += 1
                     visitor.visit_position(
                         PositionEvent(
-                            file, game, variation, 0, None, None, None, None, board, setup
+                            file,
+                            game,
+                            variation,
+                            move_number,
+                            colour,
+                            point,
+                            sgf_move,
+                            name,
+                            board,
+                            setup,
                         )
                     )
-                    if colour is None:
-                        continue
-                summary.positions += 1
-                visitor.visit_position(
-                    PositionEvent(
-                        file,
-                        game,
-                        variation,
-                        move_number,
-                        colour,
-                        point,
-                        sgf_move,
-                        name,
-                        board,
-                        setup,
-                    )
-                )
-            elif kind == OPEN:
-                parent = stack[-1]
-                child = parent[3]
-                parent[3] += 1
-                stack.append([steps, move_number, len(path), 0])
-                if only_children is not None and not only_children[opened]:
-                    path.append(child)
-                    variation = _strip(path)
-                opened += 1
-            else:
-                saved_steps, move_number, depth, _ = stack.pop()
-                if not stack or not variations:  # the end of the game, or of the main line
-                    return
-                for _ in range(steps - saved_steps):
-                    board.undo()
-                steps = saved_steps
-                if len(path) != depth:
-                    del path[depth:]
-                    variation = _strip(path)
+                elif kind == OPEN:
+                    parent = stack[-1]
+                    child = parent[3]
+                    parent[3] += 1
+                    stack.append([steps, move_number, len(path), 0])
+                    if only_children is not None and not only_children[opened]:
+                        path.append(child)
+                        variation = _strip(path)
+                    opened += 1
+                else:
+                    saved_steps, move_number, depth, _ = stack.pop()
+                    if not stack or not variations:  # the end of the game, or of the main line
+                        return
+                    for _ in range(steps - saved_steps):
+                        board.undo()
+                    steps = saved_steps
+                    if len(path) != depth:
+                        del path[depth:]
+                        variation = _strip(path)
+        except SgfSyntaxError as e:
+            # Where the data broke: after the last move read.
+            raise e.located(move_number=move_number) from None
 
     def _place_handicap(self, info: GameInfo, board: Board) -> int:
         stones = fixed_handicap(info.size, info.handicap)

@@ -1,0 +1,256 @@
+"""``gohash canon`` records: keys equal for every image of a game, hashes equal to an
+independent replay with sgfmill, and the JSON Lines and CSV schema."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from sgfmill import boards, sgf, sgf_grammar, sgf_properties
+
+from gohash.canon import CSV_HEADER, FIELDS, CanonOptions, canon
+from gohash.errors import GohashError, UnknownElementError, UnknownSchemeError
+from gohash.schemes import SCHEMES, scheme
+from gohash.symmetry import ELEMENTS, Element, elements_of
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+# Every record of ours but the one whose handicap stones are implied by HA (GTP's
+# placement is not symmetric, and sgfmill does not place it): tested in test_walk.
+GAMES = sorted(p for p in DATA.glob("*.sgf") if p.name != "handicap-5-no-ab.sgf")
+
+
+def records(paths: list[str], **options: Any) -> list[dict[str, Any]]:
+    out: list[str] = []
+    summary = canon(paths, out.append, CanonOptions(**options))
+    assert summary.errors == []
+    return [json.loads(line) for line in "".join(out).splitlines()]
+
+
+# -- a test helper that rewrites SGF coordinates --------------------------------------------
+
+
+def _map_value(value: bytes, g: Element, size: int) -> bytes:
+    if value == b"" or (value == b"tt" and size <= 19):
+        return value
+    corners = value.split(b":")
+    mapped = [
+        sgf_properties.serialise_go_point(
+            g.map_point(sgf_properties.interpret_go_point(c, size), size), size
+        )
+        for c in corners
+    ]
+    return b":".join(mapped)
+
+
+def image_sgf(data: bytes, g: Element) -> bytes:
+    """The SGF of the images under ``g`` of every game in ``data``: coordinates mapped,
+    and with a colour exchange B<->W, AB<->AW and no HA."""
+    swap = {"B": "W", "W": "B", "AB": "AW", "AW": "AB"} if g.swap else {}
+    games = []
+    for tree in sgf_grammar.parse_sgf_collection(data):
+        size = int(tree.sequence[0].get("SZ", [b"19"])[0])
+        stack = [tree]
+        while stack:
+            t = stack.pop()
+            stack += t.children
+            for i, props in enumerate(t.sequence):
+                new = {}
+                for name, values in props.items():
+                    if name == "HA" and g.swap:
+                        continue  # a handicap is Black's: the image has none
+                    if name in ("B", "W", "AB", "AW", "AE"):
+                        values = [_map_value(v, g, size) for v in values]
+                    new[swap.get(name, name)] = values
+                t.sequence[i] = new
+        games.append(sgf_grammar.serialise_game_tree(tree))
+    return b"".join(games)
+
+
+def test_image_helper() -> None:
+    rot90 = ELEMENTS[1]
+    assert rot90.name == "rot90"
+    # B at A1 (row 0, col 0) turns counter-clockwise to the lower-right corner.
+    assert image_sgf(b"(;SZ[9];B[ai])", rot90) == b"(;SZ[9];B[ii])\n"
+    swap = ELEMENTS[8]
+    assert image_sgf(b"(;SZ[9]AB[aa:bb];W[])", swap) == b"(;AW[aa:bb]SZ[9];B[])\n"
+
+
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: p.name)
+def test_keys_are_equal_for_every_image(path: Path, tmp_path: Path) -> None:
+    original = records([str(path)], variations=True)
+    assert len(original) > 2
+    data = path.read_bytes()
+    for g in ELEMENTS:
+        image_path = tmp_path / f"{g.name}.sgf"
+        image_path.write_bytes(image_sgf(data, g))
+        image = records([str(image_path)], variations=True)
+        assert [r["key"] for r in image] == [r["key"] for r in original], g.name
+        assert [(r["move_number"], r["variation"]) for r in image] == [
+            (r["move_number"], r["variation"]) for r in original
+        ]
+        assert [r["symmetries"] for r in image] == [r["symmetries"] for r in original]
+        if not g.swap:
+            d4 = records([str(image_path)], variations=True, group="d4")
+            assert [r["key"] for r in d4] == [
+                r["key"] for r in records([str(path)], variations=True, group="d4")
+            ]
+
+
+def _sgfmill_positions(data: bytes) -> list[np.ndarray]:
+    """Every position the walker should visit, replayed from the root by sgfmill."""
+    positions = []
+    for tree in sgf_grammar.parse_sgf_collection(data):
+        game = sgf.Sgf_game.from_coarse_game_tree(tree)
+        size = game.get_size()
+        stack = [game.get_root()]
+        while stack:
+            node = stack.pop()
+            stack += reversed(list(node))
+            if (
+                node.parent is not None
+                and not node.has_setup_stones()
+                and node.get_move()[0] is None
+            ):
+                continue
+            board = boards.Board(size)
+            for step in [*game.get_sequence_above(node), node]:
+                if step.has_setup_stones():
+                    board.apply_setup(*step.get_setup_stones())
+                colour, point = step.get_move()
+                if point is not None:
+                    board.play(point[0], point[1], colour)
+            array = np.zeros((size, size), np.int8)
+            for colour, (row, col) in board.list_occupied_points():
+                array[row, col] = 1 if colour == "b" else 2
+            positions.append(array)
+    return positions
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_every_hash_is_that_of_an_independent_replay(name: str) -> None:
+    for path in GAMES:
+        recs = records([str(path)], variations=True, scheme=name)
+        arrays = _sgfmill_positions(path.read_bytes())
+        assert len(recs) == len(arrays), path.name
+        for record, array in zip(recs, arrays, strict=True):
+            s = scheme(name, array.shape[0])
+            assert record["hash"] == s.hex(s.hash_array(array)), (path.name, record)
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+@pytest.mark.parametrize("group", ["full", "d4"])
+def test_key_transform_and_symmetries(name: str, group: str) -> None:
+    recs = records(
+        [str(DATA / "variations-9x9.sgf"), str(DATA / "game-9x9.sgf")], scheme=name, group=group
+    )
+    s = scheme(name, 9)
+    width = 2 + s.bits // 4
+    elements = elements_of(group)
+    for r in recs:
+        h, key = int(r["hash"], 16), int(r["key"], 16)
+        assert len(r["hash"]) == len(r["key"]) == width
+        assert key == min(s.transform(h, g) for g in elements)
+        assert s.transform(h, r["transform"]) == key
+        assert r["transform"] == next(g.name for g in elements if s.transform(h, g) == key)
+        assert r["symmetries"] == [g.name for g in elements if s.transform(key, g) == key]
+    # The empty board is fixed by the whole group.
+    assert recs[0]["symmetries"] == [g.name for g in elements]
+
+
+def test_json_lines_schema() -> None:
+    recs = records([str(DATA / "passes-9x9.sgf")])
+    assert all(list(r) == list(FIELDS) for r in recs)
+    first, second = recs[0], recs[1]
+    assert first == {
+        "file": str(DATA / "passes-9x9.sgf"),
+        "game": 0,
+        "variation": [],
+        "move_number": 0,
+        "colour": None,
+        "move": None,
+        "gtp": None,
+        "hash": "0x0000000000000000",
+        "key": "0x0000000000000000",
+        "transform": "identity",
+        "symmetries": [g.name for g in ELEMENTS],
+    }
+    assert (second["colour"], second["move_number"]) == ("b", 1)
+    passes = [r for r in recs if r["gtp"] == "pass"]
+    assert passes and all(r["move"] == "" for r in passes)
+
+
+def test_file_names_are_escaped(tmp_path: Path) -> None:
+    path = tmp_path / 'odd "name", with\\ comma.sgf'
+    path.write_bytes(b"(;SZ[9];B[aa])")
+    assert [r["file"] for r in records([str(path)])] == [str(path)] * 2
+    out: list[str] = []
+    canon([str(path)], out.append, CanonOptions(format="csv"))
+    rows = list(csv.reader(io.StringIO("".join(out))))
+    assert rows[1][0] == str(path)
+
+
+def test_csv_has_the_same_columns_and_values() -> None:
+    paths = [str(DATA / "variations-9x9.sgf"), str(DATA / "passes-9x9.sgf")]
+    jsonl = records(paths, variations=True)
+    out: list[str] = []
+    canon(paths, out.append, CanonOptions(format="csv", variations=True))
+    text = "".join(out)
+    assert text.startswith(CSV_HEADER)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == len(jsonl)
+    for row, r in zip(rows, jsonl, strict=True):
+        expected = {
+            **{k: "" if v is None else str(v) for k, v in r.items()},
+            "variation": " ".join(map(str, r["variation"])),
+            "symmetries": " ".join(r["symmetries"]),
+        }
+        assert row == expected
+
+
+def test_jobs_keep_the_order_and_the_output() -> None:
+    paths = [str(p) for p in sorted(DATA.glob("*.sgf"))] * 3
+    single: list[str] = []
+    one = canon(paths, single.append, CanonOptions(variations=True))
+    parallel: list[str] = []
+    two = canon(paths, parallel.append, CanonOptions(variations=True), jobs=2)
+    assert "".join(parallel) == "".join(single)
+    assert (two.files, two.games, two.positions) == (one.files, one.games, one.positions)
+    assert [n.split(":")[0] for n in two.notes] == [n.split(":")[0] for n in one.notes]
+
+
+def test_errors_and_progress_in_input_order(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sgf"
+    bad.write_bytes(b"(;SZ[9];B[aa];W[aa])")
+    paths = [str(bad), str(DATA / "game-9x9.sgf"), str(tmp_path / "missing.sgf")]
+    for jobs in (1, 2):
+        errors: list[GohashError] = []
+        progress: list[tuple[int, int]] = []
+        out: list[str] = []
+        summary = canon(
+            paths,
+            out.append,
+            jobs=jobs,
+            on_error=errors.append,
+            progress=lambda d, t, seen=progress: seen.append((d, t)),
+        )
+        assert [str(e) for e in errors] == [
+            f"{bad}, game 0, move 2: white at 'A9' (8, 0) is occupied",
+            f"{tmp_path / 'missing.sgf'}: no such file or folder",
+        ]
+        assert progress == [(1, 3), (2, 3), (3, 3)]
+        assert len(summary.errors) == 2
+        assert json.loads(out[0].splitlines()[0])["file"] == str(bad)
+
+
+def test_bad_options() -> None:
+    with pytest.raises(UnknownSchemeError):
+        CanonOptions(scheme="md5")
+    with pytest.raises(UnknownElementError):
+        CanonOptions(group="d8")
+    with pytest.raises(GohashError, match="unknown format 'xml'"):
+        CanonOptions(format="xml")

@@ -1,0 +1,335 @@
+"""The walker: main line and variations, setup, passes, handicap, the quirks of real
+collections, errors and the visitor protocol."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gohash.board import Board
+from gohash.coords import gtp, parse_gtp
+from gohash.errors import BoardSizeError, GohashError
+from gohash.sgf import SgfError, SgfSyntaxError, Source
+from gohash.walk import (
+    BaseVisitor,
+    GameInfo,
+    PositionEvent,
+    WalkSummary,
+    fixed_handicap,
+    walk,
+    walk_source,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
+
+
+class Recorder(BaseVisitor):
+    """Keeps every position as (game, variation, move_number, colour, sgf_move, gtp, board copy)."""
+
+    def __init__(self, go_on: bool = False) -> None:
+        self.positions: list[
+            tuple[int, tuple[int, ...], int, str | None, str | None, str | None]
+        ] = []
+        self.boards: list[Board] = []
+        self.games: list[GameInfo] = []
+        self.ended: list[int] = []
+        self.errors: list[GohashError] = []
+        self.go_on = go_on
+
+    def begin_game(self, info: GameInfo) -> None:
+        self.games.append(info)
+
+    def visit_position(self, event: PositionEvent) -> None:
+        self.positions.append(
+            (
+                event.game,
+                event.variation,
+                event.move_number,
+                event.colour,
+                event.sgf_move,
+                event.gtp,
+            )
+        )
+        self.boards.append(event.board.copy())
+
+    def end_game(self, info: GameInfo) -> None:
+        self.ended.append(info.game)
+
+    def handle_error(self, error: GohashError) -> bool:
+        self.errors.append(error)
+        return self.go_on
+
+
+def run(
+    data: bytes, *, variations: bool = False, go_on: bool = False
+) -> tuple[Recorder, WalkSummary]:
+    recorder = Recorder(go_on)
+    summary = walk_source(Source("t.sgf", data), recorder, variations=variations)
+    return recorder, summary
+
+
+def stones(board: Board) -> set[tuple[str, str]]:
+    return {
+        (colour, gtp((row, col), board.size))
+        for row in range(board.size)
+        for col in range(board.size)
+        if (colour := board.get((row, col))) is not None
+    }
+
+
+def test_main_line_moves_passes_and_numbers() -> None:
+    rec, summary = run(b"(;SZ[9];B[ee];W[];B[tt];W[cc]C[comment];C[no move];B[dd])")
+    assert [p[2:] for p in rec.positions] == [
+        (0, None, None, None),
+        (1, "b", "ee", "E5"),
+        (2, "w", "", "pass"),
+        (3, "b", "", "pass"),
+        (4, "w", "cc", "C7"),
+        (5, "b", "dd", "D6"),
+    ]
+    assert stones(rec.boards[-1]) == {("b", "E5"), ("w", "C7"), ("b", "D6")}
+    assert rec.boards[3].hash == rec.boards[1].hash
+    assert (summary.files, summary.games, summary.positions, summary.errors) == (1, 1, 6, [])
+
+
+def test_tt_is_a_point_above_19() -> None:
+    rec, _ = run(b"(;SZ[21];B[tt])")
+    assert rec.positions[1][3:] == ("b", "tt", "U2")
+
+
+def test_variations_are_replayed_with_undo() -> None:
+    path = DATA / "variations-9x9.sgf"
+    rec, _ = run(path.read_bytes(), variations=True)
+    lines = {}
+    for (_, variation, number, *_rest), board in zip(rec.positions, rec.boards, strict=True):
+        lines.setdefault(variation, []).append((number, board))
+    assert list(lines) == [(), (0, 1), (1,)]
+    assert [n for n, _ in lines[()]] == list(range(41))
+    assert [n for n, _ in lines[(0, 1)]] == [21]  # a pass after move 20
+    assert lines[(0, 1)][0][1].hash == lines[()][20][1].hash
+    # The alternative after move 10: a move, a setup-only node (same number), three moves.
+    assert [n for n, _ in lines[(1,)]] == [11, 11, 12, 13, 14]
+    after_setup = lines[(1,)][1][1]
+    assert after_setup.get(parse_gtp("H7", 9)) is None  # AE[hc] cleared the first move
+    # Each variation's positions are those of the line replayed from scratch.
+    main_only, _ = run(path.read_bytes())
+    assert [b.hash for b in main_only.boards] == [b.hash for _, b in lines[()]]
+    ten = main_only.boards[10]
+    assert lines[(1,)][0][1].copy() is not ten
+    replay = ten.copy()
+    replay.play(parse_gtp("F9", 9), "b")  # B[fa]
+    assert replay.hash == lines[(1,)][0][1].hash
+
+
+def test_only_children_are_no_branch_points() -> None:
+    # "(;a(;b(;c)(;d)))": b is the only child of a, so d's path is [1], not [0, 1].
+    rec, _ = run(b"(;SZ[9](;B[aa](;W[bb])(;W[cc])))", variations=True)
+    assert [(p[1], p[4]) for p in rec.positions] == [
+        ((), None),
+        ((), "aa"),
+        ((), "bb"),
+        ((1,), "cc"),
+    ]
+
+
+def test_deep_tree_walks_without_recursion() -> None:
+    depth = 100_000
+    moves = [b"(;B[]", b"(;W[]"]
+    data = (
+        b"(;SZ[19]"
+        + b"".join(moves[i % 2] for i in range(depth))
+        + b"(;B[aa])(;B[bb])"
+        + b")" * (depth + 1)
+    )
+
+    class Counter(BaseVisitor):
+        count = 0
+        last: PositionEvent | None = None
+
+        def visit_position(self, event: PositionEvent) -> None:
+            self.count += 1
+            self.last = event
+
+    for variations, expected in [(True, depth + 3), (False, depth + 2)]:
+        counter = Counter()
+        walk_source(Source("deep.sgf", data), counter, variations=variations)
+        assert counter.count == expected
+        assert counter.last is not None
+        assert counter.last.move_number == depth + 1
+        assert counter.last.variation == ((1,) if variations else ())
+
+
+def test_setup_in_root_and_mid_game() -> None:
+    rec, _ = run(b"(;SZ[9]AB[aa][bb]AW[cc];B[dd];AE[aa]AW[ee];W[ff])")
+    assert [p[2:4] for p in rec.positions] == [(0, None), (1, "b"), (1, None), (2, "w")]
+    assert stones(rec.boards[0]) == {("b", "A9"), ("b", "B8"), ("w", "C7")}
+    assert stones(rec.boards[2]) == {("b", "B8"), ("w", "C7"), ("b", "D6"), ("w", "E5")}
+
+
+def test_handicap_in_node_1() -> None:
+    rec, summary = run((DATA / "handicap-3-in-node-1.sgf").read_bytes())
+    assert rec.games[0].handicap == 3
+    assert [p[2:4] for p in rec.positions[:3]] == [(0, None), (0, None), (1, "w")]
+    assert stones(rec.boards[0]) == set()
+    assert stones(rec.boards[1]) == {("b", "D4"), ("b", "Q16"), ("b", "D16")}
+    assert summary.notes == []
+
+
+def test_handicap_without_ab_places_gtp_stones_and_says_so() -> None:
+    rec, summary = run((DATA / "handicap-5-no-ab.sgf").read_bytes())
+    assert stones(rec.boards[0]) == {("b", v) for v in ["C3", "G7", "C7", "G3", "E5"]}
+    assert rec.positions[1][2:4] == (1, "w")
+    assert summary.notes == [
+        "t.sgf, game 0: HA[5] without AB: placed GTP fixed handicap C3 G7 C7 G3 E5"
+    ]
+    assert rec.games[0].notes == [summary.notes[0].split(": ", 1)[1]]
+    _, summary = run(b"(;SZ[5]HA[2];W[aa])")
+    assert "no fixed handicap of 2 stones on a 5x5 board" in str(summary.errors[0])
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (CI installs it)")
+def test_fixed_handicap_is_gnu_gos() -> None:
+    commands = []
+    cases = [(size, count) for size in range(2, 20) for count in range(2, 11)]
+    for size, count in cases:
+        commands += [f"boardsize {size}", "clear_board", f"fixed_handicap {count}"]
+    assert GNUGO is not None
+    out = subprocess.run(
+        [GNUGO, "--mode", "gtp"],
+        input="\n".join(commands) + "\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    replies = [r.strip() for r in out.split("\n\n") if r.strip()]
+    handicap_replies = replies[2::3]  # after boardsize and clear_board
+    assert len(handicap_replies) == len(cases)
+    for (size, count), reply in zip(cases, handicap_replies, strict=True):
+        if reply.startswith("?"):
+            with pytest.raises(GohashError, match="no fixed handicap"):
+                fixed_handicap(size, count)
+        else:
+            expected = {parse_gtp(v, size) for v in reply.lstrip("= ").split()}
+            assert set(fixed_handicap(size, count)) == expected, (size, count)
+
+
+def test_real_collection_quirks() -> None:
+    # No SZ: 19x19.
+    rec, _ = run((DATA / "game-19x19-no-sz.sgf").read_bytes())
+    assert rec.games[0].size == 19 and rec.positions[-1][2] == 200
+    # tt passes on a small board.
+    rec, _ = run((DATA / "game-13x13.sgf").read_bytes())
+    assert rec.positions[-2][3:] == ("b", "", "pass")
+    assert rec.boards[-1].hash == rec.boards[-3].hash
+    # Two moves in a row by one colour are played as written.
+    rec, summary = run(b"(;SZ[9];B[aa];B[bb];W[cc];W[dd])")
+    assert [p[3] for p in rec.positions[1:]] == ["b", "b", "w", "w"]
+    assert stones(rec.boards[-1]) == {("b", "A9"), ("b", "B8"), ("w", "C7"), ("w", "D6")}
+    assert summary.errors == []
+    # Invalid UTF-8 without CA: Latin-1 text, no error.
+    rec, summary = run("(;SZ[9]PB[Müller]PW[Ægir];B[aa])".encode("latin-1"))
+    assert rec.games[0].players == {"b": "Müller", "w": "Ægir"}
+    assert summary.errors == [] and summary.notes == []
+    # Invalid UTF-8 under CA[UTF-8]: replacement characters, and a note.
+    rec, summary = run(b"(;CA[UTF-8]SZ[9]PB[M\xfcller];B[aa])")
+    assert rec.games[0].players["b"] == "M\ufffdller"
+    assert summary.notes == ["t.sgf, game 0: text is not valid UTF-8; bad bytes shown as U+FFFD"]
+    # Several games in one file.
+    rec, summary = run((DATA / "two-games.sgf").read_bytes())
+    assert [(g.game, g.size, g.root["GN"]) for g in rec.games] == [
+        (0, 9, "first"),
+        (1, 13, "second"),
+    ]
+    assert summary.games == 2 and rec.ended == [0, 1]
+
+
+def test_errors_are_located_and_the_default_visitor_raises() -> None:
+    with pytest.raises(GohashError) as info:
+        walk_source(Source("t.sgf", b"(;SZ[9];B[aa];W[aa])"), BaseVisitor())
+    assert (info.value.file, info.value.game, info.value.move_number) == ("t.sgf", 0, 2)
+    assert "'A9' (8, 0) is occupied" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "error", "where", "message", "positions"),
+    [
+        (b"(;SZ[9];B[aa];W[bb];B[cc]", SgfSyntaxError, (0, 2), "truncated", 3),
+        (b"(;SZ[9];B[aa];W[jj])", SgfError, (0, 2), "bad coordinates b'jj' for a 9x9", 2),
+        (b"(;SZ[9];B[aa];W[aa];B[bb])", GohashError, (0, 2), "'A9' (8, 0) is occupied", 2),
+        (b"(;SZ[0];B[aa])", BoardSizeError, (0, 0), r"SZ[0] is outside 1..26", 0),
+        (b"(;SZ[19:13];B[aa])", BoardSizeError, (0, 0), "rectangular board SZ[19:13]", 0),
+        (b"(;CA[klingon];B[aa])", SgfError, (0, 0), "unknown or unsupported encoding", 0),
+        (b"(;SZ[9];B[aa]W[bb])", SgfError, (0, 1), "node has both B", 1),
+        (b"(;SZ[9];B[aa][bb])", SgfError, (0, 1), "move B has 2 values", 1),
+        (b"(;SZ[9]AB[aa:];B[bb])", SgfError, (0, 0), "bad point b'aa:'", 0),
+        (b"(;SZ[9]HA[x])", SgfError, (0, 0), "HA[x] is not a number", 0),
+    ],
+)
+def test_error_reports(
+    data: bytes,
+    error: type[GohashError],
+    where: tuple[int, int | None],
+    message: str,
+    positions: int,
+) -> None:
+    rec, summary = run(data)
+    (reported,) = rec.errors
+    assert summary.errors == [reported]
+    assert isinstance(reported, error)
+    assert (reported.file, reported.game, reported.move_number) == ("t.sgf", *where)
+    assert message in str(reported)
+    assert len(rec.positions) == positions
+
+
+def test_after_an_error_the_next_game_goes_on() -> None:
+    data = b"(;SZ[0];B[aa])(;SZ[9];B[aa];W[aa];B[bb])(;SZ[9];B[cc])"
+    rec, summary = run(data)
+    assert [e.game for e in rec.errors] == [0, 1]
+    assert [(p[0], p[2]) for p in rec.positions] == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    assert summary.games == 3
+    # A visitor may go on with the game instead: the bad move is not played.
+    rec, _ = run(data, go_on=True)
+    assert [(p[0], p[2], p[4]) for p in rec.positions] == [
+        (1, 0, None),
+        (1, 1, "aa"),
+        (1, 3, "bb"),
+        (2, 0, None),
+        (2, 1, "cc"),
+    ]
+
+
+def test_a_syntax_error_ends_the_file() -> None:
+    rec, summary = run(b"(;SZ[9];B[aa])(;SZ[9];B[bb]!)(;SZ[9];B[cc])")
+    assert [e.game for e in rec.errors] == [1]
+    assert "unexpected data" in str(rec.errors[0])
+    assert {p[0] for p in rec.positions} == {0}  # game 1 broke before its first move ended
+    assert rec.ended == [0]
+    assert summary.games == 2
+
+
+def test_missing_parenthesis_and_empty_files() -> None:
+    for data, message in [
+        (b";SZ[9];B[aa](;W[bb])(;W[cc]))", "missing opening parenthesis"),
+        (b"", "no SGF game found"),
+    ]:
+        rec, summary = run(data)
+        assert rec.positions == [] and summary.games == 0
+        assert message in str(rec.errors[0]) and rec.errors[0].file == "t.sgf"
+
+
+def test_walk_over_paths(tmp_path: Path) -> None:
+    (tmp_path / "a.sgf").write_bytes(b"(;SZ[9];B[aa])")
+    (tmp_path / "b.sgf").write_bytes(b"(;SZ[9];B[aa];W[aa])")
+    rec = Recorder()
+    summary = walk([str(tmp_path), str(tmp_path / "missing.sgf")], rec)
+    assert (summary.files, summary.games, summary.positions) == (2, 2, 4)
+    assert [e.file for e in summary.errors] == [
+        str(tmp_path / "b.sgf"),
+        str(tmp_path / "missing.sgf"),
+    ]
+    assert str(summary) == "2 files, 2 games, 4 positions, 2 errors"
