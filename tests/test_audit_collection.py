@@ -19,6 +19,7 @@ import pytest
 
 from gohash.audit import AuditVisitor, audit_paths, handicap_stones
 from gohash.cli import audit as audit_cli
+from gohash.cli import main
 from gohash.schemes import SCHEMES
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -191,11 +192,17 @@ def test_cli_reports_bad_files_and_goes_on(tmp_path: Path, games: list[str]) -> 
     garbage.write_bytes(b"this is not sgf")
     missing = str(tmp_path / "missing.sgf")
     code, out, err = run_cli("--scheme", "huima64", *games, str(garbage), missing)
-    assert code == 1
+    assert code == 2
     assert "12 positions" in out
     assert "garbage.sgf" in err and "missing.sgf" in err
     assert err.rstrip().endswith("errors; the report covers the rest")
     assert "Traceback" not in err
+
+
+def test_main_dispatches_to_audit(games: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--scheme", "regular128", "--format", "json", *games]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["collection"]["schemes"]["regular128"]["merged"] == 0
 
 
 def test_corpus_small_has_no_splits_and_regular128_merges_nothing() -> None:

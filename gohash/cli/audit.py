@@ -3,8 +3,9 @@
 Scope: argument parsing and printing only; every figure comes from
 :mod:`gohash.audit`.  Text for people, ``--format json`` for programs (one JSON
 object: ``structure``, a list with one entry per scheme, and ``collection``,
-null without PATHs).  Exit status 0, or 1 when some game could not be read
-(the report covers the rest), 2 for bad arguments.
+null without PATHs).  Exit status 0; 2 for bad arguments, and when some game
+could not be read (the errors go to stderr, the report covers the rest), as
+the other subcommands do.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         print(
             f"gohash audit: {len(collection.errors)} errors; the report covers the rest", file=err
         )
-        return 1
+        return 2
     return 0
 
 
