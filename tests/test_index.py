@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gohash.board import Board, IllegalMoveError
+from gohash.errors import PositionError
 from gohash.index import (
     Index,
     IndexFileError,
@@ -34,6 +35,7 @@ from gohash.index import (
 )
 from gohash.schemes import KeyScheme, scheme
 from gohash.symmetry import ELEMENTS, Element, element
+from gohash.walk import BaseVisitor, PositionEvent, walk
 
 Move = tuple[str, "tuple[int, int] | None"]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -202,6 +204,64 @@ def test_find_returns_every_copy_with_its_transform(
             assert files == {str(folder / f"g{game}-{n}.sgf") for n in
                              ("identity", *COPY_ELEMENTS) if swap_symmetric or not element(n).swap}
             assert all(not m.element.swap for m in d4_only.matches)
+
+
+class _Positions(BaseVisitor):
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, int, npt.NDArray[np.int8]]] = []
+
+    def visit_position(self, event: PositionEvent) -> None:
+        self.rows.append((event.file, event.move_number, event.board.to_array()))
+
+
+Stack = tuple[list[tuple[str, int]], npt.NDArray[np.int8]]
+
+
+@cache
+def collection_positions(folder: str) -> dict[int, Stack]:
+    """Every (file, move) of a collection and its position, stacked per board size."""
+    visitor = _Positions()
+    walk([folder], visitor)
+    by_size: dict[int, tuple[list[tuple[str, int]], list[npt.NDArray[np.int8]]]] = {}
+    for file, move, position in visitor.rows:
+        places, arrays = by_size.setdefault(position.shape[0], ([], []))
+        places.append((file, move))
+        arrays.append(position)
+    return {size: (places, np.stack(arrays)) for size, (places, arrays) in by_size.items()}
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_find_equals_brute_force_over_the_collection(
+    copies: tuple[Path, list[tuple[int, list[Move]]]], copies_index: Path, data: st.DataObject
+) -> None:
+    """Differential: every (file, move) whose position is an image of the query, by
+    comparing the query's images with every position of the collection."""
+    stacks = collection_positions(str(copies[0]))
+    places, arrays = stacks[data.draw(st.sampled_from(sorted(stacks)))]
+    query = arrays[data.draw(st.integers(0, len(places) - 1))].copy()
+    if data.draw(st.booleans()):  # often absent from the collection, sometimes not
+        row, col = data.draw(st.tuples(*[st.integers(0, query.shape[0] - 1)] * 2))
+        query[row, col] = data.draw(st.sampled_from([0, 1, 2]))
+    query = data.draw(st.sampled_from(ELEMENTS)).image_array(query)
+    try:
+        Board.from_array(query)
+    except PositionError:  # the change left a group without liberties
+        return
+    colour_swap = data.draw(st.booleans())
+    group = ELEMENTS if colour_swap else ELEMENTS[:8]
+    hits = np.zeros(len(places), dtype=bool)
+    for g in group:
+        hits |= (arrays == g.image_array(query)).all(axis=(1, 2))
+    expected = {places[i] for i in np.flatnonzero(hits)}
+    with Index(copies_index) as index:
+        result = index.find(query, colour_swap=colour_swap, limit=None)
+    assert {(m.record.file, m.move_number) for m in result.matches} == expected
+    assert result.total == len(result.matches)
+    for m in result.matches:
+        assert m.element in group
+        position = arrays[places.index((m.record.file, m.move_number))]
+        assert np.array_equal(m.element.image_array(query), position)
 
 
 def test_find_pages_through_many_occurrences(copies_index: Path) -> None:
