@@ -1,7 +1,7 @@
 """Random games that run into repetitions, for the superko tests.
 
 Scope: a seeded generator of game records on small boards (5x5..9x9) whose
-moves obey simple ko and forbid suicide but ignore superko, biased towards
+moves obey simple ko (and forbid suicide, unless asked) but ignore superko, biased towards
 captures and passes so that ko fights cycle and whole-board positions repeat;
 and writing such a game as SGF.
 """
@@ -32,13 +32,19 @@ class RandomGame:
 
 
 def random_game(
-    rng: random.Random, size: int, *, max_moves: int = 150, after_repetition: int = 8
+    rng: random.Random,
+    size: int,
+    *,
+    max_moves: int = 150,
+    after_repetition: int = 8,
+    suicide_allowed: bool = False,
 ) -> RandomGame:
     """Play until ``after_repetition`` moves past the first positional repetition
     (or ``max_moves``).  Captures are chosen when available with probability 0.7;
     after a single-stone capture the next players pass with probability 0.5
-    until one plays: so kos are retaken after passes, and positions repeat."""
-    board = Board(size)
+    until one plays: so kos are retaken after passes, and positions repeat.
+    With ``suicide_allowed`` suicides are played too (counted as captures)."""
+    board = Board(size, suicide_allowed=suicide_allowed)
     seen = {board.position_key()}
     moves: list[Move] = []
     first: int | None = None
