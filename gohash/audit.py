@@ -345,7 +345,18 @@ class SchemeStructure:
     symmetric_bits: dict[str, int]
     patterns: list[PatternResult]
 
+    @property
+    def smallest(self) -> tuple[int, list[str]] | None:
+        """The fewest keys whose sum equals another set's (a zero sum under XOR), and
+        the families where that many were found; None if no family hashes alike."""
+        found = [p for p in self.patterns if p.equal]
+        if not found:
+            return None
+        keys = min(p.keys for p in found)
+        return keys, [p.family for p in found if p.keys == keys]
+
     def to_json(self) -> dict[str, Any]:
+        smallest = self.smallest
         return {
             "scheme": self.scheme,
             "size": self.size,
@@ -365,6 +376,9 @@ class SchemeStructure:
             "gf2_rank": self.rank,
             "keys": self.keys,
             "symmetric_position_bits": self.symmetric_bits,
+            "smallest_equal": (
+                None if smallest is None else {"keys": smallest[0], "families": smallest[1]}
+            ),
             "patterns": [
                 {
                     "family": p.family,

@@ -292,6 +292,16 @@ def test_family_results_19x19() -> None:
         assert all(equal == 0 for _, equal in results(name, 19).values())
 
 
+def test_smallest_sets_that_hash_alike() -> None:
+    assert scheme_structure("huima64", 19).smallest == (
+        4,
+        ["axis4", "e3-handicap", "e4-pair", "e4-opening"],
+    )
+    assert scheme_structure("huima64-add", 19).smallest == (4, ["e4-pair", "e4-opening"])
+    assert scheme_structure("huima64", 18).smallest == (4, ["e4-pair", "e4-opening"])
+    assert scheme_structure("regular64", 19).smallest is None
+
+
 def test_families_on_even_and_tiny_boards() -> None:
     assert set(results("huima64", 18)) == {"orbit8", "diagonal4", "e4-pair", "e4-opening"}
     assert results("huima64", 2) == {"diagonal4": (1, 0)}

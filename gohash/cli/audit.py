@@ -145,6 +145,12 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
                 f"{p.example or '-'}",
                 file=out,
             )
+    smallest = s.smallest
+    if smallest is None:
+        print("  no family hashes alike", file=out)
+    else:
+        keys, families = smallest
+        print(f"  smallest set of keys that hashes alike: {keys} ({', '.join(families)})", file=out)
     print(file=out)
 
 
