@@ -1,0 +1,119 @@
+"""Tests of ``gohash superko``: output formats, options and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gohash.cli import main
+
+RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"
+FIELDS = ["file", "game", "variation", "move_number", "colour", "move", "gtp", "kind",
+          "repeats", "cycle"]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["superko", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_output_names_the_move_and_draws_the_position(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, str(RECORDS / "send-two-return-one.sgf"))
+    assert code == 1
+    blocks = out.strip().split("\n\n")
+    assert len(blocks) == 2
+    headline, *diagram = blocks[0].splitlines()
+    assert headline == (
+        f"{RECORDS / 'send-two-return-one.sgf'}, game 0, move 13: black B1: "
+        "positional superko, recreates the position after move 10 (cycle 3)"
+    )
+    assert diagram[-2:] == ["1 .(X). X . . . . .", "  A B C D E F G H J"]
+    assert "1 files, 1 games, 2 violations, 0 errors" in err
+
+
+def test_json_lines_have_exactly_the_documented_fields(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "--format", "json", "--ruleset", "aga", str(RECORDS))
+    assert code == 1
+    records = [json.loads(line) for line in out.splitlines()]
+    assert records and all(list(record) == FIELDS for record in records)
+    triple = [r for r in records if r["file"].endswith("triple-ko.sgf")]
+    assert triple == [
+        {
+            "file": str(RECORDS / "triple-ko.sgf"),
+            "game": 0,
+            "variation": [],
+            "move_number": 28,
+            "colour": "w",
+            "move": "bd",
+            "gtp": "B6",
+            "kind": "situational superko",
+            "repeats": 22,
+            "cycle": 6,
+        }
+    ]
+
+
+def test_rule_and_suicide_override_the_ruleset(capsys: pytest.CaptureFixture[str]) -> None:
+    single = str(RECORDS / "suicide-single.sgf")
+    assert run(capsys, "--ruleset", "new-zealand", single)[0] == 0
+    code, out, _ = run(capsys, "--ruleset", "new-zealand", "--rule", "positional", single)
+    assert code == 1 and "positional superko" in out
+    code, out, _ = run(capsys, "--ruleset", "new-zealand", "--suicide", "forbidden", single)
+    assert code == 1 and ": suicide" in out
+    pass_record = str(RECORDS / "pass-ssk-nssk.sgf")
+    assert run(capsys, "--rule", "natural", pass_record)[0] == 0
+
+
+def test_japanese_reports_no_result(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--ruleset", "korean", str(RECORDS / "triple-ko.sgf"))
+    assert code == 1
+    assert "move 28: white B6: no result, recreates the position after move 22" in out
+
+
+def test_clean_record_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "--ruleset", "aga", str(RECORDS / "psk-not-ssk.sgf")) == (
+        0,
+        "",
+        "gohash superko (aga: situational ko, suicide forbidden): 1 files, 1 games, "
+        "0 violations, 0 errors\n",
+    )
+
+
+def test_bad_input_exits_two_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.sgf"
+    broken.write_text("(;GM[1]SZ[5];B[cc];W[")
+    code, out, err = run(capsys, str(broken), str(RECORDS / "triple-ko.sgf"))
+    assert code == 2
+    assert "move 28" in out  # the other file was still checked
+    assert f"error: {broken}" in err and "Traceback" not in err
+    assert "1 violations, 1 errors" in err
+
+
+def test_json_error_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing.sgf"
+    code, out, _ = run(capsys, "--format", "json", str(missing))
+    assert code == 2
+    (record,) = [json.loads(line) for line in out.splitlines()]
+    assert list(record) == ["file", "game", "error"]
+    assert record["file"] == str(missing)
+
+
+def test_variations_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "v.sgf"
+    path.write_text(
+        "(;GM[1]FF[4]SZ[5];B[bc];W[cc];B[ad];W[bd];B[be];W[dd];B[ea];W[ce]"
+        "(;B[ee])(;B[cd];W[];B[];W[bd]))"
+    )
+    assert run(capsys, str(path))[0] == 0
+    code, out, _ = run(capsys, "--variations", "--format", "json", str(path))
+    assert code == 1
+    assert json.loads(out)["variation"] == [1]
