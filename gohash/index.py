@@ -31,6 +31,7 @@ the main line of each game is indexed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sqlite3
@@ -38,7 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from multiprocessing import get_context
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -451,6 +452,25 @@ def _check_sqlite_file(path: str) -> bool:
     return True
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _database_errors(
+    method: Callable[Concatenate[Index, _P], _R],
+) -> Callable[Concatenate[Index, _P], _R]:
+    """Report SQLite's errors on an open index (locked, damaged, disk full) as IndexFileError."""
+
+    @functools.wraps(method)
+    def wrapper(self: Index, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as e:
+            raise IndexFileError(f"cannot use the index: {e}", file=self.path) from None
+
+    return wrapper
+
+
 class Index:
     """A gohash position index in an SQLite file.
 
@@ -474,41 +494,38 @@ class Index:
         if not exists and not create:
             raise IndexFileError("no such index (gohash index build creates one)", file=self.path)
         initialised = exists and _check_sqlite_file(self.path)
-        if initialised:
-            factory = self._check_existing(scheme)
-        else:
-            if not create:
-                raise IndexFileError("an empty file, not a gohash index", file=self.path)
-            factory = _factory(scheme if scheme is not None else "huima64")
-            self._db = _connect(self.path)
-            self._create(_scheme_name(factory))
-        self._factory = factory
-        self.scheme_name = _scheme_name(factory)
-        # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps
-        # every committed file, and only a power failure can lose the last ones.
-        self._db.execute("PRAGMA synchronous = NORMAL")
-        self._db.execute("PRAGMA cache_size = -262144")
-        self._db.execute("PRAGMA temp_store = MEMORY")
-
-    def _check_existing(self, requested: str | SchemeFactory | None) -> SchemeFactory:
+        if not initialised and not create:
+            raise IndexFileError("an empty file, not a gohash index", file=self.path)
         self._db = _connect(self.path)
         try:
-            app, version = (
-                self._db.execute("PRAGMA application_id").fetchone()[0],
-                self._db.execute("PRAGMA user_version").fetchone()[0],
-            )
+            if initialised:
+                factory = self._check_existing(scheme)
+            else:
+                factory = _factory(scheme if scheme is not None else "huima64")
+                self._create(_scheme_name(factory))
+            # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps
+            # every committed file, and only a power failure can lose the last ones.
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute("PRAGMA cache_size = -262144")
+            self._db.execute("PRAGMA temp_store = MEMORY")
         except sqlite3.DatabaseError as e:
             self._db.close()
-            raise IndexFileError(f"not a usable SQLite database: {e}",
-                                 file=self.path) from None
-        if app != APPLICATION_ID:
+            raise IndexFileError(f"not a usable SQLite database: {e}", file=self.path) from None
+        except BaseException:
             self._db.close()
+            raise
+        self._factory = factory
+        self.scheme_name = _scheme_name(factory)
+
+    def _check_existing(self, requested: str | SchemeFactory | None) -> SchemeFactory:
+        app = self._db.execute("PRAGMA application_id").fetchone()[0]
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if app != APPLICATION_ID:
             raise IndexFileError(
                 f"an SQLite database but not a gohash index (application_id {app:#x})",
                 file=self.path,
             )
         if version != SCHEMA_VERSION:
-            self._db.close()
             raise IndexFileError(
                 f"index schema version {version}; this gohash reads version "
                 f"{SCHEMA_VERSION}: build a new index",
@@ -519,10 +536,8 @@ class Index:
             return _factory(stored)
         factory = _factory(requested)
         if _scheme_name(factory) != stored:
-            self._db.close()
             raise IndexFileError(
-                f"index built with key scheme {stored!r}, "
-                f"not {_scheme_name(factory)!r}",
+                f"index built with key scheme {stored!r}, not {_scheme_name(factory)!r}",
                 file=self.path,
             )
         return factory
@@ -558,6 +573,7 @@ class Index:
         """The key scheme of the index for one board size."""
         return self._factory(check_size(size))
 
+    @_database_errors
     def counts(self) -> dict[str, int]:
         """Rows per table: files, games, positions (distinct), occurrences."""
         return {
@@ -567,6 +583,7 @@ class Index:
 
     # -- building ----------------------------------------------------------------------------
 
+    @_database_errors
     def build(
         self,
         paths: Iterable[str],
@@ -680,6 +697,7 @@ class Index:
 
     # -- searching -----------------------------------------------------------------------------
 
+    @_database_errors
     def find(
         self,
         position: Board | npt.ArrayLike,
@@ -729,6 +747,7 @@ class Index:
 
     # -- duplicates ----------------------------------------------------------------------------
 
+    @_database_errors
     def records(self) -> dict[int, Record]:
         """Every game record, by id."""
         return {
@@ -738,6 +757,7 @@ class Index:
             )
         }
 
+    @_database_errors
     def dupes(self, *, min_positions: int = 10) -> Dupes:
         """Groups of records with the same sequence of positions up to symmetry and
         colour exchange, and groups whose sequence is a proper prefix of another's.

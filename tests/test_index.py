@@ -509,6 +509,15 @@ def test_bad_index_files_give_clear_errors(tmp_path: Path) -> None:
         con.execute("PRAGMA user_version = 99")
     with pytest.raises(IndexFileError, match="schema version 99; this gohash reads version 1"):
         Index(old)
+    damaged = tmp_path / "damaged.db"
+    with Index(damaged, create=True) as index:
+        index.build([str(write_game(tmp_path, "g.sgf", 9, random_game(random.Random(1), 9, 30)))])
+    with damaged.open("r+b") as f:
+        f.seek(4096)
+        f.write(b"\xff" * (damaged.stat().st_size - 4096))
+    with pytest.raises(IndexFileError, match="malformed"), Index(damaged) as index:
+        index.find(np.zeros((9, 9), np.int8))
+
     empty = tmp_path / "empty.db"
     empty.touch()
     with pytest.raises(IndexFileError, match="empty"):
