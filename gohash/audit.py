@@ -83,6 +83,7 @@ FAMILIES = ("orbit8", "axis4", "diagonal4", "e3-handicap", "e4-pair", "e4-openin
 two diagonals, and every other point (odd N; even N has only the last two)."""
 
 Board = npt.NDArray[np.int8]
+_BATCH = 4096  # positions processed together: large enough to amortise numpy's overhead
 
 
 # -- key structure -----------------------------------------------------------------------
@@ -418,13 +419,18 @@ def pack_positions(boards: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Positions ``(B, N, N)`` packed two bits a point: row ``i`` is
     ``board.position_key()[1:]`` of position ``i`` (base-4 digits, most significant
     first, big-endian, zero-padded in front).  Rows compare as the positions do."""
-    arr = _check_boards(boards)
-    count, size = arr.shape[0], arr.shape[-1]
-    flat = arr.reshape(count, size * size).astype(np.uint8)
-    flat = np.pad(flat, ((0, 0), ((-size * size) % 4, 0)))
-    quads = flat.reshape(count, -1, 4)
+    return _pack(_check_boards(boards))
+
+
+def _pack(boards: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
+    """:func:`pack_positions` of an array ``(..., N, N)`` of checked positions."""
+    lead, points = boards.shape[:-2], boards.shape[-1] ** 2
+    pad = -points % 4
+    flat = np.zeros((*lead, pad + points), dtype=np.uint8)
+    flat[..., pad:] = boards.reshape(*lead, points)
+    quads = flat.reshape(*lead, -1, 4)
     packed = (quads[..., 0] << 6) | (quads[..., 1] << 4) | (quads[..., 2] << 2) | quads[..., 3]
-    return packed.astype(np.uint8)
+    return packed.astype(np.uint8, copy=False)
 
 
 def pack_position(board: npt.ArrayLike) -> bytes:
@@ -460,13 +466,13 @@ def canonical_positions(
     """Batch twin of :func:`canonical_position`: packed forms ``(B, L)`` and element indexes."""
     arr = _check_boards(boards)
     elements = elements_of(group)
-    best = pack_positions(arr)
+    images = _pack(np.stack([g.image_array(arr) for g in elements]))
+    best = images[0]
     which = np.zeros(arr.shape[0], dtype=np.uint8)
-    for g in elements[1:]:
-        image = pack_positions(g.image_array(arr))
+    rows = np.arange(arr.shape[0])
+    for g, image in zip(elements[1:], images[1:], strict=True):
         differ = image != best
         first = differ.argmax(axis=1)
-        rows = np.arange(arr.shape[0])
         smaller = differ[rows, first] & (image[rows, first] < best[rows, first])
         best[smaller] = image[smaller]
         which[smaller] = g.index
@@ -632,6 +638,8 @@ class AuditVisitor(BaseVisitor):
         self._sizes: dict[int, _SizeBatches] = {}
         self._boards: list[Board] = []
         self._moves: list[int] = []
+        # Positions of finished games wait here, by size, to be processed in big batches.
+        self._pending: dict[int, tuple[list[Board], list[int], list[int]]] = {}
 
     def begin_game(self, info: GameInfo) -> None:
         self.files[info.file] = None
@@ -644,8 +652,18 @@ class AuditVisitor(BaseVisitor):
 
     def end_game(self, info: GameInfo) -> None:
         if self._boards:
-            self.add_positions(np.stack(self._boards), self._moves, len(self.locations) - 1)
+            size = self._boards[0].shape[0]
+            boards, moves, games = self._pending.setdefault(size, ([], [], []))
+            boards += self._boards
+            moves += self._moves
+            games += [len(self.locations) - 1] * len(self._moves)
+            if len(boards) >= _BATCH:
+                self._flush(size)
         self._boards, self._moves = [], []
+
+    def _flush(self, size: int) -> None:
+        boards, moves, games = self._pending.pop(size)
+        self._record(np.stack(boards), moves, games)
 
     def handle_error(self, error: GohashError) -> bool:
         self.errors.append(error)
@@ -656,23 +674,32 @@ class AuditVisitor(BaseVisitor):
     def add_positions(self, boards: Board, moves: Sequence[int], game: int) -> None:
         """Record a batch ``(B, N, N)`` of positions of game number ``game``
         (an index into :attr:`locations`)."""
+        self._record(boards, moves, [game] * len(moves))
+
+    def _record(self, boards: Board, moves: Sequence[int], games: Sequence[int]) -> None:
         size = boards.shape[-1]
         batches = self._sizes.setdefault(size, _SizeBatches(self.schemes))
         forms, which = canonical_positions(boards, self.group)
         batches.forms.append(forms)
         batches.elements.append(which)
         batches.moves.append(np.asarray(moves, dtype=np.int32))
-        batches.games.append(np.full(len(moves), game, dtype=np.int32))
+        batches.games.append(np.asarray(games, dtype=np.int32))
         for name in self.schemes:
             ks = scheme(name, size)
             keys, _ = ks.canonical_array(ks.hash_arrays(boards), self.group)
             batches.keys[name].append(keys)
 
     def result(self) -> CollectionAudit:
+        for size in list(self._pending):
+            self._flush(size)
         sizes = [self._size_audit(size, self._sizes[size]) for size in sorted(self._sizes)]
-        games = len({loc for loc in self.locations})
         return CollectionAudit(
-            self.schemes, self.group, len(self.files), games, sizes, list(self.errors)
+            self.schemes,
+            self.group,
+            len(self.files),
+            len(self.locations),
+            sizes,
+            list(self.errors),
         )
 
     def _size_audit(self, size: int, batches: _SizeBatches) -> SizeAudit:
