@@ -36,9 +36,9 @@ Move = tuple[str, Point | None]
 Game = tuple[list[Point], list[Point], list[Move]]  # root AB, root AW, main-line moves
 
 
-def load_games(limit: int | None) -> tuple[list[Game], int]:
-    """Pre-parsed 19x19 main lines, and how many files could not be read."""
-    games: list[Game] = []
+def load_games(limit: int | None) -> tuple[list[tuple[Path, Game]], int]:
+    """Pre-parsed 19x19 main lines with their files, and how many files could not be read."""
+    games: list[tuple[Path, Game]] = []
     unreadable = 0
     for path in sorted(CORPUS.rglob("*.sgf")):
         if limit is not None and len(games) >= limit:
@@ -58,11 +58,12 @@ def load_games(limit: int | None) -> tuple[list[Game], int]:
         except (ValueError, KeyError):
             unreadable += 1
             continue
-        games.append((sorted(black), sorted(white), moves))
+        games.append((path, (sorted(black), sorted(white), moves)))
     return games, unreadable
 
 
-def replays_cleanly(game: Game) -> bool:
+def refusal(game: Game) -> str | None:
+    """Why either board refuses a move of the game, or None if both replay it."""
     black, white, moves = game
     board = Board(SIZE)
     mill = sgfmill.boards.Board(SIZE)
@@ -75,9 +76,9 @@ def replays_cleanly(game: Game) -> bool:
             else:
                 board.play(point, colour)
                 mill.play(*point, colour)
-    except ValueError:  # both boards' refusals are ValueErrors
-        return False
-    return True
+    except ValueError as error:  # both boards' refusals are ValueErrors
+        return str(error) or f"sgfmill refuses {colour} {point!r}"
+    return None
 
 
 def time_gohash(games: list[Game], scheme: str) -> float:
@@ -110,8 +111,14 @@ def time_sgfmill(games: list[Game]) -> float:
     return elapsed
 
 
-def best_of(repeat: int, run: Callable[[], float]) -> float:
-    return min(run() for _ in range(repeat))
+def best_times(repeat: int, runs: dict[str, Callable[[], float]]) -> dict[str, float]:
+    """Best of ``repeat`` timings of each run; the runs take turns, so drifts in machine
+    load hit them all alike."""
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(repeat):
+        for name, run in runs.items():
+            best[name] = min(best[name], run())
+    return best
 
 
 def board_memory(game: Game) -> int:
@@ -141,8 +148,15 @@ def main() -> int:
 
     start = time.perf_counter()
     parsed, unreadable = load_games(args.limit)
-    games = [game for game in parsed if replays_cleanly(game)]
-    refused = len(parsed) - len(games)
+    games = []
+    refused = 0
+    for path, game in parsed:
+        reason = refusal(game)
+        if reason is None:
+            games.append(game)
+        else:
+            refused += 1
+            print(f"left out {path.relative_to(CORPUS)}: {reason}")
     moves = sum(len(game[2]) for game in games)
     print(
         f"{len(games)} games of 19x19 from {CORPUS} ({moves} moves; left out: "
@@ -150,13 +164,15 @@ def main() -> int:
         f"{time.perf_counter() - start:.1f} s"
     )
 
-    baseline = best_of(args.repeat, partial(time_sgfmill, games))
-    rows = [("sgfmill.boards.Board.play (baseline)", baseline)]
+    runs: dict[str, Callable[[], float]] = {
+        "sgfmill.boards.Board.play (baseline)": partial(time_sgfmill, games)
+    }
     for scheme in ("huima64", "huima64-add", "regular128"):
-        seconds = best_of(args.repeat, partial(time_gohash, games, scheme))
-        rows.append((f"gohash Board, {scheme} hash", seconds))
+        runs[f"gohash Board, {scheme} hash"] = partial(time_gohash, games, scheme)
+    times = best_times(args.repeat, runs)
+    baseline = times["sgfmill.boards.Board.play (baseline)"]
     print(f"{'board':<40} {'seconds':>8} {'moves/s':>10} {'ratio':>6}")
-    for name, seconds in rows:
+    for name, seconds in times.items():
         print(f"{name:<40} {seconds:8.2f} {moves / seconds:10.0f} {baseline / seconds:6.2f}x")
 
     longest = max(games, key=lambda game: len(game[2]))

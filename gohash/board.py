@@ -54,16 +54,16 @@ _CODES = {"b": _BLACK, "w": _WHITE}
 _COLOURS = (None, "b", "w")
 _COLOUR_NAMES = ("empty", "black", "white")
 
-# History records are plain tuples (they are made on every move, so no class):
-#   play  (index, removed_colour, removed_indices, prev_ko, prev_ko_colour, prev_hash, prev_to_move)
-#   pass  (_PASS, prev_ko, prev_ko_colour, prev_to_move)
-#   setup (_SETUP, changes [(index, old_code), ...], prev_ko, prev_ko_colour, prev_hash,
-#          prev_setup_legal)
 _SYMBOLS = (".", "X", "O")
 _DIAGRAM_CODES = {".": _EMPTY, "+": _EMPTY, "X": _BLACK, "x": _BLACK, "#": _BLACK,
                   "O": _WHITE, "o": _WHITE}
 _DIGITS = bytes.maketrans(b"\x00\x01\x02", b"012")
 
+# History records are plain tuples (they are made on every move, so no class):
+#   play  (index, removed_colour, removed_indices, prev_ko, prev_ko_colour, prev_hash, prev_to_move)
+#   pass  (_PASS, prev_ko, prev_ko_colour, prev_to_move)
+#   setup (_SETUP, changes [(index, old_code), ...], prev_ko, prev_ko_colour, prev_hash,
+#          prev_setup_legal)
 _PASS = -1
 _SETUP = -2
 _NO_POINT = -1
@@ -142,6 +142,10 @@ def _dead_group(
                 group.add(n)
                 stack.append(n)
     return list(group)
+
+
+def _colour_error(colour: object, *, move_number: int | None) -> ColourError:
+    return ColourError(f"colour {colour!r} is not 'b' or 'w'", move_number=move_number)
 
 
 def _resolve_scheme(scheme: str | KeyScheme, size: int) -> KeyScheme:
@@ -248,7 +252,7 @@ class Board:
         try:
             me = _CODES[colour]
         except (KeyError, TypeError):
-            raise self._colour_error(colour) from None
+            raise _colour_error(colour, move_number=self._move_number + 1) from None
         try:
             index = self._index[point]
         except (KeyError, TypeError):
@@ -329,7 +333,7 @@ class Board:
         try:
             me = _CODES[colour]
         except (KeyError, TypeError):
-            raise self._colour_error(colour) from None
+            raise _colour_error(colour, move_number=self._move_number + 1) from None
         self._history.append((_PASS, self._ko, self._ko_colour, self._to_move))
         self._ko = _NO_POINT
         self._to_move = 3 - me
@@ -408,7 +412,7 @@ class Board:
 
     def copy(self) -> Board:
         """An independent copy, history included (so it can undo too)."""
-        new = Board.__new__(Board)
+        new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._cells = self._cells[:]
         new._history = self._history[:]
@@ -504,7 +508,7 @@ class Board:
     ) -> Board:
         board = cls(size, scheme, suicide_allowed=suicide_allowed, simple_ko=simple_ko)
         if to_move not in _CODES:
-            raise board._colour_error(to_move)
+            raise _colour_error(to_move, move_number=None)
         bad = [value for value in cells if value not in (_EMPTY, _BLACK, _WHITE)]
         if bad:
             raise PositionError(
@@ -662,11 +666,6 @@ class Board:
             point=point,
             colour=colour,
             move_number=self._move_number + (not setup),
-        )
-
-    def _colour_error(self, colour: object) -> ColourError:
-        return ColourError(
-            f"colour {colour!r} is not 'b' or 'w'", move_number=self._move_number + 1
         )
 
     def _dead_groups(self) -> list[int]:

@@ -351,6 +351,10 @@ def test_position_key_is_exact_and_compact() -> None:
     other.undo()
     other.play((0, 0), "b")
     assert b.position_key() == other.position_key()
+    corners = Board.from_diagram(". O\nX .")
+    # Pinned layout (the index and the audit pack arrays the same way): size byte, then
+    # the points in index order as base-4 digits, most significant first: 1,0,0,2 -> 0x42.
+    assert corners.position_key() == b"\x02\x42"
     again = Board.from_position_key(b.position_key())
     assert again.position_key() == b.position_key() and again.hash == b.hash
     with pytest.raises(PositionError, match="length"):
@@ -364,6 +368,9 @@ def test_array_and_sgfmill_conversions() -> None:
     assert array.tolist() == [[0, 0, 0], [1, 2, 0], [0, 1, 2]]
     assert Board.from_array(array).position_key() == b.position_key()
     assert Board.from_array(array.astype(np.int64), to_move="w").to_move == "w"
+    with pytest.raises(ColourError, match="'x'") as raised:
+        Board.from_array(array, to_move="x")
+    assert raised.value.move_number is None
     mill = b.to_sgfmill()
     assert mill.get(2, 1) == "b" and mill.get(2, 2) == "w" and mill.get(0, 0) is None
     assert Board.from_sgfmill(mill).position_key() == b.position_key()
