@@ -467,7 +467,7 @@ def canonical_positions(
     arr = _check_boards(boards)
     elements = elements_of(group)
     images = _pack(np.stack([g.image_array(arr) for g in elements]))
-    best = images[0]
+    best = images[0].copy()  # a view would keep all 16 images alive
     which = np.zeros(arr.shape[0], dtype=np.uint8)
     rows = np.arange(arr.shape[0])
     for g, image in zip(elements[1:], images[1:], strict=True):
