@@ -173,10 +173,10 @@ class Violation:
 class _Entry(NamedTuple):
     """One position of a game line's history."""
 
-    move_number: int
+    move_number: int  # as the record counts moves
+    plays: int  # the board's move number (plays and passes played)
     position_hash: int
     situation_hash: int
-    key: bytes
     to_move: str
     by_play: bool
     ko_point: Point | None
@@ -186,7 +186,10 @@ class _History:
     """The positions of one game line, indexed by position and by situation hash.
 
     Entries are pushed and popped in stack order, so the index lists stay in
-    entry order and popping removes the last element of each.
+    entry order and popping removes the last element of each.  No exact keys
+    are stored: computing one per position would cost more than the rest of
+    the check.  A hash hit is confirmed by taking the live board back, on a
+    copy, to the candidate's position and comparing the two exactly.
     """
 
     def __init__(self) -> None:
@@ -212,22 +215,40 @@ class _History:
                 del table[h]
 
     def latest_match(
-        self, candidates: list[int] | None, key: bytes, to_move: str | None, by_play: bool
+        self, candidates: list[int] | None, board: Board, to_move: str | None, by_play: bool
     ) -> _Entry | None:
-        """The latest candidate entry with exactly this position (and player to move,
-        if given; created by a board play, if ``by_play``)."""
+        """The latest candidate entry whose position is exactly the board's (and whose
+        player to move is ``to_move``, if given; created by a board play, if ``by_play``)."""
         if candidates is None:
             return None
         entries = self.entries
+        key: bytes | None = None
+        ancestor: Board | None = None
         for index in reversed(candidates):
             entry = entries[index]
-            if (
-                entry.key == key
-                and (to_move is None or entry.to_move == to_move)
-                and (entry.by_play or not by_play)
+            if (to_move is not None and entry.to_move != to_move) or (
+                by_play and not entry.by_play
             ):
+                continue
+            if ancestor is None:
+                key = board.position_key()
+                ancestor = board.copy()
+            # Candidates come latest first, so the copy only ever goes further back.
+            if _back_to(ancestor, entry) and ancestor.position_key() == key:
                 return entry
         return None
+
+
+def _back_to(board: Board, entry: _Entry) -> bool:
+    """Undo ``board`` to the state ``entry`` recorded, if it is on the board's line."""
+    while board.move_number > entry.plays or (
+        board.move_number == entry.plays and board.hash != entry.position_hash
+    ):
+        try:
+            board.undo()
+        except IndexError:
+            return False
+    return board.move_number == entry.plays and board.hash == entry.position_hash
 
 
 def marked_diagram(board: Board, point: Point | None) -> str:
@@ -307,32 +328,18 @@ class SuperkoVisitor(BaseVisitor):
         by_play = event.point is not None
         position_hash = board.hash
         situation_hash = board.situation_hash
-        key = board.position_key()
         to_move = board.to_move
         if by_play:
             assert event.point is not None and event.colour is not None
-            kind, earlier = self._judge(event, position_hash, situation_hash, key, to_move)
+            kind, earlier = self._judge(event, position_hash, situation_hash, to_move)
             if kind is not None:
                 self._report(
-                    event.file,
-                    event.game,
-                    event.move_number,
-                    event.colour,
-                    event.point,
-                    kind,
-                    earlier,
-                    board,
+                    event.file, event.game, event.move_number, event.colour, event.point,
+                    kind, earlier, board,
                 )
         history.push(
-            _Entry(
-                event.move_number,
-                position_hash,
-                situation_hash,
-                key,
-                to_move,
-                by_play,
-                board.ko_point,
-            )
+            _Entry(event.move_number, board.move_number, position_hash, situation_hash,
+                   to_move, by_play, board.ko_point)
         )
 
     def _judge(
@@ -340,7 +347,6 @@ class SuperkoVisitor(BaseVisitor):
         event: PositionEvent,
         position_hash: int,
         situation_hash: int,
-        key: bytes,
         to_move: str,
     ) -> tuple[str | None, int | None]:
         """The kind of violation of the play that led to ``event``, and the move
@@ -360,13 +366,13 @@ class SuperkoVisitor(BaseVisitor):
                 and parent.to_move == event.colour
             ):
                 return KINDS["simple"], event.move_number - 2
-            earlier = history.latest_match(history.positions.get(position_hash), key, None, False)
+            earlier = history.latest_match(history.positions.get(position_hash), board, None, False)
             return ("no result", earlier.move_number) if earlier else (None, None)
         if rule == "positional":
-            earlier = history.latest_match(history.positions.get(position_hash), key, None, False)
+            earlier = history.latest_match(history.positions.get(position_hash), board, None, False)
         else:
             earlier = history.latest_match(
-                history.situations.get(situation_hash), key, to_move, rule == "natural"
+                history.situations.get(situation_hash), board, to_move, rule == "natural"
             )
         return (KINDS[rule], earlier.move_number) if earlier else (None, None)
 
@@ -405,14 +411,16 @@ class SuperkoVisitor(BaseVisitor):
         shows as a new ``variation`` tuple; the parent is found by undoing this
         node's steps on a copy of the board.
         """
-        steps = int(event.node_has_setup) + int(event.colour is not None)
         parent = event.board.copy()
-        for _ in range(steps):
+        for _ in range(int(event.node_has_setup) + int(event.colour is not None)):
             parent.undo()
-        key = parent.position_key()
         number = event.move_number - int(event.colour is not None)
         entries = self._history.entries
-        while entries and not (entries[-1].move_number <= number and entries[-1].key == key):
+        while entries and not (
+            entries[-1].move_number <= number
+            and entries[-1].plays == parent.move_number
+            and entries[-1].position_hash == parent.hash
+        ):
             self._history.pop()
 
     def _first_mover(self, colour: str, scheme: KeyScheme) -> None:
