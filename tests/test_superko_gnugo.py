@@ -4,14 +4,14 @@ GNU Go, started with ``--chinese-rules`` (suicide forbidden) and
 ``--positional-superko`` or ``--situational-superko``, refuses an illegal
 ``play``.  For every record it can replay, the first move it refuses must be
 the first move gohash reports under the same rules (``chinese`` and ``aga``).
-The records: every SGF file under data/sgf/ with at most root setup, and 200+
-random games on 5x5..9x9 that contain repetitions.  GNU Go missing fails the
+The records: every SGF file under data/sgf/ with at most root setup, 200
+random games on 5x5..9x9 that contain repetitions, and (when the corpus is
+beside the checkout) its small/ part and five real games with repetitions.  GNU Go missing fails the
 test in CI and skips it elsewhere (see tests/gtp.py).
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +26,17 @@ Point = tuple[int, int]
 Move = tuple[str, Point | None]
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# Real games in which gohash and GNU Go find repetitions: cycles of 3 (PSK only:
+# the other player is to move) and of 6 and 8 (both rules), and a record that
+# plays on an occupied point again and again.
+REAL_REPETITIONS = (
+    "kgs-6d/kgs-19-2017-02-new/2017-02-18-10.sgf",
+    "kgs-6d/kgs-19-2017-04-new/2017-04-14-5.sgf",
+    "ai-games/The_11th_Computer_Go_UEC_Cup/day1/2-Natsukaze-QuinoaIgo-050f280e.sgf",
+    "ai-games/The_2nd_World_AI_Go_Open_2018/3-2_AQ_vs_Golaxy-acb01cfa.sgf",
+    "ai-games/Sweeper/2016.09.04_2016_vs_syknyk_43772425-3ef59f50.sgf",
+)
 RULES = {"positional": RULESETS["chinese"], "situational": RULESETS["aga"]}
 
 
@@ -98,6 +109,31 @@ def test_gnugo_agrees_on_data_records(rule: str, tmp_path: Path) -> None:
     assert sum(v is not None for v in compared.values()) >= len(superko_records) - 1
 
 
+@pytest.mark.parametrize("rule", ["positional", "situational"])
+def test_gnugo_agrees_on_real_games(rule: str, tmp_path: Path) -> None:
+    """The small/ part of the corpus (9x9 and 13x13), and real games with repetitions."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS}")
+    program = require_gnugo()
+    paths = sorted((CORPUS / "small").rglob("*.sgf")) + [CORPUS / p for p in REAL_REPETITIONS]
+    compared = refused = 0
+    disagreements: list[str] = []
+    with GnuGo(program, rule) as engine:
+        for path in paths:
+            record = replayable(path)
+            if record is None:
+                continue
+            expected = gnugo_first_refusal(engine, tmp_path, *record)
+            found = gohash_first_violation(path, rule)
+            compared += 1
+            refused += expected is not None
+            if found != expected:
+                disagreements.append(f"{path}: gohash {found}, GNU Go {expected}")
+    assert not disagreements, "\n".join(disagreements[:20])
+    assert compared >= 500
+    assert refused >= {"positional": 5, "situational": 3}[rule]
+
+
 def test_gnugo_agrees_on_random_ko_fights(tmp_path: Path) -> None:
     """200 random games with repetitions, both rules, one GNU Go process per rule."""
     program = require_gnugo()
@@ -123,4 +159,3 @@ def test_gnugo_agrees_on_random_ko_fights(tmp_path: Path) -> None:
 
 def test_random_games_are_reproducible() -> None:
     assert games_with_repetitions(7, 3) == games_with_repetitions(7, 3)
-    assert random.Random(7).random() == random.Random(7).random()
