@@ -115,11 +115,11 @@ def ruleset(
 class Violation:
     """One illegal (or game-voiding) move of a record.
 
-    ``repeats`` is the move number of the earlier identical position (or
-    situation) and ``cycle`` the number of moves since; both None for suicide,
-    occupied and simple ko... except that a simple-ko retake repeats the
-    position two moves back, which is given too.  ``diagram`` shows the board
-    after the move, the move's point in brackets.
+    ``repeats`` is the move number of the latest earlier identical position
+    (under the situational rules: situation) and ``cycle`` the number of moves
+    since; both are None for suicide and occupied.  ``diagram`` shows the board
+    after the move (for an occupied point: as it stands), the move's point in
+    brackets.
     """
 
     file: str
@@ -323,7 +323,7 @@ class SuperkoVisitor(BaseVisitor):
         if event.variation != self._variation:
             self._variation = event.variation
             self._back_to_parent(event)
-        if event.colour is not None and event.move_number == 1:
+        if event.colour is not None and history.entries and history.entries[-1].move_number == 0:
             self._first_mover(event.colour, board.scheme)
         by_play = event.point is not None
         position_hash = board.hash
@@ -352,20 +352,23 @@ class SuperkoVisitor(BaseVisitor):
         """The kind of violation of the play that led to ``event``, and the move
         number of the position it repeats."""
         point = event.point
+        assert point is not None
         board = event.board
         rule = self.rules.rule
         history = self._history
-        if board.get(point) is None and not self.rules.suicide_allowed:  # type: ignore[arg-type]
+        if board.get(point) is None and not self.rules.suicide_allowed:
             return "suicide", None
         if rule == "simple":
-            parent = history.entries[-1] if history.entries else None
+            entries = history.entries
+            parent = entries[-1] if entries else None
             if (
                 parent is not None
                 and not event.node_has_setup
                 and parent.ko_point == point
                 and parent.to_move == event.colour
             ):
-                return KINDS["simple"], event.move_number - 2
+                # The retake restores the position before the ko was taken.
+                return KINDS["simple"], entries[-2].move_number
             earlier = history.latest_match(history.positions.get(position_hash), board, None, False)
             return ("no result", earlier.move_number) if earlier else (None, None)
         if rule == "positional":
