@@ -26,12 +26,13 @@ from hashes; a scheme's key merges positions when one key covers several forms.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from .coords import gtp
 from .errors import GohashError, PositionError
 from .schemes import SCHEMES, KeyScheme, scheme
 from .symmetry import (
@@ -126,7 +127,7 @@ class PointClass:
     free_bits: int
     example: Point
     orbit_keys: int  # black and white keys of one D4-orbit of the class
-    orbit_span: int  # their GF(2) rank, the least over the class's orbits (XOR schemes)
+    orbit_span: int | None  # their GF(2) rank, least over the class's orbits; None for "add"
 
 
 def key_classes(ks: KeyScheme) -> list[PointClass]:
@@ -142,9 +143,9 @@ def key_classes(ks: KeyScheme) -> list[PointClass]:
             bits = {free_bits(ks, p) for p in points}
             # Points of one class share their stabilizer's shape, hence their freedom.
             assert len(bits) == 1, (name, bits)
-            span = min(
-                gf2_rank(ks.stone_key(p, c) for p in orbit for c in "bw") for orbit in orbits
-            )
+            span = None
+            if ks.combiner == "xor":
+                span = min(gf2_rank(ks.stone_key(p, c) for p in o for c in "bw") for o in orbits)
             classes.append(
                 PointClass(name, len(points), bits.pop(), points[0], 2 * len(orbits[0]), span)
             )
@@ -237,7 +238,7 @@ def patterns(size: int) -> list[Pattern]:
         cls = point_class(orbit[0], size)
         family = {8: "orbit8", 4: f"{cls}4"}.get(len(orbit))
         if family is not None:
-            where = " ".join(_gtp(p, size) for p in orbit)
+            where = " ".join(gtp(p, size) for p in orbit)
             found.append(
                 Pattern(
                     family,
@@ -276,8 +277,7 @@ def patterns(size: int) -> list[Pattern]:
                     _stones(size, black=pair),
                     _stones(size, black=image),
                     4,
-                    f"black {_gtp(a, size)} {_gtp(b, size)} against "
-                    f"{_gtp(c, size)} {_gtp(d, size)}",
+                    f"black {gtp(a, size)} {gtp(b, size)} against {gtp(c, size)} {gtp(d, size)}",
                 )
             )
     if size >= 9:
@@ -288,12 +288,6 @@ def patterns(size: int) -> list[Pattern]:
             )
         )
     return sorted(found, key=lambda p: FAMILIES.index(p.family))
-
-
-def _gtp(point: Point, size: int) -> str:
-    from .coords import gtp
-
-    return gtp(point, size)
 
 
 @dataclass(frozen=True)
@@ -363,33 +357,14 @@ class SchemeStructure:
             "size": self.size,
             "bits": self.bits,
             "combiner": self.combiner,
-            "point_classes": [
-                {
-                    "class": c.name,
-                    "points": c.points,
-                    "free_bits": c.free_bits,
-                    "example": list(c.example),
-                    "orbit_keys": c.orbit_keys,
-                    "orbit_span": c.orbit_span if self.rank is not None else None,
-                }
-                for c in self.classes
-            ],
+            "point_classes": [asdict(c) for c in self.classes],
             "gf2_rank": self.rank,
             "keys": self.keys,
             "symmetric_position_bits": self.symmetric_bits,
             "smallest_equal": (
                 None if smallest is None else {"keys": smallest[0], "families": smallest[1]}
             ),
-            "patterns": [
-                {
-                    "family": p.family,
-                    "keys": p.keys,
-                    "instances": p.instances,
-                    "equal": p.equal,
-                    "example": p.example,
-                }
-                for p in self.patterns
-            ],
+            "patterns": [asdict(p) for p in self.patterns],
         }
 
 
@@ -617,6 +592,12 @@ class _SizeBatches:
         self.games: list[npt.NDArray[np.int32]] = []
         self.keys: dict[str, list[npt.NDArray[np.uint64]]] = {name: [] for name in names}
 
+    def join(self) -> None:
+        """Concatenate the chunks of every column into one."""
+        columns: list[list[npt.NDArray[Any]]] = [self.forms, self.elements, self.moves]
+        for column in [*columns, self.games, *self.keys.values()]:
+            column[:] = [np.concatenate(column)]
+
 
 class AuditVisitor(BaseVisitor):
     """Collects, for every position walked, its exact canonical form and every scheme's
@@ -703,21 +684,20 @@ class AuditVisitor(BaseVisitor):
         )
 
     def _size_audit(self, size: int, batches: _SizeBatches) -> SizeAudit:
-        forms = np.concatenate(batches.forms)
-        moves = np.concatenate(batches.moves)
+        batches.join()
+        forms, moves = batches.forms[0], batches.moves[0]
         count = forms.shape[0]
         form_ids = _group_ids(forms)
         distinct = int(form_ids.max()) + 1 if count else 0
-        by_move = []
         move_pairs = np.unique(np.stack([moves.astype(np.int64), form_ids]), axis=1)
         numbers, totals = np.unique(moves, return_counts=True)
-        distinct_numbers, distinct_counts = np.unique(move_pairs[0], return_counts=True)
-        distinct_at = dict(zip(distinct_numbers.tolist(), distinct_counts.tolist(), strict=True))
-        for m, n in zip(numbers.tolist(), totals.tolist(), strict=True):
-            by_move.append((m, n, distinct_at[m]))
+        _, distinct_counts = np.unique(move_pairs[0], return_counts=True)  # same move numbers
+        by_move = list(
+            zip(numbers.tolist(), totals.tolist(), distinct_counts.tolist(), strict=True)
+        )
         audit = SizeAudit(size, count, distinct, by_move, {}, {}, {}, {}, [])
         for name in self.schemes:
-            keys = np.concatenate(batches.keys[name])
+            keys = batches.keys[name][0]
             key_ids = _group_ids(keys.reshape(count, -1).view(np.uint8))
             pairs = np.unique(np.stack([key_ids, form_ids]), axis=1)
             audit.keys[name] = int(key_ids.max()) + 1 if count else 0
@@ -745,10 +725,8 @@ class AuditVisitor(BaseVisitor):
         first_form: dict[int, int] = {}  # key id -> first position index
         if not merged_at.size or self.examples <= 0:
             return found
-        forms = np.concatenate(batches.forms)
-        which = np.concatenate(batches.elements)
-        moves = np.concatenate(batches.moves)
-        games = np.concatenate(batches.games)
+        forms, which = batches.forms[0], batches.elements[0]
+        moves, games = batches.moves[0], batches.games[0]
         done: set[int] = set()
         for i in merged_at.tolist():
             k = int(key_ids[i])

@@ -319,6 +319,17 @@ def test_scheme_structure_json_round_trips_the_figures() -> None:
     s = scheme_structure("huima64", 19).to_json()
     assert s["gf2_rank"] == 64 and s["keys"] == 722
     assert [c["free_bits"] for c in s["point_classes"]] == [16, 32, 48, 64]
+    assert s["point_classes"][0] == {
+        "name": "centre",
+        "points": 1,
+        "free_bits": 16,
+        "example": (9, 9),
+        "orbit_keys": 2,
+        "orbit_span": 2,
+    }
+    add = scheme_structure("huima64-add", 19).to_json()
+    assert add["gf2_rank"] is None
+    assert all(c["orbit_span"] is None for c in add["point_classes"])
     assert s["patterns"][0] == {
         "family": "orbit8",
         "keys": 8,

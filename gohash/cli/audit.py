@@ -122,7 +122,7 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
     print(f"{s.scheme} on {s.size}x{s.size}: {s.bits} bits, combined by {s.combiner}", file=out)
     print("  point class  points  free bits  orbit keys  GF(2) span", file=out)
     for c in s.classes:
-        span = str(c.orbit_span) if s.rank is not None else "-"
+        span = "-" if c.orbit_span is None else str(c.orbit_span)
         print(
             f"  {c.name:<11}  {c.points:>6}  {c.free_bits:>9}  {c.orbit_keys:>10}  {span:>10}",
             file=out,
