@@ -25,10 +25,12 @@ class RandomGame:
     first_repetition: int | None  # move number of the first play that repeats a position
 
     def sgf(self) -> str:
-        nodes = "".join(
-            f";{colour.upper()}[{sgf_letters(point, self.size)}]" for colour, point in self.moves
-        )
-        return f"(;GM[1]FF[4]SZ[{self.size}]{nodes})\n"
+        return f"(;GM[1]FF[4]SZ[{self.size}]{sgf_nodes(self.size, self.moves)})\n"
+
+
+def sgf_nodes(size: int, moves: tuple[Move, ...]) -> str:
+    """The moves as a sequence of SGF nodes: ``;B[cc];W[]``."""
+    return "".join(f";{colour.upper()}[{sgf_letters(point, size)}]" for colour, point in moves)
 
 
 def random_game(
@@ -38,17 +40,35 @@ def random_game(
     max_moves: int = 150,
     after_repetition: int = 8,
     suicide_allowed: bool = False,
+    prefix: tuple[Move, ...] = (),
 ) -> RandomGame:
     """Play until ``after_repetition`` moves past the first positional repetition
     (or ``max_moves``).  Captures are chosen when available with probability 0.7;
     after a single-stone capture the next players pass with probability 0.5
     until one plays: so kos are retaken after passes, and positions repeat.
-    With ``suicide_allowed`` suicides are played too (counted as captures)."""
+    With ``suicide_allowed`` suicides are played too (counted as captures).
+    The game starts with the moves of ``prefix`` (another game's opening)."""
     board = Board(size, suicide_allowed=suicide_allowed)
     seen = {board.position_key()}
     moves: list[Move] = []
     first: int | None = None
     pass_chance = 0.05
+
+    def play(colour: str, move: Point | None) -> None:
+        nonlocal first, pass_chance
+        moves.append((colour, move))
+        if move is None:
+            board.pass_(colour)
+            return
+        # After a ko capture, pass often: the ko's other side then retakes.
+        pass_chance = 0.5 if len(board.play(move, colour)) == 1 else 0.05
+        key = board.position_key()
+        if key in seen and first is None:
+            first = len(moves)
+        seen.add(key)
+
+    for colour, move in prefix:
+        play(colour, move)
     points = [(row, col) for row in range(size) for col in range(size)]
     while len(moves) < max_moves and (first is None or len(moves) < first + after_repetition):
         colour = board.to_move
@@ -63,23 +83,12 @@ def random_game(
                 continue
             board.undo()
             (captures if removed else legal).append(point)
-        move: Point | None
         if rng.random() < pass_chance or not (legal or captures):
-            move = None
+            play(colour, None)
         elif captures and rng.random() < 0.7:
-            move = rng.choice(captures)
+            play(colour, rng.choice(captures))
         else:
-            move = rng.choice(legal + captures)
-        moves.append((colour, move))
-        if move is None:
-            board.pass_(colour)
-            continue
-        # After a ko capture or a pass, pass often: the ko's other side then retakes.
-        pass_chance = 0.5 if len(board.play(move, colour)) == 1 else 0.05
-        key = board.position_key()
-        if key in seen and first is None:
-            first = len(moves)
-        seen.add(key)
+            play(colour, rng.choice(legal + captures))
     return RandomGame(size, tuple(moves), first)
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from gohash.board import Board
 from gohash.schemes import KeyScheme
 from gohash.superko import KINDS, RULES, Ruleset, Violation, check
-from tests.kofight import RandomGame, random_game
+from tests.kofight import RandomGame, random_game, sgf_nodes
 
 Verdict = tuple[int, str, int | None]
 
@@ -127,3 +127,38 @@ def test_the_weak_hash_really_collides() -> None:
             false_hits += bool(keys) and board.position_key() not in keys
             keys.add(board.position_key())
     assert false_hits > 100
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(5, 9), rulesets, st.booleans())
+def test_each_variation_is_checked_as_its_own_game(
+    seed: int, size: int, rules: Ruleset, weak: bool
+) -> None:
+    """A tree of two lines that share an opening: with variations, each line's
+    verdicts are those of the line checked alone (the opening's only once)."""
+    rng = random.Random(seed)
+    main = random_game(rng, size, max_moves=60)
+    fork = rng.randrange(len(main.moves))
+    other = random_game(
+        rng, size, max_moves=fork + 30, after_repetition=fork + 30, prefix=main.moves[:fork]
+    )
+    assert len(other.moves) == fork + 30
+    opening, rest, branch = (
+        sgf_nodes(size, moves)
+        for moves in (main.moves[:fork], main.moves[fork:], other.moves[fork:])
+    )
+    scheme: str | KeyScheme = Weak8Scheme(size) if weak else "huima64"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "tree.sgf"
+        path.write_text(f"(;GM[1]FF[4]SZ[{size}]{opening}({rest})({branch}))\n")
+        result = check([str(path)], rules, variations=True, scheme=scheme)
+    found = [
+        (v.variation, *verdict)
+        for v, verdict in zip(result.violations, verdicts(result.violations), strict=True)
+    ]
+    (alone_main,) = checked(main, rules, scheme)
+    (alone_other,) = checked(other, rules, scheme)
+    expected = [((), *v) for v in verdicts(alone_main)] + [
+        ((1,), *v) for v in verdicts(alone_other) if v[0] > fork
+    ]
+    assert found == expected
