@@ -7,24 +7,28 @@ visitor for :func:`gohash.walk.walk` that finds every violation in a game
 Every game line keeps its history: all positions since the start, setup
 included, in dicts from hash to history entries, for positions and for
 situations (position and player to move).  A hash hit is only a candidate:
-each is confirmed by comparing the exact :meth:`~gohash.board.Board.position_key`
-of the two positions, so a hash collision cannot make a verdict.
+each is confirmed exactly, by undoing a copy of the live board back to the
+candidate's position and comparing :meth:`~gohash.board.Board.position_key`
+of the two, so a hash collision cannot make a verdict.  (Keys are computed
+only on hits: one per position would cost more than the rest of the check.)
 
 The record is replayed as written (``Board(simple_ko=False,
 suicide_allowed=True)``): after an illegal move the checker reports it and goes
 on from the position the record shows, so every violation of a game is listed.
 A play on an occupied point cannot be played; it is reported and skipped.
 
-Rules (``rule``):
+Rules (``rule``), for board plays (passes and setup are never violations):
 
-- ``positional``: a board play may not recreate any earlier position.
-- ``situational``: ... an earlier position with the same player to move;
-  passes and setup create situations too.
+- ``positional``: a play may not recreate any earlier position.
+- ``situational``: a play may not recreate an earlier position with the same
+  player to move; positions after passes and setup count too.
 - ``natural``: as situational, but only situations created by board plays count.
-- ``simple``: no immediate recapture of a single-stone ko; any other board
-  play that recreates an earlier position is reported as ``"no result"``
-  (a repetition cycle voids the game under Japanese and Korean rules).
+- ``simple``: no immediate recapture of a single-stone ko; any other play that
+  recreates an earlier position, whoever is to move, is reported as
+  ``"no result"`` (a repetition cycle voids the game under Japanese and Korean
+  rules).
 
+The setup position's player to move is the player of the first move.
 Suicide, when forbidden, is reported as ``"suicide"`` (the group is removed,
 as the record implies, and the game goes on).  With variations, every line
 has its own history: going back to a branch point forgets the line left.
