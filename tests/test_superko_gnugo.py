@@ -21,6 +21,7 @@ from sgfmill import sgf, sgf_grammar
 
 from gohash.coords import sgf_letters
 from gohash.superko import RULESETS, check
+from tests import gtp
 from tests.gtp import GnuGo, require_gnugo
 from tests.kofight import games_with_repetitions
 
@@ -176,3 +177,13 @@ def test_gnugo_agrees_on_random_ko_fights(tmp_path: Path) -> None:
 
 def test_random_games_are_reproducible() -> None:
     assert games_with_repetitions(7, 3) == games_with_repetitions(7, 3)
+
+
+def test_missing_gnugo_fails_in_ci_and_skips_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gtp, "find_gnugo", lambda: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="GNU Go not found"):
+        gtp.require_gnugo()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="GNU Go not found"):
+        gtp.require_gnugo()
