@@ -26,12 +26,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 import numpy as np
 
@@ -310,12 +309,14 @@ def canon(
         for task in _tasks(inputs, options):
             finish(_canon_input(task, write))
         return total
-    with multiprocessing.Pool(jobs) as pool:
-        pending: deque[Any] = deque()
+    # A process pool executor, not multiprocessing.Pool: if a worker dies, the
+    # run fails with BrokenProcessPool instead of waiting forever.
+    with ProcessPoolExecutor(jobs) as pool:
+        pending: deque[Future[_Result]] = deque()
         for task in _tasks(inputs, options):
-            pending.append(pool.apply_async(_canon_input, (task,)))
+            pending.append(pool.submit(_canon_input, task))
             if len(pending) >= 4 * jobs:
-                finish(pending.popleft().get())
+                finish(pending.popleft().result())
         while pending:
-            finish(pending.popleft().get())
+            finish(pending.popleft().result())
     return total

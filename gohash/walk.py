@@ -265,8 +265,8 @@ class _GameWalker:
         try:
             only_children = _only_children(game) if self.variations else None
             self._replay(game.index, events, only_children)
-        except SgfSyntaxError as e:
-            self.report(e)
+        except SgfSyntaxError as e:  # located by _replay_tree after the root node
+            self.report(e.located(move_number=0))
             return False
         except _Abandon:
             pass

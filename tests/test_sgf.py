@@ -233,10 +233,7 @@ def test_unreadable_sources_are_errors(tmp_path: Path) -> None:
 
 
 def test_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
-    class FakeStdin:
-        buffer = io.BytesIO(b"(;SZ[9];B[aa])")
-
-    monkeypatch.setattr(sys, "stdin", FakeStdin())
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"(;SZ[9];B[aa])")))
     assert _sources("-") == [Source("-", b"(;SZ[9];B[aa])")]
 
 
