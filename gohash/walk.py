@@ -20,7 +20,8 @@ recurses, so a tree of any depth is walked with constant stack.
 Real collections: a missing SZ means 19; ``B[tt]`` is a pass on boards up to
 19; two moves in a row by one colour are played as written; setup stones may
 come in any node; ``HA[n]`` with no AB stones in the root or the node after it
-places GTP's fixed handicap stones (noted in the summary).
+places GTP's fixed handicap stones (noted in the summary); an HA that is not a
+number is ignored (noted too).
 
 Errors: every error a game's data can cause is a :class:`~gohash.errors.GohashError`
 located at file, game and move number and handed to the visitor's
@@ -289,11 +290,13 @@ class _GameWalker:
                 root[name], bad = decode_text(values[0], encoding)
                 repaired |= bad
         handicap = 0
+        bad_handicap = None
         if "HA" in props:
             raw = props["HA"][0].strip()
-            if not raw.isdigit() or len(raw) > 3:
-                raise SgfError(f"handicap HA[{raw.decode('latin-1')}] is not a number")
-            handicap = int(raw)
+            if raw.isdigit() and len(raw) <= 3:
+                handicap = int(raw)
+            else:
+                bad_handicap = raw
         info = GameInfo(
             file=self.file,
             game=index,
@@ -306,6 +309,9 @@ class _GameWalker:
         )
         if repaired:
             self._note(info, f"text is not valid {encoding}; bad bytes shown as U+FFFD")
+        if bad_handicap is not None:
+            # Seen in real records (HA[7.5]: the komi); HA only matters without AB.
+            self._note(info, f"HA[{bad_handicap.decode('latin-1')}] is not a number: ignored")
         return info
 
     def _note(self, info: GameInfo, note: str) -> None:
