@@ -178,11 +178,18 @@ def unpack_frames(blob: bytes, count: int, size: int) -> Board8:
 def canonical_frame(board: npt.ArrayLike, keys: KeyScheme) -> tuple[int, bytes, Element]:
     """The canonical key of a position array, its frame, and the lowest element mapping
     the position onto its frame (see the module docstring)."""
-    arr = np.asarray(board, dtype=np.int8)
+    key, frame, onto = _frame_and_elements(np.asarray(board, dtype=np.int8), keys)
+    return key, frame, onto[0]
+
+
+def _frame_and_elements(arr: Board8, keys: KeyScheme) -> tuple[int, bytes, list[Element]]:
+    """Key, frame, and every element mapping the position onto its frame, lowest first:
+    ``onto[0] . s`` for each ``s`` of the position's stabilizer, which lies within the
+    elements that attain the key (``s.P = P`` gives ``T_s(hash) = hash``)."""
     key, attaining = keys.canonical(keys.hash_array(arr))
     images = pack_arrays(np.stack([t.image_array(arr) for t in attaining]))
-    frame, element = min(zip(images, attaining, strict=True), key=lambda p: (p[0], p[1].index))
-    return key, frame, element
+    frame = min(images)
+    return key, frame, [t for t, image in zip(attaining, images, strict=True) if image == frame]
 
 
 @cache
@@ -720,14 +727,15 @@ class Index:
         """
         arr = _position_array(position)
         keys = self.keys(arr.shape[0])
-        key, frame, element = canonical_frame(arr, keys)
+        key, frame, onto = _frame_and_elements(arr, keys)
+        element = onto[0]
         rows = self._db.execute(
             "SELECT id, frame FROM positions WHERE key = ?", (_sql_key(key, keys.bits),)
         ).fetchall()
         ids = [position_id for position_id, stored in rows if stored == frame]
         if not ids:
             return FindResult(key, 0, [], offset, limit, len(rows))
-        stabilizer = [s for s in ELEMENTS if np.array_equal(s.image_array(arr), arr)]
+        stabilizer = [element.inverse.compose(t) for t in onto]
         where = "o.position_id = ?"
         params: list[Any] = [ids[0]]
         if not colour_swap and not any(s.swap for s in stabilizer):
@@ -852,7 +860,11 @@ def _position_array(position: Board | npt.ArrayLike) -> Board8:
     arr = np.asarray(position)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise PositionError(f"position array has shape {arr.shape!r}; expected (N, N)")
-    return Board.from_array(arr).to_array()
+    check_size(arr.shape[0])
+    if not np.issubdtype(arr.dtype, np.integer) or ((arr < 0) | (arr > 2)).any():
+        raise PositionError("position array must hold integers 0 (empty), 1 (black), 2 (white)")
+    # Not checked: that every group has a liberty; such a position is never found.
+    return arr.astype(np.int8)
 
 
 # -- query positions from records --------------------------------------------------------------
