@@ -184,6 +184,7 @@ class _Entry(NamedTuple):
     to_move: str
     by_play: bool
     ko_point: Point | None
+    key: bytes | None  # the exact position, once a hash hit has needed it
 
 
 class _History:
@@ -193,7 +194,8 @@ class _History:
     entry order and popping removes the last element of each.  No exact keys
     are stored: computing one per position would cost more than the rest of
     the check.  A hash hit is confirmed by taking the live board back, on a
-    copy, to the candidate's position and comparing the two exactly.
+    copy, to the candidate's position and comparing the two exactly; both keys
+    are then kept, so a cycle played again and again is not rebuilt each time.
     """
 
     def __init__(self) -> None:
@@ -220,11 +222,12 @@ class _History:
 
     def latest_match(
         self, candidates: list[int] | None, board: Board, to_move: str | None, by_play: bool
-    ) -> _Entry | None:
+    ) -> tuple[_Entry | None, bytes | None]:
         """The latest candidate entry whose position is exactly the board's (and whose
-        player to move is ``to_move``, if given; created by a board play, if ``by_play``)."""
+        player to move is ``to_move``, if given; created by a board play, if
+        ``by_play``), and the board's exact key if it was needed."""
         if candidates is None:
-            return None
+            return None, None
         entries = self.entries
         key: bytes | None = None
         ancestor: Board | None = None
@@ -234,13 +237,18 @@ class _History:
                 by_play and not entry.by_play
             ):
                 continue
-            if ancestor is None:
+            if key is None:
                 key = board.position_key()
-                ancestor = board.copy()
-            # Candidates come latest first, so the copy only ever goes further back.
-            if _back_to(ancestor, entry) and ancestor.position_key() == key:
-                return entry
-        return None
+            if entry.key is None:
+                if ancestor is None:
+                    ancestor = board.copy()
+                # Candidates come latest first, so the copy only ever goes further back.
+                if not _back_to(ancestor, entry):
+                    continue
+                entry = entries[index] = entry._replace(key=ancestor.position_key())
+            if entry.key == key:
+                return entry, key
+        return None, key
 
 
 def _back_to(board: Board, entry: _Entry) -> bool:
@@ -333,9 +341,13 @@ class SuperkoVisitor(BaseVisitor):
         position_hash = board.hash
         situation_hash = board.situation_hash
         to_move = board.to_move
+        key = None
+        passed = event.colour is not None and not by_play and not event.node_has_setup
+        if passed and history.entries:
+            key = history.entries[-1].key  # a pass leaves the stones as they were
         if by_play:
             assert event.point is not None and event.colour is not None
-            kind, earlier = self._judge(event, position_hash, situation_hash, to_move)
+            kind, earlier, key = self._judge(event, position_hash, situation_hash, to_move)
             if kind is not None:
                 self._report(
                     event.file, event.game, event.move_number, event.colour, event.point,
@@ -343,7 +355,7 @@ class SuperkoVisitor(BaseVisitor):
                 )
         history.push(
             _Entry(event.move_number, board.move_number, position_hash, situation_hash,
-                   to_move, by_play, board.ko_point)
+                   to_move, by_play, board.ko_point, key)
         )
 
     def _judge(
@@ -352,16 +364,16 @@ class SuperkoVisitor(BaseVisitor):
         position_hash: int,
         situation_hash: int,
         to_move: str,
-    ) -> tuple[str | None, int | None]:
-        """The kind of violation of the play that led to ``event``, and the move
-        number of the position it repeats."""
+    ) -> tuple[str | None, int | None, bytes | None]:
+        """The kind of violation of the play that led to ``event``, the move number
+        of the position it repeats, and the exact key of the position, if computed."""
         point = event.point
         assert point is not None
         board = event.board
         rule = self.rules.rule
         history = self._history
         if board.get(point) is None and not self.rules.suicide_allowed:
-            return "suicide", None
+            return "suicide", None, None
         if rule == "simple":
             entries = history.entries
             parent = entries[-1] if entries else None
@@ -372,16 +384,24 @@ class SuperkoVisitor(BaseVisitor):
                 and parent.to_move == event.colour
             ):
                 # The retake restores the position before the ko was taken.
-                return KINDS["simple"], entries[-2].move_number
-            earlier = history.latest_match(history.positions.get(position_hash), board, None, False)
-            return ("no result", earlier.move_number) if earlier else (None, None)
-        if rule == "positional":
-            earlier = history.latest_match(history.positions.get(position_hash), board, None, False)
+                return KINDS["simple"], entries[-2].move_number, None
+            kind = "no result"
+            earlier, key = history.latest_match(
+                history.positions.get(position_hash), board, None, False
+            )
+        elif rule == "positional":
+            kind = KINDS[rule]
+            earlier, key = history.latest_match(
+                history.positions.get(position_hash), board, None, False
+            )
         else:
-            earlier = history.latest_match(
+            kind = KINDS[rule]
+            earlier, key = history.latest_match(
                 history.situations.get(situation_hash), board, to_move, rule == "natural"
             )
-        return (KINDS[rule], earlier.move_number) if earlier else (None, None)
+        if earlier is None:
+            return None, None, key
+        return kind, earlier.move_number, key
 
     def _report(
         self,
