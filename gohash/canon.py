@@ -216,22 +216,27 @@ def _tail(csv: bool, transform: Element, symmetries: tuple[Element, ...]) -> str
 
 # -- running over inputs, in this process or in workers ----------------------------------
 
-# What a worker sends back for one input: the records, then files, games,
+# What a worker sends back for one task: the records, then files, games,
 # positions, errors as (reason, file, game, move_number) and notes.  Plain data,
 # since not every error class can be pickled.
 _Result = tuple[str, int, int, int, list[tuple[str, str | None, int | None, int | None]], list[str]]
+# A task: a file for the worker to read, the bytes of an archive member or of
+# stdin (read by the parent), an error met while reading, or nothing (an empty
+# archive); and whether it is the last task of its input.
+_Work = Input | Source | SgfError | None
 
 
-def _canon_input(
-    task: tuple[Input | Source, CanonOptions], write: Callable[[str], object] | None = None
+def _canon_task(
+    work: _Work, options: CanonOptions, write: Callable[[str], object] | None = None
 ) -> _Result:
-    """Records of one input: written game by game with ``write`` if given, else
+    """Records of one task: written game by game with ``write`` if given, else
     returned (from a worker process) with the counts."""
-    inp, options = task
     chunks: list[str] = []
     summary = WalkSummary()
     visitor = CanonVisitor(options, write or chunks.append)
-    sources: Iterable[Source | SgfError] = [inp] if isinstance(inp, Source) else read_input(inp)
+    sources: Iterable[Source | SgfError] = (
+        read_input(work) if isinstance(work, Input) else [] if work is None else [work]
+    )
     for source in sources:
         if isinstance(source, SgfError):
             summary.errors.append(source)
@@ -248,15 +253,19 @@ def _canon_input(
     return "".join(chunks), summary.files, summary.games, summary.positions, errors, summary.notes
 
 
-def _tasks(
-    inputs: list[Input], options: CanonOptions
-) -> Iterator[tuple[Input | Source, CanonOptions]]:
+def _tasks(inputs: list[Input]) -> Iterator[tuple[_Work, bool]]:
+    """Files go to workers as names; archives and stdin are read here, member by
+    member, so an archive's members are spread over the workers too."""
     for inp in inputs:
-        if inp.kind == "stdin":  # a worker has no stdin of ours: read it here
-            for source in read_input(inp):
-                yield source if isinstance(source, Source) else inp, options
-        else:
-            yield inp, options
+        if inp.kind in ("file", "missing"):
+            yield inp, True
+            continue
+        previous: _Work = None
+        for source in read_input(inp):
+            if previous is not None:
+                yield previous, False
+            previous = source
+        yield previous, True
 
 
 def canon(
@@ -271,18 +280,19 @@ def canon(
 ) -> WalkSummary:
     """Write the records of every position of ``paths`` with ``write``, in input order.
 
-    ``jobs`` > 1 processes inputs (files, archives) in that many worker
-    processes; at most a few inputs per worker are in flight, so memory stays
-    bounded by the output of a few inputs.  Errors and notes go to ``on_error``
-    and ``on_note`` (in input order); ``progress(done, total)`` is called after
-    each input.  Returns the summary of the whole run.
+    ``jobs`` > 1 processes files (and archive members) in that many worker
+    processes; at most four per worker are in flight, so memory stays bounded
+    by the output of a few files.  Errors and notes go to ``on_error`` and
+    ``on_note`` (in input order, after the records of their file);
+    ``progress(done, total)`` is called after each input.  Returns the summary
+    of the whole run.
     """
     options = options or CanonOptions()
     inputs = list(find_inputs(paths))
     total = WalkSummary()
     done = 0
 
-    def finish(result: _Result) -> None:
+    def finish(result: _Result, ends_input: bool) -> None:
         nonlocal done
         text, files, games, positions, errors, notes = result
         if text:
@@ -299,24 +309,27 @@ def canon(
             total.notes.append(note)
             if on_note is not None:
                 on_note(note)
-        done += 1
-        if progress is not None:
-            progress(done, len(inputs))
+        if ends_input:
+            done += 1
+            if progress is not None:
+                progress(done, len(inputs))
 
     if options.format == "csv":
         write(CSV_HEADER)
     if jobs <= 1:
-        for task in _tasks(inputs, options):
-            finish(_canon_input(task, write))
+        for work, ends_input in _tasks(inputs):
+            finish(_canon_task(work, options, write), ends_input)
         return total
     # A process pool executor, not multiprocessing.Pool: if a worker dies, the
     # run fails with BrokenProcessPool instead of waiting forever.
     with ProcessPoolExecutor(jobs) as pool:
-        pending: deque[Future[_Result]] = deque()
-        for task in _tasks(inputs, options):
-            pending.append(pool.submit(_canon_input, task))
+        pending: deque[tuple[Future[_Result], bool]] = deque()
+        for work, ends_input in _tasks(inputs):
+            pending.append((pool.submit(_canon_task, work, options), ends_input))
             if len(pending) >= 4 * jobs:
-                finish(pending.popleft().result())
+                future, last = pending.popleft()
+                finish(future.result(), last)
         while pending:
-            finish(pending.popleft().result())
+            future, last = pending.popleft()
+            finish(future.result(), last)
     return total

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -254,3 +255,26 @@ def test_bad_options() -> None:
         CanonOptions(group="d8")
     with pytest.raises(GohashError, match="unknown format 'xml'"):
         CanonOptions(format="xml")
+
+
+def test_archive_members_are_spread_and_progress_counts_inputs(tmp_path: Path) -> None:
+    archive = tmp_path / "games.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for path in GAMES:
+            z.write(path, path.name)
+    empty = tmp_path / "empty.zip"
+    zipfile.ZipFile(empty, "w").close()
+    paths = [str(archive), str(empty), str(DATA / "game-9x9.sgf")]
+    outputs = []
+    for jobs in (1, 2):
+        progress: list[tuple[int, int]] = []
+        out: list[str] = []
+        summary = canon(
+            paths, out.append, jobs=jobs, progress=lambda d, t, seen=progress: seen.append((d, t))
+        )
+        assert progress == [(1, 3), (2, 3), (3, 3)]
+        assert summary.files == len(GAMES) + 1
+        outputs.append("".join(out))
+    assert outputs[0] == outputs[1]
+    files = [json.loads(line)["file"] for line in outputs[0].splitlines()]
+    assert files[0] == f"{archive}:{GAMES[0].name}"
