@@ -194,6 +194,10 @@ def test_cli_reports_bad_files_and_goes_on(tmp_path: Path, games: list[str]) -> 
     code, out, err = run_cli("--scheme", "huima64", *games, str(garbage), missing)
     assert code == 2
     assert "12 positions" in out
+    only_bad = run_cli("--scheme", "huima64", str(garbage))
+    assert only_bad[0] == 2
+    assert "collection: 1 files, 0 games, 0 positions" in only_bad[1]
+    assert "  no positions" in only_bad[1]
     assert "garbage.sgf" in err and "missing.sgf" in err
     assert err.rstrip().endswith("errors; the report covers the rest")
     assert "Traceback" not in err

@@ -157,13 +157,16 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
 def _print_collection(c: CollectionAudit, out: TextIO) -> None:
     group = "16 symmetries" if c.group == "full" else "8 board maps"
     print(
-        f"collection: {c.files} files, {c.games} games, {c.positions:,} positions, "
+        f"collection: {c.files:,} files, {c.games:,} games, {c.positions:,} positions, "
         f"{c.distinct:,} distinct up to {group}",
         file=out,
     )
-    print("  size  positions  distinct", file=out)
+    if not c.sizes:
+        print("  no positions", file=out)
+        return
+    print("  size    positions     distinct", file=out)
     for s in c.sizes:
-        print(f"  {s.size:>4}  {s.positions:>9,}  {s.distinct:>8,}", file=out)
+        print(f"  {s.size:>4}  {s.positions:>11,}  {s.distinct:>11,}", file=out)
     print("  scheme        canonical keys  positions merged  keys merging  split", file=out)
     for name in c.schemes:
         keys = sum(s.keys[name] for s in c.sizes)
