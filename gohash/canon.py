@@ -60,7 +60,7 @@ FORMATS = ("jsonl", "csv")
 CSV_HEADER = ",".join(FIELDS) + "\r\n"
 
 _IDENTITY = ELEMENTS[0]
-# Positions per batch of keys: a long game in one batch, memory still small.
+# Positions per batch of keys: numpy's per-call cost spread thin, memory still small.
 _BATCH = 4096
 
 
@@ -81,12 +81,13 @@ class CanonOptions:
 
 
 class CanonVisitor(BaseVisitor):
-    """Formats one record per position and hands each finished game's lines to
-    ``write``; records errors (abandoning the game) and hands them to ``on_error``.
+    """Formats one record per position and hands the lines to ``write``; records
+    errors (abandoning the game) and hands them to ``on_error``.
 
-    Keys are computed a game at a time with the scheme's numpy batch functions
-    (:meth:`~gohash.schemes.KeyScheme.canonical_array`), ten times faster per
-    position than one :meth:`~gohash.schemes.KeyScheme.canonical` call each.
+    Keys are computed in batches of up to 4096 positions (several games) with
+    the scheme's numpy batch functions (:meth:`~gohash.schemes.KeyScheme.canonical_array`),
+    ten times faster per position than one :meth:`~gohash.schemes.KeyScheme.canonical`
+    call each: call :meth:`flush` when the walk is over.
     """
 
     def __init__(
@@ -100,6 +101,9 @@ class CanonVisitor(BaseVisitor):
         self.on_error = on_error
         self.csv = options.format == "csv"
         self._group = elements_of(options.group)
+        # A subgroup other than {identity} holds an element of order 2 (an
+        # element of order 4 squares to rot180), so checking these suffices.
+        self._involutions = [g for g in self._group[1:] if g.compose(g) is _IDENTITY]
         self._file = ""
         self._file_text = ""
         self._variation: tuple[int, ...] = ()
@@ -127,7 +131,7 @@ class CanonVisitor(BaseVisitor):
     def visit_position(self, event: PositionEvent) -> None:
         board = event.board
         if board.scheme is not self._scheme:
-            self._flush()
+            self.flush()
             self._scheme = board.scheme
             self._hex = f"0x%0{self._scheme.bits // 4}x"
         if event.variation is not self._variation:
@@ -157,9 +161,11 @@ class CanonVisitor(BaseVisitor):
         self._heads.append(head)
         self._hashes.append(board.hash)
         if len(self._hashes) >= _BATCH:
-            self._flush()
+            self.flush()
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Compute the keys of the positions kept so far and write their records.
+        Call it once the walk is over: records are written in batches."""
         scheme = self._scheme
         hashes = self._hashes
         if not hashes or scheme is None:
@@ -168,7 +174,7 @@ class CanonVisitor(BaseVisitor):
         array = np.array(hashes, np.uint64) if scheme.bits == 64 else scheme.from_ints(hashes)
         keys, lowest = scheme.canonical_array(array, self.options.group)
         fixed = np.zeros(len(hashes), dtype=bool)
-        for g in self._group[1:]:
+        for g in self._involutions:
             same = scheme.transform_array(keys, g) == keys
             fixed |= same if same.ndim == 1 else same.all(axis=1)
         key_ints = scheme.to_ints(keys)
@@ -194,9 +200,6 @@ class CanonVisitor(BaseVisitor):
         # The key is least among its images: the elements attaining it fix it.
         symmetries = scheme.canonical(key, self.options.group)[1]
         return _tail(self.csv, self._group[lowest], symmetries)
-
-    def end_game(self, info: GameInfo) -> None:
-        self._flush()
 
     def handle_error(self, error: GohashError) -> bool:
         if self.on_error is not None:
@@ -249,6 +252,7 @@ def _canon_task(
                 board_options={"scheme": options.scheme},
             )
         )
+    visitor.flush()
     errors = [(e.reason, e.file, e.game, e.move_number) for e in summary.errors]
     return "".join(chunks), summary.files, summary.games, summary.positions, errors, summary.notes
 

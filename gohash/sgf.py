@@ -210,10 +210,13 @@ def _tar_sources(path: str, limit: int) -> Iterator[Source | SgfError]:
 # -- the streaming parser -----------------------------------------------------------------
 
 _VALUE = rb"\[([^\\\]]*(?:\\.[^\\\]]*)*)\]"
-# One token: a delimiter, or a whole property (identifier, first value, any
-# further values), so the common one-value property costs one match.
+# One token: the start of a node with a one-valued move (";B[pd]", most nodes
+# of a game), a delimiter, or a whole property (identifier, first value, any
+# further values), so the common cases cost one match each.
 _TOKEN = re.compile(
-    rb"\s*(?:([;()])|([A-Za-z]{1,64})\s*" + _VALUE + rb"((?:\s*\[[^\\\]]*(?:\\.[^\\\]]*)*\])*))",
+    rb"\s*(?:;\s*([BW])\[([a-z]{2}|)\](?!\s*\[)|([;()])|([A-Za-z]{1,64})\s*"
+    + _VALUE
+    + rb"((?:\s*\[[^\\\]]*(?:\\.[^\\\]]*)*\])*))",
     re.DOTALL,
 )
 _MORE_VALUES = re.compile(rb"\s*" + _VALUE, re.DOTALL)
@@ -321,8 +324,17 @@ def _events(game_text: GameText) -> Iterator[tuple[int, Properties | None]]:
                 game=game,
             )
         position = m.end()
-        delimiter, ident, value, rest = m.groups()
-        if ident is not None:
+        colour, move, delimiter, ident, value, rest = m.groups()
+        if colour is not None:
+            if after_child:
+                raise SgfSyntaxError(
+                    f"node after a variation at byte {m.start()}", file=file, game=game
+                )
+            if props is not None:
+                yield NODE, props
+            props = {"B": [move]} if colour == b"B" else {"W": [move]}
+            need_node = False
+        elif ident is not None:
             if props is None:
                 raise SgfSyntaxError(
                     f"property {ident!r} outside a node at byte {m.start()}", file=file, game=game

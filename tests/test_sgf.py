@@ -39,6 +39,17 @@ def events_of(data: bytes) -> list[list[tuple[int, dict[str, list[bytes]] | None
     return [list(game.events()) for game in game_events(data, "t.sgf")]
 
 
+def preorder(tree: sgf_grammar.Coarse_game_tree) -> list[dict[str, list[bytes]]]:
+    """sgfmill's parse tree as a list of nodes in file order (pre-order)."""
+    nodes = []
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        nodes += t.sequence
+        stack += reversed(t.children)
+    return nodes
+
+
 def test_events_are_a_preorder_walk_of_the_tree() -> None:
     games = events_of(b"(;SZ[9];B[aa](;W[bb])(;W[cc];B[dd]))")
     assert games == [
@@ -249,10 +260,18 @@ def test_own_records_parse_as_sgfmill_parses_them() -> None:
         theirs = sgf_grammar.parse_sgf_collection(data)
         assert len(ours) == len(theirs)
         for nodes, tree in zip(ours, theirs, strict=True):
-            sequence = []
-            stack = [tree]
-            while stack:  # sgfmill's tree in pre-order, as the file lists it
-                t = stack.pop()
-                sequence += t.sequence
-                stack += reversed(t.children)
-            assert nodes == sequence
+            assert nodes == preorder(tree)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"(;SZ[9];B[aa];W[];B [bb];W[cc][dd];B[ee]W[ff];White[gg];B[hh]BL[30];W[ii]\n;B[tt])",
+        b"(;SZ[26];B[zz];W[za](;B[ab]C[x])(;B[ac];W[ad]))",
+    ],
+)
+def test_move_nodes_read_as_sgfmill_reads_them(data: bytes) -> None:
+    # Move nodes take a faster path through the tokeniser than other properties.
+    (game,) = events_of(data)
+    (tree,) = sgf_grammar.parse_sgf_collection(data)
+    assert [props for kind, props in game if kind == NODE] == preorder(tree)
