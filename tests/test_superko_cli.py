@@ -70,7 +70,7 @@ def test_clean_record_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "--ruleset", "aga", str(RECORDS / "psk-not-ssk.sgf")) == (
         0,
         "",
-        "gohash superko (aga: situational ko, suicide forbidden): 1 files, 1 games, "
+        "gohash superko (aga: situational superko, suicide forbidden): 1 files, 1 games, "
         "0 violations, 0 errors\n",
     )
 
@@ -106,3 +106,5 @@ def test_variations_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     code, out, _ = run(capsys, "--variations", "--format", "json", str(path))
     assert code == 1
     assert json.loads(out)["variation"] == [1]
+    code, out, _ = run(capsys, "--variations", str(path))
+    assert code == 1 and out.startswith(f"{path}, game 0, variation 1, move 12: white B2: ")

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from ..errors import GohashError
-from ..superko import RULES, RULESETS, CheckResult, check, ruleset
+from ..superko import KINDS, RULES, RULESETS, CheckResult, check, ruleset
 
 __all__ = ["register", "run"]
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         _print_text(result)
     summary = result.summary
     print(
-        f"gohash superko ({rules.name}: {rules.rule} ko, suicide "
+        f"gohash superko ({rules.name}: {KINDS[rules.rule]}, suicide "
         f"{'allowed' if rules.suicide_allowed else 'forbidden'}): {summary.files} files, "
         f"{summary.games} games, {len(result.violations)} violations, "
         f"{len(result.errors)} errors",
