@@ -57,6 +57,14 @@ _COLOUR_NAMES = ("empty", "black", "white")
 _SYMBOLS = (".", "X", "O")
 _DIAGRAM_CODES = {".": _EMPTY, "+": _EMPTY, "X": _BLACK, "x": _BLACK, "#": _BLACK,
                   "O": _WHITE, "o": _WHITE}
+# Identical in every board's SVG, so shared ids in one notebook page do no harm.
+_STONE_GRADIENTS = (
+    '<defs><radialGradient id="gohash-black" cx="35%" cy="35%" r="65%">'
+    '<stop offset="0" stop-color="#666"/><stop offset="1" stop-color="#111"/></radialGradient>'
+    '<radialGradient id="gohash-white" cx="35%" cy="35%" r="65%">'
+    '<stop offset="0" stop-color="#fff"/><stop offset="1" stop-color="#ccc"/></radialGradient>'
+    "</defs>"
+)
 _DIGITS = bytes.maketrans(b"\x00\x01\x02", b"012")
 
 # History records are plain tuples (they are made on every move, so no class):
@@ -596,6 +604,7 @@ class Board:
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{extent}" height="{extent}" '
             f'viewBox="0 0 {extent} {extent}" font-family="sans-serif" font-size="11">',
             f'<rect width="{extent}" height="{extent}" fill="#dcb35c"/>',
+            _STONE_GRADIENTS,
         ]
         for i in range(size):
             at = margin + i * cell
@@ -613,7 +622,7 @@ class Board:
         for (row, col), code in zip(self._points, self._cells, strict=True):
             if code != _EMPTY:
                 x, y = xy(row, col)
-                fill = "#111" if code == _BLACK else "#f8f8f8"
+                fill = "url(#gohash-black)" if code == _BLACK else "url(#gohash-white)"
                 parts.append(
                     f'<circle cx="{x}" cy="{y}" r="{cell // 2 - 1}" fill="{fill}" stroke="#000"/>'
                 )

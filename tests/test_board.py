@@ -412,5 +412,5 @@ def test_svg_is_well_formed_and_draws_every_stone() -> None:
     circles = svg.findall("{http://www.w3.org/2000/svg}circle")
     stones = [c for c in circles if c.get("r") == "11"]
     assert len(stones) == 3
-    assert {c.get("fill") for c in stones} == {"#111", "#f8f8f8"}
+    assert {c.get("fill") for c in stones} == {"url(#gohash-black)", "url(#gohash-white)"}
     assert any(c.get("fill") == "none" for c in circles)  # the last-move mark
