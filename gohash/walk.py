@@ -322,15 +322,18 @@ class _GameWalker:
         next(events)  # the game's own "("
         kind, root = next(events)
         assert kind == NODE and root is not None  # the parser allows nothing else
-        after_root = next(events)
+        # Read up to the first node after the root (node 1 of the main line),
+        # through any "(" before it: it decides where handicap stones come from.
+        after_root = [next(events)]
+        while after_root[-1][0] == OPEN:
+            after_root.append(next(events))
         try:
             info = self._root(index, root)
             board = Board(info.size, **self.board_options)
-            # HA without AB in the root: the node after it decides whether the
-            # handicap stones are written there or must be placed by GTP's rule.
+            # HA without AB in the root: node 1 has them, or GTP's rule places them.
             steps = 0
             if info.handicap >= 2 and "AB" not in root:
-                kind, props = after_root
+                kind, props = after_root[-1]
                 if not (kind == NODE and props is not None and "AB" in props):
                     steps = self._place_handicap(info, board)
         except GohashError as e:  # the game cannot be replayed at all
@@ -339,7 +342,7 @@ class _GameWalker:
         self.visitor.begin_game(info)
         try:
             self._replay_tree(
-                info, board, chain([(NODE, root), after_root], events), only_children, steps
+                info, board, chain([(NODE, root), *after_root], events), only_children, steps
             )
         finally:
             self.visitor.end_game(info)

@@ -185,6 +185,12 @@ def test_handicap_without_ab_places_gtp_stones_and_says_so() -> None:
         "t.sgf, game 0: HA[5] without AB: placed GTP fixed handicap C3 G7 C7 G3 E5"
     ]
     assert rec.games[0].notes == [summary.notes[0].split(": ", 1)[1]]
+    # Node 1 of the main line decides, also behind a "(".
+    rec, summary = run(b"(;SZ[9]HA[2](;AB[cc][gg];W[bb])(;B[aa]))", variations=True)
+    assert summary.notes == [] and stones(rec.boards[1]) == {("b", "C7"), ("b", "G3")}
+    rec, summary = run(b"(;SZ[9]HA[2](;W[bb])(;W[aa]))", variations=True)
+    assert stones(rec.boards[0]) == {("b", "C3"), ("b", "G7")}
+    assert stones(rec.boards[2]) == {("b", "C3"), ("b", "G7"), ("w", "A9")}
     rec, summary = run(b"(;SZ[9]HA[7.5];B[aa])")
     assert summary.notes == ["t.sgf, game 0: HA[7.5] is not a number: ignored"]
     assert rec.games[0].handicap == 0 and len(rec.positions) == 2
