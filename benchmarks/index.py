@@ -12,6 +12,7 @@ Run: ``.venv/bin/python benchmarks/index.py [--jobs N] [--queries N]``.
    of the group so the query is rarely in its canonical frame; then separately
    over opening positions (the empty board and the first moves of some games),
    which occur thousands of times.
+4. The time of :meth:`Index.dupes` over the whole index.
 """
 
 from __future__ import annotations
@@ -100,6 +101,9 @@ def main() -> int:
             start = time.perf_counter()
             everything = index.find(openings[0], limit=None)
             all_empty = time.perf_counter() - start
+            start = time.perf_counter()
+            dupes = index.dupes()
+            dupes_time = time.perf_counter() - start
 
     def ms(seconds: float) -> str:
         return f"{seconds * 1e3:.2f} ms"
@@ -131,6 +135,9 @@ def main() -> int:
           f"{statistics.median(opening_totals):>13.0f} / {max(opening_totals)}")
     print(f"{'empty board, all matches':<34}{1:>8}{ms(all_empty):>11}{'':>22}"
           f"{everything.total:>13}")
+    print()
+    print(f"dupes: {dupes_time:.1f} s, {len(dupes.groups)} groups of duplicates "
+          f"({sum(len(g.records) for g in dupes.groups)} records), {len(dupes.prefixes)} prefixes")
     print()
     target = statistics.median(times) <= 0.010
     print(f"target: median find <= 10 ms: {'met' if target else 'NOT met'}")
