@@ -51,6 +51,7 @@ from .walk import BaseVisitor, GameInfo, PositionEvent, walk
 __all__ = [
     "FAMILIES",
     "POINT_CLASSES",
+    "SCHEME_COLUMNS",
     "AuditVisitor",
     "CollectionAudit",
     "MergeExample",
@@ -512,7 +513,13 @@ class SizeAudit:
     merged: dict[str, int]  # scheme -> positions (distinct forms) lost to merging
     merged_keys: dict[str, int]  # scheme -> keys covering two or more forms
     split: dict[str, int]  # scheme -> forms with two or more keys (the theorem says 0)
+    # scheme -> merging keys whose positions all have a symmetry: E5 (few bits left)
+    merged_symmetric: dict[str, int]
     examples: list[MergeExample]
+
+
+SCHEME_COLUMNS = ("keys", "merged", "merged_keys", "merged_symmetric", "split")
+"""The per-scheme figures of a collection audit, in the order the CLI prints them."""
 
 
 @dataclass
@@ -534,8 +541,9 @@ class CollectionAudit:
     def distinct(self) -> int:
         return sum(s.distinct for s in self.sizes)
 
-    def merged(self, name: str) -> int:
-        return sum(s.merged[name] for s in self.sizes)
+    def total(self, column: str, name: str) -> int:
+        """A per-scheme column of :class:`SizeAudit` (``"merged"``...) summed over sizes."""
+        return sum(int(getattr(s, column)[name]) for s in self.sizes)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -545,12 +553,7 @@ class CollectionAudit:
             "positions": self.positions,
             "distinct": self.distinct,
             "schemes": {
-                name: {
-                    "keys": sum(s.keys[name] for s in self.sizes),
-                    "merged": self.merged(name),
-                    "merged_keys": sum(s.merged_keys[name] for s in self.sizes),
-                    "split": sum(s.split[name] for s in self.sizes),
-                }
+                name: {column: self.total(column, name) for column in SCHEME_COLUMNS}
                 for name in self.schemes
             },
             "sizes": [
@@ -561,6 +564,7 @@ class CollectionAudit:
                     "keys": s.keys,
                     "merged": s.merged,
                     "merged_keys": s.merged_keys,
+                    "merged_symmetric": s.merged_symmetric,
                     "split": s.split,
                     "by_move": [
                         {"move_number": m, "positions": n, "distinct": d} for m, n, d in s.by_move
@@ -648,8 +652,6 @@ class AuditVisitor(BaseVisitor):
 
     def handle_error(self, error: GohashError) -> bool:
         self.errors.append(error)
-        if error.file is not None:
-            self.files[error.file] = None
         return False
 
     def add_positions(self, boards: Board, moves: Sequence[int], game: int) -> None:
@@ -695,7 +697,9 @@ class AuditVisitor(BaseVisitor):
         by_move = list(
             zip(numbers.tolist(), totals.tolist(), distinct_counts.tolist(), strict=True)
         )
-        audit = SizeAudit(size, count, distinct, by_move, {}, {}, {}, {}, [])
+        audit = SizeAudit(size, count, distinct, by_move, {}, {}, {}, {}, {}, [])
+        first_at = np.unique(form_ids, return_index=True)[1]
+        symmetric: dict[int, bool] = {}  # form id -> fixed by some element but the identity
         for name in self.schemes:
             keys = batches.keys[name][0]
             key_ids = _group_ids(keys.reshape(count, -1).view(np.uint8))
@@ -705,6 +709,16 @@ class AuditVisitor(BaseVisitor):
             audit.split[name] = pairs.shape[1] - distinct
             per_key = np.bincount(pairs[0], minlength=audit.keys[name])
             audit.merged_keys[name] = int((per_key > 1).sum())
+            merging = per_key[pairs[0]] > 1
+            all_symmetric = np.ones(len(per_key), dtype=bool)
+            for key_id, form in pairs[:, merging].T.tolist():
+                if form not in symmetric:
+                    board = unpack_position(forms[first_at[form]], size)
+                    symmetric[form] = any(
+                        (g.image_array(board) == board).all() for g in elements_of(self.group)[1:]
+                    )
+                all_symmetric[key_id] &= symmetric[form]
+            audit.merged_symmetric[name] = int((all_symmetric & (per_key > 1)).sum())
             audit.examples += self._examples(name, size, batches, keys, key_ids, form_ids, per_key)
         return audit
 
@@ -776,13 +790,9 @@ def audit_paths(
     examples: int = 3,
     variations: bool = False,
 ) -> CollectionAudit:
-    """Walk the games of ``paths`` (files, folders, archives) and audit their positions.
-
-    Errors in the games are collected in the result, not raised.
-    """
+    """Walk and audit the games of ``paths`` (files, folders, archives); errors are kept."""
     visitor = AuditVisitor(schemes, group=group, examples=examples)
     summary = walk(paths, visitor, variations=variations)
     result = visitor.result()
-    result.files = max(result.files, summary.files)
-    result.errors = list(summary.errors)
+    result.files = summary.files  # also those without a readable game
     return result

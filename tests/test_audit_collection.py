@@ -53,6 +53,13 @@ def test_merges_on_games_with_a_known_answer(games: list[str]) -> None:
     assert size.merged == {"huima64": 2, "huima64-add": 1, "regular64": 0, "regular128": 0}
     assert size.keys == {"huima64": 7, "huima64-add": 8, "regular64": 9, "regular128": 9}
     assert size.merged_keys == size.merged
+    # 9 and 5 handicap stones are both D4-symmetric; the E4 openings have no symmetry.
+    assert size.merged_symmetric == {
+        "huima64": 1,
+        "huima64-add": 0,
+        "regular64": 0,
+        "regular128": 0,
+    }
     assert all(v == 0 for v in size.split.values())
 
 
@@ -134,8 +141,12 @@ def test_cli_text_collection(games: list[str]) -> None:
     code, out, err = run_cli("--scheme", "huima64", "--scheme", "regular64", *games)
     assert (code, err) == (0, "")
     assert "collection: 4 files, 4 games, 12 positions, 9 distinct up to 16 symmetries" in out
-    assert "  huima64                    7                 2             2      0" in out
-    assert "  regular64                  9                 0             0      0" in out
+    assert (
+        "  huima64                    7                 2             2            1      0" in out
+    )
+    assert (
+        "  regular64                  9                 0             0            0      0" in out
+    )
     assert out.count("\nhuima64 19x19 key 0x") == 2
     # Diagrams side by side, with GTP coordinates.
     assert (
@@ -157,6 +168,7 @@ def test_cli_json(games: list[str]) -> None:
         "keys": 7,
         "merged": 2,
         "merged_keys": 2,
+        "merged_symmetric": 1,
         "split": 0,
     }
     assert collection["sizes"][0]["by_move"][0] == {"move_number": 0, "positions": 4, "distinct": 3}
@@ -217,4 +229,4 @@ def test_corpus_small_has_no_splits_and_regular128_merges_nothing() -> None:
     assert result.positions > 40_000
     for name in SCHEMES:
         assert sum(s.split[name] for s in result.sizes) == 0
-    assert result.merged("regular128") == 0
+    assert result.total("merged", "regular128") == 0

@@ -17,7 +17,14 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..audit import CollectionAudit, MergeExample, SchemeStructure, audit_paths, scheme_structure
+from ..audit import (
+    SCHEME_COLUMNS,
+    CollectionAudit,
+    MergeExample,
+    SchemeStructure,
+    audit_paths,
+    scheme_structure,
+)
 from ..board import Board
 from ..errors import GohashError
 from ..schemes import SCHEMES
@@ -167,15 +174,24 @@ def _print_collection(c: CollectionAudit, out: TextIO) -> None:
     print("  size    positions     distinct", file=out)
     for s in c.sizes:
         print(f"  {s.size:>4}  {s.positions:>11,}  {s.distinct:>11,}", file=out)
-    print("  scheme        canonical keys  positions merged  keys merging  split", file=out)
+    print(
+        "  scheme        canonical keys  positions merged  keys merging  (symmetric)  split",
+        file=out,
+    )
     for name in c.schemes:
-        keys = sum(s.keys[name] for s in c.sizes)
-        merging = sum(s.merged_keys[name] for s in c.sizes)
-        split = sum(s.split[name] for s in c.sizes)
+        keys, merged, merging, symmetric, split = (
+            c.total(column, name) for column in SCHEME_COLUMNS
+        )
         print(
-            f"  {name:<12}  {keys:>14,}  {c.merged(name):>16,}  {merging:>12,}  {split:>5}",
+            f"  {name:<12}  {keys:>14,}  {merged:>16,}  {merging:>12,}  {symmetric:>11,}  "
+            f"{split:>5}",
             file=out,
         )
+    print(
+        "  (symmetric: keys merging only positions that have a symmetry, whose hashes keep\n"
+        "   fewer bits, erratum E5)",
+        file=out,
+    )
     examples = [e for s in c.sizes for e in s.examples]
     if examples:
         print("\nfirst merges: distinct positions, one canonical key", file=out)
