@@ -80,9 +80,10 @@ __all__ = [
 ]
 
 POINT_CLASSES = ("centre", "axis", "diagonal", "other")
-FAMILIES = ("orbit8", "axis4", "diagonal4", "e3-handicap", "e4-pair", "e4-opening")
 """Point classes by their stabilizer in D4: tengen, the two axes through it, the
 two diagonals, and every other point (odd N; even N has only the last two)."""
+FAMILIES = ("orbit8", "axis4", "diagonal4", "e3-handicap", "e4-pair", "e4-opening")
+"""The structured families of :func:`patterns`, in report order."""
 
 Board = npt.NDArray[np.int8]
 _BATCH = 4096  # positions processed together: large enough to amortise numpy's overhead
