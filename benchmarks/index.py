@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from gohash.canon import CanonOptions, canon
-from gohash.index import Index, position_from_sgf, unpack_frames
+from gohash.frames import unpack_frames
+from gohash.index import Index, position_from_sgf
 from gohash.symmetry import ELEMENTS
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

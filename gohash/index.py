@@ -1,29 +1,21 @@
 """A position index of SGF collections in SQLite: search up to symmetry, find duplicate games.
 
 Scope: the database (schema, versioning, opening and checking it), building it
-from SGF files (incremental, one transaction per file, optionally in worker
-processes), the exact position search, and duplicate and prefix detection.
-The command line (:mod:`gohash.cli.index`) only parses arguments and prints.
+from SGF files (incremental, one transaction per file; files are replayed into
+frames by :mod:`gohash.frames`, optionally in worker processes), the exact
+position search, and duplicate and prefix detection.  The command line
+(:mod:`gohash.cli.index`) only parses arguments and prints.
 
-Exactness.  Every position ``P`` of a game is stored once per equivalence class
-under G = D4 x colour swap, as its canonical key ``K`` (the least ``T_g(hash)``,
-:meth:`~gohash.schemes.KeyScheme.canonical`) and its *frame* ``X``: the least
-packed image ``pack(t.P)`` over the elements ``t`` that attain ``K``.  For
-``Q = g.P`` the attaining elements of ``Q`` are those of ``P`` composed with
-``g^-1``, so ``P`` and ``Q`` have the same set of such images and the same
-frame: the frame is a canonical form of the class, and two positions are
-equivalent iff their keys and frames are equal.  A query therefore compares
-frames byte for byte; positions that only share a key are counted as rejected
-candidates and never returned.  Since the frame is exact, position ids are
-exact too, and duplicate games are found by comparing sequences of ids.
+Exactness.  Every position is stored once per class under G = D4 x colour swap,
+as its canonical key and its frame, a canonical form of the class
+(:mod:`gohash.frames`): two positions are images of each other iff their keys
+and frames are equal.  A query compares frames byte for byte; positions that
+only share a key are counted as rejected and never returned.  Position ids are
+therefore exact too, and duplicate games are found by comparing sequences of ids.
 
 Keys are stored as SQLite INTEGERs: an unsigned 64-bit key ``k`` is stored as
 the signed ``k - 2**64`` when ``k >= 2**63`` (the bits of ``k`` read as int64).
 128-bit keys (``regular128``) are stored as 16-byte big-endian BLOBs.
-
-Frames are packed as :meth:`gohash.board.Board.position_key` packs a board: a
-size byte, then the points in ``row * size + col`` order as base-4 digits
-(0 empty, 1 black, 2 white), most significant first; 92 bytes for 19x19.
 
 Positions are the stones only: the side to move is not part of them, and only
 the main line of each game is indexed.
@@ -32,12 +24,10 @@ the main line of each game is indexed.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from multiprocessing import get_context
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -46,8 +36,18 @@ import numpy.typing as npt
 
 from .board import Board
 from .errors import GohashError, PositionError
+from .frames import (
+    Board8,
+    FileFrames,
+    NamedSchemes,
+    SchemeFactory,
+    SourceError,
+    Task,
+    frame_and_elements,
+    input_frames,
+)
 from .schemes import SCHEMES, KeyScheme, scheme
-from .sgf import Input, Source, find_inputs, read_input
+from .sgf import find_inputs, read_input
 from .symmetry import ELEMENTS, Element, check_size
 from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 
@@ -62,20 +62,12 @@ __all__ = [
     "Match",
     "Prefix",
     "Record",
-    "canonical_frame",
-    "canonical_frames",
-    "pack_array",
-    "pack_arrays",
     "position_from_sgf",
-    "unpack_frames",
 ]
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x67686978  # "ghix": marks an SQLite file as a gohash index
 SQLITE_HEADER = b"SQLite format 3\x00"
-
-SchemeFactory = Callable[[int], KeyScheme]
-Board8 = npt.NDArray[np.int8]
 
 _SCHEMA = """
 CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -123,223 +115,15 @@ CREATE TABLE occurrences (
 CREATE INDEX occurrences_by_position ON occurrences (position_id, game_id, seq, move, element);
 """
 
-_SWAP_COLOURS = np.array([0, 2, 1], dtype=np.int8)
-
-
 class IndexFileError(GohashError):
     """A database path that is missing, not SQLite, not a gohash index, of another
     schema version, or built with another key scheme."""
-
-
-# -- packing positions and canonical frames (each batch function with its scalar twin) -----
-
-
-def _packed_length(size: int) -> int:
-    return (size * size + 3) // 4
-
-
-def pack_array(board: npt.ArrayLike) -> bytes:
-    """One (N, N) position array packed as :meth:`Board.position_key` packs a board."""
-    arr = np.asarray(board)
-    size = arr.shape[0]
-    value = 0
-    for code in arr.reshape(-1).tolist():
-        value = 4 * value + int(code)
-    return bytes((size,)) + value.to_bytes(_packed_length(size), "big")
-
-
-def pack_arrays(boards: npt.NDArray[np.integer]) -> list[bytes]:
-    """A batch ``boards[B, N, N]`` packed; the twin of :func:`pack_array`."""
-    count, size = boards.shape[0], boards.shape[-1]
-    length = _packed_length(size)
-    digits = np.zeros((count, 4 * length), dtype=np.uint8)
-    digits[:, 4 * length - size * size :] = boards.reshape(count, -1)
-    out = np.empty((count, 1 + length), dtype=np.uint8)
-    out[:, 0] = size
-    out[:, 1:] = (
-        (digits[:, 0::4] << 6) | (digits[:, 1::4] << 4) | (digits[:, 2::4] << 2) | digits[:, 3::4]
-    )
-    blob = out.tobytes()
-    width = 1 + length
-    return [blob[i * width : (i + 1) * width] for i in range(count)]
-
-
-def unpack_frames(blob: bytes, count: int, size: int) -> Board8:
-    """``count`` packed positions of one size, concatenated, as arrays ``(count, N, N)``."""
-    width = 1 + _packed_length(size)
-    if len(blob) != count * width:
-        raise PositionError(f"{len(blob)} bytes do not hold {count} packed {size}x{size} positions")
-    raw = np.frombuffer(blob, dtype=np.uint8).reshape(count, width)[:, 1:]
-    digits = (raw[:, :, None] >> np.array([6, 4, 2, 0], dtype=np.uint8)) & 3
-    flat = digits.reshape(count, -1)[:, -size * size :]
-    return flat.astype(np.int8).reshape(count, size, size)
-
-
-def canonical_frame(board: npt.ArrayLike, keys: KeyScheme) -> tuple[int, bytes, Element]:
-    """The canonical key of a position array, its frame, and the lowest element mapping
-    the position onto its frame (see the module docstring)."""
-    key, frame, onto = _frame_and_elements(np.asarray(board, dtype=np.int8), keys)
-    return key, frame, onto[0]
-
-
-def _frame_and_elements(arr: Board8, keys: KeyScheme) -> tuple[int, bytes, list[Element]]:
-    """Key, frame, and every element mapping the position onto its frame, lowest first:
-    ``onto[0] . s`` for each ``s`` of the position's stabilizer, which lies within the
-    elements that attain the key (``s.P = P`` gives ``T_s(hash) = hash``)."""
-    key, attaining = keys.canonical(keys.hash_array(arr))
-    images = pack_arrays(np.stack([t.image_array(arr) for t in attaining]))
-    frame = min(images)
-    return key, frame, [t for t, image in zip(attaining, images, strict=True) if image == frame]
-
-
-@cache
-def _permutations(size: int) -> npt.NDArray[np.intp]:
-    return np.stack([g.point_permutation(size) for g in ELEMENTS])
-
-
-def canonical_frames(
-    boards: Board8, keys: KeyScheme
-) -> tuple[list[int], list[bytes], list[int]]:
-    """Canonical keys, frames and element indexes of a batch ``boards[B, N, N]``;
-    the twin of :func:`canonical_frame`."""
-    count, size = boards.shape[0], boards.shape[-1]
-    hashes = keys.hash_arrays(boards)
-    canon, lowest = keys.canonical_array(hashes)
-    flat = boards.reshape(count, size * size)
-    images = np.empty_like(flat)
-    images[np.arange(count)[:, None], _permutations(size)[lowest]] = flat
-    swapped = lowest >= 8
-    images[swapped] = _SWAP_COLOURS[images[swapped]]
-    frames = pack_arrays(images.reshape(count, size, size))
-    elements = lowest.tolist()
-    # Where several elements attain the key, the frame is the least of their
-    # images: rare (the empty board, symmetric openings), so done one by one.
-    attaining = np.zeros(count, dtype=np.int64)
-    for g in ELEMENTS:
-        same = keys.transform_array(hashes, g) == canon
-        attaining += same if same.ndim == 1 else same.all(axis=1)
-    for i in np.flatnonzero(attaining > 1).tolist():
-        _, frames[i], element = canonical_frame(boards[i], keys)
-        elements[i] = element.index
-    return keys.to_ints(canon), frames, elements
 
 
 def _sql_key(key: int, bits: int) -> int | bytes:
     if bits == 128:
         return key.to_bytes(16, "big")
     return key - (1 << 64) if key >> 63 else key
-
-
-# -- preparing files: reading, replaying and computing frames (in worker processes) --------
-
-
-@dataclass
-class _Game:
-    game: int
-    size: int
-    black: str | None
-    white: str | None
-    result: str | None
-    sha256: str = ""
-    moves: list[int] = field(default_factory=list)
-    packed: list[bytes] = field(default_factory=list)
-    keys: list[int | bytes] = field(default_factory=list)
-    frames: list[bytes] = field(default_factory=list)
-    elements: list[int] = field(default_factory=list)
-    error: str | None = None
-
-
-@dataclass
-class _Error:
-    """A located error as plain data (exceptions with keyword arguments do not pickle)."""
-
-    game: int | None
-    move: int | None
-    message: str
-
-
-@dataclass
-class _File:
-    path: str
-    sha256: str
-    unchanged: bool = False
-    games: list[_Game] = field(default_factory=list)
-    errors: list[_Error] = field(default_factory=list)
-
-
-class _Collector(BaseVisitor):
-    """Keeps the main line of every game as packed positions; collects errors."""
-
-    def __init__(self) -> None:
-        self.games: list[_Game] = []
-        self.errors: list[_Error] = []
-
-    def begin_game(self, info: GameInfo) -> None:
-        self.games.append(
-            _Game(info.game, info.size, info.players.get("b"), info.players.get("w"), info.result)
-        )
-
-    def visit_position(self, event: PositionEvent) -> None:
-        game = self.games[-1]
-        game.moves.append(event.move_number)
-        game.packed.append(event.board.position_key())
-
-    def handle_error(self, error: GohashError) -> bool:
-        self.errors.append(_Error(error.game, error.move_number, str(error)))
-        if self.games and error.game == self.games[-1].game:
-            self.games[-1].error = str(error)
-        return False
-
-
-def _prepare_source(source: Source, factory: SchemeFactory) -> _File:
-    collector = _Collector()
-    walk_source(source, collector)
-    for game in collector.games:
-        digest = hashlib.sha256(f"{game.size}|{game.black}|{game.white}|{game.result}|".encode())
-        blob = b"".join(game.packed)
-        digest.update(blob)
-        game.sha256 = digest.hexdigest()
-        if game.packed:
-            keys = factory(game.size)
-            boards = unpack_frames(blob, len(game.packed), game.size)
-            canon, game.frames, game.elements = canonical_frames(boards, keys)
-            game.keys = [_sql_key(k, keys.bits) for k in canon]
-        game.packed = []
-    return _File(source.name, hashlib.sha256(source.data).hexdigest(), False,
-                 collector.games, collector.errors)
-
-
-_Task = tuple[Input | Source | GohashError, dict[str, str], SchemeFactory]
-
-
-def _prepare_input(task: _Task) -> list[_File | _Error]:
-    """Every source of one input: unchanged ones (same SHA-256 as in ``known``) are
-    only marked so, unreadable ones become errors."""
-    inp, known, factory = task
-    out: list[_File | _Error] = []
-    sources: Iterable[Source | GohashError] = (
-        read_input(inp) if isinstance(inp, Input) else [inp]
-    )
-    for source in sources:
-        if isinstance(source, GohashError):
-            out.append(_Error(None, None, str(source)))
-            continue
-        sha = hashlib.sha256(source.data).hexdigest()
-        if known.get(source.name) == sha:
-            out.append(_File(source.name, sha, unchanged=True))
-        else:
-            out.append(_prepare_source(source, factory))
-    return out
-
-
-class _NamedSchemes:
-    """A picklable factory for a named scheme (worker processes get it)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self, size: int) -> KeyScheme:
-        return scheme(self.name, size)
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -618,7 +402,7 @@ class Index:
         summary = BuildSummary()
         for results in _prepared(tasks, jobs):
             for item in results:
-                if isinstance(item, _Error):
+                if isinstance(item, SourceError):
                     summary.errors.append(item.message)
                 elif item.unchanged:
                     summary.files_unchanged += 1
@@ -629,7 +413,7 @@ class Index:
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return summary
 
-    def _store(self, item: _File, summary: BuildSummary) -> None:
+    def _store(self, item: FileFrames, summary: BuildSummary) -> None:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -641,10 +425,12 @@ class Index:
                 "INSERT INTO files (path, sha256, games) VALUES (?, ?, ?)",
                 (item.path, item.sha256, len(item.games)),
             ).lastrowid
-            known = self._positions_with_keys({k for g in item.games for k in g.keys})
+            bits = self._factory(19).bits
+            game_keys = [[_sql_key(k, bits) for k in game.keys] for game in item.games]
+            known = self._positions_with_keys({k for keys in game_keys for k in keys})
             next_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
             new_positions: list[tuple[int, int | bytes, bytes]] = []
-            for game in item.games:
+            for game, keys in zip(item.games, game_keys, strict=True):
                 game_id = db.execute(
                     "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
                     "positions, moves, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -652,7 +438,7 @@ class Index:
                      game.sha256, len(game.keys), max(game.moves, default=0), game.error),
                 ).lastrowid
                 ids = []
-                for key, frame in zip(game.keys, game.frames, strict=True):
+                for key, frame in zip(keys, game.frames, strict=True):
                     candidates = known.setdefault(key, {})
                     position_id = candidates.get(frame)
                     if position_id is None:
@@ -727,7 +513,7 @@ class Index:
         """
         arr = _position_array(position)
         keys = self.keys(arr.shape[0])
-        key, frame, onto = _frame_and_elements(arr, keys)
+        key, frame, onto = frame_and_elements(arr, keys)
         element = onto[0]
         rows = self._db.execute(
             "SELECT id, frame FROM positions WHERE key = ?", (_sql_key(key, keys.bits),)
@@ -823,17 +609,18 @@ def _factory(which: str | SchemeFactory) -> SchemeFactory:
     if isinstance(which, str):
         if which not in SCHEMES:
             scheme(which, 19)  # raises UnknownSchemeError naming the choices
-        return _NamedSchemes(which)
+        return NamedSchemes(which)
     return which
 
 
 def _scheme_name(factory: SchemeFactory) -> str:
-    if isinstance(factory, _NamedSchemes):
+    if isinstance(factory, NamedSchemes):
         return factory.name
-    return factory(19).name
+    name: str = factory(19).name
+    return name
 
 
-def _tasks(paths: list[str], known: dict[str, str], factory: SchemeFactory) -> Iterator[_Task]:
+def _tasks(paths: list[str], known: dict[str, str], factory: SchemeFactory) -> Iterator[Task]:
     """One task per input, with the known SHA-256 of its files."""
     for inp in find_inputs(paths):
         if inp.kind == "stdin":  # a worker process has no stdin of ours: read it here
@@ -846,12 +633,12 @@ def _tasks(paths: list[str], known: dict[str, str], factory: SchemeFactory) -> I
             yield inp, ({inp.name: known[inp.name]} if inp.name in known else {}), factory
 
 
-def _prepared(tasks: Sequence[_Task], jobs: int) -> Iterator[list[_File | _Error]]:
+def _prepared(tasks: Sequence[Task], jobs: int) -> Iterator[list[FileFrames | SourceError]]:
     if jobs <= 1 or len(tasks) <= 1:
-        yield from map(_prepare_input, tasks)
+        yield from map(input_frames, tasks)
         return
     with get_context("spawn" if os.name == "nt" else "fork").Pool(jobs) as pool:
-        yield from pool.imap(_prepare_input, tasks, chunksize=4)
+        yield from pool.imap(input_frames, tasks, chunksize=4)
 
 
 def _position_array(position: Board | npt.ArrayLike) -> Board8:

@@ -23,16 +23,14 @@ from hypothesis import strategies as st
 
 from gohash.board import Board, IllegalMoveError
 from gohash.errors import PositionError
-from gohash.index import (
-    Index,
-    IndexFileError,
+from gohash.frames import (
     canonical_frame,
     canonical_frames,
     pack_array,
     pack_arrays,
-    position_from_sgf,
     unpack_frames,
 )
+from gohash.index import Index, IndexFileError, position_from_sgf
 from gohash.schemes import KeyScheme, scheme
 from gohash.symmetry import ELEMENTS, Element, element
 from gohash.walk import BaseVisitor, PositionEvent, walk

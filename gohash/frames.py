@@ -1,0 +1,273 @@
+"""Exact canonical forms ("frames") of Go positions, and of every position of SGF files.
+
+Scope: packing position arrays into bytes, the frame of a position (a canonical
+form under G = D4 x colour swap, found from its canonical key), each as a scalar
+function and its numpy batch twin, and the replay of SGF sources into frames
+(run in worker processes by :mod:`gohash.index`).  Nothing here knows SQL.
+
+Frames.  The canonical key ``K`` of a position ``P`` is the least ``T_g(hash)``
+(:meth:`~gohash.schemes.KeyScheme.canonical`); its frame ``X`` is the least
+packed image ``pack(t.P)`` over the elements ``t`` that attain ``K``.  For
+``Q = g.P`` the attaining elements of ``Q`` are those of ``P`` composed with
+``g^-1``, so ``P`` and ``Q`` have the same set of such images and the same frame:
+the frame is a canonical form of the class of ``P``, and two positions are images
+of each other iff their keys and frames are equal.  Usually one element attains
+the key and the frame costs one image; positions whose hash some ``T_g`` fixes
+(the empty board, symmetric openings) take the least of several.
+
+Packing is :meth:`gohash.board.Board.position_key`'s: a size byte, then the
+points in ``row * size + col`` order as base-4 digits (0 empty, 1 black,
+2 white), most significant first; 92 bytes for 19x19.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import GohashError, PositionError
+from .schemes import KeyScheme, scheme
+from .sgf import Input, Source, read_input
+from .symmetry import ELEMENTS, Element
+from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+
+__all__ = [
+    "FileFrames",
+    "GameFrames",
+    "NamedSchemes",
+    "SchemeFactory",
+    "SourceError",
+    "Task",
+    "canonical_frame",
+    "canonical_frames",
+    "frame_and_elements",
+    "input_frames",
+    "pack_array",
+    "pack_arrays",
+    "source_frames",
+    "unpack_frames",
+]
+
+SchemeFactory = Callable[[int], KeyScheme]
+Board8 = npt.NDArray[np.int8]
+
+_SWAP_COLOURS = np.array([0, 2, 1], dtype=np.int8)
+
+
+def _packed_length(size: int) -> int:
+    return (size * size + 3) // 4
+
+
+def pack_array(board: npt.ArrayLike) -> bytes:
+    """One (N, N) position array packed as :meth:`Board.position_key` packs a board."""
+    arr = np.asarray(board)
+    size = arr.shape[0]
+    value = 0
+    for code in arr.reshape(-1).tolist():
+        value = 4 * value + int(code)
+    return bytes((size,)) + value.to_bytes(_packed_length(size), "big")
+
+
+def pack_arrays(boards: npt.NDArray[np.integer]) -> list[bytes]:
+    """A batch ``boards[B, N, N]`` packed; the twin of :func:`pack_array`."""
+    count, size = boards.shape[0], boards.shape[-1]
+    length = _packed_length(size)
+    digits = np.zeros((count, 4 * length), dtype=np.uint8)
+    digits[:, 4 * length - size * size :] = boards.reshape(count, -1)
+    out = np.empty((count, 1 + length), dtype=np.uint8)
+    out[:, 0] = size
+    out[:, 1:] = (
+        (digits[:, 0::4] << 6) | (digits[:, 1::4] << 4) | (digits[:, 2::4] << 2) | digits[:, 3::4]
+    )
+    blob = out.tobytes()
+    width = 1 + length
+    return [blob[i * width : (i + 1) * width] for i in range(count)]
+
+
+def unpack_frames(blob: bytes, count: int, size: int) -> Board8:
+    """``count`` packed positions of one size, concatenated, as arrays ``(count, N, N)``."""
+    width = 1 + _packed_length(size)
+    if len(blob) != count * width:
+        raise PositionError(f"{len(blob)} bytes do not hold {count} packed {size}x{size} positions")
+    raw = np.frombuffer(blob, dtype=np.uint8).reshape(count, width)[:, 1:]
+    digits = (raw[:, :, None] >> np.array([6, 4, 2, 0], dtype=np.uint8)) & 3
+    flat = digits.reshape(count, -1)[:, -size * size :]
+    return flat.astype(np.int8).reshape(count, size, size)
+
+
+def canonical_frame(board: npt.ArrayLike, keys: KeyScheme) -> tuple[int, bytes, Element]:
+    """The canonical key of a position array, its frame, and the lowest element mapping
+    the position onto its frame (see the module docstring)."""
+    key, frame, onto = frame_and_elements(np.asarray(board, dtype=np.int8), keys)
+    return key, frame, onto[0]
+
+
+def frame_and_elements(arr: Board8, keys: KeyScheme) -> tuple[int, bytes, list[Element]]:
+    """Key, frame, and every element mapping the position onto its frame, lowest first:
+    ``onto[0] . s`` for each ``s`` of the position's stabilizer, which lies within the
+    elements that attain the key (``s.P = P`` gives ``T_s(hash) = hash``)."""
+    key, attaining = keys.canonical(keys.hash_array(arr))
+    images = pack_arrays(np.stack([t.image_array(arr) for t in attaining]))
+    frame = min(images)
+    return key, frame, [t for t, image in zip(attaining, images, strict=True) if image == frame]
+
+
+@cache
+def _permutations(size: int) -> npt.NDArray[np.intp]:
+    return np.stack([g.point_permutation(size) for g in ELEMENTS])
+
+
+def canonical_frames(
+    boards: Board8, keys: KeyScheme
+) -> tuple[list[int], list[bytes], list[int]]:
+    """Canonical keys, frames and element indexes of a batch ``boards[B, N, N]``;
+    the twin of :func:`canonical_frame`."""
+    count, size = boards.shape[0], boards.shape[-1]
+    hashes = keys.hash_arrays(boards)
+    canon, lowest = keys.canonical_array(hashes)
+    flat = boards.reshape(count, size * size)
+    images = np.empty_like(flat)
+    images[np.arange(count)[:, None], _permutations(size)[lowest]] = flat
+    swapped = lowest >= 8
+    images[swapped] = _SWAP_COLOURS[images[swapped]]
+    frames = pack_arrays(images.reshape(count, size, size))
+    elements = lowest.tolist()
+    # Where several elements attain the key, the frame is the least of their
+    # images: rare (the empty board, symmetric openings), so done one by one.
+    attaining = np.zeros(count, dtype=np.int64)
+    for g in ELEMENTS:
+        same = keys.transform_array(hashes, g) == canon
+        attaining += same if same.ndim == 1 else same.all(axis=1)
+    for i in np.flatnonzero(attaining > 1).tolist():
+        _, frames[i], element = canonical_frame(boards[i], keys)
+        elements[i] = element.index
+    return keys.to_ints(canon), frames, elements
+
+
+# -- SGF sources to frames (in worker processes) ---------------------------------------------
+
+
+@dataclass
+class GameFrames:
+    """One game's main line: move numbers, canonical keys, frames and the index of
+    the element mapping each position onto its frame; ``error``: why it was cut short."""
+
+    game: int
+    size: int
+    black: str | None
+    white: str | None
+    result: str | None
+    sha256: str = ""
+    moves: list[int] = field(default_factory=list)
+    packed: list[bytes] = field(default_factory=list)
+    keys: list[int] = field(default_factory=list)
+    frames: list[bytes] = field(default_factory=list)
+    elements: list[int] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class SourceError:
+    """A located error as plain data (exceptions with keyword arguments do not pickle)."""
+
+    game: int | None
+    move: int | None
+    message: str
+
+
+@dataclass
+class FileFrames:
+    """The games of one SGF source; only ``path`` and ``sha256`` if ``unchanged``."""
+
+    path: str
+    sha256: str
+    unchanged: bool = False
+    games: list[GameFrames] = field(default_factory=list)
+    errors: list[SourceError] = field(default_factory=list)
+
+
+class _Collector(BaseVisitor):
+    """Keeps the main line of every game as packed positions; collects errors."""
+
+    def __init__(self) -> None:
+        self.games: list[GameFrames] = []
+        self.errors: list[SourceError] = []
+
+    def begin_game(self, info: GameInfo) -> None:
+        players = info.players
+        self.games.append(
+            GameFrames(info.game, info.size, players.get("b"), players.get("w"), info.result)
+        )
+
+    def visit_position(self, event: PositionEvent) -> None:
+        game = self.games[-1]
+        game.moves.append(event.move_number)
+        game.packed.append(event.board.position_key())
+
+    def handle_error(self, error: GohashError) -> bool:
+        self.errors.append(SourceError(error.game, error.move_number, str(error)))
+        if self.games and error.game == self.games[-1].game:
+            self.games[-1].error = str(error)
+        return False
+
+
+def source_frames(source: Source, factory: SchemeFactory) -> FileFrames:
+    """Frames of every game of one SGF source; ``sha256`` of a game digests its root
+    text fields and its exact positions."""
+    collector = _Collector()
+    walk_source(source, collector)
+    for game in collector.games:
+        digest = hashlib.sha256(f"{game.size}|{game.black}|{game.white}|{game.result}|".encode())
+        blob = b"".join(game.packed)
+        digest.update(blob)
+        game.sha256 = digest.hexdigest()
+        if game.packed:
+            keys = factory(game.size)
+            boards = unpack_frames(blob, len(game.packed), game.size)
+            game.keys, game.frames, game.elements = canonical_frames(boards, keys)
+        game.packed = []
+    return FileFrames(
+        source.name, hashlib.sha256(source.data).hexdigest(), False,
+        collector.games, collector.errors,
+    )
+
+
+Task = tuple[Input | Source | GohashError, dict[str, str], SchemeFactory]
+
+
+def input_frames(task: Task) -> list[FileFrames | SourceError]:
+    """Frames of every source of one input (in a worker process, or this one).
+
+    ``task`` is the input (or a source or error read beforehand), the SHA-256 of
+    its files already indexed, and the scheme factory.  Sources with the same
+    SHA-256 as before are only marked unchanged; unreadable ones become errors."""
+    inp, known, factory = task
+    out: list[FileFrames | SourceError] = []
+    sources: Iterable[Source | GohashError] = (
+        read_input(inp) if isinstance(inp, Input) else [inp]
+    )
+    for source in sources:
+        if isinstance(source, GohashError):
+            out.append(SourceError(None, None, str(source)))
+            continue
+        sha = hashlib.sha256(source.data).hexdigest()
+        if known.get(source.name) == sha:
+            out.append(FileFrames(source.name, sha, unchanged=True))
+        else:
+            out.append(source_frames(source, factory))
+    return out
+
+
+class NamedSchemes:
+    """A picklable factory for a named scheme (worker processes get it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, size: int) -> KeyScheme:
+        return scheme(self.name, size)
