@@ -191,6 +191,8 @@ def test_random_games_agree_with_sgfmill(game: Game, suicide_allowed: bool) -> N
             mill, mill_ko, capturer = undo_stack.pop()
             assert board.ko_point == mill_ko
         assert stones(board) == stones(mill)
+    assert stones(board.to_sgfmill()) == stones(mill)
+    assert Board.from_sgfmill(mill).position_key() == board.position_key()
 
 
 @dataclass
@@ -237,6 +239,11 @@ def test_incremental_hash_equals_full_hash_for_every_scheme(
             array = board.to_array()
             assert board.hash == keys.hash_array(array)
             assert board.situation_hash == keys.hash_array(array, board.to_move)
+        # The exact key and the array round-trip, and rebuild the same hash.
+        key = board.position_key()
+        assert Board.from_position_key(key, keys).hash == board.hash
+        assert Board.from_array(board.to_array(), keys).position_key() == key
+        assert Board.from_diagram(str(board), keys).position_key() == key
 
 
 @settings(max_examples=40, deadline=None)
