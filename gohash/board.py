@@ -267,8 +267,7 @@ class Board:
             raise self._illegal(OffBoardError, point, colour, "") from None
         cells = self._cells
         if cells[index] != _EMPTY:
-            occupant = _COLOUR_NAMES[cells[index]]
-            raise self._illegal(OccupiedPointError, point, colour, f"is occupied by {occupant}")
+            raise self._illegal(OccupiedPointError, point, colour, "is occupied")
         if index == self._ko and me == self._ko_colour and self.simple_ko:
             raise self._illegal(KoError, point, colour, "retakes a ko")
         neighbours = self._neighbours

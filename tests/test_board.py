@@ -333,11 +333,11 @@ def test_occupied_point_error_quotes_the_vertex() -> None:
     with pytest.raises(OccupiedPointError) as raised:
         b.play((3, 15), "w")
     message = str(raised.value)
-    assert message == "move 2: white at 'Q4' (3, 15) is occupied by black"
+    assert message == "move 2: white at 'Q4' (3, 15) is occupied"
     assert isinstance(raised.value, IllegalMoveError)
     assert isinstance(raised.value, GohashError) and isinstance(raised.value, ValueError)
     located = raised.value.located(file="game.sgf", game=0)
-    assert str(located) == "game.sgf, game 0, move 2: white at 'Q4' (3, 15) is occupied by black"
+    assert str(located) == "game.sgf, game 0, move 2: white at 'Q4' (3, 15) is occupied"
 
 
 def test_position_key_is_exact_and_compact() -> None:
