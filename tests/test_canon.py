@@ -239,10 +239,12 @@ def test_errors_and_progress_in_input_order(tmp_path: Path) -> None:
             on_error=errors.append,
             progress=lambda d, t, seen=progress: seen.append((d, t)),
         )
-        assert [str(e) for e in errors] == [
-            f"{bad}, game 0, move 2: white at 'A9' (8, 0) is occupied",
-            f"{tmp_path / 'missing.sgf'}: no such file or folder",
+        assert [(e.file, e.game, e.move_number) for e in errors] == [
+            (str(bad), 0, 2),
+            (str(tmp_path / "missing.sgf"), None, None),
         ]
+        assert str(errors[0]).startswith(f"{bad}, game 0, move 2: white at 'A9' (8, 0) is occupied")
+        assert str(errors[1]) == f"{tmp_path / 'missing.sgf'}: no such file or folder"
         assert progress == [(1, 3), (2, 3), (3, 3)]
         assert len(summary.errors) == 2
         assert json.loads(out[0].splitlines()[0])["file"] == str(bad)

@@ -47,9 +47,11 @@ def test_errors_go_to_stderr_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
     bad.write_bytes(b"(;SZ[19:13];B[aa])\n(;SZ[9];B[aa];W[bb];B[aa];W[cc])\n(;SZ[9];B[ee]")
     assert main(["canon", str(bad), NINE, str(tmp_path / "nope")]) == 2
     out, err = capsys.readouterr()
-    assert err.splitlines() == [
+    lines = err.splitlines()
+    # The board words the reason; the walker says where.
+    assert lines[1].startswith(f"error: {bad}, game 1, move 3: black at 'A9' (8, 0) is occupied")
+    assert lines[:1] + lines[2:] == [
         f"error: {bad}, game 0, move 0: rectangular board SZ[19:13] is not supported",
-        f"error: {bad}, game 1, move 3: black at 'A9' (8, 0) is occupied",
         f"error: {bad}, game 2, move 0: unexpected end of data: the game is not closed with "
         "')' (truncated file?)",
         f"error: {tmp_path / 'nope'}: no such file or folder",
