@@ -17,9 +17,12 @@ every variation with undo and the memory used is bounded by the input, not by
 a tree of Python objects 50 times its size.  Nothing here recurses, so a tree
 of any depth is read with constant stack.
 
-Limits (:data:`MAX_SOURCE_BYTES`, :data:`MAX_VALUE_BYTES`): a file, archive
-member or standard input larger than 64 MiB, or a single property larger than
-1 MiB, is an error for that source, found before the data is used.
+Limits (:data:`MAX_SOURCE_BYTES`, :data:`MAX_VALUE_BYTES`, :data:`MAX_DEPTH`):
+a file, archive member or standard input larger than 64 MiB is an error for
+that source, found before the data is used; a single property larger than
+1 MiB, or variations nested more than 1,000,000 deep, is an error for that
+game and ends the file.  So the memory a game takes stays within a small
+multiple of 64 MiB, whatever its shape.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from .symmetry import MAX_SIZE, MIN_SIZE
 
 __all__ = [
     "CLOSE",
+    "MAX_DEPTH",
     "MAX_SOURCE_BYTES",
     "MAX_VALUE_BYTES",
     "NODE",
@@ -50,6 +54,7 @@ __all__ = [
     "Properties",
     "SgfError",
     "SgfLimitError",
+    "SgfReadError",
     "SgfSyntaxError",
     "Source",
     "board_size",
@@ -67,6 +72,7 @@ Properties = dict[str, list[bytes]]
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 MAX_VALUE_BYTES = 1024 * 1024
+MAX_DEPTH = 1_000_000
 
 # Event kinds yielded by game_events.
 NODE, OPEN, CLOSE = 0, 1, 2
@@ -76,12 +82,16 @@ class SgfError(GohashError):
     """Malformed SGF data, or a source that cannot be read."""
 
 
-class SgfSyntaxError(SgfError):
-    """Data that is not SGF: the rest of the file cannot be read."""
+class SgfReadError(SgfError):
+    """Data that cannot be read on: the rest of the file is skipped."""
 
 
-class SgfLimitError(SgfError):
-    """A source or a property value larger than the documented limits."""
+class SgfSyntaxError(SgfReadError):
+    """Data that is not SGF."""
+
+
+class SgfLimitError(SgfReadError):
+    """A source, a property value or a nesting of variations beyond the documented limits."""
 
 
 # -- sources ------------------------------------------------------------------------------
@@ -247,12 +257,15 @@ class GameText:
     shape first when it replays variations); each call parses from the start.
     """
 
-    def __init__(self, data: bytes, start: int, file: str, index: int, value_limit: int) -> None:
+    def __init__(
+        self, data: bytes, start: int, file: str, index: int, value_limit: int, depth_limit: int
+    ) -> None:
         self.data = data
         self.start = start
         self.file = file
         self.index = index
         self.value_limit = value_limit
+        self.depth_limit = depth_limit
         self.end: int | None = None
 
     def events(self) -> Iterator[tuple[int, Properties | None]]:
@@ -265,7 +278,11 @@ class GameText:
 
 
 def game_events(
-    data: bytes, file: str, *, value_limit: int = MAX_VALUE_BYTES
+    data: bytes,
+    file: str,
+    *,
+    value_limit: int = MAX_VALUE_BYTES,
+    depth_limit: int = MAX_DEPTH,
 ) -> Iterator[GameText]:
     """The games of an SGF collection, in order.
 
@@ -283,7 +300,7 @@ def game_events(
                 raise SgfError("no SGF game found (expected '(;')", file=file, game=0)
             return
         _check_outside(data, position, start.start(), file)
-        game = GameText(data, start.start(), file, index, value_limit)
+        game = GameText(data, start.start(), file, index, value_limit, depth_limit)
         yield game
         if game.end is None:
             raise SgfError(f"game {index} was not read to its end", file=file, game=index)
@@ -293,7 +310,7 @@ def game_events(
 
 def _events(game_text: GameText) -> Iterator[tuple[int, Properties | None]]:
     data, position, file, game = game_text.data, game_text.start, game_text.file, game_text.index
-    value_limit = game_text.value_limit
+    value_limit, depth_limit = game_text.value_limit, game_text.depth_limit
     match = _TOKEN.match
     more = _MORE_VALUES.finditer
     depth = 0
@@ -340,7 +357,7 @@ def _events(game_text: GameText) -> Iterator[tuple[int, Properties | None]]:
                     f"property {ident!r} outside a node at byte {m.start()}", file=file, game=game
                 )
             if len(value) > value_limit or len(rest) > value_limit:
-                raise SgfSyntaxError(
+                raise SgfLimitError(
                     f"property {ident!r} at byte {m.start()} is larger than the limit of "
                     f"{value_limit} bytes",
                     file=file,
@@ -375,6 +392,13 @@ def _events(game_text: GameText) -> Iterator[tuple[int, Properties | None]]:
                 props = None
             if delimiter == b"(":
                 depth += 1
+                if depth > depth_limit:
+                    raise SgfLimitError(
+                        f"variations nested deeper than the limit of {depth_limit} at byte "
+                        f"{m.start()}",
+                        file=file,
+                        game=game,
+                    )
                 need_node = True
                 after_child = False
                 yield OPEN, None

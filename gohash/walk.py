@@ -49,7 +49,7 @@ from .sgf import (
     GameText,
     Properties,
     SgfError,
-    SgfSyntaxError,
+    SgfReadError,
     Source,
     board_size,
     decode_point_list,
@@ -266,7 +266,7 @@ class _GameWalker:
         try:
             only_children = _only_children(game) if self.variations else None
             self._replay(game.index, events, only_children)
-        except SgfSyntaxError as e:  # located by _replay_tree after the root node
+        except SgfReadError as e:  # located by _replay_tree after the root node
             self.report(e.located(move_number=0))
             return False
         except _Abandon:
@@ -274,7 +274,7 @@ class _GameWalker:
         try:
             for _ in events:  # the rest of an abandoned game, read to find where it ends
                 pass
-        except SgfSyntaxError as e:
+        except SgfReadError as e:
             self.report(e)
             return False
         return True
@@ -451,7 +451,7 @@ class _GameWalker:
                     if len(path) != depth:
                         del path[depth:]
                         variation = _strip(path)
-        except SgfSyntaxError as e:
+        except SgfReadError as e:
             # Where the data broke: after the last move read.
             raise e.located(move_number=move_number) from None
 

@@ -115,7 +115,7 @@ def test_missing_opening_parenthesis_is_an_error_not_a_partial_parse() -> None:
 
 def test_property_value_limit() -> None:
     data = b"(;SZ[9]C[" + b"x" * 100 + b"];B[aa])"
-    with pytest.raises(SgfSyntaxError, match="larger than the limit of 50 bytes"):
+    with pytest.raises(SgfLimitError, match="larger than the limit of 50 bytes"):
         for game in game_events(data, "t.sgf", value_limit=50):
             list(game.events())
     assert len(events_of(data)) == 1
@@ -126,6 +126,14 @@ def test_deep_tree_is_parsed_without_recursion() -> None:
     data = b"(;SZ[19]" + b"(;B[aa]" * depth + b")" * (depth + 1)
     (game,) = events_of(data)
     assert len(game) == 2 + 3 * depth + 1
+
+
+def test_nesting_limit() -> None:
+    data = b"(;SZ[19]" + b"(;B[aa]" * 100 + b")" * 101
+    with pytest.raises(SgfLimitError, match="nested deeper than the limit of 99 at byte 694"):
+        for game in game_events(data, "t.sgf", depth_limit=99):
+            list(game.events())
+    assert len(events_of(data)) == 1
 
 
 def test_points() -> None:
