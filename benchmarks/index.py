@@ -5,10 +5,11 @@ Run: ``.venv/bin/python benchmarks/index.py [--jobs N] [--queries N]``.
 1. Baseline: :func:`gohash.canon.canon` over the whole corpus (``../shared/corpus``),
    records discarded: the walk and the canonical key of every position.
 2. :meth:`gohash.index.Index.build` of the same paths into an index in a
-   temporary folder; the ratio of the two times is the cost of the database.
+   temporary folder, one transaction per file (the default), then again with
+   100 files per transaction; the ratio to the baseline is the database's cost.
 3. Latency of :meth:`Index.find` (library call, default limit of 100 matches),
-   over a seeded sample of positions drawn from the index's occurrences (so
-   positions are drawn as often as they occur), each turned by a random element
+   over a seeded sample of positions (a random position of a random game, so
+   common positions are drawn more often), each turned by a random element
    of the group so the query is rarely in its canonical frame; then separately
    over opening positions (the empty board and the first moves of some games),
    which occur thousands of times.
@@ -34,6 +35,7 @@ from gohash.index import Index, position_from_sgf
 from gohash.symmetry import ELEMENTS
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+GROUPED = 100
 
 
 def sample_queries(db: Path, count: int, rng: random.Random) -> list[np.ndarray]:
@@ -89,6 +91,13 @@ def main() -> int:
         build_time = time.perf_counter() - start
         size = sum(p.stat().st_size for p in Path(folder).iterdir())
 
+        grouped_db = Path(folder) / "grouped.db"
+        start = time.perf_counter()
+        with Index(grouped_db, create=True) as index:
+            index.build(paths, jobs=args.jobs, files_per_commit=GROUPED)
+        grouped_time = time.perf_counter() - start
+        grouped_db.unlink()
+
         queries = sample_queries(db, args.queries, rng)
         files = sorted(str(p) for p in (CORPUS / "kgs-6d").rglob("*.sgf"))[:20]
         openings = [np.zeros((19, 19), np.int8)] + [
@@ -120,6 +129,8 @@ def main() -> int:
           f"{walked.positions / canon_time:>14.0f}{1.0:>8.2f}")
     print(f"{'gohash index build':<34}{build_time:>9.1f}s{built.positions:>12}"
           f"{built.positions / build_time:>14.0f}{build_time / canon_time:>8.2f}")
+    print(f"{f'  --files-per-commit {GROUPED}':<34}{grouped_time:>9.1f}s{built.positions:>12}"
+          f"{built.positions / grouped_time:>14.0f}{grouped_time / canon_time:>8.2f}")
     print()
     print(f"index: {counts['games']} games, {counts['occurrences']} positions, "
           f"{counts['positions']} distinct up to symmetry, {size / 1e6:.0f} MB "

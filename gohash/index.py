@@ -141,6 +141,15 @@ class BuildSummary:
     new_positions: int = 0
     errors: list[str] = field(default_factory=list)
 
+    def add(self, other: BuildSummary) -> None:
+        self.files_indexed += other.files_indexed
+        self.files_unchanged += other.files_unchanged
+        self.files_replaced += other.files_replaced
+        self.games += other.games
+        self.positions += other.positions
+        self.new_positions += other.new_positions
+        self.errors += other.errors
+
     def __str__(self) -> str:
         return (
             f"{self.files_indexed} files indexed ({self.files_replaced} replaced), "
@@ -380,89 +389,104 @@ class Index:
         paths: Iterable[str],
         *,
         jobs: int = 1,
+        files_per_commit: int = 1,
         progress: Callable[[BuildSummary], None] | None = None,
     ) -> BuildSummary:
         """Index every SGF file of ``paths`` (files, folders, archives, ``-``).
 
         A file already indexed with the same SHA-256 is skipped; a changed one
-        replaces its games.  Each file is written in one transaction, so an
+        replaces its games.  Each file is written in one transaction (or each
+        ``files_per_commit`` whole files: faster, and an interrupted build then
+        loses up to that many files, which the next run indexes), so an
         interrupted build leaves a consistent index and running it again
         completes it.  ``jobs`` worker processes read and replay the files;
         this process writes.  ``progress`` is called after each file.
         """
-        # Each file's commit dirties a few hundred pages of the key index (keys are
-        # random); checkpointing them into the database every 1000 pages (the
-        # default) costs more than the whole build.  A WAL of up to 256 MiB costs only
-        # disk space while building; it is folded back at the end.
-        self._db.execute("PRAGMA wal_autocheckpoint = 65536")
-        known: dict[str, str] = dict(self._db.execute("SELECT path, sha256 FROM files"))
+        if files_per_commit < 1:
+            raise GohashError(f"files per commit must be at least 1, not {files_per_commit!r}")
+        db = self._db
+        # Each file dirties a few hundred pages of the key index (keys are random);
+        # checkpointing them into the database every 1000 pages (the default)
+        # costs more than the whole build.  A WAL of up to 256 MiB costs only disk
+        # space while building; it is folded back at the end.
+        db.execute("PRAGMA wal_autocheckpoint = 65536")
+        known: dict[str, str] = dict(db.execute("SELECT path, sha256 FROM files"))
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
         tasks = list(_tasks(normalised, known, self._factory))
         summary = BuildSummary()
-        for results in _prepared(tasks, jobs):
-            for item in results:
-                if isinstance(item, SourceError):
-                    summary.errors.append(item.message)
-                elif item.unchanged:
-                    summary.files_unchanged += 1
-                else:
-                    self._store(item, summary)
-                if progress is not None:
-                    progress(summary)
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        written = BuildSummary()  # files written in the open transaction
+        try:
+            for results in _prepared(tasks, jobs):
+                for item in results:
+                    if isinstance(item, SourceError):
+                        summary.errors.append(item.message)
+                    elif item.unchanged:
+                        summary.files_unchanged += 1
+                    else:
+                        if not db.in_transaction:
+                            db.execute("BEGIN IMMEDIATE")
+                        self._write(item, written)
+                        if written.files_indexed >= files_per_commit:
+                            db.execute("COMMIT")
+                            summary.add(written)
+                            written = BuildSummary()
+                    if progress is not None:
+                        progress(summary)
+            if db.in_transaction:
+                db.execute("COMMIT")
+                summary.add(written)
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return summary
 
-    def _store(self, item: FileFrames, summary: BuildSummary) -> None:
+    def _write(self, item: FileFrames, summary: BuildSummary) -> None:
+        """Replace the file's games, within the open transaction."""
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            old = db.execute("SELECT id FROM files WHERE path = ?", (item.path,)).fetchone()
-            if old is not None:
-                self._delete_file(old[0])
-                summary.files_replaced += 1
-            file_id = db.execute(
-                "INSERT INTO files (path, sha256, games) VALUES (?, ?, ?)",
-                (item.path, item.sha256, len(item.games)),
+        old = db.execute("SELECT id FROM files WHERE path = ?", (item.path,)).fetchone()
+        if old is not None:
+            self._delete_file(old[0])
+            summary.files_replaced += 1
+        file_id = db.execute(
+            "INSERT INTO files (path, sha256, games) VALUES (?, ?, ?)",
+            (item.path, item.sha256, len(item.games)),
+        ).lastrowid
+        bits = self._factory(19).bits
+        game_keys = [[_sql_key(k, bits) for k in game.keys] for game in item.games]
+        known = self._positions_with_keys({k for keys in game_keys for k in keys})
+        next_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
+        new_positions: list[tuple[int, int | bytes, bytes]] = []
+        for game, keys in zip(item.games, game_keys, strict=True):
+            game_id = db.execute(
+                "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
+                "positions, moves, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (file_id, game.game, game.size, game.black, game.white, game.result,
+                 game.sha256, len(game.keys), max(game.moves, default=0), game.error),
             ).lastrowid
-            bits = self._factory(19).bits
-            game_keys = [[_sql_key(k, bits) for k in game.keys] for game in item.games]
-            known = self._positions_with_keys({k for keys in game_keys for k in keys})
-            next_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
-            new_positions: list[tuple[int, int | bytes, bytes]] = []
-            for game, keys in zip(item.games, game_keys, strict=True):
-                game_id = db.execute(
-                    "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
-                    "positions, moves, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (file_id, game.game, game.size, game.black, game.white, game.result,
-                     game.sha256, len(game.keys), max(game.moves, default=0), game.error),
-                ).lastrowid
-                ids = []
-                for key, frame in zip(keys, game.frames, strict=True):
-                    candidates = known.setdefault(key, {})
-                    position_id = candidates.get(frame)
-                    if position_id is None:
-                        position_id = candidates[frame] = next_id
-                        new_positions.append((next_id, key, frame))
-                        next_id += 1
-                    ids.append(position_id)
-                db.executemany(
-                    "INSERT INTO occurrences (game_id, seq, move, position_id, element) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    zip([game_id] * len(ids), range(len(ids)), game.moves, ids, game.elements,
-                        strict=True),
-                )
-                summary.games += 1
-                summary.positions += len(ids)
-            db.executemany("INSERT INTO positions (id, key, frame) VALUES (?, ?, ?)", new_positions)
+            ids = []
+            for key, frame in zip(keys, game.frames, strict=True):
+                candidates = known.setdefault(key, {})
+                position_id = candidates.get(frame)
+                if position_id is None:
+                    position_id = candidates[frame] = next_id
+                    new_positions.append((next_id, key, frame))
+                    next_id += 1
+                ids.append(position_id)
             db.executemany(
-                "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
-                [(file_id, e.game, e.move, e.message) for e in item.errors],
+                "INSERT INTO occurrences (game_id, seq, move, position_id, element) "
+                "VALUES (?, ?, ?, ?, ?)",
+                zip([game_id] * len(ids), range(len(ids)), game.moves, ids, game.elements,
+                    strict=True),
             )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+            summary.games += 1
+            summary.positions += len(ids)
+        db.executemany("INSERT INTO positions (id, key, frame) VALUES (?, ?, ?)", new_positions)
+        db.executemany(
+            "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
+            [(file_id, e.game, e.move, e.message) for e in item.errors],
+        )
         summary.files_indexed += 1
         summary.new_positions += len(new_positions)
         summary.errors += [e.message for e in item.errors]

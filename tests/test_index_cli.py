@@ -136,6 +136,7 @@ def test_build_with_bad_records_exits_2_and_indexes_the_rest(
     (["find", "{db}", "--position", "X X\nO"], "diagram has 2 rows but a row of 1 points"),
     (["find", "{db}", "--position", "X .\n. .", "--move", "3"], "--move goes with --sgf"),
     (["build", "{db}", "{sgf}", "--scheme", "regular64"], "built with key scheme 'huima64'"),
+    (["build", "{db}", "{sgf}", "--files-per-commit", "0"], "files per commit must be at least 1"),
 ])
 def test_bad_input_is_one_clear_line(
     collection: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path,

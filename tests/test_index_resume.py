@@ -40,10 +40,11 @@ def files_indexed(db: Path) -> int:
         return 0
 
 
-def build_and_kill(db: Path, collection: Path, at_least: int) -> int:
+def build_and_kill(db: Path, collection: Path, at_least: int, per_commit: int) -> int:
     """Start a build, SIGKILL it once ``at_least`` files are committed; return the count."""
     process = subprocess.Popen(
-        [sys.executable, "-c", BUILD, "index", "build", str(db), str(collection)],
+        [sys.executable, "-c", BUILD, "index", "build", str(db), str(collection),
+         "--files-per-commit", str(per_commit)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:
@@ -61,13 +62,15 @@ def build_and_kill(db: Path, collection: Path, at_least: int) -> int:
     return count
 
 
+@pytest.mark.parametrize("per_commit", [1, 25])
 def test_killed_build_is_consistent_and_resumes(
-    collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], per_commit: int
 ) -> None:
     db = tmp_path / "killed.db"
-    first = build_and_kill(db, collection, at_least=10)
+    first = build_and_kill(db, collection, at_least=10, per_commit=per_commit)
     assert consistency_problems(db) == []
-    second = build_and_kill(db, collection, at_least=first + 40)
+    assert first % per_commit == 0
+    second = build_and_kill(db, collection, at_least=first + 40, per_commit=per_commit)
     assert consistency_problems(db) == []
 
     assert main(["index", "build", str(db), str(collection)]) == 0

@@ -2,7 +2,7 @@
 
 Scope: arguments and printing only; everything else is :mod:`gohash.index`.
 
-- ``gohash index build DB PATH... [--scheme S] [--jobs N]``
+- ``gohash index build DB PATH... [--scheme S] [--jobs N] [--files-per-commit N]``
 - ``gohash index find DB (--sgf FILE [--move N] [--game G] | --position DIAGRAM)
   [--no-colour-swap] [--format text|json] [--limit N] [--offset N]``
 - ``gohash index dupes DB [--min-positions N] [--format text|json]``
@@ -55,6 +55,11 @@ def register(subparsers: Any) -> None:
     )
     build.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
+    )
+    build.add_argument(
+        "--files-per-commit", type=int, default=1, metavar="N",
+        help="write N whole files per transaction (default 1): faster; a build killed "
+        "midway loses up to N files, which the next run indexes",
     )
 
     find = commands.add_parser(
@@ -113,7 +118,8 @@ def _run_build(args: argparse.Namespace) -> int:
     err = sys.stderr
     progress = _progress(err) if err.isatty() else None
     with Index(args.db, create=True, scheme=args.scheme) as index:
-        summary = index.build(args.paths, jobs=args.jobs, progress=progress)
+        summary = index.build(args.paths, jobs=args.jobs,
+                              files_per_commit=args.files_per_commit, progress=progress)
         counts = index.counts()
     if progress is not None:
         err.write("\r\033[K")
