@@ -246,7 +246,7 @@ def test_incremental_hash_equals_full_hash_for_every_scheme(
         assert Board.from_diagram(str(board), keys).position_key() == key
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(game=games(1, 13), name=st.sampled_from(SCHEMES))
 def test_image_of_a_game_hashes_to_the_transformed_hash(game: Game, name: str) -> None:
     size = game.size
