@@ -228,7 +228,7 @@ class Dupes:
 
 def _connect(path: str) -> sqlite3.Connection:
     try:
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(path, isolation_level=None)
     except sqlite3.Error as e:
         raise IndexFileError(f"cannot open the index: {e}", file=path) from None
     return db

@@ -358,6 +358,25 @@ def test_position_from_sgf_errors(copies: tuple[Path, list[tuple[int, list[Move]
         position_from_sgf(path, game=3)
 
 
+def test_position_from_sgf_picks_the_game_and_move(tmp_path: Path) -> None:
+    collection = tmp_path / "two.sgf"
+    collection.write_text(
+        "(;SZ[5];B[aa];W[bb];B[cc])(;SZ[5]AB[ee];W[dd];AW[ab];B[cc])"
+    )
+    second = position_from_sgf(str(collection), 1, game=1)
+    # Move 1 of game 1 is W[dd]; the setup node after it keeps its move number.
+    assert str(second).splitlines() == [
+        "5 . . . . .",
+        "4 O . . . .",
+        "3 . . . . .",
+        "2 . . . O .",
+        "1 . . . . X",
+        "  A B C D E",
+    ]
+    assert position_from_sgf(str(collection), game=1).to_array().sum() == 1 + 2 + 2 + 1
+    assert position_from_sgf(str(collection)).to_array().sum() == 1 + 2 + 1
+
+
 # -- building ---------------------------------------------------------------------------------
 
 
