@@ -62,9 +62,12 @@ CSV_HEADER = ",".join(FIELDS) + "\r\n"
 _IDENTITY = ELEMENTS[0]
 # Positions per batch of keys: numpy's per-call cost spread thin, memory still small.
 _BATCH = 4096
-# Files per message to and from a worker process: each message costs the
-# parent about 0.2 ms, as much as a few hundred positions.
-_TASKS_PER_BATCH = 16
+# Files per message to and from a worker process, at most: each message costs
+# the parent about 0.2 ms, as much as a few hundred positions.
+_MAX_TASKS_PER_BATCH = 64
+# Archive members are read by the parent: their bytes in one batch, at most
+# (one member over it goes alone).
+_MAX_BATCH_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -280,16 +283,19 @@ def _tasks(inputs: list[Input]) -> Iterator[tuple[_Work, bool]]:
         yield previous, True
 
 
-def _batches(inputs: list[Input]) -> Iterator[tuple[list[_Work], list[bool]]]:
-    """Tasks in groups of :data:`_TASKS_PER_BATCH`, with whether each ends its input."""
+def _batches(inputs: list[Input], size: int) -> Iterator[tuple[list[_Work], list[bool]]]:
+    """Tasks in groups of ``size`` (fewer if the bytes read here pass
+    :data:`_MAX_BATCH_BYTES`), with whether each ends its input."""
     batch: list[_Work] = []
     ends: list[bool] = []
+    data = 0
     for work, ends_input in _tasks(inputs):
         batch.append(work)
         ends.append(ends_input)
-        if len(batch) == _TASKS_PER_BATCH:
+        data += len(work.data) if isinstance(work, Source) else 0
+        if len(batch) == size or data >= _MAX_BATCH_BYTES:
             yield batch, ends
-            batch, ends = [], []
+            batch, ends, data = [], [], 0
     if batch:
         yield batch, ends
 
@@ -307,8 +313,8 @@ def canon(
     """Write the records of every position of ``paths`` with ``write``, in input order.
 
     ``jobs`` > 1 processes files (and archive members) in that many worker
-    processes, 16 at a time; at most two such batches per worker are in flight,
-    so memory stays bounded by the output of a few dozen files.  Errors and
+    processes, up to 64 at a time; at most two such batches per worker are in
+    flight, so memory stays bounded by the output of a few hundred files.  Errors and
     notes go to ``on_error`` and ``on_note`` in input order, after the records
     of their file; ``progress(done, total)`` is called after each input.
     Returns the summary of the whole run.
@@ -356,7 +362,9 @@ def canon(
             for result, ends_input in zip(future.result(), ends, strict=True):
                 finish(result, ends_input)
 
-        for batch, ends in _batches(inputs):
+        # Large batches for large runs; at least eight per worker to share out.
+        size = max(1, min(_MAX_TASKS_PER_BATCH, len(inputs) // (8 * jobs)))
+        for batch, ends in _batches(inputs, size):
             pending.append((pool.submit(_canon_batch, batch, options), ends))
             if len(pending) >= 2 * jobs:
                 finish_oldest()

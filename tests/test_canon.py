@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from sgfmill import boards, sgf, sgf_grammar, sgf_properties
 
+import gohash.canon
 from gohash.canon import CSV_HEADER, FIELDS, CanonOptions, canon
 from gohash.errors import GohashError, UnknownElementError, UnknownSchemeError
 from gohash.schemes import SCHEMES, scheme
@@ -259,7 +260,10 @@ def test_bad_options() -> None:
         CanonOptions(format="xml")
 
 
-def test_archive_members_are_spread_and_progress_counts_inputs(tmp_path: Path) -> None:
+def test_archive_members_are_spread_and_progress_counts_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gohash.canon, "_MAX_BATCH_BYTES", 1000)  # batches split by bytes
     archive = tmp_path / "games.zip"
     with zipfile.ZipFile(archive, "w") as z:
         for path in GAMES:
