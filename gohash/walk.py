@@ -19,17 +19,19 @@ recurses, so a tree of any depth is walked with constant stack.
 
 Real collections: a missing SZ means 19; ``B[tt]`` is a pass on boards up to
 19; two moves in a row by one colour are played as written; setup stones may
-come in any node; ``HA[n]`` with no AB stones in the root or the node after it
-places GTP's fixed handicap stones (noted in the summary); an HA that is not a
-number is ignored (noted too).
+come in any node (before the move of the same node); ``HA[n]`` with no AB in
+the root nor in node 1 of the main line places GTP's fixed handicap stones in
+the initial position (noted in the summary); an HA that is not a number is
+ignored (noted too).
 
 Errors: every error a game's data can cause is a :class:`~gohash.errors.GohashError`
 located at file, game and move number and handed to the visitor's
 :meth:`BaseVisitor.handle_error`, which raises by default.  A collecting visitor
 records it and says whether to go on with the next node (the move in error is
 then not played) or abandon the game.  An error in the root node (board size,
-encoding) or in the SGF syntax always ends the game, and a syntax error ends
-the file too, since where that game ends is unknown.
+encoding) always ends the game; an error in the SGF syntax, or a property or
+nesting beyond the limits of :mod:`gohash.sgf`, ends the file too, since where
+that game ends is unknown.
 """
 
 from __future__ import annotations
@@ -229,13 +231,18 @@ def walk_source(
     """Walk every game of one SGF file's bytes."""
     summary = WalkSummary(files=1)
     walker = _GameWalker(source.name, visitor, summary, variations, board_options or {})
-    try:
-        for game in game_events(source.data, source.name):
-            summary.games += 1
-            if not walker.walk_game(game):
-                break
-    except SgfError as e:  # nothing readable in the file, or nodes outside any game
-        walker.report(e)
+    games = game_events(source.data, source.name)
+    while True:
+        try:
+            game = next(games)
+        except StopIteration:
+            break
+        except SgfError as e:  # nothing readable in the file, or nodes outside any game
+            walker.report(e)
+            break
+        summary.games += 1
+        if not walker.walk_game(game):
+            break
     return summary
 
 
