@@ -3,29 +3,103 @@
 Rotating, mirroring or colour-swapping a position maps its hash by a fixed
 slot permutation, so the hashes of all 16 symmetric images, and a canonical
 key, come from the hash alone.
+
+Layers, each its own module: :mod:`~gohash.symmetry` (the group),
+:mod:`~gohash.schemes` (key tables and the group's action on hashes),
+:mod:`~gohash.board` (rules, undo, incremental hashes), :mod:`~gohash.sgf` and
+:mod:`~gohash.walk` (reading collections, replaying them for visitors), and the
+tools built on them: :mod:`~gohash.canon`, :mod:`~gohash.superko`,
+:mod:`~gohash.index` (with :mod:`~gohash.frames`) and :mod:`~gohash.audit`.
+Functions named like their module (``walk.walk``, ``canon.canon``) are imported
+from the module, so that ``gohash.walk`` stays the module.
 """
 
+from .audit import (
+    AuditVisitor,
+    CollectionAudit,
+    SchemeStructure,
+    audit_paths,
+    canonical_position,
+    canonical_positions,
+    scheme_structure,
+)
+from .board import (
+    Board,
+    IllegalMoveError,
+    KoError,
+    OccupiedPointError,
+    OffBoardError,
+    SuicideError,
+)
+from .canon import CanonOptions, CanonVisitor
 from .errors import (
     BoardSizeError,
+    ColourError,
     GohashError,
     PositionError,
     UnknownElementError,
     UnknownSchemeError,
 )
+from .index import Index, IndexFileError, position_from_sgf
 from .schemes import SCHEMES, KeyScheme, scheme
+from .sgf import SgfError, SgfLimitError, SgfReadError, SgfSyntaxError
+from .superko import (
+    RULESETS,
+    Ruleset,
+    SuperkoVisitor,
+    UnknownRuleError,
+    Violation,
+    ruleset,
+)
+from .superko import check as check_superko
 from .symmetry import D4, ELEMENTS, Element, element
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary
 
 __all__ = [
     "D4",
     "ELEMENTS",
+    "RULESETS",
     "SCHEMES",
+    "AuditVisitor",
+    "BaseVisitor",
+    "Board",
     "BoardSizeError",
+    "CanonOptions",
+    "CanonVisitor",
+    "CollectionAudit",
+    "ColourError",
     "Element",
+    "GameInfo",
     "GohashError",
+    "IllegalMoveError",
+    "Index",
+    "IndexFileError",
     "KeyScheme",
+    "KoError",
+    "OccupiedPointError",
+    "OffBoardError",
     "PositionError",
+    "PositionEvent",
+    "Ruleset",
+    "SchemeStructure",
+    "SgfError",
+    "SgfLimitError",
+    "SgfReadError",
+    "SgfSyntaxError",
+    "SuicideError",
+    "SuperkoVisitor",
     "UnknownElementError",
+    "UnknownRuleError",
     "UnknownSchemeError",
+    "Violation",
+    "WalkSummary",
+    "audit_paths",
+    "canonical_position",
+    "canonical_positions",
+    "check_superko",
     "element",
+    "position_from_sgf",
+    "ruleset",
     "scheme",
+    "scheme_structure",
 ]

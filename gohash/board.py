@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gohash.coords import gtp
-from gohash.errors import BoardSizeError, GohashError, PositionError
+from gohash.errors import BoardSizeError, ColourError, GohashError, PositionError
 from gohash.symmetry import MAX_SIZE, MIN_SIZE, check_size
 
 if TYPE_CHECKING:
@@ -113,10 +113,6 @@ class KoError(IllegalMoveError):
 
 class SuicideError(IllegalMoveError):
     """A play that leaves its own group without liberties, on a board that forbids it."""
-
-
-class ColourError(GohashError):
-    """A colour other than ``"b"`` or ``"w"``."""
 
 
 @cache

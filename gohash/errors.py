@@ -59,9 +59,28 @@ class GohashError(ValueError):
         where = self.where()
         return f"{where}: {self.reason}" if where else self.reason
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Subclasses take extra keyword-only arguments, which the default
+        # pickling (calling the class with ``args``) would drop; worker
+        # processes send errors back to the parent.
+        return _rebuild, (type(self), self.args, self.__dict__)
+
+
+def _rebuild(
+    cls: type[GohashError], args: tuple[object, ...], state: dict[str, object]
+) -> GohashError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class BoardSizeError(GohashError):
     """A board size outside 1..26, or a rectangular board."""
+
+
+class ColourError(GohashError):
+    """A colour other than ``"b"`` or ``"w"``."""
 
 
 class PositionError(GohashError):

@@ -50,7 +50,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from .errors import PositionError, UnknownSchemeError
+from .errors import ColourError, PositionError, UnknownSchemeError
 from .symmetry import (
     D4,
     ELEMENTS,
@@ -439,7 +439,7 @@ class KeyScheme:
 
 def _check_colour(colour: str) -> str:
     if colour not in ("b", "w"):
-        raise PositionError(f"colour {colour!r} is not 'b' or 'w'")
+        raise ColourError(f"colour {colour!r} is not 'b' or 'w'")
     return colour
 
 

@@ -11,6 +11,7 @@ from gohash import (
     ELEMENTS,
     SCHEMES,
     BoardSizeError,
+    ColourError,
     PositionError,
     UnknownElementError,
     UnknownSchemeError,
@@ -389,7 +390,7 @@ def test_bad_hashes_and_elements() -> None:
         s.transform_array(np.zeros(3, dtype=np.int64), "rot90")
     with pytest.raises(PositionError, match=r"\(3,\)"):
         scheme("regular128", 9).canonical_array(np.zeros(3, dtype=np.uint64))
-    with pytest.raises(PositionError, match="'x'"):
+    with pytest.raises(ColourError, match="'x'"):
         s.side_key("x")
     assert element("rot90").name == "rot90"
 

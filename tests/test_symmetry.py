@@ -135,3 +135,4 @@ def test_image_array_matches_point_maps_and_batches() -> None:
                     r, c = g.map_point((row, col), 6)
                     v = boards[b, row, col]
                     assert single[r, c] == ((3 - v) % 3 if g.swap else v)
+
