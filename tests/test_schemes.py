@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import gohash.schemes
 from gohash import (
     ELEMENTS,
     SCHEMES,
@@ -396,15 +397,20 @@ def test_bad_hashes_and_elements() -> None:
 
 
 @pytest.mark.parametrize("group", ["full", "d4"])
-def test_large_batches_take_the_chunked_parallel_path(group: str) -> None:
-    # Over four chunks of 2**14 runs in worker threads; symmetric hashes (a
-    # zero, a repeated byte pattern) exercise the exact pass for ties.
+def test_large_batches_take_the_chunked_parallel_path(
+    group: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Small chunks, so that a modest batch runs as many chunks in worker
+    # threads; symmetric hashes (a zero, a repeated byte pattern, four star
+    # points) need the exact pass, random ones with a repeated least byte the
+    # pass by halves.
+    monkeypatch.setattr(gohash.schemes, "_CHUNK", 1 << 10)
     s = scheme("huima64", 19)
     rng = np.random.default_rng(11)
-    words = rng.integers(0, 2**64 - 1, size=5 * 2**14 + 3, dtype=np.uint64, endpoint=True)
-    words[::997] = 0
-    words[5::1009] = np.uint64(0x1212343412123434)
-    words[7::1013] = np.uint64(s.hash_array(board_from("D4 Q4 D16 Q16")))
+    words = rng.integers(0, 2**64 - 1, size=20 * 2**10 + 3, dtype=np.uint64, endpoint=True)
+    words[::97] = 0
+    words[5::101] = np.uint64(0x1212343412123434)
+    words[7::103] = np.uint64(s.hash_array(board_from("D4 Q4 D16 Q16")))
     keys, lowest = s.canonical_array(words, group)
     expected = [s.canonical(int(w), group) for w in words]
     assert s.to_ints(keys) == [k for k, _ in expected]
