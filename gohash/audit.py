@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from .coords import gtp
 from .errors import GohashError, PositionError
+from .frames import pack_array, packed_rows, unpack_array
 from .schemes import SCHEMES, KeyScheme, scheme
 from .symmetry import (
     D4,
@@ -70,13 +71,10 @@ __all__ = [
     "handicap_stones",
     "key_classes",
     "key_rank",
-    "pack_position",
-    "pack_positions",
     "pattern_results",
     "patterns",
     "point_class",
     "scheme_structure",
-    "unpack_position",
 ]
 
 POINT_CLASSES = ("centre", "axis", "diagonal", "other")
@@ -392,47 +390,12 @@ def scheme_structure(name: str, size: int) -> SchemeStructure:
 # -- exact canonical positions -----------------------------------------------------------
 
 
-def pack_positions(boards: npt.ArrayLike) -> npt.NDArray[np.uint8]:
-    """Positions ``(B, N, N)`` packed two bits a point: row ``i`` is
-    ``board.position_key()[1:]`` of position ``i`` (base-4 digits, most significant
-    first, big-endian, zero-padded in front).  Rows compare as the positions do."""
-    return _pack(_check_boards(boards))
-
-
-def _pack(boards: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
-    """:func:`pack_positions` of an array ``(..., N, N)`` of checked positions."""
-    lead, points = boards.shape[:-2], boards.shape[-1] ** 2
-    pad = -points % 4
-    flat = np.zeros((*lead, pad + points), dtype=np.uint8)
-    flat[..., pad:] = boards.reshape(*lead, points)
-    quads = flat.reshape(*lead, -1, 4)
-    packed = (quads[..., 0] << 6) | (quads[..., 1] << 4) | (quads[..., 2] << 2) | quads[..., 3]
-    return packed.astype(np.uint8, copy=False)
-
-
-def pack_position(board: npt.ArrayLike) -> bytes:
-    """One position packed as by :func:`pack_positions`; its scalar twin."""
-    arr = np.asarray(board)
-    _check_boards(arr[np.newaxis])
-    size = arr.shape[0]
-    value = 0
-    for v in arr.reshape(-1).tolist():
-        value = 4 * value + int(v)
-    return value.to_bytes((size * size + 3) // 4, "big")
-
-
-def unpack_position(packed: bytes | npt.NDArray[np.uint8], size: int) -> Board:
-    """The ``(N, N)`` int8 array of a packed position."""
-    value = int.from_bytes(bytes(packed), "big")
-    cells = [(value >> (2 * shift)) & 3 for shift in range(size * size - 1, -1, -1)]
-    return np.array(cells, dtype=np.int8).reshape(size, size)
-
-
 def canonical_position(board: npt.ArrayLike, group: str = "full") -> tuple[bytes, Element]:
     """The least packed image of a position over ``group``, and the lowest element
     attaining it.  Equal for two positions exactly when one is an image of the other."""
     arr = np.asarray(board)
-    images = [(pack_position(g.image_array(arr)), g) for g in elements_of(group)]
+    _check_boards(arr[np.newaxis])
+    images = [(pack_array(g.image_array(arr)), g) for g in elements_of(group)]
     least = min(packed for packed, _ in images)
     return least, next(g for packed, g in images if packed == least)
 
@@ -443,7 +406,7 @@ def canonical_positions(
     """Batch twin of :func:`canonical_position`: packed forms ``(B, L)`` and element indexes."""
     arr = _check_boards(boards)
     elements = elements_of(group)
-    images = _pack(np.stack([g.image_array(arr) for g in elements]))
+    images = packed_rows(np.stack([g.image_array(arr) for g in elements]))
     best = images[0].copy()  # a view would keep all 16 images alive
     which = np.zeros(arr.shape[0], dtype=np.uint8)
     rows = np.arange(arr.shape[0])
@@ -714,7 +677,7 @@ class AuditVisitor(BaseVisitor):
             all_symmetric = np.ones(len(per_key), dtype=bool)
             for key_id, form in pairs[:, merging].T.tolist():
                 if form not in symmetric:
-                    board = unpack_position(forms[first_at[form]], size)
+                    board = unpack_array(forms[first_at[form]].tobytes())
                     symmetric[form] = any(
                         (g.image_array(board) == board).all() for g in elements_of(self.group)[1:]
                     )
@@ -754,7 +717,7 @@ class AuditVisitor(BaseVisitor):
             where = []
             boards = []
             for n in (j, i):
-                canonical = unpack_position(forms[n], size)
+                canonical = unpack_array(forms[n].tobytes())
                 # The form is g(position); the position is g^-1 of the form.
                 boards.append(
                     ELEMENTS[int(which[n])].inverse.image_array(canonical).astype(np.int8)

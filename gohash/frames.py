@@ -49,7 +49,9 @@ __all__ = [
     "input_frames",
     "pack_array",
     "pack_arrays",
+    "packed_rows",
     "source_frames",
+    "unpack_array",
     "unpack_frames",
 ]
 
@@ -73,20 +75,27 @@ def pack_array(board: npt.ArrayLike) -> bytes:
     return bytes((size,)) + value.to_bytes(_packed_length(size), "big")
 
 
+def packed_rows(boards: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
+    """Positions ``boards[..., N, N]`` packed as rows of bytes ``[..., 1 + ceil(N*N/4)]``;
+    row ``i`` holds :func:`pack_array` of position ``i``, and rows compare as the bytes."""
+    lead, size = boards.shape[:-2], boards.shape[-1]
+    length = _packed_length(size)
+    digits = np.zeros((*lead, 4 * length), dtype=np.uint8)
+    digits[..., 4 * length - size * size :] = boards.reshape(*lead, size * size)
+    out = np.empty((*lead, 1 + length), dtype=np.uint8)
+    out[..., 0] = size
+    out[..., 1:] = (
+        (digits[..., 0::4] << 6) | (digits[..., 1::4] << 4) | (digits[..., 2::4] << 2)
+        | digits[..., 3::4]
+    )
+    return out
+
+
 def pack_arrays(boards: npt.NDArray[np.integer]) -> list[bytes]:
     """A batch ``boards[B, N, N]`` packed; the twin of :func:`pack_array`."""
-    count, size = boards.shape[0], boards.shape[-1]
-    length = _packed_length(size)
-    digits = np.zeros((count, 4 * length), dtype=np.uint8)
-    digits[:, 4 * length - size * size :] = boards.reshape(count, -1)
-    out = np.empty((count, 1 + length), dtype=np.uint8)
-    out[:, 0] = size
-    out[:, 1:] = (
-        (digits[:, 0::4] << 6) | (digits[:, 1::4] << 4) | (digits[:, 2::4] << 2) | digits[:, 3::4]
-    )
-    blob = out.tobytes()
-    width = 1 + length
-    return [blob[i * width : (i + 1) * width] for i in range(count)]
+    rows = packed_rows(boards)
+    blob, width = rows.tobytes(), rows.shape[1]
+    return [blob[i * width : (i + 1) * width] for i in range(rows.shape[0])]
 
 
 def unpack_frames(blob: bytes, count: int, size: int) -> Board8:
@@ -98,6 +107,14 @@ def unpack_frames(blob: bytes, count: int, size: int) -> Board8:
     digits = (raw[:, :, None] >> np.array([6, 4, 2, 0], dtype=np.uint8)) & 3
     flat = digits.reshape(count, -1)[:, -size * size :]
     return flat.astype(np.int8).reshape(count, size, size)
+
+
+def unpack_array(packed: bytes) -> Board8:
+    """The ``(N, N)`` array of one packed position; the inverse of :func:`pack_array`."""
+    if not packed:
+        raise PositionError("an empty byte string is not a packed position")
+    board: Board8 = unpack_frames(packed, 1, packed[0])[0]
+    return board
 
 
 def canonical_frame(board: npt.ArrayLike, keys: KeyScheme) -> tuple[int, bytes, Element]:

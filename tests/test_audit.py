@@ -24,17 +24,15 @@ from gohash.audit import (
     handicap_stones,
     key_classes,
     key_rank,
-    pack_position,
-    pack_positions,
     pattern_results,
     patterns,
     point_class,
     scheme_structure,
-    unpack_position,
 )
 from gohash.board import Board
 from gohash.coords import parse_gtp
 from gohash.errors import GohashError, PositionError
+from gohash.frames import pack_array, packed_rows, unpack_array
 from gohash.symmetry import D4, point_orbits
 from tests.test_schemes import positions
 
@@ -346,18 +344,18 @@ def test_scheme_structure_json_round_trips_the_figures() -> None:
 @settings(max_examples=40, deadline=None)
 def test_packing_matches_the_boards_position_key(case: tuple[int, np.ndarray]) -> None:
     n, board = case
-    packed = pack_position(board)
-    assert packed == bytes(pack_positions(board[np.newaxis])[0])
-    assert (unpack_position(packed, n) == board).all()
+    packed = pack_array(board)
+    assert packed == packed_rows(board[np.newaxis])[0].tobytes()
+    assert (unpack_array(packed) == board).all()
     key = Board.from_array(np.zeros_like(board)).position_key()
-    assert len(key) == 1 + len(packed)
+    assert len(key) == len(packed) and key[0] == n
 
 
 def test_packing_matches_the_boards_position_key_on_a_game() -> None:
     board = Board(9)
     for move, colour in [((2, 2), "b"), ((6, 6), "w"), ((4, 4), "b"), ((8, 0), "w")]:
         board.play(move, colour)
-    assert board.position_key()[1:] == pack_position(board.to_array())
+    assert board.position_key() == pack_array(board.to_array())
 
 
 @given(positions(max_size=11), st.sampled_from(ELEMENTS))
@@ -371,7 +369,7 @@ def test_canonical_position_is_the_same_for_every_image(
     image = g.image_array(board)
     assert canonical_position(image)[0] == form
     # h maps the position into the canonical frame.
-    assert pack_position(h.image_array(board)) == form
+    assert pack_array(h.image_array(board)) == form
     if not g.swap:
         assert canonical_position(image, "d4")[0] == canonical_position(board, "d4")[0]
 
