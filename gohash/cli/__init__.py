@@ -2,8 +2,7 @@
 
 Scope: dispatch only.  Each subcommand lives in its own module of this package
 (``canon``, ``superko``, ``index``, ``audit``) that defines ``register(subparsers)``
-and ``run(args) -> int``; all logic is in the library.  A subcommand module
-that is not installed yet is skipped, so the others keep working.
+and ``run(args) -> int``; all logic is in the library.
 
 Exit codes: 0 success, 2 bad input (every error reported on stderr), and
 argparse's own 2 for bad arguments.  A user's mistake never shows a traceback.
@@ -12,15 +11,15 @@ argparse's own 2 for bad arguments.  A user's mistake never shows a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
 from ..errors import GohashError
+from . import audit, canon, index, superko
 
 __all__ = ["SUBCOMMANDS", "main"]
 
-SUBCOMMANDS = ("canon", "superko", "index", "audit")
+SUBCOMMANDS = (canon, superko, index, audit)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,13 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         "checking and position search over SGF collections.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__name__}.{name}":
-                raise
-            continue
+    for module in SUBCOMMANDS:
         module.register(subparsers)
     return parser
 
