@@ -570,7 +570,7 @@ def _byte_tables() -> tuple[npt.NDArray[np.intp], ...]:
 
 
 _NEXT_SLOT, _PREV_SLOT, _LEADING_TABLE, _SLOT_COLUMNS = _byte_tables()
-_COUNTED_SLOTS = (16 + np.arange(8, dtype=np.uint8)).reshape(8, 1)
+_COUNTED_SLOTS = 16 + np.arange(8, dtype=np.uint8)
 # Index of the high 32 bits of a word in its uint32 view.
 _HIGH_WORD = 1 if sys.byteorder == "little" else 0
 
@@ -588,12 +588,14 @@ def _huima_canonical_by_bytes(
     n = x.shape[0]
     slots = np.ascontiguousarray(x.view(np.uint8).reshape(n, 8).T[_SLOT_COLUMNS])
     searched = slots[: 8 if full else 4]
-    at_least = searched == searched.min(axis=0)
+    at_least = (searched == searched.min(axis=0)).view(np.uint8)
+    rows = len(searched)
+    # Weighted sums over the rows by einsum, which needs no temporary product.
     # Weights 16 + j: the high nibble counts the least bytes, the low nibble
     # is the slot of the least byte where that count is 1.
-    counted = (at_least * _COUNTED_SLOTS[: len(searched)]).sum(axis=0, dtype=np.uint8)
-    after = (at_least * slots[_NEXT_SLOT[: len(searched)]]).sum(axis=0, dtype=np.uint8)
-    before = (at_least * slots[_PREV_SLOT[: len(searched)]]).sum(axis=0, dtype=np.uint8)
+    counted = np.einsum("ij,i->j", at_least, _COUNTED_SLOTS[:rows])
+    after = np.einsum("ij,ij->j", at_least, slots[_NEXT_SLOT[:rows]])
+    before = np.einsum("ij,ij->j", at_least, slots[_PREV_SLOT[:rows]])
     np.take(_LEADING_TABLE, ((counted & np.uint8(15)) << np.uint8(1)) | (after > before),
             out=lowest)
 
@@ -607,10 +609,11 @@ def _huima_canonical_by_bytes(
     exchanged = (high_half ^ low_half) & swap_mask
     first, second = high_half ^ exchanged, low_half ^ exchanged
     shift = ((lowest & np.uint8(3)) << np.uint8(3)).astype(np.uint32)
+    # A shift by 32 gives 0 in numpy, so r = 0 leaves the half unchanged.
+    shift_back = np.uint32(32) - shift
     key_halves = keys.view(np.uint32).reshape(n, 2)
     for half, word in ((first, _HIGH_WORD), (second, 1 - _HIGH_WORD)):
-        # A shift by 32 gives 0 in numpy, so r = 0 leaves the half unchanged.
-        np.bitwise_or(half << shift, half >> (np.uint32(32) - shift), out=half)
+        np.bitwise_or(half << shift, half >> shift_back, out=half)
         half ^= (half ^ half.byteswap()) & flip_mask
         key_halves[:, word] = half
     return np.flatnonzero(((counted >> np.uint8(4)) != 1) | (after == before))
