@@ -12,7 +12,7 @@ The board converts to and from numpy arrays (0 empty, 1 black, 2 white),
 ``sgfmill.boards.Board`` and ASCII diagrams, and draws itself as SVG in
 notebooks.  Superko, SGF reading and collection indexing live elsewhere.
 
-Internals, for speed: the stones live in a flat list of ints indexed
+Internals, for speed: the stones live in a flat bytearray indexed
 ``row * size + col`` (0 empty, 1 black, 2 white); every point has a tuple of
 neighbour indices, computed once per board size.  Capture detection searches a
 group only until it finds a liberty.
@@ -128,7 +128,7 @@ def _geometry(size: int) -> tuple[tuple[Point, ...], dict[Point, int], tuple[tup
 
 
 def _dead_group(
-    cells: list[int], neighbours: tuple[tuple[int, ...], ...], start: int
+    cells: bytearray, neighbours: tuple[tuple[int, ...], ...], start: int
 ) -> list[int] | None:
     """The stones of the group at ``start`` if it has no liberty, else None.
 
@@ -188,7 +188,7 @@ class Board:
         self._points, self._index, self._neighbours = _geometry(self._size)
         self._xor = self._scheme.combiner == "xor"
         self._keys = ((), self._scheme.black_keys, self._scheme.white_keys)
-        self._cells = [_EMPTY] * (self._size * self._size)
+        self._cells = bytearray(self._size * self._size)
         self._hash = 0
         self._ko = _NO_POINT
         self._ko_colour = _EMPTY  # the colour that may not retake at _ko
@@ -446,7 +446,8 @@ class Board:
 
     def to_array(self) -> npt.NDArray[np.int8]:
         """The stones as an (N, N) int8 array ``a[row, col]``: 0 empty, 1 black, 2 white."""
-        return np.array(self._cells, dtype=np.int8).reshape(self._size, self._size)
+        array: npt.NDArray[np.int8] = np.frombuffer(self._cells, dtype=np.int8).copy()
+        return array.reshape(self._size, self._size)
 
     @classmethod
     def from_array(
@@ -518,7 +519,7 @@ class Board:
             raise PositionError(
                 f"{what} holds {bad[0]!r}; expected 0 (empty), 1 (black) or 2 (white)"
             )
-        board._cells = cells
+        board._cells = bytearray(cells)
         dead = board._dead_groups()
         if dead:
             point = board._points[min(dead)]
