@@ -226,8 +226,8 @@ def _tail(csv: bool, transform: Element, symmetries: tuple[Element, ...]) -> str
 # -- running over inputs, in this process or in workers ----------------------------------
 
 # What a worker sends back for one task: the records, then files, games,
-# positions, errors as (reason, file, game, move_number) and notes.  Plain data,
-# since not every error class can be pickled.
+# positions, errors as (reason, file, game, move_number) and notes: plain
+# data, all the parent prints.
 _Result = tuple[str, int, int, int, list[tuple[str, str | None, int | None, int | None]], list[str]]
 # A task: a file for the worker to read, the bytes of an archive member or of
 # stdin (read by the parent), an error met while reading, or nothing (an empty
