@@ -68,7 +68,6 @@ from .symmetry import (
     stabilizer,
 )
 
-Colour = Literal["b", "w"]
 HashArray = npt.NDArray[np.uint64]
 
 SCHEMES = ("huima64", "huima64-add", "regular64", "regular128")

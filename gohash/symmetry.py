@@ -119,8 +119,6 @@ ELEMENTS: tuple[Element, ...] = _make_elements()
 """The 16 elements in table order: the 8 board maps, then the same with ``swap``."""
 
 D4: tuple[Element, ...] = ELEMENTS[:8]
-IDENTITY = ELEMENTS[0]
-SWAP = ELEMENTS[8]
 _BY_NAME = {e.name: e for e in ELEMENTS}
 
 
@@ -208,10 +206,6 @@ def stabilizer(point: Point, size: int) -> tuple[Element, ...]:
 def compose_slots(a: SlotPermutation, b: SlotPermutation) -> SlotPermutation:
     """Slot permutation of ``a . b`` (``b`` first) from those of ``a`` and ``b``."""
     return tuple(b[i] for i in a)
-
-
-def permute_slots(values: Sequence[int], perm: SlotPermutation) -> list[int]:
-    return [values[i] for i in perm]
 
 
 def slot_permutations_from_generators(
