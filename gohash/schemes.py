@@ -99,11 +99,6 @@ def _join_slots(values: Sequence[int], slot_bits: int) -> int:
     return h
 
 
-def _split_slots(h: int, n_slots: int, slot_bits: int) -> list[int]:
-    mask = (1 << slot_bits) - 1
-    return [(h >> (slot_bits * (n_slots - 1 - i))) & mask for i in range(n_slots)]
-
-
 def _huima_tables(size: int) -> tuple[list[int], tuple[int, int]]:
     orbits = point_orbits(size)
     stream = key_stream("huima64", size, 8 * len(orbits) + 2)
@@ -168,22 +163,24 @@ class KeyScheme:
         self.name = name
         self.size = check_size(size)
         self.combiner: Literal["xor", "add"] = "add" if name == "huima64-add" else "xor"
-        if name.startswith("huima64"):
+        self._huima = name.startswith("huima64")
+        if self._huima:
             self.bits, self.slot_bits = 64, 8
             self.permutations = HUIMA_PERMUTATIONS
-            black, sides = _huima_tables(self.size)
-            white = [self._transform_int(k, HUIMA_PERMUTATIONS[8]) for k in black]
         else:
             self.bits = 128 if name == "regular128" else 64
             self.slot_bits = self.bits // 16
             self.permutations = REGULAR_PERMUTATIONS
-            black, white, sides = _regular_tables(self.size, self.slot_bits)
         self.n_slots = self.bits // self.slot_bits
+        self._getters = tuple(itemgetter(*perm) for perm in self.permutations)
+        if self._huima:
+            black, sides = _huima_tables(self.size)
+            white = [self.transform(k, "swap") for k in black]
+        else:
+            black, white, sides = _regular_tables(self.size, self.slot_bits)
         self.black_keys: tuple[int, ...] = tuple(black)
         self.white_keys: tuple[int, ...] = tuple(white)
         self._side_keys = {"b": sides[0], "w": sides[1]}
-        self._getters = tuple(itemgetter(*perm) for perm in self.permutations)
-        self._huima = name.startswith("huima64")
         self._key_arrays = (self._as_array(black), self._as_array(white))
 
     def __repr__(self) -> str:
@@ -223,12 +220,6 @@ class KeyScheme:
         if to_move is not None:
             h = self.combine(h, self.side_key(to_move))
         return h
-
-    def _transform_int(self, h: int, perm: SlotPermutation) -> int:
-        return _join_slots(
-            [_split_slots(h, len(perm), self.bits // len(perm))[i] for i in perm],
-            self.bits // len(perm),
-        )
 
     def _digits(self, h: int) -> bytes | str:
         # One character per slot, so a slot permutation is an itemgetter and
@@ -526,6 +517,10 @@ def _leading_elements() -> tuple[tuple[int, int], ...]:
 
 
 _LEADING = _leading_elements()
+# Slot j of a half is followed by _NEXT_SLOT[j] in T_rot90**k, and by
+# _PREV_SLOT[j] in the reflection that brings slot j to the front.
+_NEXT_SLOT = tuple(j - (j & 3) + ((j & 3) + 1) % 4 for j in range(8))
+_PREV_SLOT = tuple(j - (j & 3) + ((j & 3) - 1) % 4 for j in range(8))
 
 
 def _huima_canonical(h: int, full: bool) -> tuple[int, tuple[Element, ...]] | None:
@@ -541,8 +536,7 @@ def _huima_canonical(h: int, full: bool) -> tuple[int, tuple[Element, ...]] | No
     if searched.count(least) != 1:
         return None
     p = searched.index(least)
-    k = p & 3
-    after, before = b[p - k + (k + 1) % 4], b[p - k + (k - 1) % 4]
+    after, before = b[_NEXT_SLOT[p]], b[_PREV_SLOT[p]]
     if after == before:
         return None
     g = ELEMENTS[_LEADING[p][after > before]]
@@ -553,22 +547,18 @@ _HUIMA_GETTERS = tuple(itemgetter(*perm) for perm in HUIMA_PERMUTATIONS)
 
 
 def _byte_tables() -> tuple[npt.NDArray[np.intp], ...]:
-    # Slot j of a half is followed by slot next(j) in T_rot90**k, by prev(j) in
-    # the reflection that brings j to the front (see _leading_elements).
-    next_slot = [j - (j & 3) + ((j & 3) + 1) % 4 for j in range(8)]
-    prev_slot = [j - (j & 3) + ((j & 3) - 1) % 4 for j in range(8)]
     # Indexed by 2 * slot + (next > prev); tie rows index past 15 and are redone.
     leading = [element for pair in _LEADING for element in pair] + [0] * 48
     columns = list(range(7, -1, -1)) if sys.byteorder == "little" else list(range(8))
     return (
-        np.array(next_slot, dtype=np.intp),
-        np.array(prev_slot, dtype=np.intp),
+        np.array(_NEXT_SLOT, dtype=np.intp),
+        np.array(_PREV_SLOT, dtype=np.intp),
         np.array(leading, dtype=np.uint8),
         np.array(columns, dtype=np.intp),
     )
 
 
-_NEXT_SLOT, _PREV_SLOT, _LEADING_TABLE, _SLOT_COLUMNS = _byte_tables()
+_NEXT_ROWS, _PREV_ROWS, _LEADING_TABLE, _SLOT_COLUMNS = _byte_tables()
 _COUNTED_SLOTS = 16 + np.arange(8, dtype=np.uint8)
 # Index of the high 32 bits of a word in its uint32 view.
 _HIGH_WORD = 1 if sys.byteorder == "little" else 0
@@ -593,8 +583,8 @@ def _huima_canonical_by_bytes(
     # Weights 16 + j: the high nibble counts the least bytes, the low nibble
     # is the slot of the least byte where that count is 1.
     counted = np.einsum("ij,i->j", at_least, _COUNTED_SLOTS[:rows])
-    after = np.einsum("ij,ij->j", at_least, slots[_NEXT_SLOT[:rows]])
-    before = np.einsum("ij,ij->j", at_least, slots[_PREV_SLOT[:rows]])
+    after = np.einsum("ij,ij->j", at_least, slots[_NEXT_ROWS[:rows]])
+    before = np.einsum("ij,ij->j", at_least, slots[_PREV_ROWS[:rows]])
     np.take(_LEADING_TABLE, ((counted & np.uint8(15)) << np.uint8(1)) | (after > before),
             out=lowest)
 
