@@ -43,6 +43,7 @@ from typing import Any, ClassVar, NamedTuple
 from .board import Board, OccupiedPointError
 from .coords import GTP_COLUMNS, gtp, sgf_letters
 from .errors import GohashError
+from .rules import RULES, RULESETS, Ruleset, UnknownRuleError, ruleset
 from .schemes import KeyScheme
 from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk
 
@@ -62,8 +63,6 @@ __all__ = [
 
 Point = tuple[int, int]
 
-RULES = ("positional", "situational", "natural", "simple")
-
 KINDS = {
     "positional": "positional superko",
     "situational": "situational superko",
@@ -74,45 +73,6 @@ KINDS = {
     "occupied": "occupied",
 }
 """Violation kinds: the rule names map to the kind of a repetition under them."""
-
-
-class UnknownRuleError(GohashError):
-    """A ko rule or ruleset name that gohash does not know."""
-
-
-@dataclass(frozen=True)
-class Ruleset:
-    """A ko rule and whether suicide is allowed (DESIGN section 6)."""
-
-    name: str
-    rule: str
-    suicide_allowed: bool
-
-
-RULESETS = {
-    "tromp-taylor": Ruleset("tromp-taylor", "positional", True),
-    "chinese": Ruleset("chinese", "positional", False),
-    "aga": Ruleset("aga", "situational", False),
-    "new-zealand": Ruleset("new-zealand", "situational", True),
-    "japanese": Ruleset("japanese", "simple", False),
-    "korean": Ruleset("korean", "simple", False),
-}
-
-
-def ruleset(
-    name: str = "chinese", *, rule: str | None = None, suicide_allowed: bool | None = None
-) -> Ruleset:
-    """The named ruleset, with its ko rule or suicide rule overridden if given."""
-    if name not in RULESETS:
-        raise UnknownRuleError(f"unknown ruleset {name!r}; expected one of {', '.join(RULESETS)}")
-    if rule is not None and rule not in RULES:
-        raise UnknownRuleError(f"unknown ko rule {rule!r}; expected one of {', '.join(RULES)}")
-    base = RULESETS[name]
-    return Ruleset(
-        name,
-        base.rule if rule is None else rule,
-        base.suicide_allowed if suicide_allowed is None else suicide_allowed,
-    )
 
 
 @dataclass(frozen=True)
