@@ -28,6 +28,12 @@ Rules (``rule``), for board plays (passes and setup are never violations):
   ``"no result"`` (a repetition cycle voids the game under Japanese and Korean
   rules).
 
+Rulesets (:mod:`gohash.rules`, DESIGN section 6) choose the ko rule and
+whether suicide is allowed.  A game is judged under the ruleset given to the
+visitor; without one, under the ruleset its ``RU`` names (``chinese`` if none,
+or one gohash does not know); the ko rule or suicide rule given as overrides
+replaces that ruleset's in either case.
+
 The setup position's player to move is the player of the first move.
 Suicide, when forbidden, is reported as ``"suicide"`` (the group is removed,
 as the record implies, and the game goes on).  With variations, every line
@@ -43,7 +49,7 @@ from typing import Any, ClassVar, NamedTuple
 from .board import Board, OccupiedPointError
 from .coords import GTP_COLUMNS, gtp, sgf_letters
 from .errors import GohashError
-from .rules import RULES, RULESETS, Ruleset, UnknownRuleError, ruleset
+from .rules import DEFAULT_RULESET, RULES, RULESETS, Ruleset, UnknownRuleError, ruleset
 from .schemes import KeyScheme
 from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk
 
@@ -253,8 +259,20 @@ class SuperkoVisitor(BaseVisitor):
 
     BOARD_OPTIONS: ClassVar[Mapping[str, Any]] = {"simple_ko": False, "suicide_allowed": True}
 
-    def __init__(self, rules: Ruleset | None = None) -> None:
-        self.rules = rules or RULESETS["chinese"]
+    def __init__(
+        self,
+        rules: Ruleset | None = None,
+        *,
+        rule: str | None = None,
+        suicide_allowed: bool | None = None,
+    ) -> None:
+        # Without rules, each game's own (begin_game); the overrides apply either way.
+        self._given = rules
+        self._rule = rule
+        self._suicide_allowed = suicide_allowed
+        self.rules = (rules or RULESETS[DEFAULT_RULESET]).overridden(
+            rule=rule, suicide_allowed=suicide_allowed
+        )
         self.violations: list[Violation] = []
         self.errors: list[GohashError] = []
         self._history = _History()
@@ -262,6 +280,10 @@ class SuperkoVisitor(BaseVisitor):
         self._board: Board | None = None
 
     def begin_game(self, info: GameInfo) -> None:
+        if self._given is None:
+            self.rules = info.ruleset.overridden(
+                rule=self._rule, suicide_allowed=self._suicide_allowed
+            )
         self._history = _History()
         self._variation = ()
         self._board = None
@@ -445,11 +467,15 @@ def check(
     paths: Iterable[str],
     rules: Ruleset | None = None,
     *,
+    rule: str | None = None,
+    suicide_allowed: bool | None = None,
     variations: bool = False,
     scheme: str | KeyScheme = "huima64",
 ) -> CheckResult:
-    """Check every game under ``paths`` (files, folders, archives, ``-``)."""
-    visitor = SuperkoVisitor(rules)
+    """Check every game under ``paths`` (files, folders, archives, ``-``) under
+    ``rules``, or each game's ``RU`` if None; ``rule`` and ``suicide_allowed``
+    override the ko and suicide rule of either."""
+    visitor = SuperkoVisitor(rules, rule=rule, suicide_allowed=suicide_allowed)
     summary = walk(
         paths,
         visitor,

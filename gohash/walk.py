@@ -35,6 +35,12 @@ and the summary.  To decide, the walker reads ahead of the root at most
 them), stopping at the first node with a move or AB; a main line with neither
 in them counts as having no move.
 
+Rules.  Every game gets the ruleset its ``RU`` names (:mod:`gohash.rules`;
+``GameInfo.ruleset``, the default ``chinese`` with a note if ``RU`` is not
+known), and its board allows suicide if that ruleset does, unless the caller
+gives ``suicide_allowed`` in ``board_options``, which then holds for every
+game.  The walker never forbids superko: that is :mod:`gohash.superko`'s to judge.
+
 Errors: every error a game's data can cause is a :class:`~gohash.errors.GohashError`
 located at file, game and move number and handed to the visitor's
 :meth:`BaseVisitor.handle_error`, which raises by default.  A collecting visitor
@@ -56,6 +62,7 @@ from typing import Any
 from .board import Board
 from .coords import gtp
 from .errors import GohashError
+from .rules import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from .sgf import (
     NODE,
     OPEN,
@@ -117,7 +124,11 @@ class PositionEvent:
 
 @dataclass
 class GameInfo:
-    """What the root node says about a game, and what the walker noticed."""
+    """What the root node says about a game, and what the walker noticed.
+
+    ``ruleset`` is the one the record's ``RU`` names (:func:`gohash.rules.record_ruleset`),
+    whatever the caller overrides.
+    """
 
     file: str
     game: int
@@ -128,6 +139,7 @@ class GameInfo:
     handicap: int
     root: dict[str, str]
     notes: list[str] = field(default_factory=list)
+    ruleset: Ruleset = RULESETS[DEFAULT_RULESET]
 
 
 class BaseVisitor:
@@ -220,7 +232,8 @@ def walk(
     (``.zip``, ``.tar.gz``) or ``-`` (standard input) in ``paths``.
 
     ``board_options`` go to :class:`~gohash.board.Board` (``scheme``,
-    ``suicide_allowed``, ``simple_ko``).
+    ``suicide_allowed``, ``simple_ko``); without ``suicide_allowed``, each
+    game's ``RU`` decides it.
     """
     summary = WalkSummary()
     for inp in find_inputs(paths):
@@ -318,6 +331,7 @@ class _GameWalker:
                 handicap = int(raw)
             else:
                 bad_handicap = raw
+        rules, unknown_rules = record_ruleset(root.get("RU"))
         info = GameInfo(
             file=self.file,
             game=index,
@@ -327,12 +341,15 @@ class _GameWalker:
             result=root.get("RE"),
             handicap=handicap,
             root=root,
+            ruleset=rules,
         )
         if repaired:
             self._note(info, f"text is not valid {encoding}; bad bytes shown as U+FFFD")
         if bad_handicap is not None:
             # Seen in real records (HA[7.5]: the komi); HA only matters without AB.
             self._note(info, f"HA[{bad_handicap.decode('latin-1')}] is not a number: ignored")
+        if unknown_rules is not None:
+            self._note(info, unknown_rules)
         return info
 
     def _note(self, info: GameInfo, note: str) -> None:
@@ -350,7 +367,10 @@ class _GameWalker:
         opening = _read_to_first_move(events, ahead)
         try:
             info = self._root(index, root)
-            board = Board(info.size, **self.board_options)
+            options = self.board_options
+            if "suicide_allowed" not in options:
+                options = {**options, "suicide_allowed": info.ruleset.suicide_allowed}
+            board = Board(info.size, **options)
             steps = 0
             if info.handicap >= 2 and "AB" not in root:
                 steps = self._handicap(info, board, opening)
