@@ -753,10 +753,13 @@ def audit_paths(
     group: str = "full",
     examples: int = 3,
     variations: bool = False,
+    suicide_allowed: bool | None = None,
 ) -> CollectionAudit:
-    """Walk and audit the games of ``paths`` (files, folders, archives); errors are kept."""
+    """Walk and audit the games of ``paths`` (files, folders, archives); errors are kept.
+    ``suicide_allowed`` holds for every game if given, else each game's ``RU`` decides."""
     visitor = AuditVisitor(schemes, group=group, examples=examples)
-    summary = walk(paths, visitor, variations=variations)
+    options = {} if suicide_allowed is None else {"suicide_allowed": suicide_allowed}
+    summary = walk(paths, visitor, variations=variations, board_options=options)
     result = visitor.result()
     result.files = summary.files  # also those without a readable game
     return result

@@ -72,12 +72,14 @@ _MAX_BATCH_BYTES = 8 * 1024 * 1024
 
 @dataclass(frozen=True)
 class CanonOptions:
-    """What ``gohash canon`` computes: key scheme, group, variations, format."""
+    """What ``gohash canon`` computes: key scheme, group, variations, format, and
+    whether suicide is allowed in every game (None: as each game's ``RU`` says)."""
 
     scheme: str = "huima64"
     group: str = "full"
     variations: bool = False
     format: str = "jsonl"
+    suicide_allowed: bool | None = None
 
     def __post_init__(self) -> None:
         elements_of(self.group)  # raises UnknownElementError for a bad group
@@ -243,6 +245,9 @@ def _canon_task(
     chunks: list[str] = []
     summary = WalkSummary()
     visitor = CanonVisitor(options, write or chunks.append)
+    board_options: dict[str, object] = {"scheme": options.scheme}
+    if options.suicide_allowed is not None:
+        board_options["suicide_allowed"] = options.suicide_allowed
     sources: Iterable[Source | SgfError] = (
         read_input(work) if isinstance(work, Input) else [] if work is None else [work]
     )
@@ -255,7 +260,7 @@ def _canon_task(
                 source,
                 visitor,
                 variations=options.variations,
-                board_options={"scheme": options.scheme},
+                board_options=board_options,
             )
         )
     visitor.flush()

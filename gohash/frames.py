@@ -233,11 +233,15 @@ class _Collector(BaseVisitor):
         return False
 
 
-def source_frames(source: Source, factory: SchemeFactory) -> FileFrames:
+def source_frames(
+    source: Source, factory: SchemeFactory, suicide_allowed: bool | None = None
+) -> FileFrames:
     """Frames of every game of one SGF source; ``sha256`` of a game digests its root
-    text fields and its exact positions."""
+    text fields and its exact positions.  ``suicide_allowed``: for every game, or
+    as each game's ``RU`` says if None."""
     collector = _Collector()
-    walk_source(source, collector)
+    options = {} if suicide_allowed is None else {"suicide_allowed": suicide_allowed}
+    walk_source(source, collector, board_options=options)
     for game in collector.games:
         digest = hashlib.sha256(f"{game.size}|{game.black}|{game.white}|{game.result}|".encode())
         blob = b"".join(game.packed)
@@ -254,16 +258,17 @@ def source_frames(source: Source, factory: SchemeFactory) -> FileFrames:
     )
 
 
-Task = tuple[Input | Source | GohashError, dict[str, str], SchemeFactory]
+Task = tuple[Input | Source | GohashError, dict[str, str], SchemeFactory, bool | None]
 
 
 def input_frames(task: Task) -> list[FileFrames | SourceError]:
     """Frames of every source of one input (in a worker process, or this one).
 
     ``task`` is the input (or a source or error read beforehand), the SHA-256 of
-    its files already indexed, and the scheme factory.  Sources with the same
-    SHA-256 as before are only marked unchanged; unreadable ones become errors."""
-    inp, known, factory = task
+    its files already indexed, the scheme factory and the suicide override of
+    :func:`source_frames`.  Sources with the same SHA-256 as before are only
+    marked unchanged; unreadable ones become errors."""
+    inp, known, factory, suicide_allowed = task
     out: list[FileFrames | SourceError] = []
     sources: Iterable[Source | GohashError] = (
         read_input(inp) if isinstance(inp, Input) else [inp]
@@ -276,7 +281,7 @@ def input_frames(task: Task) -> list[FileFrames | SourceError]:
         if known.get(source.name) == sha:
             out.append(FileFrames(source.name, sha, unchanged=True))
         else:
-            out.append(source_frames(source, factory))
+            out.append(source_frames(source, factory, suicide_allowed))
     return out
 
 

@@ -391,6 +391,7 @@ class Index:
         jobs: int = 1,
         files_per_commit: int = 1,
         progress: Callable[[BuildSummary], None] | None = None,
+        suicide_allowed: bool | None = None,
     ) -> BuildSummary:
         """Index every SGF file of ``paths`` (files, folders, archives, ``-``).
 
@@ -401,6 +402,8 @@ class Index:
         interrupted build leaves a consistent index and running it again
         completes it.  ``jobs`` worker processes read and replay the files;
         this process writes.  ``progress`` is called after each file.
+        ``suicide_allowed`` holds for every game replayed if given, else each
+        game's ``RU`` decides; files skipped as unchanged are not replayed again.
         """
         if files_per_commit < 1:
             raise GohashError(f"files per commit must be at least 1, not {files_per_commit!r}")
@@ -413,7 +416,7 @@ class Index:
         known: dict[str, str] = dict(db.execute("SELECT path, sha256 FROM files"))
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
-        tasks = list(_tasks(normalised, known, self._factory))
+        tasks = list(_tasks(normalised, known, self._factory, suicide_allowed))
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
         try:
@@ -644,17 +647,20 @@ def _scheme_name(factory: SchemeFactory) -> str:
     return name
 
 
-def _tasks(paths: list[str], known: dict[str, str], factory: SchemeFactory) -> Iterator[Task]:
+def _tasks(
+    paths: list[str], known: dict[str, str], factory: SchemeFactory, suicide: bool | None
+) -> Iterator[Task]:
     """One task per input, with the known SHA-256 of its files."""
     for inp in find_inputs(paths):
         if inp.kind == "stdin":  # a worker process has no stdin of ours: read it here
             for source in read_input(inp):
-                yield source, {}, factory
+                yield source, {}, factory, suicide
         elif inp.kind in ("zip", "tar"):
             prefix = inp.name + ":"
-            yield inp, {p: sha for p, sha in known.items() if p.startswith(prefix)}, factory
+            mine = {p: sha for p, sha in known.items() if p.startswith(prefix)}
+            yield inp, mine, factory, suicide
         else:
-            yield inp, ({inp.name: known[inp.name]} if inp.name in known else {}), factory
+            yield inp, ({inp.name: known[inp.name]} if inp.name in known else {}), factory, suicide
 
 
 def _prepared(tasks: Sequence[Task], jobs: int) -> Iterator[list[FileFrames | SourceError]]:
@@ -705,15 +711,19 @@ class _PositionPicker(BaseVisitor):
         return False
 
 
-def position_from_sgf(path: str, move: int | None = None, *, game: int = 0) -> Board:
+def position_from_sgf(
+    path: str, move: int | None = None, *, game: int = 0, suicide_allowed: bool | None = None
+) -> Board:
     """The position of game ``game`` of an SGF file (``-``: standard input) on its main
-    line after move ``move`` (None: the last), setup included."""
+    line after move ``move`` (None: the last), setup included; suicide allowed as
+    ``suicide_allowed`` says, or the game's ``RU`` if None."""
     picker = _PositionPicker(game, move)
+    options = {} if suicide_allowed is None else {"suicide_allowed": suicide_allowed}
     for inp in find_inputs([path]):
         for source in read_input(inp):
             if isinstance(source, GohashError):
                 raise source
-            walk_source(source, picker)
+            walk_source(source, picker, board_options=options)
     if picker.found is None or (move is not None and move > picker.last_move):
         if picker.error is not None:
             raise picker.error

@@ -28,6 +28,12 @@ Rules (``rule``), for board plays (passes and setup are never violations):
   ``"no result"`` (a repetition cycle voids the game under Japanese and Korean
   rules).
 
+Rulesets (:mod:`gohash.rules`, DESIGN section 6) choose the ko rule and
+whether suicide is allowed.  A game is judged under the ruleset given to the
+visitor; without one, under the ruleset its ``RU`` names (``chinese`` if none,
+or one gohash does not know); the ko rule or suicide rule given as overrides
+replaces that ruleset's in either case.
+
 The setup position's player to move is the player of the first move.
 Suicide, when forbidden, is reported as ``"suicide"`` (the group is removed,
 as the record implies, and the game goes on).  With variations, every line
@@ -43,6 +49,7 @@ from typing import Any, ClassVar, NamedTuple
 from .board import Board, OccupiedPointError
 from .coords import GTP_COLUMNS, gtp, sgf_letters
 from .errors import GohashError
+from .rules import DEFAULT_RULESET, RULES, RULESETS, Ruleset, UnknownRuleError, ruleset
 from .schemes import KeyScheme
 from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk
 
@@ -62,8 +69,6 @@ __all__ = [
 
 Point = tuple[int, int]
 
-RULES = ("positional", "situational", "natural", "simple")
-
 KINDS = {
     "positional": "positional superko",
     "situational": "situational superko",
@@ -74,45 +79,6 @@ KINDS = {
     "occupied": "occupied",
 }
 """Violation kinds: the rule names map to the kind of a repetition under them."""
-
-
-class UnknownRuleError(GohashError):
-    """A ko rule or ruleset name that gohash does not know."""
-
-
-@dataclass(frozen=True)
-class Ruleset:
-    """A ko rule and whether suicide is allowed (DESIGN section 6)."""
-
-    name: str
-    rule: str
-    suicide_allowed: bool
-
-
-RULESETS = {
-    "tromp-taylor": Ruleset("tromp-taylor", "positional", True),
-    "chinese": Ruleset("chinese", "positional", False),
-    "aga": Ruleset("aga", "situational", False),
-    "new-zealand": Ruleset("new-zealand", "situational", True),
-    "japanese": Ruleset("japanese", "simple", False),
-    "korean": Ruleset("korean", "simple", False),
-}
-
-
-def ruleset(
-    name: str = "chinese", *, rule: str | None = None, suicide_allowed: bool | None = None
-) -> Ruleset:
-    """The named ruleset, with its ko rule or suicide rule overridden if given."""
-    if name not in RULESETS:
-        raise UnknownRuleError(f"unknown ruleset {name!r}; expected one of {', '.join(RULESETS)}")
-    if rule is not None and rule not in RULES:
-        raise UnknownRuleError(f"unknown ko rule {rule!r}; expected one of {', '.join(RULES)}")
-    base = RULESETS[name]
-    return Ruleset(
-        name,
-        base.rule if rule is None else rule,
-        base.suicide_allowed if suicide_allowed is None else suicide_allowed,
-    )
 
 
 @dataclass(frozen=True)
@@ -293,8 +259,20 @@ class SuperkoVisitor(BaseVisitor):
 
     BOARD_OPTIONS: ClassVar[Mapping[str, Any]] = {"simple_ko": False, "suicide_allowed": True}
 
-    def __init__(self, rules: Ruleset | None = None) -> None:
-        self.rules = rules or RULESETS["chinese"]
+    def __init__(
+        self,
+        rules: Ruleset | None = None,
+        *,
+        rule: str | None = None,
+        suicide_allowed: bool | None = None,
+    ) -> None:
+        # Without rules, each game's own (begin_game); the overrides apply either way.
+        self._given = rules
+        self._rule = rule
+        self._suicide_allowed = suicide_allowed
+        self.rules = (rules or RULESETS[DEFAULT_RULESET]).overridden(
+            rule=rule, suicide_allowed=suicide_allowed
+        )
         self.violations: list[Violation] = []
         self.errors: list[GohashError] = []
         self._history = _History()
@@ -302,6 +280,10 @@ class SuperkoVisitor(BaseVisitor):
         self._board: Board | None = None
 
     def begin_game(self, info: GameInfo) -> None:
+        if self._given is None:
+            self.rules = info.ruleset.overridden(
+                rule=self._rule, suicide_allowed=self._suicide_allowed
+            )
         self._history = _History()
         self._variation = ()
         self._board = None
@@ -485,11 +467,15 @@ def check(
     paths: Iterable[str],
     rules: Ruleset | None = None,
     *,
+    rule: str | None = None,
+    suicide_allowed: bool | None = None,
     variations: bool = False,
     scheme: str | KeyScheme = "huima64",
 ) -> CheckResult:
-    """Check every game under ``paths`` (files, folders, archives, ``-``)."""
-    visitor = SuperkoVisitor(rules)
+    """Check every game under ``paths`` (files, folders, archives, ``-``) under
+    ``rules``, or each game's ``RU`` if None; ``rule`` and ``suicide_allowed``
+    override the ko and suicide rule of either."""
+    visitor = SuperkoVisitor(rules, rule=rule, suicide_allowed=suicide_allowed)
     summary = walk(
         paths,
         visitor,

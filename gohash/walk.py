@@ -19,10 +19,27 @@ recurses, so a tree of any depth is walked with constant stack.
 
 Real collections: a missing SZ means 19; ``B[tt]`` is a pass on boards up to
 19; two moves in a row by one colour are played as written; setup stones may
-come in any node (before the move of the same node); ``HA[n]`` with no AB in
-the root nor in node 1 of the main line places GTP's fixed handicap stones in
-the initial position (noted in the summary); an HA that is not a number is
-ignored (noted too).
+come in any node (before the move of the same node); an HA that is not a
+number is ignored (noted in the summary).
+
+Handicap.  Records give handicap stones as AB, in the root or a later node, or
+as Black's opening moves (``HA[4];B[dd];B[pd];B[dp];B[pp];W[..]``, as IGS and
+KGS write them); some give only ``HA[n]``.  The rule: with ``HA[n]``, n >= 2,
+GTP's fixed handicap stones (:func:`fixed_handicap`) are set up in the initial
+position exactly when no AB comes in the root or in the main line up to and
+including the node of its first move, and that first move is White's, or the
+main line has no move.  When Black moves first, his moves are played as
+written, from an empty board.  Either decision is noted in ``GameInfo.notes``
+and the summary.  To decide, the walker reads ahead of the root at most
+:data:`_LOOKAHEAD` (64) events of the main line (nodes and the "(" before
+them), stopping at the first node with a move or AB; a main line with neither
+in them counts as having no move.
+
+Rules.  Every game gets the ruleset its ``RU`` names (:mod:`gohash.rules`;
+``GameInfo.ruleset``, the default ``chinese`` with a note if ``RU`` is not
+known), and its board allows suicide if that ruleset does, unless the caller
+gives ``suicide_allowed`` in ``board_options``, which then holds for every
+game.  The walker never forbids superko: that is :mod:`gohash.superko`'s to judge.
 
 Errors: every error a game's data can cause is a :class:`~gohash.errors.GohashError`
 located at file, game and move number and handed to the visitor's
@@ -45,6 +62,7 @@ from typing import Any
 from .board import Board
 from .coords import gtp
 from .errors import GohashError
+from .rules import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from .sgf import (
     NODE,
     OPEN,
@@ -77,6 +95,9 @@ Events = Iterator[tuple[int, Properties | None]]
 
 _SETUP_PROPERTIES = frozenset(("AB", "AW", "AE"))
 _SETUP = ("AB", "AW", "AE")  # the order Board.setup takes them in
+# Events read ahead, at most, for the main line's first move: the bound on
+# what a record can make the walker buffer before it replays.
+_LOOKAHEAD = 64
 _TEXT_PROPERTIES = ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
 
 
@@ -103,7 +124,11 @@ class PositionEvent:
 
 @dataclass
 class GameInfo:
-    """What the root node says about a game, and what the walker noticed."""
+    """What the root node says about a game, and what the walker noticed.
+
+    ``ruleset`` is the one the record's ``RU`` names (:func:`gohash.rules.record_ruleset`),
+    whatever the caller overrides.
+    """
 
     file: str
     game: int
@@ -114,6 +139,7 @@ class GameInfo:
     handicap: int
     root: dict[str, str]
     notes: list[str] = field(default_factory=list)
+    ruleset: Ruleset = RULESETS[DEFAULT_RULESET]
 
 
 class BaseVisitor:
@@ -206,7 +232,8 @@ def walk(
     (``.zip``, ``.tar.gz``) or ``-`` (standard input) in ``paths``.
 
     ``board_options`` go to :class:`~gohash.board.Board` (``scheme``,
-    ``suicide_allowed``, ``simple_ko``).
+    ``suicide_allowed``, ``simple_ko``); without ``suicide_allowed``, each
+    game's ``RU`` decides it.
     """
     summary = WalkSummary()
     for inp in find_inputs(paths):
@@ -304,6 +331,7 @@ class _GameWalker:
                 handicap = int(raw)
             else:
                 bad_handicap = raw
+        rules, unknown_rules = record_ruleset(root.get("RU"))
         info = GameInfo(
             file=self.file,
             game=index,
@@ -313,12 +341,15 @@ class _GameWalker:
             result=root.get("RE"),
             handicap=handicap,
             root=root,
+            ruleset=rules,
         )
         if repaired:
             self._note(info, f"text is not valid {encoding}; bad bytes shown as U+FFFD")
         if bad_handicap is not None:
             # Seen in real records (HA[7.5]: the komi); HA only matters without AB.
             self._note(info, f"HA[{bad_handicap.decode('latin-1')}] is not a number: ignored")
+        if unknown_rules is not None:
+            self._note(info, unknown_rules)
         return info
 
     def _note(self, info: GameInfo, note: str) -> None:
@@ -329,27 +360,27 @@ class _GameWalker:
         next(events)  # the game's own "("
         kind, root = next(events)
         assert kind == NODE and root is not None  # the parser allows nothing else
-        # Read up to the first node after the root (node 1 of the main line),
-        # through any "(" before it: it decides where handicap stones come from.
-        after_root = [next(events)]
-        while after_root[-1][0] == OPEN:
-            after_root.append(next(events))
+        # Where handicap stones come from is decided by the main line's first
+        # move: read ahead to it (boundedly), keeping what was read for the replay.
+        # A syntax error on the way ends the game before it begins.
+        ahead: list[tuple[int, Properties | None]] = []
+        opening = _read_to_first_move(events, ahead)
         try:
             info = self._root(index, root)
-            board = Board(info.size, **self.board_options)
-            # HA without AB in the root: node 1 has them, or GTP's rule places them.
+            options = self.board_options
+            if "suicide_allowed" not in options:
+                options = {**options, "suicide_allowed": info.ruleset.suicide_allowed}
+            board = Board(info.size, **options)
             steps = 0
             if info.handicap >= 2 and "AB" not in root:
-                kind, props = after_root[-1]
-                if not (kind == NODE and props is not None and "AB" in props):
-                    steps = self._place_handicap(info, board)
+                steps = self._handicap(info, board, opening)
         except GohashError as e:  # the game cannot be replayed at all
             self.report(e.located(game=index, move_number=0))
             return
         self.visitor.begin_game(info)
         try:
             self._replay_tree(
-                info, board, chain([(NODE, root), *after_root], events), only_children, steps
+                info, board, chain([(NODE, root)], ahead, events), only_children, steps
             )
         finally:
             self.visitor.end_game(info)
@@ -462,7 +493,18 @@ class _GameWalker:
             # Where the data broke: after the last move read.
             raise e.located(move_number=move_number) from None
 
-    def _place_handicap(self, info: GameInfo, board: Board) -> int:
+    def _handicap(self, info: GameInfo, board: Board, opening: str | None) -> int:
+        """Place GTP's fixed handicap stones if the record implies them (see the
+        module's docstring); the number of board steps taken."""
+        if opening == "AB":
+            return 0
+        if opening == "b":
+            self._note(
+                info,
+                f"HA[{info.handicap}] without AB and Black moves first: no stones placed, "
+                "Black's moves are the handicap",
+            )
+            return 0
         stones = fixed_handicap(info.size, info.handicap)
         board.setup(black=stones)
         names = " ".join(gtp(p, info.size) for p in stones)
@@ -472,6 +514,25 @@ class _GameWalker:
 
 class _Abandon(Exception):
     """The visitor chose to abandon the game after an error."""
+
+
+def _read_to_first_move(events: Events, ahead: list[tuple[int, Properties | None]]) -> str | None:
+    """Read the main line after the root, into ``ahead``, up to its first node with
+    a move or AB: ``"AB"`` if that node has AB, else the move's colour; None if
+    the main line ends first or :data:`_LOOKAHEAD` events bring neither."""
+    while len(ahead) < _LOOKAHEAD:
+        kind, props = next(events)
+        ahead.append((kind, props))
+        if kind == NODE:
+            assert props is not None
+            if "AB" in props:
+                return "AB"
+            for colour in ("B", "W"):
+                if colour in props:
+                    return colour.lower()
+        elif kind != OPEN:  # the first ")": the main line is over
+            return None
+    return None
 
 
 def _strip(path: list[int]) -> tuple[int, ...]:

@@ -49,7 +49,7 @@ class Replay(NamedTuple):
     size: int
     black: list[Point]
     white: list[Point]
-    fixed_handicap: int  # HA without AB: GTP's fixed placement, as gohash's walker does
+    fixed_handicap: int  # HA without AB, White first: GTP's fixed placement, as the walker does
     moves: list[Move]
 
 
@@ -68,7 +68,6 @@ def replayable(path: Path) -> Replay | None:
             return None
         black, white, _ = root.get_setup_stones()
         handicap = root.get("HA") if root.has_property("HA") else 0
-        fixed = handicap if handicap >= 2 and not black else 0
         moves: list[Move] = []
         for node in game.get_main_sequence()[1:]:
             if node.has_setup_stones():
@@ -78,6 +77,9 @@ def replayable(path: Path) -> Replay | None:
                 moves.append((colour, point))
     except ValueError:
         return None
+    # The walker's rule: GTP stones unless AB is given or Black moves first.
+    white_first = not moves or moves[0][0] == "w"
+    fixed = handicap if handicap >= 2 and not black and white_first else 0
     return Replay(size, sorted(black), sorted(white), fixed, moves)
 
 

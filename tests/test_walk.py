@@ -198,6 +198,58 @@ def test_handicap_without_ab_places_gtp_stones_and_says_so() -> None:
     assert "no fixed handicap of 2 stones on a 5x5 board" in str(summary.errors[0])
 
 
+def test_handicap_as_black_moves_equals_the_game_with_ab() -> None:
+    """IGS/KGS style: HA[4], then the four stones as Black's first moves."""
+    moves, summary = run((DATA / "handicap-4-as-moves.sgf").read_bytes())
+    setup, _ = run((DATA / "handicap-4-19x19.sgf").read_bytes())
+    assert summary.errors == [] and moves.errors == []
+    assert summary.notes == [
+        "t.sgf, game 0: HA[4] without AB and Black moves first: no stones placed, "
+        "Black's moves are the handicap"
+    ]
+    assert stones(moves.boards[0]) == set()
+    assert [p[3:5] for p in moves.positions[1:5]] == [
+        ("b", "dd"), ("b", "pd"), ("b", "dp"), ("b", "pp")
+    ]
+    # From the handicap on, the same positions, four moves later.
+    assert len(moves.boards) == len(setup.boards) + 4
+    for a, b in zip(moves.boards[4:], setup.boards, strict=True):
+        assert a.position_key() == b.position_key()
+    assert [p[2] for p in moves.positions[4:]] == [p[2] + 4 for p in setup.positions]
+
+
+def test_which_handicap_records_get_gtp_stones() -> None:
+    """GTP stones exactly when no AB comes before the main line's first move and
+    that move is White's, or there is none; looking ahead is bounded."""
+    gtp_2 = {("b", "C3"), ("b", "G7")}
+    cases = [
+        (b"(;SZ[9]HA[2];W[ee])", gtp_2),
+        (b"(;SZ[9]HA[2])", gtp_2),  # no move at all
+        (b"(;SZ[9]HA[2];C[hello];W[ee])", gtp_2),
+        (b"(;SZ[9]HA[2](;C[x])(;B[aa]))", gtp_2),  # the main line has no move
+        (b"(;SZ[9]HA[2];B[cc];B[gg];W[ee])", set()),
+        (b"(;SZ[9]HA[2];C[hello];B[cc];B[gg];W[ee])", set()),
+        (b"(;SZ[9]HA[2];C[x];AB[cc][gg];W[ee])", set()),  # AB in node 2
+        (b"(;SZ[9]HA[2];AB[cc]B[gg];W[ee])", set()),  # AB in the first move's node
+        (b"(;SZ[9]HA[2]AB[cc][gg];W[ee])", {("b", "C7"), ("b", "G3")}),
+    ]
+    for data, initial in cases:
+        rec, summary = run(data)
+        assert summary.errors == [], data
+        assert stones(rec.boards[0]) == initial, data
+        assert len(summary.notes) == (0 if b"AB" in data else 1), data
+    # A first move beyond the 64 events read ahead counts as none: GTP stones.
+    near = b"(;SZ[9]HA[2]" + b";C[x]" * 63 + b";B[ee])"
+    rec, summary = run(near)
+    assert stones(rec.boards[0]) == set() and summary.errors == []
+    rec, summary = run(near.replace(b";B[ee]", b";C[x];B[ee]"))
+    assert stones(rec.boards[0]) == gtp_2 and summary.errors == []
+    assert rec.positions[-1][2:5] == (1, "b", "ee")
+    # Reading ahead stops at the first move: an error after it is met in the replay.
+    rec, summary = run(b"(;SZ[9]HA[2];B[cc];B[gg];W[zz])")
+    assert [e.move_number for e in summary.errors] == [3] and len(rec.positions) == 3
+
+
 def test_fixed_handicap_is_gnu_gos() -> None:
     with GnuGo(require_gnugo(), "positional") as gnugo:
         for size in range(2, 20):

@@ -27,6 +27,7 @@ from ..audit import (
 )
 from ..board import Board
 from ..errors import GohashError
+from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..schemes import SCHEMES
 
 DESCRIPTION = """\
@@ -75,6 +76,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--variations", action="store_true", help="walk every variation, not only the main line"
     )
+    parser.add_argument("--suicide", choices=tuple(SUICIDE_OPTIONS), help=SUICIDE_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
 
@@ -99,6 +101,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             group=args.group,
             examples=args.examples,
             variations=args.variations,
+            suicide_allowed=None if args.suicide is None else SUICIDE_OPTIONS[args.suicide],
         )
     if args.format == "json":
         json.dump(

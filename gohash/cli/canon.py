@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from ..canon import FORMATS, CanonOptions, canon
 from ..errors import GohashError
+from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..schemes import SCHEMES
 
 __all__ = ["register", "run"]
@@ -41,6 +42,7 @@ def register(subparsers: Any) -> None:
         "--variations", action="store_true", help="every variation, not just the main line"
     )
     parser.add_argument("--format", choices=FORMATS, default="jsonl")
+    parser.add_argument("--suicide", choices=tuple(SUICIDE_OPTIONS), help=SUICIDE_HELP)
     parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE")
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
@@ -72,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise GohashError(f"--jobs must be at least 1, not {args.jobs!r}")
     options = CanonOptions(
-        scheme=args.scheme, group=args.symmetry, variations=args.variations, format=args.format
+        scheme=args.scheme,
+        group=args.symmetry,
+        variations=args.variations,
+        format=args.format,
+        suicide_allowed=None if args.suicide is None else SUICIDE_OPTIONS[args.suicide],
     )
     err = sys.stderr
     progress = _Progress(err) if err.isatty() else None

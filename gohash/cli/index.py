@@ -2,9 +2,10 @@
 
 Scope: arguments and printing only; everything else is :mod:`gohash.index`.
 
-- ``gohash index build DB PATH... [--scheme S] [--jobs N] [--files-per-commit N]``
-- ``gohash index find DB (--sgf FILE [--move N] [--game G] | --position DIAGRAM)
-  [--no-colour-swap] [--format text|json] [--limit N] [--offset N]``
+- ``gohash index build DB PATH... [--scheme S] [--jobs N] [--files-per-commit N]
+  [--suicide allowed|forbidden]``
+- ``gohash index find DB (--sgf FILE [--move N] [--game G] [--suicide allowed|forbidden]
+  | --position DIAGRAM) [--no-colour-swap] [--format text|json] [--limit N] [--offset N]``
 - ``gohash index dupes DB [--min-positions N] [--format text|json]``
 
 Exit codes: 0 success, 2 bad input (for ``build``: any file or game in error;
@@ -22,6 +23,7 @@ from typing import Any
 from ..board import Board
 from ..errors import GohashError
 from ..index import BuildSummary, DupeGroup, FindResult, Index, position_from_sgf
+from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..schemes import SCHEMES
 
 __all__ = ["register", "run"]
@@ -61,6 +63,10 @@ def register(subparsers: Any) -> None:
         help="write N whole files per transaction (default 1): faster; a build killed "
         "midway loses up to N files, which the next run indexes",
     )
+    build.add_argument(
+        "--suicide", choices=tuple(SUICIDE_OPTIONS),
+        help=SUICIDE_HELP + "; files already indexed and unchanged are not replayed again",
+    )
 
     find = commands.add_parser(
         "find",
@@ -81,6 +87,8 @@ def register(subparsers: Any) -> None:
                       "(default: the last)")
     find.add_argument("--game", type=int, default=0, metavar="G",
                       help="with --sgf: game G of the file (from 0; default 0)")
+    find.add_argument("--suicide", choices=tuple(SUICIDE_OPTIONS),
+                      help="with --sgf: " + SUICIDE_HELP)
     find.add_argument("--no-colour-swap", action="store_true",
                       help="rotations and reflections only, colours as they are")
     find.add_argument("--format", choices=("text", "json"), default="text")
@@ -119,7 +127,8 @@ def _run_build(args: argparse.Namespace) -> int:
     progress = _progress(err) if err.isatty() else None
     with Index(args.db, create=True, scheme=args.scheme) as index:
         summary = index.build(args.paths, jobs=args.jobs,
-                              files_per_commit=args.files_per_commit, progress=progress)
+                              files_per_commit=args.files_per_commit, progress=progress,
+                              suicide_allowed=_suicide(args))
         counts = index.counts()
     if progress is not None:
         err.write("\r\033[K")
@@ -129,6 +138,10 @@ def _run_build(args: argparse.Namespace) -> int:
     print(f"index {args.db}: {counts['files']} files, {counts['games']} games, "
           f"{counts['occurrences']} positions, {counts['positions']} distinct up to symmetry")
     return 2 if summary.errors else 0
+
+
+def _suicide(args: argparse.Namespace) -> bool | None:
+    return None if args.suicide is None else SUICIDE_OPTIONS[args.suicide]
 
 
 def _progress(stream: Any) -> Any:
@@ -147,9 +160,12 @@ def _query(args: argparse.Namespace) -> Board:
     if args.sgf is not None:
         if args.move is not None and args.move < 0:
             raise GohashError(f"--move must be 0 or more, not {args.move!r}")
-        return position_from_sgf(args.sgf, args.move, game=args.game)
+        return position_from_sgf(args.sgf, args.move, game=args.game,
+                                 suicide_allowed=_suicide(args))
     if args.move is not None:
         raise GohashError("--move goes with --sgf, not --position")
+    if args.suicide is not None:
+        raise GohashError("--suicide goes with --sgf, not --position")
     text = args.position
     if text == "-":
         text = sys.stdin.read(MAX_DIAGRAM_BYTES + 1)

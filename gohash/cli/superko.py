@@ -16,7 +16,8 @@ import sys
 from typing import Any
 
 from ..errors import GohashError
-from ..superko import KINDS, RULES, RULESETS, CheckResult, check, ruleset
+from ..rules import RULES, RULESETS, SUICIDE_OPTIONS, Ruleset, ruleset
+from ..superko import KINDS, CheckResult, check
 
 __all__ = ["register", "run"]
 
@@ -33,17 +34,22 @@ def register(subparsers: Any) -> None:
         "standard input.",
         epilog="Rulesets: tromp-taylor (positional, suicide allowed), chinese (positional), "
         "aga (situational), new-zealand (situational, suicide allowed), japanese and korean "
-        "(simple ko; a repetition is reported as 'no result').  Exit code 0: no violation; "
+        "(simple ko; a repetition is reported as 'no result').  Without --ruleset each game "
+        "is judged under the rules its RU names (Chinese, Japanese, Korean, AGA, NZ or New "
+        "Zealand, Tromp-Taylor or TT; GOE or Ing read as tromp-taylor, CGOS's TT-- as "
+        "chinese; any case), chinese when it has none or one not known (with a note).  "
+        "Exit code 0: no violation; "
         "1: violations found; 2: an input error in any file.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument(
-        "--ruleset", choices=tuple(RULESETS), default="chinese",
-        help="sets the ko rule and suicide (default: chinese)",
+        "--ruleset", choices=tuple(RULESETS),
+        help="sets the ko rule and suicide for every game (default: each game's RU)",
     )
     parser.add_argument("--rule", choices=RULES, help="ko rule, overriding the ruleset's")
     parser.add_argument(
-        "--suicide", choices=("allowed", "forbidden"), help="overrides the ruleset's suicide rule"
+        "--suicide", choices=tuple(SUICIDE_OPTIONS),
+        help="allow or forbid suicide, overriding the --ruleset or each game's RU",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument(
@@ -53,17 +59,20 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    suicide = None if args.suicide is None else args.suicide == "allowed"
-    rules = ruleset(args.ruleset, rule=args.rule, suicide_allowed=suicide)
-    result = check(args.paths, rules, variations=args.variations)
+    suicide = None if args.suicide is None else SUICIDE_OPTIONS[args.suicide]
+    rules = None if args.ruleset is None else ruleset(args.ruleset)
+    result = check(
+        args.paths, rules, rule=args.rule, suicide_allowed=suicide, variations=args.variations
+    )
     if args.format == "json":
         _print_json(result)
     else:
         _print_text(result)
     summary = result.summary
+    for note in summary.notes:
+        print(f"gohash superko: note: {note}", file=sys.stderr)
     print(
-        f"gohash superko ({rules.name}: {KINDS[rules.rule]}, suicide "
-        f"{'allowed' if rules.suicide_allowed else 'forbidden'}): {summary.files} files, "
+        f"gohash superko ({_rules_text(rules, args.rule, suicide)}): {summary.files} files, "
         f"{summary.games} games, {len(result.violations)} violations, "
         f"{len(result.errors)} errors",
         file=sys.stderr,
@@ -71,6 +80,21 @@ def run(args: argparse.Namespace) -> int:
     if result.errors:
         return 2
     return 1 if result.violations else 0
+
+
+def _rules_text(rules: Ruleset | None, rule: str | None, suicide: bool | None) -> str:
+    """The rules of the check, as the summary line states them."""
+    if rules is not None:
+        rules = rules.overridden(rule=rule, suicide_allowed=suicide)
+        parts = [f"{rules.name}: {KINDS[rules.rule]}"]
+        suicide = rules.suicide_allowed
+    else:
+        parts = ["rules from RU"]
+        if rule is not None:
+            parts.append(KINDS[rule])
+    if suicide is not None:
+        parts.append(f"suicide {'allowed' if suicide else 'forbidden'}")
+    return ", ".join(parts)
 
 
 def _error_text(error: GohashError) -> str:
