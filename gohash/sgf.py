@@ -1,4 +1,4 @@
-"""Reading SGF: where the bytes come from, and the game trees in them.
+"""Reading SGF: the game trees in SGF bytes.
 
 Scope: a streaming parser for SGF collections, the limits that bound what
 untrusted input expands to, and the decoding of the property values the
@@ -49,8 +49,8 @@ file, since where that game ends is then unknown.
 - :data:`MAX_SOURCE_BYTES`: a file, archive member, standard input or
   decompressed file larger than 64 MiB (UTF-16 text: once decoded) is an error
   for that source, found before the data is used.
-- :data:`MAX_VALUE_BYTES`: a property value (or the up to 17 values read in
-  one piece) larger than 1 MiB.
+- :data:`MAX_VALUE_BYTES`: a property value larger than 1 MiB (the up to 17
+  values the tokeniser reads at once count together).
 - :data:`MAX_DEPTH`: variations nested more than 200,000 deep (implied ones
   included).
 - :data:`MAX_NODE_VALUES`: more than 10,000 property values in one node, all
@@ -62,8 +62,9 @@ file, since where that game ends is then unknown.
   10,000,000 in one file.  They bound the setup work and the undo history it
   leaves (2 bytes a changed point).
 - :data:`gohash.board.MAX_HISTORY`: the board keeps at most 200,000 undo
-  steps, so one line of a game holds at most 200,000 nodes with a move or
-  setup (a long file of passes included).
+  steps, so one line of a game replays at most 200,000 moves and setup nodes
+  (a long file of passes included); the walker reports the
+  :class:`~gohash.board.HistoryLimitError` at the move that reaches it.
 
 So one game takes well under 200 MB whatever its shape: the source's bytes,
 a line's undo history and one node's values.  Values are found without the
