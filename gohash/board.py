@@ -20,6 +20,8 @@ group only until it finds a liberty.
 
 from __future__ import annotations
 
+import sys
+from array import array
 from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -38,8 +40,10 @@ if TYPE_CHECKING:
     from gohash.symmetry import Element
 
 __all__ = [
+    "MAX_HISTORY",
     "Board",
     "ColourError",
+    "HistoryLimitError",
     "IllegalMoveError",
     "KoError",
     "OccupiedPointError",
@@ -70,11 +74,19 @@ _DIGITS = bytes.maketrans(b"\x00\x01\x02", b"012")
 # History records are plain tuples (they are made on every move, so no class):
 #   play  (index, removed_colour, removed_indices, prev_ko, prev_ko_colour, prev_hash, prev_to_move)
 #   pass  (_PASS, prev_ko, prev_ko_colour, prev_to_move)
-#   setup (_SETUP, changes [(index, old_code), ...], prev_ko, prev_ko_colour, prev_hash,
-#          prev_setup_legal)
+#   setup (_SETUP, changes array("H") of index << 2 | old_code, prev_ko, prev_ko_colour,
+#          prev_hash, prev_setup_legal)
 _PASS = -1
 _SETUP = -2
 _NO_POINT = -1
+
+MAX_HISTORY = 200_000
+"""The default bound of a board's undo history: no real game has a line of so many
+moves and setup nodes, and 200,000 steps take some 40 MB."""
+
+
+class HistoryLimitError(GohashError):
+    """A play, pass or setup beyond the board's ``max_history`` undo steps."""
 
 
 class IllegalMoveError(GohashError):
@@ -171,6 +183,9 @@ class Board:
     ``suicide_allowed=True`` makes a suicide legal: the whole suicided group is
     removed.  ``simple_ko=False`` drops the simple-ko check, for a superko
     checker that judges repetitions itself.  ``ko_point`` is kept either way.
+    ``max_history`` bounds the undo history (the memory a board takes): a
+    play, pass or setup beyond it raises :class:`HistoryLimitError` and leaves
+    the board unchanged; None for no bound.
     """
 
     def __init__(
@@ -180,8 +195,10 @@ class Board:
         *,
         suicide_allowed: bool = False,
         simple_ko: bool = True,
+        max_history: int | None = MAX_HISTORY,
     ) -> None:
         self._size = check_size(size)
+        self._max_history = sys.maxsize if max_history is None else max_history
         self._scheme = _resolve_scheme(scheme, self._size)
         self.suicide_allowed = suicide_allowed
         self.simple_ko = simple_ko
@@ -257,6 +274,8 @@ class Board:
             me = _CODES[colour]
         except (KeyError, TypeError):
             raise _colour_error(colour, move_number=self._move_number + 1) from None
+        if len(self._history) >= self._max_history:
+            raise self._history_full()
         try:
             index = self._index[point]
         except (KeyError, TypeError):
@@ -338,6 +357,8 @@ class Board:
             me = _CODES[colour]
         except (KeyError, TypeError):
             raise _colour_error(colour, move_number=self._move_number + 1) from None
+        if len(self._history) >= self._max_history:
+            raise self._history_full()
         self._history.append((_PASS, self._ko, self._ko_colour, self._to_move))
         self._ko = _NO_POINT
         self._to_move = 3 - me
@@ -357,6 +378,8 @@ class Board:
         :attr:`last_setup_legal` says whether there were none.  The side to
         move and the move number do not change; a ko lapses.  One undo step.
         """
+        if len(self._history) >= self._max_history:
+            raise self._history_full()
         steps = ((black, "b", _BLACK), (white, "w", _WHITE), (empty, None, _EMPTY))
         assignments = [
             (self._point_index(point, colour, setup=True), code)
@@ -367,11 +390,11 @@ class Board:
         keys = self._keys
         scheme = self._scheme
         h = self._hash
-        changes: list[tuple[int, int]] = []
+        changes = array("H")  # index << 2 | old code: 2 bytes a change, not a tuple's 64
         for index, code in assignments:
             old = cells[index]
             if old != code:
-                changes.append((index, old))
+                changes.append(index << 2 | old)
                 if old != _EMPTY:
                     h = scheme.remove(h, keys[old][index])
                 if code != _EMPTY:
@@ -380,7 +403,7 @@ class Board:
         dead = self._dead_groups()
         for index in dead:
             old = cells[index]
-            changes.append((index, old))
+            changes.append(index << 2 | old)
             h = scheme.remove(h, keys[old][index])
             cells[index] = _EMPTY
         self._history.append(
@@ -403,8 +426,8 @@ class Board:
         elif kind == _SETUP:
             _, changes, self._ko, self._ko_colour, self._hash, self._last_setup_legal = record
             cells = self._cells
-            for index, old in reversed(changes):
-                cells[index] = old
+            for change in reversed(changes):
+                cells[change >> 2] = change & 3
         else:
             index, removed_colour, removed, *restored = record
             self._ko, self._ko_colour, self._hash, self._to_move = restored
@@ -672,6 +695,13 @@ class Board:
             point=point,
             colour=colour,
             move_number=self._move_number + (not setup),
+        )
+
+    def _history_full(self) -> HistoryLimitError:
+        return HistoryLimitError(
+            f"the board's undo history is at its limit of {self._max_history} steps "
+            "(plays, passes and setups not undone)",
+            move_number=self._move_number,
         )
 
     def _dead_groups(self) -> list[int]:

@@ -1,11 +1,12 @@
-"""Reading SGF: where the bytes come from, and the game trees in them.
+"""Reading SGF: the game trees in SGF bytes.
 
-Scope: the sources of SGF data (files, folders searched recursively for
-``*.sgf``, ``.zip`` and ``.tar.gz`` archives read in memory member by member,
-standard input as ``-``), size limits for untrusted input, a streaming parser
-for SGF collections, and the decoding of the property values the walker needs
-(board size, encoding, points, text).  Replaying moves is :mod:`gohash.walk`'s
-job.
+Scope: a streaming parser for SGF collections, the limits that bound what
+untrusted input expands to, and the decoding of the property values the
+walker needs (board size, encoding, points, moves, text).  Replaying moves is
+:mod:`gohash.walk`'s job.
+
+Sources (files, folders, archives, standard input, UTF-16 text) are
+:mod:`gohash.sources`'s; their names are imported here too.
 
 The grammar is sgfmill's (:mod:`sgfmill.sgf_grammar`): the same tokens, the same
 leniency (lower-case letters in property names are dropped, a repeated property
@@ -17,40 +18,97 @@ every variation with undo and the memory used is bounded by the input, not by
 a tree of Python objects 50 times its size.  Nothing here recurses, so a tree
 of any depth is read with constant stack.
 
-Limits (:data:`MAX_SOURCE_BYTES`, :data:`MAX_VALUE_BYTES`, :data:`MAX_DEPTH`):
-a file, archive member or standard input larger than 64 MiB is an error for
-that source, found before the data is used; a single property larger than
-1 MiB, or variations nested more than 1,000,000 deep, is an error for that
-game and ends the file.  So the memory a game takes stays within a small
-multiple of 64 MiB, whatever its shape.
+Beyond sgfmill, what other readers read is read too, each with a note:
+
+- a root node missing its ``;`` (``(GM[1]SZ[19];B[pd])``, as some exports
+  write): the properties right after a game's ``(`` are its root node.  Only
+  upper-case names start such a game, so text like ``(see [1])`` before a game
+  is not taken for one, and only the root may lack its ``;``.
+- nodes after a closed variation, as FF[3]-era files hold
+  (``(;SZ[9](;B[aa])(;B[bb]);W[cc])``), read as GoGui reads them.  GoGui's
+  ``SgfReader.readNext`` (net.sf.gogui.sgf) appends each node to the node
+  before it; a ``(`` reads variations as children of the node before it and
+  returns that node, and a ``)`` ends the sequence.  So a node after ``)``
+  becomes a further child of the node the variations branch from, and the
+  nodes after it follow it: the example is ``(;SZ[9](;B[aa])(;B[bb])(;W[cc]))``.
+  The parser yields an implied ``(`` before such a node and its ``)`` before
+  the ``)`` that closes the enclosing sequence.
+- an empty value in a point list is no point (``AE[]``, as sgfmill reads it).
+- moves in GTP-style coordinates, as SmartGo writes them and GoGui reads
+  them (``B[R16]``: column letter without I, row number from the bottom,
+  either case; ``B[pass]``), when the value cannot be SGF letters
+  (:func:`decode_move`; the walker notes it).  GoGui also reads ``I`` as
+  ``J``; here a column I is an error, and point lists take SGF letters only.
+
+Limits.  Every one bounds what input expands to; none is reached by a real
+record (the corpus's largest: 541 moves on a line, 31 nested variations, 236
+values and 11 setup points in a node), and each is an error for the game that
+reaches it.  Those the parser enforces (:class:`SgfLimitError`) also end the
+file, since where that game ends is then unknown.
+
+- :data:`MAX_SOURCE_BYTES`: a file, archive member, standard input or
+  decompressed file larger than 64 MiB (UTF-16 text: once decoded) is an error
+  for that source, found before the data is used.
+- :data:`MAX_VALUE_BYTES`: a property value larger than 1 MiB (the up to 17
+  values the tokeniser reads at once count together).
+- :data:`MAX_DEPTH`: variations nested more than 200,000 deep (implied ones
+  included).
+- :data:`MAX_NODE_VALUES`: more than 10,000 property values in one node, all
+  properties together (a repeated property adds values).
+- :data:`MAX_NODE_SETUP_POINTS`, :data:`MAX_GAME_SETUP_POINTS`,
+  :data:`MAX_SOURCE_SETUP_POINTS`: the points AB, AW and AE name, a rectangle
+  ``aa:ss`` counted by its area, more than 2,704 (four times the largest
+  board) in one node, 1,000,000 in one game (every variation counted) or
+  10,000,000 in one file.  They bound the setup work and the undo history it
+  leaves (2 bytes a changed point).
+- :data:`gohash.board.MAX_HISTORY`: the board keeps at most 200,000 undo
+  steps, so one line of a game replays at most 200,000 moves and setup nodes
+  (a long file of passes included); the walker reports the
+  :class:`~gohash.board.HistoryLimitError` at the move that reaches it.
+
+So one game takes well under 200 MB whatever its shape: the source's bytes,
+a line's undo history and one node's values.  Values are found without the
+regex engine's state per escape or per value, which would take some 300
+bytes each.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-import tarfile
-import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import IO
 
 from sgfmill import sgf_grammar, sgf_properties
 
-from .errors import BoardSizeError, GohashError
+from .coords import GTP_COLUMNS
+from .errors import BoardSizeError
+from .sources import (
+    MAX_SOURCE_BYTES,
+    Input,
+    SgfError,
+    SgfLimitError,
+    SgfReadError,
+    Source,
+    find_inputs,
+    read_input,
+)
 from .symmetry import MAX_SIZE, MIN_SIZE
 
 __all__ = [
     "CLOSE",
     "MAX_DEPTH",
+    "MAX_GAME_SETUP_POINTS",
+    "MAX_NODE_SETUP_POINTS",
+    "MAX_NODE_VALUES",
     "MAX_SOURCE_BYTES",
+    "MAX_SOURCE_SETUP_POINTS",
     "MAX_VALUE_BYTES",
     "NODE",
     "OPEN",
     "GameText",
     "Input",
+    "Limits",
     "Properties",
     "SgfError",
     "SgfLimitError",
@@ -58,6 +116,7 @@ __all__ = [
     "SgfSyntaxError",
     "Source",
     "board_size",
+    "decode_move",
     "decode_point",
     "decode_point_list",
     "decode_text",
@@ -70,173 +129,63 @@ __all__ = [
 Point = tuple[int, int]
 Properties = dict[str, list[bytes]]
 
-MAX_SOURCE_BYTES = 64 * 1024 * 1024
 MAX_VALUE_BYTES = 1024 * 1024
-MAX_DEPTH = 1_000_000
+MAX_DEPTH = 200_000
+MAX_NODE_VALUES = 10_000
+MAX_NODE_SETUP_POINTS = 4 * MAX_SIZE * MAX_SIZE
+MAX_GAME_SETUP_POINTS = 1_000_000
+MAX_SOURCE_SETUP_POINTS = 10_000_000
 
 # Event kinds yielded by game_events.
 NODE, OPEN, CLOSE = 0, 1, 2
-
-
-class SgfError(GohashError):
-    """Malformed SGF data, or a source that cannot be read."""
-
-
-class SgfReadError(SgfError):
-    """Data that cannot be read on: the rest of the file is skipped."""
 
 
 class SgfSyntaxError(SgfReadError):
     """Data that is not SGF."""
 
 
-class SgfLimitError(SgfReadError):
-    """A source, a property value or a nesting of variations beyond the documented limits."""
-
-
-# -- sources ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Input:
-    """One thing named on the command line, resolved: a file, an archive or stdin.
-
-    ``kind`` is ``"file"``, ``"zip"``, ``"tar"``, ``"stdin"`` or ``"missing"``;
-    ``name`` is the path as given or as found under a given folder.  Inputs are
-    small and picklable, so worker processes can be sent them.
-    """
-
-    kind: str
-    name: str
-
-
-@dataclass(frozen=True)
-class Source:
-    """The bytes of one SGF file, and the name to report it under."""
-
-    name: str
-    data: bytes
-
-
-def _input_for(path: str) -> Input:
-    lower = path.lower()
-    if path == "-":
-        return Input("stdin", "-")
-    if not os.path.exists(path):
-        return Input("missing", path)
-    if lower.endswith(".zip"):
-        return Input("zip", path)
-    if lower.endswith((".tar.gz", ".tgz")):
-        return Input("tar", path)
-    return Input("file", path)
-
-
-def find_inputs(paths: Iterable[str]) -> Iterator[Input]:
-    """Resolve paths: folders become their ``*.sgf`` files (recursively, sorted)."""
-    for path in paths:
-        if path != "-" and os.path.isdir(path):
-            for folder, subfolders, files in os.walk(path):
-                subfolders.sort()
-                for name in sorted(files):
-                    if name.lower().endswith(".sgf"):
-                        yield Input("file", os.path.join(folder, name))
-        else:
-            yield _input_for(path)
-
-
-def _read_limited(stream: IO[bytes], name: str, limit: int) -> bytes:
-    # Read one byte more than allowed: a declared size can lie (a zip bomb), the
-    # bytes actually read cannot.
-    data = stream.read(limit + 1)
-    if len(data) > limit:
-        raise SgfLimitError(f"{name!r} is larger than the limit of {limit} bytes", file=name)
-    return data
-
-
-def read_input(inp: Input, *, limit: int = MAX_SOURCE_BYTES) -> Iterator[Source | SgfError]:
-    """The SGF sources of one input: one for a file or stdin, one per ``.sgf``
-    member of an archive.  A source that cannot be read is yielded as an error
-    (so an archive's other members are still read); an archive that cannot be
-    opened at all is yielded as one error."""
-    name = inp.name
-    try:
-        if inp.kind == "missing":
-            yield SgfError("no such file or folder", file=name)
-        elif inp.kind == "stdin":
-            yield Source(name, _read_limited(sys.stdin.buffer, "standard input", limit))
-        elif inp.kind == "file":
-            with open(name, "rb") as f:
-                yield Source(name, _read_limited(f, name, limit))
-        elif inp.kind == "zip":
-            yield from _zip_sources(name, limit)
-        else:
-            yield from _tar_sources(name, limit)
-    except SgfError as e:
-        yield e
-    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as e:
-        yield SgfError(f"cannot read {name!r}: {e}", file=name)
-
-
-def _zip_sources(path: str, limit: int) -> Iterator[Source | SgfError]:
-    with zipfile.ZipFile(path) as archive:
-        for info in archive.infolist():
-            if info.is_dir() or not info.filename.lower().endswith(".sgf"):
-                continue
-            name = f"{path}:{info.filename}"
-            if info.file_size > limit:
-                yield SgfLimitError(
-                    f"archive member {info.filename!r} is larger than the limit of {limit} bytes",
-                    file=name,
-                )
-                continue
-            try:
-                with archive.open(info) as member:
-                    yield Source(name, _read_limited(member, info.filename, limit))
-            except SgfLimitError as e:
-                e.file = name
-                yield e
-            except (OSError, zipfile.BadZipFile, EOFError, ValueError) as e:
-                yield SgfError(f"cannot read archive member {info.filename!r}: {e}", file=name)
-
-
-def _tar_sources(path: str, limit: int) -> Iterator[Source | SgfError]:
-    # Stream mode ("r|*"): members are read in order, never extracted to disk.
-    with tarfile.open(path, mode="r|*") as archive:
-        for info in archive:
-            if not info.isfile() or not info.name.lower().endswith(".sgf"):
-                continue
-            name = f"{path}:{info.name}"
-            if info.size > limit:
-                yield SgfLimitError(
-                    f"archive member {info.name!r} is larger than the limit of {limit} bytes",
-                    file=name,
-                )
-                continue
-            member = archive.extractfile(info)
-            if member is not None:
-                yield Source(name, _read_limited(member, info.name, limit))
-
-
 # -- the streaming parser -----------------------------------------------------------------
 
-_VALUE = rb"\[([^\\\]]*(?:\\.[^\\\]]*)*)\]"
+# A value's text: plain bytes, then escapes ("\]") each followed by plain bytes.
+# The repetition is bounded because the regex engine keeps state for every
+# repetition (some 300 bytes): a value of a million escapes would take 300 MB.
+# Values beyond the bounds are read by _read_values.
+_BODY = rb"[^\\\]]*(?:\\.[^\\\]]*){0,16}"
 # One token: the start of a node with a one-valued move (";B[pd]", most nodes
-# of a game), a delimiter, or a whole property (identifier, first value, any
-# further values), so the common cases cost one match each.
+# of a game), a delimiter, or a whole property (identifier, first value, up to
+# 16 further values), so the common cases cost one match each.
 _TOKEN = re.compile(
-    rb"\s*(?:;\s*([BW])\[([a-z]{2}|)\](?!\s*\[)|([;()])|([A-Za-z]{1,64})\s*"
-    + _VALUE
-    + rb"((?:\s*\[[^\\\]]*(?:\\.[^\\\]]*)*\])*))",
+    rb"\s*(?:;\s*([BW])\[([a-z]{2}|)\](?!\s*\[)|([;()])|([A-Za-z]{1,64})\s*\[("
+    + _BODY
+    + rb")\]((?:\s*\[" + _BODY + rb"\]){0,16})(?!\s*\[))",
     re.DOTALL,
 )
-_MORE_VALUES = re.compile(rb"\s*" + _VALUE, re.DOTALL)
-_GAME_START = re.compile(rb"\(\s*;")
+_MORE_VALUES = re.compile(rb"\s*\[(" + _BODY + rb")\]", re.DOTALL)
+_NEXT_VALUE = re.compile(rb"\s*\[")
+_PLAIN = re.compile(rb"[^\\\]]*")
+_GAME_START = re.compile(rb"\(\s*(?:;|[A-Z]{1,64}\s*\[)")
 _BLANK = re.compile(rb"\s*\Z")
-_OPEN_VALUE = re.compile(rb"\s*[A-Za-z]{1,64}\s*\[")
+_OPEN_VALUE = re.compile(rb"\s*([A-Za-z]{1,64})\s*\[")
 # Text outside a game that looks like SGF nodes: a game missing its opening
 # parenthesis.  Reading on from the next "(;" would silently parse part of it.
 _STRAY_NODE = re.compile(rb";\s*[A-Za-z]+\s*\[")
 _LOWER = b"abcdefghijklmnopqrstuvwxyz"
+_SETUP_NAMES = frozenset(("AB", "AW", "AE"))
+
+_NOTE_NO_SEMICOLON = "the root node has no ';' after '(': read as the root"
+_NOTE_FF3 = "nodes after a closed variation: read as a further variation, as GoGui reads them"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits the parser enforces (see the module docstring); smaller ones for tests."""
+
+    value_bytes: int = MAX_VALUE_BYTES
+    depth: int = MAX_DEPTH
+    node_values: int = MAX_NODE_VALUES
+    node_setup_points: int = MAX_NODE_SETUP_POINTS
+    game_setup_points: int = MAX_GAME_SETUP_POINTS
+    source_setup_points: int = MAX_SOURCE_SETUP_POINTS
 
 
 def _check_outside(data: bytes, start: int, end: int, file: str) -> None:
@@ -255,18 +204,22 @@ class GameText:
 
     :meth:`events` may be called more than once (the walker reads the tree's
     shape first when it replays variations); each call parses from the start.
+    ``notes`` says what was read leniently (a root node without ``;``, nodes
+    after a closed variation), once the events have been read.
     """
 
     def __init__(
-        self, data: bytes, start: int, file: str, index: int, value_limit: int, depth_limit: int
+        self, data: bytes, start: int, file: str, index: int, limits: Limits, points_before: int
     ) -> None:
         self.data = data
         self.start = start
         self.file = file
         self.index = index
-        self.value_limit = value_limit
-        self.depth_limit = depth_limit
+        self.limits = limits
+        self.points_before = points_before  # setup points of the earlier games of the source
         self.end: int | None = None
+        self.setup_points = 0
+        self.notes: list[str] = []
 
     def events(self) -> Iterator[tuple[int, Properties | None]]:
         """``(NODE, properties)`` for each node once all its properties are read,
@@ -277,13 +230,7 @@ class GameText:
         return _events(self)
 
 
-def game_events(
-    data: bytes,
-    file: str,
-    *,
-    value_limit: int = MAX_VALUE_BYTES,
-    depth_limit: int = MAX_DEPTH,
-) -> Iterator[GameText]:
+def game_events(data: bytes, file: str, *, limits: Limits = Limits()) -> Iterator[GameText]:
     """The games of an SGF collection, in order.
 
     Read each game's events to the end before asking for the next game (its
@@ -292,6 +239,7 @@ def game_events(
     """
     position = 0
     index = 0
+    points = 0
     while True:
         start = _GAME_START.search(data, position)
         if start is None:
@@ -300,90 +248,113 @@ def game_events(
                 raise SgfError("no SGF game found (expected '(;')", file=file, game=0)
             return
         _check_outside(data, position, start.start(), file)
-        game = GameText(data, start.start(), file, index, value_limit, depth_limit)
+        game = GameText(data, start.start(), file, index, limits, points)
         yield game
         if game.end is None:
             raise SgfError(f"game {index} was not read to its end", file=file, game=index)
         position = game.end
+        points += game.setup_points
         index += 1
+
+
+def _setup_points(values: list[bytes]) -> int:
+    """How many points a point list names, a rectangle ``aa:cc`` counted by its
+    area: an upper bound of what :func:`decode_point_list` expands it to."""
+    count = 0
+    for value in values:
+        if len(value) == 5 and value[2] == 58:  # b":"
+            count += (abs(value[0] - value[3]) + 1) * (abs(value[1] - value[4]) + 1)
+        else:
+            count += 1
+    return count
 
 
 def _events(game_text: GameText) -> Iterator[tuple[int, Properties | None]]:
     data, position, file, game = game_text.data, game_text.start, game_text.file, game_text.index
-    value_limit, depth_limit = game_text.value_limit, game_text.depth_limit
+    limits = game_text.limits
+    value_limit, depth_limit, values_limit = limits.value_bytes, limits.depth, limits.node_values
     match = _TOKEN.match
     more = _MORE_VALUES.finditer
+    notes = game_text.notes = []
     depth = 0
     props: Properties | None = None
+    values_in_node = node_points = game_points = 0
     # After "(" a node must follow; after a ")" that closes a child, only
-    # another "(" or ")" may.
+    # another "(" or ")" may, or (as GoGui reads FF[3] files) a node that starts
+    # a further child: an implied "(" closed with the enclosing ")".
     need_node = False
     after_child = False
+    implied = [0]  # implied "(" per open "(", innermost last
     while True:
+        at = position
         m = match(data, position)
-        if m is None:
-            if _BLANK.match(data, position):
-                raise SgfSyntaxError(
-                    "unexpected end of data: the game is not closed with ')' (truncated file?)",
-                    file=file,
-                    game=game,
-                )
-            if _OPEN_VALUE.match(data, position):
-                raise SgfSyntaxError(
-                    f"unterminated property value at byte {position}: "
-                    f"{data[position : position + 24]!r} (truncated file?)",
-                    file=file,
-                    game=game,
-                )
-            raise SgfSyntaxError(
-                f"unexpected data at byte {position}: {data[position : position + 24]!r}",
-                file=file,
-                game=game,
+        if m is not None:
+            position = m.end()
+            colour, move, delimiter, ident, value, rest = m.groups()
+            values = None
+        else:  # a property beyond the token's bounds, or no SGF
+            opened = _OPEN_VALUE.match(data, position)
+            if opened is None:
+                raise _unexpected(data, position, file, game)
+            colour = move = delimiter = None
+            ident = opened.group(1)
+            values, position = _read_values(
+                data, opened.end(), values_limit - values_in_node, game_text, ident, at
             )
-        position = m.end()
-        colour, move, delimiter, ident, value, rest = m.groups()
-        if colour is not None:
-            if after_child:
-                raise SgfSyntaxError(
-                    f"node after a variation at byte {m.start()}", file=file, game=game
-                )
+        if colour is not None or delimiter == b";":
             if props is not None:
                 yield NODE, props
-            props = {"B": [move]} if colour == b"B" else {"W": [move]}
+            elif after_child:
+                depth += 1
+                if depth > depth_limit:
+                    raise _too_deep(depth_limit, at, file, game)
+                implied[-1] += 1
+                after_child = False
+                if _NOTE_FF3 not in notes:
+                    notes.append(_NOTE_FF3)
+                yield OPEN, None
+            if colour is None:
+                props = {}
+                values_in_node = node_points = 0
+            else:
+                props = {"B": [move]} if colour == b"B" else {"W": [move]}
+                values_in_node, node_points = 1, 0
             need_node = False
         elif ident is not None:
             if props is None:
-                raise SgfSyntaxError(
-                    f"property {ident!r} outside a node at byte {m.start()}", file=file, game=game
-                )
-            if len(value) > value_limit or len(rest) > value_limit:
-                raise SgfLimitError(
-                    f"property {ident!r} at byte {m.start()} is larger than the limit of "
-                    f"{value_limit} bytes",
-                    file=file,
-                    game=game,
-                )
+                if not (need_node and depth == 1):  # only the root may lack its ";"
+                    raise SgfSyntaxError(
+                        f"property {ident!r} outside a node at byte {at}",
+                        file=file,
+                        game=game,
+                    )
+                notes.append(_NOTE_NO_SEMICOLON)
+                props = {}
+                values_in_node = node_points = 0
+                need_node = False
             name = ident.decode("ascii")
             if not name.isupper():
                 name = ident.translate(None, _LOWER).decode("ascii")
-            values = [value, *(v.group(1) for v in more(rest))] if rest else [value]
+            if values is None:
+                if len(value) > value_limit or len(rest) > value_limit:
+                    raise _too_large(game_text, ident, at)
+                values = [value, *(v.group(1) for v in more(rest))] if rest else [value]
+            values_in_node += len(values)
+            if values_in_node > values_limit:
+                raise _too_many(game_text, at)
+            if name in _SETUP_NAMES:
+                points = _setup_points(values)
+                node_points += points
+                game_points += points
+                _check_setup(node_points, game_points, game_text, at)
             if name in props:
                 props[name] += values
             else:
                 props[name] = values
-        elif delimiter == b";":
-            if after_child:
-                raise SgfSyntaxError(
-                    f"node after a variation at byte {m.start()}", file=file, game=game
-                )
-            if props is not None:
-                yield NODE, props
-            props = {}
-            need_node = False
         else:
             if need_node:
                 raise SgfSyntaxError(
-                    f"empty variation at byte {m.start()}: expected ';' after '('",
+                    f"empty variation at byte {at}: expected ';' after '('",
                     file=file,
                     game=game,
                 )
@@ -393,22 +364,112 @@ def _events(game_text: GameText) -> Iterator[tuple[int, Properties | None]]:
             if delimiter == b"(":
                 depth += 1
                 if depth > depth_limit:
-                    raise SgfLimitError(
-                        f"variations nested deeper than the limit of {depth_limit} at byte "
-                        f"{m.start()}",
-                        file=file,
-                        game=game,
-                    )
+                    raise _too_deep(depth_limit, at, file, game)
+                implied.append(0)
                 need_node = True
                 after_child = False
                 yield OPEN, None
             else:
-                depth -= 1
+                for _ in range(implied.pop() + 1):
+                    depth -= 1
+                    yield CLOSE, None
                 after_child = True
-                yield CLOSE, None
                 if depth == 0:
                     game_text.end = position
+                    game_text.setup_points = game_points
                     return
+
+
+def _unexpected(data: bytes, position: int, file: str, game: int) -> SgfSyntaxError:
+    if _BLANK.match(data, position):
+        return SgfSyntaxError(
+            "unexpected end of data: the game is not closed with ')' (truncated file?)",
+            file=file,
+            game=game,
+        )
+    return SgfSyntaxError(
+        f"unexpected data at byte {position}: {data[position : position + 24]!r}",
+        file=file,
+        game=game,
+    )
+
+
+def _read_values(
+    data: bytes, start: int, room: int, game_text: GameText, ident: bytes, at: int
+) -> tuple[list[bytes], int]:
+    """The values of a property beyond the token's bounds, the first starting at
+    ``start`` (after its "["), and where they end; at most ``room`` values (what
+    the node's limit leaves) are read."""
+    value, position = _read_value(data, start, game_text, ident, at)
+    values = [value]
+    while more := _NEXT_VALUE.match(data, position):
+        if len(values) >= room:
+            raise _too_many(game_text, at)
+        value, position = _read_value(data, more.end(), game_text, ident, at)
+        values.append(value)
+    return values, position
+
+
+def _too_many(game_text: GameText, at: int) -> SgfLimitError:
+    return SgfLimitError(
+        f"node at byte {at} has more than the limit of {game_text.limits.node_values} "
+        "property values",
+        file=game_text.file,
+        game=game_text.index,
+    )
+
+
+def _read_value(
+    data: bytes, start: int, game_text: GameText, ident: bytes, at: int
+) -> tuple[bytes, int]:
+    """The value starting at ``start`` (after its "["), and where it ends, found
+    without the regex engine's state per escape."""
+    limit = game_text.limits.value_bytes
+    plain = _PLAIN.match
+    end = plain(data, start).end()  # type: ignore[union-attr]  # it matches anywhere
+    while data[end : end + 1] == b"\\" and end - start <= limit:
+        end = plain(data, min(end + 2, len(data))).end()  # type: ignore[union-attr]
+    if end - start > limit:
+        raise _too_large(game_text, ident, at)
+    if data[end : end + 1] != b"]":
+        raise SgfSyntaxError(
+            f"unterminated property value at byte {at}: {data[at : at + 24]!r} "
+            "(truncated file?)",
+            file=game_text.file,
+            game=game_text.index,
+        )
+    return data[start:end], end + 1
+
+
+def _too_large(game_text: GameText, ident: bytes, at: int) -> SgfLimitError:
+    return SgfLimitError(
+        f"property {ident!r} at byte {at} is larger than the limit of "
+        f"{game_text.limits.value_bytes} bytes",
+        file=game_text.file,
+        game=game_text.index,
+    )
+
+
+def _too_deep(limit: int, at: int, file: str, game: int) -> SgfLimitError:
+    return SgfLimitError(
+        f"variations nested deeper than the limit of {limit} at byte {at}", file=file, game=game
+    )
+
+
+def _check_setup(node: int, game: int, game_text: GameText, at: int) -> None:
+    limits = game_text.limits
+    for count, limit, what in [
+        (node, limits.node_setup_points, "node"),
+        (game, limits.game_setup_points, "game"),
+        (game + game_text.points_before, limits.source_setup_points, "file"),
+    ]:
+        if count > limit:
+            raise SgfLimitError(
+                f"the {what} names more than the limit of {limit} setup points (AB, AW, AE; "
+                f"rectangles counted by area) at byte {at}",
+                file=game_text.file,
+                game=game_text.index,
+            )
 
 
 # -- property values ----------------------------------------------------------------------
@@ -438,14 +499,49 @@ def decode_point(value: bytes, size: int) -> Point | None:
         raise SgfError(f"bad coordinates {value!r} for a {size}x{size} board") from None
 
 
+def decode_move(value: bytes, size: int) -> Point | None:
+    """A move as ``(row, col)``, None for a pass: SGF letters (as :func:`decode_point`)
+    or, for a value that cannot be SGF letters, GTP-style coordinates as SmartGo
+    writes them and GoGui reads them: ``R16`` (column letter without I, row
+    number from the bottom, either case) or ``pass``.  Raises SgfError for
+    anything else."""
+    table = _point_table(size)
+    if value in table:
+        return table[value]
+    text = value.strip()
+    if text in table:
+        return table[text]
+    match = _GTP_MOVE.fullmatch(text)
+    if match is None:
+        if text.lower() == b"pass":
+            return None
+        raise SgfError(f"bad coordinates {value!r} for a {size}x{size} board")
+    letter, digits = match.group(1).upper(), int(match.group(2))
+    if letter == b"I":
+        raise SgfError(
+            f"bad coordinates {value!r} for a {size}x{size} board "
+            "(GTP coordinates have no column I)"
+        )
+    col = GTP_COLUMNS.index(letter.decode("ascii"))
+    if not (col < size and 1 <= digits <= size):
+        raise SgfError(f"bad coordinates {value!r} for a {size}x{size} board (off the board)")
+    return digits - 1, col
+
+
+_GTP_MOVE = re.compile(rb"([A-Za-z])([0-9]{1,2})")
+
+
 def decode_point_list(values: list[bytes], size: int) -> list[Point]:
-    """The points of a point list (AB, AW, AE), with ``aa:cc`` rectangles expanded."""
+    """The points of a point list (AB, AW, AE), with ``aa:cc`` rectangles expanded;
+    an empty value is no point (``AE[]``, as sgfmill reads it)."""
     points: list[Point] = []
     table = _point_table(size)
     for value in values:
         point = table.get(value)
         if point is not None:
             points.append(point)
+            continue
+        if not value:
             continue
         first, _, last = value.partition(b":")
         corner1, corner2 = table.get(first), table.get(last)
@@ -477,14 +573,18 @@ def board_size(props: Properties) -> int:
 def encoding_of(props: Properties) -> str | None:
     """The Python codec named by a root node's CA, or None without CA.
 
-    Raises SgfError for an encoding Python does not know, or one that does not
-    keep ASCII as ASCII (the SGF syntax itself is ASCII)."""
+    UTF-16 and UTF-32 mean UTF-8: such text reaches the parser decoded to UTF-8
+    (see :func:`read_input`), or was converted without its CA being changed.
+    Raises SgfError for an encoding Python does not know, or another one that
+    does not keep ASCII as ASCII (the SGF syntax itself is ASCII)."""
     values = props.get("CA")
     if values is None:
         return None
     raw = values[0].strip().decode("latin-1")
     try:
         name: str = sgf_properties.normalise_charset_name(raw)
+        if name.startswith(("UTF-16", "UTF-32")):
+            return "UTF-8"
         if "[]();\\".encode(name) != b"[]();\\":
             raise LookupError(raw)
     except (LookupError, UnicodeError):

@@ -60,7 +60,7 @@ from itertools import chain
 from typing import Any
 
 from .board import Board
-from .coords import gtp
+from .coords import gtp, sgf_letters
 from .errors import GohashError
 from .rules import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from .sgf import (
@@ -72,6 +72,7 @@ from .sgf import (
     SgfReadError,
     Source,
     board_size,
+    decode_move,
     decode_point_list,
     decode_text,
     encoding_of,
@@ -99,6 +100,7 @@ _SETUP = ("AB", "AW", "AE")  # the order Board.setup takes them in
 # what a record can make the walker buffer before it replays.
 _LOOKAHEAD = 64
 _TEXT_PROPERTIES = ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
+_GTP_NOTE = "GTP-style coordinates (as SmartGo writes them), read as GoGui reads them"
 
 
 @dataclass(slots=True)
@@ -257,6 +259,7 @@ def walk_source(
 ) -> WalkSummary:
     """Walk every game of one SGF file's bytes."""
     summary = WalkSummary(files=1)
+    summary.notes += (f"{source.name}: {note}" for note in source.notes)
     walker = _GameWalker(source.name, visitor, summary, variations, board_options or {})
     games = game_events(source.data, source.name)
     while True:
@@ -268,7 +271,9 @@ def walk_source(
             walker.report(e)
             break
         summary.games += 1
-        if not walker.walk_game(game):
+        readable = walker.walk_game(game)
+        summary.notes += (f"{source.name}, game {game.index}: {note}" for note in game.notes)
+        if not readable:
             break
     return summary
 
@@ -428,11 +433,11 @@ class _GameWalker:
                             assert values is not None
                             if len(values) != 1:
                                 raise SgfError(f"move {colour.upper()} has {len(values)} values")
-                            entry = table.get(values[0]) or table.get(values[0].strip())
-                            if entry is None:
-                                raise SgfError(
-                                    f"bad coordinates {values[0]!r} for a {size}x{size} board"
-                                )
+                            entry = (
+                                table.get(values[0])
+                                or table.get(values[0].strip())
+                                or self._gtp_move(values[0], info, move_number, colour)
+                            )
                             point, sgf_move, name = entry
                             if point is None:
                                 board.pass_(colour)
@@ -492,6 +497,17 @@ class _GameWalker:
         except SgfReadError as e:
             # Where the data broke: after the last move read.
             raise e.located(move_number=move_number) from None
+
+    def _gtp_move(
+        self, value: bytes, info: GameInfo, move_number: int, colour: str
+    ) -> tuple[Point | None, str, str]:
+        """A move that is not SGF letters: GTP-style coordinates (noted once per
+        game), or an error."""
+        point = decode_move(value, info.size)
+        if not any(n.endswith(_GTP_NOTE) for n in info.notes):
+            text = value.decode("latin-1")
+            self._note(info, f"move {move_number} {colour.upper()}[{text}]: {_GTP_NOTE}")
+        return point, sgf_letters(point, info.size), gtp(point, info.size)
 
     def _handicap(self, info: GameInfo, board: Board, opening: str | None) -> int:
         """Place GTP's fixed handicap stones if the record implies them (see the

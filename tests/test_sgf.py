@@ -3,10 +3,14 @@ size limits and property decoding."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import sys
 import tarfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +22,7 @@ from gohash.sgf import (
     NODE,
     OPEN,
     Input,
+    Limits,
     SgfError,
     SgfLimitError,
     SgfSyntaxError,
@@ -91,7 +96,7 @@ def test_several_games_and_junk_between_them() -> None:
         (b"(;SZ[9];B[aa", "unterminated property value"),
         (b"(;SZ[9]()", "empty variation"),
         (b"(;SZ[9](B[aa]))", "outside a node"),
-        (b"(;SZ[9](;B[aa]);W[bb])", "node after a variation"),
+        (b"(;SZ[9](;B[aa])W[bb])", "outside a node"),
         (b"(;SZ[9];B[aa]!)", "unexpected data"),
     ],
 )
@@ -116,9 +121,39 @@ def test_missing_opening_parenthesis_is_an_error_not_a_partial_parse() -> None:
 def test_property_value_limit() -> None:
     data = b"(;SZ[9]C[" + b"x" * 100 + b"];B[aa])"
     with pytest.raises(SgfLimitError, match="larger than the limit of 50 bytes"):
-        for game in game_events(data, "t.sgf", value_limit=50):
+        for game in game_events(data, "t.sgf", limits=Limits(value_bytes=50)):
             list(game.events())
     assert len(events_of(data)) == 1
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        b"C[" + b"a\\]b" * 40 + b"]",  # more escapes than the token reads
+        b"AB" + b"[aa]" * 40,  # more values than the token reads
+        b"LB[aa:x][bb:" + b"\\]" * 20 + b"][cc:y]",  # the second value has many escapes
+        b"C[" + b"\\\\" * 30 + b"]TR[cc]",
+        b"C[x" + b"\\)" * 17 + b"] [y]\n[" + b"\\" * 40 + b"]",
+    ],
+)
+def test_long_values_read_as_sgfmill_reads_them(node: bytes) -> None:
+    data = b"(;SZ[9]" + node + b";B[aa]" + node + b"(;W[bb])(;W[cc]" + node + b"))"
+    (game,) = events_of(data)
+    (tree,) = sgf_grammar.parse_sgf_collection(data)
+    assert [props for kind, props in game if kind == NODE] == preorder(tree)
+
+
+def test_long_values_keep_the_limits() -> None:
+    with pytest.raises(SgfSyntaxError, match=r"unterminated property value at byte 7: b'C\["):
+        events_of(b"(;SZ[9]C[" + b"\\]" * 40)
+    with pytest.raises(SgfSyntaxError, match="unterminated property value at byte 7"):
+        events_of(b"(;SZ[9]C[" + b"\\]" * 40 + b"\\")
+    data = b"(;SZ[9]C[" + b"\\]" * 30 + b"])"
+    with pytest.raises(SgfLimitError, match="property b'C' at byte 7 is larger than the limit"):
+        for game in game_events(data, "t.sgf", limits=Limits(value_bytes=59)):
+            list(game.events())
+    for game in game_events(data, "t.sgf", limits=Limits(value_bytes=60)):
+        assert list(game.events())[1] == (NODE, {"SZ": [b"9"], "C": [b"\\]" * 30]})
 
 
 def test_deep_tree_is_parsed_without_recursion() -> None:
@@ -131,7 +166,7 @@ def test_deep_tree_is_parsed_without_recursion() -> None:
 def test_nesting_limit() -> None:
     data = b"(;SZ[19]" + b"(;B[aa]" * 100 + b")" * 101
     with pytest.raises(SgfLimitError, match="nested deeper than the limit of 99 at byte 694"):
-        for game in game_events(data, "t.sgf", depth_limit=99):
+        for game in game_events(data, "t.sgf", limits=Limits(depth=99)):
             list(game.events())
     assert len(events_of(data)) == 1
 
@@ -179,8 +214,8 @@ def test_encodings() -> None:
     assert encoding_of({"CA": [b"latin1"]}) == "ISO-8859-1"
     with pytest.raises(SgfError, match=r"unknown or unsupported encoding CA\[klingon\]"):
         encoding_of({"CA": [b"klingon"]})
-    with pytest.raises(SgfError, match="unsupported encoding"):
-        encoding_of({"CA": [b"UTF-16"]})
+    with pytest.raises(SgfError, match=r"unsupported encoding CA\[UTF-7\]"):
+        encoding_of({"CA": [b"UTF-7"]})  # does not keep "[" as "["
     # Without CA: UTF-8 if it is valid, else Latin-1 (never an error).
     assert decode_text("Müller".encode(), None) == ("Müller", False)
     assert decode_text("Müller".encode("latin-1"), None) == ("Müller", False)
@@ -236,6 +271,110 @@ def test_tar_gz_members_are_read_in_memory(tmp_path: Path) -> None:
     assert sources[0] == Source(f"{path}:a.sgf", b"(;SZ[9])")
     assert isinstance(sources[1], SgfLimitError)
     assert list(tmp_path.iterdir()) == [path]  # nothing extracted
+
+
+TAR_FLAVOURS = [
+    ("games.tar", "w"),
+    ("games.tar.gz", "w:gz"),
+    ("games.tgz", "w:gz"),
+    ("games.tar.bz2", "w:bz2"),
+    ("games.tbz2", "w:bz2"),
+    ("games.tbz", "w:bz2"),
+    ("games.tar.xz", "w:xz"),
+    ("games.txz", "w:xz"),
+    ("games.dat", "w:bz2"),  # recognised by content, whatever the name
+    ("games.zip", "w:xz"),
+]
+
+
+def write_tar(path: Path, mode: str, members: list[tuple[str, bytes]]) -> None:
+    with tarfile.open(path, mode) as archive:  # type: ignore[call-overload]
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+@pytest.mark.parametrize(("name", "mode"), TAR_FLAVOURS)
+def test_every_tar_flavour_is_read(tmp_path: Path, name: str, mode: str) -> None:
+    path = tmp_path / name
+    write_tar(path, mode, [("a.sgf", b"(;SZ[9])"), ("notes.txt", b"x"), ("d/b.SGF", b"(;SZ[13])")])
+    (inp,) = find_inputs([str(path)])
+    assert inp.kind == "tar"
+    assert _sources(str(path)) == [
+        Source(f"{path}:a.sgf", b"(;SZ[9])"),
+        Source(f"{path}:d/b.SGF", b"(;SZ[13])"),
+    ]
+    assert list(tmp_path.iterdir()) == [path]  # nothing extracted
+
+
+def test_a_zip_is_recognised_by_content(tmp_path: Path) -> None:
+    path = tmp_path / "games.tar.gz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("one.sgf", b"(;SZ[9])")
+    assert _sources(str(path)) == [Source(f"{path}:one.sgf", b"(;SZ[9])")]
+
+
+@pytest.mark.parametrize(
+    ("name", "compress"),
+    [("game.sgf.gz", gzip.compress), ("game.sgf.bz2", bz2.compress), ("x.xz", lzma.compress)],
+)
+def test_a_lone_compressed_sgf_is_read(
+    tmp_path: Path, name: str, compress: Callable[[bytes], bytes]
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(compress(b"(;SZ[9];B[aa])"))
+    assert _sources(str(path)) == [Source(str(path), b"(;SZ[9];B[aa])")]
+    # A compressed file that expands beyond the limit is refused, the bytes never kept.
+    path.write_bytes(compress(b"(;C[" + b"x" * 5000 + b"])"))
+    (error,) = _sources(str(path))
+    assert isinstance(error, SgfLimitError)
+    assert "larger than the limit of 1000 bytes" in str(error)
+
+
+def test_archives_on_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        info = tarfile.TarInfo("x.sgf")
+        info.size = 8
+        archive.addfile(info, io.BytesIO(b"(;SZ[9])"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(buffer.getvalue())))
+    assert _sources("-", limit=10_000) == [Source("-:x.sgf", b"(;SZ[9])")]
+
+
+@pytest.mark.parametrize(
+    ("name", "magic", "format"),
+    [
+        ("games.7z", b"7z\xbc\xaf\x27\x1c", "a 7z archive"),
+        ("games.rar", b"Rar!\x1a\x07\x01\x00", "a RAR archive"),
+        ("games.tar.zst", b"\x28\xb5\x2f\xfd", "Zstandard-compressed data"),
+        ("game.sgf", b"\x28\xb5\x2f\xfd", "Zstandard-compressed data"),
+        ("games.tar.lz", b"LZIP\x01", "lzip-compressed data"),
+        ("games.tar.Z", b"\x1f\x9d\x90", "compress (.Z) data"),
+    ],
+    ids=["7z", "rar", "zstd", "zstd-named-sgf", "lzip", "compress"],
+)
+def test_unsupported_formats_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, magic: bytes, format: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(magic + b"\0" * 40)
+    (error,) = _sources(str(path))
+    assert isinstance(error, SgfError) and not isinstance(error, SgfSyntaxError)
+    expected = f"{format}, which gohash does not read (unpack it, or repack it as .zip or .tar.gz)"
+    assert str(error) == f"{path}: {expected}"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(magic + b"\0" * 40)))
+    (error,) = _sources("-")
+    assert str(error) == f"-: {expected}"
+
+
+def test_a_damaged_archive_is_an_error_for_that_archive(tmp_path: Path) -> None:
+    path = tmp_path / "games.tar.gz"
+    write_tar(path, "w:gz", [("a.sgf", b"(;SZ[9])" * 1000)])
+    path.write_bytes(path.read_bytes()[:60])
+    (error,) = _sources(str(path), limit=100_000)
+    assert isinstance(error, SgfError) and "cannot read" in str(error)
+    assert error.file == str(path)
 
 
 def test_unreadable_sources_are_errors(tmp_path: Path) -> None:

@@ -1,0 +1,364 @@
+"""Where SGF bytes come from: files, folders, archives, standard input.
+
+Scope: resolving the paths a user names (:func:`find_inputs`) and reading the
+SGF sources in them (:func:`read_input`), within a size limit, with the errors
+of SGF reading (:class:`SgfError` and the classes :mod:`gohash.sgf` raises).
+Parsing is :mod:`gohash.sgf`'s job; its names for these are the same.
+
+A path is a file, a folder (searched recursively for ``*.sgf``) or
+``-`` for standard input.  Archives are read in memory member by member
+(``*.sgf`` members; nothing is extracted to disk): zip, and tar plain or
+compressed with gzip, bzip2 or xz (``.tar``, ``.tar.gz``/``.tgz``,
+``.tar.bz2``/``.tbz2``/``.tbz``, ``.tar.xz``/``.txz``).  They are recognised by
+their first bytes, whatever the name; a file of no known format whose name
+says zip or tar is read as the name says, so a damaged archive is reported as
+one.  A lone gzip, bzip2 or xz file is read as one SGF file.  7z, RAR,
+Zstandard, lzip and compress (``.Z``) data are an error naming the format.
+Data read whole (standard input, a pipe, a ``*.sgf`` found in a folder) is
+recognised the same way.  Text in UTF-16 (little or big endian, with or
+without a byte-order mark: without one, NUL bytes at odd or even offsets in
+the first 4 KiB tell) or in UTF-32 with a byte-order mark is decoded to UTF-8
+before parsing, with a note; a CA naming UTF-16 or UTF-32 then means UTF-8.
+
+Limit (:data:`MAX_SOURCE_BYTES`): a file, archive member, standard input or
+decompressed file larger than 64 MiB (UTF-16 text: once decoded) is an error
+for that source, found before the data is used.
+"""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import gzip
+import io
+import lzma
+import os
+import sys
+import tarfile
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO
+
+from .errors import GohashError
+
+__all__ = [
+    "MAX_SOURCE_BYTES",
+    "Input",
+    "SgfError",
+    "SgfLimitError",
+    "SgfReadError",
+    "Source",
+    "find_inputs",
+    "read_input",
+]
+
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+
+
+class SgfError(GohashError):
+    """Malformed SGF data, or a source that cannot be read."""
+
+
+class SgfReadError(SgfError):
+    """Data that cannot be read on: the rest of the file is skipped."""
+
+
+class SgfLimitError(SgfReadError):
+    """A source, a value, a node, a game's setup or a nesting beyond the documented limits."""
+
+
+@dataclass(frozen=True)
+class Input:
+    """One thing named on the command line, resolved: a file, an archive or stdin.
+
+    ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression),
+    ``"compressed"`` (one SGF file, gzip, bzip2 or xz), ``"unsupported"`` (an
+    archive or compression gohash does not read), ``"stdin"`` or ``"missing"``;
+    ``name`` is the path as given or as found under a given folder; ``format``
+    names the compression or archive format found by content, if any.  Inputs
+    are small and picklable, so worker processes can be sent them.
+    """
+
+    kind: str
+    name: str
+    format: str = ""
+
+
+@dataclass(frozen=True)
+class Source:
+    """The bytes of one SGF file, the name to report it under, and notes on how it
+    was read (text decoded from UTF-16, for one)."""
+
+    name: str
+    data: bytes
+    notes: tuple[str, ...] = ()
+
+
+# Recognised by content: (leading bytes, format).
+_MAGIC = (
+    (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"7z\xbc\xaf\x27\x1c", "7z"),
+    (b"Rar!\x1a\x07", "rar"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"LZIP", "lzip"),
+    (b"\x1f\x9d", "compress"),
+)
+_DECOMPRESSORS: dict[str, Callable[[IO[bytes]], io.BufferedIOBase]] = {
+    "gzip": lambda f: gzip.GzipFile(fileobj=f),
+    "bzip2": bz2.BZ2File,
+    "xz": lzma.LZMAFile,
+}
+_UNSUPPORTED = {
+    "7z": "a 7z archive",
+    "rar": "a RAR archive",
+    "zstd": "Zstandard-compressed data",
+    "lzip": "lzip-compressed data",
+    "compress": "compress (.Z) data",
+}
+# By name, for files whose content is no known format: read as the name says,
+# so a damaged archive is reported as one.
+_ARCHIVE_NAMES = (
+    (".zip", "zip"),
+    (".tar", "tar"),
+    (".tar.gz", "tar"),
+    (".tgz", "tar"),
+    (".tar.bz2", "tar"),
+    (".tbz2", "tar"),
+    (".tbz", "tar"),
+    (".tar.xz", "tar"),
+    (".txz", "tar"),
+)
+_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError)
+
+
+def _sniff(head: bytes) -> str | None:
+    """The format of data starting with ``head`` (512 bytes or all there is): a
+    name from :data:`_MAGIC`, ``"tar"``, or None for anything else (SGF text)."""
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    return "tar" if _is_tar_header(head) else None
+
+
+def _is_tar_header(block: bytes) -> bool:
+    if len(block) < tarfile.BLOCKSIZE:
+        return False
+    try:
+        tarfile.TarInfo.frombuf(block[: tarfile.BLOCKSIZE], "utf-8", "surrogateescape")
+    except tarfile.HeaderError:  # a bad checksum, as any text has
+        return False
+    return True
+
+
+def _inner_kind(stream: IO[bytes], fmt: str) -> str:
+    """``"tar"`` if the compressed ``stream`` holds a tar archive, else ``"compressed"``."""
+    with _DECOMPRESSORS[fmt](stream) as inner:
+        return "tar" if _is_tar_header(inner.read(tarfile.BLOCKSIZE)) else "compressed"
+
+
+def _input_for(path: str) -> Input:
+    if path == "-":
+        return Input("stdin", "-")
+    if not os.path.exists(path):
+        return Input("missing", path)
+    if not os.path.isfile(path):  # a pipe can be read once only: read_input sniffs its data
+        return Input("file", path)
+    lower = path.lower()
+    by_name = next((kind for suffix, kind in _ARCHIVE_NAMES if lower.endswith(suffix)), None)
+    fmt = None
+    try:
+        with open(path, "rb") as f:
+            fmt = _sniff(f.read(tarfile.BLOCKSIZE))
+            if fmt in _DECOMPRESSORS:
+                f.seek(0)
+                return Input(_inner_kind(f, fmt), path, fmt)
+    except _READ_ERRORS:  # unreadable or damaged: read_input says why
+        if fmt in _DECOMPRESSORS:
+            return Input("tar" if by_name == "tar" else "compressed", path, fmt)
+    if fmt is None:
+        return Input(by_name or "file", path)
+    return Input("unsupported" if fmt in _UNSUPPORTED else fmt, path, fmt)
+
+
+def find_inputs(paths: Iterable[str]) -> Iterator[Input]:
+    """Resolve paths: folders become their ``*.sgf`` files (recursively, sorted);
+    a file's format is found from its first bytes."""
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            for folder, subfolders, files in os.walk(path):
+                subfolders.sort()
+                for name in sorted(files):
+                    if name.lower().endswith(".sgf"):
+                        yield Input("file", os.path.join(folder, name))
+        else:
+            yield _input_for(path)
+
+
+def _read_limited(stream: IO[bytes] | io.BufferedIOBase, name: str, limit: int) -> bytes:
+    # Read one byte more than allowed: a declared size can lie (a zip bomb), the
+    # bytes actually read cannot.
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise SgfLimitError(f"{name!r} is larger than the limit of {limit} bytes", file=name)
+    return data
+
+
+def read_input(inp: Input, *, limit: int = MAX_SOURCE_BYTES) -> Iterator[Source | SgfError]:
+    """The SGF sources of one input: one for a file or stdin, one per ``.sgf``
+    member of an archive.  A source that cannot be read is yielded as an error
+    (so an archive's other members are still read); an archive that cannot be
+    opened at all is yielded as one error.  Data read whole (stdin, a pipe, a
+    file found in a folder) is recognised by content as well."""
+    name = inp.name
+    try:
+        if inp.kind == "missing":
+            yield SgfError("no such file or folder", file=name)
+        elif inp.kind == "stdin":
+            data = _read_limited(sys.stdin.buffer, "standard input", limit)
+            yield from _data_sources(name, data, limit)
+        elif inp.kind == "file":
+            with open(name, "rb") as f:
+                data = _read_limited(f, name, limit)
+            yield from _data_sources(name, data, limit)
+        elif inp.kind == "zip":
+            yield from _zip_sources(name, name, limit)
+        elif inp.kind == "tar":
+            with tarfile.open(name, mode="r|*") as archive:
+                yield from _tar_sources(name, archive, limit)
+        elif inp.kind == "compressed":
+            with open(name, "rb") as f, _DECOMPRESSORS[inp.format](f) as inner:
+                yield _text_source(name, _read_limited(inner, name, limit), limit)
+        else:
+            yield _unsupported(name, inp.format)
+    except SgfError as e:
+        e.located(file=name)
+        yield e
+    except _READ_ERRORS as e:
+        yield SgfError(f"cannot read {name!r}: {e}", file=name)
+
+
+def _unsupported(name: str, fmt: str) -> SgfError:
+    return SgfError(
+        f"{_UNSUPPORTED[fmt]}, which gohash does not read "
+        "(unpack it, or repack it as .zip or .tar.gz)",
+        file=name,
+    )
+
+
+def _data_sources(name: str, data: bytes, limit: int) -> Iterator[Source | SgfError]:
+    """The sources in data read whole: an archive's members, or the data itself."""
+    fmt = _sniff(data[: tarfile.BLOCKSIZE])
+    if fmt in _DECOMPRESSORS:
+        if _inner_kind(io.BytesIO(data), fmt) == "tar":
+            fmt = "tar"
+        else:
+            with _DECOMPRESSORS[fmt](io.BytesIO(data)) as inner:
+                data = _read_limited(inner, name, limit)
+            fmt = None
+    if fmt == "zip":
+        yield from _zip_sources(name, io.BytesIO(data), limit)
+    elif fmt == "tar":
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r|*") as archive:
+            yield from _tar_sources(name, archive, limit)
+    elif fmt is not None:
+        yield _unsupported(name, fmt)
+    else:
+        yield _text_source(name, data, limit)
+
+
+def _zip_sources(path: str, file: str | IO[bytes], limit: int) -> Iterator[Source | SgfError]:
+    with zipfile.ZipFile(file) as archive:
+        for info in archive.infolist():
+            if info.is_dir() or not info.filename.lower().endswith(".sgf"):
+                continue
+            name = f"{path}:{info.filename}"
+            if info.file_size > limit:
+                yield SgfLimitError(
+                    f"archive member {info.filename!r} is larger than the limit of {limit} bytes",
+                    file=name,
+                )
+                continue
+            try:
+                with archive.open(info) as member:
+                    yield _text_source(name, _read_limited(member, info.filename, limit), limit)
+            except SgfLimitError as e:
+                e.file = name
+                yield e
+            except (OSError, zipfile.BadZipFile, EOFError, ValueError) as e:
+                yield SgfError(f"cannot read archive member {info.filename!r}: {e}", file=name)
+
+
+def _tar_sources(path: str, archive: tarfile.TarFile, limit: int) -> Iterator[Source | SgfError]:
+    # Stream mode ("r|*"): members are read in order, never extracted to disk.
+    for info in archive:
+        if not info.isfile() or not info.name.lower().endswith(".sgf"):
+            continue
+        name = f"{path}:{info.name}"
+        if info.size > limit:
+            yield SgfLimitError(
+                f"archive member {info.name!r} is larger than the limit of {limit} bytes",
+                file=name,
+            )
+            continue
+        member = archive.extractfile(info)
+        if member is not None:
+            yield _text_source(name, _read_limited(member, info.name, limit), limit)
+
+
+def _utf16(data: bytes) -> tuple[str, str] | None:
+    """The codec of UTF-16 (or UTF-32 with a byte-order mark) text, and what was
+    seen, or None for anything else.  Without a byte-order mark the NUL bytes
+    tell: SGF is mostly ASCII, whose UTF-16 code units hold one NUL each."""
+    for bom, codec, seen in _BOMS:
+        if data.startswith(bom):
+            return codec, f"{seen} (byte-order mark)"
+    sample = data[:4096]
+    if b"\0" not in sample:
+        return None
+    units = len(sample) // 2
+    even, odd = sample[0 : 2 * units : 2].count(0), sample[1 : 2 * units : 2].count(0)
+    if odd >= units // 4 and odd > 4 * even:
+        return "utf-16-le", "UTF-16-LE (no byte-order mark: NUL bytes at odd offsets)"
+    if even >= units // 4 and even > 4 * odd:
+        return "utf-16-be", "UTF-16-BE (no byte-order mark: NUL bytes at even offsets)"
+    return None
+
+
+# UTF-32 first: its little-endian mark starts with UTF-16's.
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32", "UTF-32-LE"),
+    (b"\x00\x00\xfe\xff", "utf-32", "UTF-32-BE"),
+    (b"\xff\xfe", "utf-16", "UTF-16-LE"),
+    (b"\xfe\xff", "utf-16", "UTF-16-BE"),
+)
+
+
+def _text_source(name: str, data: bytes, limit: int) -> Source | SgfError:
+    """The source of one file's bytes, decoded to UTF-8 first if it is UTF-16."""
+    found = _utf16(data)
+    if found is None:
+        return Source(name, data)
+    codec, seen = found
+    # In pieces, so the memory it takes is the UTF-8 text and one piece of the rest.
+    decoder = codecs.getincrementaldecoder(codec)()
+    utf8 = io.BytesIO()
+    try:
+        for start in range(0, len(data), _PIECE):
+            piece = data[start : start + _PIECE]
+            utf8.write(decoder.decode(piece, final=start + _PIECE >= len(data)).encode("utf-8"))
+            if utf8.tell() > limit:
+                return SgfLimitError(
+                    f"{name!r} is larger than the limit of {limit} bytes once decoded",
+                    file=name,
+                )
+    except UnicodeDecodeError as e:
+        return SgfError(f"text is {seen} but not valid {codec.upper()[:6]}: {e}", file=name)
+    return Source(name, utf8.getvalue(), (f"text is {seen}: decoded to UTF-8",))
+
+
+_PIECE = 1024 * 1024

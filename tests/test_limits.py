@@ -1,0 +1,315 @@
+"""Limits bound what input expands to, not only the bytes read (defect 5): point-list
+rectangles, values repeated in a node, setup points in a game and in a file, the
+undo history of a line, the nesting of variations.  Each hostile file gives one
+clear limit error (or a correct result) and ``gohash canon`` stays under 200 MB,
+measured as the peak RSS of the command run in a child process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gohash.board import MAX_HISTORY, Board, HistoryLimitError
+from gohash.errors import GohashError
+from gohash.sgf import (
+    MAX_DEPTH,
+    MAX_GAME_SETUP_POINTS,
+    MAX_NODE_SETUP_POINTS,
+    MAX_NODE_VALUES,
+    MAX_SOURCE_SETUP_POINTS,
+    NODE,
+    OPEN,
+    Limits,
+    SgfLimitError,
+    Source,
+    decode_point_list,
+    game_events,
+)
+from gohash.walk import BaseVisitor, walk_source
+
+COMMAND = Path(sys.executable).parent / "gohash"
+RSS_LIMIT_KIB = 200 * 1000  # 200 MB
+# Runs a command and reports its exit code, the peak RSS of it (the only child)
+# and its standard error; standard output goes to a file.
+MEASURE = """
+import json, resource, subprocess, sys
+with open(sys.argv[1], "wb") as out:
+    done = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.PIPE, timeout=600)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps([done.returncode, peak, done.stderr.decode("utf-8", "replace")]))
+"""
+
+
+def canon(tmp_path: Path, data: bytes, *options: str) -> tuple[int, int, list[str], Path]:
+    """``gohash canon`` of ``data``: exit code, peak RSS in KiB, stderr lines, output file."""
+    assert COMMAND.exists(), f"install gohash first: pip install -e . (no {COMMAND})"
+    path = tmp_path / "hostile.sgf"
+    path.write_bytes(data)
+    out = tmp_path / "out.jsonl"
+    report = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(out), str(COMMAND), "canon", *options, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
+    ).stdout
+    code, peak, stderr = json.loads(report)
+    return code, peak, stderr.splitlines(), out
+
+
+class Errors(BaseVisitor):
+    """Keeps the errors; abandons the game at each, as the commands do."""
+
+    def __init__(self) -> None:
+        self.errors: list[GohashError] = []
+
+    def handle_error(self, error: GohashError) -> bool:
+        self.errors.append(error)
+        return False
+
+
+def parse_all(data: bytes, limits: Limits) -> int:
+    """Parse every game; the number of nodes."""
+    nodes = 0
+    for game in game_events(data, "t.sgf", limits=limits):
+        nodes += sum(kind == NODE for kind, _ in game.events())
+    return nodes
+
+
+# -- the parser's limits, small ---------------------------------------------------------------
+
+
+def test_values_in_one_node() -> None:
+    limits = Limits(node_values=10)
+    assert parse_all(b"(;SZ[9]" + b"C[x]" * 9 + b";B[aa]" + b"C[]" * 9 + b")", limits) == 2
+    for node in [b"C[x]" * 11, b"AB[aa]" + b"[bb]" * 10, b"C[x]" * 6 + b"MA[aa][bb][cc][dd][ee]"]:
+        with pytest.raises(SgfLimitError, match="has more than the limit of 10 property values"):
+            parse_all(b"(;SZ[9]" + node + b")", limits)
+    # Values beyond the tokeniser's bounds (17 values, 17 escapes) are counted too.
+    for node in [b"C[x]" * 9 + b"AB" + b"[aa]" * 17, b"C[x]" * 10 + b"C[" + b"\\]" * 17 + b"]"]:
+        with pytest.raises(SgfLimitError, match="has more than the limit of 10 property values"):
+            parse_all(b"(;SZ[9]" + node + b")", limits)
+    # The move fast path counts too: B[aa] and 10 more.
+    with pytest.raises(SgfLimitError, match="limit of 10 property values"):
+        parse_all(b"(;SZ[9];B[aa]" + b"C[]" * 10 + b")", limits)
+
+
+def test_setup_points_in_a_node_a_game_and_a_file() -> None:
+    limits = Limits(node_setup_points=81, game_setup_points=200, source_setup_points=500)
+    assert parse_all(b"(;SZ[9]AB[aa:ii])", limits) == 1
+    assert parse_all(b"(;SZ[9]AB[aa:ie]AW[af:ii])", limits) == 1  # 45 + 36
+    with pytest.raises(SgfLimitError, match="the node names more than the limit of 81 setup"):
+        parse_all(b"(;SZ[9]AB[aa:ii]AE[aa])", limits)
+    with pytest.raises(SgfLimitError, match="the game names more than the limit of 200 setup"):
+        parse_all(b"(;SZ[9]AB[aa:ii];AE[aa:ii](;AB[aa:ii])(;AW[aa]))", limits)
+    games = b"(;SZ[9]AB[aa:ii];AE[aa:ii])" * 3  # 162 points each
+    assert parse_all(games, limits) == 6
+    with pytest.raises(SgfLimitError, match="the file names more than the limit of 500 setup"):
+        parse_all(games + b"(;SZ[9]AB[aa:ii])", limits)
+    # A rectangle counts its area whichever corners name it; a bad value counts one.
+    node = b"(;SZ[9]AB[ia:ai][ai:ia][zz:zy][a:bcd])"  # 81 + 81 + 2 + 1
+    assert parse_all(node, Limits(node_setup_points=165)) == 1
+    with pytest.raises(SgfLimitError, match="limit of 164 setup points"):
+        parse_all(node, Limits(node_setup_points=164))
+
+
+def test_the_defaults() -> None:
+    assert (MAX_NODE_VALUES, MAX_NODE_SETUP_POINTS) == (10_000, 4 * 26 * 26)
+    assert (MAX_GAME_SETUP_POINTS, MAX_SOURCE_SETUP_POINTS) == (1_000_000, 10_000_000)
+    assert (MAX_DEPTH, MAX_HISTORY) == (200_000, 200_000)
+    assert Limits() == Limits(1024 * 1024, MAX_DEPTH, 10_000, 2704, 1_000_000, 10_000_000)
+
+
+def test_board_history_limit() -> None:
+    board = Board(9, max_history=3)
+    board.setup([(0, 0)])
+    board.play((1, 1), "w")
+    board.pass_("b")
+    before = board.position_key(), board.move_number
+    for step in [lambda: board.play((2, 2), "w"), lambda: board.pass_("w"), board.setup]:
+        with pytest.raises(HistoryLimitError, match="at its limit of 3 steps"):
+            step()
+        assert (board.position_key(), board.move_number) == before
+    board.undo()
+    board.play((2, 2), "w")  # room again
+    unbounded = Board(9, max_history=None)
+    for _ in range(10):
+        unbounded.pass_("b")
+    assert unbounded.move_number == 10
+
+
+def test_walker_reports_the_history_limit_and_goes_on() -> None:
+    data = b"(;SZ[9]" + b";B[];W[]" * (MAX_HISTORY // 2) + b";B[])(;SZ[9];B[aa])"
+    visitor = Errors()
+    summary = walk_source(Source("p.sgf", data), visitor)
+    (error,) = visitor.errors
+    assert str(error) == (
+        f"p.sgf, game 0, move {MAX_HISTORY + 1}: the board's undo history is at its limit "
+        f"of {MAX_HISTORY} steps (plays, passes and setups not undone)"
+    )
+    assert summary.games == 2 and summary.positions == MAX_HISTORY + 1 + 2
+
+
+# -- real records stay far from the limits ------------------------------------------------
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def test_real_collections_are_far_from_every_limit() -> None:
+    """Every record of the corpus, parsed: its largest node, game, file, nesting and
+    line stay below a tenth of each limit."""
+    files = sorted(CORPUS.rglob("*.sgf"))
+    assert len(files) > 9000, f"corpus not found at {CORPUS}"
+    largest = dict.fromkeys(["values", "node", "game", "file", "depth", "line"], 0)
+    for path in files:
+        in_file = 0
+        for game in game_events(path.read_bytes(), str(path)):
+            in_game = depth = line = 0
+            lines = []
+            for kind, props in game.events():
+                if kind == NODE:
+                    assert props is not None
+                    line += "B" in props or "W" in props
+                    largest["line"] = max(largest["line"], line)
+                    largest["values"] = max(largest["values"], sum(map(len, props.values())))
+                    if not _SETUP.isdisjoint(props):
+                        points = sum(_points(props.get(p, [])) for p in _SETUP)
+                        line += 1
+                        in_game += points
+                        largest["node"] = max(largest["node"], points)
+                elif kind == OPEN:
+                    depth += 1
+                    lines.append(line)
+                    largest["depth"] = max(largest["depth"], depth)
+                else:
+                    depth -= 1
+                    line = lines.pop()
+            largest["game"] = max(largest["game"], in_game)
+            in_file += in_game
+        largest["file"] = max(largest["file"], in_file)
+    limits = {
+        "values": MAX_NODE_VALUES,
+        "node": MAX_NODE_SETUP_POINTS,
+        "game": MAX_GAME_SETUP_POINTS,
+        "file": MAX_SOURCE_SETUP_POINTS,
+        "depth": MAX_DEPTH,
+        "line": MAX_HISTORY,
+    }
+    assert all(largest[k] < limits[k] / 10 for k in limits), largest
+
+
+def _points(values: list[bytes]) -> int:
+    return sum(len(decode_point_list([v], 26)) if b":" in v else 1 for v in values)
+
+
+_SETUP = frozenset(("AB", "AW", "AE"))
+
+
+def test_large_problem_collections_are_read() -> None:
+    """Problem collections hold many full-board setups: 2,000 problems of a whole board
+    of stones each, as games of one file or as variations of one game, are read."""
+    # Black fills the top nine lines but for an eye, white the bottom nine point by
+    # point, the middle line is empty: 343 setup points.
+    white = b"".join(b"[%c%c]" % (97 + col, 97 + row) for row in range(10, 19) for col in range(19))
+    problem = b"C[problem]AB[aa:si]AE[aa]AW" + white + b";B[aj];W[bj]"
+    games = b"".join(b"(;GM[1]SZ[19]" + problem + b")" for _ in range(2000))
+    one_game = b"(;GM[1]SZ[19]" + b"".join(b"(;" + problem + b")" for _ in range(2000)) + b")"
+    for data, variations, positions in [(games, False, 2000 * 3), (one_game, True, 1 + 2000 * 3)]:
+        summary = walk_source(Source("problems.sgf", data), Errors(), variations=variations)
+        assert summary.errors == []
+        assert summary.positions == positions
+
+
+# -- hostile files through the command, with its peak memory ------------------------------------
+
+
+RECTANGLE = b"AB[aa:ss]"  # the whole 19x19 board: 361 points from 9 bytes
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        (
+            "the reported file: 140 KB of rectangles",
+            b"(;SZ[26]AB" + b"[aa:zz]" * 20_000 + b")",
+            "has more than the limit of 10000 property values",
+        ),
+        (
+            "rectangles in one node",
+            b"(;SZ[19]" + RECTANGLE * 20_000 + b")",
+            "the node names more than the limit of 2704 setup points",
+        ),
+        (
+            "rectangles over 20,000 nodes",
+            b"(;SZ[19]" + b";" + b";".join([RECTANGLE] * 20_000) + b")",
+            "the game names more than the limit of 1000000 setup points",
+        ),
+        (
+            "AB and AE alternating",
+            b"(;SZ[19]" + b";AB[aa:ss];AE[aa:ss]" * 10_000 + b")",
+            "the game names more than the limit of 1000000 setup points",
+        ),
+        (
+            "AB and AW alternating",
+            b"(;SZ[19]" + b";AB[aa:ss];AW[aa:ss]" * 10_000 + b")",
+            "the game names more than the limit of 1000000 setup points",
+        ),
+        (
+            "AB and AW alternating in variations",
+            b"(;SZ[19]" + b"(;AB[aa:ss];AW[aa:ss])" * 10_000 + b")",
+            "the game names more than the limit of 1000000 setup points",
+        ),
+        (
+            "repeated properties in one node",
+            b"(;SZ[19]" + b"C[x]" * 1_000_000 + b")",
+            "has more than the limit of 10000 property values",
+        ),
+        (
+            "repeated points in one node",
+            b"(;SZ[19]AB" + b"[aa]" * 1_000_000 + b")",
+            "has more than the limit of 10000 property values",
+        ),
+        (
+            "escapes in one value",
+            b"(;SZ[19]C[" + b"\\]" * 3_000_000 + b"])",
+            "property b'C' at byte 8 is larger than the limit of 1048576 bytes",
+        ),
+        (
+            "deep variations",
+            b"(;SZ[19]" + b"(;C[]" * 300_000 + b")" * 300_001,
+            "variations nested deeper than the limit of 200000",
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) and " " in v else "",
+)
+def test_hostile_files_stay_small(tmp_path: Path, name: str, data: bytes, reason: str) -> None:
+    for options in [(), ("--variations",)]:
+        code, peak, stderr, _ = canon(tmp_path, data, *options)
+        assert peak < RSS_LIMIT_KIB, f"{name}: {peak} KiB"
+        assert code == 2
+        (error,) = [line for line in stderr if line.startswith("error: ")]
+        # The move is unknown when the limit is met in a variation that is not
+        # replayed (it is only read to find where the game ends): the byte is given.
+        assert error.startswith(f"error: {tmp_path / 'hostile.sgf'}, game 0")
+        assert reason in error
+
+
+def test_64_mib_of_passes(tmp_path: Path) -> None:
+    # Undo history grows on the main line; 64 MiB of ";B[]" once needed some 1.6 GB.
+    head = b"(;SZ[19]"
+    data = head + b";B[]" * ((64 * 1024 * 1024 - len(head) - 1) // 4) + b")"
+    assert len(data) <= 64 * 1024 * 1024
+    code, peak, stderr, out = canon(tmp_path, data)
+    assert peak < RSS_LIMIT_KIB, f"{peak} KiB"
+    assert code == 2
+    assert stderr[0] == (
+        f"error: {tmp_path / 'hostile.sgf'}, game 0, move {MAX_HISTORY + 1}: the board's undo "
+        f"history is at its limit of {MAX_HISTORY} steps (plays, passes and setups not undone)"
+    )
+    with out.open() as f:
+        assert sum(1 for _ in f) == MAX_HISTORY + 1  # every position up to the limit
