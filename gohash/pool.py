@@ -31,6 +31,10 @@ The design, and why:
   one worker, so a task that kills its worker again is known for certain and
   only it is lost: it comes out as a :class:`WorkerDied`, in its place.  A fresh
   pool then takes the rest.  So every task comes out exactly once, in order.
+- A pool no longer needed has its workers terminated, not shut down: the
+  executor's shutdown waits for each worker to take a stop message from the
+  task queue, and a worker killed while idle holds that queue's lock for ever
+  (before this, half the runs of ``tests/test_pool.py``'s timed kills hung).
 - Workers are forked (spawned on Windows), as gohash is already imported here.
   The executor starts them through a context of ours that remembers the process
   objects: only their exit codes say how a worker died.
@@ -158,12 +162,20 @@ class _Pool:
         self.executor = ProcessPoolExecutor(jobs, mp_context=self.context)
 
     def close(self) -> None:
-        """Stop the workers once their running tasks end (at once, if the pool broke)."""
+        """Stop the workers now: every result still wanted is in.
+
+        They are stopped here, not by the executor's shutdown, which sends each
+        a stop message and waits for it without watching for deaths any more: a
+        worker killed while idle holds the lock of the task queue for ever, and
+        the others wait behind it for their stop message."""
+        for process in self.context.started:
+            if process.pid is not None:
+                process.terminate()
         self.executor.shutdown(wait=True, cancel_futures=True)
 
     def death(self) -> str:
-        """How a worker died, once the pool broke and is closed.  The executor
-        then stops the other workers with SIGTERM: another cause comes first."""
+        """How a worker died, once the pool broke and is closed.  The other
+        workers were then stopped with SIGTERM: another cause comes first."""
         codes = [p.exitcode for p in self.context.started if p.exitcode is not None]
         codes.sort(key=lambda code: code == -_SIGTERM)
         if not codes:
