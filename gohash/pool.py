@@ -35,6 +35,9 @@ The design, and why:
   executor's shutdown waits for each worker to take a stop message from the
   task queue, and a worker killed while idle holds that queue's lock for ever
   (before this, half the runs of ``tests/test_pool.py``'s timed kills hung).
+- Workers outlive a parent killed with SIGKILL, waiting for tasks for ever:
+  each watches its parent and, once it is gone, removes the result folder and
+  exits.
 - Workers are forked (spawned on Windows), as gohash is already imported here.
   The executor starts them through a context of ours that remembers the process
   objects: only their exit codes say how a worker died.
@@ -44,8 +47,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import sys
 import tempfile
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -71,6 +77,8 @@ MAX_TASKS_PER_BATCH = 64
 # Task data read by this process (archive members, standard input) per batch,
 # at most; one task over it goes alone.
 MAX_BATCH_BYTES = 8 * 1024 * 1024
+# Seconds between a worker's looks at whether its parent is still there.
+_PARENT_POLL = 0.5
 # The signal the OOM killer sends, and the one the executor stops the other
 # workers of a broken pool with (numbers: Windows has no SIGKILL).
 _SIGKILL = 9
@@ -133,6 +141,24 @@ def _run_batch(function: Callable[[T], R], tasks: list[T], path: str) -> None:
         pickle.dump(results, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def _watch_parent(folder: str) -> None:
+    """In a worker, first: exit once the parent is gone, removing its results.
+
+    A parent killed with SIGKILL cannot stop its workers, and they would wait
+    for tasks for ever; the dead parent's pipes do not tell them, as the other
+    workers hold copies of their ends.  An orphan gets a new parent process id
+    (on Windows it keeps the old one, and this never fires)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL)
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _load(path: str) -> list[Any]:
     with open(path, "rb") as f:
         results: list[Any] = pickle.load(f)
@@ -157,9 +183,11 @@ class _Context(_StartContext):
 class _Pool:
     """An executor and the worker processes it started."""
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, folder: str) -> None:
         self.context = _Context()
-        self.executor = ProcessPoolExecutor(jobs, mp_context=self.context)
+        self.executor = ProcessPoolExecutor(
+            jobs, mp_context=self.context, initializer=_watch_parent, initargs=(folder,)
+        )
 
     def close(self) -> None:
         """Stop the workers now: every result still wanted is in.
@@ -211,7 +239,7 @@ class _Runner(Generic[T, R]):
             if len(self.pending) >= 2 * self.jobs:
                 yield from self._oldest()
             if self.pool is None:
-                self.pool = _Pool(self.jobs)
+                self.pool = _Pool(self.jobs, self.folder)
             if not self._submit(self.pool, batch):
                 yield from self._recover()
         while self.pending:
@@ -277,14 +305,14 @@ class _Runner(Generic[T, R]):
         path = os.path.join(self.folder, str(self.sent))
         self.sent += 1
         if self.retry_pool is None:
-            self.retry_pool = _Pool(1)
+            self.retry_pool = _Pool(1, self.folder)
         try:
             future = self.retry_pool.executor.submit(_run_batch, self.function, [task], path)
         except BrokenProcessPool:
             # The worker died idle, before this task.  A fresh executor starts
             # its workers on its first task, so cannot be broken before it.
             self.retry_pool.close()
-            self.retry_pool = _Pool(1)
+            self.retry_pool = _Pool(1, self.folder)
             future = self.retry_pool.executor.submit(_run_batch, self.function, [task], path)
         if not _broke(future):
             future.result()  # raises what the function raised

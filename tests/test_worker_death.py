@@ -3,7 +3,8 @@
 traceback.  Killed once, its unfinished files are retried: the output is that
 of ``--jobs 1`` (every record once, in order), the index equals a fresh build,
 exit 0, with a note.  A file that kills every worker it meets is an error
-naming it, exit 2; the rest is complete and the index consistent."""
+naming it, exit 2; the rest is complete and the index consistent.  And when
+the run itself is killed, its workers exit and remove their result files."""
 
 from __future__ import annotations
 
@@ -98,6 +99,44 @@ def test_canon_recovers_from_a_killed_worker(collection: Path, tmp_path: Path) -
     assert NOTE.fullmatch(note.removeprefix("note: ")), note
     assert summary == expected.stderr.decode().strip()
     assert summary.endswith(" 0 errors")
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (an exited orphan may stay a zombie here)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_workers_of_a_killed_run_exit_and_clean_up(collection: Path, tmp_path: Path) -> None:
+    temporary = tmp_path / "tmp"  # where the pool keeps its result files
+    temporary.mkdir()
+    out = tmp_path / "records.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-c", CLI, "canon", str(collection), "--jobs", "2", "-o", str(out)],
+        env={**os.environ, "TMPDIR": str(temporary)}, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (out.exists() and out.stat().st_size > 0 and len(workers(process.pid)) == 2):
+            assert process.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "the run made no progress"
+            time.sleep(0.005)
+        orphans = workers(process.pid)
+        assert [p.name[:7] for p in temporary.iterdir()] == ["gohash-"]
+    finally:
+        process.kill()
+        process.wait()
+    deadline = time.monotonic() + 10
+    while any(map(alive, orphans)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in orphans if alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "the workers outlive their parent"
+    assert list(temporary.iterdir()) == []
 
 
 def test_index_build_recovers_from_a_killed_worker(collection: Path, tmp_path: Path) -> None:
