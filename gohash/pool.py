@@ -35,9 +35,9 @@ The design, and why:
   executor's shutdown waits for each worker to take a stop message from the
   task queue, and a worker killed while idle holds that queue's lock for ever
   (before this, half the runs of ``tests/test_pool.py``'s timed kills hung).
-- Workers outlive a parent killed with SIGKILL, waiting for tasks for ever:
-  each watches its parent and, once it is gone, removes the result folder and
-  exits.
+- A parent killed with SIGKILL cannot stop its workers, which would wait for
+  tasks for ever: each watches its parent and, once it is gone, removes the
+  result folder and exits.
 - Workers are forked (spawned on Windows), as gohash is already imported here.
   The executor starts them through a context of ours that remembers the process
   objects: only their exit codes say how a worker died.
