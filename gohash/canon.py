@@ -26,15 +26,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 
 from .errors import GohashError
+from .pool import WorkerDied, ordered_map
 from .schemes import KeyScheme
 from .schemes import scheme as get_scheme
 from .sgf import Input, SgfError, Source, find_inputs, read_input
@@ -62,12 +61,6 @@ CSV_HEADER = ",".join(FIELDS) + "\r\n"
 _IDENTITY = ELEMENTS[0]
 # Positions per batch of keys: numpy's per-call cost spread thin, memory still small.
 _BATCH = 4096
-# Files per message to and from a worker process, at most: each message costs
-# the parent about 0.2 ms, as much as a few hundred positions.
-_MAX_TASKS_PER_BATCH = 64
-# Archive members are read by the parent: their bytes in one batch, at most
-# (one member over it goes alone).
-_MAX_BATCH_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -268,9 +261,20 @@ def _canon_task(
     return "".join(chunks), summary.files, summary.games, summary.positions, errors, summary.notes
 
 
-def _canon_batch(batch: list[_Work], options: CanonOptions) -> list[_Result]:
-    """:func:`_canon_task` of several tasks, in a worker: fewer, larger messages."""
-    return [_canon_task(work, options) for work in batch]
+def _canon_worker(task: tuple[_Work, bool], options: CanonOptions) -> _Result:
+    """:func:`_canon_task` of a task of :func:`_tasks`, in a worker process."""
+    return _canon_task(task[0], options)
+
+
+def _task_bytes(task: tuple[_Work, bool]) -> int:
+    """The bytes a task carries to its worker: those of a member read here."""
+    return len(task[0].data) if isinstance(task[0], Source) else 0
+
+
+def _died(work: _Work, died: WorkerDied) -> _Result:
+    """The result of a task whose worker died on it: one error naming its file."""
+    file = work.name if isinstance(work, Input | Source) else None
+    return "", 0, 0, 0, [(died.reason, file, None, None)], []
 
 
 def _tasks(inputs: list[Input]) -> Iterator[tuple[_Work, bool]]:
@@ -288,23 +292,6 @@ def _tasks(inputs: list[Input]) -> Iterator[tuple[_Work, bool]]:
         yield previous, True
 
 
-def _batches(inputs: list[Input], size: int) -> Iterator[tuple[list[_Work], list[bool]]]:
-    """Tasks in groups of ``size`` (fewer if the bytes read here pass
-    :data:`_MAX_BATCH_BYTES`), with whether each ends its input."""
-    batch: list[_Work] = []
-    ends: list[bool] = []
-    data = 0
-    for work, ends_input in _tasks(inputs):
-        batch.append(work)
-        ends.append(ends_input)
-        data += len(work.data) if isinstance(work, Source) else 0
-        if len(batch) == size or data >= _MAX_BATCH_BYTES:
-            yield batch, ends
-            batch, ends, data = [], [], 0
-    if batch:
-        yield batch, ends
-
-
 def canon(
     paths: Iterable[str],
     write: Callable[[str], object],
@@ -318,10 +305,12 @@ def canon(
     """Write the records of every position of ``paths`` with ``write``, in input order.
 
     ``jobs`` > 1 processes files (and archive members) in that many worker
-    processes, up to 64 at a time; at most two such batches per worker are in
-    flight, so memory stays bounded by the output of a few hundred files.  Errors and
-    notes go to ``on_error`` and ``on_note`` in input order, after the records
-    of their file; ``progress(done, total)`` is called after each input.
+    processes (:func:`gohash.pool.ordered_map`: batches of up to 64, memory
+    bounded by a few batches).  If a worker dies, the files it and the others
+    had in hand are retried one at a time, with a note; a file whose retry
+    kills its worker again is an error.  Errors and notes go to ``on_error``
+    and ``on_note`` in input order, after the records of their file;
+    ``progress(done, total)`` is called after each input.
     Returns the summary of the whole run.
     """
     options = options or CanonOptions()
@@ -357,22 +346,20 @@ def canon(
         for work, ends_input in _tasks(inputs):
             finish(_canon_task(work, options, write), ends_input)
         return total
-    # A process pool executor, not multiprocessing.Pool: if a worker dies, the
-    # run fails with BrokenProcessPool instead of waiting forever.
-    with ProcessPoolExecutor(jobs) as pool:
-        pending: deque[tuple[Future[list[_Result]], list[bool]]] = deque()
 
-        def finish_oldest() -> None:
-            future, ends = pending.popleft()
-            for result, ends_input in zip(future.result(), ends, strict=True):
-                finish(result, ends_input)
+    def note(message: str) -> None:
+        total.notes.append(message)
+        if on_note is not None:
+            on_note(message)
 
-        # Large batches for large runs; at least eight per worker to share out.
-        size = max(1, min(_MAX_TASKS_PER_BATCH, len(inputs) // (8 * jobs)))
-        for batch, ends in _batches(inputs, size):
-            pending.append((pool.submit(_canon_batch, batch, options), ends))
-            if len(pending) >= 2 * jobs:
-                finish_oldest()
-        while pending:
-            finish_oldest()
+    results = ordered_map(
+        partial(_canon_worker, options=options),
+        _tasks(inputs),
+        jobs=jobs,
+        expected=len(inputs),
+        weight=_task_bytes,
+        on_death=note,
+    )
+    for (work, ends_input), result in results:
+        finish(_died(work, result) if isinstance(result, WorkerDied) else result, ends_input)
     return total

@@ -28,7 +28,6 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
@@ -46,6 +45,7 @@ from .frames import (
     frame_and_elements,
     input_frames,
 )
+from .pool import WorkerDied, ordered_map
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import find_inputs, read_input
 from .symmetry import ELEMENTS, Element, check_size
@@ -131,7 +131,8 @@ def _sql_key(key: int, bits: int) -> int | bytes:
 
 @dataclass
 class BuildSummary:
-    """What one build did; ``errors`` are the messages of the files indexed this time."""
+    """What one build did; ``errors`` are the messages of the files indexed this time,
+    ``notes`` say what went wrong but was recovered (a worker process died)."""
 
     files_indexed: int = 0
     files_unchanged: int = 0
@@ -140,6 +141,7 @@ class BuildSummary:
     positions: int = 0
     new_positions: int = 0
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def add(self, other: BuildSummary) -> None:
         self.files_indexed += other.files_indexed
@@ -149,6 +151,7 @@ class BuildSummary:
         self.positions += other.positions
         self.new_positions += other.new_positions
         self.errors += other.errors
+        self.notes += other.notes
 
     def __str__(self) -> str:
         return (
@@ -401,7 +404,9 @@ class Index:
         loses up to that many files, which the next run indexes), so an
         interrupted build leaves a consistent index and running it again
         completes it.  ``jobs`` worker processes read and replay the files;
-        this process writes.  ``progress`` is called after each file.
+        this process writes.  If a worker dies, the inputs in hand are retried
+        one at a time (a note says so); one whose retry kills its worker again
+        is an error.  ``progress`` is called after each file.
         ``suicide_allowed`` holds for every game replayed if given, else each
         game's ``RU`` decides; files skipped as unchanged are not replayed again.
         """
@@ -420,7 +425,7 @@ class Index:
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
         try:
-            for results in _prepared(tasks, jobs):
+            for results in _prepared(tasks, jobs, summary.notes.append):
                 for item in results:
                     if isinstance(item, SourceError):
                         summary.errors.append(item.message)
@@ -663,12 +668,20 @@ def _tasks(
             yield inp, ({inp.name: known[inp.name]} if inp.name in known else {}), factory, suicide
 
 
-def _prepared(tasks: Sequence[Task], jobs: int) -> Iterator[list[FileFrames | SourceError]]:
+def _prepared(
+    tasks: Sequence[Task], jobs: int, on_death: Callable[[str], object]
+) -> Iterator[list[FileFrames | SourceError]]:
+    """The frames of each task, in order, in ``jobs`` worker processes if more
+    than one; a task whose worker died on it (twice) is an error naming its input."""
     if jobs <= 1 or len(tasks) <= 1:
         yield from map(input_frames, tasks)
         return
-    with get_context("spawn" if os.name == "nt" else "fork").Pool(jobs) as pool:
-        yield from pool.imap(input_frames, tasks, chunksize=4)
+    results = ordered_map(input_frames, tasks, jobs=jobs, expected=len(tasks), on_death=on_death)
+    for (inp, *_), result in results:
+        if isinstance(result, WorkerDied):
+            name = inp.file if isinstance(inp, GohashError) else inp.name
+            result = [SourceError(None, None, str(result.located(file=name)))]
+        yield result
 
 
 def _position_array(position: Board | npt.ArrayLike) -> Board8:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from sgfmill import boards, sgf, sgf_grammar, sgf_properties
 
-import gohash.canon
+import gohash.pool
 from gohash.canon import CSV_HEADER, FIELDS, CanonOptions, canon
 from gohash.errors import GohashError, UnknownElementError, UnknownSchemeError
 from gohash.schemes import SCHEMES, scheme
@@ -263,7 +263,7 @@ def test_bad_options() -> None:
 def test_archive_members_are_spread_and_progress_counts_inputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(gohash.canon, "_MAX_BATCH_BYTES", 1000)  # batches split by bytes
+    monkeypatch.setattr(gohash.pool, "MAX_BATCH_BYTES", 1000)  # batches split by bytes
     archive = tmp_path / "games.zip"
     with zipfile.ZipFile(archive, "w") as z:
         for path in GAMES:

@@ -132,6 +132,8 @@ def _run_build(args: argparse.Namespace) -> int:
         counts = index.counts()
     if progress is not None:
         err.write("\r\033[K")
+    for note in summary.notes:
+        print(f"gohash index build: note: {note}", file=err)
     for message in summary.errors:
         print(f"gohash index build: error: {message}", file=err)
     print(f"{summary}")

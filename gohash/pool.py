@@ -1,0 +1,329 @@
+"""Worker processes for the batch commands: tasks in, results out in input order.
+
+Scope: :func:`ordered_map`, the one process pool of gohash (``gohash canon
+--jobs N`` and ``gohash index build --jobs N`` use it), and :class:`WorkerDied`,
+the outcome of a task whose worker process died on it.  Running in this process
+(``--jobs 1``) is the callers' business.
+
+The design, and why:
+
+- :class:`concurrent.futures.ProcessPoolExecutor`, not
+  :class:`multiprocessing.Pool`: when a worker of a ``Pool`` dies (the OOM killer
+  sends SIGKILL), the pool starts another and the tasks the dead one held never
+  finish, so ``imap`` waits forever.  The executor notices the death and fails
+  every unfinished future with ``BrokenProcessPool``, which can be handled.
+- Tasks travel in batches of up to :data:`MAX_TASKS_PER_BATCH` (fewer once the
+  task data read by this process, ``weight``, reaches :data:`MAX_BATCH_BYTES`),
+  sized for at least eight batches per worker so the work is shared out evenly
+  to the end: each message costs this process about 0.2 ms, as much as replaying
+  a few hundred positions.
+- At most two batches per worker are in flight (one running, one waiting, so no
+  worker waits for this process): memory is bounded by a few batches whatever
+  the input.  Batches are taken oldest first, so results come out in input order.
+- Results come back through a file per batch in a private temporary folder, and
+  the executor's pipe carries only a few bytes, which a pipe writes atomically.
+  A worker killed while writing a large result into the pipe leaves half a
+  message there, and the executor's reader thread waits for the rest forever
+  (Python 3.11: a SIGKILL while a 400 MB result is being sent hangs the
+  executor); a half-written file is simply never read.
+- A dead worker breaks the whole executor; batches that finished before are
+  kept.  The tasks of the broken batches are retried one at a time in a pool of
+  one worker, so a task that kills its worker again is known for certain and
+  only it is lost: it comes out as a :class:`WorkerDied`, in its place.  A fresh
+  pool then takes the rest.  So every task comes out exactly once, in order.
+- A pool no longer needed has its workers terminated, not shut down: the
+  executor's shutdown waits for each worker to take a stop message from the
+  task queue, and a worker killed while idle holds that queue's lock for ever
+  (before this, half the runs of ``tests/test_pool.py``'s timed kills hung).
+- A parent killed with SIGKILL cannot stop its workers, which would wait for
+  tasks for ever: each watches its parent and, once it is gone, removes the
+  result folder and exits.
+- Workers are forked (spawned on Windows), as gohash is already imported here.
+  The executor starts them through a context of ours that remembers the process
+  objects: only their exit codes say how a worker died.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Generic, TypeVar
+
+from .errors import GohashError
+
+if sys.platform == "win32":
+    from multiprocessing.context import SpawnContext as _StartContext
+    from multiprocessing.context import SpawnProcess as _Process
+else:
+    from multiprocessing.context import ForkContext as _StartContext
+    from multiprocessing.context import ForkProcess as _Process
+
+__all__ = ["MAX_BATCH_BYTES", "MAX_TASKS_PER_BATCH", "WorkerDied", "ordered_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Tasks per message to and from a worker process, at most.
+MAX_TASKS_PER_BATCH = 64
+# Task data read by this process (archive members, standard input) per batch,
+# at most; one task over it goes alone.
+MAX_BATCH_BYTES = 8 * 1024 * 1024
+# Seconds between a worker's looks at whether its parent is still there.
+_PARENT_POLL = 0.5
+# The signal the OOM killer sends, and the one the executor stops the other
+# workers of a broken pool with (numbers: Windows has no SIGKILL).
+_SIGKILL = 9
+_SIGTERM = 15
+
+
+class WorkerDied(GohashError):
+    """A task whose worker process died on it, and died again when it was retried alone.
+
+    ``reason`` says how: ``worker process died (killed by signal 9; out of
+    memory?)``; the caller fills in ``file`` with :meth:`GohashError.located`."""
+
+
+def ordered_map(
+    function: Callable[[T], R],
+    tasks: Iterable[T],
+    *,
+    jobs: int,
+    expected: int,
+    weight: Callable[[T], int] | None = None,
+    on_death: Callable[[str], object] | None = None,
+) -> Iterator[tuple[T, R | WorkerDied]]:
+    """``function`` of every task in ``jobs`` worker processes: ``(task, result)``
+    for each task, in the order of ``tasks``, exactly once.
+
+    ``function`` and the tasks must be picklable (``function`` defined at the
+    top level of a module); ``tasks`` is read lazily.  ``expected``, about how
+    many tasks there are, sizes the batches; ``weight`` gives the bytes a task
+    carries from this process.  When a worker dies, ``on_death`` gets a message
+    saying how and how many tasks are retried; a task whose retry kills its
+    worker too gives a :class:`WorkerDied` instead of a result.  An exception
+    raised by ``function`` propagates here.
+    """
+    size = max(1, min(MAX_TASKS_PER_BATCH, expected // (8 * jobs)))
+    with tempfile.TemporaryDirectory(prefix="gohash-") as folder:
+        runner = _Runner(function, jobs, folder, on_death)
+        try:
+            yield from runner.run(_batches(tasks, size, weight))
+        finally:
+            runner.close()
+
+
+def _batches(tasks: Iterable[T], size: int, weight: Callable[[T], int] | None) -> Iterator[list[T]]:
+    batch: list[T] = []
+    data = 0
+    for task in tasks:
+        batch.append(task)
+        data += weight(task) if weight is not None else 0
+        if len(batch) == size or data >= MAX_BATCH_BYTES:
+            yield batch
+            batch, data = [], 0
+    if batch:
+        yield batch
+
+
+def _run_batch(function: Callable[[T], R], tasks: list[T], path: str) -> None:
+    """In a worker: the results of ``tasks``, written to ``path``."""
+    results = [function(task) for task in tasks]
+    with open(path, "wb") as f:
+        pickle.dump(results, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _watch_parent(folder: str) -> None:
+    """In a worker, first: exit once the parent is gone, removing its results.
+
+    A parent killed with SIGKILL cannot stop its workers, and they would wait
+    for tasks for ever; the dead parent's pipes do not tell them, as the other
+    workers hold copies of their ends.  An orphan gets a new parent process id
+    (on Windows it keeps the old one, and this never fires)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL)
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _load(path: str) -> list[Any]:
+    with open(path, "rb") as f:
+        results: list[Any] = pickle.load(f)
+    os.remove(path)
+    return results
+
+
+class _Context(_StartContext):
+    """The start method's context, remembering the worker processes it makes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started: list[_Process] = []
+
+    # The executor calls ``context.Process(...)``, a class in the base context.
+    def Process(self, *args: Any, **kwargs: Any) -> _Process:  # type: ignore[override]
+        process = _Process(*args, **kwargs)
+        self.started.append(process)
+        return process
+
+
+class _Pool:
+    """An executor and the worker processes it started."""
+
+    def __init__(self, jobs: int, folder: str) -> None:
+        self.context = _Context()
+        self.executor = ProcessPoolExecutor(
+            jobs, mp_context=self.context, initializer=_watch_parent, initargs=(folder,)
+        )
+
+    def close(self) -> None:
+        """Stop the workers now: every result still wanted is in.
+
+        They are stopped here, not by the executor's shutdown, which sends each
+        a stop message and waits for it without watching for deaths any more: a
+        worker killed while idle holds the lock of the task queue for ever, and
+        the others wait behind it for their stop message."""
+        for process in self.context.started:
+            if process.pid is not None:
+                process.terminate()
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+    def death(self) -> str:
+        """How a worker died, once the pool broke and is closed.  The other
+        workers were then stopped with SIGTERM: another cause comes first."""
+        codes = [p.exitcode for p in self.context.started if p.exitcode is not None]
+        codes.sort(key=lambda code: code == -_SIGTERM)
+        if not codes:
+            return "exit status unknown"
+        if codes[0] >= 0:
+            return f"exit code {codes[0]}"
+        signal = -codes[0]
+        return f"killed by signal {signal}" + ("; out of memory?" if signal == _SIGKILL else "")
+
+
+class _Runner(Generic[T, R]):
+    """The state of one :func:`ordered_map`: the pool, the batches in flight
+    (oldest first, each with its future and result file) and the retry pool."""
+
+    def __init__(
+        self,
+        function: Callable[[T], R],
+        jobs: int,
+        folder: str,
+        on_death: Callable[[str], object] | None,
+    ) -> None:
+        self.function = function
+        self.jobs = jobs
+        self.folder = folder
+        self.on_death = on_death
+        self.pool: _Pool | None = None
+        self.retry_pool: _Pool | None = None
+        self.pending: deque[tuple[list[T], Future[None], str]] = deque()
+        self.sent = 0
+
+    def run(self, batches: Iterable[list[T]]) -> Iterator[tuple[T, R | WorkerDied]]:
+        for batch in batches:
+            if len(self.pending) >= 2 * self.jobs:
+                yield from self._oldest()
+            if self.pool is None:
+                self.pool = _Pool(self.jobs, self.folder)
+            if not self._submit(self.pool, batch):
+                yield from self._recover()
+        while self.pending:
+            yield from self._oldest()
+
+    def close(self) -> None:
+        for pool in (self.pool, self.retry_pool):
+            if pool is not None:
+                pool.close()
+        self.pool = self.retry_pool = None
+
+    def _submit(self, pool: _Pool, batch: list[T]) -> bool:
+        """Send ``batch`` to ``pool``; False if the pool is broken (the batch
+        is then in flight as a broken one, to be retried)."""
+        path = os.path.join(self.folder, str(self.sent))
+        self.sent += 1
+        try:
+            future = pool.executor.submit(_run_batch, self.function, batch, path)
+        except BrokenProcessPool as e:
+            future = Future()
+            future.set_exception(e)
+            self.pending.append((batch, future, path))
+            return False
+        self.pending.append((batch, future, path))
+        return True
+
+    def _oldest(self) -> Iterator[tuple[T, R | WorkerDied]]:
+        batch, future, path = self.pending[0]
+        if _broke(future):
+            yield from self._recover()
+            return
+        self.pending.popleft()
+        future.result()  # raises what the function raised
+        yield from zip(batch, _load(path), strict=True)
+
+    def _recover(self) -> Iterator[tuple[T, R | WorkerDied]]:
+        """After the pool broke: every batch in flight, in order, the finished
+        ones as they are and the broken ones retried task by task."""
+        assert self.pool is not None
+        self.pool.close()
+        reason = self.pool.death()
+        self.pool = None
+        retried = sum(len(batch) for batch, future, _ in self.pending if _broke(future))
+        if self.on_death is not None:
+            self.on_death(
+                f"a worker process died ({reason}); "
+                f"retrying {retried} unfinished files one at a time"
+            )
+        while self.pending:
+            batch, future, path = self.pending.popleft()
+            if _broke(future):
+                for task in batch:
+                    yield task, self._retry(task)
+            else:
+                future.result()  # raises what the function raised
+                yield from zip(batch, _load(path), strict=True)
+        if self.retry_pool is not None:
+            self.retry_pool.close()
+            self.retry_pool = None
+
+    def _retry(self, task: T) -> R | WorkerDied:
+        """``task`` alone in the retry pool; WorkerDied if its worker dies."""
+        path = os.path.join(self.folder, str(self.sent))
+        self.sent += 1
+        if self.retry_pool is None:
+            self.retry_pool = _Pool(1, self.folder)
+        try:
+            future = self.retry_pool.executor.submit(_run_batch, self.function, [task], path)
+        except BrokenProcessPool:
+            # The worker died idle, before this task.  A fresh executor starts
+            # its workers on its first task, so cannot be broken before it.
+            self.retry_pool.close()
+            self.retry_pool = _Pool(1, self.folder)
+            future = self.retry_pool.executor.submit(_run_batch, self.function, [task], path)
+        if not _broke(future):
+            future.result()  # raises what the function raised
+            result: R = _load(path)[0]
+            return result
+        self.retry_pool.close()
+        reason = self.retry_pool.death()
+        self.retry_pool = None
+        return WorkerDied(f"worker process died ({reason})")
+
+
+def _broke(future: Future[None]) -> bool:
+    """Whether the batch of ``future`` was lost with its pool (waits for it to end)."""
+    return isinstance(future.exception(), BrokenProcessPool)

@@ -1,0 +1,149 @@
+"""The process pool (:mod:`gohash.pool`) with real worker processes that die:
+tasks kill their own worker with SIGKILL (as the OOM killer does) once or every
+time.  Every task comes out exactly once and in input order; one retried alone
+recovers, one that kills its worker again is a WorkerDied; nothing hangs."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from gohash.errors import GohashError
+from gohash.pool import WorkerDied, ordered_map
+
+DIED = "worker process died (killed by signal 9; out of memory?)"
+NOTE = re.compile(
+    r"a worker process died \(killed by signal 9; out of memory\?\); "
+    r"retrying (\d+) unfinished files one at a time"
+)
+
+Task = tuple[int, str, str]
+
+
+def square(task: Task) -> int:
+    """``n * n``; mode ``once``: first SIGKILL the worker, the first time only
+    (a file in ``folder`` remembers it); ``always``: every time; ``raise``: fail."""
+    n, folder, mode = task
+    marker = Path(folder) / str(n)
+    if mode == "always" or (mode == "once" and not marker.exists()):
+        marker.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    if mode == "raise":
+        raise RuntimeError(f"task {n} failed")
+    return n * n
+
+
+def run(
+    folder: Path, modes: dict[int, str], count: int = 600, jobs: int = 2
+) -> tuple[list[int | WorkerDied], list[str]]:
+    """The outcomes of tasks ``0..count-1`` and the death notes."""
+    tasks = [(n, str(folder), modes.get(n, "")) for n in range(count)]
+    notes: list[str] = []
+    out = list(ordered_map(square, tasks, jobs=jobs, expected=count, on_death=notes.append))
+    assert multiprocessing.active_children() == []  # every worker is gone
+    assert [task for task, _ in out] == tasks  # all, exactly once, in order
+    return [outcome for _, outcome in out], notes
+
+
+def test_results_in_input_order_exactly_once(tmp_path: Path) -> None:
+    for count, jobs in ((600, 2), (7, 3), (1, 2)):  # batches of 37, of 1, a lone task
+        outcomes, notes = run(tmp_path, {}, count, jobs)
+        assert outcomes == [n * n for n in range(count)]
+        assert notes == []
+
+
+def test_a_task_that_kills_its_worker_once_is_retried(tmp_path: Path) -> None:
+    # 600 tasks, 2 workers: batches of 37, four in flight.  Task 5 breaks the
+    # first pool; task 400, far later, the pool that replaced it.
+    outcomes, notes = run(tmp_path, {5: "once", 400: "once"})
+    assert outcomes == [n * n for n in range(600)]
+    assert len(notes) == 2
+    for note in notes:
+        match = NOTE.fullmatch(note)
+        assert match is not None, note
+        assert 37 <= int(match[1]) <= 4 * 37  # the batches in flight, not more
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["400", "5"]
+
+
+def test_a_task_that_kills_every_worker_is_an_error(tmp_path: Path) -> None:
+    # Tasks 3 and 40 are in different batches in flight together; 599 is in
+    # the last batch.
+    outcomes, notes = run(tmp_path, {3: "always", 40: "always", 599: "always"})
+    died = {n: outcome for n, outcome in enumerate(outcomes) if isinstance(outcome, WorkerDied)}
+    assert sorted(died) == [3, 40, 599]
+    for error in died.values():
+        assert isinstance(error, GohashError)
+        assert error.reason == DIED
+        assert str(error.located(file="x.sgf")) == f"x.sgf: {DIED}"
+    assert [o for n, o in enumerate(outcomes) if n not in died] == [
+        n * n for n in range(600) if n not in died
+    ]
+    assert len(notes) == 2  # one pool broken by 3 and 40, one by 599
+    assert all(NOTE.fullmatch(note) for note in notes)
+
+
+def test_an_exception_in_a_task_propagates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temporary = tmp_path / "tmp"  # where the pool keeps its result files
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    tasks = [(n, str(tmp_path), "raise" if n == 50 else "") for n in range(200)]
+    results = ordered_map(square, tasks, jobs=2, expected=len(tasks))
+    with pytest.raises(RuntimeError, match="task 50 failed"):
+        for task, outcome in results:
+            assert outcome == task[0] ** 2
+    assert multiprocessing.active_children() == []
+    assert list(temporary.iterdir()) == []
+
+
+def large(task: tuple[int, str, float]) -> bytes:
+    """30 MB for task 1, a few bytes for the others; the first time, a timer
+    SIGKILLs the worker ``delay`` seconds after the task starts: while it makes,
+    writes or sends the result, or later."""
+    n, folder, delay = task
+    marker = Path(folder) / str(n)
+    if delay >= 0 and not marker.exists():
+        marker.touch()
+        timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGKILL))
+        timer.daemon = True
+        timer.start()
+    return bytes([n]) * (30_000_000 if n == 1 else 10)
+
+
+def kill_while_sending(folder: str) -> None:
+    """Run by :func:`test_a_worker_killed_while_sending_a_large_result`: the
+    kill of task 1 at every 5 ms of its life (about 0.1 s)."""
+    for step in range(25):
+        tasks = [(n, os.path.join(folder, str(step)), step * 0.005 if n == 1 else -1.0)
+                 for n in range(4)]
+        os.mkdir(tasks[0][1])
+        out = list(ordered_map(large, tasks, jobs=2, expected=len(tasks)))
+        assert [task for task, _ in out] == tasks
+        assert [outcome for _, outcome in out] == [large((n, "", -1)) for n in range(4)]
+    print("done")
+
+
+def test_a_worker_killed_while_sending_a_large_result(tmp_path: Path) -> None:
+    # A worker killed while writing a large result into a pipe leaves half a
+    # message: the executor's reader then waits forever.  Run in a process of
+    # its own, so that a hang fails the test instead of stopping the suite.
+    code = f"from tests.test_pool import kill_while_sending; kill_while_sending({str(tmp_path)!r})"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "done\n"
