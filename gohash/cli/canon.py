@@ -41,6 +41,13 @@ def register(subparsers: Any) -> None:
         "--variations", action="store_true", help="every variation, not just the main line"
     )
     parser.add_argument("--format", choices=FORMATS, default="jsonl")
+    parser.add_argument(
+        "--position",
+        action="store_true",
+        help="add the field position: the exact canonical position, as hex of a size "
+        "byte then base-4 digits (0 empty, 1 black, 2 white), row 0 = bottom; equal "
+        "fields mean images of each other",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE")
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
@@ -72,7 +79,11 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise GohashError(f"--jobs must be at least 1, not {args.jobs!r}")
     options = CanonOptions(
-        scheme=args.scheme, group=args.symmetry, variations=args.variations, format=args.format
+        scheme=args.scheme,
+        group=args.symmetry,
+        variations=args.variations,
+        format=args.format,
+        position=args.position,
     )
     err = sys.stderr
     progress = _Progress(err) if err.isatty() else None
