@@ -11,9 +11,32 @@ the file), ``variation`` (child indexes at branch points, ``[]`` on the main
 line), ``move_number``, ``colour`` (``"b"``, ``"w"`` or null), ``move`` (SGF
 letters, ``""`` for a pass, null without a move), ``gtp`` (``"D16"``,
 ``"pass"`` or null), ``hash`` and ``key`` (``0x`` and zero-padded lower-case
-hex of the scheme's width), ``transform`` (the lowest element mapping the
-position to its canonical frame) and ``symmetries`` (every element that fixes
-the canonical key: the symmetries of the position, identity included).
+hex of the scheme's width), ``transform`` and ``symmetries``; with
+``CanonOptions(position=True)`` (``--position``) also ``position``.
+
+- ``transform``: the lowest element mapping the position onto its canonical
+  frame (:mod:`gohash.frames`), the least packed image of the position under the
+  elements whose ``T_g`` maps the hash onto the key.  Usually one element
+  attains the key; when several do, it is the lowest of those whose image is
+  least, not merely the lowest of them.
+- ``symmetries``: every element of the group that maps the position onto
+  itself, identity first.  Found from the stones, never from the key: the key
+  only pre-filters (``g.P = P`` gives ``T_g(key) = key``, so a position whose key
+  no ``T_g`` fixes has no symmetry but the identity; the rare others are
+  compared point by point).  Under huima64 four black stones on the side star
+  points hash to 0 (erratum E3), a key every element fixes; their symmetries
+  are the eight board maps, not the colour swaps.
+- ``position``: the canonical frame itself, as lower-case hex (no ``0x``) of
+  its packing, the packing of :meth:`gohash.board.Board.position_key`: one
+  byte holding the board size N, then the N*N points in ``row * N + col``
+  order (row 0 the bottom line, col 0 the left) as base-4 digits, 0 empty,
+  1 black, 2 white, most significant first, in ``ceil(N*N / 4)`` big-endian
+  bytes (zero digits pad the front): the empty 9x9 board is ``09`` and 42
+  zeros.  It is the image of the position under ``transform``; two positions
+  are images of each other (under the group of ``--symmetry``) iff their
+  ``position`` fields are equal, whatever their keys.  Which image is the
+  frame depends on the keys, so compare the fields of one scheme and one
+  group.  Decode it with ``Board.from_position_key(bytes.fromhex(position))``.
 
 JSON lines are built by hand, not with ``json.dumps`` per record, because this
 is the hot path; every string that can hold arbitrary text (the file name) is
@@ -33,6 +56,7 @@ from functools import cache, partial
 import numpy as np
 
 from .errors import GohashError
+from .frames import frame_batch
 from .pool import WorkerDied, ordered_map
 from .schemes import KeyScheme
 from .schemes import scheme as get_scheme
@@ -55,8 +79,10 @@ FIELDS = (
     "transform",
     "symmetries",
 )
+"""The fields of a record without ``position``, in order."""
 FORMATS = ("jsonl", "csv")
 CSV_HEADER = ",".join(FIELDS) + "\r\n"
+"""The CSV header line without ``position``."""
 
 _IDENTITY = ELEMENTS[0]
 # Positions per batch of keys: numpy's per-call cost spread thin, memory still small.
@@ -65,14 +91,16 @@ _BATCH = 4096
 
 @dataclass(frozen=True)
 class CanonOptions:
-    """What ``gohash canon`` computes: key scheme, group, variations, format, and
-    whether suicide is allowed in every game (None: as each game's ``RU`` says)."""
+    """What ``gohash canon`` computes: key scheme, group, variations, format,
+    whether suicide is allowed in every game (None: as each game's ``RU`` says),
+    and whether records hold the exact canonical ``position``."""
 
     scheme: str = "huima64"
     group: str = "full"
     variations: bool = False
     format: str = "jsonl"
     suicide_allowed: bool | None = None
+    position: bool = False
 
     def __post_init__(self) -> None:
         elements_of(self.group)  # raises UnknownElementError for a bad group
@@ -80,15 +108,26 @@ class CanonOptions:
         if self.format not in FORMATS:
             raise GohashError(f"unknown format {self.format!r}; expected jsonl or csv")
 
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The fields of a record, in order."""
+        return (*FIELDS, "position") if self.position else FIELDS
+
+    @property
+    def csv_header(self) -> str:
+        return ",".join(self.fields) + "\r\n"
+
 
 class CanonVisitor(BaseVisitor):
     """Formats one record per position and hands the lines to ``write``; records
     errors (abandoning the game) and hands them to ``on_error``.
 
     Keys are computed in batches of up to 4096 positions (several games) with
-    the scheme's numpy batch functions (:meth:`~gohash.schemes.KeyScheme.canonical_array`),
-    ten times faster per position than one :meth:`~gohash.schemes.KeyScheme.canonical`
-    call each: call :meth:`flush` when the walk is over.
+    the scheme's numpy batch functions (:func:`gohash.frames.frame_batch`), ten
+    times faster per position than one :meth:`~gohash.schemes.KeyScheme.canonical`
+    call each: call :meth:`flush` when the walk is over.  Each position's stones
+    are kept beside its hash (:meth:`~gohash.board.Board.stones`), for the exact
+    symmetries and the frame.
     """
 
     def __init__(
@@ -102,20 +141,21 @@ class CanonVisitor(BaseVisitor):
         self.on_error = on_error
         self.csv = options.format == "csv"
         self._group = elements_of(options.group)
-        # A subgroup other than {identity} holds an element of order 2 (an
-        # element of order 4 squares to rot180), so checking these suffices.
-        self._involutions = [g for g in self._group[1:] if g.compose(g) is _IDENTITY]
         self._file = ""
         self._file_text = ""
         self._variation: tuple[int, ...] = ()
         self._variation_text = "[]"
         self._scheme: KeyScheme | None = None
-        self._hex = "0x%016x"
+        self._hex = self._key_hex = ""
         self._heads: list[str] = []
         self._hashes: list[int] = []
-        # The transform and symmetries columns: by lowest element for positions
-        # fixed only by the identity, by key for the (few) symmetric ones.
-        self._plain_tails = [_tail(self.csv, g, (_IDENTITY,)) for g in self._group]
+        self._stones: list[bytes] = []
+        # The line after the key: by element for positions fixed only by the
+        # identity, from the stones for the (few) others.
+        self._plain_tails = [
+            _tail(self.csv, options.position, g, (_IDENTITY,)) for g in self._group
+        ]
+        self._end = "\r\n" if self.csv else '"}\n'  # after the position
 
     def begin_game(self, info: GameInfo) -> None:
         if info.file != self._file:
@@ -135,6 +175,7 @@ class CanonVisitor(BaseVisitor):
             self.flush()
             self._scheme = board.scheme
             self._hex = f"0x%0{self._scheme.bits // 4}x"
+            self._key_hex = ("," if self.csv else '","key":"') + self._hex
         if event.variation is not self._variation:
             self._variation = event.variation
             if self.csv:
@@ -161,6 +202,7 @@ class CanonVisitor(BaseVisitor):
             )
         self._heads.append(head)
         self._hashes.append(board.hash)
+        self._stones.append(board.stones())
         if len(self._hashes) >= _BATCH:
             self.flush()
 
@@ -173,34 +215,33 @@ class CanonVisitor(BaseVisitor):
             return
         # Board hashes are valid by construction: skip from_ints' per-value checks.
         array = np.array(hashes, np.uint64) if scheme.bits == 64 else scheme.from_ints(hashes)
-        keys, lowest = scheme.canonical_array(array, self.options.group)
-        fixed = np.zeros(len(hashes), dtype=bool)
-        for g in self._involutions:
-            same = scheme.transform_array(keys, g) == keys
-            fixed |= same if same.ndim == 1 else same.all(axis=1)
-        key_ints = scheme.to_ints(keys)
-        tails = [self._plain_tails[i] for i in lowest.tolist()]
-        for i in np.flatnonzero(fixed).tolist():
-            tails[i] = self._symmetric_tail(scheme, key_ints[i], lowest[i])
-        hexf = self._hex
-        if self.csv:
+        stones = np.frombuffer(b"".join(self._stones), dtype=np.uint8).reshape(len(hashes), -1)
+        batch = frame_batch(
+            stones, array, scheme, self.options.group, frames=self.options.position
+        )
+        key_ints = scheme.to_ints(batch.keys)
+        tails = [self._plain_tails[i] for i in batch.elements]
+        for i, symmetries in batch.symmetries.items():
+            element = self._group[batch.elements[i]]
+            tails[i] = _tail(self.csv, self.options.position, element, symmetries)
+        hexf, keyf = self._hex, self._key_hex
+        if batch.frames is None:
             lines = [
-                f"{head}{hexf % h},{hexf % k},{tail}"
+                f"{head}{hexf % h}{keyf % k}{tail}"
                 for head, h, k, tail in zip(self._heads, hashes, key_ints, tails, strict=True)
             ]
         else:
+            end = self._end
             lines = [
-                f'{head}{hexf % h}","key":"{hexf % k}",{tail}'
-                for head, h, k, tail in zip(self._heads, hashes, key_ints, tails, strict=True)
+                f"{head}{hexf % h}{keyf % k}{tail}{frame.hex()}{end}"
+                for head, h, k, tail, frame in zip(
+                    self._heads, hashes, key_ints, tails, batch.frames, strict=True
+                )
             ]
         self.write("".join(lines))
         self._heads = []
         self._hashes = []
-
-    def _symmetric_tail(self, scheme: KeyScheme, key: int, lowest: int) -> str:
-        # The key is least among its images: the elements attaining it fix it.
-        symmetries = scheme.canonical(key, self.options.group)[1]
-        return _tail(self.csv, self._group[lowest], symmetries)
+        self._stones = []
 
     def handle_error(self, error: GohashError) -> bool:
         if self.on_error is not None:
@@ -209,13 +250,15 @@ class CanonVisitor(BaseVisitor):
 
 
 @cache
-def _tail(csv: bool, transform: Element, symmetries: tuple[Element, ...]) -> str:
-    """The transform and symmetries columns, formatted once for each of their few values."""
+def _tail(csv: bool, position: bool, transform: Element, symmetries: tuple[Element, ...]) -> str:
+    """The line after the key: the transform and symmetries columns, then the end of
+    the line or the start of the position field; made once for each of their few values."""
     names = [e.name for e in symmetries]
     if csv:
-        return f"{transform.name},{' '.join(names)}\r\n"
+        return f",{transform.name},{' '.join(names)}" + ("," if position else "\r\n")
     listed = json.dumps(names, separators=(",", ":"))
-    return f'"transform":"{transform.name}","symmetries":{listed}}}\n'
+    end = ',"position":"' if position else "}\n"
+    return f'","transform":"{transform.name}","symmetries":{listed}{end}'
 
 
 # -- running over inputs, in this process or in workers ----------------------------------
@@ -341,7 +384,7 @@ def canon(
                 progress(done, len(inputs))
 
     if options.format == "csv":
-        write(CSV_HEADER)
+        write(options.csv_header)
     if jobs <= 1:
         for work, ends_input in _tasks(inputs):
             finish(_canon_task(work, options, write), ends_input)

@@ -1,9 +1,10 @@
 """Exact canonical forms ("frames") of Go positions, and of every position of SGF files.
 
 Scope: packing position arrays into bytes, the frame of a position (a canonical
-form under G = D4 x colour swap, found from its canonical key), each as a scalar
-function and its numpy batch twin, and the replay of SGF sources into frames
-(run in worker processes by :mod:`gohash.index`).  Nothing here knows SQL.
+form under G = D4 x colour swap, or under D4 alone, found from its canonical key)
+as a scalar function and its numpy batch twin (:func:`frame_batch`, which also
+finds each position's exact symmetries), and the replay of SGF sources into
+frames (run in worker processes by :mod:`gohash.index`).  Nothing here knows SQL.
 
 Frames.  The canonical key ``K`` of a position ``P`` is the least ``T_g(hash)``
 (:meth:`~gohash.schemes.KeyScheme.canonical`); its frame ``X`` is the least
@@ -11,9 +12,13 @@ packed image ``pack(t.P)`` over the elements ``t`` that attain ``K``.  For
 ``Q = g.P`` the attaining elements of ``Q`` are those of ``P`` composed with
 ``g^-1``, so ``P`` and ``Q`` have the same set of such images and the same frame:
 the frame is a canonical form of the class of ``P``, and two positions are images
-of each other iff their keys and frames are equal.  Usually one element attains
-the key and the frame costs one image; positions whose hash some ``T_g`` fixes
-(the empty board, symmetric openings) take the least of several.
+of each other iff their frames are equal (a frame is an image of its position, so
+equal frames need no key to vouch for them).  Usually one element attains the key
+and the frame costs one image; positions whose hash some ``T_g`` fixes (the empty
+board, symmetric positions, and hashes symmetric by accident, like erratum E3's)
+take the least of several, and only they can have a symmetry: ``g.P = P`` gives
+``T_g(hash) = hash``.  Their symmetries are found by comparing their images point
+by point, never from the key.
 
 Packing is :meth:`gohash.board.Board.position_key`'s: a size byte, then the
 points in ``row * size + col`` order as base-4 digits (0 empty, 1 black,
@@ -33,11 +38,12 @@ import numpy.typing as npt
 from .errors import GohashError, PositionError
 from .schemes import KeyScheme, scheme
 from .sgf import Input, Source, read_input
-from .symmetry import ELEMENTS, Element
+from .symmetry import ELEMENTS, Element, elements_of
 from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 
 __all__ = [
     "FileFrames",
+    "FrameBatch",
     "GameFrames",
     "NamedSchemes",
     "SchemeFactory",
@@ -46,6 +52,7 @@ __all__ = [
     "canonical_frame",
     "canonical_frames",
     "frame_and_elements",
+    "frame_batch",
     "input_frames",
     "pack_array",
     "pack_arrays",
@@ -117,18 +124,23 @@ def unpack_array(packed: bytes) -> Board8:
     return board
 
 
-def canonical_frame(board: npt.ArrayLike, keys: KeyScheme) -> tuple[int, bytes, Element]:
-    """The canonical key of a position array, its frame, and the lowest element mapping
-    the position onto its frame (see the module docstring)."""
-    key, frame, onto = frame_and_elements(np.asarray(board, dtype=np.int8), keys)
+def canonical_frame(
+    board: npt.ArrayLike, keys: KeyScheme, group: str = "full"
+) -> tuple[int, bytes, Element]:
+    """The canonical key of a position array over ``group`` ("full" or "d4"), its
+    frame, and the lowest element mapping the position onto its frame (see the
+    module docstring)."""
+    key, frame, onto = frame_and_elements(np.asarray(board, dtype=np.int8), keys, group)
     return key, frame, onto[0]
 
 
-def frame_and_elements(arr: Board8, keys: KeyScheme) -> tuple[int, bytes, list[Element]]:
+def frame_and_elements(
+    arr: Board8, keys: KeyScheme, group: str = "full"
+) -> tuple[int, bytes, list[Element]]:
     """Key, frame, and every element mapping the position onto its frame, lowest first:
     ``onto[0] . s`` for each ``s`` of the position's stabilizer, which lies within the
     elements that attain the key (``s.P = P`` gives ``T_s(hash) = hash``)."""
-    key, attaining = keys.canonical(keys.hash_array(arr))
+    key, attaining = keys.canonical(keys.hash_array(arr), group)
     images = pack_arrays(np.stack([t.image_array(arr) for t in attaining]))
     frame = min(images)
     return key, frame, [t for t, image in zip(attaining, images, strict=True) if image == frame]
@@ -139,31 +151,111 @@ def _permutations(size: int) -> npt.NDArray[np.intp]:
     return np.stack([g.point_permutation(size) for g in ELEMENTS])
 
 
+@cache
+def _gathers(size: int) -> npt.NDArray[np.intp]:
+    """``image = stones[..., gather[g]]``: the inverse of each point permutation."""
+    return np.argsort(_permutations(size), axis=1)
+
+
+@cache
+def _involutions(group: str) -> tuple[Element, ...]:
+    # A subgroup other than {identity} holds an element of order 2 (an element of
+    # order 4 squares to rot180), so looking for these finds every non-trivial one.
+    return tuple(g for g in elements_of(group)[1:] if g.compose(g) is ELEMENTS[0])
+
+
+def _images(stones: npt.NDArray[np.integer], size: int, count: int) -> Board8:
+    """``images[b, g]``: the flat stones ``stones[b]`` mapped by element ``g < count``."""
+    # np.take, not stones[:, gathers]: mixing a slice with an index array is 7x slower.
+    images: Board8 = np.take(stones, _gathers(size)[:count], axis=1).astype(np.int8)
+    images[:, 8:] = np.take(_SWAP_COLOURS, images[:, 8:])
+    return images
+
+
+@dataclass
+class FrameBatch:
+    """What :func:`frame_batch` finds for a batch of positions.
+
+    ``keys``: canonical keys (the scheme's hash array); ``elements``: index of the
+    lowest element mapping each position onto its frame; ``symmetries``: for each
+    position whose key some ``T_g`` (g not the identity) fixes, its exact
+    stabilizer within the group, identity first; every other position has none but
+    the identity (the theorem: ``g.P = P`` gives ``T_g(key) = key``);
+    ``frames``: the packed frames, if asked for.
+    """
+
+    keys: npt.NDArray[np.uint64]
+    elements: list[int]
+    symmetries: dict[int, tuple[Element, ...]]
+    frames: list[bytes] | None
+
+
+def frame_batch(
+    stones: npt.NDArray[np.integer],
+    hashes: npt.NDArray[np.uint64],
+    keys: KeyScheme,
+    group: str = "full",
+    *,
+    frames: bool = True,
+) -> FrameBatch:
+    """Keys, frame elements, exact symmetries and (with ``frames``) frames of a batch
+    of positions: ``stones[B, N*N]`` in ``row * N + col`` order (0 empty, 1 black,
+    2 white) and their position hashes under ``keys``.
+
+    One element attains the key of almost every position; its image is the frame,
+    and the position has no symmetry.  Only positions whose key a ``T_g`` fixes
+    (the empty board, symmetric positions, and hashes that are symmetric by
+    accident, as with erratum E3) are compared point by point over the group.
+    """
+    size = keys.size
+    count = stones.shape[0]
+    elements = elements_of(group)
+    canon, lowest = keys.canonical_array(hashes, group)
+    fixed = np.zeros(count, dtype=bool)
+    for g in _involutions(group):
+        same = keys.transform_array(canon, g) == canon
+        fixed |= same if same.ndim == 1 else same.all(axis=1)
+    which = lowest.copy()
+    rows = np.flatnonzero(fixed)
+    # Every game starts from the empty board: every element fixes it, so its frame
+    # is itself and the identity the lowest element mapping it there.
+    empty = ~stones[rows].any(axis=1)
+    symmetries = dict.fromkeys(rows[empty].tolist(), elements)
+    which[rows[empty]] = 0
+    rows = rows[~empty]
+    if rows.size:
+        sub = stones[rows]
+        images = _images(sub, size, len(elements))
+        stabilizer = (images == sub[:, np.newaxis, :]).all(axis=2)
+        for i, (row, h) in enumerate(zip(rows.tolist(), keys.to_ints(hashes[rows]), strict=True)):
+            # The frame: the least image among the elements attaining the key (images
+            # compare as their packings do: digits of one length, most significant
+            # first), and the lowest of those elements with that image.
+            which[row] = min(
+                (images[i, g.index].tobytes(), g.index) for g in keys.canonical(h, group)[1]
+            )[1]
+            symmetries[row] = tuple(ELEMENTS[j] for j in np.flatnonzero(stabilizer[i]).tolist())
+    packed_frames = None
+    if frames:
+        framed = np.empty((count, size * size), dtype=np.int8)
+        gathers = _gathers(size)
+        for g in np.unique(which).tolist():
+            at = which == g
+            image = np.take(stones[at], gathers[g], axis=1)
+            framed[at] = np.take(_SWAP_COLOURS, image) if g >= 8 else image
+        packed_frames = pack_arrays(framed.reshape(count, size, size))
+    return FrameBatch(canon, which.tolist(), symmetries, packed_frames)
+
+
 def canonical_frames(
-    boards: Board8, keys: KeyScheme
+    boards: Board8, keys: KeyScheme, group: str = "full"
 ) -> tuple[list[int], list[bytes], list[int]]:
     """Canonical keys, frames and element indexes of a batch ``boards[B, N, N]``;
     the twin of :func:`canonical_frame`."""
     count, size = boards.shape[0], boards.shape[-1]
-    hashes = keys.hash_arrays(boards)
-    canon, lowest = keys.canonical_array(hashes)
-    flat = boards.reshape(count, size * size)
-    images = np.empty_like(flat)
-    images[np.arange(count)[:, None], _permutations(size)[lowest]] = flat
-    swapped = lowest >= 8
-    images[swapped] = _SWAP_COLOURS[images[swapped]]
-    frames = pack_arrays(images.reshape(count, size, size))
-    elements = lowest.tolist()
-    # Where several elements attain the key, the frame is the least of their
-    # images: rare (the empty board, symmetric openings), so done one by one.
-    attaining = np.zeros(count, dtype=np.int64)
-    for g in ELEMENTS:
-        same = keys.transform_array(hashes, g) == canon
-        attaining += same if same.ndim == 1 else same.all(axis=1)
-    for i in np.flatnonzero(attaining > 1).tolist():
-        _, frames[i], element = canonical_frame(boards[i], keys)
-        elements[i] = element.index
-    return keys.to_ints(canon), frames, elements
+    batch = frame_batch(boards.reshape(count, size * size), keys.hash_arrays(boards), keys, group)
+    assert batch.frames is not None
+    return keys.to_ints(batch.keys), batch.frames, batch.elements
 
 
 # -- SGF sources to frames (in worker processes) ---------------------------------------------

@@ -1,5 +1,6 @@
-"""``gohash canon`` records: keys equal for every image of a game, hashes equal to an
-independent replay with sgfmill, and the JSON Lines and CSV schema."""
+"""``gohash canon`` records: keys and positions equal for every image of a game (and
+symmetries conjugated), hashes equal to an independent replay with sgfmill, and the
+JSON Lines and CSV schema."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from sgfmill import boards, sgf, sgf_grammar, sgf_properties
 import gohash.pool
 from gohash.canon import CSV_HEADER, FIELDS, CanonOptions, canon
 from gohash.errors import GohashError, UnknownElementError, UnknownSchemeError
+from gohash.frames import pack_array
 from gohash.schemes import SCHEMES, scheme
-from gohash.symmetry import ELEMENTS, Element, elements_of
+from gohash.symmetry import ELEMENTS, Element, element, elements_of
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 # Every record of ours but the one whose handicap stones are implied by HA (GTP's
@@ -82,28 +84,38 @@ def test_image_helper() -> None:
     assert image_sgf(b"(;SZ[9]AB[aa:bb];W[])", swap) == b"(;AW[aa:bb]SZ[9];B[])\n"
 
 
+def conjugates(names: list[str], g: Element) -> list[str]:
+    """The symmetries of ``g.P`` from those of ``P``: ``g s g^-1``, in table order."""
+    mapped = {g.compose(element(n)).compose(g.inverse) for n in names}
+    return [e.name for e in sorted(mapped, key=lambda e: e.index)]
+
+
 @pytest.mark.parametrize("path", GAMES, ids=lambda p: p.name)
 def test_keys_are_equal_for_every_image(path: Path, tmp_path: Path) -> None:
-    original = records([str(path)], variations=True)
+    original = records([str(path)], variations=True, position=True)
     assert len(original) > 2
     data = path.read_bytes()
     for g in ELEMENTS:
         image_path = tmp_path / f"{g.name}.sgf"
         image_path.write_bytes(image_sgf(data, g))
-        image = records([str(image_path)], variations=True)
+        image = records([str(image_path)], variations=True, position=True)
         assert [r["key"] for r in image] == [r["key"] for r in original], g.name
+        assert [r["position"] for r in image] == [r["position"] for r in original], g.name
         assert [(r["move_number"], r["variation"]) for r in image] == [
             (r["move_number"], r["variation"]) for r in original
         ]
-        assert [r["symmetries"] for r in image] == [r["symmetries"] for r in original]
+        assert [r["symmetries"] for r in image] == [
+            conjugates(r["symmetries"], g) for r in original
+        ]
         if not g.swap:
-            d4 = records([str(image_path)], variations=True, group="d4")
-            assert [r["key"] for r in d4] == [
-                r["key"] for r in records([str(path)], variations=True, group="d4")
+            d4 = records([str(image_path)], variations=True, group="d4", position=True)
+            d4_original = records([str(path)], variations=True, group="d4", position=True)
+            assert [(r["key"], r["position"]) for r in d4] == [
+                (r["key"], r["position"]) for r in d4_original
             ]
 
 
-def _sgfmill_positions(data: bytes) -> list[np.ndarray]:
+def _sgfmill_positions(data: bytes, *, main_line: bool = False) -> list[np.ndarray]:
     """Every position the walker should visit, replayed from the root by sgfmill."""
     positions = []
     for tree in sgf_grammar.parse_sgf_collection(data):
@@ -112,7 +124,7 @@ def _sgfmill_positions(data: bytes) -> list[np.ndarray]:
         stack = [game.get_root()]
         while stack:
             node = stack.pop()
-            stack += reversed(list(node))
+            stack += list(node)[:1] if main_line else reversed(list(node))
             if (
                 node.parent is not None
                 and not node.has_setup_stones()
@@ -147,19 +159,26 @@ def test_every_hash_is_that_of_an_independent_replay(name: str) -> None:
 @pytest.mark.parametrize("name", SCHEMES)
 @pytest.mark.parametrize("group", ["full", "d4"])
 def test_key_transform_and_symmetries(name: str, group: str) -> None:
-    recs = records(
-        [str(DATA / "variations-9x9.sgf"), str(DATA / "game-9x9.sgf")], scheme=name, group=group
-    )
+    paths = [DATA / "variations-9x9.sgf", DATA / "game-9x9.sgf"]
+    recs = records([str(p) for p in paths], scheme=name, group=group, position=True)
+    arrays = [a for p in paths for a in _sgfmill_positions(p.read_bytes(), main_line=True)]
+    assert len(recs) == len(arrays)
     s = scheme(name, 9)
     width = 2 + s.bits // 4
     elements = elements_of(group)
-    for r in recs:
+    for r, array in zip(recs, arrays, strict=True):
         h, key = int(r["hash"], 16), int(r["key"], 16)
         assert len(r["hash"]) == len(r["key"]) == width
         assert key == min(s.transform(h, g) for g in elements)
         assert s.transform(h, r["transform"]) == key
-        assert r["transform"] == next(g.name for g in elements if s.transform(h, g) == key)
-        assert r["symmetries"] == [g.name for g in elements if s.transform(key, g) == key]
+        # transform maps the position onto the frame, the least image attaining the key.
+        images = {g: pack_array(g.image_array(array)) for g in elements}
+        frame = min(images[g] for g in elements if s.transform(h, g) == key)
+        assert r["position"] == frame.hex()
+        assert r["transform"] == next(g.name for g in elements if images[g] == frame)
+        assert r["symmetries"] == [
+            g.name for g in elements if np.array_equal(g.image_array(array), array)
+        ]
     # The empty board is fixed by the whole group.
     assert recs[0]["symmetries"] == [g.name for g in elements]
 
@@ -196,13 +215,14 @@ def test_file_names_are_escaped(tmp_path: Path) -> None:
     assert rows[1][0] == str(path)
 
 
-def test_csv_has_the_same_columns_and_values() -> None:
+@pytest.mark.parametrize("position", [False, True])
+def test_csv_has_the_same_columns_and_values(position: bool) -> None:
     paths = [str(DATA / "variations-9x9.sgf"), str(DATA / "passes-9x9.sgf")]
-    jsonl = records(paths, variations=True)
+    jsonl = records(paths, variations=True, position=position)
     out: list[str] = []
-    canon(paths, out.append, CanonOptions(format="csv", variations=True))
+    canon(paths, out.append, CanonOptions(format="csv", variations=True, position=position))
     text = "".join(out)
-    assert text.startswith(CSV_HEADER)
+    assert text.startswith(CSV_HEADER if not position else CSV_HEADER[:-2] + ",position\r\n")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == len(jsonl)
     for row, r in zip(rows, jsonl, strict=True):
@@ -214,12 +234,14 @@ def test_csv_has_the_same_columns_and_values() -> None:
         assert row == expected
 
 
-def test_jobs_keep_the_order_and_the_output() -> None:
+@pytest.mark.parametrize("position", [False, True])
+def test_jobs_keep_the_order_and_the_output(position: bool) -> None:
     paths = [str(p) for p in sorted(DATA.glob("*.sgf"))] * 3
+    options = CanonOptions(variations=True, position=position)
     single: list[str] = []
-    one = canon(paths, single.append, CanonOptions(variations=True))
+    one = canon(paths, single.append, options)
     parallel: list[str] = []
-    two = canon(paths, parallel.append, CanonOptions(variations=True), jobs=2)
+    two = canon(paths, parallel.append, options, jobs=2)
     assert "".join(parallel) == "".join(single)
     assert (two.files, two.games, two.positions) == (one.files, one.games, one.positions)
     assert [n.split(":")[0] for n in two.notes] == [n.split(":")[0] for n in one.notes]

@@ -285,6 +285,7 @@ class WeakScheme(KeyScheme):
 
     Masking every byte alike commutes with the byte permutations, so the
     symmetry theorem still holds and only the exact comparison tells positions apart.
+    The key tables are masked, so a :class:`Board` with this scheme hashes weakly too.
     """
 
     MASK = 0x0101010101010101
@@ -292,9 +293,11 @@ class WeakScheme(KeyScheme):
     def __init__(self, size: int) -> None:
         super().__init__("huima64", size)
         self.name = "weak8"
+        self.black_keys = tuple(k & self.MASK for k in self.black_keys)
+        self.white_keys = tuple(k & self.MASK for k in self.white_keys)
 
-    def hash_array(self, board: npt.ArrayLike, to_move: str | None = None) -> int:
-        return super().hash_array(board, to_move) & self.MASK
+    def side_key(self, colour: str) -> int:
+        return super().side_key(colour) & self.MASK
 
     def hash_arrays(
         self, boards: npt.ArrayLike, to_move: str | None = None

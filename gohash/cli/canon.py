@@ -43,6 +43,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--format", choices=FORMATS, default="jsonl")
     parser.add_argument("--suicide", choices=tuple(SUICIDE_OPTIONS), help=SUICIDE_HELP)
+    parser.add_argument(
+        "--position",
+        action="store_true",
+        help="add the field position: the exact canonical position, as hex of a size "
+        "byte then base-4 digits (0 empty, 1 black, 2 white), row 0 = bottom; equal "
+        "fields mean images of each other",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE")
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
@@ -79,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         variations=args.variations,
         format=args.format,
         suicide_allowed=None if args.suicide is None else SUICIDE_OPTIONS[args.suicide],
+        position=args.position,
     )
     err = sys.stderr
     progress = _Progress(err) if err.isatty() else None
