@@ -199,10 +199,21 @@ def find_inputs(paths: Iterable[str]) -> Iterator[Input]:
             yield _input_for(path)
 
 
-def _read_limited(stream: IO[bytes] | io.BufferedIOBase, name: str, limit: int) -> bytes:
+def _read_limited(
+    stream: IO[bytes] | io.BufferedIOBase, name: str, limit: int, size: int | None = None
+) -> bytes:
+    """All of ``stream``, or a limit error if it holds more than ``limit`` bytes.
+
+    ``size``, where known (a plain file's), is what is asked for first: a read
+    of ``limit + 1`` bytes allocates that much, and a 64 MiB buffer per small
+    file costs more than reading the file.  A file that grew since is read on.
+    """
     # Read one byte more than allowed: a declared size can lie (a zip bomb), the
     # bytes actually read cannot.
-    data = stream.read(limit + 1)
+    first = limit if size is None else min(size, limit)
+    data = stream.read(first + 1)
+    if first < limit and len(data) > first:
+        data += stream.read(limit + 1 - len(data))
     if len(data) > limit:
         raise SgfLimitError(f"{name!r} is larger than the limit of {limit} bytes", file=name)
     return data
@@ -223,7 +234,7 @@ def read_input(inp: Input, *, limit: int = MAX_SOURCE_BYTES) -> Iterator[Source 
             yield from _data_sources(name, data, limit)
         elif inp.kind == "file":
             with open(name, "rb") as f:
-                data = _read_limited(f, name, limit)
+                data = _read_limited(f, name, limit, os.fstat(f.fileno()).st_size)
             yield from _data_sources(name, data, limit)
         elif inp.kind == "zip":
             yield from _zip_sources(name, name, limit)

@@ -36,6 +36,7 @@ from gohash.sgf import (
     game_events,
     read_input,
 )
+from gohash.sources import _read_limited
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 
@@ -422,3 +423,12 @@ def test_move_nodes_read_as_sgfmill_reads_them(data: bytes) -> None:
     (game,) = events_of(data)
     (tree,) = sgf_grammar.parse_sgf_collection(data)
     assert [props for kind, props in game if kind == NODE] == preorder(tree)
+
+
+@pytest.mark.parametrize("size", [None, 0, 5, 10, 11, 100])
+def test_reading_a_stream_whatever_its_stated_size(size: int | None) -> None:
+    # The size a file had when it was opened only decides the first read: a file
+    # that grew is read on to the limit, and past the limit it is an error.
+    assert _read_limited(io.BytesIO(b"0123456789"), "f", 10, size) == b"0123456789"
+    with pytest.raises(SgfLimitError, match="larger than the limit of 9 bytes"):
+        _read_limited(io.BytesIO(b"0123456789"), "f", 9, size)
