@@ -1,0 +1,15 @@
+"""Build the optional compiled core, gohash._core, with setuptools' Cython support.
+
+The extension is optional: where it cannot be built (no C compiler), gohash
+installs all the same and :mod:`gohash.positions` takes the pure path.
+"""
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=cythonize(
+        [Extension("gohash._core", ["gohash/_core.pyx"], optional=True)],
+        compiler_directives={"language_level": "3"},
+    )
+)
