@@ -23,7 +23,9 @@ from :attr:`PositionBatch.packed_offsets` and :attr:`PositionBatch.packed_data`)
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -233,9 +235,22 @@ def _key_table_for(name: str) -> Any:
 
 
 @cache
-def _encoding(raw: bytes | None) -> str | None:
-    """The walker's encoding of a root's CA value; raises SgfError as it does."""
-    return None if raw is None else encoding_of({"CA": [raw]})
+def _encoding(raw: bytes | None) -> tuple[str | None, bool]:
+    """The walker's encoding of a root's CA value (raises SgfError as it does), and
+    whether that encoding decodes printable ASCII to itself."""
+    if raw is None:
+        return None, True
+    name = encoding_of({"CA": [raw]})
+    return name, name is not None and codecs.lookup(name).name in _ASCII_CODECS
+
+
+# Codecs in which printable ASCII bytes are those characters (no shift states).
+_ASCII_CODECS = frozenset(
+    ("utf-8", "ascii", "iso8859-1", "cp1252", "gb2312", "gbk", "gb18030", "big5", "euc_kr",
+     "cp949", "euc_jp")
+)
+# A value that is printable ASCII without a backslash is its own SimpleText.
+_PLAIN = re.compile(rb"[\x20-\x5b\x5d-\x7e]*")
 
 
 _LOW_WORD = (1 << 64) - 1
@@ -345,13 +360,17 @@ def _root_rows(
     rows = []
     for index, (size, root) in enumerate(roots):
         try:
-            encoding = _encoding(root.get(b"CA"))
+            encoding, ascii_safe = _encoding(root.get(b"CA"))
         except SgfError:
             return None
         text: dict[str, str] = {}
         for name, key in _TEXT_KEYS:
             value = root.get(key)
-            if value is not None:
+            if value is None:
+                continue
+            if ascii_safe and _PLAIN.fullmatch(value):
+                text[name] = value.decode("ascii")
+            else:
                 text[name], repaired = decode_text(value, encoding)
                 if repaired:
                     return None

@@ -1,0 +1,141 @@
+"""Benchmark ``gohash.positions.positions`` against sgfmill parsing and replaying.
+
+Run: ``.venv/bin/python benchmarks/positions.py [--limit N]``.  The files of
+``kgs-6d/`` and ``ai-games/`` under ``../shared/corpus/`` (beside the checkout)
+are read in one run by:
+
+- a raw read of every file's bytes (the floor for SGF bytes per second);
+- sgfmill: parse, ``Sgf_game`` and ``sgfmill.boards.Board`` replaying the main
+  line (as in ``benchmarks/canon.py``), no hashing;
+- ``positions()`` with huima64 hashes and canonical keys (the compiled core,
+  the pure walker for the files it leaves), and the pure path alone;
+
+and the compiled path's time is split into its parts: reading, the core's
+scan and replay, root text, canonical keys.  It prints positions per second,
+the ratio to sgfmill (target >= 30x, stretch 100x), SGF bytes per second
+against the raw read, and peak memory (tracemalloc peak of one more
+``positions()`` run, and the process's peak RSS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+from gohash.positions import CORE_AVAILABLE, _key_table_for, _root_rows, _scheme_at, positions
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from canon import sgfmill_replay  # noqa: E402 (the same baseline as benchmarks/canon.py)
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def raw_read(files: list[Path]) -> int:
+    total = 0
+    for path in files:
+        with open(path, "rb") as f:
+            total += len(f.read())
+    return total
+
+
+def run_positions(files: list[Path], pure: bool) -> tuple[int, int]:
+    """Positions, and files the pure walker replayed."""
+    count = fallback = 0
+    for batch in positions([str(p) for p in files], pure=pure):
+        count += len(batch)
+        fallback += batch.pure_files
+    return count, fallback
+
+
+def parts(files: list[Path]) -> dict[str, float]:
+    """Seconds of each part of the compiled path, run separately."""
+    from gohash import _core
+
+    start = time.perf_counter()
+    datas = [p.read_bytes() for p in files]
+    seconds = {"read files": time.perf_counter() - start}
+    replayer = _core.Replayer(
+        _key_table_for("huima64"), variations=False, packed=False, add=False, capacity=1 << 16
+    )
+    roots = []
+    hashes = []
+    start = time.perf_counter()
+    for file_id, data in enumerate(datas):
+        found = replayer.add_file(data, file_id)
+        if found is not None:
+            roots.append((found, file_id))
+        if len(replayer) >= 1 << 16:
+            hashes.append(replayer.take()[0]["hash_hi"])
+    hashes.append(replayer.take()[0]["hash_hi"])
+    seconds["core: scan, replay, hash"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for found, file_id in roots:
+        _root_rows(found, file_id)
+    seconds["root text (Python)"] = time.perf_counter() - start
+    keys = _scheme_at("huima64", 19)
+    start = time.perf_counter()
+    for part in hashes:
+        keys.canonical_array(part)
+    seconds["canonical keys (numpy)"] = time.perf_counter() - start
+    return seconds
+
+
+def report() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, help="only the first N files (a quick look)")
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"corpus not found at {CORPUS}: nothing to measure")
+        return 0
+    if not CORE_AVAILABLE:
+        print("the compiled core is not built: positions() is measured on the pure path")
+    files = sorted((CORPUS / "kgs-6d").rglob("*.sgf")) + sorted((CORPUS / "ai-games").rglob("*.sgf"))
+    files = files[: args.limit]
+    raw_read(files)  # the files are in the page cache for every row
+    start = time.perf_counter()
+    nbytes = raw_read(files)
+    raw_seconds = time.perf_counter() - start
+    print(f"{len(files)} files, {nbytes / 1e6:.1f} MB from kgs-6d and ai-games under {CORPUS}\n")
+
+    rows = []
+    start = time.perf_counter()
+    sgfmill_positions, _ = sgfmill_replay(files)
+    rows.append(("sgfmill parse + replay", sgfmill_positions, time.perf_counter() - start, ""))
+    for name, pure in (("positions(), pure path", True), ("positions()", False)):
+        start = time.perf_counter()
+        count, fallback = run_positions(files, pure)
+        rows.append((name, count, time.perf_counter() - start, f"{fallback} files on the walker"))
+    rows.append(("raw read of the files", 0, raw_seconds, ""))
+
+    base = rows[0][1] / rows[0][2]
+    print(f"{'':26}{'positions':>11}{'seconds':>9}{'positions/s':>13}{'MB/s':>8}  ratio")
+    for name, count, seconds, extra in rows:
+        rate = f"{count / seconds:>13,.0f}" if count else f"{'':>13}"
+        ratio = f"{count / seconds / base:6.1f}x sgfmill" if count else ""
+        print(f"{name:26}{count:>11,}{seconds:>9.2f}{rate}{nbytes / seconds / 1e6:>8.1f}  "
+              f"{ratio}  {extra}".rstrip())
+    fast = rows[2][2]
+    print(f"\npositions(): {fast / raw_seconds:.1f}x the time of a raw read of the same files")
+    print("target: positions() >= 30x sgfmill (stretch 100x)")
+
+    if CORE_AVAILABLE:
+        print("\nwhere the compiled path's time goes (each part run alone):")
+        for name, seconds in parts(files).items():
+            print(f"  {name:28}{seconds:7.2f} s")
+
+    tracemalloc.start()
+    run_positions(files, False)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak memory: {peak / 2**20:.1f} MiB traced during positions(); "
+          f"{rss:.0f} MiB peak RSS of this process (all rows)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(report())
