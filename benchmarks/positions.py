@@ -29,7 +29,7 @@ from pathlib import Path
 from gohash.positions import CORE_AVAILABLE, _key_table_for, _root_rows, _scheme_at, positions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from canon import sgfmill_replay  # noqa: E402 (the same baseline as benchmarks/canon.py)
+from canon import sgfmill_replay
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -93,8 +93,8 @@ def report() -> int:
         return 0
     if not CORE_AVAILABLE:
         print("the compiled core is not built: positions() is measured on the pure path")
-    files = sorted((CORPUS / "kgs-6d").rglob("*.sgf")) + sorted((CORPUS / "ai-games").rglob("*.sgf"))
-    files = files[: args.limit]
+    folders = (CORPUS / "kgs-6d", CORPUS / "ai-games")
+    files = [path for folder in folders for path in sorted(folder.rglob("*.sgf"))][: args.limit]
     raw_read(files)  # the files are in the page cache for every row
     start = time.perf_counter()
     nbytes = raw_read(files)

@@ -441,7 +441,7 @@ def _concatenate(
     pieces: list[tuple[dict[str, Array], list[tuple[int, ...]]]], packed: bool
 ) -> tuple[dict[str, Array], list[tuple[int, ...]]]:
     """One set of columns from the pieces, the variation ids renumbered into one list."""
-    ids = {(): 0}
+    ids: dict[tuple[int, ...], int] = {(): 0}
     parts: dict[str, list[Array]] = {}
     nbytes = 0
     for columns, piece_paths in pieces:
@@ -456,7 +456,7 @@ def _concatenate(
             parts.setdefault(name, []).append(column)
     columns = {}
     for name, column in _PureColumns(0, packed, False).piece()[0].items():
-        columns[name] = np.concatenate(parts.get(name, []) + [column])
+        columns[name] = np.concatenate([*parts.get(name, []), column])
     if packed:
         columns["packed_offsets"] = np.concatenate(
             [np.zeros(1, dtype=np.int64), *parts.get("packed_offsets", [])]

@@ -14,9 +14,9 @@ from sgfmill import boards, sgf
 
 from gohash import positions as positions_module
 from gohash.board import Board
+from gohash.errors import GohashError
 from gohash.positions import CORE_AVAILABLE, PositionBatch, positions
 from gohash.schemes import SCHEMES, scheme
-from gohash.errors import GohashError
 from gohash.sgf import Source
 from gohash.walk import BaseVisitor, PositionEvent, walk
 
