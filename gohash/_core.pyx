@@ -13,7 +13,8 @@ bytes, lower-case letters in a property name, a value of B/W/AB/AW/AE that is
 not two lower-case letters (or an empty move), a point list rectangle, a root
 SZ other than 1..26 as plain digits, HA other than plain digits, HA of 2 or
 more without AB in the root, a move in the root, any illegal move, two moves in a
-row by one colour, setup that leaves a group without liberties -- makes
+row by one colour before the other has moved (handicap played as moves), setup
+that leaves a group without liberties, a file over 64 MiB -- makes
 :meth:`Replayer.add_file` return None with nothing written, and the Python
 layer replays that file with the pure walker.  So errors and notes are always
 the walker's own.
@@ -106,7 +107,7 @@ cdef class Replayer:
     cdef int8_t[:] n_colour, n_a, n_b, s_type, s_a, s_b
     cdef int32_t[:] ostack
     # -- the board
-    cdef int size, npts, ko, ko_colour, to_move, last_mover, move_number
+    cdef int size, npts, ko, ko_colour, to_move, last_mover, movers, move_number
     cdef int pad_digits, packed_len
     cdef uint64_t hi, lo
     cdef uint64_t[:, :] keys
@@ -340,14 +341,21 @@ cdef class Replayer:
         cdef int depth, kind, nvals, c
         cdef int32_t node, root, ev_start
         cdef bint need_node, after_child
+        cdef const uint8_t* p
         self.nev = self.nnodes = self.nsetup = self.nopen = 0
         games = []
+        if n == 0:
+            self._bail("no game")
+            return None
+        # The byte loops read through a pointer: every read is of p[pos] after
+        # pos < n is checked (the memoryview's own check would repeat it per byte).
+        p = &d[0]
         while True:
-            while pos < n and _is_space(d[pos]):
+            while pos < n and _is_space(p[pos]):
                 pos += 1
             if pos == n:
                 break
-            if d[pos] != 40:  # "("
+            if p[pos] != 40:  # "("
                 self._bail("data outside a game")
                 return None
             ev_start = <int32_t>self.nev
@@ -356,12 +364,12 @@ cdef class Replayer:
             need_node = after_child = False
             props = {}
             while True:
-                while pos < n and _is_space(d[pos]):
+                while pos < n and _is_space(p[pos]):
                     pos += 1
                 if pos == n:
                     self._bail("unterminated game")
                     return None
-                c = d[pos]
+                c = p[pos]
                 if c == 40:  # "("
                     if need_node or depth >= MAX_DEPTH:
                         self._bail("empty variation or nesting too deep")
@@ -401,16 +409,16 @@ cdef class Replayer:
                         self._bail("property outside a node")
                         return None
                     start = pos
-                    while pos < n and 65 <= d[pos] <= 90:
+                    while pos < n and 65 <= p[pos] <= 90:
                         pos += 1
                     ilen = pos - start
-                    if ilen > 64 or (pos < n and 97 <= d[pos] <= 122):
+                    if ilen > 64 or (pos < n and 97 <= p[pos] <= 122):
                         self._bail("property name")
                         return None
                     kind = _kind(d, start, ilen)
-                    while pos < n and _is_space(d[pos]):
+                    while pos < n and _is_space(p[pos]):
                         pos += 1
-                    if pos == n or d[pos] != 91:  # "["
+                    if pos == n or p[pos] != 91:  # "["
                         self._bail("property without a value")
                         return None
                     nvals = 0
@@ -419,11 +427,11 @@ cdef class Replayer:
                     while True:
                         vstart = pos + 1
                         pos = vstart
-                        while pos < n and d[pos] != 93:  # "]"
-                            if d[pos] == 0:
+                        while pos < n and p[pos] != 93:  # "]"
+                            if p[pos] == 0:
                                 self._bail("NUL byte")
                                 return None
-                            pos += 2 if d[pos] == 92 else 1  # "\" escapes the next byte
+                            pos += 2 if p[pos] == 92 else 1  # "\" escapes the next byte
                         if pos >= n:
                             self._bail("unterminated value")
                             return None
@@ -433,9 +441,9 @@ cdef class Replayer:
                             return None
                         nvals += 1
                         pos += 1
-                        while pos < n and _is_space(d[pos]):
+                        while pos < n and _is_space(p[pos]):
                             pos += 1
-                        if pos == n or d[pos] != 91:
+                        if pos == n or p[pos] != 91:
                             break
                     if pos - start > MAX_VALUE:
                         self._bail("value beyond the limit")
@@ -515,6 +523,7 @@ cdef class Replayer:
         self.ko_colour = 0
         self.to_move = 1
         self.last_mover = 0
+        self.movers = 0
         self.move_number = 0
         self.nlog = 0
         self.logging = self.variations
@@ -666,8 +675,8 @@ cdef class Replayer:
                 point = -1
                 if colour:
                     self.move_number += 1
-                    if colour == self.last_mover:
-                        return self._bail("two moves in a row by one colour")
+                    if colour == self.last_mover and self.movers != 3:
+                        return self._bail("two moves in a row by one colour at the start")
                     a, b = self.n_a[node], self.n_b[node]
                     if a >= 0 and a < size and b < size:
                         point = (size - 1 - b) * size + a
@@ -679,6 +688,7 @@ cdef class Replayer:
                     else:
                         return self._bail("coordinates off the board")
                     self.last_mover = colour
+                    self.movers |= colour
                 if is_root:
                     is_root = False
                     self._emit(file_id, game, 0, -1, setup)
@@ -695,7 +705,7 @@ cdef class Replayer:
                 self.st_ko[depth] = self.ko
                 self.st_ko_colour[depth] = self.ko_colour
                 self.st_to_move[depth] = self.to_move
-                self.st_last[depth] = self.last_mover
+                self.st_last[depth] = self.last_mover | self.movers << 2
                 if self.variations and self.children[parent] >= 2:
                     self.path[self.path_len] = self.st_seen[depth - 1]
                     self.path_len += 1
@@ -715,7 +725,8 @@ cdef class Replayer:
                 self.ko = self.st_ko[depth]
                 self.ko_colour = self.st_ko_colour[depth]
                 self.to_move = self.st_to_move[depth]
-                self.last_mover = self.st_last[depth]
+                self.last_mover = self.st_last[depth] & 3
+                self.movers = self.st_last[depth] >> 2
                 if self.path_len != self.st_path[depth]:
                     self.path_len = self.st_path[depth]
                     self.path_dirty = True

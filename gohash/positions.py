@@ -27,19 +27,22 @@ import codecs
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .errors import GohashError
-from .schemes import SCHEMES, scheme
+from .schemes import KeyScheme, scheme
 from .sgf import SgfError, Source, decode_text, encoding_of, find_inputs, read_input
 from .symmetry import elements_of
 from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+
+if TYPE_CHECKING:
+    from ._core import Replayer
 
 try:
     from . import _core
@@ -161,8 +164,7 @@ def positions(
     A game with an error is abandoned after the positions before it; errors
     and notes come in :attr:`PositionBatch.errors` and :attr:`PositionBatch.notes`.
     """
-    if scheme not in SCHEMES:
-        _ = _scheme_at(scheme, 19)  # raises UnknownSchemeError
+    _scheme_at(scheme, 19)  # raises UnknownSchemeError for a name it does not know
     elements_of(group)
     if isinstance(sources, str):
         sources = [sources]
@@ -190,6 +192,7 @@ def positions(
             file_id += 1
             if builder.count() >= batch_size:
                 yield builder.finish()
+                builder = _Builder(scheme, group, variations, packed, replayer)
     if builder.files or builder.errors:
         yield builder.finish()
 
@@ -213,11 +216,13 @@ def _warn_missing() -> None:
 
 
 @cache
-def _scheme_at(name: str, size: int) -> Any:
+def _scheme_at(name: str, size: int) -> KeyScheme:
     return scheme(name, size)
 
 
-def _key_table_for(name: str) -> Any:
+def _key_table_for(name: str) -> Callable[[int], npt.NDArray[np.uint64]]:
+    """The key tables the core takes: black then white keys, high and low words."""
+
     def keys_for(size: int) -> npt.NDArray[np.uint64]:
         keys = _scheme_at(name, size)
         count = size * size
@@ -261,7 +266,7 @@ class _Builder:
     """The pieces of one batch: columns from the core and from the walker, in file order."""
 
     def __init__(
-        self, scheme: str, group: str, variations: bool, packed: bool, replayer: Any
+        self, scheme: str, group: str, variations: bool, packed: bool, replayer: Replayer | None
     ) -> None:
         self.scheme, self.group, self.variations, self.packed = scheme, group, variations, packed
         self.replayer = replayer
@@ -345,9 +350,6 @@ class _Builder:
             errors=self.errors,
             notes=self.notes,
             pure_files=self.pure_files,
-        )
-        self.__init__(  # type: ignore[misc]
-            self.scheme, self.group, self.variations, self.packed, self.replayer
         )
         return batch
 
