@@ -24,6 +24,8 @@ neighbour table of the game's size.
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.string cimport memcpy
+from cpython.unicode cimport PyUnicode_DecodeASCII
 
 import numpy as np
 
@@ -48,6 +50,10 @@ cdef enum:
 cdef uint64_t LOW7 = 0x7F7F7F7F7F7F7F7FULL
 cdef uint64_t HIGH1 = 0x8080808080808080ULL
 
+TEXT_PROPERTIES = tuple(
+    (name, name.encode("ascii"))
+    for name in ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
+)
 ROOT_PROPERTIES = frozenset(
     (b"SZ", b"CA", b"HA", b"PB", b"PW", b"BR", b"WR", b"RE", b"KM", b"GN", b"DT", b"EV", b"RU")
 )
@@ -255,8 +261,11 @@ cdef class Replayer:
     def add_file(self, data, int file_id):
         """Replay every game of one file's bytes into the columns.
 
-        Returns ``(size, root properties)`` for each game, the properties of
-        interest as a dict of the raw first value by name, or
+        Returns for each game its size, HA as a number (0 without), the raw
+        CA value or None, and the root's text properties (first values) as
+        two dicts by name: those that are printable ASCII without a backslash
+        already as ``str`` (SimpleText leaves them as they are), the others as
+        raw ``bytes``; or
         None when the file is not handled: nothing is then written and
         :attr:`reason` says why.
         """
@@ -279,10 +288,10 @@ cdef class Replayer:
             if not self._replay_game(start, end, size, index, file_id):
                 self.rollback()
                 return None
-            roots.append((size, root))
+            roots.append((size, _handicap(root), root.get(b"CA")) + _text(root))
         return roots
 
-    cdef bint _bail(self, str reason):
+    cdef int _bail(self, str reason) except -1:
         self.reason = reason
         return False
 
@@ -293,14 +302,15 @@ cdef class Replayer:
         self.s_type, self.s_a, self.s_b = self.a_stype, self.a_sa, self.a_sb
         self.children = self.a_children
 
-    cdef _push_event(self, int32_t event):
+    cdef int _push_event(self, int32_t event) except -1:
         if self.nev == self.ev.shape[0]:
             self.a_ev = _grown(self.a_ev, self.nev + 1)
             self._bind_scan()
         self.ev[self.nev] = event
         self.nev += 1
+        return 0
 
-    cdef int32_t _new_node(self):
+    cdef int32_t _new_node(self) except -1:
         if self.nnodes == self.n_colour.shape[0]:
             need = self.nnodes + 1
             self.a_ncolour = _grown(self.a_ncolour, need)
@@ -315,14 +325,15 @@ cdef class Replayer:
         self.nnodes += 1
         return node
 
-    cdef _new_open(self):
+    cdef int _new_open(self) except -1:
         if self.nopen == self.children.shape[0]:
             self.a_children = _grown(self.a_children, self.nopen + 1)
             self._bind_scan()
         self.children[self.nopen] = 0
         self.nopen += 1
+        return 0
 
-    cdef _add_setup(self, int kind, int a, int b):
+    cdef int _add_setup(self, int kind, int a, int b) except -1:
         if self.nsetup == self.s_type.shape[0]:
             need = self.nsetup + 1
             self.a_stype = _grown(self.a_stype, need)
@@ -333,6 +344,7 @@ cdef class Replayer:
         self.s_a[self.nsetup] = a
         self.s_b[self.nsetup] = b
         self.nsetup += 1
+        return 0
 
     cdef object _scan(self, const uint8_t[:] d, object data):
         """The games of the file as ``(first event, end event, root properties)``,
@@ -465,8 +477,8 @@ cdef class Replayer:
             return None
         return games
 
-    cdef bint _value(self, int kind, int32_t node, int nvals, const uint8_t[:] d,
-                     Py_ssize_t start, Py_ssize_t end):
+    cdef int _value(self, int kind, int32_t node, int nvals, const uint8_t[:] d,
+                    Py_ssize_t start, Py_ssize_t end) except -1:
         """Record one value of B, W, AB, AW or AE; False (with a reason) if unusual."""
         cdef Py_ssize_t length = end - start
         cdef int a = -1, b = -1
@@ -488,7 +500,7 @@ cdef class Replayer:
 
     # -- replay -----------------------------------------------------------------------------
 
-    cdef _start_board(self, int size):
+    cdef int _start_board(self, int size) except -1:
         cdef int i, row, col, k
         if size != self.size:
             self.size = size
@@ -514,6 +526,8 @@ cdef class Replayer:
         keys = self.key_cache[size]
         if keys is None:
             keys = self.key_cache[size] = self.keys_for(size)
+        if keys.shape != (2 * self.npts, 2):
+            raise ValueError(f"key table of shape {keys.shape!r} for size {size}")
         self.keys = keys
         self.cells[: self.npts] = 0
         self.pk[: 1 + self.packed_len] = 0
@@ -527,8 +541,9 @@ cdef class Replayer:
         self.move_number = 0
         self.nlog = 0
         self.logging = self.variations
+        return 0
 
-    cdef inline void _toggle(self, int code, int i, bint remove) noexcept:
+    cdef inline int _toggle(self, int code, int i, bint remove) except -1:
         cdef Py_ssize_t row = (code - 1) * self.npts + i
         if not self.add:
             self.hi ^= self.keys[row, 0]
@@ -537,11 +552,12 @@ cdef class Replayer:
             self.hi = _byte_sub(self.hi, self.keys[row, 0])
         else:
             self.hi = _byte_add(self.hi, self.keys[row, 0])
+        return 0
 
-    cdef void _put(self, int i, int code):
+    cdef int _put(self, int i, int code) except -1:
         cdef int old = self.cells[i], digit, shift
         if old == code:
-            return
+            return 0
         if old:
             self._toggle(old, i, True)
         if code:
@@ -558,8 +574,9 @@ cdef class Replayer:
             self.log_at[self.nlog] = i
             self.log_old[self.nlog] = old
             self.nlog += 1
+        return 0
 
-    cdef int _dead(self, int start):
+    cdef int _dead(self, int start) except -1:
         """The size of the group at ``start`` (its stones in ``grp``) if it has no
         liberty, else 0; stops at the first liberty."""
         cdef int colour = self.cells[start], length = 1, k = 0, s, j, q, c
@@ -583,7 +600,7 @@ cdef class Replayer:
                     length += 1
         return length
 
-    cdef bint _play(self, int i, int me):
+    cdef int _play(self, int i, int me) except -1:
         cdef int opp = 3 - me, captured = 0, single = -1, j, m, q, length, s
         cdef bint free
         if self.cells[i]:
@@ -629,7 +646,7 @@ cdef class Replayer:
         self.to_move = opp
         return True
 
-    cdef bint _setup(self, int32_t node):
+    cdef int _setup(self, int32_t node) except -1:
         cdef int32_t first = self.n_setup[node], end = self.n_setup_end[node], e
         cdef int kind, i, j, q, a, b
         for kind in (P_AB, P_AW, P_AE):
@@ -651,7 +668,9 @@ cdef class Replayer:
         self.ko = -1
         return True
 
-    cdef bint _replay_game(self, int32_t ev_start, int32_t ev_end, int size, int game, int file_id):
+    cdef int _replay_game(
+        self, int32_t ev_start, int32_t ev_end, int size, int game, int file_id
+    ) except -1:
         cdef int32_t e, event, node, k, parent
         cdef int depth = 1, colour, point, a, b
         cdef bint is_root = True, setup
@@ -732,8 +751,8 @@ cdef class Replayer:
                     self.path_dirty = True
         return True
 
-    cdef _emit(self, int file_id, int game, int colour, int point, bint setup):
-        cdef Py_ssize_t r = self.n, length
+    cdef int _emit(self, int file_id, int game, int colour, int point, bint setup) except -1:
+        cdef Py_ssize_t r = self.n
         cdef int end, j
         if r == self.o_file.shape[0]:
             self._grow_columns()
@@ -760,17 +779,25 @@ cdef class Replayer:
         self.o_hi[r] = self.hi
         self.o_lo[r] = self.lo
         if self.packed:
-            length = 1 + self.packed_len
-            if self.nbytes + length > self.o_packed.shape[0]:
-                self.a_packed = _grown(self.a_packed, self.nbytes + length)
-                self.o_packed = self.a_packed
-            self.o_packed[self.nbytes : self.nbytes + length] = self.pk[:length]
-            self.nbytes += length
-            self.o_offsets[r + 1] = self.nbytes
+            self._emit_packed(r)
         self.n = r + 1
+        return 0
+
+    cdef int _emit_packed(self, Py_ssize_t r) except -1:
+        # Apart from _emit: the slice temporaries Cython would make cost every row.
+        cdef Py_ssize_t length = 1 + self.packed_len
+        if self.nbytes + length > self.o_packed.shape[0]:
+            self.a_packed = _grown(self.a_packed, self.nbytes + length)
+            self.o_packed = self.a_packed
+        # Both ends of the copy are checked (the last byte's index too).
+        self.o_packed[self.nbytes + length - 1] = self.pk[length - 1]
+        memcpy(&self.o_packed[self.nbytes], &self.pk[0], length)
+        self.nbytes += length
+        self.o_offsets[r + 1] = self.nbytes
+        return 0
 
 
-cdef int _kind(const uint8_t[:] d, Py_ssize_t start, Py_ssize_t length):
+cdef int _kind(const uint8_t[:] d, Py_ssize_t start, Py_ssize_t length) except -1:
     cdef uint8_t first = d[start], second
     if length == 1:
         return P_B if first == 66 else P_W if first == 87 else P_OTHER
@@ -780,7 +807,7 @@ cdef int _kind(const uint8_t[:] d, Py_ssize_t start, Py_ssize_t length):
     return P_OTHER
 
 
-cdef bint _has_black_setup(Replayer self, int32_t root):
+cdef int _has_black_setup(Replayer self, int32_t root) except -1:
     cdef int32_t e
     for e in range(self.n_setup[root], self.n_setup_end[root]):
         if self.s_type[e] == P_AB:
@@ -801,3 +828,32 @@ def _root_size(dict root, bint black_setup):
     ):
         return 0
     return int(value)
+
+
+def _handicap(dict root):
+    value = root.get(b"HA")
+    return 0 if value is None else int(value)
+
+
+def _text(dict root):
+    """The text properties of a root: plain values as ``str``, others as ``bytes``."""
+    plain = {}
+    raw = {}
+    for name, key in TEXT_PROPERTIES:
+        value = root.get(key)
+        if value is not None:
+            text = _plain(value)
+            if text is None:
+                raw[name] = value
+            else:
+                plain[name] = text
+    return plain, raw
+
+
+cdef object _plain(bytes value):
+    cdef const unsigned char* p = value
+    cdef Py_ssize_t i, n = len(value)
+    for i in range(n):  # i < len(value): in range
+        if p[i] < 32 or p[i] > 126 or p[i] == 92:
+            return None
+    return PyUnicode_DecodeASCII(<const char*>p, n, NULL)

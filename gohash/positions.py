@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -249,17 +248,15 @@ def _encoding(raw: bytes | None) -> tuple[str | None, bool]:
     return name, name is not None and codecs.lookup(name).name in _ASCII_CODECS
 
 
-# Codecs in which printable ASCII bytes are those characters (no shift states).
+# Codecs in which printable ASCII bytes are those characters (no shift states):
+# where CA names one, the core's plain ASCII text is the walker's decoding.
 _ASCII_CODECS = frozenset(
     ("utf-8", "ascii", "iso8859-1", "cp1252", "gb2312", "gbk", "gb18030", "big5", "euc_kr",
      "cp949", "euc_jp")
 )
-# A value that is printable ASCII without a backslash is its own SimpleText.
-_PLAIN = re.compile(rb"[\x20-\x5b\x5d-\x7e]*")
 
 
 _LOW_WORD = (1 << 64) - 1
-_TEXT_KEYS = tuple((name, name.encode("ascii")) for name in TEXT_PROPERTIES)
 
 
 class _Builder:
@@ -355,29 +352,24 @@ class _Builder:
 
 
 def _root_rows(
-    roots: list[tuple[int, dict[bytes, bytes]]], file_id: int
+    roots: list[tuple[int, int, bytes | None, dict[str, str], dict[str, bytes]]], file_id: int
 ) -> list[tuple[int, int, int, int, dict[str, str]]] | None:
     """The game rows of a file the core replayed, its root text decoded as the walker
     decodes it; None where the walker would note or refuse something."""
     rows = []
-    for index, (size, root) in enumerate(roots):
+    for index, (size, handicap, ca, text, raw) in enumerate(roots):
         try:
-            encoding, ascii_safe = _encoding(root.get(b"CA"))
+            encoding, ascii_safe = _encoding(ca)
         except SgfError:
             return None
-        text: dict[str, str] = {}
-        for name, key in _TEXT_KEYS:
-            value = root.get(key)
-            if value is None:
-                continue
-            if ascii_safe and _PLAIN.fullmatch(value):
-                text[name] = value.decode("ascii")
-            else:
-                text[name], repaired = decode_text(value, encoding)
-                if repaired:
-                    return None
-        handicap = root.get(b"HA")
-        rows.append((file_id, index, size, 0 if handicap is None else int(handicap), text))
+        if not ascii_safe and text:
+            raw = {**{name: value.encode("ascii") for name, value in text.items()}, **raw}
+            text = {}
+        for name, value in raw.items():
+            text[name], repaired = decode_text(value, encoding)
+            if repaired:
+                return None
+        rows.append((file_id, index, size, handicap, text))
     return rows
 
 
@@ -443,6 +435,9 @@ def _concatenate(
     pieces: list[tuple[dict[str, Array], list[tuple[int, ...]]]], packed: bool
 ) -> tuple[dict[str, Array], list[tuple[int, ...]]]:
     """One set of columns from the pieces, the variation ids renumbered into one list."""
+    if len(pieces) == 1:
+        # Ids are already numbered from () on: the piece's arrays serve as they are.
+        return pieces[0]
     ids: dict[tuple[int, ...], int] = {(): 0}
     parts: dict[str, list[Array]] = {}
     nbytes = 0
@@ -473,11 +468,11 @@ def _canonical(
     canonical = np.empty_like(hashes)
     transform = np.empty(len(hashes), dtype=np.uint8)
     present = np.unique(sizes)
+    if len(present) == 1:
+        return _scheme_at(name, int(present[0])).canonical_array(hashes, group)
     for size in present.tolist():
-        keys = _scheme_at(name, size)
-        if len(present) == 1:
-            canonical[:], transform[:] = keys.canonical_array(hashes, group)
-        else:
-            rows = np.flatnonzero(sizes == size)
-            canonical[rows], transform[rows] = keys.canonical_array(hashes[rows], group)
+        rows = np.flatnonzero(sizes == size)
+        canonical[rows], transform[rows] = _scheme_at(name, size).canonical_array(
+            hashes[rows], group
+        )
     return canonical, transform

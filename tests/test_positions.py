@@ -15,7 +15,7 @@ from sgfmill import boards, sgf
 from gohash import positions as positions_module
 from gohash.board import Board
 from gohash.errors import GohashError
-from gohash.positions import CORE_AVAILABLE, PositionBatch, positions
+from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
 from gohash.schemes import SCHEMES, scheme
 from gohash.sgf import Source
 from gohash.walk import BaseVisitor, PositionEvent, walk
@@ -140,19 +140,22 @@ class Boards(BaseVisitor):
         return False
 
 
-def test_rows_are_the_walkers_positions() -> None:
+@pytest.mark.parametrize("name", SCHEMES)
+def test_rows_are_the_walkers_positions(name: str) -> None:
     visitor = Boards()
-    walk(DATA_FILES, visitor)
-    (batch,) = positions(DATA_FILES, packed=True)
+    walk(DATA_FILES, visitor, board_options={"scheme": name})
+    (batch,) = positions(DATA_FILES, packed=True, scheme=name)
+    hashes = scheme(name, 19).to_ints(batch.hash)
     colours = {0: None, 1: "b", 2: "w"}
     rows = [
         (g, m, colours[c], batch.packed(i), h)
         for i, (g, m, c, h) in enumerate(
             zip(batch.game.tolist(), batch.move_number.tolist(), batch.colour.tolist(),
-                batch.hash.tolist(), strict=True)
+                hashes, strict=True)
         )
     ]
     assert rows == visitor.rows
+    assert batch.pure_files < len(DATA_FILES) / 2
 
 
 def test_columns_against_sgfmill() -> None:
@@ -239,3 +242,29 @@ def test_bad_arguments() -> None:
         list(positions(DATA_FILES, scheme="nope"))
     with pytest.raises(ValueError):
         list(positions(DATA_FILES, group="nope"))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"(;SZ[9]C[" + b"x" * (1024 * 1024 + 1) + b"];B[aa])",
+        b"(;SZ[9]" + b"(;B[aa]" * 20_000 + b")" * 20_001,
+        b"\xef\xbb\xbf(;SZ[9];B[aa])",
+        b"(;SZ[9];B[a\x00])",
+        b"(;SZ[9]AB[aa:cc];W[ee])",
+        b"(;SZ[9];b[aa])",
+        b"(;SZ[9];B[aa];;W[bb](;B[cc]);W[dd])",
+    ],
+    ids=["value-limit", "deep-nesting", "bom", "nul", "rectangle", "lower-case", "node-after"],
+)
+def test_limits_and_irregular_syntax_are_the_walkers(data: bytes) -> None:
+    """The core leaves them to the walker, which reports or reads them as it does."""
+    (batch,) = positions([Source("odd.sgf", data)], variations=True)
+    assert batch.pure_files == 1
+    assert_same_as_pure([Source("odd.sgf", data)], variations=True)
+
+
+def test_core_reads_the_walkers_text_properties() -> None:
+    from gohash import _core
+
+    assert tuple(name for name, _ in _core.TEXT_PROPERTIES) == TEXT_PROPERTIES
