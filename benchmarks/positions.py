@@ -8,7 +8,9 @@ are read in one run by:
 - sgfmill: parse, ``Sgf_game`` and ``sgfmill.boards.Board`` replaying the main
   line (as in ``benchmarks/canon.py``), no hashing;
 - ``positions()`` with huima64 hashes and canonical keys (the compiled core,
-  the pure walker for the files it leaves), and the pure path alone;
+  the pure walker for the files it leaves), the pure path alone, and
+  ``positions()`` given the same bytes already in memory (``Source`` objects:
+  the pipeline without ``gohash.sgf.read_input``);
 
 and the compiled path's time is split into its parts: reading, the core's
 scan and replay, root text, canonical keys.  It prints positions per second,
@@ -27,6 +29,7 @@ import tracemalloc
 from pathlib import Path
 
 from gohash.positions import CORE_AVAILABLE, _key_table_for, _root_rows, _scheme_at, positions
+from gohash.sgf import Input, Source, read_input
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from canon import sgfmill_replay
@@ -42,45 +45,55 @@ def raw_read(files: list[Path]) -> int:
     return total
 
 
-def run_positions(files: list[Path], pure: bool) -> tuple[int, int]:
+def run_positions(files: list[Path] | list[Source], pure: bool) -> tuple[int, int]:
     """Positions, and files the pure walker replayed."""
     count = fallback = 0
-    for batch in positions([str(p) for p in files], pure=pure):
+    sources = [p if isinstance(p, Source) else str(p) for p in files]
+    for batch in positions(sources, pure=pure):
         count += len(batch)
         fallback += batch.pure_files
     return count, fallback
 
 
 def parts(files: list[Path]) -> dict[str, float]:
-    """Seconds of each part of the compiled path, run separately."""
+    """CPU seconds of each part of the compiled path, run separately."""
     from gohash import _core
 
-    start = time.perf_counter()
-    datas = [p.read_bytes() for p in files]
-    seconds = {"read files": time.perf_counter() - start}
+    clock = time.process_time
+    start = clock()
+    sources = [s for p in files for s in read_input(Input("file", str(p)))]
+    seconds = {"gohash.sgf.read_input": clock() - start}
     replayer = _core.Replayer(
         _key_table_for("huima64"), variations=False, packed=False, add=False, capacity=1 << 16
     )
     roots = []
     hashes = []
-    start = time.perf_counter()
-    for file_id, data in enumerate(datas):
-        found = replayer.add_file(data, file_id)
-        if found is not None:
-            roots.append((found, file_id))
+    left: list[Source] = []
+    start = clock()
+    for file_id, source in enumerate(sources):
+        assert isinstance(source, Source)
+        found = replayer.add_file(source.data, file_id)
+        if found is None:
+            left.append(source)
+        else:
+            roots.append((found, file_id, source))
         if len(replayer) >= 1 << 16:
             hashes.append(replayer.take()[0]["hash_hi"])
     hashes.append(replayer.take()[0]["hash_hi"])
-    seconds["core: scan, replay, hash"] = time.perf_counter() - start
-    start = time.perf_counter()
-    for found, file_id in roots:
-        _root_rows(found, file_id)
-    seconds["root text (Python)"] = time.perf_counter() - start
+    seconds["core: scan, replay, hash"] = clock() - start
+    start = clock()
+    for found, file_id, source in roots:
+        if _root_rows(found, file_id) is None:
+            left.append(source)
+    seconds["root text"] = clock() - start
     keys = _scheme_at("huima64", 19)
-    start = time.perf_counter()
+    start = clock()
     for part in hashes:
         keys.canonical_array(part)
-    seconds["canonical keys (numpy)"] = time.perf_counter() - start
+    seconds["canonical keys (numpy)"] = clock() - start
+    start = clock()
+    run_positions(left, True)
+    seconds[f"walker for the {len(left)} files left"] = clock() - start
     return seconds
 
 
@@ -111,6 +124,13 @@ def report() -> int:
         count, fallback = run_positions(files, pure)
         rows.append((name, count, time.perf_counter() - start, time.process_time() - cpu,
                      f"{fallback} files on the walker"))
+    # The same bytes already in memory: positions() less gohash.sgf.read_input.
+    in_memory = [Source(str(p), p.read_bytes()) for p in files]
+    start, cpu = time.perf_counter(), time.process_time()
+    count, fallback = run_positions(in_memory, False)
+    rows.append(("positions(), bytes given", count, time.perf_counter() - start,
+                 time.process_time() - cpu, f"{fallback} files on the walker"))
+    del in_memory
     rows.append(("raw read of the files", 0, raw_seconds, raw_cpu, ""))
 
     # Ratios by CPU time too: on a machine shared with other work, wall time
@@ -129,7 +149,7 @@ def report() -> int:
     print("target: positions() >= 30x sgfmill (stretch 100x)")
 
     if CORE_AVAILABLE:
-        print("\nwhere the compiled path's time goes (each part run alone):")
+        print("\nwhere the compiled path's CPU time goes (each part run alone):")
         for name, seconds in parts(files).items():
             print(f"  {name:28}{seconds:7.2f} s")
 
