@@ -9,7 +9,10 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=cythonize(
-        [Extension("gohash._core", ["gohash/_core.pyx"], optional=True)],
+        [
+            Extension(f"gohash.{name}", [f"gohash/{name}.pyx"], optional=True)
+            for name in ("_scan", "_core")
+        ],
         compiler_directives={"language_level": "3"},
     )
 )

@@ -6,7 +6,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-ROOT_PROPERTIES: frozenset[bytes]
 TEXT_PROPERTIES: tuple[tuple[str, bytes], ...]
 
 class Replayer:

@@ -1,67 +1,41 @@
 # cython: language_level=3, boundscheck=True, wraparound=False, cdivision=True
 """The compiled fast path of :func:`gohash.positions.positions`: clean SGF files only.
 
-Scope: one strict pass over a file's bytes (SGF tokens, the tree's shape, the
-values of B, W, AB, AW, AE and of the root's SZ, CA, HA and text properties),
-then the replay of every game (captures, simple ko, suicide, setup, undo back
-to branch points) with the position hash of a key scheme and the exact packed
-position, written to growing columns.
+Scope: the replay of every game that :mod:`gohash._scan` read from a file
+(captures, simple ko, suicide, setup, undo back to branch points) with the
+position hash of a key scheme and the exact packed position, written to
+growing columns.
 
-The design is a strict fast path.  Anything this module is not sure to do
-exactly as :mod:`gohash.walk` does -- any syntax irregularity or limit, NUL
-bytes, lower-case letters in a property name, a value of B/W/AB/AW/AE that is
-not two lower-case letters (or an empty move), a point list rectangle, a root
-SZ other than 1..26 as plain digits, HA other than plain digits, HA of 2 or
-more without AB in the root, a move in the root, any illegal move, two moves in a
-row by one colour before the other has moved (handicap played as moves), setup
-that leaves a group without liberties, a file over 64 MiB -- makes
+The design is a strict fast path.  Anything the core is not sure to do
+exactly as :mod:`gohash.walk` does -- whatever the scan refuses (see
+:mod:`gohash._scan`), any illegal move, two moves in a row by one colour
+before the other has moved (handicap played as moves), setup that leaves a
+group without liberties, a file over 64 MiB -- makes
 :meth:`Replayer.add_file` return None with nothing written, and the Python
 layer replays that file with the pure walker.  So errors and notes are always
 the walker's own.
 
-Bounds checks stay on; indices into the board arrays come from the
-neighbour table of the game's size.
+Bounds checks stay on, but for two byte copies whose ends are checked; indices
+into the board arrays come from the neighbour table of the game's size.
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
-from cpython.unicode cimport PyUnicode_DecodeASCII
+
+from ._scan cimport MAX_DEPTH, OPEN0, P_AB, P_AE, P_AW, Scanner
 
 import numpy as np
+
+from ._scan import TEXT_PROPERTIES, grown  # TEXT_PROPERTIES: for the Python layer
 
 cdef enum:
     MAX_SIZE = 26
     MAX_POINTS = MAX_SIZE * MAX_SIZE
     MAX_PACKED = 1 + (MAX_POINTS + 3) // 4
-    MAX_VALUE = 1024 * 1024  # gohash.sgf.MAX_VALUE_BYTES
     MAX_SOURCE = 64 * 1024 * 1024  # gohash.sgf.MAX_SOURCE_BYTES
-    # Far below the pure reader's 1,000,000: deeper files go to the walker.
-    MAX_DEPTH = 10000
-    CLOSE = -1
-    OPEN0 = -2  # "(" number k is the event OPEN0 - k
-    # Kinds of property the replay reads.
-    P_OTHER = 0
-    P_B = 1
-    P_W = 2
-    P_AB = 3
-    P_AW = 4
-    P_AE = 5
 
 cdef uint64_t LOW7 = 0x7F7F7F7F7F7F7F7FULL
 cdef uint64_t HIGH1 = 0x8080808080808080ULL
-
-TEXT_PROPERTIES = tuple(
-    (name, name.encode("ascii"))
-    for name in ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
-)
-ROOT_PROPERTIES = frozenset(
-    (b"SZ", b"CA", b"HA", b"PB", b"PW", b"BR", b"WR", b"RE", b"KM", b"GN", b"DT", b"EV", b"RU")
-)
-
-
-cdef inline bint _is_space(uint8_t c) noexcept:
-    # The whitespace of a bytes regex's \s, which the pure parser skips.
-    return c == 32 or 9 <= c <= 13
 
 
 cdef inline uint64_t _byte_add(uint64_t a, uint64_t b) noexcept:
@@ -70,14 +44,6 @@ cdef inline uint64_t _byte_add(uint64_t a, uint64_t b) noexcept:
 
 cdef inline uint64_t _byte_sub(uint64_t a, uint64_t b) noexcept:
     return ((a | HIGH1) - (b & LOW7)) ^ ((a ^ ~b) & HIGH1)
-
-
-def _grown(array, Py_ssize_t need):
-    """A copy of ``array`` with room for at least ``need`` rows."""
-    cdef Py_ssize_t cap = max(need, 2 * array.shape[0], 64)
-    out = np.empty((cap,) + array.shape[1:], dtype=array.dtype)
-    out[: array.shape[0]] = array
-    return out
 
 
 cdef class Replayer:
@@ -105,13 +71,7 @@ cdef class Replayer:
     cdef int64_t[:] o_offsets
     cdef dict path_ids
     cdef list paths
-    # -- one file's scan
-    cdef Py_ssize_t nev, nnodes, nsetup, nopen
-    cdef object a_ev, a_ncolour, a_na, a_nb, a_nsetup, a_nsetup_end
-    cdef object a_stype, a_sa, a_sb, a_children
-    cdef int32_t[:] ev, n_setup, n_setup_end, children
-    cdef int8_t[:] n_colour, n_a, n_b, s_type, s_a, s_b
-    cdef int32_t[:] ostack
+    cdef Scanner scanner
     # -- the board
     cdef int size, npts, ko, ko_colour, to_move, last_mover, movers, move_number
     cdef int pad_digits, packed_len
@@ -141,18 +101,7 @@ cdef class Replayer:
         self.key_cache = [None] * (MAX_SIZE + 1)
         self.reason = ""
         self._new_columns(max(capacity, 64))
-        self.a_ev = np.empty(1024, np.int32)
-        self.a_ncolour = np.empty(512, np.int8)
-        self.a_na = np.empty(512, np.int8)
-        self.a_nb = np.empty(512, np.int8)
-        self.a_nsetup = np.empty(512, np.int32)
-        self.a_nsetup_end = np.empty(512, np.int32)
-        self.a_stype = np.empty(64, np.int8)
-        self.a_sa = np.empty(64, np.int8)
-        self.a_sb = np.empty(64, np.int8)
-        self.a_children = np.empty(64, np.int32)
-        self._bind_scan()
-        self.ostack = np.empty(MAX_DEPTH + 1, np.int32)
+        self.scanner = Scanner()
         self.cells = np.zeros(MAX_POINTS, np.uint8)
         self.pk = np.zeros(MAX_PACKED, np.uint8)
         self.nb = np.zeros(4 * MAX_POINTS, np.int32)
@@ -207,18 +156,18 @@ cdef class Replayer:
 
     cdef _grow_columns(self):
         cdef Py_ssize_t need = self.n + 1
-        self.a_file = _grown(self.a_file, need)
-        self.a_game = _grown(self.a_game, need)
-        self.a_var = _grown(self.a_var, need)
-        self.a_move = _grown(self.a_move, need)
-        self.a_colour = _grown(self.a_colour, need)
-        self.a_point = _grown(self.a_point, need)
-        self.a_to_move = _grown(self.a_to_move, need)
-        self.a_setup = _grown(self.a_setup, need)
-        self.a_size = _grown(self.a_size, need)
-        self.a_hi = _grown(self.a_hi, need)
-        self.a_lo = _grown(self.a_lo, need)
-        self.a_offsets = _grown(self.a_offsets, need + 1)
+        self.a_file = grown(self.a_file, need)
+        self.a_game = grown(self.a_game, need)
+        self.a_var = grown(self.a_var, need)
+        self.a_move = grown(self.a_move, need)
+        self.a_colour = grown(self.a_colour, need)
+        self.a_point = grown(self.a_point, need)
+        self.a_to_move = grown(self.a_to_move, need)
+        self.a_setup = grown(self.a_setup, need)
+        self.a_size = grown(self.a_size, need)
+        self.a_hi = grown(self.a_hi, need)
+        self.a_lo = grown(self.a_lo, need)
+        self.a_offsets = grown(self.a_offsets, need + 1)
         self._bind_columns()
 
     def take(self):
@@ -275,230 +224,22 @@ cdef class Replayer:
         if d.shape[0] > MAX_SOURCE:
             self.reason = "larger than the source limit"
             return None
-        games = self._scan(d, data)
+        games = self.scanner.scan(d, data)
         if games is None:
+            self.reason = self.scanner.reason
             return None
         roots = []
-        for index, (start, end, root, black_setup) in enumerate(games):
-            size = _root_size(root, black_setup)
-            if size == 0:
-                self.reason = "root SZ, or HA without AB"
-                self.rollback()
-                return None
+        for index, (start, end, size, root) in enumerate(games):
             if not self._replay_game(start, end, size, index, file_id):
                 self.rollback()
                 return None
-            roots.append((size, _handicap(root), root.get(b"CA")) + _text(root))
+            roots.append(root)
         return roots
 
     cdef int _bail(self, str reason) except -1:
         self.reason = reason
         return False
 
-    cdef _bind_scan(self):
-        self.ev = self.a_ev
-        self.n_colour, self.n_a, self.n_b = self.a_ncolour, self.a_na, self.a_nb
-        self.n_setup, self.n_setup_end = self.a_nsetup, self.a_nsetup_end
-        self.s_type, self.s_a, self.s_b = self.a_stype, self.a_sa, self.a_sb
-        self.children = self.a_children
-
-    cdef int _push_event(self, int32_t event) except -1:
-        if self.nev == self.ev.shape[0]:
-            self.a_ev = _grown(self.a_ev, self.nev + 1)
-            self._bind_scan()
-        self.ev[self.nev] = event
-        self.nev += 1
-        return 0
-
-    cdef int32_t _new_node(self) except -1:
-        if self.nnodes == self.n_colour.shape[0]:
-            need = self.nnodes + 1
-            self.a_ncolour = _grown(self.a_ncolour, need)
-            self.a_na = _grown(self.a_na, need)
-            self.a_nb = _grown(self.a_nb, need)
-            self.a_nsetup = _grown(self.a_nsetup, need)
-            self.a_nsetup_end = _grown(self.a_nsetup_end, need)
-            self._bind_scan()
-        cdef int32_t node = <int32_t>self.nnodes
-        self.n_colour[node] = 0
-        self.n_setup[node] = self.n_setup_end[node] = <int32_t>self.nsetup
-        self.nnodes += 1
-        return node
-
-    cdef int _new_open(self) except -1:
-        if self.nopen == self.children.shape[0]:
-            self.a_children = _grown(self.a_children, self.nopen + 1)
-            self._bind_scan()
-        self.children[self.nopen] = 0
-        self.nopen += 1
-        return 0
-
-    cdef int _add_setup(self, int kind, int a, int b) except -1:
-        if self.nsetup == self.s_type.shape[0]:
-            need = self.nsetup + 1
-            self.a_stype = _grown(self.a_stype, need)
-            self.a_sa = _grown(self.a_sa, need)
-            self.a_sb = _grown(self.a_sb, need)
-            self._bind_scan()
-        self.s_type[self.nsetup] = kind
-        self.s_a[self.nsetup] = a
-        self.s_b[self.nsetup] = b
-        self.nsetup += 1
-        return 0
-
-    cdef object _scan(self, const uint8_t[:] d, object data):
-        """The games of the file as ``(first event, end event, root properties)``,
-        or None (with :attr:`reason`) for anything unusual."""
-        cdef Py_ssize_t n = d.shape[0], pos = 0, start, ilen, vstart, first_start, first_end
-        cdef int depth, kind, nvals, c
-        cdef int32_t node, root, ev_start
-        cdef bint need_node, after_child
-        cdef const uint8_t* p
-        self.nev = self.nnodes = self.nsetup = self.nopen = 0
-        games = []
-        if n == 0:
-            self._bail("no game")
-            return None
-        # The byte loops read through a pointer: every read is of p[pos] after
-        # pos < n is checked (the memoryview's own check would repeat it per byte).
-        p = &d[0]
-        while True:
-            while pos < n and _is_space(p[pos]):
-                pos += 1
-            if pos == n:
-                break
-            if p[pos] != 40:  # "("
-                self._bail("data outside a game")
-                return None
-            ev_start = <int32_t>self.nev
-            root = node = -1
-            depth = 0
-            need_node = after_child = False
-            props = {}
-            while True:
-                while pos < n and _is_space(p[pos]):
-                    pos += 1
-                if pos == n:
-                    self._bail("unterminated game")
-                    return None
-                c = p[pos]
-                if c == 40:  # "("
-                    if need_node or depth >= MAX_DEPTH:
-                        self._bail("empty variation or nesting too deep")
-                        return None
-                    node = -1
-                    if depth > 0:
-                        self.children[self.ostack[depth - 1]] += 1
-                    self.ostack[depth] = <int32_t>self.nopen
-                    self._push_event(OPEN0 - <int32_t>self.nopen)
-                    self._new_open()
-                    depth += 1
-                    need_node, after_child = True, False
-                    pos += 1
-                elif c == 41:  # ")"
-                    if need_node:
-                        self._bail("empty variation")
-                        return None
-                    node = -1
-                    depth -= 1
-                    self._push_event(CLOSE)
-                    after_child = True
-                    pos += 1
-                    if depth == 0:
-                        break
-                elif c == 59:  # ";"
-                    if after_child:
-                        self._bail("node after a variation")
-                        return None
-                    node = self._new_node()
-                    if root < 0:
-                        root = node
-                    self._push_event(node)
-                    need_node = False
-                    pos += 1
-                elif 65 <= c <= 90:  # "A".."Z"
-                    if node < 0:
-                        self._bail("property outside a node")
-                        return None
-                    start = pos
-                    while pos < n and 65 <= p[pos] <= 90:
-                        pos += 1
-                    ilen = pos - start
-                    if ilen > 64 or (pos < n and 97 <= p[pos] <= 122):
-                        self._bail("property name")
-                        return None
-                    kind = _kind(d, start, ilen)
-                    while pos < n and _is_space(p[pos]):
-                        pos += 1
-                    if pos == n or p[pos] != 91:  # "["
-                        self._bail("property without a value")
-                        return None
-                    nvals = 0
-                    first_start = pos + 1
-                    first_end = -1
-                    while True:
-                        vstart = pos + 1
-                        pos = vstart
-                        while pos < n and p[pos] != 93:  # "]"
-                            if p[pos] == 0:
-                                self._bail("NUL byte")
-                                return None
-                            pos += 2 if p[pos] == 92 else 1  # "\" escapes the next byte
-                        if pos >= n:
-                            self._bail("unterminated value")
-                            return None
-                        if first_end < 0:
-                            first_end = pos
-                        if kind != P_OTHER and not self._value(kind, node, nvals, d, vstart, pos):
-                            return None
-                        nvals += 1
-                        pos += 1
-                        while pos < n and _is_space(p[pos]):
-                            pos += 1
-                        if pos == n or p[pos] != 91:
-                            break
-                    if pos - start > MAX_VALUE:
-                        self._bail("value beyond the limit")
-                        return None
-                    if node == root and ilen == 2:
-                        # The walker reads the first value, of the first occurrence.
-                        name = data[start : start + 2]
-                        if name in ROOT_PROPERTIES and name not in props:
-                            props[name] = data[first_start:first_end]
-                    if node == root and (kind == P_B or kind == P_W):
-                        self._bail("move in the root")
-                        return None
-                else:
-                    self._bail("unexpected byte")
-                    return None
-            games.append((ev_start, <int32_t>self.nev, props, _has_black_setup(self, root)))
-        if not games:
-            self._bail("no game")
-            return None
-        return games
-
-    cdef int _value(self, int kind, int32_t node, int nvals, const uint8_t[:] d,
-                    Py_ssize_t start, Py_ssize_t end) except -1:
-        """Record one value of B, W, AB, AW or AE; False (with a reason) if unusual."""
-        cdef Py_ssize_t length = end - start
-        cdef int a = -1, b = -1
-        if length == 2:
-            a, b = d[start] - 97, d[start + 1] - 97
-            if not (0 <= a < 26 and 0 <= b < 26):
-                return self._bail("coordinates")
-        elif length != 0 or kind > P_W:
-            return self._bail("coordinates")
-        if kind <= P_W:
-            if nvals or self.n_colour[node]:
-                return self._bail("move values")
-            self.n_colour[node] = kind
-            self.n_a[node], self.n_b[node] = a, b
-        else:
-            self._add_setup(kind, a, b)
-            self.n_setup_end[node] = <int32_t>self.nsetup
-        return True
-
-    # -- replay -----------------------------------------------------------------------------
 
     cdef int _start_board(self, int size) except -1:
         cdef int i, row, col, k
@@ -568,8 +309,8 @@ cdef class Replayer:
         self.pk[1 + (digit >> 2)] = (self.pk[1 + (digit >> 2)] & ~(3 << shift)) | (code << shift)
         if self.logging:
             if self.nlog == self.log_at.shape[0]:
-                self.a_log_at = _grown(self.a_log_at, self.nlog + 1)
-                self.a_log_old = _grown(self.a_log_old, self.nlog + 1)
+                self.a_log_at = grown(self.a_log_at, self.nlog + 1)
+                self.a_log_old = grown(self.a_log_old, self.nlog + 1)
                 self.log_at, self.log_old = self.a_log_at, self.a_log_old
             self.log_at[self.nlog] = i
             self.log_old[self.nlog] = old
@@ -647,18 +388,19 @@ cdef class Replayer:
         return True
 
     cdef int _setup(self, int32_t node) except -1:
-        cdef int32_t first = self.n_setup[node], end = self.n_setup_end[node], e
+        cdef Scanner sc = self.scanner
+        cdef int32_t first = sc.n_setup[node], end = sc.n_setup_end[node], e
         cdef int kind, i, j, q, a, b
         for kind in (P_AB, P_AW, P_AE):
             for e in range(first, end):
-                if self.s_type[e] != kind:
+                if sc.s_type[e] != kind:
                     continue
-                a, b = self.s_a[e], self.s_b[e]
+                a, b = sc.s_a[e], sc.s_b[e]
                 if a >= self.size or b >= self.size:
                     return self._bail("setup coordinates")
                 self._put((self.size - 1 - b) * self.size + a, kind - P_AB + 1 if kind != P_AE else 0)
         for e in range(first, end):
-            i = (self.size - 1 - self.s_b[e]) * self.size + self.s_a[e]
+            i = (self.size - 1 - sc.s_b[e]) * self.size + sc.s_a[e]
             if self.cells[i] and self._dead(i):
                 return self._bail("setup leaves a group without liberties")
             for j in range(4 * i, 4 * i + self.nbc[i]):
@@ -674,19 +416,20 @@ cdef class Replayer:
         cdef int32_t e, event, node, k, parent
         cdef int depth = 1, colour, point, a, b
         cdef bint is_root = True, setup
+        cdef Scanner sc = self.scanner
         self._start_board(size)
         self.path_len = 0
         self.path_id = 0
         self.path_dirty = False
         # The game's own "(": nothing to restore at its end.
         self.st_seen[0] = 0
-        self.st_open[0] = OPEN0 - self.ev[ev_start]
+        self.st_open[0] = OPEN0 - sc.ev[ev_start]
         for e in range(ev_start + 1, ev_end):
-            event = self.ev[e]
+            event = sc.ev[e]
             if event >= 0:
                 node = event
-                colour = self.n_colour[node]
-                setup = self.n_setup_end[node] > self.n_setup[node]
+                colour = sc.n_colour[node]
+                setup = sc.n_setup_end[node] > sc.n_setup[node]
                 if not (colour or setup or is_root):
                     continue
                 if setup and not self._setup(node):
@@ -696,7 +439,7 @@ cdef class Replayer:
                     self.move_number += 1
                     if colour == self.last_mover and self.movers != 3:
                         return self._bail("two moves in a row by one colour at the start")
-                    a, b = self.n_a[node], self.n_b[node]
+                    a, b = sc.n_a[node], sc.n_b[node]
                     if a >= 0 and a < size and b < size:
                         point = (size - 1 - b) * size + a
                         if not self._play(point, colour):
@@ -725,7 +468,7 @@ cdef class Replayer:
                 self.st_ko_colour[depth] = self.ko_colour
                 self.st_to_move[depth] = self.to_move
                 self.st_last[depth] = self.last_mover | self.movers << 2
-                if self.variations and self.children[parent] >= 2:
+                if self.variations and sc.children[parent] >= 2:
                     self.path[self.path_len] = self.st_seen[depth - 1]
                     self.path_len += 1
                     self.path_dirty = True
@@ -787,7 +530,7 @@ cdef class Replayer:
         # Apart from _emit: the slice temporaries Cython would make cost every row.
         cdef Py_ssize_t length = 1 + self.packed_len
         if self.nbytes + length > self.o_packed.shape[0]:
-            self.a_packed = _grown(self.a_packed, self.nbytes + length)
+            self.a_packed = grown(self.a_packed, self.nbytes + length)
             self.o_packed = self.a_packed
         # Both ends of the copy are checked (the last byte's index too).
         self.o_packed[self.nbytes + length - 1] = self.pk[length - 1]
@@ -796,64 +539,3 @@ cdef class Replayer:
         self.o_offsets[r + 1] = self.nbytes
         return 0
 
-
-cdef int _kind(const uint8_t[:] d, Py_ssize_t start, Py_ssize_t length) except -1:
-    cdef uint8_t first = d[start], second
-    if length == 1:
-        return P_B if first == 66 else P_W if first == 87 else P_OTHER
-    if length == 2 and first == 65:  # "A"
-        second = d[start + 1]
-        return P_AB if second == 66 else P_AW if second == 87 else P_AE if second == 69 else P_OTHER
-    return P_OTHER
-
-
-cdef int _has_black_setup(Replayer self, int32_t root) except -1:
-    cdef int32_t e
-    for e in range(self.n_setup[root], self.n_setup_end[root]):
-        if self.s_type[e] == P_AB:
-            return True
-    return False
-
-
-def _root_size(dict root, bint black_setup):
-    """The board size of a root as the walker reads it, or 0 where the core leaves
-    the game to the walker: SZ not plain digits in 1..26, HA not plain digits,
-    or HA of 2 or more without AB in the root (where the walker looks further)."""
-    value = root.get(b"SZ", b"19")
-    if not (value.isdigit() and len(value) <= 3 and 1 <= int(value) <= MAX_SIZE):
-        return 0
-    handicap = root.get(b"HA")
-    if handicap is not None and not (
-        handicap.isdigit() and len(handicap) <= 3 and (black_setup or int(handicap) < 2)
-    ):
-        return 0
-    return int(value)
-
-
-def _handicap(dict root):
-    value = root.get(b"HA")
-    return 0 if value is None else int(value)
-
-
-def _text(dict root):
-    """The text properties of a root: plain values as ``str``, others as ``bytes``."""
-    plain = {}
-    raw = {}
-    for name, key in TEXT_PROPERTIES:
-        value = root.get(key)
-        if value is not None:
-            text = _plain(value)
-            if text is None:
-                raw[name] = value
-            else:
-                plain[name] = text
-    return plain, raw
-
-
-cdef object _plain(bytes value):
-    cdef const unsigned char* p = value
-    cdef Py_ssize_t i, n = len(value)
-    for i in range(n):  # i < len(value): in range
-        if p[i] < 32 or p[i] > 126 or p[i] == 92:
-            return None
-    return PyUnicode_DecodeASCII(<const char*>p, n, NULL)
