@@ -28,8 +28,15 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from gohash.positions import CORE_AVAILABLE, _key_table_for, _root_rows, _scheme_at, positions
-from gohash.sgf import Input, Source, read_input
+from gohash.positions import (
+    CORE_AVAILABLE,
+    _key_table_for,
+    _read_file,
+    _root_rows,
+    _scheme_at,
+    positions,
+)
+from gohash.sgf import Input, Source
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from canon import sgfmill_replay
@@ -61,8 +68,8 @@ def parts(files: list[Path]) -> dict[str, float]:
 
     clock = time.process_time
     start = clock()
-    sources = [s for p in files for s in read_input(Input("file", str(p)))]
-    seconds = {"gohash.sgf.read_input": clock() - start}
+    sources = [s for p in files for s in _read_file(Input("file", str(p)))]
+    seconds = {"reading (sgf.read_input)": clock() - start}
     replayer = _core.Replayer(
         _key_table_for("huima64"), variations=False, packed=False, add=False, capacity=1 << 16
     )
