@@ -7,7 +7,8 @@ key, come from the hash alone.
 Layers, each its own module: :mod:`~gohash.symmetry` (the group),
 :mod:`~gohash.schemes` (key tables and the group's action on hashes),
 :mod:`~gohash.board` (rules, undo, incremental hashes), :mod:`~gohash.sgf` and
-:mod:`~gohash.walk` (reading collections, replaying them for visitors), and the
+:mod:`~gohash.walk` (reading collections, replaying them for visitors),
+:mod:`~gohash.positions` (whole collections as columns, with a compiled core), and the
 tools built on them: :mod:`~gohash.canon`, :mod:`~gohash.superko`,
 :mod:`~gohash.index` (with :mod:`~gohash.frames`) and :mod:`~gohash.audit`.
 Functions named like their module (``walk.walk``, ``canon.canon``) are imported
@@ -41,6 +42,7 @@ from .errors import (
     UnknownSchemeError,
 )
 from .index import Index, IndexFileError, position_from_sgf
+from .positions import GameTable, PositionBatch
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import SgfError, SgfLimitError, SgfReadError, SgfSyntaxError
 from .superko import (
@@ -70,6 +72,7 @@ __all__ = [
     "ColourError",
     "Element",
     "GameInfo",
+    "GameTable",
     "GohashError",
     "IllegalMoveError",
     "Index",
@@ -78,6 +81,7 @@ __all__ = [
     "KoError",
     "OccupiedPointError",
     "OffBoardError",
+    "PositionBatch",
     "PositionError",
     "PositionEvent",
     "Ruleset",

@@ -1,0 +1,27 @@
+"""Types of the compiled core (gohash/_core.pyx); see that file for what it does."""
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+TEXT_PROPERTIES: tuple[tuple[str, bytes], ...]
+
+class Replayer:
+    reason: str
+    def __init__(
+        self,
+        keys_for: Callable[[int], npt.NDArray[np.uint64]],
+        *,
+        variations: bool,
+        packed: bool,
+        add: bool,
+        capacity: int,
+    ) -> None: ...
+    def add_file(
+        self, data: bytes, file_id: int
+    ) -> list[tuple[int, int, bytes | None, dict[str, str], dict[str, bytes]]] | None: ...
+    def take(self) -> tuple[dict[str, npt.NDArray[Any]], list[tuple[int, ...]]]: ...
+    def rollback(self) -> None: ...
+    def __len__(self) -> int: ...

@@ -1,0 +1,291 @@
+"""positions(): the compiled core against the pure walker, column for column, error
+for error, note for note; the columns' meaning against Board and sgfmill; batches,
+GOHASH_PURE and a missing core."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from sgfmill import boards, sgf
+
+from gohash import positions as positions_module
+from gohash.board import Board
+from gohash.errors import GohashError
+from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
+from gohash.schemes import SCHEMES, scheme
+from gohash.sgf import Source
+from gohash.walk import BaseVisitor, PositionEvent, walk
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA_FILES = sorted(str(p) for p in DATA.rglob("*.sgf"))
+OPTIONS = [
+    {},
+    {"variations": True, "packed": True},
+    {"scheme": "huima64-add", "packed": True},
+    {"scheme": "regular64", "group": "d4", "variations": True},
+    {"scheme": "regular128", "packed": True, "variations": True},
+]
+
+
+def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
+    """Everything the batches say, with variation ids replaced by their paths and file
+    ids by names, so two runs compare whatever their batch boundaries."""
+    out: dict[str, Any] = {"errors": [], "notes": [], "games": [], "packed": []}
+    columns: dict[str, list[Any]] = {}
+    for batch in batches:
+        for name, column in batch.columns().items():
+            columns.setdefault(name, []).append(column)
+        columns.setdefault("path", []).append(
+            np.array([batch.variations[v] for v in batch.variation] + [()], dtype=object)[:-1]
+        )
+        columns.setdefault("name", []).append(np.array([batch.files[f] for f in batch.file]))
+        out["errors"] += [
+            (type(e).__name__, str(e), e.file, e.game, e.move_number) for e in batch.errors
+        ]
+        out["notes"] += batch.notes
+        games = batch.games
+        out["games"] += [
+            (batch.files[f], g, s, h, tuple(games.text[n][i] for n in sorted(games.text)))
+            for i, (f, g, s, h) in enumerate(
+                zip(games.file.tolist(), games.game.tolist(), games.size.tolist(),
+                    games.handicap.tolist(), strict=True)
+            )
+        ]
+        if batch.packed_data is not None:
+            out["packed"] += [batch.packed(i) for i in range(len(batch))]
+    for name, parts in columns.items():
+        out[name] = np.concatenate(parts) if parts else np.empty(0)
+    return out
+
+
+def assert_same_as_pure(sources: list[Any], **options: Any) -> dict[str, Any]:
+    """The compiled and the pure path give the same batches; returns them flattened."""
+    assert CORE_AVAILABLE, "the compiled core is not built: nothing to compare"
+    fast = list(positions(sources, pure=False, **options))
+    slow = list(positions(sources, pure=True, **options))
+    assert [len(b) for b in fast] == [len(b) for b in slow]
+    assert [b.files for b in fast] == [b.files for b in slow]
+    a, b = flatten(fast), flatten(slow)
+    assert a.keys() == b.keys()
+    for key in a:
+        if isinstance(a[key], np.ndarray):
+            assert a[key].dtype == b[key].dtype, key
+            assert np.array_equal(a[key], b[key]), key
+        else:
+            assert a[key] == b[key], key
+    return a
+
+
+def test_core_is_built() -> None:
+    # Every differential test below would compare the pure path with itself.
+    assert CORE_AVAILABLE
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_data_files_compiled_equals_pure(options: dict[str, Any]) -> None:
+    flat = assert_same_as_pure(DATA_FILES, **options)
+    # The files include errors (superko/) and a note (HA without AB): the pure
+    # walker's own, reached through the core's refusals.
+    assert len(flat["errors"]) >= 4 and len(flat["notes"]) >= 1
+
+
+def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
+    (tmp_path / "bad.sgf").write_bytes(b"(;SZ[5];B[cc];W[cc])")
+    (tmp_path / "ha.sgf").write_bytes(b"(;SZ[9]HA[2];W[ee])")
+    paths = [str(tmp_path / "bad.sgf"), str(tmp_path / "missing.sgf"), str(tmp_path / "ha.sgf")]
+    errors: list[Exception] = []
+
+    class Collect(BaseVisitor):
+        def handle_error(self, error: Exception) -> bool:  # type: ignore[override]
+            errors.append(error)
+            return False
+
+    summary = walk(paths, Collect())
+    (batch,) = positions(paths)
+    assert [str(e) for e in batch.errors] == [str(e) for e in summary.errors]
+    assert batch.notes == summary.notes and len(batch.notes) == 1
+    assert batch.pure_files == 2
+    assert_same_as_pure(paths)
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_hashes_and_packed_positions_are_the_boards(name: str) -> None:
+    """Every row's hash is that of the exact position it carries, hashed afresh from
+    the position by numpy, and the Board replaying the same moves agrees."""
+    (batch,) = positions(DATA_FILES, scheme=name, packed=True, variations=True)
+    for size in np.unique(batch.size).tolist():
+        rows = np.flatnonzero(batch.size == size)
+        keys = scheme(name, size)
+        arrays = np.stack([Board.from_position_key(batch.packed(i)).to_array() for i in rows])
+        assert np.array_equal(keys.hash_arrays(arrays), batch.hash[rows])
+        canonical, lowest = keys.canonical_array(batch.hash[rows])
+        assert np.array_equal(canonical, batch.canonical[rows])
+        assert np.array_equal(lowest, batch.transform[rows])
+
+
+class Boards(BaseVisitor):
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, int, str | None, bytes, int]] = []
+
+    def visit_position(self, event: PositionEvent) -> None:
+        board = event.board
+        self.rows.append((event.game, event.move_number, event.colour, board.position_key(),
+                          board.hash))
+
+    def handle_error(self, error: Exception) -> bool:  # type: ignore[override]
+        return False
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_rows_are_the_walkers_positions(name: str) -> None:
+    visitor = Boards()
+    walk(DATA_FILES, visitor, board_options={"scheme": name})
+    (batch,) = positions(DATA_FILES, packed=True, scheme=name)
+    hashes = scheme(name, 19).to_ints(batch.hash)
+    colours = {0: None, 1: "b", 2: "w"}
+    rows = [
+        (g, m, colours[c], batch.packed(i), h)
+        for i, (g, m, c, h) in enumerate(
+            zip(batch.game.tolist(), batch.move_number.tolist(), batch.colour.tolist(),
+                hashes, strict=True)
+        )
+    ]
+    assert rows == visitor.rows
+    assert batch.pure_files < len(DATA_FILES) / 2
+
+
+def test_columns_against_sgfmill() -> None:
+    """Points, colours, side to move and stones of a real record, from sgfmill's replay."""
+    path = DATA / "game-9x9.sgf"
+    game = sgf.Sgf_game.from_bytes(path.read_bytes())
+    board = boards.Board(9)
+    expected = []
+    for number, node in enumerate(game.get_main_sequence()[1:], start=1):
+        colour, point = node.get_move()
+        assert colour is not None
+        if point is not None:
+            board.play(point[0], point[1], colour)
+        stones = sorted((p, c) for c, p in board.list_occupied_points())
+        index = -1 if point is None else point[0] * 9 + point[1]
+        expected.append((number, " bw".index(colour), index, 2 if colour == "b" else 1, stones))
+    (batch,) = positions([str(path)], packed=True)
+    assert batch.pure_files == 0
+    got = []
+    for i in range(1, len(batch)):
+        cells = Board.from_position_key(batch.packed(i)).to_array()
+        stones = sorted(
+            ((int(r), int(c)), "b" if cells[r, c] == 1 else "w") for r, c in zip(*cells.nonzero(),
+                                                                                strict=True)
+        )
+        got.append((int(batch.move_number[i]), int(batch.colour[i]), int(batch.point[i]),
+                    int(batch.to_move[i]), stones))
+    assert got == expected
+    assert batch.colour[0] == 0 and batch.point[0] == -1 and batch.move_number[0] == 0
+
+
+def test_variations_and_metadata() -> None:
+    data = (b"(;GM[1]SZ[9]PB[Black \\] name]PW[W]RE[B+R]HA[2]AB[cc][gg]KM[0.5]"
+            b";W[ee](;B[dd];W[ff](;B[gc])(;B[cg]))(;B[ff]))")
+    (batch,) = positions([Source("v.sgf", data)], variations=True)
+    assert batch.pure_files == 0
+    paths = [batch.variations[v] for v in batch.variation]
+    assert paths == [(), (), (), (), (), (0, 1), (1,)]
+    assert batch.move_number.tolist() == [0, 1, 2, 3, 4, 4, 2]
+    assert batch.setup.tolist() == [True] + [False] * 6
+    games = batch.games
+    assert (games.size.tolist(), games.handicap.tolist()) == ([9], [2])
+    assert games.text["PB"] == ["Black ] name"] and games.text["KM"] == ["0.5"]
+    assert games.text["DT"] == [None]
+
+
+def test_batches_hold_whole_files_in_order() -> None:
+    small = list(positions(DATA_FILES, batch_size=1))
+    assert [len(b.files) for b in small] == [1] * len(DATA_FILES)
+    assert [name for b in small for name in b.files.values()] == DATA_FILES
+    assert [i for b in small for i in b.files] == list(range(len(DATA_FILES)))
+    (whole,) = positions(DATA_FILES)
+    assert sum(len(b) for b in small) == len(whole)
+    for name, column in whole.columns().items():
+        assert column.flags.c_contiguous, name  # so Arrow takes it without a copy
+    assert whole.packed_offsets is None
+    with pytest.raises(GohashError, match="not requested"):
+        whole.packed(0)
+
+
+def test_gohash_pure_forces_the_walker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOHASH_PURE", "1")
+    (batch,) = positions(DATA_FILES)
+    assert batch.pure_files == len(DATA_FILES)
+    monkeypatch.setenv("GOHASH_PURE", "0")
+    (batch,) = positions(DATA_FILES)
+    assert batch.pure_files < len(DATA_FILES) / 2
+
+
+def test_missing_core_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(positions_module, "_core", None)
+    monkeypatch.setattr(positions_module, "_warned", False)
+    monkeypatch.delenv("GOHASH_PURE", raising=False)
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    first = list(positions(DATA_FILES[:2]))
+    second = list(positions(DATA_FILES[:2]))
+    assert err.getvalue().count("compiled core is not built") == 1
+    assert [b.pure_files for b in first + second] == [2, 2]
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="unknown key scheme"):
+        list(positions(DATA_FILES, scheme="nope"))
+    with pytest.raises(ValueError):
+        list(positions(DATA_FILES, group="nope"))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"(;SZ[9]C[" + b"x" * (1024 * 1024 + 1) + b"];B[aa])",
+        b"(;SZ[9]" + b"(;B[aa]" * 20_000 + b")" * 20_001,
+        b"\xef\xbb\xbf(;SZ[9];B[aa])",
+        b"(;SZ[9];B[a\x00])",
+        b"(;SZ[9]AB[aa:cc];W[ee])",
+        b"(;SZ[9];b[aa])",
+        b"(;SZ[9];B[aa];;W[bb](;B[cc]);W[dd])",
+    ],
+    ids=["value-limit", "deep-nesting", "bom", "nul", "rectangle", "lower-case", "node-after"],
+)
+def test_limits_and_irregular_syntax_are_the_walkers(data: bytes) -> None:
+    """The core leaves them to the walker, which reports or reads them as it does."""
+    (batch,) = positions([Source("odd.sgf", data)], variations=True)
+    assert batch.pure_files == 1
+    assert_same_as_pure([Source("odd.sgf", data)], variations=True)
+
+
+def test_core_reads_the_walkers_text_properties() -> None:
+    from gohash import _core
+
+    assert tuple(name for name, _ in _core.TEXT_PROPERTIES) == TEXT_PROPERTIES
+
+
+def test_a_file_read_at_its_size_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """positions() asks read_input for a file's size; a file that grew since is read
+    again as the walker reads it, not cut or refused."""
+    path = tmp_path / "grown.sgf"
+    path.write_bytes(b"(;SZ[9];B[aa];W[bb])")
+    real_stat = os.stat
+
+    def stale_stat(name: Any, *args: Any, **kwargs: Any) -> Any:
+        result = real_stat(name, *args, **kwargs)
+        if str(name) == str(path):
+            return os.stat_result((*result[:6], 5, *result[7:]))  # st_size: 5 bytes
+        return result
+
+    monkeypatch.setattr(os, "stat", stale_stat)
+    (batch,) = positions([str(path)])
+    assert batch.errors == [] and len(batch) == 3
