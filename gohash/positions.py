@@ -37,10 +37,7 @@ import numpy.typing as npt
 from .errors import GohashError
 from .schemes import KeyScheme, scheme
 from .sgf import (
-    MAX_SOURCE_BYTES,
-    Input,
     SgfError,
-    SgfLimitError,
     Source,
     decode_text,
     encoding_of,
@@ -211,23 +208,7 @@ def _sources_of(item: str | Source) -> Iterator[Source | SgfError]:
         yield item
         return
     for inp in find_inputs([item]):
-        yield from _read_file(inp) if inp.kind == "file" else read_input(inp)
-
-
-def _read_file(inp: Input) -> list[Source | SgfError]:
-    """:func:`~gohash.sgf.read_input` of a plain file, asked for no more than the
-    file's size: it then reads into a buffer of that size, not of the 64 MiB
-    limit (a third of the CPU time on a collection of small files)."""
-    try:
-        size = os.stat(inp.name).st_size
-    except OSError:
-        size = MAX_SOURCE_BYTES
-    if size < MAX_SOURCE_BYTES:
-        found = list(read_input(inp, limit=size))
-        if not (len(found) == 1 and isinstance(found[0], SgfLimitError)):
-            return found
-        # The file grew since: read it as the walker does.
-    return list(read_input(inp))
+        yield from read_input(inp)
 
 
 def _warn_missing() -> None:

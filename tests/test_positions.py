@@ -5,7 +5,6 @@ GOHASH_PURE and a missing core."""
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 from typing import Any
 
@@ -269,23 +268,3 @@ def test_core_reads_the_walkers_text_properties() -> None:
     from gohash import _core
 
     assert tuple(name for name, _ in _core.TEXT_PROPERTIES) == TEXT_PROPERTIES
-
-
-def test_a_file_read_at_its_size_is_read_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """positions() asks read_input for a file's size; a file that grew since is read
-    again as the walker reads it, not cut or refused."""
-    path = tmp_path / "grown.sgf"
-    path.write_bytes(b"(;SZ[9];B[aa];W[bb])")
-    real_stat = os.stat
-
-    def stale_stat(name: Any, *args: Any, **kwargs: Any) -> Any:
-        result = real_stat(name, *args, **kwargs)
-        if str(name) == str(path):
-            return os.stat_result((*result[:6], 5, *result[7:]))  # st_size: 5 bytes
-        return result
-
-    monkeypatch.setattr(os, "stat", stale_stat)
-    (batch,) = positions([str(path)])
-    assert batch.errors == [] and len(batch) == 3
