@@ -33,6 +33,8 @@ class Recorder(BaseVisitor):
             tuple[int, tuple[int, ...], int, str | None, str | None, str | None]
         ] = []
         self.boards: list[Board] = []
+        self.depths: list[int] = []
+        self.setups: list[bool] = []
         self.games: list[GameInfo] = []
         self.ended: list[int] = []
         self.errors: list[GohashError] = []
@@ -53,6 +55,8 @@ class Recorder(BaseVisitor):
             )
         )
         self.boards.append(event.board.copy())
+        self.depths.append(event.depth)
+        self.setups.append(event.node_has_setup)
 
     def end_game(self, info: GameInfo) -> None:
         self.ended.append(info.game)
@@ -326,3 +330,55 @@ def test_walk_over_paths(tmp_path: Path) -> None:
         str(tmp_path / "missing.sgf"),
     ]
     assert str(summary) == "2 files, 2 games, 4 positions, 2 errors"
+
+
+def test_regression_root_position_is_visited_once() -> None:
+    """Position 0 is the root's setup, visited once, before the root's move: also
+    when the root's setup or move is in error (the walker once showed the board
+    after move 1 as position 0)."""
+    cases = [
+        # (record, [(move number, colour, stones)], error move numbers)
+        (b"(;SZ[9]AB[zz];B[ee];W[cc])", [(0, None, set()), (1, "b", {("b", "E5")}),
+         (2, "w", {("b", "E5"), ("w", "C7")})], [0]),
+        (b"(;SZ[5]B[aa];W[bb])", [(0, None, set()), (1, "b", {("b", "A5")}),
+         (2, "w", {("b", "A5"), ("w", "B4")})], []),
+        (b"(;SZ[5]AB[aa]B[aa];W[bb])", [(0, None, {("b", "A5")}),
+         (2, "w", {("b", "A5"), ("w", "B4")})], [1]),
+        (b"(;SZ[5]AB[zz]B[aa];W[bb])", [(0, None, set()), (2, "w", {("w", "B4")})], [1]),
+    ]
+    for data, expected, errors in cases:
+        rec, summary = run(data, go_on=True)
+        found = [(p[2], p[3], stones(b)) for p, b in zip(rec.positions, rec.boards, strict=True)]
+        assert found == expected, data
+        assert [e.move_number for e in rec.errors] == errors, data
+        assert rec.depths == list(range(len(expected))), data
+        assert summary.positions == len(expected)
+
+
+def test_events_carry_their_line_depth_and_errors_their_variation() -> None:
+    """``depth`` counts the positions on the event's line before it, so a visitor
+    keeps exactly its line's history; a node's error names the variation it is in."""
+    data = b"(;SZ[5];B[aa](;W[bb];B[cc])(;AB[dd]W[aa];B[ee])(;C[x];W[ee]))"
+    rec, _ = run(data, variations=True, go_on=True)
+    assert [(p[1], p[2], p[3], d) for p, d in zip(rec.positions, rec.depths, strict=True)] == [
+        ((), 0, None, 0),
+        ((), 1, "b", 1),
+        ((), 2, "w", 2),
+        ((), 3, "b", 3),
+        ((1,), 2, None, 2),  # W[aa] fails: the node's setup position, under its number
+        ((1,), 3, "b", 3),
+        ((2,), 2, "w", 2),
+    ]
+    assert rec.setups == [False, False, False, False, True, False, False]
+    assert stones(rec.boards[4]) == {("b", "A5"), ("b", "D2")}
+    (error,) = rec.errors
+    assert (error.move_number, error.variation) == (2, (1,))
+    assert "'A5' (4, 0) is occupied" in str(error)
+
+
+def test_a_node_with_a_failing_setup_is_skipped_but_its_move_counts() -> None:
+    rec, _ = run(b"(;SZ[5];B[aa];AB[zz]W[bb];B[cc])", go_on=True)
+    assert [(p[2], p[4]) for p in rec.positions] == [(0, None), (1, "aa"), (3, "cc")]
+    assert stones(rec.boards[-1]) == {("b", "A5"), ("b", "C3")}
+    (error,) = rec.errors
+    assert (error.move_number, error.variation) == (2, ())
