@@ -3,7 +3,7 @@
 Scope: a seeded generator of game records on small boards (5x5..9x9) whose
 moves obey simple ko (and forbid suicide, unless asked) but ignore superko, biased towards
 captures and passes so that ko fights cycle and whole-board positions repeat;
-and writing such a game as SGF.
+writing such a game as SGF; and a key scheme whose hashes collide all the time.
 """
 
 from __future__ import annotations
@@ -13,9 +13,23 @@ from dataclasses import dataclass
 
 from gohash.board import Board, IllegalMoveError
 from gohash.coords import sgf_letters
+from gohash.schemes import KeyScheme
 
 Point = tuple[int, int]
 Move = tuple[str, Point | None]
+
+
+class Weak8Scheme(KeyScheme):
+    """regular64 cut to 8 bits: 256 hash values, so positions collide constantly."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__("regular64", size)
+        self.name = "weak8"
+        self.black_keys = tuple(k & 0xFF for k in self.black_keys)
+        self.white_keys = tuple(k & 0xFF for k in self.white_keys)
+
+    def side_key(self, colour: str) -> int:
+        return super().side_key(colour) & 0xFF
 
 
 @dataclass(frozen=True)

@@ -19,22 +19,9 @@ from hypothesis import strategies as st
 from gohash.board import Board
 from gohash.schemes import KeyScheme
 from gohash.superko import KINDS, RULES, Ruleset, Violation, check
-from tests.kofight import RandomGame, random_game, sgf_nodes
+from tests.kofight import RandomGame, Weak8Scheme, random_game, sgf_nodes
 
 Verdict = tuple[int, str, int | None]
-
-
-class Weak8Scheme(KeyScheme):
-    """regular64 cut to 8 bits: 256 hash values, so positions collide constantly."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__("regular64", size)
-        self.name = "weak8"
-        self.black_keys = tuple(k & 0xFF for k in self.black_keys)
-        self.white_keys = tuple(k & 0xFF for k in self.white_keys)
-
-    def side_key(self, colour: str) -> int:
-        return super().side_key(colour) & 0xFF
 
 
 def reference(game: RandomGame, rules: Ruleset) -> list[Verdict]:
