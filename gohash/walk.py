@@ -386,12 +386,13 @@ class _GameWalker:
         table = _move_table(size)
         variation: tuple[int, ...] = ()
         path: list[int] = []
-        # Per open "(": board steps, move number, path length and line depth to go
-        # back to, and the number of child trees seen so far.  The game's own "(" is read.
+        # Per open "(": board steps, move number and path length to go back to, the
+        # number of child trees seen so far, and the positions visited on the line
+        # to go back to.  The game's own "(" is read.
         stack: list[list[int]] = [[0, 0, 0, 0, 0]]
         opened = 1  # "(" seen: the index into only_children
         move_number = 0
-        depth = 0  # positions visited on the current line
+        visited = 0  # positions visited on the current line: the next event's depth
         is_root = True
 
         def fail(error: GohashError, number: int) -> None:
@@ -401,18 +402,23 @@ class _GameWalker:
             if not visitor.handle_error(error):
                 raise _Abandon from None
 
-        def visit(number: int, colour: str | None, move: tuple[Point | None, str, str] | None,
-                  setup: bool) -> None:
-            nonlocal depth
-            point, sgf_move, name = (None, None, None) if move is None else move
+        def visit(
+            number: int,
+            colour: str | None,
+            point: Point | None,
+            sgf_move: str | None,
+            name: str | None,
+            setup: bool,
+        ) -> None:
+            nonlocal visited
             summary.positions += 1
             visitor.visit_position(
                 PositionEvent(
                     file, game, variation, number, colour, point, sgf_move, name, board, setup,
-                    depth,
+                    visited,
                 )
             )
-            depth += 1
+            visited += 1
 
         try:
             for kind, props in events:
@@ -437,53 +443,53 @@ class _GameWalker:
                             setup = has_move = False  # the node in error is skipped whole
                     if is_root:
                         is_root = False
-                        visit(0, None, None, setup)
+                        visit(0, None, None, None, None, setup)
                         setup = False  # shown in position 0, not again after the root's move
                         if not has_move:
                             continue
-                    colour = move = None
+                    colour = point = sgf_move = name = None
                     if has_move:
                         try:
                             if b is not None and w is not None:
                                 raise SgfError(f"node has both B{b!r} and W{w!r}")
-                            mover, values = ("b", b) if b is not None else ("w", w)
+                            colour, values = ("b", b) if b is not None else ("w", w)
                             assert values is not None
                             if len(values) != 1:
-                                raise SgfError(f"move {mover.upper()} has {len(values)} values")
-                            move = table.get(values[0]) or table.get(values[0].strip())
-                            if move is None:
+                                raise SgfError(f"move {colour.upper()} has {len(values)} values")
+                            entry = table.get(values[0]) or table.get(values[0].strip())
+                            if entry is None:
                                 raise SgfError(
                                     f"bad coordinates {values[0]!r} for a {size}x{size} board"
                                 )
-                            if move[0] is None:
-                                board.pass_(mover)
+                            point, sgf_move, name = entry
+                            if point is None:
+                                board.pass_(colour)
                             else:
-                                board.play(move[0], mover)
+                                board.play(point, colour)
                             steps += 1
-                            colour = mover
                         except GohashError as e:
                             fail(e, move_number)
-                            move = None
+                            colour = point = sgf_move = name = None
                     if colour is not None or setup:
-                        visit(move_number, colour, move, setup)
+                        visit(move_number, colour, point, sgf_move, name, setup)
                 elif kind == OPEN:
                     parent = stack[-1]
-                    child = parent[4]
-                    parent[4] += 1
-                    stack.append([steps, move_number, len(path), depth, 0])
+                    child = parent[3]
+                    parent[3] += 1
+                    stack.append([steps, move_number, len(path), 0, visited])
                     if only_children is not None and not only_children[opened]:
                         path.append(child)
                         variation = _strip(path)
                     opened += 1
                 else:
-                    saved_steps, move_number, length, depth, _ = stack.pop()
+                    saved_steps, move_number, depth, _, visited = stack.pop()
                     if not stack or not variations:  # the end of the game, or of the main line
                         return
                     for _ in range(steps - saved_steps):
                         board.undo()
                     steps = saved_steps
-                    if len(path) != length:
-                        del path[length:]
+                    if len(path) != depth:
+                        del path[depth:]
                         variation = _strip(path)
         except SgfReadError as e:
             # Where the data broke: after the last move read.
