@@ -19,17 +19,21 @@ Point = tuple[int, int]
 Move = tuple[str, Point | None]
 
 
-class Weak8Scheme(KeyScheme):
-    """regular64 cut to 8 bits: 256 hash values, so positions collide constantly."""
+class WeakScheme(KeyScheme):
+    """regular64 cut to its low ``bits`` bits: 256 hash values for 8 bits, so
+    positions collide constantly; with 0 bits every position and situation
+    hashes to 0, and only exact comparison can tell any two apart."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, bits: int = 8) -> None:
         super().__init__("regular64", size)
-        self.name = "weak8"
-        self.black_keys = tuple(k & 0xFF for k in self.black_keys)
-        self.white_keys = tuple(k & 0xFF for k in self.white_keys)
+        self.name = f"weak{bits}"
+        self.weak_mask = (1 << bits) - 1
+        self.black_keys = tuple(k & self.weak_mask for k in self.black_keys)
+        self.white_keys = tuple(k & self.weak_mask for k in self.white_keys)
 
     def side_key(self, colour: str) -> int:
-        return super().side_key(colour) & 0xFF
+        return super().side_key(colour) & self.weak_mask
+
 
 
 @dataclass(frozen=True)

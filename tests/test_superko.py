@@ -21,7 +21,7 @@ from gohash.superko import (
     marked_diagram,
     ruleset,
 )
-from tests.kofight import Weak8Scheme
+from tests.kofight import WeakScheme
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"
 
@@ -272,7 +272,8 @@ def test_regression_zero_sum_setup_is_no_blind_spot(tmp_path: Path) -> None:
     path.write_text(
         "(;SZ[19]AB[jd][dj][pj][jp];AE[jd][dj][pj][jp];B[jd];W[];B[dj];W[];B[pj];W[];B[jp])"
     )
-    for scheme in ("huima64", "huima64-add", "regular64", "regular128", Weak8Scheme(19)):
+    weak = (WeakScheme(19, 8), WeakScheme(19, 0))
+    for scheme in ("huima64", "huima64-add", "regular64", "regular128", *weak):
         result = check([str(path)], scheme=scheme)
         assert result.errors == []
         assert [(v.move_number, v.kind, v.repeats, v.cycle) for v in result.violations] == [

@@ -6,8 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sgfmill import sgf_grammar
 
-from gohash.board import Board
+from gohash.board import Board, OccupiedPointError
 from gohash.coords import gtp, parse_gtp
 from gohash.errors import BoardSizeError, GohashError
 from gohash.sgf import SgfError, SgfSyntaxError, Source
@@ -20,6 +23,7 @@ from gohash.walk import (
     walk,
     walk_source,
 )
+from tests import sgfgen
 from tests.gtp import GnuGo, require_gnugo
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -382,3 +386,88 @@ def test_a_node_with_a_failing_setup_is_skipped_but_its_move_counts() -> None:
     assert stones(rec.boards[-1]) == {("b", "A5"), ("b", "C3")}
     (error,) = rec.errors
     assert (error.move_number, error.variation) == (2, ())
+
+
+# -- against a reference replay on sgfmill's board, on generated records -------------------
+
+
+class Trace(BaseVisitor):
+    """Positions and errors in the order the walker hands them over."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[object, ...]] = []
+
+    def visit_position(self, event: PositionEvent) -> None:
+        board = event.board
+        stones = tuple(
+            board.get((row, col)) for row in range(board.size) for col in range(board.size)
+        )
+        self.items.append(
+            ("position", event.game, event.variation, event.move_number, event.colour,
+             event.point, event.node_has_setup, event.depth, stones)
+        )
+
+    def handle_error(self, error: GohashError) -> bool:
+        if isinstance(error, OccupiedPointError):
+            kind = "occupied"
+        elif "no fixed handicap" in error.reason:
+            kind = "handicap"
+        elif "bad point" in error.reason:
+            kind = "setup"
+        else:
+            kind = "move"
+        where = (error.game, error.variation, error.move_number, kind)
+        if isinstance(error, OccupiedPointError):
+            where += (error.colour, error.point)
+        self.items.append(("error", *where))
+        return True
+
+
+def expected_trace(record: sgfgen.Record, variations: bool) -> list[tuple[object, ...]]:
+    items: list[tuple[object, ...]] = []
+    for item in sgfgen.replay(record, variations=variations):
+        if isinstance(item, sgfgen.Fault):
+            where = (item.game, item.variation, item.move_number, item.kind)
+            if item.kind == "occupied":
+                where += (item.colour, item.point)
+            items.append(("error", *where))
+        else:
+            items.append(
+                ("position", item.game, item.variation, item.move_number, item.colour,
+                 item.point, item.setup, item.depth, item.stones)
+            )
+    return items
+
+
+@settings(max_examples=150, deadline=None)
+@given(sgfgen.records(), st.booleans())
+def test_walker_agrees_with_the_reference_replay(record: sgfgen.Record, variations: bool) -> None:
+    """Every position (where, which move, setup or not, line depth, every stone)
+    and every error, in order, as the walker's docstring promises them.  The
+    board plays the record as written, as the superko checker has it: suicides
+    are played and kos retaken."""
+    trace = Trace()
+    summary = walk_source(
+        Source("gen.sgf", record.sgf().encode()), trace, variations=variations,
+        board_options={"suicide_allowed": True, "simple_ko": False},
+    )
+    assert trace.items == expected_trace(record, variations)
+    assert summary.games == len(record.games)
+    assert summary.positions == sum(item[0] == "position" for item in trace.items)
+
+
+def _coarse(tree: sgfgen.Tree) -> tuple[object, ...]:
+    return ([node.properties() for node in tree.nodes], [_coarse(c) for c in tree.children])
+
+
+@settings(max_examples=100, deadline=None)
+@given(sgfgen.records())
+def test_generated_text_reads_back_as_described(record: sgfgen.Record) -> None:
+    """sgfmill's parser finds in the generated text exactly the described trees:
+    the description the references replay is the record the walker reads."""
+    parsed = sgf_grammar.parse_sgf_collection(record.sgf().encode())
+
+    def coarse(tree: sgf_grammar.Coarse_game_tree) -> tuple[object, ...]:
+        return (tree.sequence, [coarse(child) for child in tree.children])
+
+    assert [coarse(tree) for tree in parsed] == [_coarse(game.tree) for game in record.games]
