@@ -15,7 +15,10 @@ class GohashError(ValueError):
 
     ``file``, ``game`` (0-based index in the file) and ``move_number`` say where
     the error was found; each is ``None`` where it does not apply or is unknown.
-    The walker fills them in for errors raised while replaying a game.
+    The walker fills them in for errors raised while replaying a game, and
+    ``variation`` too (the line of the game tree, as
+    :attr:`gohash.walk.PositionEvent.variation` names it: ``()`` for the main
+    line); it is not part of :meth:`where`.
     """
 
     def __init__(
@@ -31,9 +34,15 @@ class GohashError(ValueError):
         self.file = file
         self.game = game
         self.move_number = move_number
+        self.variation: tuple[int, ...] | None = None
 
     def located(
-        self, *, file: str | None = None, game: int | None = None, move_number: int | None = None
+        self,
+        *,
+        file: str | None = None,
+        game: int | None = None,
+        move_number: int | None = None,
+        variation: tuple[int, ...] | None = None,
     ) -> GohashError:
         """Fill in the location fields that are still unknown; return self."""
         if self.file is None:
@@ -42,6 +51,8 @@ class GohashError(ValueError):
             self.game = game
         if self.move_number is None:
             self.move_number = move_number
+        if self.variation is None:
+            self.variation = variation
         return self
 
     def where(self) -> str:

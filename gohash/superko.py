@@ -5,12 +5,11 @@ visitor for :func:`gohash.walk.walk` that finds every violation in a game
 (:class:`SuperkoVisitor`), and :func:`check`, which walks paths with it.
 
 Every game line keeps its history: all positions since the start, setup
-included, in dicts from hash to history entries, for positions and for
-situations (position and player to move).  A hash hit is only a candidate:
-each is confirmed exactly, by undoing a copy of the live board back to the
-candidate's position and comparing :meth:`~gohash.board.Board.position_key`
-of the two, so a hash collision cannot make a verdict.  (Keys are computed
-only on hits: one per position would cost more than the rest of the check.)
+included, each with its exact position (:meth:`~gohash.board.Board.position_key`)
+in a multimap from position hash to every exact position with that hash.  The
+hash only narrows the search; every verdict compares exact positions, so neither
+a hash collision nor two positions sharing a hash (Huima's zero sums, DESIGN E3)
+can make or hide a verdict.
 
 The record is replayed as written (``Board(simple_ko=False,
 suicide_allowed=True)``): after an illegal move the checker reports it and goes
@@ -37,7 +36,10 @@ replaces that ruleset's in either case.
 The setup position's player to move is the player of the first move.
 Suicide, when forbidden, is reported as ``"suicide"`` (the group is removed,
 as the record implies, and the game goes on).  With variations, every line
-has its own history: going back to a branch point forgets the line left.
+has its own history: the walker's ``PositionEvent.depth`` says how many of the
+positions kept belong to the event's line, so going back to a branch point
+forgets exactly the line left.  An occupied play is reported in the variation
+the walker located its error in.
 """
 
 from __future__ import annotations
@@ -144,89 +146,60 @@ class _Entry(NamedTuple):
     """One position of a game line's history."""
 
     move_number: int  # as the record counts moves
-    plays: int  # the board's move number (plays and passes played)
     position_hash: int
-    situation_hash: int
+    key: bytes  # the exact position
     to_move: str
     by_play: bool
     ko_point: Point | None
-    key: bytes | None  # the exact position, once a hash hit has needed it
+    first: bool  # before the line's first move: its player to move is the first mover
 
 
 class _History:
-    """The positions of one game line, indexed by position and by situation hash.
+    """The positions of one game line: a stack, and a multimap from position hash
+    to every exact position with that hash, each to its entries in line order.
 
-    Entries are pushed and popped in stack order, so the index lists stay in
-    entry order and popping removes the last element of each.  No exact keys
-    are stored: computing one per position would cost more than the rest of
-    the check.  A hash hit is confirmed by taking the live board back, on a
-    copy, to the candidate's position and comparing the two exactly; both keys
-    are then kept, so a cycle played again and again is not rebuilt each time.
+    The hash only narrows the search; the exact key (one
+    :meth:`~gohash.board.Board.position_key` per position, about 2 us) decides,
+    so neither a collision nor two positions with one hash can change a verdict.
+    Entries are pushed and popped in stack order, so every index list stays
+    sorted and popping removes the last element of one.
     """
 
     def __init__(self) -> None:
         self.entries: list[_Entry] = []
-        self.positions: dict[int, list[int]] = {}
-        self.situations: dict[int, list[int]] = {}
+        self.positions: dict[int, dict[bytes, list[int]]] = {}
 
     def push(self, entry: _Entry) -> None:
         index = len(self.entries)
         self.entries.append(entry)
-        self.positions.setdefault(entry.position_hash, []).append(index)
-        self.situations.setdefault(entry.situation_hash, []).append(index)
+        self.positions.setdefault(entry.position_hash, {}).setdefault(entry.key, []).append(index)
 
-    def pop(self) -> None:
-        entry = self.entries.pop()
-        for table, h in (
-            (self.positions, entry.position_hash),
-            (self.situations, entry.situation_hash),
-        ):
-            indices = table[h]
+    def truncate(self, depth: int) -> None:
+        """Keep the first ``depth`` entries: the line's positions before an event."""
+        entries = self.entries
+        while len(entries) > depth:
+            entry = entries.pop()
+            same_hash = self.positions[entry.position_hash]
+            indices = same_hash[entry.key]
             indices.pop()
             if not indices:
-                del table[h]
+                del same_hash[entry.key]
+                if not same_hash:
+                    del self.positions[entry.position_hash]
 
     def latest_match(
-        self, candidates: list[int] | None, board: Board, to_move: str | None, by_play: bool
-    ) -> tuple[_Entry | None, bytes | None]:
-        """The latest candidate entry whose position is exactly the board's (and whose
-        player to move is ``to_move``, if given; created by a board play, if
-        ``by_play``), and the board's exact key if it was needed."""
-        if candidates is None:
-            return None, None
-        entries = self.entries
-        key: bytes | None = None
-        ancestor: Board | None = None
-        for index in reversed(candidates):
-            entry = entries[index]
-            if (to_move is not None and entry.to_move != to_move) or (
-                by_play and not entry.by_play
+        self, position_hash: int, key: bytes, to_move: str | None, by_play: bool
+    ) -> _Entry | None:
+        """The latest entry whose position is exactly ``key`` (and whose player to
+        move is ``to_move``, if given; created by a board play, if ``by_play``)."""
+        indices = self.positions.get(position_hash, {}).get(key, ())
+        for index in reversed(indices):
+            entry = self.entries[index]
+            if (to_move is None or entry.to_move == to_move) and (
+                entry.by_play or not by_play
             ):
-                continue
-            if key is None:
-                key = board.position_key()
-            if entry.key is None:
-                if ancestor is None:
-                    ancestor = board.copy()
-                # Candidates come latest first, so the copy only ever goes further back.
-                if not _back_to(ancestor, entry):
-                    continue
-                entry = entries[index] = entry._replace(key=ancestor.position_key())
-            if entry.key == key:
-                return entry, key
-        return None, key
-
-
-def _back_to(board: Board, entry: _Entry) -> bool:
-    """Undo ``board`` to the state ``entry`` recorded, if it is on the board's line."""
-    while board.move_number > entry.plays or (
-        board.move_number == entry.plays and board.hash != entry.position_hash
-    ):
-        try:
-            board.undo()
-        except IndexError:
-            return False
-    return board.move_number == entry.plays and board.hash == entry.position_hash
+                return entry
+        return None
 
 
 def marked_diagram(board: Board, point: Point | None) -> str:
@@ -276,7 +249,6 @@ class SuperkoVisitor(BaseVisitor):
         self.violations: list[Violation] = []
         self.errors: list[GohashError] = []
         self._history = _History()
-        self._variation: tuple[int, ...] = ()
         self._board: Board | None = None
 
     def begin_game(self, info: GameInfo) -> None:
@@ -285,7 +257,6 @@ class SuperkoVisitor(BaseVisitor):
                 rule=self._rule, suicide_allowed=self._suicide_allowed
             )
         self._history = _History()
-        self._variation = ()
         self._board = None
 
     def end_game(self, info: GameInfo) -> None:
@@ -299,6 +270,7 @@ class SuperkoVisitor(BaseVisitor):
             self._report(
                 error.file or "",
                 error.game or 0,
+                error.variation or (),
                 error.move_number or 0,
                 error.colour,
                 point,
@@ -314,48 +286,38 @@ class SuperkoVisitor(BaseVisitor):
         board = event.board
         self._board = board
         history = self._history
-        if event.variation != self._variation:
-            self._variation = event.variation
-            self._back_to_parent(event)
-        if event.colour is not None and history.entries and history.entries[-1].move_number == 0:
-            self._first_mover(event.colour, board.scheme)
+        history.truncate(event.depth)
+        if event.colour is not None and board.move_number == 1:
+            self._first_mover(event.colour)
         by_play = event.point is not None
-        position_hash = board.hash
-        situation_hash = board.situation_hash
-        to_move = board.to_move
-        key = None
-        passed = event.colour is not None and not by_play and not event.node_has_setup
-        if passed and history.entries:
-            key = history.entries[-1].key  # a pass leaves the stones as they were
+        entries = history.entries
+        if event.colour is not None and not by_play and not event.node_has_setup:
+            key = entries[-1].key  # a pass leaves the stones as they were
+        else:
+            key = board.position_key()
         if by_play:
             assert event.point is not None and event.colour is not None
-            kind, earlier, key = self._judge(event, position_hash, situation_hash, to_move)
+            kind, earlier = self._judge(event, key)
             if kind is not None:
                 self._report(
-                    event.file, event.game, event.move_number, event.colour, event.point,
-                    kind, earlier, board,
+                    event.file, event.game, event.variation, event.move_number, event.colour,
+                    event.point, kind, earlier, board,
                 )
         history.push(
-            _Entry(event.move_number, board.move_number, position_hash, situation_hash,
-                   to_move, by_play, board.ko_point, key)
+            _Entry(event.move_number, board.hash, key, board.to_move, by_play, board.ko_point,
+                   board.move_number == 0)
         )
 
-    def _judge(
-        self,
-        event: PositionEvent,
-        position_hash: int,
-        situation_hash: int,
-        to_move: str,
-    ) -> tuple[str | None, int | None, bytes | None]:
-        """The kind of violation of the play that led to ``event``, the move number
-        of the position it repeats, and the exact key of the position, if computed."""
+    def _judge(self, event: PositionEvent, key: bytes) -> tuple[str | None, int | None]:
+        """The kind of violation of the play that led to ``event`` and the move
+        number of the position it repeats."""
         point = event.point
         assert point is not None
         board = event.board
         rule = self.rules.rule
         history = self._history
         if board.get(point) is None and not self.rules.suicide_allowed:
-            return "suicide", None, None
+            return "suicide", None
         if rule == "simple":
             entries = history.entries
             parent = entries[-1] if entries else None
@@ -366,29 +328,24 @@ class SuperkoVisitor(BaseVisitor):
                 and parent.to_move == event.colour
             ):
                 # The retake restores the position before the ko was taken.
-                return KINDS["simple"], entries[-2].move_number, None
+                return KINDS["simple"], entries[-2].move_number
             kind = "no result"
-            earlier, key = history.latest_match(
-                history.positions.get(position_hash), board, None, False
-            )
+            earlier = history.latest_match(board.hash, key, None, False)
         elif rule == "positional":
             kind = KINDS[rule]
-            earlier, key = history.latest_match(
-                history.positions.get(position_hash), board, None, False
-            )
+            earlier = history.latest_match(board.hash, key, None, False)
         else:
             kind = KINDS[rule]
-            earlier, key = history.latest_match(
-                history.situations.get(situation_hash), board, to_move, rule == "natural"
-            )
+            earlier = history.latest_match(board.hash, key, board.to_move, rule == "natural")
         if earlier is None:
-            return None, None, key
-        return kind, earlier.move_number, key
+            return None, None
+        return kind, earlier.move_number
 
     def _report(
         self,
         file: str,
         game: int,
+        variation: tuple[int, ...],
         move_number: int,
         colour: str,
         point: Point,
@@ -400,7 +357,7 @@ class SuperkoVisitor(BaseVisitor):
             Violation(
                 file=file,
                 game=game,
-                variation=self._variation,
+                variation=variation,
                 move_number=move_number,
                 colour=colour,
                 point=point,
@@ -412,46 +369,17 @@ class SuperkoVisitor(BaseVisitor):
             )
         )
 
-    def _back_to_parent(self, event: PositionEvent) -> None:
-        """After the walker went back to a branch point: drop the history of the
-        line it left, down to the position this event's node was played from.
-
-        The walker does not announce its undos, but a new variation always
-        shows as a new ``variation`` tuple; the parent is found by undoing this
-        node's steps on a copy of the board.
-        """
-        parent = event.board.copy()
-        for _ in range(int(event.node_has_setup) + int(event.colour is not None)):
-            parent.undo()
-        number = event.move_number - int(event.colour is not None)
-        entries = self._history.entries
-        while entries and not (
-            entries[-1].move_number <= number
-            and entries[-1].plays == parent.move_number
-            and entries[-1].position_hash == parent.hash
-        ):
-            self._history.pop()
-
-    def _first_mover(self, colour: str, scheme: KeyScheme) -> None:
-        """Give the positions before the first move the player who makes it.
+    def _first_mover(self, colour: str) -> None:
+        """Give the positions before the line's first move the player who makes it.
 
         The board starts with Black to move and setup does not change that, but
         in a handicap game (or any record that White begins) the setup position
         is a situation with White to move.
         """
-        history = self._history
-        side = scheme.side_key(colour)
-        for index, entry in enumerate(history.entries):
-            if entry.move_number != 0 or entry.to_move == colour:
-                continue
-            old = history.situations[entry.situation_hash]
-            old.remove(index)
-            if not old:
-                del history.situations[entry.situation_hash]
-            situation_hash = scheme.combine(entry.position_hash, side)
-            history.situations.setdefault(situation_hash, []).append(index)
-            history.situations[situation_hash].sort()
-            history.entries[index] = entry._replace(situation_hash=situation_hash, to_move=colour)
+        entries = self._history.entries
+        for index, entry in enumerate(entries):
+            if entry.first and entry.to_move != colour:
+                entries[index] = entry._replace(to_move=colour)
 
 
 @dataclass

@@ -8,7 +8,10 @@ Scope: the walker.  :func:`walk` reads every game of the given paths (see
 Positions visited: the initial position (move number 0: the root's setup
 included), then the position after every node that has a move (B or W, a pass
 included) or setup stones (AB, AW, AE).  Every node with a move counts one move,
-so a setup-only node keeps the move number of the position before it.
+played or not, so move numbers are the record's; a setup-only node keeps the
+move number of the position before it.  The initial position is visited exactly
+once, before the root's own move if it has one, also when the root's setup is in
+error.
 
 By default the main line is replayed (the first child at every branch).  With
 ``variations=True`` every variation is, in file order, undoing the board back
@@ -16,6 +19,14 @@ to the branch point after each; ``PositionEvent.variation`` is then the child
 index taken at every branch point (a node with two or more children) on the way
 from the root, trailing zeros dropped: ``()`` on the main line.  Nothing
 recurses, so a tree of any depth is walked with constant stack.
+
+Lines, for visitors that keep a history: ``PositionEvent.depth`` is the number
+of positions visited on the event's line (from the root to its node) before it,
+so the initial position has depth 0 and a visitor that truncates its list of
+positions to ``depth`` before appending holds exactly the line's positions, at
+any branch point; it never has to guess where the walker went back to.  The
+positions of a line are consecutive events, each made from the one before by
+the setup (``node_has_setup``) and the move (``colour``) of one node.
 
 Real collections: a missing SZ means 19; ``B[tt]`` is a pass on boards up to
 19; two moves in a row by one colour are played as written; setup stones may
@@ -43,12 +54,16 @@ game.  The walker never forbids superko: that is :mod:`gohash.superko`'s to judg
 
 Errors: every error a game's data can cause is a :class:`~gohash.errors.GohashError`
 located at file, game and move number and handed to the visitor's
-:meth:`BaseVisitor.handle_error`, which raises by default.  A collecting visitor
-records it and says whether to go on with the next node (the move in error is
-then not played) or abandon the game.  An error in the root node (board size,
-encoding) always ends the game; an error in the SGF syntax, or a property or
-nesting beyond the limits of :mod:`gohash.sgf`, ends the file too, since where
-that game ends is unknown.
+:meth:`BaseVisitor.handle_error`, which raises by default.  Errors in a node
+also carry the ``variation`` of the line the node is on.  A collecting visitor
+records the error and says whether to go on with the next node or abandon the
+game.  Going on: a node whose setup is in error is skipped whole (its move
+counts but is not played); a node whose move is in error keeps its setup, and
+if it has any the position after it is visited (``colour`` None, under the
+move's number).  An error in the root node's properties (board size, encoding)
+always ends the game; an error in the SGF syntax, or a property or nesting
+beyond the limits of :mod:`gohash.sgf`, ends the file too, since where that game
+ends is unknown.
 """
 
 from __future__ import annotations
@@ -109,7 +124,10 @@ class PositionEvent:
 
     ``colour``, ``point``, ``sgf_move`` and ``gtp`` describe the move that led
     here (``point`` None and ``sgf_move`` ``""`` for a pass); all are None for
-    the initial position and after a setup-only node.
+    the initial position and after a node without a move played.
+    ``node_has_setup`` says whether setup stones changed the board since the
+    previous position of the line (for the initial position: the root's setup).
+    ``depth`` is the number of positions on this line before this one.
     """
 
     file: str
@@ -122,6 +140,7 @@ class PositionEvent:
     gtp: str | None
     board: Board
     node_has_setup: bool
+    depth: int
 
 
 @dataclass
@@ -403,12 +422,40 @@ class _GameWalker:
         table = _move_table(size)
         variation: tuple[int, ...] = ()
         path: list[int] = []
-        # Per open "(": board steps, move number and path length to go back to,
-        # and the number of child trees seen so far.  The game's own "(" is read.
-        stack: list[list[int]] = [[0, 0, 0, 0]]
+        # Per open "(": board steps, move number and path length to go back to, the
+        # number of child trees seen so far, and the positions visited on the line
+        # to go back to.  The game's own "(" is read.
+        stack: list[list[int]] = [[0, 0, 0, 0, 0]]
         opened = 1  # "(" seen: the index into only_children
         move_number = 0
+        visited = 0  # positions visited on the current line: the next event's depth
         is_root = True
+
+        def fail(error: GohashError, number: int) -> None:
+            error.file, error.game, error.move_number = file, game, number
+            error.variation = variation
+            summary.errors.append(error)
+            if not visitor.handle_error(error):
+                raise _Abandon from None
+
+        def visit(
+            number: int,
+            colour: str | None,
+            point: Point | None,
+            sgf_move: str | None,
+            name: str | None,
+            setup: bool,
+        ) -> None:
+            nonlocal visited
+            summary.positions += 1
+            visitor.visit_position(
+                PositionEvent(
+                    file, game, variation, number, colour, point, sgf_move, name, board, setup,
+                    visited,
+                )
+            )
+            visited += 1
+
         try:
             for kind, props in events:
                 if kind == NODE:
@@ -416,17 +463,29 @@ class _GameWalker:
                     b = props.get("B")
                     w = props.get("W")
                     setup = not props.keys().isdisjoint(_SETUP_PROPERTIES)
-                    if b is None and w is None and not setup and not is_root:
+                    has_move = b is not None or w is not None
+                    if not has_move and not setup and not is_root:
                         continue
-                    colour = point = sgf_move = name = None
-                    try:
-                        if setup:
+                    # A node with a move counts one, played or not: numbers follow the record.
+                    move_number += has_move
+                    if setup:
+                        try:
                             board.setup(
                                 *(decode_point_list(props.get(p, []), size) for p in _SETUP)
                             )
                             steps += 1
-                        if b is not None or w is not None:
-                            move_number += 1
+                        except GohashError as e:
+                            fail(e, move_number)
+                            setup = has_move = False  # the node in error is skipped whole
+                    if is_root:
+                        is_root = False
+                        visit(0, None, None, None, None, setup)
+                        setup = False  # shown in position 0, not again after the root's move
+                        if not has_move:
+                            continue
+                    colour = point = sgf_move = name = None
+                    if has_move:
+                        try:
                             if b is not None and w is not None:
                                 raise SgfError(f"node has both B{b!r} and W{w!r}")
                             colour, values = ("b", b) if b is not None else ("w", w)
@@ -444,48 +503,22 @@ class _GameWalker:
                             else:
                                 board.play(point, colour)
                             steps += 1
-                    except GohashError as e:
-                        e.file, e.game, e.move_number = file, game, move_number
-                        summary.errors.append(e)
-                        if visitor.handle_error(e):
-                            continue
-                        raise _Abandon from None
-                    if is_root:
-                        is_root = False
-                        summary.positions += 1
-                        visitor.visit_position(
-                            PositionEvent(
-                                file, game, variation, 0, None, None, None, None, board, setup
-                            )
-                        )
-                        if colour is None:
-                            continue
-                    summary.positions += 1
-                    visitor.visit_position(
-                        PositionEvent(
-                            file,
-                            game,
-                            variation,
-                            move_number,
-                            colour,
-                            point,
-                            sgf_move,
-                            name,
-                            board,
-                            setup,
-                        )
-                    )
+                        except GohashError as e:
+                            fail(e, move_number)
+                            colour = point = sgf_move = name = None
+                    if colour is not None or setup:
+                        visit(move_number, colour, point, sgf_move, name, setup)
                 elif kind == OPEN:
                     parent = stack[-1]
                     child = parent[3]
                     parent[3] += 1
-                    stack.append([steps, move_number, len(path), 0])
+                    stack.append([steps, move_number, len(path), 0, visited])
                     if only_children is not None and not only_children[opened]:
                         path.append(child)
                         variation = _strip(path)
                     opened += 1
                 else:
-                    saved_steps, move_number, depth, _ = stack.pop()
+                    saved_steps, move_number, depth, _, visited = stack.pop()
                     if not stack or not variations:  # the end of the game, or of the main line
                         return
                     for _ in range(steps - saved_steps):
@@ -496,7 +529,7 @@ class _GameWalker:
                         variation = _strip(path)
         except SgfReadError as e:
             # Where the data broke: after the last move read.
-            raise e.located(move_number=move_number) from None
+            raise e.located(move_number=move_number, variation=variation) from None
 
     def _gtp_move(
         self, value: bytes, info: GameInfo, move_number: int, colour: str

@@ -3,7 +3,7 @@
 Scope: a seeded generator of game records on small boards (5x5..9x9) whose
 moves obey simple ko (and forbid suicide, unless asked) but ignore superko, biased towards
 captures and passes so that ko fights cycle and whole-board positions repeat;
-and writing such a game as SGF.
+writing such a game as SGF; and a key scheme whose hashes collide all the time.
 """
 
 from __future__ import annotations
@@ -13,9 +13,27 @@ from dataclasses import dataclass
 
 from gohash.board import Board, IllegalMoveError
 from gohash.coords import sgf_letters
+from gohash.schemes import KeyScheme
 
 Point = tuple[int, int]
 Move = tuple[str, Point | None]
+
+
+class WeakScheme(KeyScheme):
+    """regular64 cut to its low ``bits`` bits: 256 hash values for 8 bits, so
+    positions collide constantly; with 0 bits every position and situation
+    hashes to 0, and only exact comparison can tell any two apart."""
+
+    def __init__(self, size: int, bits: int = 8) -> None:
+        super().__init__("regular64", size)
+        self.name = f"weak{bits}"
+        self.weak_mask = (1 << bits) - 1
+        self.black_keys = tuple(k & self.weak_mask for k in self.black_keys)
+        self.white_keys = tuple(k & self.weak_mask for k in self.white_keys)
+
+    def side_key(self, colour: str) -> int:
+        return super().side_key(colour) & self.weak_mask
+
 
 
 @dataclass(frozen=True)

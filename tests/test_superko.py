@@ -21,6 +21,7 @@ from gohash.superko import (
     marked_diagram,
     ruleset,
 )
+from tests.kofight import WeakScheme
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"
 
@@ -258,3 +259,63 @@ def test_bad_input_is_an_error_and_the_batch_goes_on(tmp_path: Path) -> None:
     assert len(result.errors) == 1
     assert result.errors[0].file == str(bad) and result.errors[0].move_number == 2
     assert [v.move_number for v in result.violations] == [28]
+
+
+# -- regressions ---------------------------------------------------------------------
+
+
+def test_regression_zero_sum_setup_is_no_blind_spot(tmp_path: Path) -> None:
+    """Under huima64 the four side star points XOR to 0, so the root setup and the
+    empty board after AE share a hash: both must stay in the history, each
+    confirmed exactly, and move 7 recreates the root position."""
+    path = tmp_path / "stars.sgf"
+    path.write_text(
+        "(;SZ[19]AB[jd][dj][pj][jp];AE[jd][dj][pj][jp];B[jd];W[];B[dj];W[];B[pj];W[];B[jp])"
+    )
+    weak = (WeakScheme(19, 8), WeakScheme(19, 0))
+    for scheme in ("huima64", "huima64-add", "regular64", "regular128", *weak):
+        result = check([str(path)], scheme=scheme)
+        assert result.errors == []
+        assert [(v.move_number, v.kind, v.repeats, v.cycle) for v in result.violations] == [
+            (7, PSK, 0, 7)
+        ], scheme
+
+
+def test_regression_root_error_is_no_repetition(tmp_path: Path) -> None:
+    """An error in the root setup must not make the walker show the root
+    position again after move 1 (it once did: a false superko at move 1)."""
+    path = tmp_path / "root-error.sgf"
+    path.write_text("(;SZ[9]AB[zz];B[ee];W[cc])")
+    result = check([str(path)])
+    assert result.violations == []
+    (error,) = result.errors
+    assert "bad point b'zz'" in str(error) and error.move_number == 0
+    path.write_text("(;SZ[9]B[ee];W[cc])")  # a move in the root, no error
+    assert check([str(path)]).violations == []
+
+
+def test_regression_variation_with_setup_and_failing_move_keeps_history(
+    tmp_path: Path,
+) -> None:
+    """Variation 1 opens with a node that removes White's C1 and plays on an
+    occupied point; then White plays C1 again, recreating the position after
+    move 8, a situation made by a play.  The history shared with the main line
+    must still be there, and the occupied play labelled with its own line."""
+    path = tmp_path / "variation-setup.sgf"
+    path.write_text(f"(;GM[1]FF[4]SZ[5]{KO_BUILD}(;B[ee])(;AE[ce]W[bd];W[ce]))")
+    for rules in (RULESETS["chinese"], RULESETS["aga"], ruleset("aga", rule="natural")):
+        result = check([str(path)], rules, variations=True)
+        assert result.errors == []
+        assert [
+            (v.variation, v.move_number, v.kind, v.repeats) for v in result.violations
+        ] == [((1,), 9, "occupied", None), ((1,), 10, KINDS[rules.rule], 8)]
+
+
+def test_regression_occupied_play_is_labelled_with_its_variation(tmp_path: Path) -> None:
+    path = tmp_path / "occupied.sgf"
+    path.write_text("(;SZ[5];B[aa](;W[bb];B[bb])(;W[aa];B[cc]))")
+    result = check([str(path)], variations=True)
+    assert [(v.variation, v.move_number, v.kind) for v in result.violations] == [
+        ((), 3, "occupied"),
+        ((1,), 2, "occupied"),
+    ]

@@ -1,10 +1,15 @@
-"""Property tests of the superko checker: a reference, and a hash that collides.
+"""Property tests of the superko checker against an independent reference.
 
-The reference judges every move by scanning the whole history of numpy
-position arrays, no hash at all; the checker must agree with it on random ko
-fights, under every rule, with suicide allowed or not.  Then the same games
-are checked with an 8-bit key scheme whose hashes collide all the time: the
-verdicts must not change, which shows that every hash hit is confirmed.
+The reference knows nothing of gohash's board, hashes or history: it replays a
+generated record's description on sgfmill's board (``tests.sgfgen.replay``,
+every line with all its earlier positions), and judges every board play by the
+rules of DESIGN section 6, comparing the full board with every earlier position
+of the line.  The checker must agree with it, verdict for verdict and error for
+error, on random records with setup anywhere, passes, handicap forms, bad
+properties, illegal moves, one colour moving twice and variations, under every
+rule, with suicide allowed or not, under every key scheme, and under an 8-bit
+scheme whose hashes collide all the time (so a hash hit never decides).  Long
+ko fights (tests/kofight.py) go through the same reference.
 """
 
 from __future__ import annotations
@@ -13,59 +18,191 @@ import random
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from gohash.board import Board
-from gohash.schemes import KeyScheme
-from gohash.superko import KINDS, RULES, Ruleset, Violation, check
-from tests.kofight import RandomGame, random_game, sgf_nodes
+from gohash.schemes import SCHEMES, KeyScheme
+from gohash.sgf import Source
+from gohash.superko import KINDS, RULES, Ruleset, SuperkoVisitor, Violation, check
+from gohash.walk import walk_source
+from tests import sgfgen
+from tests.kofight import RandomGame, WeakScheme, random_game, sgf_nodes
 
-Verdict = tuple[int, str, int | None]
-
-
-class Weak8Scheme(KeyScheme):
-    """regular64 cut to 8 bits: 256 hash values, so positions collide constantly."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__("regular64", size)
-        self.name = "weak8"
-        self.black_keys = tuple(k & 0xFF for k in self.black_keys)
-        self.white_keys = tuple(k & 0xFF for k in self.white_keys)
-
-    def side_key(self, colour: str) -> int:
-        return super().side_key(colour) & 0xFF
+Point = tuple[int, int]
+# game, variation, move number, colour, point, kind, repeats
+Verdict = tuple[int, tuple[int, ...], int, str, Point, str, int | None]
+Where = tuple[int, "tuple[int, ...] | None", int]
 
 
-def reference(game: RandomGame, rules: Ruleset) -> list[Verdict]:
-    """The violations of ``game`` by the definitions of DESIGN section 6, by brute force."""
-    board = Board(game.size, simple_ko=False, suicide_allowed=True)
-    # (move number, stones, player to move, made by a board play)
-    history = [(0, board.to_array().tobytes(), "b", False)]
-    found: list[Verdict] = []
-    for number, (colour, point) in enumerate(game.moves, start=1):
-        if point is None:
-            board.pass_(colour)
-            history.append((number, board.to_array().tobytes(), board.to_move, False))
-            continue
-        ko = board.ko_point == point and board.to_move == colour
-        board.play(point, colour)
-        stones, to_move = board.to_array().tobytes(), board.to_move
-        same = [n for n, s, _, _ in history if s == stones]
-        same_situation = [n for n, s, t, _ in history if s == stones and t == to_move]
-        natural = [n for n, s, t, play in history if s == stones and t == to_move and play]
-        if board.get(point) is None and not rules.suicide_allowed:
-            found.append((number, "suicide", None))
-        elif rules.rule == "simple" and ko:
-            found.append((number, KINDS["simple"], number - 2))
-        elif rules.rule == "simple" and same:
-            found.append((number, "no result", same[-1]))
-        else:
-            earlier = {"positional": same, "situational": same_situation, "natural": natural}
-            if earlier.get(rules.rule):
-                found.append((number, KINDS[rules.rule], earlier[rules.rule][-1]))
-        history.append((number, stones, to_move, True))
-    return found
+def judge(step: sgfgen.Step, rules: Ruleset) -> tuple[str, int | None] | None:
+    """The violation of the board play that made ``step``, if any: DESIGN section 6."""
+    assert step.colour is not None and step.point is not None
+    line = step.before
+    size = round(len(step.stones) ** 0.5)
+    row, col = step.point
+    if step.stones[row * size + col] is None and not rules.suicide_allowed:
+        return "suicide", None
+    # The player to move after each position: before the line's first move that
+    # move's player, after a move its mover's opponent; setup changes nothing.
+    positions = (*line, step)
+    player = next(s.colour for s in positions if s.colour is not None)
+    to_move: list[str] = []
+    for s in positions:
+        if s.colour is not None:
+            player = "w" if s.colour == "b" else "b"
+        to_move.append(player)
+    if rules.rule == "simple":
+        parent = line[-1]
+        if (
+            parent.ko == step.point
+            and parent.colour is not None
+            and parent.colour != step.colour
+            and not step.setup
+        ):
+            return KINDS["simple"], line[-2].move_number
+    same = [i for i, s in enumerate(line) if s.stones == step.stones]
+    if rules.rule in ("situational", "natural"):
+        same = [i for i in same if to_move[i] == to_move[-1]]
+    if rules.rule == "natural":
+        same = [i for i in same if line[i].point is not None]
+    if not same:
+        return None
+    kind = "no result" if rules.rule == "simple" else KINDS[rules.rule]
+    return kind, line[same[-1]].move_number
+
+
+def reference(
+    record: sgfgen.Record, rules: Ruleset, variations: bool
+) -> tuple[list[Verdict], list[Where]]:
+    """The verdicts (occupied plays included) and the other errors, in walk order."""
+    verdicts: list[Verdict] = []
+    errors: list[Where] = []
+    for item in sgfgen.replay(record, variations=variations):
+        if isinstance(item, sgfgen.Fault):
+            if item.kind == "occupied":
+                assert item.variation is not None
+                assert item.colour is not None and item.point is not None
+                verdicts.append(
+                    (item.game, item.variation, item.move_number, item.colour, item.point,
+                     "occupied", None)
+                )
+            else:
+                errors.append((item.game, item.variation, item.move_number))
+        elif item.point is not None:
+            found = judge(item, rules)
+            if found is not None:
+                assert item.colour is not None
+                verdicts.append(
+                    (item.game, item.variation, item.move_number, item.colour, item.point, *found)
+                )
+    return verdicts, errors
+
+
+def checker(
+    record: sgfgen.Record, rules: Ruleset, variations: bool, scheme: str | KeyScheme
+) -> tuple[list[Verdict], list[Where]]:
+    visitor = SuperkoVisitor(rules)
+    walk_source(
+        Source("gen.sgf", record.sgf().encode()),
+        visitor,
+        variations=variations,
+        board_options={**SuperkoVisitor.BOARD_OPTIONS, "scheme": scheme},
+    )
+    for v in visitor.violations:
+        assert v.cycle == (None if v.repeats is None else v.move_number - v.repeats)
+    verdicts = [
+        (v.game, v.variation, v.move_number, v.colour, v.point, v.kind, v.repeats)
+        for v in visitor.violations
+    ]
+    errors: list[Where] = [(e.game or 0, e.variation, e.move_number or 0) for e in visitor.errors]
+    return verdicts, errors
+
+
+rulesets = st.builds(Ruleset, st.just("test"), st.sampled_from(RULES), st.booleans())
+scheme_names = st.sampled_from([*SCHEMES, "weak8", "weak0"])
+
+
+def key_scheme(name: str, size: int) -> str | KeyScheme:
+    return WeakScheme(size, int(name[4:])) if name.startswith("weak") else name
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sgfgen.records(same_size=True), rulesets, st.booleans(), scheme_names)
+def test_checker_agrees_with_the_reference(
+    record: sgfgen.Record, rules: Ruleset, variations: bool, scheme: str
+) -> None:
+    size = record.games[0].size
+    assert checker(record, rules, variations, key_scheme(scheme, size)) == reference(
+        record, rules, variations
+    )
+
+
+games = st.builds(
+    lambda seed, size, suicide: random_game(
+        random.Random(seed), size, max_moves=100, suicide_allowed=suicide
+    ),
+    st.integers(0, 2**32),
+    st.integers(5, 9),
+    st.booleans(),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(games, rulesets, scheme_names)
+def test_checker_agrees_with_the_reference_on_ko_fights(
+    game: RandomGame, rules: Ruleset, scheme: str
+) -> None:
+    """Long fights on small boards, which cycle through kos again and again."""
+    record = sgfgen.Record((sgfgen.game_of_moves(game.size, game.moves),))
+    expected = reference(record, rules, False)
+    assert checker(record, rules, False, key_scheme(scheme, game.size)) == expected
+    if game.first_repetition is not None and rules.rule == "positional":
+        assert expected[0], "a repetition the reference did not see"
+
+
+def test_generated_records_reach_every_verdict() -> None:
+    """The generator is no idle test: it makes records in which the reference
+    finds each kind of violation, in a variation too."""
+    aga_natural = Ruleset("test", "natural", False)
+    for rules, kind in [
+        (Ruleset("test", "positional", True), KINDS["positional"]),
+        (Ruleset("test", "situational", True), KINDS["situational"]),
+        (aga_natural, KINDS["natural"]),
+        (Ruleset("test", "simple", True), KINDS["simple"]),
+        (Ruleset("test", "simple", True), "no result"),
+        (aga_natural, "suicide"),
+        (aga_natural, "occupied"),
+    ]:
+        find(
+            sgfgen.records(),
+            lambda record, rules=rules, kind=kind: any(
+                v[5] == kind and v[1] != () for v in reference(record, rules, True)[0]
+            ),
+            settings=settings(
+                max_examples=1000, database=None, deadline=None, phases=[Phase.generate]
+            ),
+        )
+
+
+def test_the_weak_hash_really_collides() -> None:
+    """On these games a hash-only checker would give false verdicts: plays whose
+    8-bit hash equals an earlier position's, though the stones differ."""
+    rng = random.Random(5)
+    false_hits = 0
+    for _ in range(20):
+        game = random_game(rng, rng.randint(5, 9), max_moves=100)
+        board = Board(game.size, WeakScheme(game.size, 8), simple_ko=False)
+        seen: dict[int, set[bytes]] = {board.hash: {board.position_key()}}
+        for colour, point in game.moves:
+            if point is None:
+                board.pass_(colour)
+                continue
+            board.play(point, colour)
+            keys = seen.setdefault(board.hash, set())
+            false_hits += bool(keys) and board.position_key() not in keys
+            keys.add(board.position_key())
+    assert false_hits > 100
 
 
 def checked(
@@ -80,53 +217,8 @@ def checked(
     return [result.violations for result in results]
 
 
-def verdicts(violations: list[Violation]) -> list[Verdict]:
+def verdicts(violations: list[Violation]) -> list[tuple[int, str, int | None]]:
     return [(v.move_number, v.kind, v.repeats) for v in violations]
-
-
-games = st.builds(
-    lambda seed, size, suicide: random_game(
-        random.Random(seed), size, max_moves=100, suicide_allowed=suicide
-    ),
-    st.integers(0, 2**32),
-    st.integers(5, 9),
-    st.booleans(),
-)
-rulesets = st.builds(Ruleset, st.just("test"), st.sampled_from(RULES), st.booleans())
-
-
-@settings(max_examples=60, deadline=None)
-@given(games, rulesets)
-def test_checker_agrees_with_the_reference(game: RandomGame, rules: Ruleset) -> None:
-    (violations,) = checked(game, rules, "huima64")
-    assert verdicts(violations) == reference(game, rules)
-
-
-@settings(max_examples=40, deadline=None)
-@given(games, rulesets)
-def test_colliding_hash_changes_no_verdict(game: RandomGame, rules: Ruleset) -> None:
-    weak, strong = checked(game, rules, Weak8Scheme(game.size), "huima64")
-    assert weak == strong
-
-
-def test_the_weak_hash_really_collides() -> None:
-    """On these games a hash-only checker would give false verdicts: plays whose
-    8-bit hash equals an earlier position's, though the stones differ."""
-    rng = random.Random(5)
-    false_hits = 0
-    for _ in range(20):
-        game = random_game(rng, rng.randint(5, 9), max_moves=100)
-        board = Board(game.size, Weak8Scheme(game.size), simple_ko=False)
-        seen: dict[int, set[bytes]] = {board.hash: {board.position_key()}}
-        for colour, point in game.moves:
-            if point is None:
-                board.pass_(colour)
-                continue
-            board.play(point, colour)
-            keys = seen.setdefault(board.hash, set())
-            false_hits += bool(keys) and board.position_key() not in keys
-            keys.add(board.position_key())
-    assert false_hits > 100
 
 
 @settings(max_examples=40, deadline=None)
@@ -147,7 +239,7 @@ def test_each_variation_is_checked_as_its_own_game(
         sgf_nodes(size, moves)
         for moves in (main.moves[:fork], main.moves[fork:], other.moves[fork:])
     )
-    scheme: str | KeyScheme = Weak8Scheme(size) if weak else "huima64"
+    scheme: str | KeyScheme = WeakScheme(size, 8) if weak else "huima64"
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "tree.sgf"
         path.write_text(f"(;GM[1]FF[4]SZ[{size}]{opening}({rest})({branch}))\n")

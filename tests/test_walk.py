@@ -6,8 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sgfmill import sgf_grammar
 
-from gohash.board import Board
+from gohash.board import Board, OccupiedPointError
 from gohash.coords import gtp, parse_gtp
 from gohash.errors import BoardSizeError, GohashError
 from gohash.sgf import SgfError, SgfSyntaxError, Source
@@ -20,6 +23,7 @@ from gohash.walk import (
     walk,
     walk_source,
 )
+from tests import sgfgen
 from tests.gtp import GnuGo, require_gnugo
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -33,6 +37,8 @@ class Recorder(BaseVisitor):
             tuple[int, tuple[int, ...], int, str | None, str | None, str | None]
         ] = []
         self.boards: list[Board] = []
+        self.depths: list[int] = []
+        self.setups: list[bool] = []
         self.games: list[GameInfo] = []
         self.ended: list[int] = []
         self.errors: list[GohashError] = []
@@ -53,6 +59,8 @@ class Recorder(BaseVisitor):
             )
         )
         self.boards.append(event.board.copy())
+        self.depths.append(event.depth)
+        self.setups.append(event.node_has_setup)
 
     def end_game(self, info: GameInfo) -> None:
         self.ended.append(info.game)
@@ -378,3 +386,140 @@ def test_walk_over_paths(tmp_path: Path) -> None:
         str(tmp_path / "missing.sgf"),
     ]
     assert str(summary) == "2 files, 2 games, 4 positions, 2 errors"
+
+
+def test_regression_root_position_is_visited_once() -> None:
+    """Position 0 is the root's setup, visited once, before the root's move: also
+    when the root's setup or move is in error (the walker once showed the board
+    after move 1 as position 0)."""
+    cases = [
+        # (record, [(move number, colour, stones)], error move numbers)
+        (b"(;SZ[9]AB[zz];B[ee];W[cc])", [(0, None, set()), (1, "b", {("b", "E5")}),
+         (2, "w", {("b", "E5"), ("w", "C7")})], [0]),
+        (b"(;SZ[5]B[aa];W[bb])", [(0, None, set()), (1, "b", {("b", "A5")}),
+         (2, "w", {("b", "A5"), ("w", "B4")})], []),
+        (b"(;SZ[5]AB[aa]B[aa];W[bb])", [(0, None, {("b", "A5")}),
+         (2, "w", {("b", "A5"), ("w", "B4")})], [1]),
+        (b"(;SZ[5]AB[zz]B[aa];W[bb])", [(0, None, set()), (2, "w", {("w", "B4")})], [1]),
+    ]
+    for data, expected, errors in cases:
+        rec, summary = run(data, go_on=True)
+        found = [(p[2], p[3], stones(b)) for p, b in zip(rec.positions, rec.boards, strict=True)]
+        assert found == expected, data
+        assert [e.move_number for e in rec.errors] == errors, data
+        assert rec.depths == list(range(len(expected))), data
+        assert summary.positions == len(expected)
+
+
+def test_events_carry_their_line_depth_and_errors_their_variation() -> None:
+    """``depth`` counts the positions on the event's line before it, so a visitor
+    keeps exactly its line's history; a node's error names the variation it is in."""
+    data = b"(;SZ[5];B[aa](;W[bb];B[cc])(;AB[dd]W[aa];B[ee])(;C[x];W[ee]))"
+    rec, _ = run(data, variations=True, go_on=True)
+    assert [(p[1], p[2], p[3], d) for p, d in zip(rec.positions, rec.depths, strict=True)] == [
+        ((), 0, None, 0),
+        ((), 1, "b", 1),
+        ((), 2, "w", 2),
+        ((), 3, "b", 3),
+        ((1,), 2, None, 2),  # W[aa] fails: the node's setup position, under its number
+        ((1,), 3, "b", 3),
+        ((2,), 2, "w", 2),
+    ]
+    assert rec.setups == [False, False, False, False, True, False, False]
+    assert stones(rec.boards[4]) == {("b", "A5"), ("b", "D2")}
+    (error,) = rec.errors
+    assert (error.move_number, error.variation) == (2, (1,))
+    assert "'A5' (4, 0) is occupied" in str(error)
+
+
+def test_a_node_with_a_failing_setup_is_skipped_but_its_move_counts() -> None:
+    rec, _ = run(b"(;SZ[5];B[aa];AB[zz]W[bb];B[cc])", go_on=True)
+    assert [(p[2], p[4]) for p in rec.positions] == [(0, None), (1, "aa"), (3, "cc")]
+    assert stones(rec.boards[-1]) == {("b", "A5"), ("b", "C3")}
+    (error,) = rec.errors
+    assert (error.move_number, error.variation) == (2, ())
+
+
+# -- against a reference replay on sgfmill's board, on generated records -------------------
+
+
+class Trace(BaseVisitor):
+    """Positions and errors in the order the walker hands them over."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[object, ...]] = []
+
+    def visit_position(self, event: PositionEvent) -> None:
+        board = event.board
+        stones = tuple(
+            board.get((row, col)) for row in range(board.size) for col in range(board.size)
+        )
+        self.items.append(
+            ("position", event.game, event.variation, event.move_number, event.colour,
+             event.point, event.node_has_setup, event.depth, stones)
+        )
+
+    def handle_error(self, error: GohashError) -> bool:
+        if isinstance(error, OccupiedPointError):
+            kind = "occupied"
+        elif "no fixed handicap" in error.reason:
+            kind = "handicap"
+        elif "bad point" in error.reason:
+            kind = "setup"
+        else:
+            kind = "move"
+        where = (error.game, error.variation, error.move_number, kind)
+        if isinstance(error, OccupiedPointError):
+            where += (error.colour, error.point)
+        self.items.append(("error", *where))
+        return True
+
+
+def expected_trace(record: sgfgen.Record, variations: bool) -> list[tuple[object, ...]]:
+    items: list[tuple[object, ...]] = []
+    for item in sgfgen.replay(record, variations=variations):
+        if isinstance(item, sgfgen.Fault):
+            where = (item.game, item.variation, item.move_number, item.kind)
+            if item.kind == "occupied":
+                where += (item.colour, item.point)
+            items.append(("error", *where))
+        else:
+            items.append(
+                ("position", item.game, item.variation, item.move_number, item.colour,
+                 item.point, item.setup, item.depth, item.stones)
+            )
+    return items
+
+
+@settings(max_examples=150, deadline=None)
+@given(sgfgen.records(), st.booleans())
+def test_walker_agrees_with_the_reference_replay(record: sgfgen.Record, variations: bool) -> None:
+    """Every position (where, which move, setup or not, line depth, every stone)
+    and every error, in order, as the walker's docstring promises them.  The
+    board plays the record as written, as the superko checker has it: suicides
+    are played and kos retaken."""
+    trace = Trace()
+    summary = walk_source(
+        Source("gen.sgf", record.sgf().encode()), trace, variations=variations,
+        board_options={"suicide_allowed": True, "simple_ko": False},
+    )
+    assert trace.items == expected_trace(record, variations)
+    assert summary.games == len(record.games)
+    assert summary.positions == sum(item[0] == "position" for item in trace.items)
+
+
+def _coarse(tree: sgfgen.Tree) -> tuple[object, ...]:
+    return ([node.properties() for node in tree.nodes], [_coarse(c) for c in tree.children])
+
+
+@settings(max_examples=100, deadline=None)
+@given(sgfgen.records())
+def test_generated_text_reads_back_as_described(record: sgfgen.Record) -> None:
+    """sgfmill's parser finds in the generated text exactly the described trees:
+    the description the references replay is the record the walker reads."""
+    parsed = sgf_grammar.parse_sgf_collection(record.sgf().encode())
+
+    def coarse(tree: sgf_grammar.Coarse_game_tree) -> tuple[object, ...]:
+        return (tree.sequence, [coarse(child) for child in tree.children])
+
+    assert [coarse(tree) for tree in parsed] == [_coarse(game.tree) for game in record.games]
