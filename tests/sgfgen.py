@@ -150,13 +150,6 @@ class Game:
     def root(self) -> Node:
         return self.tree.nodes[0]
 
-    def node_one(self) -> Node | None:
-        """Node 1 of the main line (the first after the root), if any."""
-        tree = self.tree
-        if len(tree.nodes) > 1:
-            return tree.nodes[1]
-        return tree.children[0].nodes[0] if tree.children else None
-
     def sgf(self) -> str:
         return self.tree.sgf()
 
@@ -242,6 +235,34 @@ def stones_of(board: Board) -> tuple[str | None, ...]:
     return tuple(board.get(row, col) for row in range(size) for col in range(size))
 
 
+# The walker reads at most this many events (nodes and "(") of the main line
+# after the root to find where handicap stones come from (walk.py's docstring).
+HANDICAP_LOOKAHEAD = 64
+
+
+def _opening(game: Game) -> str | None:
+    """What decides a handicap without AB in the root, as walk.py documents it:
+    "AB" if the main line's first node with AB or a move has AB, else that
+    move's colour; None if the main line ends, or the look-ahead does, first."""
+    events = 0
+    tree, nodes = game.tree, game.tree.nodes[1:]
+    while True:
+        for node in nodes:
+            events += 1
+            if events > HANDICAP_LOOKAHEAD:
+                return None
+            if node.black:
+                return "AB"
+            names = {name for name, _ in node.moves}
+            if names & {"B", "W"}:
+                return "b" if "B" in names else "w"
+        events += 1  # the "(" of the next tree of the main line
+        if not tree.children or events > HANDICAP_LOOKAHEAD:
+            return None
+        tree = tree.children[0]
+        nodes = tree.nodes
+
+
 @dataclass
 class _Replay:
     index: int
@@ -253,8 +274,7 @@ class _Replay:
         board = Board(game.size)
         raw = (game.root.value("HA") or "").strip()
         handicap = int(raw) if raw.isdigit() and len(raw) <= 3 else 0
-        node_one = game.node_one()
-        if handicap >= 2 and not game.root.black and not (node_one and node_one.black):
+        if handicap >= 2 and not game.root.black and _opening(game) not in ("AB", "b"):
             try:
                 board.apply_setup(fixed_handicap(game.size, handicap), [], [])
             except GohashError:
