@@ -63,7 +63,10 @@ if it has any the position after it is visited (``colour`` None, under the
 move's number).  An error in the root node's properties (board size, encoding)
 always ends the game; an error in the SGF syntax, or a property or nesting
 beyond the limits of :mod:`gohash.sgf`, ends the file too, since where that game
-ends is unknown.
+ends is unknown.  A file's errors and notes are bounded too: at
+:data:`MAX_FILE_ERRORS` errors the rest of the file is skipped with a limit
+error, and past :data:`MAX_FILE_NOTES` notes one more says the rest are not
+kept.  Errors are kept without their tracebacks.
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ from .sgf import (
     GameText,
     Properties,
     SgfError,
+    SgfLimitError,
     SgfReadError,
     Source,
     board_size,
@@ -114,6 +118,11 @@ _SETUP = ("AB", "AW", "AE")  # the order Board.setup takes them in
 # Events read ahead, at most, for the main line's first move: the bound on
 # what a record can make the walker buffer before it replays.
 _LOOKAHEAD = 64
+MAX_FILE_ERRORS = 10_000
+"""Errors kept for one file: at this many, the rest of the file is skipped with a
+limit error (a file of a million broken games must not fill memory)."""
+MAX_FILE_NOTES = 10_000
+"""Notes kept for one file: past this many, one more says the rest were dropped."""
 _TEXT_PROPERTIES = ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
 _GTP_NOTE = "GTP-style coordinates (as SmartGo writes them), read as GoGui reads them"
 
@@ -260,7 +269,7 @@ def walk(
     for inp in find_inputs(paths):
         for source in read_input(inp):
             if isinstance(source, SgfError):
-                summary.errors.append(source)
+                _keep(summary.errors, source)
                 visitor.handle_error(source)
             else:
                 summary.add(
@@ -291,8 +300,12 @@ def walk_source(
             break
         summary.games += 1
         readable = walker.walk_game(game)
-        summary.notes += (f"{source.name}, game {game.index}: {note}" for note in game.notes)
+        for note in game.notes:
+            walker.keep_note(f"{source.name}, game {game.index}: {note}")
         if not readable:
+            break
+        if len(summary.errors) >= MAX_FILE_ERRORS:
+            walker.report(_too_many_errors(game.index))
             break
     return summary
 
@@ -315,8 +328,15 @@ class _GameWalker:
         self.board_options = board_options
 
     def report(self, error: GohashError) -> bool:
-        self.summary.errors.append(error)
+        _keep(self.summary.errors, error)
         return self.visitor.handle_error(error.located(file=self.file))
+
+    def keep_note(self, note: str) -> None:
+        notes = self.summary.notes
+        if len(notes) < MAX_FILE_NOTES:
+            notes.append(note)
+        elif len(notes) == MAX_FILE_NOTES:
+            notes.append(f"{self.file}: more than {MAX_FILE_NOTES:,} notes; the rest are not kept")
 
     def walk_game(self, game: GameText) -> bool:
         """Replay one game; False if the file cannot be read on (a syntax error)."""
@@ -378,7 +398,7 @@ class _GameWalker:
 
     def _note(self, info: GameInfo, note: str) -> None:
         info.notes.append(note)
-        self.summary.notes.append(f"{self.file}, game {info.game}: {note}")
+        self.keep_note(f"{self.file}, game {info.game}: {note}")
 
     def _replay(self, index: int, events: Events, only_children: bytearray | None) -> None:
         next(events)  # the game's own "("
@@ -434,9 +454,11 @@ class _GameWalker:
         def fail(error: GohashError, number: int) -> None:
             error.file, error.game, error.move_number = file, game, number
             error.variation = variation
-            summary.errors.append(error)
+            _keep(summary.errors, error)
             if not visitor.handle_error(error):
                 raise _Abandon from None
+            if len(summary.errors) >= MAX_FILE_ERRORS:
+                raise _too_many_errors(game)
 
         def visit(
             number: int,
@@ -559,6 +581,23 @@ class _GameWalker:
         names = " ".join(gtp(p, info.size) for p in stones)
         self._note(info, f"HA[{info.handicap}] without AB: placed GTP fixed handicap {names}")
         return 1
+
+
+def _keep(errors: list[GohashError], error: GohashError) -> None:
+    # A caught exception holds its traceback, and with it the frames' locals (a
+    # board, the parser's state): kilobytes an error, where a file may hold a
+    # million of them.  What is kept says where and why, nothing more.
+    error.__traceback__ = None
+    error.__context__ = None
+    error.__cause__ = None
+    errors.append(error)
+
+
+def _too_many_errors(game: int) -> SgfLimitError:
+    return SgfLimitError(
+        f"more than {MAX_FILE_ERRORS:,} errors in this file: the rest of it is skipped",
+        game=game,
+    )
 
 
 class _Abandon(Exception):

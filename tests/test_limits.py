@@ -29,7 +29,7 @@ from gohash.sgf import (
     decode_point_list,
     game_events,
 )
-from gohash.walk import BaseVisitor, walk_source
+from gohash.walk import MAX_FILE_ERRORS, MAX_FILE_NOTES, BaseVisitor, walk_source
 
 COMMAND = Path(sys.executable).parent / "gohash"
 RSS_LIMIT_KIB = 200 * 1000  # 200 MB
@@ -313,3 +313,49 @@ def test_64_mib_of_passes(tmp_path: Path) -> None:
     )
     with out.open() as f:
         assert sum(1 for _ in f) == MAX_HISTORY + 1  # every position up to the limit
+
+
+def test_a_flood_of_broken_games_is_cut_at_the_error_limit(tmp_path: Path) -> None:
+    # 8 MB of "(;SZ[0])": a million games, each an error.  Kept whole, with their
+    # tracebacks, they once took 3.1 GB.
+    data = b"(;SZ[0])" * (8 * 1024 * 1024 // 8)
+    code, peak, stderr, _ = canon(tmp_path, data)
+    assert peak < RSS_LIMIT_KIB, f"{peak} KiB"
+    assert code == 2
+    errors = [line for line in stderr if line.startswith("error: ")]
+    assert len(errors) == MAX_FILE_ERRORS + 1
+    assert errors[0].endswith("board size SZ[0] is outside 1..26")
+    assert errors[-1].endswith(
+        f"more than {MAX_FILE_ERRORS:,} errors in this file: the rest of it is skipped"
+    )
+
+
+def test_a_flood_of_notes_is_cut_at_the_note_limit(tmp_path: Path) -> None:
+    data = b"(;HA[x])" * (8 * 1024 * 1024 // 8)
+    code, peak, stderr, out = canon(tmp_path, data)
+    assert peak < RSS_LIMIT_KIB, f"{peak} KiB"
+    assert code == 0
+    notes = [line for line in stderr if "note" in line]
+    assert len(notes) == MAX_FILE_NOTES + 1
+    assert notes[-1].endswith(f"more than {MAX_FILE_NOTES:,} notes; the rest are not kept")
+    with out.open() as f:  # every game's position is still there
+        assert sum(1 for _ in f) == len(data) // 8
+
+
+class GoOn(Errors):
+    """Keeps the errors and goes on with the game, as the superko checker does."""
+
+    def handle_error(self, error: GohashError) -> bool:
+        self.errors.append(error)
+        return True
+
+
+def test_errors_within_one_game_are_cut_at_the_error_limit() -> None:
+    data = b"(;SZ[9]" + b";B[zz]" * (MAX_FILE_ERRORS * 3) + b")(;SZ[9];B[aa])"
+    visitor = GoOn()
+    summary = walk_source(Source("t.sgf", data), visitor)
+    assert len(visitor.errors) == len(summary.errors) == MAX_FILE_ERRORS + 1
+    assert "bad coordinates b'zz'" in str(visitor.errors[0])
+    assert isinstance(visitor.errors[-1], SgfLimitError)
+    assert all(e.__traceback__ is None for e in summary.errors)
+    assert summary.games == 1  # the file ends there: the second game is not read
