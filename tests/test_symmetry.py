@@ -59,7 +59,7 @@ def test_composition_is_composition_of_maps() -> None:
             ab = a.compose(b)
             assert ab.swap == (a.swap != b.swap)
             for p in points:
-                assert ab.map_point(p, n) == a.map_point(b.map_point(p, n), n)
+                assert design_map(ab.name, p, n) == design_map(a.name, design_map(b.name, p, n), n)
 
 
 def test_inverse_and_identity() -> None:
@@ -68,12 +68,23 @@ def test_inverse_and_identity() -> None:
         assert g.compose(ELEMENTS[0]) == g
 
 
+def act(perm: tuple[int, ...], slots: tuple[int, ...]) -> tuple[int, ...]:
+    """A slot permutation acting on slots, as the module docstring defines it."""
+    return tuple(slots[i] for i in perm)
+
+
 @pytest.mark.parametrize("perms", [HUIMA_PERMUTATIONS, REGULAR_PERMUTATIONS])
 def test_slot_permutations_are_a_homomorphism(perms: tuple[tuple[int, ...], ...]) -> None:
+    # T_(a.b) must be T_a after T_b, applied to the slots one after the other:
+    # the theorem Z(a.(b.P)) = T_a(Z(b.P)) = T_a(T_b(Z(P))) needs exactly that.
+    # (compose_slots, which built these tables, is checked here, not used.)
     assert len(set(perms)) == 16, "the action must be faithful"
+    slots = tuple(range(100, 100 + len(perms[0])))
     for a in ELEMENTS:
         for b in ELEMENTS:
-            assert perms[a.compose(b).index] == compose_slots(perms[a.index], perms[b.index])
+            ab = a.compose(b)
+            assert act(perms[ab.index], slots) == act(perms[a.index], act(perms[b.index], slots))
+            assert compose_slots(perms[a.index], perms[b.index]) == perms[ab.index]
 
 
 def test_huima_generators_match_the_paper() -> None:
@@ -113,12 +124,19 @@ def test_board_sizes_outside_range(bad: object) -> None:
 
 @pytest.mark.parametrize("n", range(1, 27))
 def test_orbits_and_stabilizers(n: int) -> None:
-    orbits = point_orbits(n)
-    assert sum(len(o) for o in orbits) == n * n
-    for orbit in orbits:
+    # By brute force over DESIGN's point maps: a point's orbit is its images,
+    # its stabilizer the maps that fix it.
+    expected: list[list[tuple[int, int]]] = []
+    for p in [(r, c) for r in range(n) for c in range(n)]:
+        if not any(p in orbit for orbit in expected):
+            expected.append(sorted({design_map(name, p, n) for name in DESIGN_MAPS}))
+        fixing = [name for name in DESIGN_MAPS if design_map(name, p, n) == p]
+        assert [g.name for g in stabilizer(p, n)] == fixing
+    assert point_orbits(n) == expected
+    for orbit in expected:
         # Orbit-stabilizer: |orbit| * |stabilizer| = |D4|.
         assert len(orbit) * len(stabilizer(orbit[0], n)) == 8
-    centres = [o for o in orbits if len(o) == 1]
+    centres = [o for o in expected if len(o) == 1]
     assert len(centres) == n % 2
 
 
@@ -132,7 +150,7 @@ def test_image_array_matches_point_maps_and_batches() -> None:
             assert np.array_equal(images[b], single)
             for row in range(6):
                 for col in range(6):
-                    r, c = g.map_point((row, col), 6)
+                    r, c = design_map(g.name, (row, col), 6)
                     v = boards[b, row, col]
                     assert single[r, c] == ((3 - v) % 3 if g.swap else v)
 
