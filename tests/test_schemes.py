@@ -57,6 +57,14 @@ def positions(draw: st.DrawFn, max_size: int = 26) -> tuple[int, np.ndarray]:
     return n, np.where(stones, colours, 0).astype(np.int8)
 
 
+def least(images: list[int], group: str = "full") -> tuple[int, tuple[str, ...]]:
+    """DESIGN section 5 by brute force: the least of the images (``images[g.index]``
+    is the image under ``g``) over the group, and the names of every ``g`` giving it."""
+    elements = ELEMENTS if group == "full" else ELEMENTS[:8]
+    key = min(images[g.index] for g in elements)
+    return key, tuple(g.name for g in elements if images[g.index] == key)
+
+
 # -- the theorem -------------------------------------------------------------------------
 
 
@@ -78,16 +86,18 @@ def test_symmetry_theorem(name: str, position: tuple[int, np.ndarray], to_move: 
 @pytest.mark.parametrize("name", SCHEMES)
 @pytest.mark.parametrize("n", range(1, 27))
 def test_keys_satisfy_the_constraints_for_every_size(name: str, n: int) -> None:
+    # DESIGN section 3: Z_B(g.p) = T_g(Z_B(p)), with g's point map written out in
+    # test_symmetry (the tables themselves are re-derived in test_key_generation).
     s = scheme(name, n)
     for g in ELEMENTS:
         for row in range(n):
             for col in range(n):
-                r, c = g.map_point((row, col), n)
+                r, c = design_map(g.name, (row, col), n)
                 key = s.black_keys[row * n + col]
                 image_keys = s.white_keys if g.swap else s.black_keys
                 assert image_keys[r * n + c] == s.transform(key, g)
-        for colour in "bw":
-            assert s.transform(s.side_key(colour), g) == s.side_key(g.map_colour(colour))
+        for colour, other in ("bw", "wb"):
+            assert s.transform(s.side_key(colour), g) == s.side_key(other if g.swap else colour)
     assert s.side_key("b") != s.side_key("w")
 
 
@@ -98,17 +108,17 @@ def test_canonical_key_is_shared_by_all_images(
 ) -> None:
     n, board = position
     s = scheme(name, n)
-    key, attaining = s.canonical(s.hash_array(board, to_move))
-    d4_key, d4_attaining = s.canonical(s.hash_array(board, to_move), "d4")
-    assert key <= d4_key and all(not g.swap for g in d4_attaining)
+    # The reference: the hashes of the 16 images, each drawn with DESIGN's point
+    # maps and hashed afresh; no transform, no canonical code.
+    images = [s.hash_array(image(board, g.name), swapped_side(to_move, g.name)) for g in ELEMENTS]
+    key, attaining = s.canonical(images[0])
+    d4_key, d4_attaining = s.canonical(images[0], "d4")
+    assert (key, tuple(g.name for g in attaining)) == least(images, "full")
+    assert (d4_key, tuple(g.name for g in d4_attaining)) == least(images, "d4")
     for g in ELEMENTS:
-        h = s.hash_array(image(board, g.name), swapped_side(to_move, g.name))
-        assert s.canonical(h)[0] == key
+        assert s.canonical(images[g.index])[0] == key
         if not g.swap:
-            assert s.canonical(h, "d4")[0] == d4_key
-    for g in attaining:
-        assert s.transform(s.hash_array(board, to_move), g) == key
-    assert list(attaining) == sorted(attaining, key=lambda g: g.index)
+            assert s.canonical(images[g.index], "d4")[0] == d4_key
 
 
 # -- scalar and array twins -----------------------------------------------------------------
@@ -139,11 +149,17 @@ def test_array_twins_agree_with_scalar(
         arr = s.from_ints(values)
         for g in ELEMENTS:
             assert s.to_ints(s.transform_array(arr, g)) == [s.transform(h, g) for h in values]
+        # Canonical keys by brute force over the scalar transform (itself checked
+        # against freshly hashed images in test_symmetry_theorem), for the scalar
+        # and the array path alike: the two share their shortcut tables.
+        images = [[s.transform(h, g) for g in ELEMENTS] for h in values]
         for group in ("full", "d4"):
             keys, lowest = s.canonical_array(arr, group)
-            expected = [s.canonical(h, group) for h in values]
+            expected = [least(hs, group) for hs in images]
             assert s.to_ints(keys) == [k for k, _ in expected]
-            assert lowest.tolist() == [attaining[0].index for _, attaining in expected]
+            assert lowest.tolist() == [element(names[0]).index for _, names in expected]
+            scalar = [s.canonical(h, group) for h in values]
+            assert [(k, tuple(g.name for g in gs)) for k, gs in scalar] == expected
 
 
 @pytest.mark.parametrize("name", SCHEMES)
@@ -412,6 +428,10 @@ def test_large_batches_take_the_chunked_parallel_path(
     words[5::101] = np.uint64(0x1212343412123434)
     words[7::103] = np.uint64(s.hash_array(board_from("D4 Q4 D16 Q16")))
     keys, lowest = s.canonical_array(words, group)
-    expected = [s.canonical(int(w), group) for w in words]
-    assert s.to_ints(keys) == [k for k, _ in expected]
-    assert lowest.tolist() == [attaining[0].index for _, attaining in expected]
+    # Brute force: every image by transform_array (checked against the scalar
+    # transform in test_array_twins_agree_with_scalar), the least, and the first
+    # element that gives it.
+    elements = ELEMENTS if group == "full" else ELEMENTS[:8]
+    images = np.stack([s.transform_array(words, g) for g in elements])
+    assert np.array_equal(keys, images.min(axis=0))
+    assert np.array_equal(lowest, images.argmin(axis=0))
