@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from sgfmill import boards, sgf
 
+from gohash import ELEMENTS
 from gohash import positions as positions_module
 from gohash.board import Board
 from gohash.errors import GohashError
@@ -19,6 +20,7 @@ from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, pos
 from gohash.schemes import SCHEMES, scheme
 from gohash.sgf import Source
 from gohash.walk import BaseVisitor, PositionEvent, walk
+from tests.test_symmetry import design_map
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 DATA_FILES = sorted(str(p) for p in DATA.rglob("*.sgf"))
@@ -112,19 +114,41 @@ def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
     assert_same_as_pure(paths)
 
 
+def design_images(arrays: np.ndarray) -> list[np.ndarray]:
+    """The 16 images of every position in ``arrays[B, row, col]``, in table order,
+    drawn with DESIGN's point maps (colours exchanged by the ``swap`` elements)."""
+    count, size = arrays.shape[0], arrays.shape[1]
+    flat = arrays.reshape(count, size * size)
+    exchange = np.array([0, 2, 1], dtype=flat.dtype)
+    images = []
+    for g in ELEMENTS:
+        source = np.empty(size * size, dtype=np.intp)  # image.flat[j] = board.flat[source[j]]
+        for row in range(size):
+            for col in range(size):
+                r, c = design_map(g.name, (row, col), size)
+                source[r * size + c] = row * size + col
+        image = exchange[flat[:, source]] if g.swap else flat[:, source]
+        # C order: under the add combiner hash_arrays needs it.
+        images.append(np.ascontiguousarray(image).reshape(count, size, size))
+    return images
+
+
 @pytest.mark.parametrize("name", SCHEMES)
 def test_hashes_and_packed_positions_are_the_boards(name: str) -> None:
     """Every row's hash is that of the exact position it carries, hashed afresh from
-    the position by numpy, and the Board replaying the same moves agrees."""
+    the position by numpy; its canonical key and frame are the least hash of the
+    position's 16 images and the first element giving it (DESIGN section 5), by
+    brute force, without the transform or canonical code of the schemes."""
     (batch,) = positions(DATA_FILES, scheme=name, packed=True, variations=True)
     for size in np.unique(batch.size).tolist():
         rows = np.flatnonzero(batch.size == size)
         keys = scheme(name, size)
         arrays = np.stack([Board.from_position_key(batch.packed(i)).to_array() for i in rows])
         assert np.array_equal(keys.hash_arrays(arrays), batch.hash[rows])
-        canonical, lowest = keys.canonical_array(batch.hash[rows])
-        assert np.array_equal(canonical, batch.canonical[rows])
-        assert np.array_equal(lowest, batch.transform[rows])
+        images = [keys.to_ints(keys.hash_arrays(image)) for image in design_images(arrays)]
+        per_row = [list(hashes) for hashes in zip(*images, strict=True)]
+        assert keys.to_ints(batch.canonical[rows]) == [min(hashes) for hashes in per_row]
+        assert batch.transform[rows].tolist() == [h.index(min(h)) for h in per_row]
 
 
 class Boards(BaseVisitor):
