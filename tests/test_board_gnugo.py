@@ -17,8 +17,7 @@ import pytest
 from hypothesis import event, given, settings
 
 from gohash.board import Board, IllegalMoveError
-from gohash.coords import parse_gtp
-from tests.gtp import GnuGo, require_gnugo
+from tests.gtp import GnuGo, point_of, require_gnugo
 from tests.test_board_properties import Game, Point, games
 
 
@@ -28,11 +27,11 @@ def engine() -> Iterator[GnuGo]:
         yield gnugo
 
 
-def gnugo_stones(engine: GnuGo, size: int) -> dict[Point, str]:
+def gnugo_stones(engine: GnuGo) -> dict[Point, str]:
     stones: dict[Point, str] = {}
     for colour in ("b", "w"):
         for vertex in engine.command(f"list_stones {colour}").split():
-            point = parse_gtp(vertex, size)
+            point = point_of(vertex)
             assert point is not None
             stones[point] = colour
     return stones
@@ -82,4 +81,4 @@ def test_random_games_agree_with_gnugo(engine: GnuGo, game: Game) -> None:
                 if board.ko_point is not None:
                     event("ko")
                 break
-        assert our_stones(board) == gnugo_stones(engine, game.size)
+        assert our_stones(board) == gnugo_stones(engine)

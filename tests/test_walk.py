@@ -24,7 +24,7 @@ from gohash.walk import (
     walk_source,
 )
 from tests import sgfgen
-from tests.gtp import GnuGo, require_gnugo
+from tests.gtp import GnuGo, point_of, require_gnugo
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 
@@ -266,7 +266,7 @@ def test_fixed_handicap_is_gnu_gos() -> None:
                     with pytest.raises(GohashError, match="no fixed handicap"):
                         fixed_handicap(size, count)
                 else:
-                    expected = {parse_gtp(v, size) for v in reply.split()}
+                    expected = {point_of(v) for v in reply.split()}
                     assert set(fixed_handicap(size, count)) == expected, (size, count)
 
 
