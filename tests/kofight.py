@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass
 
 from gohash.board import Board, IllegalMoveError
-from gohash.coords import sgf_letters
 from gohash.schemes import KeyScheme
+from tests.sgfgen import sgf_point
 
 Point = tuple[int, int]
 Move = tuple[str, Point | None]
@@ -47,8 +47,12 @@ class RandomGame:
 
 
 def sgf_nodes(size: int, moves: tuple[Move, ...]) -> str:
-    """The moves as a sequence of SGF nodes: ``;B[cc];W[]``."""
-    return "".join(f";{colour.upper()}[{sgf_letters(point, size)}]" for colour, point in moves)
+    """The moves as a sequence of SGF nodes: ``;B[cc];W[]``.  The letters are the
+    test's own (tests.sgfgen), not gohash.coords': GNU Go gets the same moves as points."""
+    return "".join(
+        f";{colour.upper()}[{'' if point is None else sgf_point(point, size)}]"
+        for colour, point in moves
+    )
 
 
 def random_game(

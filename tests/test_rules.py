@@ -17,13 +17,13 @@ from gohash import rules, superko
 from gohash.audit import audit_paths
 from gohash.canon import CanonOptions, canon
 from gohash.cli import main
-from gohash.coords import sgf_letters
 from gohash.errors import GohashError
 from gohash.index import Index, position_from_sgf
 from gohash.rules import RULESETS, Ruleset, UnknownRuleError, record_ruleset
 from gohash.sgf import Source
 from gohash.superko import check
 from gohash.walk import BaseVisitor, GameInfo, PositionEvent, walk, walk_source
+from tests.sgfgen import sgf_point
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 NZ = DATA / "rules" / "new-zealand-suicide.sgf"
@@ -195,7 +195,7 @@ def random_suicide_game(rng: random.Random, size: int, moves: int) -> tuple[str,
             ko = board.play(point[0], point[1], colour)
             if board.get(*point) is None and before - len(board.list_occupied_points()) >= 2:
                 multi += 1
-            nodes.append(f";{colour.upper()}[{sgf_letters(point, size)}]")
+            nodes.append(f";{colour.upper()}[{sgf_point(point, size)}]")
         colour = "w" if colour == "b" else "b"
     return "".join(nodes), multi
 

@@ -19,11 +19,11 @@ from typing import NamedTuple
 import pytest
 from sgfmill import sgf, sgf_grammar
 
-from gohash.coords import sgf_letters
 from gohash.superko import RULESETS, check
 from tests import gtp
 from tests.gtp import GnuGo, require_gnugo
 from tests.kofight import games_with_repetitions
+from tests.sgfgen import sgf_point
 
 Point = tuple[int, int]
 Move = tuple[str, Point | None]
@@ -86,8 +86,8 @@ def replayable(path: Path) -> Replay | None:
 def gnugo_first_refusal(engine: GnuGo, tmp: Path, replay: Replay) -> int | None:
     size = replay.size
     if replay.black or replay.white:
-        ab = "".join(f"[{sgf_letters(p, size)}]" for p in replay.black)
-        aw = "".join(f"[{sgf_letters(p, size)}]" for p in replay.white)
+        ab = "".join(f"[{sgf_point(p, size)}]" for p in replay.black)
+        aw = "".join(f"[{sgf_point(p, size)}]" for p in replay.white)
         root = tmp / "root.sgf"
         setup = ("AB" + ab if ab else "") + ("AW" + aw if aw else "")
         root.write_text(f"(;GM[1]FF[4]SZ[{size}]{setup})")
