@@ -136,6 +136,7 @@ def test_board_history_limit() -> None:
         assert (board.position_key(), board.move_number) == before
     board.undo()
     board.play((2, 2), "w")  # room again
+    assert (board.get((2, 2)), board.move_number) == ("w", 2)
     unbounded = Board(9, max_history=None)
     for _ in range(10):
         unbounded.pass_("b")
