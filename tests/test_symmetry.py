@@ -77,7 +77,7 @@ def act(perm: tuple[int, ...], slots: tuple[int, ...]) -> tuple[int, ...]:
 def test_slot_permutations_are_a_homomorphism(perms: tuple[tuple[int, ...], ...]) -> None:
     # T_(a.b) must be T_a after T_b, applied to the slots one after the other:
     # the theorem Z(a.(b.P)) = T_a(Z(b.P)) = T_a(T_b(Z(P))) needs exactly that.
-    # (compose_slots, which built these tables, is checked here, not used.)
+    # compose_slots, which built these tables, is checked against that, not trusted.
     assert len(set(perms)) == 16, "the action must be faithful"
     slots = tuple(range(100, 100 + len(perms[0])))
     for a in ELEMENTS:
