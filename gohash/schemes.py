@@ -279,7 +279,9 @@ class KeyScheme:
             if self.combiner == "xor":
                 out[start : start + 256] = np.bitwise_xor.reduce(black ^ white, axis=1)
             else:
-                stacked = np.concatenate([black, white], axis=1)
+                # np.where keeps the memory order of a batch that is not C-ordered;
+                # a byte view needs contiguous hashes.
+                stacked = np.ascontiguousarray(np.concatenate([black, white], axis=1))
                 as_bytes = stacked.view(np.uint8).reshape(*stacked.shape, 8)
                 out[start : start + 256] = (
                     as_bytes.sum(axis=1, dtype=np.uint8).view(np.uint64).reshape(-1)

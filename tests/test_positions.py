@@ -127,8 +127,7 @@ def design_images(arrays: np.ndarray) -> list[np.ndarray]:
                 r, c = design_map(g.name, (row, col), size)
                 source[r * size + c] = row * size + col
         image = exchange[flat[:, source]] if g.swap else flat[:, source]
-        # C order: under the add combiner hash_arrays needs it.
-        images.append(np.ascontiguousarray(image).reshape(count, size, size))
+        images.append(image.reshape(count, size, size))
     return images
 
 

@@ -435,3 +435,14 @@ def test_large_batches_take_the_chunked_parallel_path(
     images = np.stack([s.transform_array(words, g) for g in elements])
     assert np.array_equal(keys, images.min(axis=0))
     assert np.array_equal(lowest, images.argmin(axis=0))
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_batches_in_any_memory_order(name: str) -> None:
+    # A batch made by moving an axis is not C-ordered; it hashes as a copy of it does.
+    s = scheme(name, 9)
+    rng = np.random.default_rng(7)
+    batch = np.moveaxis(rng.integers(0, 3, size=(9, 9, 5), dtype=np.int8), 2, 0)
+    assert not batch.flags.c_contiguous
+    assert np.array_equal(s.hash_arrays(batch), s.hash_arrays(np.ascontiguousarray(batch)))
+    assert s.to_ints(s.hash_arrays(batch)) == [s.hash_array(b) for b in batch]
