@@ -31,12 +31,11 @@ from pathlib import Path
 from gohash.positions import (
     CORE_AVAILABLE,
     _key_table_for,
-    _read_file,
     _root_rows,
     _scheme_at,
     positions,
 )
-from gohash.sgf import Input, Source
+from gohash.sgf import Input, Source, read_input
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from canon import sgfmill_replay
@@ -68,7 +67,7 @@ def parts(files: list[Path]) -> dict[str, float]:
 
     clock = time.process_time
     start = clock()
-    sources = [s for p in files for s in _read_file(Input("file", str(p)))]
+    sources = [s for p in files for s in read_input(Input("file", str(p)))]
     seconds = {"reading (sgf.read_input)": clock() - start}
     replayer = _core.Replayer(
         _key_table_for("huima64"), variations=False, packed=False, add=False, capacity=1 << 16
