@@ -62,8 +62,8 @@ cdef class Replayer:
     # -- output columns
     cdef Py_ssize_t n, nbytes, mark_n, mark_bytes, mark_paths
     cdef object a_file, a_game, a_var, a_move, a_colour, a_point, a_to_move
-    cdef object a_setup, a_size, a_hi, a_lo, a_packed, a_offsets
-    cdef int32_t[:] o_file, o_game, o_var, o_move
+    cdef object a_setup, a_size, a_hi, a_lo, a_packed, a_offsets, a_depth
+    cdef int32_t[:] o_file, o_game, o_var, o_move, o_depth
     cdef int8_t[:] o_colour, o_to_move
     cdef int16_t[:] o_point
     cdef uint8_t[:] o_setup, o_size, o_packed
@@ -73,7 +73,7 @@ cdef class Replayer:
     cdef list paths
     cdef Scanner scanner
     # -- the board
-    cdef int size, npts, ko, ko_colour, to_move, last_mover, movers, move_number
+    cdef int size, npts, ko, ko_colour, to_move, last_mover, movers, move_number, visited
     cdef int pad_digits, packed_len
     cdef uint64_t hi, lo
     cdef uint64_t[:, :] keys
@@ -88,6 +88,7 @@ cdef class Replayer:
     # -- the branch points open on the way to the current node
     cdef int64_t[:] st_log
     cdef int32_t[:] st_move, st_path, st_seen, st_open, st_ko, st_ko_colour, st_to_move, st_last
+    cdef int32_t[:] st_visited
     cdef int32_t[:] path
     cdef int path_len
     cdef bint path_dirty
@@ -122,6 +123,7 @@ cdef class Replayer:
         self.st_ko_colour = np.empty(MAX_DEPTH + 1, np.int32)
         self.st_to_move = np.empty(MAX_DEPTH + 1, np.int32)
         self.st_last = np.empty(MAX_DEPTH + 1, np.int32)
+        self.st_visited = np.empty(MAX_DEPTH + 1, np.int32)
         self.path = np.empty(MAX_DEPTH + 1, np.int32)
 
     # -- columns ----------------------------------------------------------------------------
@@ -136,6 +138,7 @@ cdef class Replayer:
         self.a_to_move = np.empty(cap, np.int8)
         self.a_setup = np.empty(cap, np.uint8)
         self.a_size = np.empty(cap, np.uint8)
+        self.a_depth = np.empty(cap, np.int32)
         self.a_hi = np.empty(cap, np.uint64)
         self.a_lo = np.empty(cap, np.uint64)
         self.a_offsets = np.zeros(cap + 1, np.int64)
@@ -152,6 +155,7 @@ cdef class Replayer:
         self.o_move, self.o_colour, self.o_point = self.a_move, self.a_colour, self.a_point
         self.o_to_move, self.o_setup, self.o_size = self.a_to_move, self.a_setup, self.a_size
         self.o_hi, self.o_lo, self.o_offsets = self.a_hi, self.a_lo, self.a_offsets
+        self.o_depth = self.a_depth
         self.o_packed = self.a_packed
 
     cdef _grow_columns(self):
@@ -165,6 +169,7 @@ cdef class Replayer:
         self.a_to_move = grown(self.a_to_move, need)
         self.a_setup = grown(self.a_setup, need)
         self.a_size = grown(self.a_size, need)
+        self.a_depth = grown(self.a_depth, need)
         self.a_hi = grown(self.a_hi, need)
         self.a_lo = grown(self.a_lo, need)
         self.a_offsets = grown(self.a_offsets, need + 1)
@@ -184,6 +189,7 @@ cdef class Replayer:
             "to_move": self.a_to_move[:n],
             "setup": self.a_setup[:n].view(np.bool_),
             "size": self.a_size[:n],
+            "depth": self.a_depth[:n],
             "hash_hi": self.a_hi[:n],
             "hash_lo": self.a_lo[:n],
         }
@@ -280,6 +286,7 @@ cdef class Replayer:
         self.last_mover = 0
         self.movers = 0
         self.move_number = 0
+        self.visited = 0
         self.nlog = 0
         self.logging = self.variations
         return 0
@@ -461,6 +468,7 @@ cdef class Replayer:
                 parent = self.st_open[depth - 1]
                 self.st_log[depth] = self.nlog
                 self.st_move[depth] = self.move_number
+                self.st_visited[depth] = self.visited
                 self.st_path[depth] = self.path_len
                 self.st_seen[depth] = 0
                 self.st_open[depth] = k
@@ -484,6 +492,7 @@ cdef class Replayer:
                     self._put(self.log_at[self.nlog], self.log_old[self.nlog])
                 self.logging = True
                 self.move_number = self.st_move[depth]
+                self.visited = self.st_visited[depth]
                 self.ko = self.st_ko[depth]
                 self.ko_colour = self.st_ko_colour[depth]
                 self.to_move = self.st_to_move[depth]
@@ -519,6 +528,8 @@ cdef class Replayer:
         self.o_to_move[r] = self.to_move
         self.o_setup[r] = setup
         self.o_size[r] = self.size
+        self.o_depth[r] = self.visited
+        self.visited += 1
         self.o_hi[r] = self.hi
         self.o_lo[r] = self.lo
         if self.packed:

@@ -102,7 +102,10 @@ class PositionBatch:
     (high word, low word) for 128-bit schemes; ``transform`` is the index in
     :data:`gohash.ELEMENTS` of the lowest element mapping the position to its
     canonical key.  The packed positions (``Board.position_key``) of row ``i``
-    are ``packed_data[packed_offsets[i]:packed_offsets[i + 1]]``.
+    are ``packed_data[packed_offsets[i]:packed_offsets[i + 1]]``.  ``depth`` is
+    the walker's ``PositionEvent.depth``: how many positions of the row's line
+    come before it in its game, so the line of row ``i`` is ``i`` and, going
+    back, each latest row of depth one less.
     """
 
     scheme: str
@@ -120,6 +123,7 @@ class PositionBatch:
     hash: npt.NDArray[np.uint64]
     canonical: npt.NDArray[np.uint64]
     transform: npt.NDArray[np.uint8]
+    depth: npt.NDArray[np.int32]
     variations: list[tuple[int, ...]]
     games: GameTable
     packed_offsets: npt.NDArray[np.int64] | None = None
@@ -142,7 +146,7 @@ class PositionBatch:
     def columns(self) -> dict[str, Array]:
         """The per-position columns by name (the packed positions excluded)."""
         names = ("file", "game", "variation", "move_number", "colour", "point", "to_move",
-                 "setup", "size", "hash", "canonical", "transform")
+                 "setup", "size", "hash", "canonical", "transform", "depth")
         return {name: getattr(self, name) for name in names}
 
 
@@ -341,6 +345,7 @@ class _Builder:
             hash=hashes,
             canonical=canonical,
             transform=transform,
+            depth=columns["depth"],
             variations=paths,
             games=GameTable(
                 file=np.array([g[0] for g in games], dtype=np.int32),
@@ -387,7 +392,7 @@ class _PureColumns(BaseVisitor):
         self.file_id = file_id
         self.packed = packed
         self.shift = 64 if wide else 0
-        self.rows: list[tuple[int, int, int, int, int, int, bool, int, int, int]] = []
+        self.rows: list[tuple[int, int, int, int, int, int, bool, int, int, int, int]] = []
         self.keys: list[bytes] = []
         self.paths: dict[tuple[int, ...], int] = {(): 0}
         self.games: list[tuple[int, int, int, int, dict[str, str]]] = []
@@ -404,7 +409,7 @@ class _PureColumns(BaseVisitor):
         self.rows.append(
             (event.game, path, event.move_number, colour, point, 1 if board.to_move == "b" else 2,
              event.node_has_setup, size, board.hash >> self.shift,
-             board.hash & _LOW_WORD if self.shift else 0)
+             board.hash & _LOW_WORD if self.shift else 0, event.depth)
         )
         if self.packed:
             self.keys.append(board.position_key())
@@ -415,7 +420,7 @@ class _PureColumns(BaseVisitor):
     def piece(self) -> tuple[dict[str, Array], list[tuple[int, ...]]]:
         rows = self.rows
         n = len(rows)
-        by_column = list(zip(*rows, strict=True)) if rows else [()] * 10
+        by_column = list(zip(*rows, strict=True)) if rows else [()] * 11
         columns: dict[str, Array] = {
             "file": np.full(n, self.file_id, dtype=np.int32),
             "game": np.array(by_column[0], dtype=np.int32),
@@ -429,6 +434,7 @@ class _PureColumns(BaseVisitor):
             # 64-bit hashes live in the high word, as the core writes them.
             "hash_hi": np.array(by_column[8], dtype=np.uint64),
             "hash_lo": np.array(by_column[9], dtype=np.uint64),
+            "depth": np.array(by_column[10], dtype=np.int32),
         }
         if self.packed:
             lengths = np.array([len(k) for k in self.keys], dtype=np.int64)

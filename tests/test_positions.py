@@ -19,7 +19,7 @@ from gohash.errors import GohashError
 from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
 from gohash.schemes import SCHEMES, scheme
 from gohash.sgf import Source
-from gohash.walk import BaseVisitor, PositionEvent, walk
+from gohash.walk import BaseVisitor, PositionEvent, walk, walk_source
 from tests.test_symmetry import design_map
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -180,6 +180,38 @@ def test_rows_are_the_walkers_positions(name: str) -> None:
     assert batch.pure_files < len(DATA_FILES) / 2
 
 
+class Depths(BaseVisitor):
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, tuple[int, ...], int, int]] = []
+
+    def visit_position(self, event: PositionEvent) -> None:
+        self.rows.append((event.game, event.variation, event.move_number, event.depth))
+
+    def handle_error(self, error: Exception) -> bool:  # type: ignore[override]
+        return False
+
+
+def test_depth_is_the_walkers() -> None:
+    """The compiled core's depth column is the walker's PositionEvent.depth, in every
+    variation (the pure path copies it; the equality tests above compare the two)."""
+    nested = (b"(;SZ[9]AB[aa];B[bb](;W[cc](;B[dd];AE[aa];W[ee])(;B[ff](;W[gg])(;AW[hh])))"
+              b"(;W[ii];B[ab])(;AB[cd]))")
+    path = DATA / "variations-9x9.sgf"
+    sources = [Source(str(path), path.read_bytes()), Source("nested.sgf", nested)]
+    visitor = Depths()
+    for source in sources:
+        walk_source(source, visitor, variations=True)
+    (batch,) = positions(sources, variations=True, pure=False)
+    assert batch.pure_files == 0
+    rows = [
+        (g, batch.variations[v], m, d)
+        for g, v, m, d in zip(batch.game.tolist(), batch.variation.tolist(),
+                              batch.move_number.tolist(), batch.depth.tolist(), strict=True)
+    ]
+    assert rows == visitor.rows
+    assert max(d for *_, d in rows) > 1 and len({v for _, v, _, _ in rows}) > 1
+
+
 def test_columns_against_sgfmill() -> None:
     """Points, colours, side to move and stones of a real record, from sgfmill's replay."""
     path = DATA / "game-9x9.sgf"
@@ -217,6 +249,8 @@ def test_variations_and_metadata() -> None:
     paths = [batch.variations[v] for v in batch.variation]
     assert paths == [(), (), (), (), (), (0, 1), (1,)]
     assert batch.move_number.tolist() == [0, 1, 2, 3, 4, 4, 2]
+    # Positions before each on its line: a branch goes back to its branch point's.
+    assert batch.depth.tolist() == [0, 1, 2, 3, 4, 4, 2]
     assert batch.setup.tolist() == [True] + [False] * 6
     games = batch.games
     assert (games.size.tolist(), games.handicap.tolist()) == ([9], [2])
