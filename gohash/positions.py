@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import GohashError
+from .rules import record_ruleset
 from .schemes import KeyScheme, scheme
 from .sgf import (
     SgfError,
@@ -292,7 +293,8 @@ class _Builder:
     def add(self, source: Source, file_id: int) -> None:
         self.files[file_id] = source.name
         if self.replayer is not None:
-            roots = self.replayer.add_file(source.data, file_id)
+            # A source read with a note (UTF-16 decoded) goes to the walker, which gives it.
+            roots = None if source.notes else self.replayer.add_file(source.data, file_id)
             if roots is not None:
                 games = _root_rows(roots, file_id)
                 if games is not None:
@@ -381,6 +383,8 @@ def _root_rows(
             text[name], repaired = decode_text(value, encoding)
             if repaired:
                 return None
+        if record_ruleset(text.get("RU"))[1] is not None:  # the walker notes an unknown RU
+            return None
         rows.append((file_id, index, size, handicap, text))
     return rows
 

@@ -113,6 +113,24 @@ def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
     assert_same_as_pure(paths)
 
 
+def test_notes_of_clean_games_are_the_walkers(tmp_path: Path) -> None:
+    """An RU gohash does not know and a UTF-16 file are noted by the walker; the
+    core, which notes nothing, leaves them to it (it once dropped both notes)."""
+    (tmp_path / "ru.sgf").write_bytes(b"(;SZ[9]RU[Foo];B[ee];W[dd])")
+    (tmp_path / "utf16.sgf").write_bytes("(;SZ[9];B[ee];W[dd])".encode("utf-16"))
+    (tmp_path / "known.sgf").write_bytes(b"(;SZ[9]RU[Japanese];B[ee];W[dd])")
+    paths = [str(tmp_path / name) for name in ("ru.sgf", "utf16.sgf", "known.sgf")]
+    (batch,) = positions(paths)
+    # Written out, not asked of the walker (which replays both files here).
+    assert batch.notes == [
+        f"{paths[0]}, game 0: RU[Foo] is not a ruleset gohash knows: the default, chinese, "
+        "applies",
+        f"{paths[1]}: text is UTF-16-LE (byte-order mark): decoded to UTF-8",
+    ]
+    assert batch.pure_files == 2
+    assert_same_as_pure(paths)
+
+
 def design_images(arrays: np.ndarray) -> list[np.ndarray]:
     """The 16 images of every position in ``arrays[B, row, col]``, in table order,
     drawn with DESIGN's point maps (colours exchanged by the ``swap`` elements)."""
