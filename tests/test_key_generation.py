@@ -2,8 +2,8 @@
 
 :mod:`gohash.schemes` documents how every key table is drawn from the SHAKE-256
 stream of ``gohash-keys-v1|<family>|<size>``.  This test follows that text with
-code of its own: the point maps of DESIGN section 2 and Huima's byte
-permutations are written out here, stabilizers and slot orbits are found by
+code of its own: the point maps of DESIGN section 2 (written out in
+test_symmetry) and Huima's byte permutations are written out here, stabilizers and slot orbits are found by
 brute force, and nothing of :mod:`gohash.symmetry` or :mod:`gohash.schemes` is
 used but the finished tables under test.  Every key of every size must agree,
 and the golden values in ``test_schemes.py`` must be what this derivation gives.
@@ -18,21 +18,13 @@ import pytest
 
 from gohash.schemes import SCHEMES, scheme
 from tests.test_schemes import GOLDEN, TEN_STONES
+from tests.test_symmetry import DESIGN_MAPS
 
 Point = tuple[int, int]  # (row, col)
 Bytes8 = list[int]
 
-# DESIGN section 2, x = col, y = row; the order is gohash's element order.
-POINT_MAPS: dict[str, Callable[[int, int, int], tuple[int, int]]] = {
-    "identity": lambda x, y, n: (x, y),
-    "rot90": lambda x, y, n: (n - 1 - y, x),
-    "rot180": lambda x, y, n: (n - 1 - x, n - 1 - y),
-    "rot270": lambda x, y, n: (y, n - 1 - x),
-    "flip": lambda x, y, n: (n - 1 - x, y),
-    "transpose": lambda x, y, n: (y, x),
-    "flipud": lambda x, y, n: (x, n - 1 - y),
-    "antitranspose": lambda x, y, n: (n - 1 - y, n - 1 - x),
-}
+# DESIGN section 2's point maps, written out in test_symmetry, in gohash's element order.
+POINT_MAPS = DESIGN_MAPS
 D4_NAMES = list(POINT_MAPS)
 
 
