@@ -328,8 +328,11 @@ def test_bad_arguments() -> None:
         b"(;SZ[9]AB[aa:cc];W[ee])",
         b"(;SZ[9];b[aa])",
         b"(;SZ[9];B[aa];;W[bb](;B[cc]);W[dd])",
+        b"(;SZ[9];C" + b"[x]" * 10_001 + b";B[aa])",
+        b"(;SZ[26];AB" + b"[aa]" * 2_705 + b";W[ee])",
     ],
-    ids=["value-limit", "deep-nesting", "bom", "nul", "rectangle", "lower-case", "node-after"],
+    ids=["value-limit", "deep-nesting", "bom", "nul", "rectangle", "lower-case", "node-after",
+         "node-values", "node-setup-points"],
 )
 def test_limits_and_irregular_syntax_are_the_walkers(data: bytes) -> None:
     """The core leaves them to the walker, which reports or reads them as it does."""
@@ -342,3 +345,24 @@ def test_core_reads_the_walkers_text_properties() -> None:
     from gohash import _core
 
     assert tuple(name for name, _ in _core.TEXT_PROPERTIES) == TEXT_PROPERTIES
+
+
+def test_the_cores_limits_are_the_readers() -> None:
+    # The scan leaves a file to the walker at the reader's limits, so the walker
+    # reports them; a limit changed on one side only would split the two paths.
+    from gohash import _scan
+    from gohash.board import MAX_HISTORY
+    from gohash.sgf import (
+        MAX_GAME_SETUP_POINTS,
+        MAX_NODE_SETUP_POINTS,
+        MAX_NODE_VALUES,
+        MAX_SOURCE_SETUP_POINTS,
+    )
+
+    assert _scan.LIMITS == {
+        "node_values": MAX_NODE_VALUES,
+        "node_setup_points": MAX_NODE_SETUP_POINTS,
+        "game_setup_points": MAX_GAME_SETUP_POINTS,
+        "source_setup_points": MAX_SOURCE_SETUP_POINTS,
+        "game_nodes": MAX_HISTORY,
+    }
