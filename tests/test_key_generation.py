@@ -4,9 +4,10 @@
 stream of ``gohash-keys-v1|<family>|<size>``.  This test follows that text with
 code of its own: the point maps of DESIGN section 2 (written out in
 test_symmetry) and Huima's byte permutations are written out here, stabilizers
-and slot orbits are found by brute force, and nothing of :mod:`gohash.symmetry` or :mod:`gohash.schemes` is
-used but the finished tables under test.  Every key of every size must agree,
-and the golden values in ``test_schemes.py`` must be what this derivation gives.
+and slot orbits are found by brute force, and nothing of :mod:`gohash.symmetry`
+or :mod:`gohash.schemes` is used but the finished tables under test.  Every key
+of every size must agree, and the golden values in ``test_schemes.py`` must be
+what this derivation gives.
 """
 
 from __future__ import annotations
