@@ -133,6 +133,8 @@ class PositionBatch:
     notes: list[str] = field(default_factory=list)
     pure_files: int = 0
     """How many of the batch's files the pure walker replayed."""
+    pure_file_ids: list[int] = field(default_factory=list)
+    """Which: their ids (keys of :attr:`files`), in order."""
 
     def __len__(self) -> int:
         return len(self.file)
@@ -286,6 +288,7 @@ class _Builder:
         self.errors: list[GohashError] = []
         self.notes: list[str] = []
         self.pure_files = 0
+        self.pure_file_ids: list[int] = []
 
     def count(self) -> int:
         return self.pieces_rows + (len(self.replayer) if self.replayer is not None else 0)
@@ -316,6 +319,7 @@ class _Builder:
             source, collector, variations=self.variations, board_options={"scheme": self.scheme}
         )
         self.pure_files += 1
+        self.pure_file_ids.append(file_id)
         self.games += collector.games
         self.errors += summary.errors
         self.notes += summary.notes
@@ -361,6 +365,7 @@ class _Builder:
             errors=self.errors,
             notes=self.notes,
             pure_files=self.pure_files,
+            pure_file_ids=self.pure_file_ids,
         )
         return batch
 

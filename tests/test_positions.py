@@ -127,7 +127,7 @@ def test_notes_of_clean_games_are_the_walkers(tmp_path: Path) -> None:
         "applies",
         f"{paths[1]}: text is UTF-16-LE (byte-order mark): decoded to UTF-8",
     ]
-    assert batch.pure_files == 2
+    assert batch.pure_files == 2 and batch.pure_file_ids == [0, 1]
     assert_same_as_pure(paths)
 
 
@@ -294,6 +294,7 @@ def test_gohash_pure_forces_the_walker(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOHASH_PURE", "1")
     (batch,) = positions(DATA_FILES)
     assert batch.pure_files == len(DATA_FILES)
+    assert batch.pure_file_ids == list(range(len(DATA_FILES)))
     monkeypatch.setenv("GOHASH_PURE", "0")
     (batch,) = positions(DATA_FILES)
     assert batch.pure_files < len(DATA_FILES) / 2
