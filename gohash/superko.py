@@ -2,7 +2,9 @@
 
 Scope: the ko rules of DESIGN section 6 and the rulesets that choose them, a
 visitor for :func:`gohash.walk.walk` that finds every violation in a game
-(:class:`SuperkoVisitor`), and :func:`check`, which walks paths with it.
+(:class:`SuperkoVisitor`), and :func:`check`, which judges paths with it or,
+for the files the compiled core replays, on :func:`gohash.positions.positions`
+columns.
 
 Every game line keeps its history: all positions since the start, setup
 included, each with its exact position (:meth:`~gohash.board.Board.position_key`)
@@ -40,20 +42,44 @@ has its own history: the walker's ``PositionEvent.depth`` says how many of the
 positions kept belong to the event's line, so going back to a branch point
 forgets exactly the line left.  An occupied play is reported in the variation
 the walker located its error in.
+
+:func:`check` gives the same result, faster, from columns.  The core replays
+only files whose every game is legal under simple ko with suicide refused (it
+leaves any other file to the walker), so in them the only violations are
+repetitions.  One sort per batch finds the board plays whose (game, position
+hash) an earlier row shares; each is then judged as the visitor judges it, on
+the exact packed positions of its line (its ancestors by the ``depth``
+column).  Every file the core left is walked with the visitor, so its
+verdicts, errors and notes are the visitor's own, and the results of both
+kinds of file are merged in reading order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
 
 from .board import Board, OccupiedPointError
 from .coords import GTP_COLUMNS, gtp, sgf_letters
 from .errors import GohashError
-from .rules import DEFAULT_RULESET, RULES, RULESETS, Ruleset, UnknownRuleError, ruleset
-from .schemes import KeyScheme
-from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk
+from .positions import CORE_AVAILABLE, PositionBatch, positions
+from .rules import (
+    DEFAULT_RULESET,
+    RULES,
+    RULESETS,
+    Ruleset,
+    UnknownRuleError,
+    record_ruleset,
+    ruleset,
+)
+from .schemes import SCHEMES, KeyScheme
+from .sgf import SgfError, Source, find_inputs, read_input
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, _keep, walk, walk_source
 
 __all__ = [
     "KINDS",
@@ -399,15 +425,195 @@ def check(
     suicide_allowed: bool | None = None,
     variations: bool = False,
     scheme: str | KeyScheme = "huima64",
+    pure: bool | None = None,
 ) -> CheckResult:
     """Check every game under ``paths`` (files, folders, archives, ``-``) under
     ``rules``, or each game's ``RU`` if None; ``rule`` and ``suicide_allowed``
-    override the ko and suicide rule of either."""
+    override the ko and suicide rule of either.
+
+    ``pure=True`` walks every file with :class:`SuperkoVisitor`; None (the
+    default) judges the files the compiled core replays on their columns,
+    unless ``GOHASH_PURE=1`` is set or the core is not built.  Both give the
+    same result.  ``scheme`` is the hash that narrows the search (a
+    :class:`~gohash.schemes.KeyScheme` object is walked).
+    """
     visitor = SuperkoVisitor(rules, rule=rule, suicide_allowed=suicide_allowed)
-    summary = walk(
-        paths,
-        visitor,
-        variations=variations,
-        board_options={**SuperkoVisitor.BOARD_OPTIONS, "scheme": scheme},
-    )
+    board_options = {**SuperkoVisitor.BOARD_OPTIONS, "scheme": scheme}
+    if pure is None:
+        pure = os.environ.get("GOHASH_PURE", "") not in ("", "0") or not CORE_AVAILABLE
+    if pure or scheme not in SCHEMES:
+        summary = walk(paths, visitor, variations=variations, board_options=board_options)
+        return CheckResult(visitor.violations, visitor.errors, summary)
+    assert isinstance(scheme, str)
+    summary = WalkSummary()
+    # Sources until their batch is judged, by the id positions() gives them (it
+    # numbers the sources it is given from 0); the sources that could not be
+    # read, each with the number of sources read before it.
+    sources: dict[int, Source] = {}
+    read_errors: deque[tuple[int, SgfError]] = deque()
+    count = 0
+
+    def read() -> Iterator[Source]:
+        nonlocal count
+        for inp in find_inputs(paths):
+            for source in read_input(inp):
+                if isinstance(source, SgfError):
+                    read_errors.append((count, source))
+                else:
+                    sources[count] = source
+                    count += 1
+                    yield source
+
+    def report_read_errors(before: int | None) -> None:
+        # As walk() reports them: in the order read, among the walked files' errors.
+        while read_errors and (before is None or read_errors[0][0] <= before):
+            error = read_errors.popleft()[1]
+            _keep(summary.errors, error)
+            visitor.handle_error(error)
+
+    game_rules = _GameRules(rules, rule, suicide_allowed)
+    for batch in positions(read(), scheme=scheme, variations=variations, packed=True):
+        found = _column_violations(batch, game_rules)
+        walked = set(batch.pure_file_ids)
+        games = np.bincount(batch.games.file, minlength=max(batch.files) + 1)
+        rows = np.bincount(batch.file, minlength=max(batch.files) + 1)
+        for file_id in batch.files:
+            source = sources.pop(file_id)
+            if file_id in walked:
+                report_read_errors(file_id)
+                summary.add(
+                    walk_source(
+                        source, visitor, variations=variations, board_options=board_options
+                    )
+                )
+            else:
+                summary.files += 1
+                summary.games += int(games[file_id])
+                summary.positions += int(rows[file_id])
+                visitor.violations += found.get(file_id, ())
+    report_read_errors(None)
     return CheckResult(visitor.violations, visitor.errors, summary)
+
+
+class _GameRules:
+    """The rules each game of the columns is judged under: as the visitor's."""
+
+    def __init__(self, rules: Ruleset | None, rule: str | None, suicide: bool | None) -> None:
+        self.given = None if rules is None else rules.overridden(rule=rule, suicide_allowed=suicide)
+        self.rule, self.suicide = rule, suicide
+
+    def __call__(self, ru: str | None) -> Ruleset:
+        if self.given is not None:
+            return self.given
+        return record_ruleset(ru)[0].overridden(rule=self.rule, suicide_allowed=self.suicide)
+
+
+# Spreads the game index over the hash's bits, so equal (game, hash) pairs, and
+# almost no others, share a sort key.
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _column_violations(
+    batch: PositionBatch, game_rules: _GameRules
+) -> dict[int, list[Violation]]:
+    """The violations of the games the compiled core replayed, by file id, in row order.
+
+    The core replays only games without an illegal move under simple ko with
+    suicide refused (it leaves any other file to the walker), so their only
+    violations are repetitions: board plays whose position is that of an
+    earlier row of their line.  Rows sharing a game and a position hash are
+    found by one sort; each such play is then judged as the visitor judges
+    it, on the exact positions of its line.
+    """
+    n = len(batch)
+    walked = set(batch.pure_file_ids)
+    if n == 0 or len(walked) == len(batch.files):
+        return {}
+    hashes = batch.hash
+    mixed = hashes if hashes.ndim == 1 else hashes[:, 0] ^ (hashes[:, 1] * _MIX)
+    starts_game = np.ones(n, dtype=np.bool_)
+    starts_game[1:] = (batch.file[1:] != batch.file[:-1]) | (batch.game[1:] != batch.game[:-1])
+    sort_key = mixed ^ (np.cumsum(starts_game, dtype=np.uint64) * _MIX)
+    # A quick unstable sort finds the few rows whose key another row shares; a
+    # stable sort of those alone tells each from the first row with its key.
+    order = np.argsort(sort_key)
+    ordered = sort_key[order]
+    equal = ordered[1:] == ordered[:-1]
+    shared = np.zeros(n, dtype=np.bool_)
+    shared[1:] = equal
+    shared[:-1] |= equal
+    rows = np.sort(order[shared])
+    order = np.argsort(sort_key[rows], kind="stable")
+    keys = sort_key[rows][order]
+    later = rows[order[1:][keys[1:] == keys[:-1]]]
+    plays = np.sort(later[batch.point[later] >= 0])
+    if len(plays) == 0:
+        return {}
+    starts = np.flatnonzero(starts_game)
+    game_row = {
+        (f, g): k for k, (f, g) in enumerate(zip(batch.games.file.tolist(),
+                                                  batch.games.game.tolist(), strict=True))
+    }
+    found: dict[int, list[Violation]] = {}
+    for row in plays.tolist():
+        file_id = int(batch.file[row])
+        if file_id in walked:
+            continue
+        start = int(starts[np.searchsorted(starts, row, side="right") - 1])
+        game = int(batch.game[row])
+        ru = batch.games.text["RU"][game_row[file_id, game]]
+        judged = _judge_row(batch, row, start, game_rules(ru).rule)
+        if judged is not None:
+            kind, earlier = judged
+            found.setdefault(file_id, []).append(_column_violation(batch, row, kind, earlier))
+    return found
+
+
+def _judge_row(batch: PositionBatch, row: int, start: int, rule: str) -> tuple[str, int] | None:
+    """The kind of violation of the board play at ``row`` (its game's rows begin at
+    ``start``) and the move number of the position it repeats, if any."""
+    depth = batch.depth[start : row + 1]
+    # On a line in pre-order: a row is an ancestor of the last iff every row
+    # after it, up to the last, is deeper.
+    deeper_after = np.minimum.accumulate(depth[::-1])[::-1][1:]
+    line = start + np.flatnonzero(depth[:-1] < deeper_after)
+    hashes = batch.hash
+    same = hashes[line] == hashes[row]
+    if same.ndim == 2:
+        same = same.all(axis=1)
+    key = batch.packed(row)
+    matches = [j for j in line[same].tolist() if batch.packed(j) == key]
+    if matches and rule in ("situational", "natural"):
+        to_move, move_number = batch.to_move, batch.move_number
+        # Before the first move, the player to move is the one who makes it (the
+        # visitor's _first_mover): the line's move 1, this play or before it.
+        moves = np.append(line, row)
+        first = moves[(move_number[moves] == 1) & (batch.colour[moves] != 0)][0]
+        mover = batch.colour[first]
+        matches = [
+            j for j in matches
+            if (mover if move_number[j] == 0 else to_move[j]) == to_move[row]
+            and (rule == "situational" or batch.point[j] >= 0)
+        ]
+    if not matches:
+        return None
+    return ("no result" if rule == "simple" else KINDS[rule]), int(batch.move_number[matches[-1]])
+
+
+def _column_violation(batch: PositionBatch, row: int, kind: str, repeats: int) -> Violation:
+    size = int(batch.size[row])
+    point = divmod(int(batch.point[row]), size)
+    move_number = int(batch.move_number[row])
+    return Violation(
+        file=batch.files[int(batch.file[row])],
+        game=int(batch.game[row]),
+        variation=batch.variations[int(batch.variation[row])],
+        move_number=move_number,
+        colour="b" if batch.colour[row] == 1 else "w",
+        point=point,
+        size=size,
+        kind=kind,
+        repeats=repeats,
+        cycle=move_number - repeats,
+        diagram=marked_diagram(Board.from_position_key(batch.packed(row)), point),
+    )
