@@ -84,9 +84,10 @@ def test_repetitions_are_judged_on_columns() -> None:
     names = ["triple-ko", "round-robin-ko", "send-two-return-one", "psk-not-ssk",
              "handicap-setup", "pass-ssk-nssk", "suicide-single", "occupied"]
     paths = [str(RECORDS / f"{name}.sgf") for name in names]
-    (batch,) = positions(paths)
-    # A ko retaken at once, a suicide, an occupied point: the core's refusals.
-    assert batch.pure_file_ids == [5, 6, 7]
+    # The columns hold no ko retaken at once, no suicide (not even where RU allows
+    # it) and no occupied point: the core leaves such files to the walker.
+    (batch,) = positions([*paths, str(DATA / "rules" / "tromp-taylor-suicide.sgf")])
+    assert batch.pure_file_ids == [5, 6, 7, 8]
     result = assert_paths_agree(paths[:5], RULESETS["chinese"])
     assert [(v.file, v.move_number, v.repeats) for v in result.violations] == [
         (paths[0], 28, 22), (paths[1], 36, 28), (paths[2], 13, 10), (paths[2], 16, 13),
@@ -100,6 +101,7 @@ def test_walked_files_and_read_errors_keep_their_places(tmp_path: Path) -> None:
     (tmp_path / "a.sgf").write_bytes(triple)
     (tmp_path / "b.sgf").write_bytes(b"(;SZ[5];B[cc];W[cc];B[zz];W[bb])")
     (tmp_path / "c.sgf").write_bytes(triple + b"(;SZ[9]RU[Foo];B[ee])")
+    (tmp_path / "nothing.sgf").write_bytes(b"no game here")
     with zipfile.ZipFile(tmp_path / "d.zip", "w") as archive:
         archive.writestr("x.sgf", triple)
         archive.writestr("y.sgf", b"(;SZ[99])")
