@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .board import Board, OccupiedPointError
 from .coords import GTP_COLUMNS, gtp, sgf_letters
@@ -523,7 +524,9 @@ def _column_violations(
     violations are repetitions: board plays whose position is that of an
     earlier row of their line.  Rows sharing a game and a position hash are
     found by one sort; each such play is then judged as the visitor judges
-    it, on the exact positions of its line.
+    it, on exact positions, looking back from the latest earlier row with its
+    hash to the first that decides (so a long cycle costs no more than in the
+    visitor's multimap).
     """
     n = len(batch)
     walked = set(batch.pure_file_ids)
@@ -535,7 +538,7 @@ def _column_violations(
     starts_game[1:] = (batch.file[1:] != batch.file[:-1]) | (batch.game[1:] != batch.game[:-1])
     sort_key = mixed ^ (np.cumsum(starts_game, dtype=np.uint64) * _MIX)
     # A quick unstable sort finds the few rows whose key another row shares; a
-    # stable sort of those alone tells each from the first row with its key.
+    # stable sort of those alone groups them by key, each group in row order.
     order = np.argsort(sort_key)
     ordered = sort_key[order]
     equal = ordered[1:] == ordered[:-1]
@@ -543,63 +546,122 @@ def _column_violations(
     shared[1:] = equal
     shared[:-1] |= equal
     rows = np.sort(order[shared])
-    order = np.argsort(sort_key[rows], kind="stable")
-    keys = sort_key[rows][order]
-    later = rows[order[1:][keys[1:] == keys[:-1]]]
-    plays = np.sort(later[batch.point[later] >= 0])
-    if len(plays) == 0:
+    grouped = rows[np.argsort(sort_key[rows], kind="stable")]
+    keys = sort_key[grouped]
+    first = np.ones(len(grouped), dtype=np.bool_)
+    first[1:] = keys[1:] != keys[:-1]
+    group_start = np.maximum.accumulate(np.where(first, np.arange(len(grouped)), 0))
+    later = np.flatnonzero(~first & (batch.point[grouped] >= 0))
+    if len(later) == 0:
         return {}
-    starts = np.flatnonzero(starts_game)
+    later = later[np.argsort(grouped[later])]
+    lines = _Lines(batch, np.flatnonzero(starts_game))
     game_row = {
         (f, g): k for k, (f, g) in enumerate(zip(batch.games.file.tolist(),
                                                   batch.games.game.tolist(), strict=True))
     }
     found: dict[int, list[Violation]] = {}
-    for row in plays.tolist():
+    in_groups = grouped.tolist()
+    for at in later.tolist():
+        row = in_groups[at]
         file_id = int(batch.file[row])
         if file_id in walked:
             continue
-        start = int(starts[np.searchsorted(starts, row, side="right") - 1])
-        game = int(batch.game[row])
-        ru = batch.games.text["RU"][game_row[file_id, game]]
-        judged = _judge_row(batch, row, start, game_rules(ru).rule)
+        ru = batch.games.text["RU"][game_row[file_id, int(batch.game[row])]]
+        earlier = (in_groups[k] for k in range(at - 1, int(group_start[at]) - 1, -1))
+        judged = _judge_row(batch, lines, row, earlier, game_rules(ru).rule)
         if judged is not None:
-            kind, earlier = judged
-            found.setdefault(file_id, []).append(_column_violation(batch, row, kind, earlier))
+            kind, repeats = judged
+            found.setdefault(file_id, []).append(_column_violation(batch, row, kind, repeats))
     return found
 
 
-def _judge_row(batch: PositionBatch, row: int, start: int, rule: str) -> tuple[str, int] | None:
-    """The kind of violation of the board play at ``row`` (its game's rows begin at
-    ``start``) and the move number of the position it repeats, if any."""
-    depth = batch.depth[start : row + 1]
-    # On a line in pre-order: a row is an ancestor of the last iff every row
-    # after it, up to the last, is deeper.
-    deeper_after = np.minimum.accumulate(depth[::-1])[::-1][1:]
-    line = start + np.flatnonzero(depth[:-1] < deeper_after)
-    hashes = batch.hash
-    same = hashes[line] == hashes[row]
-    if same.ndim == 2:
-        same = same.all(axis=1)
+class _Lines:
+    """The lines of a batch's games: whether a row is on the line of a later one.
+
+    Rows are in pre-order, so a row's line is its game's rows whose subtree
+    holds it, a subtree being the row and the rows after it up to the next
+    that is no deeper (the ``depth`` column).  Subtree ends are found for a
+    game when first asked; a batch without variations has one line a game.
+    """
+
+    def __init__(self, batch: PositionBatch, starts: npt.NDArray[np.intp]) -> None:
+        self.batch = batch
+        self.starts = starts
+        self.single = len(batch.variations) == 1
+        self.ends: dict[int, list[int]] = {}
+        self.first_moves: dict[int, list[int]] = {}
+
+    def game_start(self, row: int) -> int:
+        return int(self.starts[np.searchsorted(self.starts, row, side="right") - 1])
+
+    def holds(self, start: int, earlier: int, row: int) -> bool:
+        """Whether ``earlier`` (a row of the game starting at ``start``) is on ``row``'s line."""
+        if self.single:
+            return True
+        ends = self.ends.get(start)
+        if ends is None:
+            ends = self.ends[start] = self._subtree_ends(start)
+        return row <= ends[earlier - start]
+
+    def first_mover(self, start: int, row: int) -> int:
+        """The colour of the first move on ``row``'s line (``row`` is a board play)."""
+        moves = self.first_moves.get(start)
+        if moves is None:
+            batch = self.batch
+            stop = self._game_stop(start)
+            span = slice(start, stop)
+            moves = (start + np.flatnonzero(
+                (batch.move_number[span] == 1) & (batch.colour[span] != 0)
+            )).tolist()
+            self.first_moves[start] = moves
+        found = next(m for m in moves if m == row or (m < row and self.holds(start, m, row)))
+        return int(self.batch.colour[found])
+
+    def _game_stop(self, start: int) -> int:
+        at = int(np.searchsorted(self.starts, start)) + 1
+        return int(self.starts[at]) if at < len(self.starts) else len(self.batch)
+
+    def _subtree_ends(self, start: int) -> list[int]:
+        """For each row of the game, the last row of its subtree (absolute)."""
+        depth = self.batch.depth[start : self._game_stop(start)].tolist()
+        ends = [start + len(depth) - 1] * len(depth)
+        open_rows: list[int] = []
+        for index, d in enumerate(depth):
+            while open_rows and depth[open_rows[-1]] >= d:
+                ends[open_rows.pop()] = start + index - 1
+            open_rows.append(index)
+        return ends
+
+
+def _judge_row(
+    batch: PositionBatch, lines: _Lines, row: int, earlier: Iterable[int], rule: str
+) -> tuple[str, int] | None:
+    """The kind of violation of the board play at ``row`` and the move number of the
+    position it repeats, if any; ``earlier`` are the rows before it that share its
+    sort key, latest first."""
+    start = lines.game_start(row)
     key = batch.packed(row)
-    matches = [j for j in line[same].tolist() if batch.packed(j) == key]
-    if matches and rule in ("situational", "natural"):
-        to_move, move_number = batch.to_move, batch.move_number
-        # Before the first move, the player to move is the one who makes it (the
-        # visitor's _first_mover): the line's move 1, this play or before it.
-        moves = np.append(line, row)
-        first = moves[(move_number[moves] == 1) & (batch.colour[moves] != 0)][0]
-        mover = batch.colour[first]
-        matches = [
-            j for j in matches
-            if (mover if move_number[j] == 0 else to_move[j]) == to_move[row]
-            and (rule == "situational" or batch.point[j] >= 0)
-        ]
-    if not matches:
-        return None
-    return ("no result" if rule == "simple" else KINDS[rule]), int(batch.move_number[matches[-1]])
-
-
+    situational = rule in ("situational", "natural")
+    to_move, move_number = batch.to_move, batch.move_number
+    mover = None
+    for j in earlier:
+        if j < start or not lines.holds(start, j, row) or batch.packed(j) != key:
+            continue
+        if situational:
+            if rule == "natural" and batch.point[j] < 0:
+                continue
+            if move_number[j] == 0:
+                # Before the first move, the player to move is the one who makes
+                # it (the visitor's _first_mover): the line's move 1.
+                if mover is None:
+                    mover = lines.first_mover(start, row)
+                if mover != to_move[row]:
+                    continue
+            elif to_move[j] != to_move[row]:
+                continue
+        return ("no result" if rule == "simple" else KINDS[rule]), int(move_number[j])
+    return None
 def _column_violation(batch: PositionBatch, row: int, kind: str, repeats: int) -> Violation:
     size = int(batch.size[row])
     point = divmod(int(batch.point[row]), size)

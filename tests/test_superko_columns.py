@@ -37,6 +37,7 @@ from tests.test_superko_properties import Verdict, Where, reference, rulesets
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 RECORDS = DATA / "superko"
+PSK = KINDS["positional"]
 Point = tuple[int, int]
 
 # (ruleset, overrides): each game's RU, every ruleset, and the overrides.
@@ -93,6 +94,25 @@ def test_repetitions_are_judged_on_columns() -> None:
         (paths[0], 28, 22), (paths[1], 36, 28), (paths[2], 13, 10), (paths[2], 16, 13),
         (paths[3], 13, 10), (paths[4], 4, 0),
     ]
+
+
+def test_lines_of_a_tree(tmp_path: Path) -> None:
+    """A sibling's position is not on a line, and the setup position's player to move
+    is the first mover of the line judged, not of the tree's first line."""
+    sibling = tmp_path / "sibling.sgf"
+    # Child 0 sets up by AB/AE the position that child 1's capture makes.
+    sibling.write_bytes(b"(;SZ[9];B[dd];W[ed];B[fd];W[aa];B[ec];W[bb](;AB[ee]AE[ed])(;B[ee]))")
+    setup = tmp_path / "setup.sgf"
+    setup.write_bytes(
+        b"(;SZ[9]AB[cg][gc][gg][fh][gi][hh]AW[hg][ih][hi](;B[aa])(;W[gh];B[];W[];B[hh]))"
+    )
+    paths = [str(sibling), str(setup)]
+    (batch,) = positions(paths, variations=True)
+    assert batch.pure_file_ids == []
+    for rules, kind in [(RULESETS["aga"], KINDS["situational"]), (RULESETS["chinese"], PSK)]:
+        result = assert_paths_agree(paths, rules, variations=True)
+        assert [(Path(v.file).name, v.variation, v.move_number, v.kind, v.repeats)
+                for v in result.violations] == [("setup.sgf", (1,), 4, kind, 0)]
 
 
 def test_walked_files_and_read_errors_keep_their_places(tmp_path: Path) -> None:
