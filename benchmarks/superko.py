@@ -12,7 +12,10 @@ times in one run:
 
 It prints wall and CPU seconds, positions per second and the ratio to sgfmill
 (target: compiled >= 10x), checks that both runs print the same, and gives
-the load average before and after, since the machine may be shared.
+the load average before and after, since the machine may be shared.  Last,
+the worst case of the columns: one game of a ko taken back and forth after
+passes, 10,000 to 40,000 moves, a repetition every third move, where the
+time must grow linearly as the visitor's does.
 
 Run: .venv/bin/python benchmarks/superko.py [--limit N] [--ruleset NAME] [--variations]
 """
@@ -24,12 +27,13 @@ import contextlib
 import io
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from gohash.cli import main
 from gohash.positions import CORE_AVAILABLE
-from gohash.superko import RULESETS
+from gohash.superko import RULESETS, check
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from canon import sgfmill_replay
@@ -48,6 +52,12 @@ def gohash_superko(files: list[Path], options: list[str], pure: bool) -> tuple[i
     finally:
         del os.environ["GOHASH_PURE"]
     return code, out.getvalue(), err.getvalue()
+
+
+def ko_cycle(moves: int) -> bytes:
+    """A 5x5 game: a ko, then C2 takes, two passes, B2 retakes, two passes, over again."""
+    shape = ";B[ad];W[dd];B[be];W[ce];B[bc];W[cc];B[];W[bd]"
+    return f"(;SZ[5]{shape}{';B[cd];W[];B[];W[bd];B[];W[]' * (moves // 6)})".encode()
 
 
 def load() -> str:
@@ -102,6 +112,19 @@ def report() -> int:
     verdict = "meets" if ratio >= TARGET else "MISSES"
     print(f"gohash superko = {ratio:.1f}x sgfmill (CPU): {verdict} the target of {TARGET:g}x; "
           f"{rows[2][3] / rows[1][3]:.1f}x the pure walk")
+
+    print("\none long ko cycle (CPU s):  moves  violations  compiled    pure")
+    with tempfile.TemporaryDirectory() as folder:
+        for moves in (10_000, 20_000, 40_000):
+            path = Path(folder) / f"cycle-{moves}.sgf"
+            path.write_bytes(ko_cycle(moves))
+            seconds = []
+            for pure in (False, True):
+                cpu = time.process_time()
+                result = check([str(path)], pure=pure)
+                seconds.append(time.process_time() - cpu)
+            print(f"{'':26}{moves:>7,}{len(result.violations):>12,}{seconds[0]:>10.2f}"
+                  f"{seconds[1]:>8.2f}")
     print(f"load average after: {load()}")
     return 0 if same else 1
 
