@@ -57,8 +57,7 @@ kinds of file are merged in reading order.
 from __future__ import annotations
 
 import os
-from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
@@ -97,6 +96,12 @@ __all__ = [
 ]
 
 Point = tuple[int, int]
+
+COLUMNS_MAX_FILE_BYTES = 512 * 1024
+"""Files up to this size are judged on the compiled core's columns; a larger one
+is walked with :class:`SuperkoVisitor`, whose memory is one game's history."""
+COLUMNS_MAX_GROUP_BYTES = 1024 * 1024
+"""Small files are judged on columns in groups of about this many bytes."""
 
 KINDS = {
     "positional": "positional superko",
@@ -447,52 +452,52 @@ def check(
         return CheckResult(visitor.violations, visitor.errors, summary)
     assert isinstance(scheme, str)
     summary = WalkSummary()
-    # Sources until their batch is judged, by the id positions() gives them (it
-    # numbers the sources it is given from 0); the sources that could not be
-    # read, each with the number of sources read before it.
-    sources: dict[int, Source] = {}
-    read_errors: deque[tuple[int, SgfError]] = deque()
-    count = 0
-
-    def read() -> Iterator[Source]:
-        nonlocal count
-        for inp in find_inputs(paths):
-            for source in read_input(inp):
-                if isinstance(source, SgfError):
-                    read_errors.append((count, source))
-                else:
-                    sources[count] = source
-                    count += 1
-                    yield source
-
-    def report_read_errors(before: int | None) -> None:
-        # As walk() reports them: in the order read, among the walked files' errors.
-        while read_errors and (before is None or read_errors[0][0] <= before):
-            error = read_errors.popleft()[1]
-            _keep(summary.errors, error)
-            visitor.handle_error(error)
-
     game_rules = _GameRules(rules, rule, suicide_allowed)
-    for batch in positions(read(), scheme=scheme, variations=variations, packed=True):
-        found = _column_violations(batch, game_rules)
-        walked = set(batch.pure_file_ids)
-        games = np.bincount(batch.games.file, minlength=max(batch.files) + 1)
-        rows = np.bincount(batch.file, minlength=max(batch.files) + 1)
-        for file_id in batch.files:
-            source = sources.pop(file_id)
-            if file_id in walked:
-                report_read_errors(file_id)
-                summary.add(
-                    walk_source(
-                        source, visitor, variations=variations, board_options=board_options
-                    )
-                )
-            else:
+
+    def walk_one(source: Source) -> None:
+        summary.add(
+            walk_source(source, visitor, variations=variations, board_options=board_options)
+        )
+
+    def judge(group: list[Source]) -> None:
+        # positions() numbers the sources it is given from 0, in order.
+        for batch in positions(group, scheme=scheme, variations=variations, packed=True):
+            found = _column_violations(batch, game_rules)
+            walked = set(batch.pure_file_ids)
+            games = np.bincount(batch.games.file, minlength=max(batch.files) + 1)
+            rows = np.bincount(batch.file, minlength=max(batch.files) + 1)
+            for file_id in batch.files:
+                if file_id in walked:
+                    walk_one(group[file_id])
+                    continue
                 summary.files += 1
                 summary.games += int(games[file_id])
+                # The core replays only files the walker would make no note of.
                 summary.positions += int(rows[file_id])
                 visitor.violations += found.get(file_id, ())
-    report_read_errors(None)
+
+    # Columns cost some 80 times a file's bytes while a group is judged, the
+    # visitor one game's history: small files go to the columns in groups of
+    # bounded size, a large file to the visitor, everything in reading order.
+    group: list[Source] = []
+    group_bytes = 0
+    for inp in find_inputs(paths):
+        for source in read_input(inp):
+            if isinstance(source, Source) and len(source.data) <= COLUMNS_MAX_FILE_BYTES:
+                group.append(source)
+                group_bytes += len(source.data)
+                if group_bytes >= COLUMNS_MAX_GROUP_BYTES:
+                    judge(group)
+                    group, group_bytes = [], 0
+                continue
+            judge(group)
+            group, group_bytes = [], 0
+            if isinstance(source, SgfError):
+                _keep(summary.errors, source)
+                visitor.handle_error(source)
+            else:
+                walk_one(source)
+    judge(group)
     return CheckResult(visitor.violations, visitor.errors, summary)
 
 

@@ -263,3 +263,35 @@ def test_kinds_on_columns_are_the_superko_kinds() -> None:
     ]:
         result, walked = checked_on_columns(text, rules, False)
         assert walked == [] and [v.kind for v in result.violations] == [kind]
+
+
+@pytest.mark.parametrize(("file_bytes", "group_bytes"), [(0, 0), (600, 1), (600, 3000)])
+def test_large_files_are_walked_and_groups_are_bounded(
+    file_bytes: int, group_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files over the size limit go to the visitor, small ones to the columns in
+    groups; the result is the same, in reading order, whatever the split."""
+    monkeypatch.setattr(superko, "COLUMNS_MAX_FILE_BYTES", file_bytes)
+    monkeypatch.setattr(superko, "COLUMNS_MAX_GROUP_BYTES", group_bytes)
+    sizes = sorted(p.stat().st_size for p in DATA.rglob("*.sgf"))
+    assert sizes[0] <= 600 < sizes[-1]  # the limits split data/sgf both ways
+    for variations in (False, True):
+        assert_paths_agree(
+            [str(DATA), str(DATA / "missing.sgf"), str(RECORDS)], None, variations=variations
+        )
+
+
+def test_a_collection_file_over_the_limit_gives_the_records_verdicts(tmp_path: Path) -> None:
+    # One file of the superko records repeated past the columns' size limit (the
+    # visitor walks it, its memory that of one game): the verdicts are the
+    # records' own, once per copy, as the columns judge the single copy.
+    records = sorted(RECORDS.glob("*.sgf"))
+    one = b"".join(p.read_bytes() for p in records)
+    copies = superko.COLUMNS_MAX_FILE_BYTES // len(one) + 2
+    big = tmp_path / "big.sgf"
+    big.write_bytes(one * copies)
+    small = tmp_path / "small.sgf"
+    small.write_bytes(one)
+    result = assert_paths_agree([str(small), str(big)], None)
+    per_copy = [v for v in result.violations if v.file == str(small)]
+    assert per_copy and len(result.violations) == len(per_copy) * (copies + 1)
