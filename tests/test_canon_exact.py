@@ -180,7 +180,8 @@ def test_e3_position_hashes_to_zero_under_huima64() -> None:
     keys = scheme("huima64", 19)
     h = keys.hash_array(e3_position())
     assert h == 0
-    assert keys.canonical(h)[1] == keys.canonical(0)[1] and len(keys.canonical(h)[1]) == 16
+    # Every element attains the key of 0, so a key-derived symmetry set is all 16.
+    assert [g.name for g in keys.canonical(h)[1]] == list(NAMES)
 
 
 @pytest.mark.parametrize("name", ALL_SCHEMES)
