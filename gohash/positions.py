@@ -166,7 +166,7 @@ def positions(
     """Batches of the positions of every game in ``sources``.
 
     ``sources`` are what :func:`gohash.walk.walk` takes (files, folders searched
-    for ``*.sgf``, ``.zip`` and ``.tar.gz`` archives, ``-`` for standard input)
+    for ``*.sgf``, zip and tar archives, ``-`` for standard input)
     or :class:`gohash.sgf.Source` objects (bytes in memory).  ``scheme`` is a
     key scheme name, ``group`` the canonical keys' group (``"full"`` or
     ``"d4"``), ``variations`` replays every variation as the walker does.

@@ -259,7 +259,8 @@ def walk(
     board_options: dict[str, Any] | None = None,
 ) -> WalkSummary:
     """Walk every game of every file, folder (``*.sgf``, recursively), archive
-    (``.zip``, ``.tar.gz``) or ``-`` (standard input) in ``paths``.
+    (zip, or tar plain or compressed: :mod:`gohash.sources`) or ``-`` (standard
+    input) in ``paths``.
 
     ``board_options`` go to :class:`~gohash.board.Board` (``scheme``,
     ``suicide_allowed``, ``simple_ko``); without ``suicide_allowed``, each

@@ -35,7 +35,7 @@ Audit the key schemes.  For a board size: the free bits of the keys per point
 class (centre, axis, diagonal, other), the GF(2) rank of the key set (XOR
 schemes), the bits left to the hash of a symmetric position, and which
 structured key sets hash like something else (full orbits, E3 handicap, E4
-pairs).  With PATHs (SGF files, folders, .zip, .tar.gz): every position of the
+pairs).  With PATHs (SGF files, folders, zip or tar archives): every position of the
 games, grouped exactly up to symmetry and by each scheme's canonical key; the
 keys that merge distinct positions are shown as diagrams."""
 

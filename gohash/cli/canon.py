@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
         help="canonical key of every position of SGF files",
         description="Print one record (JSON Lines or CSV) per position of every game: "
         "the initial position, then the position after every node with a move or setup "
-        "stones.  PATH is an SGF file, a folder (searched recursively for *.sgf), a .zip "
-        "or .tar.gz archive, or - for standard input.",
+        "stones.  PATH is an SGF file, a folder (searched recursively for *.sgf), a zip "
+        "or tar archive (plain, gzip, bzip2 or xz), or - for standard input.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--scheme", choices=SCHEMES, default="huima64", help="key scheme")

@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
         "build",
         help="create or extend an index",
         description="Index every game of PATH (SGF files, folders searched recursively for "
-        "*.sgf, .zip or .tar.gz archives, - for standard input).  A file already indexed "
+        "*.sgf, zip or tar archives, - for standard input).  A file already indexed "
         "with the same content is skipped, a changed one replaces its games; each file is "
         "one transaction, so an interrupted build is completed by running it again.",
     )

@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
         "position under the ko rule, each forbidden suicide and each play on an occupied point. "
         "Every verdict is confirmed on the exact positions, never on a hash alone.  After an "
         "illegal move the check goes on from the position the record shows.  PATH is an SGF "
-        "file, a folder (searched recursively for *.sgf), a .zip or .tar.gz archive, or - for "
+        "file, a folder (searched recursively for *.sgf), a zip or tar archive, or - for "
         "standard input.",
         epilog="Rulesets: tromp-taylor (positional, suicide allowed), chinese (positional), "
         "aga (situational), new-zealand (situational, suicide allowed), japanese and korean "
