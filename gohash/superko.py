@@ -79,7 +79,7 @@ from .rules import (
 )
 from .schemes import SCHEMES, KeyScheme
 from .sgf import SgfError, Source, find_inputs, read_input
-from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, _keep, walk, walk_source
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk, walk_source
 
 __all__ = [
     "KINDS",
@@ -493,7 +493,7 @@ def check(
             judge(group)
             group, group_bytes = [], 0
             if isinstance(source, SgfError):
-                _keep(summary.errors, source)
+                summary.keep_error(source)
                 visitor.handle_error(source)
             else:
                 walk_one(source)

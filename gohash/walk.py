@@ -200,6 +200,16 @@ class WalkSummary:
     errors: list[GohashError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def keep_error(self, error: GohashError) -> None:
+        """Record an error, without its traceback."""
+        # A caught exception holds its traceback, and with it the frames' locals (a
+        # board, the parser's state): kilobytes an error, where a file may hold a
+        # million of them.  What is kept says where and why, nothing more.
+        error.__traceback__ = None
+        error.__context__ = None
+        error.__cause__ = None
+        self.errors.append(error)
+
     def add(self, other: WalkSummary) -> None:
         self.files += other.files
         self.games += other.games
@@ -270,7 +280,7 @@ def walk(
     for inp in find_inputs(paths):
         for source in read_input(inp):
             if isinstance(source, SgfError):
-                _keep(summary.errors, source)
+                summary.keep_error(source)
                 visitor.handle_error(source)
             else:
                 summary.add(
@@ -329,7 +339,7 @@ class _GameWalker:
         self.board_options = board_options
 
     def report(self, error: GohashError) -> bool:
-        _keep(self.summary.errors, error)
+        self.summary.keep_error(error)
         return self.visitor.handle_error(error.located(file=self.file))
 
     def keep_note(self, note: str) -> None:
@@ -455,7 +465,7 @@ class _GameWalker:
         def fail(error: GohashError, number: int) -> None:
             error.file, error.game, error.move_number = file, game, number
             error.variation = variation
-            _keep(summary.errors, error)
+            summary.keep_error(error)
             if not visitor.handle_error(error):
                 raise _Abandon from None
             if len(summary.errors) >= MAX_FILE_ERRORS:
@@ -582,16 +592,6 @@ class _GameWalker:
         names = " ".join(gtp(p, info.size) for p in stones)
         self._note(info, f"HA[{info.handicap}] without AB: placed GTP fixed handicap {names}")
         return 1
-
-
-def _keep(errors: list[GohashError], error: GohashError) -> None:
-    # A caught exception holds its traceback, and with it the frames' locals (a
-    # board, the parser's state): kilobytes an error, where a file may hold a
-    # million of them.  What is kept says where and why, nothing more.
-    error.__traceback__ = None
-    error.__context__ = None
-    error.__cause__ = None
-    errors.append(error)
 
 
 def _too_many_errors(game: int) -> SgfLimitError:
