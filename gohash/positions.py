@@ -131,13 +131,16 @@ class PositionBatch:
     packed_data: npt.NDArray[np.uint8] | None = None
     errors: list[GohashError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    pure_files: int = 0
-    """How many of the batch's files the pure walker replayed."""
     pure_file_ids: list[int] = field(default_factory=list)
-    """Which: their ids (keys of :attr:`files`), in order."""
+    """The ids (keys of :attr:`files`) of the files the pure walker replayed, in order."""
 
     def __len__(self) -> int:
         return len(self.file)
+
+    @property
+    def pure_files(self) -> int:
+        """How many of the batch's files the pure walker replayed."""
+        return len(self.pure_file_ids)
 
     def packed(self, row: int) -> bytes:
         """The exact position of one row, as ``Board.position_key`` packs it."""
@@ -287,7 +290,6 @@ class _Builder:
         self.games: list[tuple[int, int, int, int, dict[str, str]]] = []
         self.errors: list[GohashError] = []
         self.notes: list[str] = []
-        self.pure_files = 0
         self.pure_file_ids: list[int] = []
 
     def count(self) -> int:
@@ -318,7 +320,6 @@ class _Builder:
         summary = walk_source(
             source, collector, variations=self.variations, board_options={"scheme": self.scheme}
         )
-        self.pure_files += 1
         self.pure_file_ids.append(file_id)
         self.games += collector.games
         self.errors += summary.errors
@@ -364,7 +365,6 @@ class _Builder:
             packed_data=columns.get("packed"),
             errors=self.errors,
             notes=self.notes,
-            pure_files=self.pure_files,
             pure_file_ids=self.pure_file_ids,
         )
         return batch
