@@ -90,9 +90,10 @@ FORMATS = ("jsonl", "csv")
 CSV_HEADER = ",".join(FIELDS) + "\r\n"
 """The CSV header line without ``position``."""
 
-# Positions per batch of positions(): numpy's per-call costs spread thin, the
-# lines of a batch (some 20 MB) still small.
-_BATCH = 1 << 15
+# Positions per batch of positions(): numpy's per-call costs spread thin (larger
+# batches are no faster), the lines of a batch and their pieces (about 1 KB a
+# position) small: 68 MB peak for the corpus against 120 MB with 1 << 15.
+_BATCH = 1 << 13
 # Tasks (files, archive members) per run of positions() in this process (--jobs 1).
 _TASKS = 4 * MAX_TASKS_PER_BATCH
 
@@ -136,21 +137,21 @@ def records(batch: PositionBatch, options: CanonOptions) -> list[str]:
     count = len(batch)
     if count == 0:
         return []
-    fmt = options.format == "csv"
+    as_csv = options.format == "csv"
     # The line up to the move number, once per run of rows of one game and variation.
     file, game, variation = batch.file, batch.game, batch.variation
     starts = np.flatnonzero(np.diff(file) | np.diff(game) | np.diff(variation)) + 1
     starts = np.concatenate([np.zeros(1, dtype=np.intp), starts])
-    paths = [_variation(fmt, path) for path in batch.variations]
+    paths = [_variation(as_csv, path) for path in batch.variations]
     leads = [
-        _lead(fmt, batch.files[f], g, paths[v])
+        _lead(as_csv, batch.files[f], g, paths[v])
         for f, g, v in zip(file[starts].tolist(), game[starts].tolist(),
                            variation[starts].tolist(), strict=True)
     ]
     lead = np.repeat(np.array(leads, dtype=object), np.diff(starts, append=count)).tolist()
-    move = _moves(fmt, batch).tolist()
-    middle = _middle(fmt, batch.hash, batch.canonical)
-    tail = _tails(fmt, options.position, batch)
+    move = _moves(as_csv, batch).tolist()
+    middle = _middle(as_csv, batch.hash, batch.canonical)
+    tail = _tails(as_csv, options.position, batch)
     number = batch.move_number.tolist()
     if not options.position:
         return [
@@ -161,7 +162,7 @@ def records(batch: PositionBatch, options: CanonOptions) -> list[str]:
         raise GohashError("records with position need a batch with frames (frames=True)")
     frames = batch.frame_data.tobytes().hex()
     bounds = (2 * batch.frame_offsets).tolist()
-    end = "\r\n" if fmt else '"}\n'
+    end = "\r\n" if as_csv else '"}\n'
     return [
         f"{le}{nu},{mo}{mi}{ta}{frames[a:b]}{end}"
         for le, nu, mo, mi, ta, a, b in zip(
@@ -170,21 +171,21 @@ def records(batch: PositionBatch, options: CanonOptions) -> list[str]:
     ]
 
 
-def _lead(fmt: bool, file: str, game: int, variation: str) -> str:
+def _lead(as_csv: bool, file: str, game: int, variation: str) -> str:
     """The line up to the move number."""
-    if fmt:
+    if as_csv:
         out = io.StringIO()
         csv.writer(out, lineterminator="").writerow([file])
         return f"{out.getvalue()},{game},{variation},"
     return f'{{"file":{json.dumps(file)},"game":{game},"variation":{variation},"move_number":'
 
 
-def _variation(fmt: bool, path: tuple[int, ...]) -> str:
-    return " ".join(map(str, path)) if fmt else json.dumps(list(path))
+def _variation(as_csv: bool, path: tuple[int, ...]) -> str:
+    return " ".join(map(str, path)) if as_csv else json.dumps(list(path))
 
 
 @cache
-def _move_texts(fmt: bool, size: int) -> list[str]:
+def _move_texts(as_csv: bool, size: int) -> list[str]:
     """The line from the colour to the hash's ``0x`` after a move of either colour
     (black then white) at each point, a pass first: ``2 * (size * size + 1)`` texts."""
     texts = []
@@ -195,18 +196,18 @@ def _move_texts(fmt: bool, size: int) -> list[str]:
             else:
                 point = divmod(index, size)
                 move, name = sgf_letters(point, size), gtp(point, size)
-            texts.append(f"{colour},{move},{name},0x" if fmt else
+            texts.append(f"{colour},{move},{name},0x" if as_csv else
                          f'"colour":"{colour}","move":"{move}","gtp":"{name}","hash":"0x')
     return texts
 
 
-def _moves(fmt: bool, batch: PositionBatch) -> npt.NDArray[np.object_]:
+def _moves(as_csv: bool, batch: PositionBatch) -> npt.NDArray[np.object_]:
     """The move text of every row: one table of every size present, indexed by numpy."""
-    table = [",,,0x" if fmt else '"colour":null,"move":null,"gtp":null,"hash":"0x']
+    table = [",,,0x" if as_csv else '"colour":null,"move":null,"gtp":null,"hash":"0x']
     base = np.zeros(27, dtype=np.int64)
     for size in np.unique(batch.size).tolist():
         base[size] = len(table)
-        table += _move_texts(fmt, size)
+        table += _move_texts(as_csv, size)
     size = batch.size.astype(np.int64)
     colour = batch.colour.astype(np.int64)
     index = base[size] + (colour - 1) * (size * size + 1) + batch.point + 1
@@ -214,26 +215,26 @@ def _moves(fmt: bool, batch: PositionBatch) -> npt.NDArray[np.object_]:
     return texts
 
 
-def _tails(fmt: bool, position: bool, batch: PositionBatch) -> list[str]:
+def _tails(as_csv: bool, position: bool, batch: PositionBatch) -> list[str]:
     """The transform and symmetries of every row and what follows them; picked by
     transform for rows without a symmetry, made once for each of the others' values."""
-    plain = np.array([_tail(fmt, position, g, 1) for g in range(len(ELEMENTS))], dtype=object)
+    plain = np.array([_tail(as_csv, position, g, 1) for g in range(len(ELEMENTS))], dtype=object)
     tails: list[str] = plain[batch.transform].tolist()
     symmetric = np.flatnonzero(batch.symmetries != 1)
     for row, g, bits in zip(symmetric.tolist(), batch.transform[symmetric].tolist(),
                             batch.symmetries[symmetric].tolist(), strict=True):
-        tails[row] = _tail(fmt, position, g, bits)
+        tails[row] = _tail(as_csv, position, g, bits)
     return tails
 
 
 @cache
-def _tail(fmt: bool, position: bool, transform: int, symmetries: int) -> str:
+def _tail(as_csv: bool, position: bool, transform: int, symmetries: int) -> str:
     """The line after the key: the transform and symmetries (a bit mask over
     :data:`~gohash.symmetry.ELEMENTS`) columns, then the end of the line or the
     start of the position field."""
     names = [e.name for e in ELEMENTS if symmetries >> e.index & 1]
     name = ELEMENTS[transform].name
-    if fmt:
+    if as_csv:
         return f",{name},{' '.join(names)}" + ("," if position else "\r\n")
     listed = json.dumps(names, separators=(",", ":"))
     end = ',"position":"' if position else "}\n"
@@ -245,11 +246,11 @@ _HEX_DIGITS = np.frombuffer(b"".join(b"%02x" % i for i in range(256)), dtype=np.
 
 
 def _middle(
-    fmt: bool, hashes: npt.NDArray[np.uint64], keys: npt.NDArray[np.uint64]
+    as_csv: bool, hashes: npt.NDArray[np.uint64], keys: npt.NDArray[np.uint64]
 ) -> list[str]:
     """The hex of each row's hash and key and what lies between them: one block of
     one width per row, made as bytes by numpy for the whole batch and cut."""
-    between = np.frombuffer(b",0x" if fmt else b'","key":"0x', dtype=np.uint8)
+    between = np.frombuffer(b",0x" if as_csv else b'","key":"0x', dtype=np.uint8)
     count = len(hashes)
     digits = 2 * hashes[:1].nbytes  # per hash: 16, or 32 for 128 bits
     width = 2 * digits + len(between)
