@@ -4,7 +4,8 @@
 Scope: one pass over a file (SGF tokens, the tree's shape, the values of B, W,
 AB, AW, AE, and the root's SZ, CA, HA and text properties) into the arrays
 of :class:`Scanner`, which :mod:`gohash._core` replays.  Anything unusual --
-any syntax irregularity or limit of :mod:`gohash.sgf`, NUL bytes, lower-case
+any syntax irregularity or limit of :mod:`gohash.sgf` (and a game of more
+nodes than the undo history of :mod:`gohash.board` holds), NUL bytes, lower-case
 letters in a property name, a value of B/W/AB/AW/AE that is not two
 lower-case letters (or an empty move), a point list rectangle, a move in the
 root, SZ other than 1..26 as plain digits, HA other than plain digits, HA of 2
@@ -15,9 +16,22 @@ goes to the pure walker.
 from libc.stdint cimport int8_t, int32_t, uint8_t
 from cpython.unicode cimport PyUnicode_DecodeASCII
 
+from ._scan cimport (
+    MAX_GAME_NODES, MAX_GAME_SETUP, MAX_NODE_SETUP, MAX_NODE_VALUES, MAX_SOURCE_SETUP
+)
+
 import numpy as np
 
 MAX_SIZE = 26
+LIMITS = {
+    "node_values": MAX_NODE_VALUES,
+    "node_setup_points": MAX_NODE_SETUP,
+    "game_setup_points": MAX_GAME_SETUP,
+    "source_setup_points": MAX_SOURCE_SETUP,
+    "game_nodes": MAX_GAME_NODES,
+}
+"""The limits the scan leaves files to the walker at, for tests to hold against
+:mod:`gohash.sgf`'s and :data:`gohash.board.MAX_HISTORY`."""
 TEXT_PROPERTIES = tuple(
     (name, name.encode("ascii"))
     for name in ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
@@ -118,6 +132,7 @@ cdef class Scanner:
         None (with :attr:`reason`) for anything unusual.  ``root`` is what
         :meth:`gohash._core.Replayer.add_file` returns for the game."""
         cdef Py_ssize_t n = d.shape[0], pos = 0, start, ilen, vstart, first_start, first_end
+        cdef Py_ssize_t node_values = 0, game_setup = 0
         cdef int depth, kind, nvals, c
         cdef int32_t node, root, ev_start
         cdef bint need_node, after_child
@@ -139,6 +154,7 @@ cdef class Scanner:
                 self._bail("data outside a game")
                 return None
             ev_start = <int32_t>self.nev
+            game_setup = self.nsetup
             root = node = -1
             depth = 0
             need_node = after_child = False
@@ -181,6 +197,10 @@ cdef class Scanner:
                     node = self._new_node()
                     if root < 0:
                         root = node
+                    elif node - root >= MAX_GAME_NODES:
+                        self._bail("more nodes than the undo history limit")
+                        return None
+                    node_values = 0
                     self._push_event(node)
                     need_node = False
                     pos += 1
@@ -220,6 +240,10 @@ cdef class Scanner:
                         if kind != P_OTHER and not self._value(kind, node, nvals, d, vstart, pos):
                             return None
                         nvals += 1
+                        node_values += 1
+                        if node_values >= MAX_NODE_VALUES:
+                            self._bail("values in a node beyond the limit")
+                            return None
                         pos += 1
                         while pos < n and _is_space(p[pos]):
                             pos += 1
@@ -227,6 +251,13 @@ cdef class Scanner:
                             break
                     if pos - start > MAX_VALUE:
                         self._bail("value beyond the limit")
+                        return None
+                    if kind >= P_AB and (
+                        self.n_setup_end[node] - self.n_setup[node] >= MAX_NODE_SETUP
+                        or self.nsetup - game_setup >= MAX_GAME_SETUP
+                        or self.nsetup >= MAX_SOURCE_SETUP
+                    ):
+                        self._bail("setup points beyond the limit")
                         return None
                     if node == root and ilen == 2:
                         # The walker reads the first value, of the first occurrence.

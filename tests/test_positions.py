@@ -13,11 +13,17 @@ import pytest
 from sgfmill import boards, sgf
 
 from gohash import positions as positions_module
-from gohash.board import Board
+from gohash.board import MAX_HISTORY, Board
 from gohash.errors import GohashError
 from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
 from gohash.schemes import SCHEMES, scheme
-from gohash.sgf import Source
+from gohash.sgf import (
+    MAX_GAME_SETUP_POINTS,
+    MAX_NODE_SETUP_POINTS,
+    MAX_NODE_VALUES,
+    MAX_SOURCE_SETUP_POINTS,
+    Source,
+)
 from gohash.walk import BaseVisitor, PositionEvent, walk, walk_source
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -292,8 +298,12 @@ def test_bad_arguments() -> None:
         b"(;SZ[9]AB[aa:cc];W[ee])",
         b"(;SZ[9];b[aa])",
         b"(;SZ[9];B[aa];;W[bb](;B[cc]);W[dd])",
+        b"(;SZ[19]" + b"C[x]" * 10_001 + b";B[aa])",
+        b"(;SZ[19]AB" + b"[aa]" * 2_705 + b";W[bb])",
+        b"(;SZ[9]" + b";B[]" * 200_001 + b")",
     ],
-    ids=["value-limit", "deep-nesting", "bom", "nul", "rectangle", "lower-case", "node-after"],
+    ids=["value-limit", "deep-nesting", "bom", "nul", "rectangle", "lower-case", "node-after",
+         "node-values", "node-setup-points", "undo-history"],
 )
 def test_limits_and_irregular_syntax_are_the_walkers(data: bytes) -> None:
     """The core leaves them to the walker, which reports or reads them as it does."""
@@ -306,3 +316,16 @@ def test_core_reads_the_walkers_text_properties() -> None:
     from gohash import _core
 
     assert tuple(name for name, _ in _core.TEXT_PROPERTIES) == TEXT_PROPERTIES
+
+
+def test_core_leaves_files_to_the_walker_within_its_limits() -> None:
+    """A file near a limit goes to the walker, which reports it: the core's limits
+    are at most the walker's (the core used to replay past all three below)."""
+    from gohash import _scan
+
+    limits = _scan.LIMITS
+    assert limits["node_values"] <= MAX_NODE_VALUES
+    assert limits["node_setup_points"] <= MAX_NODE_SETUP_POINTS
+    assert limits["game_setup_points"] <= MAX_GAME_SETUP_POINTS
+    assert limits["source_setup_points"] <= MAX_SOURCE_SETUP_POINTS
+    assert limits["game_nodes"] <= MAX_HISTORY  # each node adds one undo step at most
