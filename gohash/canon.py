@@ -130,16 +130,21 @@ class CanonOptions:
 # -- lines from columns ---------------------------------------------------------------------
 
 
-def records(batch: PositionBatch, options: CanonOptions) -> list[str]:
-    """The records of a batch of :func:`gohash.positions.positions`, one line each
-    (line end included), formatted as ``options`` says.  The batch is made with
-    the options' group, and with ``frames=True`` if they ask for ``position``."""
-    count = len(batch)
-    if count == 0:
+def records(
+    batch: PositionBatch, options: CanonOptions, start: int = 0, stop: int | None = None
+) -> list[str]:
+    """The records of rows ``start:stop`` (all by default) of a batch of
+    :func:`gohash.positions.positions`, one line each (line end included),
+    formatted as ``options`` says.  The batch is made with the options' group,
+    and with ``frames=True`` if they ask for ``position``."""
+    stop = len(batch) if stop is None else min(stop, len(batch))
+    count = stop - start
+    if count <= 0:
         return []
     as_csv = options.format == "csv"
+    rows = slice(start, stop)
     # The line up to the move number, once per run of rows of one game and variation.
-    file, game, variation = batch.file, batch.game, batch.variation
+    file, game, variation = batch.file[rows], batch.game[rows], batch.variation[rows]
     starts = np.flatnonzero(np.diff(file) | np.diff(game) | np.diff(variation)) + 1
     starts = np.concatenate([np.zeros(1, dtype=np.intp), starts])
     paths = [_variation(as_csv, path) for path in batch.variations]
@@ -149,10 +154,10 @@ def records(batch: PositionBatch, options: CanonOptions) -> list[str]:
                            variation[starts].tolist(), strict=True)
     ]
     lead = np.repeat(np.array(leads, dtype=object), np.diff(starts, append=count)).tolist()
-    move = _moves(as_csv, batch).tolist()
-    middle = _middle(as_csv, batch.hash, batch.canonical)
-    tail = _tails(as_csv, options.position, batch)
-    number = batch.move_number.tolist()
+    move = _moves(as_csv, batch.size[rows], batch.colour[rows], batch.point[rows]).tolist()
+    middle = _middle(as_csv, batch.hash[rows], batch.canonical[rows])
+    tail = _tails(as_csv, options.position, batch.transform[rows], batch.symmetries[rows])
+    number = batch.move_number[rows].tolist()
     if not options.position:
         return [
             f"{le}{nu},{mo}{mi}{ta}"
@@ -160,8 +165,9 @@ def records(batch: PositionBatch, options: CanonOptions) -> list[str]:
         ]
     if batch.frame_offsets is None or batch.frame_data is None:
         raise GohashError("records with position need a batch with frames (frames=True)")
-    frames = batch.frame_data.tobytes().hex()
-    bounds = (2 * batch.frame_offsets).tolist()
+    offsets = batch.frame_offsets[start : stop + 1]
+    frames = batch.frame_data[offsets[0] : offsets[-1]].tobytes().hex()
+    bounds = (2 * (offsets - offsets[0])).tolist()
     end = "\r\n" if as_csv else '"}\n'
     return [
         f"{le}{nu},{mo}{mi}{ta}{frames[a:b]}{end}"
@@ -201,28 +207,34 @@ def _move_texts(as_csv: bool, size: int) -> list[str]:
     return texts
 
 
-def _moves(as_csv: bool, batch: PositionBatch) -> npt.NDArray[np.object_]:
+def _moves(
+    as_csv: bool, sizes: npt.NDArray[np.uint8], colours: npt.NDArray[np.int8],
+    points: npt.NDArray[np.int16],
+) -> npt.NDArray[np.object_]:
     """The move text of every row: one table of every size present, indexed by numpy."""
     table = [",,,0x" if as_csv else '"colour":null,"move":null,"gtp":null,"hash":"0x']
     base = np.zeros(27, dtype=np.int64)
-    for size in np.unique(batch.size).tolist():
+    for size in np.unique(sizes).tolist():
         base[size] = len(table)
         table += _move_texts(as_csv, size)
-    size = batch.size.astype(np.int64)
-    colour = batch.colour.astype(np.int64)
-    index = base[size] + (colour - 1) * (size * size + 1) + batch.point + 1
+    size = sizes.astype(np.int64)
+    colour = colours.astype(np.int64)
+    index = base[size] + (colour - 1) * (size * size + 1) + points + 1
     texts: npt.NDArray[np.object_] = np.array(table, dtype=object)[np.where(colour, index, 0)]
     return texts
 
 
-def _tails(as_csv: bool, position: bool, batch: PositionBatch) -> list[str]:
+def _tails(
+    as_csv: bool, position: bool, transforms: npt.NDArray[np.uint8],
+    symmetries: npt.NDArray[np.uint16],
+) -> list[str]:
     """The transform and symmetries of every row and what follows them; picked by
     transform for rows without a symmetry, made once for each of the others' values."""
     plain = np.array([_tail(as_csv, position, g, 1) for g in range(len(ELEMENTS))], dtype=object)
-    tails: list[str] = plain[batch.transform].tolist()
-    symmetric = np.flatnonzero(batch.symmetries != 1)
-    for row, g, bits in zip(symmetric.tolist(), batch.transform[symmetric].tolist(),
-                            batch.symmetries[symmetric].tolist(), strict=True):
+    tails: list[str] = plain[transforms].tolist()
+    symmetric = np.flatnonzero(symmetries != 1)
+    for row, g, bits in zip(symmetric.tolist(), transforms[symmetric].tolist(),
+                            symmetries[symmetric].tolist(), strict=True):
         tails[row] = _tail(as_csv, position, g, bits)
     return tails
 
@@ -308,17 +320,23 @@ def _canon_tasks(
         sources(), scheme=options.scheme, variations=options.variations, group=options.group,
         frames=options.position, suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
     ):
-        lines = records(batch, options)
-        if write is not None:
-            write("".join(lines))
         ids = list(batch.files)
         # Batches hold whole files in order: each file's rows are one run.
         bounds = np.searchsorted(batch.file, [*ids, ids[-1] + 1]).tolist() if ids else []
         for i, file_id in enumerate(ids):
-            task = owner[file_id]
-            counts[task] += bounds[i + 1] - bounds[i]
-            if write is None:
-                texts[task].append("".join(lines[bounds[i] : bounds[i + 1]]))
+            counts[owner[file_id]] += bounds[i + 1] - bounds[i]
+        # Lines are made a few thousand rows at a time: a batch holds whole files,
+        # and one file can hold hundreds of thousands of positions.
+        for start in range(0, len(batch), _BATCH):
+            stop = min(start + _BATCH, len(batch))
+            lines = records(batch, options, start, stop)
+            if write is not None:
+                write("".join(lines))
+                continue
+            for i, file_id in enumerate(ids):
+                first, last = max(bounds[i], start), min(bounds[i + 1], stop)
+                if first < last:
+                    texts[owner[file_id]].append("".join(lines[first - start : last - start]))
         games.update(batch.file_games)
         for error, file_id in zip(batch.errors, batch.error_files, strict=True):
             errors.setdefault(file_id, []).append(error)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import codecs
 import os
 import sys
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -389,7 +390,9 @@ class _Builder:
         )
         self.pure_files += 1
         self.games += collector.games
-        self.errors += summary.errors
+        # Kept as data: a traceback would keep the walker's frames, and the board's
+        # undo history (up to 200,000 steps) with them, alive with the batch.
+        self.errors += (error.with_traceback(None) for error in summary.errors)
         self.notes += summary.notes
         self.error_files += [file_id] * len(summary.errors)
         self.note_files += [file_id] * len(summary.notes)
@@ -474,13 +477,18 @@ def _root_rows(
 
 
 class _PureColumns(BaseVisitor):
-    """Collects what the walker visits in one file into the columns of the core."""
+    """Collects what the walker visits in one file into the columns of the core.
+
+    Rows go into flat arrays (some 170 bytes a position, a third of tuples and
+    bytes objects): a file can hold hundreds of thousands of positions."""
 
     def __init__(self, file_id: int, wide: bool) -> None:
         self.file_id = file_id
         self.shift = 64 if wide else 0
-        self.rows: list[tuple[int, int, int, int, int, int, bool, int, int, int]] = []
-        self.keys: list[bytes] = []
+        # Per row: game, variation, move number, colour, point, to move, setup, size.
+        self.small = array("q")
+        self.hashes = array("Q")  # per row: high word, then the low word if wide
+        self.packed = bytearray()
         self.paths: dict[tuple[int, ...], int] = {(): 0}
         self.games: list[tuple[int, int, int, int, dict[str, str]]] = []
 
@@ -493,36 +501,39 @@ class _PureColumns(BaseVisitor):
         point = -1 if event.point is None else event.point[0] * size + event.point[1]
         colour = {None: 0, "b": 1, "w": 2}[event.colour]
         path = self.paths.setdefault(event.variation, len(self.paths))
-        self.rows.append(
-            (event.game, path, event.move_number, colour, point, 1 if board.to_move == "b" else 2,
-             event.node_has_setup, size, board.hash >> self.shift,
-             board.hash & _LOW_WORD if self.shift else 0)
-        )
-        self.keys.append(board.position_key())
+        self.small.extend((event.game, path, event.move_number, colour, point,
+                           1 if board.to_move == "b" else 2, event.node_has_setup, size))
+        if self.shift:
+            self.hashes.extend((board.hash >> self.shift, board.hash & _LOW_WORD))
+        else:
+            self.hashes.append(board.hash)
+        self.packed += board.position_key()
 
     def handle_error(self, error: GohashError) -> bool:
         return False
 
     def piece(self) -> tuple[dict[str, Array], list[tuple[int, ...]]]:
-        rows = self.rows
-        n = len(rows)
-        by_column = list(zip(*rows, strict=True)) if rows else [()] * 10
-        lengths = np.array([len(k) for k in self.keys], dtype=np.int64)
+        small = np.frombuffer(self.small, dtype=np.int64).reshape(-1, 8)
+        words = 2 if self.shift else 1
+        hashes = np.frombuffer(self.hashes, dtype=np.uint64).reshape(len(small), words)
+        sizes = small[:, 7].astype(np.uint8)
+        offsets = np.zeros(len(small) + 1, dtype=np.int64)
+        np.cumsum(1 + (small[:, 7] ** 2 + 3) // 4, out=offsets[1:])
         columns: dict[str, Array] = {
-            "file": np.full(n, self.file_id, dtype=np.int32),
-            "game": np.array(by_column[0], dtype=np.int32),
-            "variation": np.array(by_column[1], dtype=np.int32),
-            "move_number": np.array(by_column[2], dtype=np.int32),
-            "colour": np.array(by_column[3], dtype=np.int8),
-            "point": np.array(by_column[4], dtype=np.int16),
-            "to_move": np.array(by_column[5], dtype=np.int8),
-            "setup": np.array(by_column[6], dtype=np.bool_),
-            "size": np.array(by_column[7], dtype=np.uint8),
+            "file": np.full(len(small), self.file_id, dtype=np.int32),
+            "game": small[:, 0].astype(np.int32),
+            "variation": small[:, 1].astype(np.int32),
+            "move_number": small[:, 2].astype(np.int32),
+            "colour": small[:, 3].astype(np.int8),
+            "point": small[:, 4].astype(np.int16),
+            "to_move": small[:, 5].astype(np.int8),
+            "setup": small[:, 6].astype(np.bool_),
+            "size": sizes,
             # 64-bit hashes live in the high word, as the core writes them.
-            "hash_hi": np.array(by_column[8], dtype=np.uint64),
-            "hash_lo": np.array(by_column[9], dtype=np.uint64),
-            "packed_offsets": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-            "packed": np.frombuffer(b"".join(self.keys), dtype=np.uint8),
+            "hash_hi": hashes[:, 0].copy(),
+            "hash_lo": hashes[:, 1].copy() if self.shift else np.zeros_like(hashes[:, 0]),
+            "packed_offsets": offsets,
+            "packed": np.frombuffer(self.packed, dtype=np.uint8),
         }
         return columns, list(self.paths)
 
@@ -593,6 +604,18 @@ def _by_size(
         yield size, rows, stones
 
 
+def _stones_of_part(
+    stones: Callable[[npt.NDArray[np.intp]], Array], part: npt.NDArray[np.intp],
+    which: npt.NDArray[np.intp],
+) -> Array:
+    return stones(part[which])
+
+
+# Rows per call of frame_batch: its temporaries (images, stones, hashes mapped by
+# every involution) stay small whatever a file holds.
+_EXACT_ROWS = 1 << 14
+
+
 class _Exact:
     """Canonical keys, exact transforms and symmetries, and frames of a batch, by
     each board size's scheme (:func:`gohash.frames.frame_batch`)."""
@@ -611,25 +634,19 @@ class _Exact:
             widths = 1 + (sizes.astype(np.int64) ** 2 + 3) // 4
             self.frame_offsets = np.zeros(count + 1, dtype=np.int64)
             np.cumsum(widths, out=self.frame_offsets[1:])
+            self.frame_data = np.empty(int(self.frame_offsets[-1]), dtype=np.uint8)
         for size, rows, stones in _by_size(sizes, offsets, data):
-            found = frame_batch(stones, hashes[rows], options.keys_of(size), options.group,
-                                frames=options.frames)
-            if len(rows) == count:  # one size: the arrays are the batch's as they are
-                self.canonical, self.transform, self.symmetries = (
-                    found.keys, found.elements, found.symmetries
+            for start in range(0, len(rows), _EXACT_ROWS):
+                part = np.arange(start, min(start + _EXACT_ROWS, len(rows)))
+                at = rows[part]
+                found = frame_batch(
+                    partial(_stones_of_part, stones, part), hashes[at], options.keys_of(size),
+                    options.group, frames=options.frames,
                 )
-            else:
-                self.canonical[rows] = found.keys
-                self.transform[rows] = found.elements
-                self.symmetries[rows] = found.symmetries
-            if found.frames is None or self.frame_offsets is None:
-                continue
-            if len(rows) == count:
-                self.frame_data = found.frames.reshape(-1)
-            else:
-                if self.frame_data is None:
-                    self.frame_data = np.empty(int(self.frame_offsets[-1]), dtype=np.uint8)
-                at = self.frame_offsets[rows, np.newaxis] + np.arange(found.frames.shape[1])
-                self.frame_data[at] = found.frames
-        if self.frame_offsets is not None and self.frame_data is None:
-            self.frame_data = np.empty(0, dtype=np.uint8)  # no positions at all
+                self.canonical[at] = found.keys
+                self.transform[at] = found.elements
+                self.symmetries[at] = found.symmetries
+                if found.frames is not None and self.frame_offsets is not None:
+                    assert self.frame_data is not None
+                    where = self.frame_offsets[at, np.newaxis] + np.arange(found.frames.shape[1])
+                    self.frame_data[where] = found.frames
