@@ -32,7 +32,7 @@ from .board import (
     OffBoardError,
     SuicideError,
 )
-from .canon import CanonOptions, CanonVisitor
+from .canon import CanonOptions
 from .errors import (
     BoardSizeError,
     ColourError,
@@ -67,7 +67,6 @@ __all__ = [
     "Board",
     "BoardSizeError",
     "CanonOptions",
-    "CanonVisitor",
     "CollectionAudit",
     "ColourError",
     "Element",

@@ -56,7 +56,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Generic, TypeVar
+from functools import partial
+from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 from .errors import GohashError
 
@@ -67,7 +68,7 @@ else:
     from multiprocessing.context import ForkContext as _StartContext
     from multiprocessing.context import ForkProcess as _Process
 
-__all__ = ["MAX_BATCH_BYTES", "MAX_TASKS_PER_BATCH", "WorkerDied", "ordered_map"]
+__all__ = ["MAX_BATCH_BYTES", "MAX_TASKS_PER_BATCH", "WorkerDied", "batches", "ordered_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -92,6 +93,7 @@ class WorkerDied(GohashError):
     memory?)``; the caller fills in ``file`` with :meth:`GohashError.located`."""
 
 
+@overload
 def ordered_map(
     function: Callable[[T], R],
     tasks: Iterable[T],
@@ -100,28 +102,67 @@ def ordered_map(
     expected: int,
     weight: Callable[[T], int] | None = None,
     on_death: Callable[[str], object] | None = None,
+    batched: Literal[False] = False,
+) -> Iterator[tuple[T, R | WorkerDied]]: ...
+
+
+@overload
+def ordered_map(
+    function: Callable[[list[T]], list[R]],
+    tasks: Iterable[T],
+    *,
+    jobs: int,
+    expected: int,
+    weight: Callable[[T], int] | None = None,
+    on_death: Callable[[str], object] | None = None,
+    batched: Literal[True],
+) -> Iterator[tuple[T, R | WorkerDied]]: ...
+
+
+def ordered_map(
+    function: Callable[[T], R] | Callable[[list[T]], list[R]],
+    tasks: Iterable[T],
+    *,
+    jobs: int,
+    expected: int,
+    weight: Callable[[T], int] | None = None,
+    on_death: Callable[[str], object] | None = None,
+    batched: bool = False,
 ) -> Iterator[tuple[T, R | WorkerDied]]:
     """``function`` of every task in ``jobs`` worker processes: ``(task, result)``
     for each task, in the order of ``tasks``, exactly once.
 
     ``function`` and the tasks must be picklable (``function`` defined at the
-    top level of a module); ``tasks`` is read lazily.  ``expected``, about how
-    many tasks there are, sizes the batches; ``weight`` gives the bytes a task
-    carries from this process.  When a worker dies, ``on_death`` gets a message
-    saying how and how many tasks are retried; a task whose retry kills its
-    worker too gives a :class:`WorkerDied` instead of a result.  An exception
-    raised by ``function`` propagates here.
+    top level of a module); ``tasks`` is read lazily.  With ``batched``,
+    ``function`` takes a list of tasks and returns their results in order (one
+    call per batch, for work whose cost per call is high; a retried task comes
+    alone).  ``expected``, about how many tasks there are, sizes the batches;
+    ``weight`` gives the bytes a task carries from this process.  When a worker
+    dies, ``on_death`` gets a message saying how and how many tasks are
+    retried; a task whose retry kills its worker too gives a
+    :class:`WorkerDied` instead of a result.  An exception raised by
+    ``function`` propagates here.
     """
     size = max(1, min(MAX_TASKS_PER_BATCH, expected // (8 * jobs)))
+    each: Callable[[list[T]], list[R]] = (
+        cast(Callable[[list[T]], list[R]], function) if batched
+        else partial(_each, cast(Callable[[T], R], function))
+    )
     with tempfile.TemporaryDirectory(prefix="gohash-") as folder:
-        runner = _Runner(function, jobs, folder, on_death)
+        runner = _Runner(each, jobs, folder, on_death)
         try:
-            yield from runner.run(_batches(tasks, size, weight))
+            yield from runner.run(batches(tasks, size, weight))
         finally:
             runner.close()
 
 
-def _batches(tasks: Iterable[T], size: int, weight: Callable[[T], int] | None) -> Iterator[list[T]]:
+def _each(function: Callable[[T], R], tasks: list[T]) -> list[R]:
+    return [function(task) for task in tasks]
+
+
+def batches(tasks: Iterable[T], size: int, weight: Callable[[T], int] | None) -> Iterator[list[T]]:
+    """Consecutive tasks in lists of ``size``, fewer once the bytes ``weight`` gives
+    reach :data:`MAX_BATCH_BYTES` (a task over it goes alone)."""
     batch: list[T] = []
     data = 0
     for task in tasks:
@@ -134,9 +175,9 @@ def _batches(tasks: Iterable[T], size: int, weight: Callable[[T], int] | None) -
         yield batch
 
 
-def _run_batch(function: Callable[[T], R], tasks: list[T], path: str) -> None:
+def _run_batch(function: Callable[[list[T]], list[R]], tasks: list[T], path: str) -> None:
     """In a worker: the results of ``tasks``, written to ``path``."""
-    results = [function(task) for task in tasks]
+    results = function(tasks)
     with open(path, "wb") as f:
         pickle.dump(results, f, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -220,7 +261,7 @@ class _Runner(Generic[T, R]):
 
     def __init__(
         self,
-        function: Callable[[T], R],
+        function: Callable[[list[T]], list[R]],
         jobs: int,
         folder: str,
         on_death: Callable[[str], object] | None,

@@ -14,7 +14,7 @@ from sgfmill import boards, sgf
 
 from gohash import ELEMENTS
 from gohash import positions as positions_module
-from gohash.board import Board
+from gohash.board import MAX_HISTORY, Board
 from gohash.errors import GohashError
 from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
 from gohash.schemes import SCHEMES, scheme
@@ -30,13 +30,16 @@ OPTIONS = [
     {"scheme": "huima64-add", "packed": True},
     {"scheme": "regular64", "group": "d4", "variations": True},
     {"scheme": "regular128", "packed": True, "variations": True},
+    {"frames": True, "group": "d4", "suicide_allowed": True},
+    {"scheme": "huima64-add", "frames": True, "variations": True, "suicide_allowed": False},
 ]
 
 
 def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
     """Everything the batches say, with variation ids replaced by their paths and file
     ids by names, so two runs compare whatever their batch boundaries."""
-    out: dict[str, Any] = {"errors": [], "notes": [], "games": [], "packed": []}
+    out: dict[str, Any] = {"errors": [], "notes": [], "games": [], "packed": [],
+                           "error_files": [], "note_files": [], "file_games": []}
     columns: dict[str, list[Any]] = {}
     for batch in batches:
         for name, column in batch.columns().items():
@@ -49,6 +52,9 @@ def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
             (type(e).__name__, str(e), e.file, e.game, e.move_number) for e in batch.errors
         ]
         out["notes"] += batch.notes
+        out["error_files"] += [batch.files.get(f) for f in batch.error_files]
+        out["note_files"] += [batch.files[f] for f in batch.note_files]
+        out["file_games"] += [(batch.files[f], n) for f, n in batch.file_games.items()]
         games = batch.games
         out["games"] += [
             (batch.files[f], g, s, h, tuple(games.text[n][i] for n in sorted(games.text)))
@@ -59,6 +65,8 @@ def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
         ]
         if batch.packed_data is not None:
             out["packed"] += [batch.packed(i) for i in range(len(batch))]
+        if batch.frame_data is not None:
+            out.setdefault("frames", []).extend(batch.frame(i) for i in range(len(batch)))
     for name, parts in columns.items():
         out[name] = np.concatenate(parts) if parts else np.empty(0)
     return out
@@ -90,9 +98,10 @@ def test_core_is_built() -> None:
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
 def test_data_files_compiled_equals_pure(options: dict[str, Any]) -> None:
     flat = assert_same_as_pure(DATA_FILES, **options)
-    # The files include errors (superko/) and a note (HA without AB): the pure
-    # walker's own, reached through the core's refusals.
-    assert len(flat["errors"]) >= 4 and len(flat["notes"]) >= 1
+    # The files include errors (superko/; suicides as the rule says) and a note (HA
+    # without AB): the pure walker's own, reached through the core's refusals.
+    suicides = {None: 2, True: 0, False: 4}[options.get("suicide_allowed")]
+    assert len(flat["errors"]) == 2 + suicides and len(flat["notes"]) >= 1
 
 
 def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
@@ -109,25 +118,50 @@ def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
     ]
     assert batch.notes == [f"{paths[2]}, game 0: HA[2] without AB: placed GTP fixed handicap C3 G7"]
     assert batch.pure_files == 2
-    assert batch.move_number.tolist() == [0, 1, 0, 1]
+    # Each error and note with its file; the missing file has no id.
+    assert batch.files == {0: paths[0], 1: paths[2]}
+    assert batch.error_files == [0, -1] and batch.note_files == [1]
+    assert sum(batch.file_games.values()) == 2
     assert_same_as_pure(paths)
 
 
+def test_errors_notes_and_games_by_file() -> None:
+    """Per file, as walk_source counts and reports them: a game abandoned at its
+    root counts as read; notes on how a source was read come first, on either path."""
+    sources = [
+        Source("clean.sgf", b"(;SZ[9];B[aa];W[bb])(;SZ[9];B[cc])", notes=("read from UTF-16",)),
+        Source("badroot.sgf", b"(;SZ[99];B[aa])(;SZ[9];B[cc];W[cc])"),
+        Source("noted.sgf", b"(;SZ[9]RU[Lunar];B[aa])", notes=("read from UTF-16",)),
+    ]
+    flat = assert_same_as_pure(sources)
+    for source in sources:
+        summary = walk_source(source, _Keep())
+        assert [n for n, f in zip(flat["notes"], flat["note_files"], strict=True)
+                if f == source.name] == summary.notes
+        assert [e[1] for e, f in zip(flat["errors"], flat["error_files"], strict=True)
+                if f == source.name] == [str(e) for e in summary.errors]
+        assert dict(flat["file_games"])[source.name] == summary.games
+    assert flat["notes"][0] == "clean.sgf: read from UTF-16"
+    (batch,) = positions(sources[:1])
+    assert batch.pure_files == 0 and batch.notes == ["clean.sgf: read from UTF-16"]
+
+
 def test_notes_of_clean_games_are_the_walkers(tmp_path: Path) -> None:
-    """An RU gohash does not know and a UTF-16 file are noted by the walker; the
-    core, which notes nothing, leaves them to it (it once dropped both notes)."""
+    """An RU gohash does not know is noted by the walker, and the core leaves
+    that file to it; a UTF-16 file's reading note comes on either path (the core
+    once dropped both notes)."""
     (tmp_path / "ru.sgf").write_bytes(b"(;SZ[9]RU[Foo];B[ee];W[dd])")
     (tmp_path / "utf16.sgf").write_bytes("(;SZ[9];B[ee];W[dd])".encode("utf-16"))
     (tmp_path / "known.sgf").write_bytes(b"(;SZ[9]RU[Japanese];B[ee];W[dd])")
     paths = [str(tmp_path / name) for name in ("ru.sgf", "utf16.sgf", "known.sgf")]
     (batch,) = positions(paths)
-    # Written out, not asked of the walker (which replays both files here).
+    # Written out, not asked of the walker.
     assert batch.notes == [
         f"{paths[0]}, game 0: RU[Foo] is not a ruleset gohash knows: the default, chinese, "
         "applies",
         f"{paths[1]}: text is UTF-16-LE (byte-order mark): decoded to UTF-8",
     ]
-    assert batch.pure_files == 2 and batch.pure_file_ids == [0, 1]
+    assert batch.pure_file_ids == [0]
     assert_same_as_pure(paths)
 
 
@@ -165,6 +199,11 @@ def test_hashes_and_packed_positions_are_the_boards(name: str) -> None:
         per_row = [list(hashes) for hashes in zip(*images, strict=True)]
         assert keys.to_ints(batch.canonical[rows]) == [min(hashes) for hashes in per_row]
         assert batch.transform[rows].tolist() == [h.index(min(h)) for h in per_row]
+
+
+class _Keep(BaseVisitor):
+    def handle_error(self, error: Exception) -> bool:  # type: ignore[override]
+        return False
 
 
 class Boards(BaseVisitor):
@@ -331,9 +370,10 @@ def test_bad_arguments() -> None:
         b"(;SZ[9];B[aa];;W[bb](;B[cc]);W[dd])",
         b"(;SZ[9];C" + b"[x]" * 10_001 + b";B[aa])",
         b"(;SZ[26];AB" + b"[aa]" * 2_705 + b";W[ee])",
+        b"(;SZ[9]" + b";B[]" * 200_001 + b")",
     ],
     ids=["value-limit", "deep-nesting", "bom", "nul", "rectangle", "lower-case", "node-after",
-         "node-values", "node-setup-points"],
+         "node-values", "node-setup-points", "undo-history"],
 )
 def test_limits_and_irregular_syntax_are_the_walkers(data: bytes) -> None:
     """The core leaves them to the walker, which reports or reads them as it does."""
