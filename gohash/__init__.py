@@ -20,8 +20,6 @@ from .audit import (
     CollectionAudit,
     SchemeStructure,
     audit_paths,
-    canonical_position,
-    canonical_positions,
     scheme_structure,
 )
 from .board import (
@@ -41,6 +39,7 @@ from .errors import (
     UnknownElementError,
     UnknownSchemeError,
 )
+from .frames import canonical_frame, canonical_frames
 from .index import Index, IndexFileError, position_from_sgf
 from .positions import GameTable, PositionBatch
 from .schemes import SCHEMES, KeyScheme, scheme
@@ -98,8 +97,8 @@ __all__ = [
     "Violation",
     "WalkSummary",
     "audit_paths",
-    "canonical_position",
-    "canonical_positions",
+    "canonical_frame",
+    "canonical_frames",
     "check_superko",
     "element",
     "position_from_sgf",

@@ -17,10 +17,11 @@ Scope: measurements, no printing.  For one scheme and board size:
   hashes are compared.
 
 For a collection of games (:class:`AuditVisitor`, :func:`audit_paths`): every
-position is reduced to its exact canonical form, the least packed image over
-the group (:func:`canonical_position`), and grouped by that form and by each
-scheme's canonical key.  Exactness comes from comparing packed positions, never
-from hashes; a scheme's key merges positions when one key covers several forms.
+position is reduced to its exact canonical form, its frame
+(:mod:`gohash.frames`, the form the index stores), and grouped by that form and
+by each scheme's canonical key.  Exactness comes from comparing packed
+positions, never from hashes; a scheme's key merges positions when one key
+covers several forms.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import numpy.typing as npt
 
 from .coords import gtp
 from .errors import GohashError, PositionError
-from .frames import pack_array, packed_rows, unpack_array
+from .frames import frame_batch, unpack_array
 from .schemes import SCHEMES, KeyScheme, scheme
 from .symmetry import (
     D4,
@@ -62,8 +63,6 @@ __all__ = [
     "SchemeStructure",
     "SizeAudit",
     "audit_paths",
-    "canonical_position",
-    "canonical_positions",
     "e4_openings",
     "fixed_bits",
     "free_bits",
@@ -387,36 +386,7 @@ def scheme_structure(name: str, size: int) -> SchemeStructure:
     )
 
 
-# -- exact canonical positions -----------------------------------------------------------
-
-
-def canonical_position(board: npt.ArrayLike, group: str = "full") -> tuple[bytes, Element]:
-    """The least packed image of a position over ``group``, and the lowest element
-    attaining it.  Equal for two positions exactly when one is an image of the other."""
-    arr = np.asarray(board)
-    _check_boards(arr[np.newaxis])
-    images = [(pack_array(g.image_array(arr)), g) for g in elements_of(group)]
-    least = min(packed for packed, _ in images)
-    return least, next(g for packed, g in images if packed == least)
-
-
-def canonical_positions(
-    boards: npt.ArrayLike, group: str = "full"
-) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """Batch twin of :func:`canonical_position`: packed forms ``(B, L)`` and element indexes."""
-    arr = _check_boards(boards)
-    elements = elements_of(group)
-    images = packed_rows(np.stack([g.image_array(arr) for g in elements]))
-    best = images[0].copy()  # a view would keep all 16 images alive
-    which = np.zeros(arr.shape[0], dtype=np.uint8)
-    rows = np.arange(arr.shape[0])
-    for g, image in zip(elements[1:], images[1:], strict=True):
-        differ = image != best
-        first = differ.argmax(axis=1)
-        smaller = differ[rows, first] & (image[rows, first] < best[rows, first])
-        best[smaller] = image[smaller]
-        which[smaller] = g.index
-    return best, which
+# -- collections -------------------------------------------------------------------------
 
 
 def _check_boards(boards: npt.ArrayLike) -> npt.NDArray[np.integer]:
@@ -429,9 +399,6 @@ def _check_boards(boards: npt.ArrayLike) -> npt.NDArray[np.integer]:
     if arr.size and (arr.min() < 0 or arr.max() > 2):
         raise PositionError("position array holds values outside 0 (empty), 1, 2")
     return arr
-
-
-# -- collections -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -556,21 +523,30 @@ class _SizeBatches:
     def __init__(self, names: Sequence[str]) -> None:
         self.forms: list[npt.NDArray[np.uint8]] = []
         self.elements: list[npt.NDArray[np.uint8]] = []
+        self.symmetric: list[npt.NDArray[np.bool_]] = []
         self.moves: list[npt.NDArray[np.int32]] = []
         self.games: list[npt.NDArray[np.int32]] = []
         self.keys: dict[str, list[npt.NDArray[np.uint64]]] = {name: [] for name in names}
 
     def join(self) -> None:
         """Concatenate the chunks of every column into one."""
-        columns: list[list[npt.NDArray[Any]]] = [self.forms, self.elements, self.moves]
-        for column in [*columns, self.games, *self.keys.values()]:
+        columns: list[list[npt.NDArray[Any]]] = [self.forms, self.elements, self.symmetric]
+        for column in [*columns, self.moves, self.games, *self.keys.values()]:
             column[:] = [np.concatenate(column)]
 
 
 class AuditVisitor(BaseVisitor):
     """Collects, for every position walked, its exact canonical form and every scheme's
     canonical key; :meth:`result` groups them.  Errors are recorded, and the game in
-    error is abandoned (its positions so far are kept)."""
+    error is abandoned (its positions so far are kept).
+
+    The exact form is the frame (:mod:`gohash.frames`) under the first scheme of
+    ``schemes``: the least packed image among the elements attaining its canonical
+    key.  As the theorem holds for every scheme, the frame of any is a canonical
+    form, equal for two positions exactly when one is an image of the other; each
+    scheme's key comes from the position itself, so ``split`` still checks the
+    theorem, the frame's scheme included.
+    """
 
     def __init__(
         self, schemes: Sequence[str] = SCHEMES, *, group: str = "full", examples: int = 3
@@ -578,6 +554,8 @@ class AuditVisitor(BaseVisitor):
         for name in schemes:
             scheme(name, 19)  # an unknown name fails here, before any walking
         elements_of(group)
+        if not schemes:
+            raise GohashError("an audit needs at least one key scheme")
         self.schemes = tuple(schemes)
         self.group = group
         self.examples = examples
@@ -621,17 +599,28 @@ class AuditVisitor(BaseVisitor):
     def add_positions(self, boards: Board, moves: Sequence[int], game: int) -> None:
         """Record a batch ``(B, N, N)`` of positions of game number ``game``
         (an index into :attr:`locations`)."""
-        self._record(boards, moves, [game] * len(moves))
+        self._record(_check_boards(boards), moves, [game] * len(moves))
 
-    def _record(self, boards: Board, moves: Sequence[int], games: Sequence[int]) -> None:
-        size = boards.shape[-1]
+    def _record(
+        self, boards: npt.NDArray[np.integer], moves: Sequence[int], games: Sequence[int]
+    ) -> None:
+        count, size = boards.shape[0], boards.shape[-1]
         batches = self._sizes.setdefault(size, _SizeBatches(self.schemes))
-        forms, which = canonical_positions(boards, self.group)
-        batches.forms.append(forms)
-        batches.elements.append(which)
+        first = scheme(self.schemes[0], size)
+        stones = boards.reshape(count, size * size)
+        frames = frame_batch(stones, first.hash_arrays(boards), first, self.group)
+        assert frames.frames is not None
+        batches.forms.append(
+            np.frombuffer(b"".join(frames.frames), dtype=np.uint8).reshape(count, -1)
+        )
+        batches.elements.append(np.asarray(frames.elements, dtype=np.uint8))
+        symmetric = np.zeros(count, dtype=np.bool_)
+        symmetric[[row for row, found in frames.symmetries.items() if len(found) > 1]] = True
+        batches.symmetric.append(symmetric)
         batches.moves.append(np.asarray(moves, dtype=np.int32))
         batches.games.append(np.asarray(games, dtype=np.int32))
-        for name in self.schemes:
+        batches.keys[self.schemes[0]].append(frames.keys)
+        for name in self.schemes[1:]:
             ks = scheme(name, size)
             keys, _ = ks.canonical_array(ks.hash_arrays(boards), self.group)
             batches.keys[name].append(keys)
@@ -662,8 +651,9 @@ class AuditVisitor(BaseVisitor):
             zip(numbers.tolist(), totals.tolist(), distinct_counts.tolist(), strict=True)
         )
         audit = SizeAudit(size, count, distinct, by_move, {}, {}, {}, {}, {}, [])
-        first_at = np.unique(form_ids, return_index=True)[1]
-        symmetric: dict[int, bool] = {}  # form id -> fixed by some element but the identity
+        # Whether each form is fixed by some element but the identity (images of one
+        # position have conjugate stabilizers: one occurrence speaks for the form).
+        symmetric = batches.symmetric[0][np.unique(form_ids, return_index=True)[1]]
         for name in self.schemes:
             keys = batches.keys[name][0]
             key_ids = _group_ids(keys.reshape(count, -1).view(np.uint8))
@@ -676,11 +666,6 @@ class AuditVisitor(BaseVisitor):
             merging = per_key[pairs[0]] > 1
             all_symmetric = np.ones(len(per_key), dtype=bool)
             for key_id, form in pairs[:, merging].T.tolist():
-                if form not in symmetric:
-                    board = unpack_array(forms[first_at[form]].tobytes())
-                    symmetric[form] = any(
-                        (g.image_array(board) == board).all() for g in elements_of(self.group)[1:]
-                    )
                 all_symmetric[key_id] &= symmetric[form]
             audit.merged_symmetric[name] = int((all_symmetric & (per_key > 1)).sum())
             audit.examples += self._examples(name, size, batches, keys, key_ids, form_ids, per_key)
