@@ -15,7 +15,6 @@ class Replayer:
         keys_for: Callable[[int], npt.NDArray[np.uint64]],
         *,
         variations: bool,
-        packed: bool,
         add: bool,
         capacity: int,
     ) -> None: ...

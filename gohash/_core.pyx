@@ -3,8 +3,9 @@
 
 Scope: the replay of every game that :mod:`gohash._scan` read from a file
 (captures, simple ko, suicide, setup, undo back to branch points) with the
-position hash of a key scheme and the exact packed position, written to
-growing columns.
+position hash of a key scheme and the exact packed position (always: the
+Python layer finds exact symmetries and frames from it), written to growing
+columns.
 
 The design is a strict fast path.  Anything the core is not sure to do
 exactly as :mod:`gohash.walk` does -- whatever the scan refuses (see
@@ -55,7 +56,7 @@ cdef class Replayer:
     instead of XOR.
     """
 
-    cdef bint variations, packed, add
+    cdef bint variations, add
     cdef object keys_for
     cdef list key_cache
     cdef public str reason
@@ -93,10 +94,9 @@ cdef class Replayer:
     cdef bint path_dirty
     cdef int32_t path_id
 
-    def __init__(self, keys_for, *, bint variations, bint packed, bint add, Py_ssize_t capacity):
+    def __init__(self, keys_for, *, bint variations, bint add, Py_ssize_t capacity):
         self.keys_for = keys_for
         self.variations = variations
-        self.packed = packed
         self.add = add
         self.key_cache = [None] * (MAX_SIZE + 1)
         self.reason = ""
@@ -139,7 +139,7 @@ cdef class Replayer:
         self.a_hi = np.empty(cap, np.uint64)
         self.a_lo = np.empty(cap, np.uint64)
         self.a_offsets = np.zeros(cap + 1, np.int64)
-        self.a_packed = np.empty(cap * 92 if self.packed else 0, np.uint8)
+        self.a_packed = np.empty(cap * 92, np.uint8)
         self._bind_columns()
         self.n = self.nbytes = 0
         self.paths = [()]
@@ -186,10 +186,9 @@ cdef class Replayer:
             "size": self.a_size[:n],
             "hash_hi": self.a_hi[:n],
             "hash_lo": self.a_lo[:n],
+            "packed_offsets": self.a_offsets[: n + 1],
+            "packed": self.a_packed[: self.nbytes],
         }
-        if self.packed:
-            columns["packed_offsets"] = self.a_offsets[: n + 1]
-            columns["packed"] = self.a_packed[: self.nbytes]
         paths = self.paths
         self._new_columns(max(n, 64))
         return columns, paths
@@ -521,8 +520,7 @@ cdef class Replayer:
         self.o_size[r] = self.size
         self.o_hi[r] = self.hi
         self.o_lo[r] = self.lo
-        if self.packed:
-            self._emit_packed(r)
+        self._emit_packed(r)
         self.n = r + 1
         return 0
 

@@ -220,9 +220,11 @@ class CanonVisitor(BaseVisitor):
             stones, array, scheme, self.options.group, frames=self.options.position
         )
         key_ints = scheme.to_ints(batch.keys)
-        tails = [self._plain_tails[i] for i in batch.elements]
-        for i, symmetries in batch.symmetries.items():
+        tails = [self._plain_tails[i] for i in batch.elements.tolist()]
+        for i in np.flatnonzero(batch.symmetries != 1).tolist():
             element = self._group[batch.elements[i]]
+            bits = int(batch.symmetries[i])
+            symmetries = tuple(g for g in self._group if bits >> g.index & 1)
             tails[i] = _tail(self.csv, self.options.position, element, symmetries)
         hexf, keyf = self._hex, self._key_hex
         if batch.frames is None:
@@ -233,7 +235,7 @@ class CanonVisitor(BaseVisitor):
         else:
             end = self._end
             lines = [
-                f"{head}{hexf % h}{keyf % k}{tail}{frame.hex()}{end}"
+                f"{head}{hexf % h}{keyf % k}{tail}{frame.tobytes().hex()}{end}"
                 for head, h, k, tail, frame in zip(
                     self._heads, hashes, key_ints, tails, batch.frames, strict=True
                 )

@@ -3,9 +3,11 @@
 Scope: :func:`positions` reads SGF sources as :func:`gohash.walk.walk` does and
 yields :class:`PositionBatch` es: one row per position the walker visits, with
 its place (file, game, variation, move number), the move that led to it, the
-side to move, the position hash of a key scheme, its canonical key and lowest
-transform, and on request the exact packed position; beside them a table of
-the games' root properties and the walker's errors and notes.
+side to move, the position hash of a key scheme, its canonical key, and from
+the exact position its symmetries and the lowest element mapping it onto its
+frame (:mod:`gohash.frames`); on request the exact packed position and its
+packed frame; beside them a table of the games' root properties and the
+walker's errors and notes.
 
 Two paths give the same batches.  The compiled core (:mod:`gohash._core`)
 replays files that it is sure to replay exactly as the walker does, and refuses
@@ -14,11 +16,17 @@ not built or ``GOHASH_PURE=1`` is set (or ``pure=True`` given), is replayed by
 the pure walker and converted into the same columns.  Errors and notes are
 therefore always the walker's own, in its order.
 
+Symmetries, transforms and frames are those of :func:`gohash.frames.frame_batch`,
+from the packed positions that both paths always make: the canonical key only
+pre-filters, and the few positions whose key some ``T_g`` fixes are compared
+point by point, never judged by their key.
+
 Batches hold whole files, in the order the sources are read: a batch ends
 after the file that brings it to ``batch_size`` positions or more.  Columns
 are contiguous numpy arrays, so each converts to Arrow without a copy
 (``pyarrow.array(column)``; the packed positions as a ``large_binary`` array
-from :attr:`PositionBatch.packed_offsets` and :attr:`PositionBatch.packed_data`).
+from :attr:`PositionBatch.packed_offsets` and :attr:`PositionBatch.packed_data`,
+the frames likewise).
 """
 
 from __future__ import annotations
@@ -28,13 +36,15 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .errors import GohashError
+from .frames import SchemeFactory, frame_batch, unpack_rows
+from .rules import record_ruleset
 from .schemes import KeyScheme, scheme
 from .sgf import (
     SgfError,
@@ -99,10 +109,14 @@ class PositionBatch:
     ``row * size + col``, -1 for a pass or no move.  ``to_move`` is 1 or 2.
     ``variation`` indexes :attr:`variations` (0 is ``()``, the main line).
     ``hash``, ``canonical`` are ``uint64`` arrays of shape ``(n,)``, or ``(n, 2)``
-    (high word, low word) for 128-bit schemes; ``transform`` is the index in
-    :data:`gohash.ELEMENTS` of the lowest element mapping the position to its
-    canonical key.  The packed positions (``Board.position_key``) of row ``i``
-    are ``packed_data[packed_offsets[i]:packed_offsets[i + 1]]``.
+    (high word, low word) for 128-bit schemes.  ``transform`` is the index in
+    :data:`gohash.ELEMENTS` of the lowest element mapping the position onto its
+    frame (its canonical form, :mod:`gohash.frames`); ``symmetries`` the exact
+    stabilizer of the position within the group, bit ``i`` set for
+    ``ELEMENTS[i]`` (bit 0, the identity, always).  The packed position
+    (``Board.position_key``) of row ``i`` is
+    ``packed_data[packed_offsets[i]:packed_offsets[i + 1]]``, its packed frame
+    likewise from ``frame_offsets`` and ``frame_data``.
     """
 
     scheme: str
@@ -120,10 +134,13 @@ class PositionBatch:
     hash: npt.NDArray[np.uint64]
     canonical: npt.NDArray[np.uint64]
     transform: npt.NDArray[np.uint8]
+    symmetries: npt.NDArray[np.uint16]
     variations: list[tuple[int, ...]]
     games: GameTable
     packed_offsets: npt.NDArray[np.int64] | None = None
     packed_data: npt.NDArray[np.uint8] | None = None
+    frame_offsets: npt.NDArray[np.int64] | None = None
+    frame_data: npt.NDArray[np.uint8] | None = None
     errors: list[GohashError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     pure_files: int = 0
@@ -139,20 +156,29 @@ class PositionBatch:
         start, end = self.packed_offsets[row], self.packed_offsets[row + 1]
         return self.packed_data[start:end].tobytes()
 
+    def frame(self, row: int) -> bytes:
+        """The packed frame of one row: its position mapped by its ``transform``."""
+        if self.frame_offsets is None or self.frame_data is None:
+            raise GohashError("frames were not requested (positions(..., frames=True))")
+        start, end = self.frame_offsets[row], self.frame_offsets[row + 1]
+        return self.frame_data[start:end].tobytes()
+
     def columns(self) -> dict[str, Array]:
-        """The per-position columns by name (the packed positions excluded)."""
+        """The per-position columns by name (packed positions and frames excluded)."""
         names = ("file", "game", "variation", "move_number", "colour", "point", "to_move",
-                 "setup", "size", "hash", "canonical", "transform")
+                 "setup", "size", "hash", "canonical", "transform", "symmetries")
         return {name: getattr(self, name) for name in names}
 
 
 def positions(
     sources: Iterable[str | Source],
     *,
-    scheme: str = "huima64",
+    scheme: str | SchemeFactory = "huima64",
     variations: bool = False,
     group: str = "full",
     packed: bool = False,
+    frames: bool = False,
+    suicide_allowed: bool | None = None,
     batch_size: int = 1 << 16,
     pure: bool | None = None,
 ) -> Iterator[PositionBatch]:
@@ -161,16 +187,22 @@ def positions(
     ``sources`` are what :func:`gohash.walk.walk` takes (files, folders searched
     for ``*.sgf``, ``.zip`` and ``.tar.gz`` archives, ``-`` for standard input)
     or :class:`gohash.sgf.Source` objects (bytes in memory).  ``scheme`` is a
-    key scheme name, ``group`` the canonical keys' group (``"full"`` or
-    ``"d4"``), ``variations`` replays every variation as the walker does.
-    ``packed=True`` adds the exact packed positions.  ``pure=True`` replays
-    every file with the pure walker; None (the default) uses the compiled core
-    unless ``GOHASH_PURE=1`` is set or the core is not built.
+    key scheme name, or a factory from board size to
+    :class:`~gohash.schemes.KeyScheme` (:data:`gohash.frames.SchemeFactory`);
+    ``group`` the group of the canonical keys, symmetries and frames
+    (``"full"`` or ``"d4"``); ``variations`` replays every variation as the
+    walker does.  ``packed=True`` adds the exact packed positions,
+    ``frames=True`` the packed frames.  ``suicide_allowed`` holds for every
+    game; None (the default) lets each game's ``RU`` decide, as the walker
+    does.  ``pure=True`` replays every file with the pure walker; None (the
+    default) uses the compiled core unless ``GOHASH_PURE=1`` is set or the
+    core is not built.
 
     A game with an error is abandoned after the positions before it; errors
     and notes come in :attr:`PositionBatch.errors` and :attr:`PositionBatch.notes`.
     """
-    _scheme_at(scheme, 19)  # raises UnknownSchemeError for a name it does not know
+    keys_of = partial(_scheme_at, scheme) if isinstance(scheme, str) else scheme
+    keys_of(19)  # raises UnknownSchemeError for a name it does not know
     elements_of(group)
     if isinstance(sources, str):
         sources = [sources]
@@ -180,14 +212,16 @@ def positions(
             _warn_missing()
     replayer = None
     if not pure and _core is not None:
+        # The core never plays a suicide (it leaves the file to the walker), so
+        # what it replays is the same under either suicide rule.
         replayer = _core.Replayer(
-            _key_table_for(scheme),
+            _key_table_for(keys_of),
             variations=variations,
-            packed=packed,
-            add=scheme == "huima64-add",
+            add=keys_of(19).combiner == "add",
             capacity=batch_size + batch_size // 4,
         )
-    builder = _Builder(scheme, group, variations, packed, replayer)
+    options = _Options(scheme, keys_of, group, variations, packed, frames, suicide_allowed)
+    builder = _Builder(options, replayer)
     file_id = 0
     for item in sources:
         for source in _sources_of(item):
@@ -198,9 +232,32 @@ def positions(
             file_id += 1
             if builder.count() >= batch_size:
                 yield builder.finish()
-                builder = _Builder(scheme, group, variations, packed, replayer)
+                builder = _Builder(options, replayer)
     if builder.files or builder.errors:
         yield builder.finish()
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What :func:`positions` was asked for."""
+
+    scheme: str | SchemeFactory
+    keys_of: SchemeFactory
+    group: str
+    variations: bool
+    packed: bool
+    frames: bool
+    suicide_allowed: bool | None
+
+    def board_options(self) -> dict[str, object]:
+        """The walker's board options: a named scheme hashes on the board; a
+        factory's hashes are made from the exact positions (:func:`_rehash`)."""
+        options: dict[str, object] = {}
+        if isinstance(self.scheme, str):
+            options["scheme"] = self.scheme
+        if self.suicide_allowed is not None:
+            options["suicide_allowed"] = self.suicide_allowed
+        return options
 
 
 def _sources_of(item: str | Source) -> Iterator[Source | SgfError]:
@@ -226,11 +283,11 @@ def _scheme_at(name: str, size: int) -> KeyScheme:
     return scheme(name, size)
 
 
-def _key_table_for(name: str) -> Callable[[int], npt.NDArray[np.uint64]]:
+def _key_table_for(keys_of: SchemeFactory) -> Callable[[int], npt.NDArray[np.uint64]]:
     """The key tables the core takes: black then white keys, high and low words."""
 
     def keys_for(size: int) -> npt.NDArray[np.uint64]:
-        keys = _scheme_at(name, size)
+        keys = keys_of(size)
         count = size * size
         table = np.zeros((2 * count, 2), dtype=np.uint64)
         for half, values in enumerate((keys.black_keys, keys.white_keys)):
@@ -269,10 +326,8 @@ _LOW_WORD = (1 << 64) - 1
 class _Builder:
     """The pieces of one batch: columns from the core and from the walker, in file order."""
 
-    def __init__(
-        self, scheme: str, group: str, variations: bool, packed: bool, replayer: Replayer | None
-    ) -> None:
-        self.scheme, self.group, self.variations, self.packed = scheme, group, variations, packed
+    def __init__(self, options: _Options, replayer: Replayer | None) -> None:
+        self.options = options
         self.replayer = replayer
         self.pieces: list[tuple[dict[str, Array], list[tuple[int, ...]]]] = []
         self.pieces_rows = 0
@@ -305,29 +360,36 @@ class _Builder:
             self.pieces_rows += len(piece[0]["file"])
 
     def _add_pure(self, source: Source, file_id: int) -> None:
-        collector = _PureColumns(file_id, self.packed, _scheme_at(self.scheme, 19).bits == 128)
+        options = self.options
+        collector = _PureColumns(file_id, options.keys_of(19).bits == 128)
         summary = walk_source(
-            source, collector, variations=self.variations, board_options={"scheme": self.scheme}
+            source, collector, variations=options.variations,
+            board_options=options.board_options(),
         )
         self.pure_files += 1
         self.games += collector.games
         self.errors += summary.errors
         self.notes += summary.notes
         piece = collector.piece()
+        if not isinstance(options.scheme, str):
+            _rehash(piece[0], options.keys_of)
         self.pieces.append(piece)
         self.pieces_rows += len(piece[0]["file"])
 
     def finish(self) -> PositionBatch:
         self._take_core()
-        columns, paths = _concatenate(self.pieces, self.packed)
+        options = self.options
+        columns, paths = _concatenate(self.pieces)
         hashes = columns["hash_hi"]
-        if _scheme_at(self.scheme, 19).bits == 128:
+        if options.keys_of(19).bits == 128:
             hashes = np.stack([hashes, columns["hash_lo"]], axis=1)
-        canonical, transform = _canonical(self.scheme, self.group, hashes, columns["size"])
+        exact = _Exact(
+            options, hashes, columns["size"], columns["packed_offsets"], columns["packed"]
+        )
         games = self.games
-        batch = PositionBatch(
-            scheme=self.scheme,
-            group=self.group,
+        return PositionBatch(
+            scheme=options.keys_of(19).name,
+            group=options.group,
             files=self.files,
             file=columns["file"],
             game=columns["game"],
@@ -339,8 +401,9 @@ class _Builder:
             setup=columns["setup"],
             size=columns["size"],
             hash=hashes,
-            canonical=canonical,
-            transform=transform,
+            canonical=exact.canonical,
+            transform=exact.transform,
+            symmetries=exact.symmetries,
             variations=paths,
             games=GameTable(
                 file=np.array([g[0] for g in games], dtype=np.int32),
@@ -349,13 +412,14 @@ class _Builder:
                 handicap=np.array([g[3] for g in games], dtype=np.int32),
                 text={name: [g[4].get(name) for g in games] for name in TEXT_PROPERTIES},
             ),
-            packed_offsets=columns.get("packed_offsets"),
-            packed_data=columns.get("packed"),
+            packed_offsets=columns["packed_offsets"] if options.packed else None,
+            packed_data=columns["packed"] if options.packed else None,
+            frame_offsets=exact.frame_offsets,
+            frame_data=exact.frame_data,
             errors=self.errors,
             notes=self.notes,
             pure_files=self.pure_files,
         )
-        return batch
 
 
 def _root_rows(
@@ -376,6 +440,8 @@ def _root_rows(
             text[name], repaired = decode_text(value, encoding)
             if repaired:
                 return None
+        if record_ruleset(text.get("RU"))[1] is not None:
+            return None  # an RU gohash does not know: the walker notes it
         rows.append((file_id, index, size, handicap, text))
     return rows
 
@@ -383,9 +449,8 @@ def _root_rows(
 class _PureColumns(BaseVisitor):
     """Collects what the walker visits in one file into the columns of the core."""
 
-    def __init__(self, file_id: int, packed: bool, wide: bool) -> None:
+    def __init__(self, file_id: int, wide: bool) -> None:
         self.file_id = file_id
-        self.packed = packed
         self.shift = 64 if wide else 0
         self.rows: list[tuple[int, int, int, int, int, int, bool, int, int, int]] = []
         self.keys: list[bytes] = []
@@ -406,8 +471,7 @@ class _PureColumns(BaseVisitor):
              event.node_has_setup, size, board.hash >> self.shift,
              board.hash & _LOW_WORD if self.shift else 0)
         )
-        if self.packed:
-            self.keys.append(board.position_key())
+        self.keys.append(board.position_key())
 
     def handle_error(self, error: GohashError) -> bool:
         return False
@@ -416,6 +480,7 @@ class _PureColumns(BaseVisitor):
         rows = self.rows
         n = len(rows)
         by_column = list(zip(*rows, strict=True)) if rows else [()] * 10
+        lengths = np.array([len(k) for k in self.keys], dtype=np.int64)
         columns: dict[str, Array] = {
             "file": np.full(n, self.file_id, dtype=np.int32),
             "game": np.array(by_column[0], dtype=np.int32),
@@ -429,17 +494,27 @@ class _PureColumns(BaseVisitor):
             # 64-bit hashes live in the high word, as the core writes them.
             "hash_hi": np.array(by_column[8], dtype=np.uint64),
             "hash_lo": np.array(by_column[9], dtype=np.uint64),
+            "packed_offsets": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+            "packed": np.frombuffer(b"".join(self.keys), dtype=np.uint8),
         }
-        if self.packed:
-            lengths = np.array([len(k) for k in self.keys], dtype=np.int64)
-            columns["packed_offsets"] = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-            columns["packed"] = np.frombuffer(b"".join(self.keys), dtype=np.uint8)
         return columns, list(self.paths)
 
 
+def _rehash(columns: dict[str, Array], keys_of: SchemeFactory) -> None:
+    """Hashes of a factory's scheme, from the exact positions the walker replayed
+    (its boards hash with a named scheme only)."""
+    for size, rows, stones in _by_size(columns["size"], columns["packed_offsets"],
+                                       columns["packed"]):
+        keys = keys_of(size)
+        hashes = keys.hash_arrays(stones(np.arange(len(rows))).reshape(-1, size, size))
+        if hashes.ndim == 1:
+            columns["hash_hi"][rows] = hashes
+        else:
+            columns["hash_hi"][rows], columns["hash_lo"][rows] = hashes[:, 0], hashes[:, 1]
+
 
 def _concatenate(
-    pieces: list[tuple[dict[str, Array], list[tuple[int, ...]]]], packed: bool
+    pieces: list[tuple[dict[str, Array], list[tuple[int, ...]]]],
 ) -> tuple[dict[str, Array], list[tuple[int, ...]]]:
     """One set of columns from the pieces, the variation ids renumbered into one list."""
     if len(pieces) == 1:
@@ -459,27 +534,75 @@ def _concatenate(
                 nbytes += len(columns["packed"])
             parts.setdefault(name, []).append(column)
     columns = {}
-    for name, column in _PureColumns(0, packed, False).piece()[0].items():
+    for name, column in _PureColumns(0, False).piece()[0].items():
         columns[name] = np.concatenate([*parts.get(name, []), column])
-    if packed:
-        columns["packed_offsets"] = np.concatenate(
-            [np.zeros(1, dtype=np.int64), *parts.get("packed_offsets", [])]
-        )
+    columns["packed_offsets"] = np.concatenate(
+        [np.zeros(1, dtype=np.int64), *parts.get("packed_offsets", [])]
+    )
     return columns, list(ids)
 
 
-def _canonical(
-    name: str, group: str, hashes: npt.NDArray[np.uint64], sizes: npt.NDArray[np.uint8]
-) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint8]]:
-    """Canonical keys and lowest elements, by each board size's scheme."""
-    canonical = np.empty_like(hashes)
-    transform = np.empty(len(hashes), dtype=np.uint8)
-    present = np.unique(sizes)
+def _by_size(
+    sizes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8]
+) -> Iterator[tuple[int, npt.NDArray[np.intp], Callable[[npt.NDArray[np.intp]], Array]]]:
+    """For each board size present: the rows of that size, and a function giving the
+    flat stones of some of those rows (by index into them), unpacked only then."""
+    present = np.unique(sizes).tolist()
     if len(present) == 1:
-        return _scheme_at(name, int(present[0])).canonical_array(hashes, group)
-    for size in present.tolist():
+        # One size: the packed positions are rows of one width, end to end.
+        size = present[0]
+        packed = data.reshape(len(sizes), 1 + (size * size + 3) // 4)
+        yield size, np.arange(len(sizes)), lambda which: unpack_rows(packed[which], size)
+        return
+    for size in present:
         rows = np.flatnonzero(sizes == size)
-        canonical[rows], transform[rows] = _scheme_at(name, size).canonical_array(
-            hashes[rows], group
-        )
-    return canonical, transform
+        starts = offsets[rows]
+        width = 1 + (size * size + 3) // 4
+
+        def stones(which: npt.NDArray[np.intp], starts: Array = starts, width: int = width,
+                   size: int = size) -> Array:
+            return unpack_rows(data[starts[which, np.newaxis] + np.arange(width)], size)
+
+        yield size, rows, stones
+
+
+class _Exact:
+    """Canonical keys, exact transforms and symmetries, and frames of a batch, by
+    each board size's scheme (:func:`gohash.frames.frame_batch`)."""
+
+    def __init__(
+        self, options: _Options, hashes: npt.NDArray[np.uint64], sizes: npt.NDArray[np.uint8],
+        offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8],
+    ) -> None:
+        count = len(sizes)
+        self.canonical = np.empty_like(hashes)
+        self.transform = np.empty(count, dtype=np.uint8)
+        self.symmetries = np.empty(count, dtype=np.uint16)
+        self.frame_offsets: npt.NDArray[np.int64] | None = None
+        self.frame_data: npt.NDArray[np.uint8] | None = None
+        if options.frames:
+            widths = 1 + (sizes.astype(np.int64) ** 2 + 3) // 4
+            self.frame_offsets = np.zeros(count + 1, dtype=np.int64)
+            np.cumsum(widths, out=self.frame_offsets[1:])
+        for size, rows, stones in _by_size(sizes, offsets, data):
+            found = frame_batch(stones, hashes[rows], options.keys_of(size), options.group,
+                                frames=options.frames)
+            if len(rows) == count:  # one size: the arrays are the batch's as they are
+                self.canonical, self.transform, self.symmetries = (
+                    found.keys, found.elements, found.symmetries
+                )
+            else:
+                self.canonical[rows] = found.keys
+                self.transform[rows] = found.elements
+                self.symmetries[rows] = found.symmetries
+            if found.frames is None or self.frame_offsets is None:
+                continue
+            if len(rows) == count:
+                self.frame_data = found.frames.reshape(-1)
+            else:
+                if self.frame_data is None:
+                    self.frame_data = np.empty(int(self.frame_offsets[-1]), dtype=np.uint8)
+                at = self.frame_offsets[rows, np.newaxis] + np.arange(found.frames.shape[1])
+                self.frame_data[at] = found.frames
+        if self.frame_offsets is not None and self.frame_data is None:
+            self.frame_data = np.empty(0, dtype=np.uint8)  # no positions at all

@@ -28,6 +28,8 @@ OPTIONS = [
     {"scheme": "huima64-add", "packed": True},
     {"scheme": "regular64", "group": "d4", "variations": True},
     {"scheme": "regular128", "packed": True, "variations": True},
+    {"frames": True, "group": "d4", "suicide_allowed": True},
+    {"scheme": "huima64-add", "frames": True, "variations": True, "suicide_allowed": False},
 ]
 
 
@@ -57,6 +59,8 @@ def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
         ]
         if batch.packed_data is not None:
             out["packed"] += [batch.packed(i) for i in range(len(batch))]
+        if batch.frame_data is not None:
+            out.setdefault("frames", []).extend(batch.frame(i) for i in range(len(batch)))
     for name, parts in columns.items():
         out[name] = np.concatenate(parts) if parts else np.empty(0)
     return out
@@ -88,9 +92,10 @@ def test_core_is_built() -> None:
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
 def test_data_files_compiled_equals_pure(options: dict[str, Any]) -> None:
     flat = assert_same_as_pure(DATA_FILES, **options)
-    # The files include errors (superko/) and a note (HA without AB): the pure
-    # walker's own, reached through the core's refusals.
-    assert len(flat["errors"]) >= 4 and len(flat["notes"]) >= 1
+    # The files include errors (superko/; suicides as the rule says) and a note (HA
+    # without AB): the pure walker's own, reached through the core's refusals.
+    suicides = {None: 2, True: 0, False: 4}[options.get("suicide_allowed")]
+    assert len(flat["errors"]) == 2 + suicides and len(flat["notes"]) >= 1
 
 
 def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
@@ -122,9 +127,8 @@ def test_hashes_and_packed_positions_are_the_boards(name: str) -> None:
         keys = scheme(name, size)
         arrays = np.stack([Board.from_position_key(batch.packed(i)).to_array() for i in rows])
         assert np.array_equal(keys.hash_arrays(arrays), batch.hash[rows])
-        canonical, lowest = keys.canonical_array(batch.hash[rows])
+        canonical, _ = keys.canonical_array(batch.hash[rows])
         assert np.array_equal(canonical, batch.canonical[rows])
-        assert np.array_equal(lowest, batch.transform[rows])
 
 
 class Boards(BaseVisitor):
