@@ -1,6 +1,7 @@
 """Worker processes for the batch commands: tasks in, results out in input order.
 
-Scope: :func:`ordered_map`, the one process pool of gohash (``gohash canon
+Scope: :func:`ordered_map` (and :func:`ordered_map_batches`, for a function
+of a whole batch of tasks), the one process pool of gohash (``gohash canon
 --jobs N`` and ``gohash index build --jobs N`` use it), and :class:`WorkerDied`,
 the outcome of a task whose worker process died on it.  Running in this process
 (``--jobs 1``) is the callers' business.
@@ -67,7 +68,9 @@ else:
     from multiprocessing.context import ForkContext as _StartContext
     from multiprocessing.context import ForkProcess as _Process
 
-__all__ = ["MAX_BATCH_BYTES", "MAX_TASKS_PER_BATCH", "WorkerDied", "ordered_map"]
+__all__ = [
+    "MAX_BATCH_BYTES", "MAX_TASKS_PER_BATCH", "WorkerDied", "ordered_map", "ordered_map_batches"
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -112,6 +115,24 @@ def ordered_map(
     worker too gives a :class:`WorkerDied` instead of a result.  An exception
     raised by ``function`` propagates here.
     """
+    return ordered_map_batches(
+        _EachTask(function), tasks, jobs=jobs, expected=expected, weight=weight,
+        on_death=on_death,
+    )
+
+
+def ordered_map_batches(
+    function: Callable[[list[T]], list[R]],
+    tasks: Iterable[T],
+    *,
+    jobs: int,
+    expected: int,
+    weight: Callable[[T], int] | None = None,
+    on_death: Callable[[str], object] | None = None,
+) -> Iterator[tuple[T, R | WorkerDied]]:
+    """:func:`ordered_map` for a ``function`` that takes a whole batch of tasks and
+    returns their results in order (to share its fixed costs among them); a
+    task retried after a worker died is given alone."""
     size = max(1, min(MAX_TASKS_PER_BATCH, expected // (8 * jobs)))
     with tempfile.TemporaryDirectory(prefix="gohash-") as folder:
         runner = _Runner(function, jobs, folder, on_death)
@@ -119,6 +140,16 @@ def ordered_map(
             yield from runner.run(_batches(tasks, size, weight))
         finally:
             runner.close()
+
+
+class _EachTask(Generic[T, R]):
+    """A batch function applying a function to each task (picklable if it is)."""
+
+    def __init__(self, function: Callable[[T], R]) -> None:
+        self.function = function
+
+    def __call__(self, tasks: list[T]) -> list[R]:
+        return [self.function(task) for task in tasks]
 
 
 def _batches(tasks: Iterable[T], size: int, weight: Callable[[T], int] | None) -> Iterator[list[T]]:
@@ -134,9 +165,9 @@ def _batches(tasks: Iterable[T], size: int, weight: Callable[[T], int] | None) -
         yield batch
 
 
-def _run_batch(function: Callable[[T], R], tasks: list[T], path: str) -> None:
+def _run_batch(function: Callable[[list[T]], list[R]], tasks: list[T], path: str) -> None:
     """In a worker: the results of ``tasks``, written to ``path``."""
-    results = [function(task) for task in tasks]
+    results = function(tasks)
     with open(path, "wb") as f:
         pickle.dump(results, f, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -220,7 +251,7 @@ class _Runner(Generic[T, R]):
 
     def __init__(
         self,
-        function: Callable[[T], R],
+        function: Callable[[list[T]], list[R]],
         jobs: int,
         folder: str,
         on_death: Callable[[str], object] | None,
