@@ -16,8 +16,8 @@ from the module, so that ``gohash.walk`` stays the module.
 """
 
 from .audit import (
-    AuditVisitor,
     CollectionAudit,
+    CollectionAuditor,
     SchemeStructure,
     audit_paths,
     scheme_structure,
@@ -61,13 +61,13 @@ __all__ = [
     "ELEMENTS",
     "RULESETS",
     "SCHEMES",
-    "AuditVisitor",
     "BaseVisitor",
     "Board",
     "BoardSizeError",
     "CanonOptions",
     "CanonVisitor",
     "CollectionAudit",
+    "CollectionAuditor",
     "ColourError",
     "Element",
     "GameInfo",

@@ -16,7 +16,8 @@ Scope: measurements, no printing.  For one scheme and board size:
   handicap pattern and the E4 pair pattern, each as a pair of positions whose
   hashes are compared.
 
-For a collection of games (:class:`AuditVisitor`, :func:`audit_paths`): every
+For a collection of games (:class:`CollectionAuditor`, :func:`audit_paths`, which
+reads them with :func:`gohash.positions.positions`): every
 position is reduced to its exact canonical form, its frame
 (:mod:`gohash.frames`, the form the index stores), and grouped by that form and
 by each scheme's canonical key.  Exactness comes from comparing packed
@@ -35,7 +36,8 @@ import numpy.typing as npt
 
 from .coords import gtp
 from .errors import GohashError, PositionError
-from .frames import frame_batch, unpack_array
+from .frames import frame_batch, unpack_array, unpack_rows
+from .positions import PositionBatch, positions
 from .schemes import SCHEMES, KeyScheme, scheme
 from .symmetry import (
     D4,
@@ -48,14 +50,13 @@ from .symmetry import (
     orbits_of_slots,
     point_orbits,
 )
-from .walk import BaseVisitor, GameInfo, PositionEvent, walk
 
 __all__ = [
     "FAMILIES",
     "POINT_CLASSES",
     "SCHEME_COLUMNS",
-    "AuditVisitor",
     "CollectionAudit",
+    "CollectionAuditor",
     "MergeExample",
     "Pattern",
     "PatternResult",
@@ -83,7 +84,6 @@ FAMILIES = ("orbit8", "axis4", "diagonal4", "e3-handicap", "e4-pair", "e4-openin
 """The structured families of :func:`patterns`, in report order."""
 
 Board = npt.NDArray[np.int8]
-_BATCH = 4096  # positions processed together: large enough to amortise numpy's overhead
 
 
 # -- key structure -----------------------------------------------------------------------
@@ -535,10 +535,11 @@ class _SizeBatches:
             column[:] = [np.concatenate(column)]
 
 
-class AuditVisitor(BaseVisitor):
-    """Collects, for every position walked, its exact canonical form and every scheme's
-    canonical key; :meth:`result` groups them.  Errors are recorded, and the game in
-    error is abandoned (its positions so far are kept).
+class CollectionAuditor:
+    """Collects, for every position, its exact canonical form and every scheme's
+    canonical key; :meth:`result` groups them.  Positions come as the batches of
+    :func:`gohash.positions.positions` (:meth:`add_batch`, as :func:`audit_paths`
+    reads them) or as arrays (:meth:`add_positions`).
 
     The exact form is the frame (:mod:`gohash.frames`) under the first scheme of
     ``schemes``: the least packed image among the elements attaining its canonical
@@ -552,7 +553,7 @@ class AuditVisitor(BaseVisitor):
         self, schemes: Sequence[str] = SCHEMES, *, group: str = "full", examples: int = 3
     ) -> None:
         for name in schemes:
-            scheme(name, 19)  # an unknown name fails here, before any walking
+            scheme(name, 19)  # an unknown name fails here, before any replay
         elements_of(group)
         if not schemes:
             raise GohashError("an audit needs at least one key scheme")
@@ -560,82 +561,96 @@ class AuditVisitor(BaseVisitor):
         self.group = group
         self.examples = examples
         self.errors: list[GohashError] = []
-        self.files: dict[str, None] = {}
+        self.files = 0
         self.locations: list[tuple[str, int]] = []
+        """File and game number of each game, indexed by the ``game`` of :meth:`add_positions`."""
         self._sizes: dict[int, _SizeBatches] = {}
-        self._boards: list[Board] = []
-        self._moves: list[int] = []
-        # Positions of finished games wait here, by size, to be processed in big batches.
-        self._pending: dict[int, tuple[list[Board], list[int], list[int]]] = {}
 
-    def begin_game(self, info: GameInfo) -> None:
-        self.files[info.file] = None
-        self.locations.append((info.file, info.game))
-        self._boards, self._moves = [], []
+    def add_batch(self, batch: PositionBatch) -> None:
+        """Record the games, positions and errors of a batch of :func:`positions`
+        made with ``scheme=schemes[0]``, this audit's group, ``packed=True`` and
+        ``frames=True``."""
+        offsets, data = batch.packed_offsets, batch.packed_data
+        frame_offsets, frame_data = batch.frame_offsets, batch.frame_data
+        if offsets is None or data is None or frame_offsets is None or frame_data is None:
+            raise GohashError("the audit needs positions(..., packed=True, frames=True)")
+        if (batch.scheme, batch.group) != (self.schemes[0], self.group):
+            raise GohashError(
+                f"the audit needs positions of scheme {self.schemes[0]!r} and group "
+                f"{self.group!r}, not {batch.scheme!r} and {batch.group!r}"
+            )
+        self.files += len(batch.files)
+        self.errors += batch.errors
+        games = batch.games
+        base = len(self.locations)
+        self.locations += [
+            (batch.files[f], g) for f, g in zip(games.file.tolist(), games.game.tolist(),
+                                                strict=True)
+        ]
+        # Rows come file by file, game by game: each row's game by a sorted search.
+        game_keys = (games.file.astype(np.int64) << 32) | games.game
+        row_keys = (batch.file.astype(np.int64) << 32) | batch.game
+        row_games = base + np.searchsorted(game_keys, row_keys)
+        for size in np.unique(batch.size).tolist():
+            rows = np.flatnonzero(batch.size == size)
+            width = 1 + (size * size + 3) // 4
+            at = np.arange(width)
+            positions = data[offsets[rows, np.newaxis] + at]
+            self._store(
+                unpack_rows(positions, size).reshape(-1, size, size),
+                frame_data[frame_offsets[rows, np.newaxis] + at],
+                batch.transform[rows],
+                batch.symmetries[rows] != 1,
+                batch.move_number[rows],
+                row_games[rows],
+                batch.canonical[rows],
+            )
 
-    def visit_position(self, event: PositionEvent) -> None:
-        self._boards.append(event.board.to_array())
-        self._moves.append(event.move_number)
-
-    def end_game(self, info: GameInfo) -> None:
-        if self._boards:
-            size = self._boards[0].shape[0]
-            boards, moves, games = self._pending.setdefault(size, ([], [], []))
-            boards += self._boards
-            moves += self._moves
-            games += [len(self.locations) - 1] * len(self._moves)
-            if len(boards) >= _BATCH:
-                self._flush(size)
-        self._boards, self._moves = [], []
-
-    def _flush(self, size: int) -> None:
-        boards, moves, games = self._pending.pop(size)
-        self._record(np.stack(boards), moves, games)
-
-    def handle_error(self, error: GohashError) -> bool:
-        self.errors.append(error)
-        return False
-
-    def add_positions(self, boards: Board, moves: Sequence[int], game: int) -> None:
+    def add_positions(
+        self, boards: npt.NDArray[np.integer], moves: Sequence[int], game: int
+    ) -> None:
         """Record a batch ``(B, N, N)`` of positions of game number ``game``
         (an index into :attr:`locations`)."""
-        self._record(_check_boards(boards), moves, [game] * len(moves))
-
-    def _record(
-        self, boards: npt.NDArray[np.integer], moves: Sequence[int], games: Sequence[int]
-    ) -> None:
+        boards = _check_boards(boards)
         count, size = boards.shape[0], boards.shape[-1]
-        batches = self._sizes.setdefault(size, _SizeBatches(self.schemes))
         first = scheme(self.schemes[0], size)
-        stones = boards.reshape(count, size * size)
-        frames = frame_batch(stones, first.hash_arrays(boards), first, self.group)
-        assert frames.frames is not None
-        batches.forms.append(
-            np.frombuffer(b"".join(frames.frames), dtype=np.uint8).reshape(count, -1)
+        found = frame_batch(
+            boards.reshape(count, size * size), first.hash_arrays(boards), first, self.group
         )
-        batches.elements.append(np.asarray(frames.elements, dtype=np.uint8))
-        symmetric = np.zeros(count, dtype=np.bool_)
-        symmetric[[row for row, found in frames.symmetries.items() if len(found) > 1]] = True
+        assert found.frames is not None
+        self._store(
+            boards, found.frames, found.elements, found.symmetries != 1,
+            np.asarray(moves, dtype=np.int32), np.full(count, game, dtype=np.int32), found.keys,
+        )
+
+    def _store(
+        self,
+        boards: npt.NDArray[np.integer],
+        forms: npt.NDArray[np.uint8],
+        elements: npt.NDArray[np.uint8],
+        symmetric: npt.NDArray[np.bool_],
+        moves: npt.NDArray[np.integer],
+        games: npt.NDArray[np.integer],
+        keys: npt.NDArray[np.uint64],
+    ) -> None:
+        """Positions of one size with their frames, elements onto them, whether they
+        have a symmetry, and their canonical keys under the first scheme."""
+        size = boards.shape[-1]
+        batches = self._sizes.setdefault(size, _SizeBatches(self.schemes))
+        batches.forms.append(forms)
+        batches.elements.append(elements.astype(np.uint8))
         batches.symmetric.append(symmetric)
-        batches.moves.append(np.asarray(moves, dtype=np.int32))
-        batches.games.append(np.asarray(games, dtype=np.int32))
-        batches.keys[self.schemes[0]].append(frames.keys)
+        batches.moves.append(moves.astype(np.int32))
+        batches.games.append(games.astype(np.int32))
+        batches.keys[self.schemes[0]].append(keys)
         for name in self.schemes[1:]:
             ks = scheme(name, size)
-            keys, _ = ks.canonical_array(ks.hash_arrays(boards), self.group)
-            batches.keys[name].append(keys)
+            batches.keys[name].append(ks.canonical_array(ks.hash_arrays(boards), self.group)[0])
 
     def result(self) -> CollectionAudit:
-        for size in list(self._pending):
-            self._flush(size)
         sizes = [self._size_audit(size, self._sizes[size]) for size in sorted(self._sizes)]
         return CollectionAudit(
-            self.schemes,
-            self.group,
-            len(self.files),
-            len(self.locations),
-            sizes,
-            list(self.errors),
+            self.schemes, self.group, self.files, len(self.locations), sizes, list(self.errors)
         )
 
     def _size_audit(self, size: int, batches: _SizeBatches) -> SizeAudit:
@@ -740,11 +755,13 @@ def audit_paths(
     variations: bool = False,
     suicide_allowed: bool | None = None,
 ) -> CollectionAudit:
-    """Walk and audit the games of ``paths`` (files, folders, archives); errors are kept.
-    ``suicide_allowed`` holds for every game if given, else each game's ``RU`` decides."""
-    visitor = AuditVisitor(schemes, group=group, examples=examples)
-    options = {} if suicide_allowed is None else {"suicide_allowed": suicide_allowed}
-    summary = walk(paths, visitor, variations=variations, board_options=options)
-    result = visitor.result()
-    result.files = summary.files  # also those without a readable game
-    return result
+    """Replay and audit the games of ``paths`` (files, folders, archives); errors are
+    kept.  ``suicide_allowed`` holds for every game if given, else each game's ``RU``
+    decides."""
+    auditor = CollectionAuditor(schemes, group=group, examples=examples)
+    for batch in positions(
+        paths, scheme=auditor.schemes[0], group=group, variations=variations, packed=True,
+        frames=True, suicide_allowed=suicide_allowed,
+    ):
+        auditor.add_batch(batch)
+    return auditor.result()

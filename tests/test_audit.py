@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from gohash import ELEMENTS, SCHEMES, scheme
 from gohash.audit import (
     FAMILIES,
-    AuditVisitor,
+    CollectionAuditor,
     e4_openings,
     fixed_bits,
     free_bits,
@@ -397,10 +397,10 @@ def test_collection_figures_equal_brute_force(n: int, seed: int, first: str, gro
     boards[6] = np.where(boards[6] > 0, 3 - boards[6], 0)  # colours exchanged
     moves = rng.integers(0, 4, size=16).tolist()
     names = [first, *(name for name in SCHEMES if name != first)]
-    visitor = AuditVisitor(names, group=group)
-    visitor.locations.append(("built", 0))
-    visitor.add_positions(boards, moves, 0)
-    (audit,) = visitor.result().sizes
+    auditor = CollectionAuditor(names, group=group)
+    auditor.locations.append(("built", 0))
+    auditor.add_positions(boards, moves, 0)
+    (audit,) = auditor.result().sizes
     forms = [brute_form(b, group) for b in boards]
     symmetric = {
         f: sum(np.array_equal(m, b) for m in brute_images(b, group)) > 1
@@ -435,10 +435,10 @@ def test_merged_symmetric_counts_the_e3_handicap_positions() -> None:
         nine[p] = 1
     for p in handicap_stones(19, 5):
         five[p] = 1
-    visitor = AuditVisitor(["regular64", "huima64"])
-    visitor.locations.append(("built", 0))
-    visitor.add_positions(np.stack([nine, five, *e4_openings(19)]), [0, 0, 4, 4], 0)
-    (audit,) = visitor.result().sizes
+    auditor = CollectionAuditor(["regular64", "huima64"])
+    auditor.locations.append(("built", 0))
+    auditor.add_positions(np.stack([nine, five, *e4_openings(19)]), [0, 0, 4, 4], 0)
+    (audit,) = auditor.result().sizes
     assert (audit.distinct, audit.merged["huima64"], audit.merged_keys["huima64"]) == (4, 2, 2)
     assert audit.merged_symmetric == {"regular64": 0, "huima64": 1}
 
@@ -453,7 +453,7 @@ def test_merged_symmetric_counts_the_e3_handicap_positions() -> None:
     ],
 )
 def test_bad_position_batches_are_refused(bad: np.ndarray, reason: str) -> None:
-    visitor = AuditVisitor(["huima64"])
-    visitor.locations.append(("built", 0))
+    auditor = CollectionAuditor(["huima64"])
+    auditor.locations.append(("built", 0))
     with pytest.raises(PositionError, match=reason):
-        visitor.add_positions(bad, [0] * len(bad), 0)
+        auditor.add_positions(bad, [0] * len(bad), 0)
