@@ -155,24 +155,23 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
         item.frames = [frame_data[a:b] for a, b in zip(
             frame_offsets[low:high], frame_offsets[low + 1 : high + 1], strict=True
         )]
-    text = games.text
-    for row in range(len(games)):
-        item = items[int(games.file[row]) - first]
-        size, black, white, result = int(games.size[row]), text["PB"][row], text["PW"][row], \
-            text["RE"][row]
+    blacks, whites, results = games.text["PB"], games.text["PW"], games.text["RE"]
+    for row, (file_id, game, size) in enumerate(
+        zip(games.file.tolist(), games.game.tolist(), games.size.tolist(), strict=True)
+    ):
+        black, white, result = blacks[row], whites[row], results[row]
         start, end = starts[row], ends[row]
         digest = hashlib.sha256(f"{size}|{black}|{white}|{result}|".encode())
         digest.update(packed_data[packed_offsets[start] : packed_offsets[end]])
-        base = file_starts[int(games.file[row]) - first]
-        item.games.append(GameFrames(
-            int(games.game[row]), size, black, white, result, digest.hexdigest(),
+        base = file_starts[file_id - first]
+        items[file_id - first].games.append(GameFrames(
+            game, size, black, white, result, digest.hexdigest(),
             max(moves[start:end], default=0), start - base, end - base,
         ))
     # Errors come file by file, each naming its file (names may repeat in an archive).
     at = 0
     for error in batch.errors:
-        while items[at].path != error.file:
-            at += 1
+        at = next((i for i in range(at, len(items)) if items[i].path == error.file), at)
         item = items[at]
         item.errors.append(SourceError(error.game, error.move_number, str(error)))
         for game in item.games:
