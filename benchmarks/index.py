@@ -43,8 +43,8 @@ import numpy as np
 
 from gohash.frames import NamedSchemes, unpack_frames
 from gohash.index import Index, position_from_sgf
-from gohash.indexing import FileFrames, input_frames
-from gohash.pool import MAX_TASKS_PER_BATCH
+from gohash.indexing import FileFrames, Task, input_frames
+from gohash.pool import MAX_TASKS_PER_BATCH, batches
 from gohash.positions import CORE_AVAILABLE
 from gohash.sgf import find_inputs
 from gohash.symmetry import ELEMENTS
@@ -80,10 +80,9 @@ def timed(run: Callable[[], object]) -> tuple[float, str]:
 
 def replay_only(paths: list[str]) -> int:
     """Replay every file as a build does, without the database; the positions."""
-    tasks = [(inp, {}) for inp in find_inputs(paths)]
+    tasks: list[Task] = [(inp, {}) for inp in find_inputs(paths)]
     count = 0
-    for start in range(0, len(tasks), MAX_TASKS_PER_BATCH):
-        chunk = tasks[start : start + MAX_TASKS_PER_BATCH]
+    for chunk in batches(tasks, MAX_TASKS_PER_BATCH, None):
         for results in input_frames(chunk, NamedSchemes("huima64"), None):
             count += sum(len(item.keys) for item in results if isinstance(item, FileFrames))
     return count

@@ -37,7 +37,7 @@ from .board import Board
 from .errors import GohashError, PositionError
 from .frames import Board8, NamedSchemes, SchemeFactory, frame_and_elements
 from .indexing import FileFrames, SourceError, SqlKey, Task, input_frames, sql_keys
-from .pool import MAX_TASKS_PER_BATCH, WorkerDied, ordered_map_batches
+from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import find_inputs, read_input
 from .symmetry import ELEMENTS, Element, check_size
@@ -664,11 +664,11 @@ def _prepared(
     ``jobs`` worker processes if more than one; a task whose worker died on it
     (twice) is an error naming its input."""
     if jobs <= 1 or len(tasks) <= 1:
-        for start in range(0, len(tasks), MAX_TASKS_PER_BATCH):
-            yield from replay(list(tasks[start : start + MAX_TASKS_PER_BATCH]))
+        for batch in batches(tasks, MAX_TASKS_PER_BATCH, None):
+            yield from replay(batch)
         return
-    results = ordered_map_batches(
-        replay, tasks, jobs=jobs, expected=len(tasks), on_death=on_death
+    results = ordered_map(
+        replay, tasks, jobs=jobs, expected=len(tasks), on_death=on_death, batched=True
     )
     for (inp, _), result in results:
         if isinstance(result, WorkerDied):

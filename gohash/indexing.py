@@ -168,11 +168,9 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
             game, size, black, white, result, digest.hexdigest(),
             max(moves[start:end], default=0), start - base, end - base,
         ))
-    # Errors come file by file, each naming its file (names may repeat in an archive).
-    at = 0
-    for error in batch.errors:
-        at = next((i for i in range(at, len(items)) if items[i].path == error.file), at)
-        item = items[at]
+    for error, file_id in zip(batch.errors, batch.error_files, strict=True):
+        # Sources are read before replay here: every error belongs to a file.
+        item = items[file_id - first]
         item.errors.append(SourceError(error.game, error.move_number, str(error)))
         for game in item.games:
             if game.game == error.game:

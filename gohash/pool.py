@@ -1,7 +1,6 @@
 """Worker processes for the batch commands: tasks in, results out in input order.
 
-Scope: :func:`ordered_map` (and :func:`ordered_map_batches`, for a function
-of a whole batch of tasks), the one process pool of gohash (``gohash canon
+Scope: :func:`ordered_map`, the one process pool of gohash (``gohash canon
 --jobs N`` and ``gohash index build --jobs N`` use it), and :class:`WorkerDied`,
 the outcome of a task whose worker process died on it.  Running in this process
 (``--jobs 1``) is the callers' business.
@@ -57,7 +56,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Generic, TypeVar
+from functools import partial
+from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 from .errors import GohashError
 
@@ -68,9 +68,7 @@ else:
     from multiprocessing.context import ForkContext as _StartContext
     from multiprocessing.context import ForkProcess as _Process
 
-__all__ = [
-    "MAX_BATCH_BYTES", "MAX_TASKS_PER_BATCH", "WorkerDied", "ordered_map", "ordered_map_batches"
-]
+__all__ = ["MAX_BATCH_BYTES", "MAX_TASKS_PER_BATCH", "WorkerDied", "batches", "ordered_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -95,6 +93,7 @@ class WorkerDied(GohashError):
     memory?)``; the caller fills in ``file`` with :meth:`GohashError.located`."""
 
 
+@overload
 def ordered_map(
     function: Callable[[T], R],
     tasks: Iterable[T],
@@ -103,25 +102,12 @@ def ordered_map(
     expected: int,
     weight: Callable[[T], int] | None = None,
     on_death: Callable[[str], object] | None = None,
-) -> Iterator[tuple[T, R | WorkerDied]]:
-    """``function`` of every task in ``jobs`` worker processes: ``(task, result)``
-    for each task, in the order of ``tasks``, exactly once.
-
-    ``function`` and the tasks must be picklable (``function`` defined at the
-    top level of a module); ``tasks`` is read lazily.  ``expected``, about how
-    many tasks there are, sizes the batches; ``weight`` gives the bytes a task
-    carries from this process.  When a worker dies, ``on_death`` gets a message
-    saying how and how many tasks are retried; a task whose retry kills its
-    worker too gives a :class:`WorkerDied` instead of a result.  An exception
-    raised by ``function`` propagates here.
-    """
-    return ordered_map_batches(
-        _EachTask(function), tasks, jobs=jobs, expected=expected, weight=weight,
-        on_death=on_death,
-    )
+    batched: Literal[False] = False,
+) -> Iterator[tuple[T, R | WorkerDied]]: ...
 
 
-def ordered_map_batches(
+@overload
+def ordered_map(
     function: Callable[[list[T]], list[R]],
     tasks: Iterable[T],
     *,
@@ -129,30 +115,54 @@ def ordered_map_batches(
     expected: int,
     weight: Callable[[T], int] | None = None,
     on_death: Callable[[str], object] | None = None,
+    batched: Literal[True],
+) -> Iterator[tuple[T, R | WorkerDied]]: ...
+
+
+def ordered_map(
+    function: Callable[[T], R] | Callable[[list[T]], list[R]],
+    tasks: Iterable[T],
+    *,
+    jobs: int,
+    expected: int,
+    weight: Callable[[T], int] | None = None,
+    on_death: Callable[[str], object] | None = None,
+    batched: bool = False,
 ) -> Iterator[tuple[T, R | WorkerDied]]:
-    """:func:`ordered_map` for a ``function`` that takes a whole batch of tasks and
-    returns their results in order (to share its fixed costs among them); a
-    task retried after a worker died is given alone."""
+    """``function`` of every task in ``jobs`` worker processes: ``(task, result)``
+    for each task, in the order of ``tasks``, exactly once.
+
+    ``function`` and the tasks must be picklable (``function`` defined at the
+    top level of a module); ``tasks`` is read lazily.  With ``batched``,
+    ``function`` takes a list of tasks and returns their results in order (one
+    call per batch, for work whose cost per call is high; a retried task comes
+    alone).  ``expected``, about how many tasks there are, sizes the batches;
+    ``weight`` gives the bytes a task carries from this process.  When a worker
+    dies, ``on_death`` gets a message saying how and how many tasks are
+    retried; a task whose retry kills its worker too gives a
+    :class:`WorkerDied` instead of a result.  An exception raised by
+    ``function`` propagates here.
+    """
     size = max(1, min(MAX_TASKS_PER_BATCH, expected // (8 * jobs)))
+    each: Callable[[list[T]], list[R]] = (
+        cast(Callable[[list[T]], list[R]], function) if batched
+        else partial(_each, cast(Callable[[T], R], function))
+    )
     with tempfile.TemporaryDirectory(prefix="gohash-") as folder:
-        runner = _Runner(function, jobs, folder, on_death)
+        runner = _Runner(each, jobs, folder, on_death)
         try:
-            yield from runner.run(_batches(tasks, size, weight))
+            yield from runner.run(batches(tasks, size, weight))
         finally:
             runner.close()
 
 
-class _EachTask(Generic[T, R]):
-    """A batch function applying a function to each task (picklable if it is)."""
-
-    def __init__(self, function: Callable[[T], R]) -> None:
-        self.function = function
-
-    def __call__(self, tasks: list[T]) -> list[R]:
-        return [self.function(task) for task in tasks]
+def _each(function: Callable[[T], R], tasks: list[T]) -> list[R]:
+    return [function(task) for task in tasks]
 
 
-def _batches(tasks: Iterable[T], size: int, weight: Callable[[T], int] | None) -> Iterator[list[T]]:
+def batches(tasks: Iterable[T], size: int, weight: Callable[[T], int] | None) -> Iterator[list[T]]:
+    """Consecutive tasks in lists of ``size``, fewer once the bytes ``weight`` gives
+    reach :data:`MAX_BATCH_BYTES` (a task over it goes alone)."""
     batch: list[T] = []
     data = 0
     for task in tasks:

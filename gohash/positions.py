@@ -47,6 +47,7 @@ from .frames import SchemeFactory, frame_batch, unpack_rows
 from .rules import record_ruleset
 from .schemes import KeyScheme, scheme
 from .sgf import (
+    Input,
     SgfError,
     Source,
     decode_text,
@@ -143,6 +144,13 @@ class PositionBatch:
     frame_data: npt.NDArray[np.uint8] | None = None
     errors: list[GohashError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    error_files: list[int] = field(default_factory=list)
+    """The file id of each error, -1 for a source that could not be read (no id)."""
+    note_files: list[int] = field(default_factory=list)
+    """The file id of each note."""
+    file_games: dict[int, int] = field(default_factory=dict)
+    """The games read in each file, as :class:`gohash.walk.WalkSummary` counts them:
+    those abandoned at the root (no rows, not in :attr:`games`) included."""
     pure_files: int = 0
     """How many of the batch's files the pure walker replayed."""
 
@@ -171,7 +179,7 @@ class PositionBatch:
 
 
 def positions(
-    sources: Iterable[str | Source],
+    sources: Iterable[str | Input | Source],
     *,
     scheme: str | SchemeFactory = "huima64",
     variations: bool = False,
@@ -186,7 +194,8 @@ def positions(
 
     ``sources`` are what :func:`gohash.walk.walk` takes (files, folders searched
     for ``*.sgf``, ``.zip`` and ``.tar.gz`` archives, ``-`` for standard input)
-    or :class:`gohash.sgf.Source` objects (bytes in memory).  ``scheme`` is a
+    or :class:`gohash.sgf.Input` and :class:`gohash.sgf.Source` objects (inputs
+    already found, bytes in memory).  ``scheme`` is a
     key scheme name, or a factory from board size to
     :class:`~gohash.schemes.KeyScheme` (:data:`gohash.frames.SchemeFactory`);
     ``group`` the group of the canonical keys, symmetries and frames
@@ -227,6 +236,7 @@ def positions(
         for source in _sources_of(item):
             if isinstance(source, SgfError):
                 builder.errors.append(source)
+                builder.error_files.append(-1)
                 continue
             builder.add(source, file_id)
             file_id += 1
@@ -260,12 +270,14 @@ class _Options:
         return options
 
 
-def _sources_of(item: str | Source) -> Iterator[Source | SgfError]:
+def _sources_of(item: str | Input | Source) -> Iterator[Source | SgfError]:
     if isinstance(item, Source):
         yield item
-        return
-    for inp in find_inputs([item]):
-        yield from read_input(inp)
+    elif isinstance(item, Input):
+        yield from read_input(item)
+    else:
+        for inp in find_inputs([item]):
+            yield from read_input(inp)
 
 
 def _warn_missing() -> None:
@@ -284,22 +296,24 @@ def _scheme_at(name: str, size: int) -> KeyScheme:
 
 
 def _key_table_for(keys_of: SchemeFactory) -> Callable[[int], npt.NDArray[np.uint64]]:
-    """The key tables the core takes: black then white keys, high and low words."""
+    """The key tables the core takes, by board size."""
+    return lambda size: _key_table(keys_of(size))
 
-    def keys_for(size: int) -> npt.NDArray[np.uint64]:
-        keys = keys_of(size)
-        count = size * size
-        table = np.zeros((2 * count, 2), dtype=np.uint64)
-        for half, values in enumerate((keys.black_keys, keys.white_keys)):
-            array = keys.from_ints(values)
-            rows = slice(half * count, (half + 1) * count)
-            if array.ndim == 1:
-                table[rows, 0] = array
-            else:
-                table[rows] = array
-        return table
 
-    return keys_for
+@cache
+def _key_table(keys: KeyScheme) -> npt.NDArray[np.uint64]:
+    """Black then white keys, high and low words.  Kept: a table costs as much as
+    replaying a few hundred positions, and positions() may be called per file."""
+    count = keys.size * keys.size
+    table = np.zeros((2 * count, 2), dtype=np.uint64)
+    for half, values in enumerate((keys.black_keys, keys.white_keys)):
+        array = keys.from_ints(values)
+        rows = slice(half * count, (half + 1) * count)
+        if array.ndim == 1:
+            table[rows, 0] = array
+        else:
+            table[rows] = array
+    return table
 
 
 @cache
@@ -335,6 +349,9 @@ class _Builder:
         self.games: list[tuple[int, int, int, int, dict[str, str]]] = []
         self.errors: list[GohashError] = []
         self.notes: list[str] = []
+        self.error_files: list[int] = []
+        self.note_files: list[int] = []
+        self.file_games: dict[int, int] = {}
         self.pure_files = 0
 
     def count(self) -> int:
@@ -348,6 +365,10 @@ class _Builder:
                 games = _root_rows(roots, file_id)
                 if games is not None:
                     self.games += games
+                    self.file_games[file_id] = len(games)
+                    # The walker's notes on how the source was read (UTF-16 decoded).
+                    self.notes += (f"{source.name}: {note}" for note in source.notes)
+                    self.note_files += [file_id] * len(source.notes)
                     return
                 self.replayer.rollback()
             self._take_core()
@@ -370,6 +391,9 @@ class _Builder:
         self.games += collector.games
         self.errors += summary.errors
         self.notes += summary.notes
+        self.error_files += [file_id] * len(summary.errors)
+        self.note_files += [file_id] * len(summary.notes)
+        self.file_games[file_id] = summary.games
         piece = collector.piece()
         if not isinstance(options.scheme, str):
             _rehash(piece[0], options.keys_of)
@@ -418,6 +442,9 @@ class _Builder:
             frame_data=exact.frame_data,
             errors=self.errors,
             notes=self.notes,
+            error_files=self.error_files,
+            note_files=self.note_files,
+            file_games=self.file_games,
             pure_files=self.pure_files,
         )
 

@@ -91,6 +91,34 @@ def test_a_task_that_kills_every_worker_is_an_error(tmp_path: Path) -> None:
     assert all(NOTE.fullmatch(note) for note in notes)
 
 
+def squares(tasks: list[Task]) -> list[tuple[int, int]]:
+    """:func:`square` of a batch of tasks in one call, each with the batch's length."""
+    return [(square(task), len(tasks)) for task in tasks]
+
+
+def test_batched_function_takes_whole_batches_and_retries_alone(tmp_path: Path) -> None:
+    """Batches of 37 in one call each; task 5 kills the worker of its batch once and
+    task 300 every time: the batches in flight then are retried task by task."""
+    tasks = [(n, str(tmp_path), {5: "once", 300: "always"}.get(n, "")) for n in range(600)]
+    notes: list[str] = []
+    out = list(ordered_map(squares, tasks, jobs=2, expected=600, on_death=notes.append,
+                           batched=True))
+    assert [task for task, _ in out] == tasks
+    outcomes = dict(enumerate(outcome for _, outcome in out))
+    died = outcomes.pop(300)
+    assert isinstance(died, WorkerDied) and died.reason == DIED
+    assert all(isinstance(o, tuple) for o in outcomes.values())
+    assert {n: o[0] for n, o in outcomes.items()} == {n: n * n for n in outcomes}  # type: ignore[index]
+    lengths = {n: o[1] for n, o in outcomes.items()}  # type: ignore[index]
+    alone = {n for n, length in lengths.items() if length == 1}
+    # 600 tasks: 16 batches of 37, then 8.
+    assert {lengths[n] for n in lengths if n not in alone} == {37, 8}
+    assert all(lengths[n] == 8 for n in range(592, 600) if n not in alone)
+    assert 5 in alone and 37 <= len(alone) <= 8 * 37
+    assert len(notes) == 2 and all(NOTE.fullmatch(note) for note in notes)
+    assert multiprocessing.active_children() == []
+
+
 def test_an_exception_in_a_task_propagates(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

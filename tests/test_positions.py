@@ -18,7 +18,7 @@ from gohash.errors import GohashError
 from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
 from gohash.schemes import SCHEMES, scheme
 from gohash.sgf import Source
-from gohash.walk import BaseVisitor, PositionEvent, walk
+from gohash.walk import BaseVisitor, PositionEvent, walk, walk_source
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 DATA_FILES = sorted(str(p) for p in DATA.rglob("*.sgf"))
@@ -36,7 +36,8 @@ OPTIONS = [
 def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
     """Everything the batches say, with variation ids replaced by their paths and file
     ids by names, so two runs compare whatever their batch boundaries."""
-    out: dict[str, Any] = {"errors": [], "notes": [], "games": [], "packed": []}
+    out: dict[str, Any] = {"errors": [], "notes": [], "games": [], "packed": [],
+                           "error_files": [], "note_files": [], "file_games": []}
     columns: dict[str, list[Any]] = {}
     for batch in batches:
         for name, column in batch.columns().items():
@@ -49,6 +50,9 @@ def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
             (type(e).__name__, str(e), e.file, e.game, e.move_number) for e in batch.errors
         ]
         out["notes"] += batch.notes
+        out["error_files"] += [batch.files.get(f) for f in batch.error_files]
+        out["note_files"] += [batch.files[f] for f in batch.note_files]
+        out["file_games"] += [(batch.files[f], n) for f, n in batch.file_games.items()]
         games = batch.games
         out["games"] += [
             (batch.files[f], g, s, h, tuple(games.text[n][i] for n in sorted(games.text)))
@@ -114,7 +118,32 @@ def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
     assert [str(e) for e in batch.errors] == [str(e) for e in summary.errors]
     assert batch.notes == summary.notes and len(batch.notes) == 1
     assert batch.pure_files == 2
+    # Each error and note with its file; the missing file has no id.
+    assert batch.files == {0: paths[0], 1: paths[2]}
+    assert batch.error_files == [0, -1] and batch.note_files == [1]
+    assert sum(batch.file_games.values()) == summary.games
     assert_same_as_pure(paths)
+
+
+def test_errors_notes_and_games_by_file() -> None:
+    """Per file, as walk_source counts and reports them: a game abandoned at its
+    root counts as read; notes on how a source was read come first, on either path."""
+    sources = [
+        Source("clean.sgf", b"(;SZ[9];B[aa];W[bb])(;SZ[9];B[cc])", notes=("read from UTF-16",)),
+        Source("badroot.sgf", b"(;SZ[99];B[aa])(;SZ[9];B[cc];W[cc])"),
+        Source("noted.sgf", b"(;SZ[9]RU[Lunar];B[aa])", notes=("read from UTF-16",)),
+    ]
+    flat = assert_same_as_pure(sources)
+    for source in sources:
+        summary = walk_source(source, _Keep())
+        assert [n for n, f in zip(flat["notes"], flat["note_files"], strict=True)
+                if f == source.name] == summary.notes
+        assert [e[1] for e, f in zip(flat["errors"], flat["error_files"], strict=True)
+                if f == source.name] == [str(e) for e in summary.errors]
+        assert dict(flat["file_games"])[source.name] == summary.games
+    assert flat["notes"][0] == "clean.sgf: read from UTF-16"
+    (batch,) = positions(sources[:1])
+    assert batch.pure_files == 0 and batch.notes == ["clean.sgf: read from UTF-16"]
 
 
 @pytest.mark.parametrize("name", SCHEMES)
@@ -129,6 +158,11 @@ def test_hashes_and_packed_positions_are_the_boards(name: str) -> None:
         assert np.array_equal(keys.hash_arrays(arrays), batch.hash[rows])
         canonical, _ = keys.canonical_array(batch.hash[rows])
         assert np.array_equal(canonical, batch.canonical[rows])
+
+
+class _Keep(BaseVisitor):
+    def handle_error(self, error: Exception) -> bool:  # type: ignore[override]
+        return False
 
 
 class Boards(BaseVisitor):
