@@ -1,38 +1,46 @@
 """Benchmark ``gohash canon`` against sgfmill parsing and replaying the same games.
 
-Run: ``.venv/bin/python benchmarks/canon.py [--limit N]``.  Every game under
-``../shared/corpus/`` (beside the checkout) is read in three ways in one run:
+Run: ``.venv/bin/python benchmarks/canon.py [--limit N] [--folders kgs-6d ai-games]``.
+The games of ``kgs-6d`` and ``ai-games`` under ``../shared/corpus/`` (beside
+the checkout) are read in these ways in one run:
 
 - sgfmill: ``sgf_grammar.parse_sgf_collection``, ``Sgf_game`` and a
-  ``sgfmill.boards.Board`` replaying setup and moves of the main line, no hashing;
-- ``gohash canon`` in one process (records written to the null device);
-- ``gohash canon --jobs 2``.
+  ``sgfmill.boards.Board`` replaying setup and moves of the main line, no
+  hashing, nothing written (the baseline);
+- ``gohash canon --format jsonl -o FILE`` in one process, with the compiled
+  core, then with ``GOHASH_PURE=1`` (the pure walker);
+- ``gohash canon --format jsonl -o FILE --jobs 2``, compiled.
+
+Each ``gohash canon`` runs as a command in a process of its own, writing a real
+file in a temporary folder; its peak resident memory is that of its largest
+process (the parent, or a worker with ``--jobs 2``; Linux).  The outputs of the three
+runs are compared (SHA-256): they must be the same bytes.
 
 It prints positions per second and the ratios the issue sets as targets:
-one process >= 1.0x sgfmill, ``--jobs 2`` >= 1.8x one process.
+compiled canon >= 4x sgfmill, ``--jobs 2`` >= 1.8x one process; and the load of
+the machine (shared: other work holds ``--jobs 2`` down with it).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
+import hashlib
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from sgfmill import boards, sgf, sgf_grammar
 
-from gohash.cli import main
-
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
-def sgfmill_replay(files: list[Path]) -> tuple[int, int]:
-    """Positions (initial, and after each node with a move or setup) and games replayed."""
-    positions = games = 0
+def sgfmill_replay(files: list[Path]) -> int:
+    """Positions (initial, and after each node with a move or setup) replayed."""
+    positions = 0
     for path in files:
         try:
             trees = sgf_grammar.parse_sgf_collection(path.read_bytes())
@@ -53,17 +61,42 @@ def sgfmill_replay(files: list[Path]) -> tuple[int, int]:
                         positions += 1
             except ValueError:
                 continue
-            games += 1
-    return positions, games
+    return positions
 
 
-def gohash_canon(files: list[Path], jobs: int) -> int:
-    """Run ``gohash canon`` like the command line does; return the positions reported."""
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        main(["canon", *map(str, files), "-o", os.devnull, "--jobs", str(jobs)])
-    summary = err.getvalue().splitlines()[-1]  # "gohash canon: F files, G games, P positions, ..."
-    return int(summary.split(", ")[2].split()[0])
+def gohash_canon(
+    paths: list[str], output: Path, jobs: int, pure: bool
+) -> tuple[int, float, float, float]:
+    """``gohash canon`` as a command: positions reported, seconds, CPU seconds (its
+    processes together) and peak MiB (of the largest of its processes: Linux gives
+    a process waited for the peak of it and of the children it waited for, the
+    workers)."""
+    env = {**os.environ, "GOHASH_PURE": "1" if pure else "0"}
+    command = [
+        sys.executable, "-c", "import sys; from gohash.cli import main; sys.exit(main())",
+        "canon", *paths, "--format", "jsonl", "-o", str(output), "--jobs", str(jobs),
+    ]
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, env=env, stderr=err)
+        _, _, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = 0  # waited for above
+        err.seek(0)
+        stderr = err.read()
+    summary = stderr.splitlines()[-1]  # "gohash canon: F files, G games, P positions, E errors"
+    if not summary.startswith("gohash canon: "):
+        raise SystemExit(f"gohash canon failed: {stderr}")
+    positions = int(summary.split(", ")[2].split()[0])
+    return positions, seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            sha.update(block)
+    return sha.hexdigest()
 
 
 def _spin(n: int) -> int:
@@ -88,43 +121,67 @@ def machine_speedup(n: int = 5_000_000) -> float:
     return serial / parallel
 
 
-def timed(run: object, *args: object) -> tuple[int, float]:
-    start = time.perf_counter()
-    positions = run(*args)  # type: ignore[operator]
-    seconds = time.perf_counter() - start
-    return positions if isinstance(positions, int) else positions[0], seconds
-
-
 def report() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, help="only the first N files (a quick look)")
+    parser.add_argument("--folders", nargs="+", default=["kgs-6d", "ai-games"])
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}: nothing to measure")
         return 0
-    files = sorted(CORPUS.rglob("*.sgf"))[: args.limit]
-    print(f"{len(files)} SGF files under {CORPUS}, {os.cpu_count()} CPUs")
-    print(f"load average before: {os.getloadavg()[0]:.2f}\n")
+    files = sorted(p for folder in args.folders for p in (CORPUS / folder).rglob("*.sgf"))
+    files = files[: args.limit]
+    paths = [str(p) for p in files]
+    print(f"{len(files)} SGF files in {', '.join(args.folders)} under {CORPUS}, "
+          f"{os.cpu_count()} CPUs")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     before = machine_speedup()
-    rows = [
-        ("sgfmill parse + replay", *timed(sgfmill_replay, files)),
-        ("gohash canon", *timed(gohash_canon, files, 1)),
-        ("gohash canon --jobs 2", *timed(gohash_canon, files, 2)),
-    ]
+    # name, positions, seconds, CPU seconds, peak MiB, load average after
+    rows: list[tuple[str, int, float, float, float, float]] = []
+    start, cpu = time.perf_counter(), time.process_time()
+    rows.append(("sgfmill parse + replay", sgfmill_replay(files), time.perf_counter() - start,
+                 time.process_time() - cpu, float("nan"), os.getloadavg()[0]))
+    digests = []
+    with tempfile.TemporaryDirectory(prefix="gohash-bench-") as folder:
+        for name, jobs, pure in (
+            ("gohash canon", 1, False),
+            ("gohash canon, pure", 1, True),
+            ("gohash canon --jobs 2", 2, False),
+        ):
+            output = Path(folder) / "records.jsonl"
+            positions, seconds, cpu, peak = gohash_canon(paths, output, jobs, pure)
+            rows.append((name, positions, seconds, cpu, peak, os.getloadavg()[0]))
+            digests.append(digest(output))
+            size = output.stat().st_size
+            output.unlink()
     after = machine_speedup()
-    rates = [positions / seconds for _, positions, seconds in rows]
-    print(f"{'':26}{'positions':>11}{'seconds':>10}{'positions/s':>14}  ratio")
-    ratios = ["", f"{rates[1] / rates[0]:.2f}x sgfmill", f"{rates[2] / rates[1]:.2f}x one process"]
-    for (name, positions, seconds), rate, ratio in zip(rows, rates, ratios, strict=True):
-        print(f"{name:26}{positions:>11,}{seconds:>10.2f}{rate:>14,.0f}  {ratio}")
-    print("\ntargets: gohash canon >= 1.0x sgfmill; --jobs 2 >= 1.8x one process")
+    rates = [positions / seconds for _, positions, seconds, _, _, _ in rows]
+    ratios = [
+        "",
+        f"{rates[1] / rates[0]:.2f}x sgfmill",
+        f"{rates[2] / rates[0]:.2f}x sgfmill; compiled {rates[1] / rates[2]:.2f}x pure",
+        f"{rates[3] / rates[1]:.2f}x one process",
+    ]
+    print(f"{'':24}{'positions':>11}{'seconds':>9}{'CPU s':>7}{'positions/s':>13}"
+          f"{'peak MiB':>10}{'load':>6}  ratio")
+    for (name, positions, seconds, cpu, peak, load), rate, ratio in zip(
+        rows, rates, ratios, strict=True
+    ):
+        shown = "-" if peak != peak else f"{peak:.0f}"  # nan: not measured (sgfmill)
+        print(f"{name:24}{positions:>11,}{seconds:>9.2f}{cpu:>7.2f}{rate:>13,.0f}{shown:>10}"
+              f"{load:>6.2f}  {ratio}")
+    print(f"\nrecords written: {size / 2**20:,.0f} MiB per run; "
+          f"outputs {'identical' if len(set(digests)) == 1 else 'DIFFER'} (SHA-256)")
+    print("CPU s: of the run's processes together; peak MiB: of the largest process of the "
+          "run (with --jobs 2, parent or worker); load: the 1-minute average after the run")
+    print("targets: compiled gohash canon >= 4x sgfmill; --jobs 2 >= 1.8x one process")
     print(
         f"two processes of pure Python on this machine now: {before:.2f}x one "
         f"(before), {after:.2f}x (after); load average {os.getloadavg()[0]:.2f}"
     )
     if min(before, after) < 1.8:
         print("the machine is busy with other work: the --jobs 2 ratio is held down with it")
-    return 0
+    return 0 if len(set(digests)) == 1 else 1
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Benchmark: the superko check against the canonical-key walk, on the same games.
 
 Walks every game under ../shared/corpus/ (beside the checkout) twice in one
-run: with :class:`gohash.canon.CanonVisitor` (what ``gohash canon`` does, one
-process, records written to nowhere; the baseline) and with
+run: with :func:`gohash.canon.canon` (what ``gohash canon`` does, one process,
+records written to nowhere; the baseline, which replays with the compiled core
+since it moved onto :func:`gohash.positions.positions`) and with
 :class:`gohash.superko.SuperkoVisitor` under the chinese ruleset (what
 ``gohash superko`` does).  Both parse and replay the same main lines; the files
 are read once beforehand so the page cache favours neither.  Target: the

@@ -31,7 +31,7 @@ from .board import (
     OffBoardError,
     SuicideError,
 )
-from .canon import CanonOptions, CanonVisitor
+from .canon import CanonOptions
 from .errors import (
     BoardSizeError,
     ColourError,
@@ -66,7 +66,6 @@ __all__ = [
     "Board",
     "BoardSizeError",
     "CanonOptions",
-    "CanonVisitor",
     "CollectionAudit",
     "CollectionAuditor",
     "ColourError",

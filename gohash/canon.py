@@ -1,10 +1,11 @@
 """Canonical keys for every position of an SGF collection (``gohash canon``).
 
 Scope: the records of ``gohash canon`` and how they are made.
-:class:`CanonVisitor` turns each position the walker reaches into one record,
-already formatted as a JSON Lines or CSV line; :func:`canon` runs the walk over
-files, folders and archives, in this process or in worker processes (output in
-input order either way).  The CLI only parses arguments and prints.
+:func:`records` formats the columns of :func:`gohash.positions.positions` (a
+compiled core, the pure walker where it refuses a file) as JSON Lines or CSV
+lines; :func:`canon` runs it over files, folders and archives, in this process
+or in worker processes (output in input order either way).  The CLI only
+parses arguments and prints.
 
 Record fields, in order (:data:`FIELDS`): ``file``, ``game`` (0-based index in
 the file), ``variation`` (child indexes at branch points, ``[]`` on the main
@@ -38,10 +39,14 @@ hex of the scheme's width), ``transform`` and ``symmetries``; with
   frame depends on the keys, so compare the fields of one scheme and one
   group.  Decode it with ``Board.from_position_key(bytes.fromhex(position))``.
 
-JSON lines are built by hand, not with ``json.dumps`` per record, because this
-is the hot path; every string that can hold arbitrary text (the file name) is
-escaped with :mod:`json` once per file.  In CSV, lists are space-separated and
-null is the empty cell (a pass has ``gtp`` ``pass``).
+Lines are built from the columns by hand, not with ``json.dumps`` per record,
+because this is the hot path: the text of a game's file and number, of a
+variation, of a move (by board size and point), of the transform and
+symmetries is made once and picked per row by numpy, the hex of the hashes,
+keys and frames is made for the whole batch at once, and each line is one
+f-string of those pieces.  Every string that can hold arbitrary text (the file
+name) is escaped with :mod:`json` (or :mod:`csv`).  In CSV, lists are
+space-separated and null is the empty cell (a pass has ``gtp`` ``pass``).
 """
 
 from __future__ import annotations
@@ -54,17 +59,18 @@ from dataclasses import dataclass
 from functools import cache, partial
 
 import numpy as np
+import numpy.typing as npt
 
+from .coords import gtp, sgf_letters
 from .errors import GohashError
-from .frames import frame_batch
-from .pool import WorkerDied, ordered_map
-from .schemes import KeyScheme
+from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
+from .positions import PositionBatch, positions
 from .schemes import scheme as get_scheme
 from .sgf import Input, SgfError, Source, find_inputs, read_input
-from .symmetry import ELEMENTS, Element, elements_of
-from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_source
+from .symmetry import ELEMENTS, elements_of
+from .walk import WalkSummary
 
-__all__ = ["CSV_HEADER", "FIELDS", "FORMATS", "CanonOptions", "CanonVisitor", "canon"]
+__all__ = ["CSV_HEADER", "FIELDS", "FORMATS", "CanonOptions", "canon", "records"]
 
 FIELDS = (
     "file",
@@ -84,9 +90,12 @@ FORMATS = ("jsonl", "csv")
 CSV_HEADER = ",".join(FIELDS) + "\r\n"
 """The CSV header line without ``position``."""
 
-_IDENTITY = ELEMENTS[0]
-# Positions per batch of keys: numpy's per-call cost spread thin, memory still small.
-_BATCH = 4096
+# Positions per batch of positions(): numpy's per-call costs spread thin (larger
+# batches are no faster), the lines of a batch and their pieces (about 1 KB a
+# position) small: 68 MB peak for the corpus against 120 MB with 1 << 15.
+_BATCH = 1 << 13
+# Tasks (files, archive members) per run of positions() in this process (--jobs 1).
+_TASKS = 4 * MAX_TASKS_PER_BATCH
 
 
 @dataclass(frozen=True)
@@ -118,149 +127,140 @@ class CanonOptions:
         return ",".join(self.fields) + "\r\n"
 
 
-class CanonVisitor(BaseVisitor):
-    """Formats one record per position and hands the lines to ``write``; records
-    errors (abandoning the game) and hands them to ``on_error``.
+# -- lines from columns ---------------------------------------------------------------------
 
-    Keys are computed in batches of up to 4096 positions (several games) with
-    the scheme's numpy batch functions (:func:`gohash.frames.frame_batch`), ten
-    times faster per position than one :meth:`~gohash.schemes.KeyScheme.canonical`
-    call each: call :meth:`flush` when the walk is over.  Each position's stones
-    are kept beside its hash (:meth:`~gohash.board.Board.stones`), for the exact
-    symmetries and the frame.
-    """
 
-    def __init__(
-        self,
-        options: CanonOptions,
-        write: Callable[[str], object],
-        on_error: Callable[[GohashError], object] | None = None,
-    ) -> None:
-        self.options = options
-        self.write = write
-        self.on_error = on_error
-        self.csv = options.format == "csv"
-        self._group = elements_of(options.group)
-        self._file = ""
-        self._file_text = ""
-        self._variation: tuple[int, ...] = ()
-        self._variation_text = "[]"
-        self._scheme: KeyScheme | None = None
-        self._hex = self._key_hex = ""
-        self._heads: list[str] = []
-        self._hashes: list[int] = []
-        self._stones: list[bytes] = []
-        # The line after the key: by element for positions fixed only by the
-        # identity, from the stones for the (few) others.
-        self._plain_tails = [
-            _tail(self.csv, options.position, g, (_IDENTITY,)) for g in self._group
+def records(batch: PositionBatch, options: CanonOptions) -> list[str]:
+    """The records of a batch of :func:`gohash.positions.positions`, one line each
+    (line end included), formatted as ``options`` says.  The batch is made with
+    the options' group, and with ``frames=True`` if they ask for ``position``."""
+    count = len(batch)
+    if count == 0:
+        return []
+    as_csv = options.format == "csv"
+    # The line up to the move number, once per run of rows of one game and variation.
+    file, game, variation = batch.file, batch.game, batch.variation
+    starts = np.flatnonzero(np.diff(file) | np.diff(game) | np.diff(variation)) + 1
+    starts = np.concatenate([np.zeros(1, dtype=np.intp), starts])
+    paths = [_variation(as_csv, path) for path in batch.variations]
+    leads = [
+        _lead(as_csv, batch.files[f], g, paths[v])
+        for f, g, v in zip(file[starts].tolist(), game[starts].tolist(),
+                           variation[starts].tolist(), strict=True)
+    ]
+    lead = np.repeat(np.array(leads, dtype=object), np.diff(starts, append=count)).tolist()
+    move = _moves(as_csv, batch).tolist()
+    middle = _middle(as_csv, batch.hash, batch.canonical)
+    tail = _tails(as_csv, options.position, batch)
+    number = batch.move_number.tolist()
+    if not options.position:
+        return [
+            f"{le}{nu},{mo}{mi}{ta}"
+            for le, nu, mo, mi, ta in zip(lead, number, move, middle, tail, strict=True)
         ]
-        self._end = "\r\n" if self.csv else '"}\n'  # after the position
-
-    def begin_game(self, info: GameInfo) -> None:
-        if info.file != self._file:
-            self._file = info.file
-            if self.csv:
-                out = io.StringIO()
-                csv.writer(out, lineterminator="").writerow([info.file])
-                self._file_text = out.getvalue()
-            else:
-                self._file_text = json.dumps(info.file)
-        self._variation = ()
-        self._variation_text = "" if self.csv else "[]"
-
-    def visit_position(self, event: PositionEvent) -> None:
-        board = event.board
-        if board.scheme is not self._scheme:
-            self.flush()
-            self._scheme = board.scheme
-            self._hex = f"0x%0{self._scheme.bits // 4}x"
-            self._key_hex = ("," if self.csv else '","key":"') + self._hex
-        if event.variation is not self._variation:
-            self._variation = event.variation
-            if self.csv:
-                self._variation_text = " ".join(map(str, event.variation))
-            else:
-                self._variation_text = json.dumps(list(event.variation))
-        colour = event.colour
-        if self.csv:
-            head = (
-                f"{self._file_text},{event.game},{self._variation_text},{event.move_number},"
-                f"{colour or ''},{event.sgf_move or ''},{event.gtp or ''},"
-            )
-        elif colour is None:
-            head = (
-                f'{{"file":{self._file_text},"game":{event.game},'
-                f'"variation":{self._variation_text},"move_number":{event.move_number},'
-                f'"colour":null,"move":null,"gtp":null,"hash":"'
-            )
-        else:
-            head = (
-                f'{{"file":{self._file_text},"game":{event.game},'
-                f'"variation":{self._variation_text},"move_number":{event.move_number},'
-                f'"colour":"{colour}","move":"{event.sgf_move}","gtp":"{event.gtp}","hash":"'
-            )
-        self._heads.append(head)
-        self._hashes.append(board.hash)
-        self._stones.append(board.stones())
-        if len(self._hashes) >= _BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        """Compute the keys of the positions kept so far and write their records.
-        Call it once the walk is over: records are written in batches."""
-        scheme = self._scheme
-        hashes = self._hashes
-        if not hashes or scheme is None:
-            return
-        # Board hashes are valid by construction: skip from_ints' per-value checks.
-        array = np.array(hashes, np.uint64) if scheme.bits == 64 else scheme.from_ints(hashes)
-        stones = np.frombuffer(b"".join(self._stones), dtype=np.uint8).reshape(len(hashes), -1)
-        batch = frame_batch(
-            stones, array, scheme, self.options.group, frames=self.options.position
+    if batch.frame_offsets is None or batch.frame_data is None:
+        raise GohashError("records with position need a batch with frames (frames=True)")
+    frames = batch.frame_data.tobytes().hex()
+    bounds = (2 * batch.frame_offsets).tolist()
+    end = "\r\n" if as_csv else '"}\n'
+    return [
+        f"{le}{nu},{mo}{mi}{ta}{frames[a:b]}{end}"
+        for le, nu, mo, mi, ta, a, b in zip(
+            lead, number, move, middle, tail, bounds[:-1], bounds[1:], strict=True
         )
-        key_ints = scheme.to_ints(batch.keys)
-        tails = [self._plain_tails[i] for i in batch.elements.tolist()]
-        for i in np.flatnonzero(batch.symmetries != 1).tolist():
-            element = self._group[batch.elements[i]]
-            bits = int(batch.symmetries[i])
-            symmetries = tuple(g for g in self._group if bits >> g.index & 1)
-            tails[i] = _tail(self.csv, self.options.position, element, symmetries)
-        hexf, keyf = self._hex, self._key_hex
-        if batch.frames is None:
-            lines = [
-                f"{head}{hexf % h}{keyf % k}{tail}"
-                for head, h, k, tail in zip(self._heads, hashes, key_ints, tails, strict=True)
-            ]
-        else:
-            end = self._end
-            lines = [
-                f"{head}{hexf % h}{keyf % k}{tail}{frame.tobytes().hex()}{end}"
-                for head, h, k, tail, frame in zip(
-                    self._heads, hashes, key_ints, tails, batch.frames, strict=True
-                )
-            ]
-        self.write("".join(lines))
-        self._heads = []
-        self._hashes = []
-        self._stones = []
+    ]
 
-    def handle_error(self, error: GohashError) -> bool:
-        if self.on_error is not None:
-            self.on_error(error)
-        return False
+
+def _lead(as_csv: bool, file: str, game: int, variation: str) -> str:
+    """The line up to the move number."""
+    if as_csv:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="").writerow([file])
+        return f"{out.getvalue()},{game},{variation},"
+    return f'{{"file":{json.dumps(file)},"game":{game},"variation":{variation},"move_number":'
+
+
+def _variation(as_csv: bool, path: tuple[int, ...]) -> str:
+    return " ".join(map(str, path)) if as_csv else json.dumps(list(path))
 
 
 @cache
-def _tail(csv: bool, position: bool, transform: Element, symmetries: tuple[Element, ...]) -> str:
-    """The line after the key: the transform and symmetries columns, then the end of
-    the line or the start of the position field; made once for each of their few values."""
-    names = [e.name for e in symmetries]
-    if csv:
-        return f",{transform.name},{' '.join(names)}" + ("," if position else "\r\n")
+def _move_texts(as_csv: bool, size: int) -> list[str]:
+    """The line from the colour to the hash's ``0x`` after a move of either colour
+    (black then white) at each point, a pass first: ``2 * (size * size + 1)`` texts."""
+    texts = []
+    for colour in "bw":
+        for index in range(-1, size * size):
+            if index < 0:
+                move, name = "", "pass"
+            else:
+                point = divmod(index, size)
+                move, name = sgf_letters(point, size), gtp(point, size)
+            texts.append(f"{colour},{move},{name},0x" if as_csv else
+                         f'"colour":"{colour}","move":"{move}","gtp":"{name}","hash":"0x')
+    return texts
+
+
+def _moves(as_csv: bool, batch: PositionBatch) -> npt.NDArray[np.object_]:
+    """The move text of every row: one table of every size present, indexed by numpy."""
+    table = [",,,0x" if as_csv else '"colour":null,"move":null,"gtp":null,"hash":"0x']
+    base = np.zeros(27, dtype=np.int64)
+    for size in np.unique(batch.size).tolist():
+        base[size] = len(table)
+        table += _move_texts(as_csv, size)
+    size = batch.size.astype(np.int64)
+    colour = batch.colour.astype(np.int64)
+    index = base[size] + (colour - 1) * (size * size + 1) + batch.point + 1
+    texts: npt.NDArray[np.object_] = np.array(table, dtype=object)[np.where(colour, index, 0)]
+    return texts
+
+
+def _tails(as_csv: bool, position: bool, batch: PositionBatch) -> list[str]:
+    """The transform and symmetries of every row and what follows them; picked by
+    transform for rows without a symmetry, made once for each of the others' values."""
+    plain = np.array([_tail(as_csv, position, g, 1) for g in range(len(ELEMENTS))], dtype=object)
+    tails: list[str] = plain[batch.transform].tolist()
+    symmetric = np.flatnonzero(batch.symmetries != 1)
+    for row, g, bits in zip(symmetric.tolist(), batch.transform[symmetric].tolist(),
+                            batch.symmetries[symmetric].tolist(), strict=True):
+        tails[row] = _tail(as_csv, position, g, bits)
+    return tails
+
+
+@cache
+def _tail(as_csv: bool, position: bool, transform: int, symmetries: int) -> str:
+    """The line after the key: the transform and symmetries (a bit mask over
+    :data:`~gohash.symmetry.ELEMENTS`) columns, then the end of the line or the
+    start of the position field."""
+    names = [e.name for e in ELEMENTS if symmetries >> e.index & 1]
+    name = ELEMENTS[transform].name
+    if as_csv:
+        return f",{name},{' '.join(names)}" + ("," if position else "\r\n")
     listed = json.dumps(names, separators=(",", ":"))
     end = ',"position":"' if position else "}\n"
-    return f'","transform":"{transform.name}","symmetries":{listed}{end}'
+    return f'","transform":"{name}","symmetries":{listed}{end}'
+
+
+# Two hex digits of every byte value, as one uint16 each (in memory order).
+_HEX_DIGITS = np.frombuffer(b"".join(b"%02x" % i for i in range(256)), dtype=np.uint16)
+
+
+def _middle(
+    as_csv: bool, hashes: npt.NDArray[np.uint64], keys: npt.NDArray[np.uint64]
+) -> list[str]:
+    """The hex of each row's hash and key and what lies between them: one block of
+    one width per row, made as bytes by numpy for the whole batch and cut."""
+    between = np.frombuffer(b",0x" if as_csv else b'","key":"0x', dtype=np.uint8)
+    count = len(hashes)
+    digits = 2 * hashes[:1].nbytes  # per hash: 16, or 32 for 128 bits
+    width = 2 * digits + len(between)
+    block = np.empty((count, width), dtype=np.uint8)
+    for values, at in ((hashes, 0), (keys, digits + len(between))):
+        octets = values.astype(">u8").view(np.uint8).reshape(count, digits // 2)
+        block[:, at : at + digits].view(np.uint16)[:] = _HEX_DIGITS[octets]
+    block[:, digits : digits + len(between)] = between
+    text = block.tobytes().decode("ascii")
+    return [text[i : i + width] for i in range(0, len(text), width)]
 
 
 # -- running over inputs, in this process or in workers ----------------------------------
@@ -275,40 +275,79 @@ _Result = tuple[str, int, int, int, list[tuple[str, str | None, int | None, int 
 _Work = Input | Source | SgfError | None
 
 
-def _canon_task(
-    work: _Work, options: CanonOptions, write: Callable[[str], object] | None = None
-) -> _Result:
-    """Records of one task: written game by game with ``write`` if given, else
-    returned (from a worker process) with the counts."""
-    chunks: list[str] = []
-    summary = WalkSummary()
-    visitor = CanonVisitor(options, write or chunks.append)
-    board_options: dict[str, object] = {"scheme": options.scheme}
-    if options.suicide_allowed is not None:
-        board_options["suicide_allowed"] = options.suicide_allowed
-    sources: Iterable[Source | SgfError] = (
-        read_input(work) if isinstance(work, Input) else [] if work is None else [work]
-    )
-    for source in sources:
-        if isinstance(source, SgfError):
-            summary.errors.append(source)
-            continue
-        summary.add(
-            walk_source(
-                source,
-                visitor,
-                variations=options.variations,
-                board_options=board_options,
+def _canon_tasks(
+    works: list[_Work], options: CanonOptions, write: Callable[[str], object] | None = None
+) -> list[_Result]:
+    """The results of consecutive tasks, from one run of positions() over their
+    sources: the records written with ``write`` as they come if given, else
+    returned (from a worker process) task by task."""
+    # For each task in order, its read errors and the ids positions() gives its
+    # sources (a file found in a folder can be an archive of several).
+    slots: list[list[SgfError | int]] = [[] for _ in works]
+    owner: list[int] = []
+
+    def sources() -> Iterator[Source]:
+        for task, work in enumerate(works):
+            items: Iterable[Source | SgfError] = (
+                read_input(work) if isinstance(work, Input) else [] if work is None else [work]
             )
-        )
-    visitor.flush()
-    errors = [(e.reason, e.file, e.game, e.move_number) for e in summary.errors]
-    return "".join(chunks), summary.files, summary.games, summary.positions, errors, summary.notes
+            for item in items:
+                if isinstance(item, SgfError):
+                    slots[task].append(item)
+                else:
+                    slots[task].append(len(owner))
+                    owner.append(task)
+                    yield item
+
+    texts: list[list[str]] = [[] for _ in works]
+    counts = [0] * len(works)
+    games: dict[int, int] = {}
+    errors: dict[int, list[GohashError]] = {}
+    notes: dict[int, list[str]] = {}
+    for batch in positions(
+        sources(), scheme=options.scheme, variations=options.variations, group=options.group,
+        frames=options.position, suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
+    ):
+        lines = records(batch, options)
+        if write is not None:
+            write("".join(lines))
+        ids = list(batch.files)
+        # Batches hold whole files in order: each file's rows are one run.
+        bounds = np.searchsorted(batch.file, [*ids, ids[-1] + 1]).tolist() if ids else []
+        for i, file_id in enumerate(ids):
+            task = owner[file_id]
+            counts[task] += bounds[i + 1] - bounds[i]
+            if write is None:
+                texts[task].append("".join(lines[bounds[i] : bounds[i + 1]]))
+        games.update(batch.file_games)
+        for error, file_id in zip(batch.errors, batch.error_files, strict=True):
+            errors.setdefault(file_id, []).append(error)
+        for note, file_id in zip(batch.notes, batch.note_files, strict=True):
+            notes.setdefault(file_id, []).append(note)
+    results = []
+    for task, slot in enumerate(slots):
+        found: list[GohashError] = []
+        said: list[str] = []
+        for item in slot:
+            if isinstance(item, SgfError):
+                found.append(item)
+            else:
+                found += errors.get(item, [])
+                said += notes.get(item, [])
+        results.append((
+            "".join(texts[task]),
+            sum(1 for item in slot if not isinstance(item, SgfError)),
+            sum(games[item] for item in slot if not isinstance(item, SgfError)),
+            counts[task],
+            [(e.reason, e.file, e.game, e.move_number) for e in found],
+            said,
+        ))
+    return results
 
 
-def _canon_worker(task: tuple[_Work, bool], options: CanonOptions) -> _Result:
-    """:func:`_canon_task` of a task of :func:`_tasks`, in a worker process."""
-    return _canon_task(task[0], options)
+def _canon_worker(tasks: list[tuple[_Work, bool]], options: CanonOptions) -> list[_Result]:
+    """:func:`_canon_tasks` of tasks of :func:`_tasks`, in a worker process."""
+    return _canon_tasks([work for work, _ in tasks], options)
 
 
 def _task_bytes(task: tuple[_Work, bool]) -> int:
@@ -349,11 +388,12 @@ def canon(
 ) -> WalkSummary:
     """Write the records of every position of ``paths`` with ``write``, in input order.
 
+    Files are replayed by :func:`gohash.positions.positions` many at a time.
     ``jobs`` > 1 processes files (and archive members) in that many worker
-    processes (:func:`gohash.pool.ordered_map`: batches of up to 64, memory
-    bounded by a few batches).  If a worker dies, the files it and the others
-    had in hand are retried one at a time, with a note; a file whose retry
-    kills its worker again is an error.  Errors and notes go to ``on_error``
+    processes (:func:`gohash.pool.ordered_map`: batches of up to 64, one run of
+    positions() each, memory bounded by a few batches).  If a worker dies, the
+    files it and the others had in hand are retried one at a time, with a note;
+    a file whose retry kills its worker again is an error.  Errors and notes go to ``on_error``
     and ``on_note`` in input order, after the records of their file;
     ``progress(done, total)`` is called after each input.
     Returns the summary of the whole run.
@@ -388,8 +428,10 @@ def canon(
     if options.format == "csv":
         write(options.csv_header)
     if jobs <= 1:
-        for work, ends_input in _tasks(inputs):
-            finish(_canon_task(work, options, write), ends_input)
+        for chunk in batches(_tasks(inputs), _TASKS, _task_bytes):
+            chunk_results = _canon_tasks([work for work, _ in chunk], options, write)
+            for (_, ends_input), result in zip(chunk, chunk_results, strict=True):
+                finish(result, ends_input)
         return total
 
     def note(message: str) -> None:
@@ -404,7 +446,8 @@ def canon(
         expected=len(inputs),
         weight=_task_bytes,
         on_death=note,
+        batched=True,
     )
-    for (work, ends_input), result in results:
-        finish(_died(work, result) if isinstance(result, WorkerDied) else result, ends_input)
+    for (work, ends_input), outcome in results:
+        finish(_died(work, outcome) if isinstance(outcome, WorkerDied) else outcome, ends_input)
     return total

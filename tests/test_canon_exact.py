@@ -23,12 +23,12 @@ from sgfmill import boards as sgfmill_boards
 from sgfmill import sgf_properties
 
 from gohash.board import Board
-from gohash.canon import CanonOptions, CanonVisitor, canon
+from gohash.canon import CanonOptions, canon, records
 from gohash.cli import main
 from gohash.frames import canonical_frame, canonical_frames
+from gohash.positions import positions as replay
 from gohash.schemes import SCHEMES, KeyScheme, scheme
 from gohash.sgf import Source
-from gohash.walk import walk_source
 from tests.test_index import weak_scheme
 
 Array = npt.NDArray[np.integer]
@@ -150,16 +150,19 @@ def setup_sgf(size: int, positions: list[Array]) -> bytes:
 def canon_records(
     positions: list[Array], keys: KeyScheme, group: str, fmt: str = "jsonl"
 ) -> list[str]:
-    """Records of a game visiting ``positions`` after its empty root, made by the
-    visitor with boards hashed by ``keys``."""
-    out: list[str] = []
-    visitor = CanonVisitor(CanonOptions(group=group, position=True, format=fmt), out.append)
-    summary = walk_source(
-        Source("game.sgf", setup_sgf(keys.size, positions)), visitor, board_options={"scheme": keys}
-    )
-    visitor.flush()
-    assert summary.errors == []
-    return "".join(out).splitlines()
+    """Records of a game visiting ``positions`` after its empty root, formatted by
+    canon from the columns of positions() with boards hashed by ``keys``, compiled
+    and pure alike."""
+    options = CanonOptions(group=group, position=True, format=fmt)
+    source = Source("game.sgf", setup_sgf(keys.size, positions))
+    made = []
+    for pure in (False, True):
+        (batch,) = replay([source], scheme=lambda size: keys, group=group, frames=True,
+                          pure=pure)
+        assert batch.errors == []
+        made.append("".join(records(batch, options)).splitlines())
+    assert made[0] == made[1]
+    return made[0]
 
 
 # -- erratum E3 ------------------------------------------------------------------------

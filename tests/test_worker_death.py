@@ -163,7 +163,7 @@ def test_index_build_recovers_from_a_killed_worker(collection: Path, tmp_path: P
 # The functions the workers run are replaced by ones that SIGKILL their worker
 # on the file "killer": workers are forked, so they inherit the replacement.
 
-REAL_CANON_TASK = gohash.canon._canon_task
+REAL_CANON_TASKS = gohash.canon._canon_tasks
 REAL_INPUT_FRAMES = gohash.indexing.input_frames
 KILLER = "030-killer.sgf"  # in the middle of the folder
 
@@ -172,12 +172,13 @@ def is_killer(work: object) -> bool:
     return isinstance(work, Input) and Path(work.name).name == KILLER
 
 
-def killing_canon_task(
-    work: gohash.canon._Work, options: CanonOptions, write: Callable[[str], object] | None = None
-) -> gohash.canon._Result:
-    if is_killer(work):
+def killing_canon_tasks(
+    works: list[gohash.canon._Work], options: CanonOptions,
+    write: Callable[[str], object] | None = None,
+) -> list[gohash.canon._Result]:
+    if any(is_killer(work) for work in works):
         os.kill(os.getpid(), signal.SIGKILL)
-    return REAL_CANON_TASK(work, options, write)
+    return REAL_CANON_TASKS(works, options, write)
 
 
 def killing_input_frames(
@@ -208,7 +209,7 @@ def test_canon_reports_a_file_that_kills_every_worker(
     others = [str(p) for p in sorted(folder.iterdir()) if p != killer]
     assert main(["canon", *others]) == 0
     expected = capsys.readouterr()
-    monkeypatch.setattr(gohash.canon, "_canon_task", killing_canon_task)
+    monkeypatch.setattr(gohash.canon, "_canon_tasks", killing_canon_tasks)
     assert main(["canon", str(folder), "--jobs", "2"]) == 2
     out, err = capsys.readouterr()
     assert out == expected.out  # all the other records, once, in order
