@@ -1,12 +1,17 @@
-"""Benchmark of ``gohash index``: build throughput against ``gohash canon``, and find latency.
+"""Benchmark of ``gohash index``: build time compiled against pure, --jobs 2, find latency.
 
-Run: ``.venv/bin/python benchmarks/index.py [--jobs N] [--queries N]``.
+Run: ``.venv/bin/python benchmarks/index.py [--limit N] [--queries N]``.  The
+files of ``kgs-6d/`` and ``ai-games/`` under ``../shared/corpus/`` (beside the
+checkout), all of them or the first ``--limit`` of each folder in name order:
 
-1. Baseline: :func:`gohash.canon.canon` over the whole corpus (``../shared/corpus``),
-   records discarded: the walk and the canonical key of every position.
-2. :meth:`gohash.index.Index.build` of the same paths into an index in a
-   temporary folder, one transaction per file (the default), then again with
-   100 files per transaction; the ratio to the baseline is the database's cost.
+1. :meth:`gohash.index.Index.build` into an index in a temporary folder, one
+   transaction per file (the default): with the compiled core, then with
+   ``GOHASH_PURE=1`` (the pure walker for every file), then the compiled build
+   with ``--jobs 2`` and with 100 files per transaction.  Target: the compiled
+   build at least 4x faster than the pure one.
+2. The replay alone, without the database (:func:`gohash.indexing.input_frames`
+   over the same files, as a build gives them): compiled and pure.  The
+   difference to the builds is the database's share, the same for both paths.
 3. Latency of :meth:`Index.find` (library call, default limit of 100 matches),
    over a seeded sample of positions (a random position of a random game, so
    common positions are drawn more often), each turned by a random element
@@ -14,28 +19,73 @@ Run: ``.venv/bin/python benchmarks/index.py [--jobs N] [--queries N]``.
    over opening positions (the empty board and the first moves of some games),
    which occur thousands of times.
 4. The time of :meth:`Index.dupes` over the whole index.
+
+The machine is shared (2 cores): each timing is printed with the 1-minute load
+average before and after it; a load above 1 means another process took CPU time
+from this one.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from gohash.canon import CanonOptions, canon
-from gohash.frames import unpack_frames
+from gohash.frames import NamedSchemes, unpack_frames
 from gohash.index import Index, position_from_sgf
+from gohash.indexing import FileFrames, Task, input_frames
+from gohash.pool import MAX_TASKS_PER_BATCH, batches
+from gohash.positions import CORE_AVAILABLE
+from gohash.sgf import find_inputs
 from gohash.symmetry import ELEMENTS
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+FOLDERS = ("kgs-6d", "ai-games")
 GROUPED = 100
+
+
+@contextmanager
+def pure(on: bool) -> Iterator[None]:
+    """``GOHASH_PURE=1`` while ``on`` (positions() reads it at each call)."""
+    old = os.environ.get("GOHASH_PURE")
+    if on:
+        os.environ["GOHASH_PURE"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("GOHASH_PURE", None)
+        else:
+            os.environ["GOHASH_PURE"] = old
+
+
+def timed(run: Callable[[], object]) -> tuple[float, str]:
+    """Seconds of ``run()``, and the load averages before and after it."""
+    before = os.getloadavg()[0]
+    start = time.perf_counter()
+    run()
+    seconds = time.perf_counter() - start
+    return seconds, f"{before:.2f} / {os.getloadavg()[0]:.2f}"
+
+
+def replay_only(paths: list[str]) -> int:
+    """Replay every file as a build does, without the database; the positions."""
+    tasks: list[Task] = [(inp, {}) for inp in find_inputs(paths)]
+    count = 0
+    for chunk in batches(tasks, MAX_TASKS_PER_BATCH, None):
+        for results in input_frames(chunk, NamedSchemes("huima64"), None):
+            count += sum(len(item.keys) for item in results if isinstance(item, FileFrames))
+    return count
 
 
 def sample_queries(db: Path, count: int, rng: random.Random) -> list[np.ndarray]:
@@ -70,33 +120,52 @@ def latencies(index: Index, queries: list[np.ndarray]) -> tuple[list[float], lis
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes for both builds")
+    parser.add_argument("--limit", type=int, help="files per folder (default: all)")
     parser.add_argument("--queries", type=int, default=1000, help="sampled find queries")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}: nothing to measure")
         return 0
-    paths = [str(CORPUS)]
+    if not CORE_AVAILABLE:
+        print("the compiled core is not built (pip install -e .): nothing to compare")
+        return 1
+    paths = []
+    for folder in FOLDERS:
+        paths += sorted(str(p) for p in (CORPUS / folder).rglob("*.sgf"))[: args.limit]
     rng = random.Random(2026)
-
-    start = time.perf_counter()
-    walked = canon(paths, lambda text: None, CanonOptions(), jobs=args.jobs)
-    canon_time = time.perf_counter() - start
+    print(f"corpus: {', '.join(FOLDERS)} under {CORPUS}, {len(paths)} files"
+          + ("" if args.limit is None else f" (the first {args.limit} of each folder)"))
+    print(f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}")
+    print()
 
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "corpus.db"
-        start = time.perf_counter()
-        with Index(db, create=True) as index:
-            built = index.build(paths, jobs=args.jobs)
-        build_time = time.perf_counter() - start
-        size = sum(p.stat().st_size for p in Path(folder).iterdir())
+        builds: list[tuple[str, float, str]] = []
 
-        grouped_db = Path(folder) / "grouped.db"
-        start = time.perf_counter()
-        with Index(grouped_db, create=True) as index:
-            index.build(paths, jobs=args.jobs, files_per_commit=GROUPED)
-        grouped_time = time.perf_counter() - start
-        grouped_db.unlink()
+        def build(name: str, db: Path, *, on: bool = False, **options: int) -> None:
+            def run() -> None:
+                with pure(on), Index(db, create=True) as index:
+                    built.append(index.build(paths, **options))
+
+            built: list[object] = []
+            seconds, load = timed(run)
+            builds.append((name, seconds, load))
+            if db.name != "corpus.db":
+                db.unlink()
+
+        build("compiled", db)
+        with Index(db) as index:
+            counts = index.counts()
+        size = sum(p.stat().st_size for p in Path(folder).iterdir())
+        build("pure (GOHASH_PURE=1)", Path(folder) / "pure.db", on=True)
+        build("compiled, --jobs 2", Path(folder) / "jobs2.db", jobs=2)
+        build(f"compiled, --files-per-commit {GROUPED}", Path(folder) / "grouped.db",
+              files_per_commit=GROUPED)
+        replays = []
+        for name, on in (("compiled", False), ("pure (GOHASH_PURE=1)", True)):
+            with pure(on):
+                seconds, load = timed(lambda: replay_only(paths))
+            replays.append((name, seconds, load))
 
         queries = sample_queries(db, args.queries, rng)
         files = sorted(str(p) for p in (CORPUS / "kgs-6d").rglob("*.sgf"))[:20]
@@ -104,7 +173,6 @@ def main() -> int:
             position_from_sgf(f, move).to_array() for f in files for move in (1, 2, 3, 4)
         ]
         with Index(db) as index:
-            counts = index.counts()
             latencies(index, queries[:50])  # warm the page cache
             times, totals = latencies(index, queries)
             opening_times, opening_totals = latencies(index, openings)
@@ -121,20 +189,26 @@ def main() -> int:
     def p95(values: list[float]) -> float:
         return statistics.quantiles(values, n=20)[-1]
 
-    print(f"corpus: {CORPUS} ({walked.files} files, {walked.games} games)")
-    print(f"jobs: {args.jobs}")
+    positions = counts["occurrences"]
+    compiled = builds[0][1]
+    print(f"{'index build':<36}{'time':>9}{'positions/s':>13}{'vs compiled':>13}"
+          f"{'load before / after':>22}")
+    for name, seconds, load in builds:
+        print(f"{name:<36}{seconds:>8.1f}s{positions / seconds:>13.0f}"
+              f"{seconds / compiled:>12.2f}x{load:>22}")
     print()
-    print(f"{'build':<34}{'time':>10}{'positions':>12}{'positions/s':>14}{'ratio':>8}")
-    print(f"{'gohash canon (baseline)':<34}{canon_time:>9.1f}s{walked.positions:>12}"
-          f"{walked.positions / canon_time:>14.0f}{1.0:>8.2f}")
-    print(f"{'gohash index build':<34}{build_time:>9.1f}s{built.positions:>12}"
-          f"{built.positions / build_time:>14.0f}{build_time / canon_time:>8.2f}")
-    print(f"{f'  --files-per-commit {GROUPED}':<34}{grouped_time:>9.1f}s{built.positions:>12}"
-          f"{built.positions / grouped_time:>14.0f}{grouped_time / canon_time:>8.2f}")
+    print(f"{'replay alone (no database)':<36}{'time':>9}{'positions/s':>13}{'vs compiled':>13}"
+          f"{'load before / after':>22}")
+    for name, seconds, load in replays:
+        print(f"{name:<36}{seconds:>8.1f}s{positions / seconds:>13.0f}"
+              f"{seconds / replays[0][1]:>12.2f}x{load:>22}")
+    database = compiled - replays[0][1]
+    print(f"the database's share of the compiled build: {database:.1f} s "
+          f"({database / compiled:.0%})")
     print()
-    print(f"index: {counts['games']} games, {counts['occurrences']} positions, "
+    print(f"index: {counts['files']} files, {counts['games']} games, {positions} positions, "
           f"{counts['positions']} distinct up to symmetry, {size / 1e6:.0f} MB "
-          f"({size / counts['occurrences']:.0f} bytes per position); {len(built.errors)} errors")
+          f"({size / positions:.0f} bytes per position)")
     print()
     print(f"{'find (limit 100)':<34}{'queries':>8}{'median':>11}{'p95':>11}{'max':>11}"
           f"{'matches (median / max)':>25}")
@@ -151,6 +225,9 @@ def main() -> int:
     print(f"dupes: {dupes_time:.1f} s, {len(dupes.groups)} groups of duplicates "
           f"({sum(len(g.records) for g in dupes.groups)} records), {len(dupes.prefixes)} prefixes")
     print()
+    ratio = builds[1][1] / compiled
+    print(f"target: compiled build >= 4x faster than pure: {ratio:.2f}x, "
+          f"{'met' if ratio >= 4 else 'NOT met'}")
     target = statistics.median(times) <= 0.010
     print(f"target: median find <= 10 ms: {'met' if target else 'NOT met'}")
     return 0

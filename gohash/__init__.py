@@ -10,18 +10,17 @@ Layers, each its own module: :mod:`~gohash.symmetry` (the group),
 :mod:`~gohash.walk` (reading collections, replaying them for visitors),
 :mod:`~gohash.positions` (whole collections as columns, with a compiled core), and the
 tools built on them: :mod:`~gohash.canon`, :mod:`~gohash.superko`,
-:mod:`~gohash.index` (with :mod:`~gohash.frames`) and :mod:`~gohash.audit`.
+:mod:`~gohash.index` (with :mod:`~gohash.frames` and :mod:`~gohash.indexing`) and
+:mod:`~gohash.audit`.
 Functions named like their module (``walk.walk``, ``canon.canon``) are imported
 from the module, so that ``gohash.walk`` stays the module.
 """
 
 from .audit import (
-    AuditVisitor,
     CollectionAudit,
+    CollectionAuditor,
     SchemeStructure,
     audit_paths,
-    canonical_position,
-    canonical_positions,
     scheme_structure,
 )
 from .board import (
@@ -41,6 +40,7 @@ from .errors import (
     UnknownElementError,
     UnknownSchemeError,
 )
+from .frames import canonical_frame, canonical_frames
 from .index import Index, IndexFileError, position_from_sgf
 from .positions import GameTable, PositionBatch
 from .schemes import SCHEMES, KeyScheme, scheme
@@ -62,12 +62,12 @@ __all__ = [
     "ELEMENTS",
     "RULESETS",
     "SCHEMES",
-    "AuditVisitor",
     "BaseVisitor",
     "Board",
     "BoardSizeError",
     "CanonOptions",
     "CollectionAudit",
+    "CollectionAuditor",
     "ColourError",
     "Element",
     "GameInfo",
@@ -97,8 +97,8 @@ __all__ = [
     "Violation",
     "WalkSummary",
     "audit_paths",
-    "canonical_position",
-    "canonical_positions",
+    "canonical_frame",
+    "canonical_frames",
     "check_superko",
     "element",
     "position_from_sgf",

@@ -16,11 +16,13 @@ Scope: measurements, no printing.  For one scheme and board size:
   handicap pattern and the E4 pair pattern, each as a pair of positions whose
   hashes are compared.
 
-For a collection of games (:class:`AuditVisitor`, :func:`audit_paths`): every
-position is reduced to its exact canonical form, the least packed image over
-the group (:func:`canonical_position`), and grouped by that form and by each
-scheme's canonical key.  Exactness comes from comparing packed positions, never
-from hashes; a scheme's key merges positions when one key covers several forms.
+For a collection of games (:class:`CollectionAuditor`, :func:`audit_paths`, which
+reads them with :func:`gohash.positions.positions`): every
+position is reduced to its exact canonical form, its frame
+(:mod:`gohash.frames`, the form the index stores), and grouped by that form and
+by each scheme's canonical key.  Exactness comes from comparing packed
+positions, never from hashes; a scheme's key merges positions when one key
+covers several forms.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ import numpy.typing as npt
 
 from .coords import gtp
 from .errors import GohashError, PositionError
-from .frames import pack_array, packed_rows, unpack_array
+from .frames import frame_batch, unpack_array, unpack_rows
+from .positions import PositionBatch, positions
 from .schemes import SCHEMES, KeyScheme, scheme
 from .symmetry import (
     D4,
@@ -47,14 +50,13 @@ from .symmetry import (
     orbits_of_slots,
     point_orbits,
 )
-from .walk import BaseVisitor, GameInfo, PositionEvent, walk
 
 __all__ = [
     "FAMILIES",
     "POINT_CLASSES",
     "SCHEME_COLUMNS",
-    "AuditVisitor",
     "CollectionAudit",
+    "CollectionAuditor",
     "MergeExample",
     "Pattern",
     "PatternResult",
@@ -62,8 +64,6 @@ __all__ = [
     "SchemeStructure",
     "SizeAudit",
     "audit_paths",
-    "canonical_position",
-    "canonical_positions",
     "e4_openings",
     "fixed_bits",
     "free_bits",
@@ -84,7 +84,6 @@ FAMILIES = ("orbit8", "axis4", "diagonal4", "e3-handicap", "e4-pair", "e4-openin
 """The structured families of :func:`patterns`, in report order."""
 
 Board = npt.NDArray[np.int8]
-_BATCH = 4096  # positions processed together: large enough to amortise numpy's overhead
 
 
 # -- key structure -----------------------------------------------------------------------
@@ -387,36 +386,7 @@ def scheme_structure(name: str, size: int) -> SchemeStructure:
     )
 
 
-# -- exact canonical positions -----------------------------------------------------------
-
-
-def canonical_position(board: npt.ArrayLike, group: str = "full") -> tuple[bytes, Element]:
-    """The least packed image of a position over ``group``, and the lowest element
-    attaining it.  Equal for two positions exactly when one is an image of the other."""
-    arr = np.asarray(board)
-    _check_boards(arr[np.newaxis])
-    images = [(pack_array(g.image_array(arr)), g) for g in elements_of(group)]
-    least = min(packed for packed, _ in images)
-    return least, next(g for packed, g in images if packed == least)
-
-
-def canonical_positions(
-    boards: npt.ArrayLike, group: str = "full"
-) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """Batch twin of :func:`canonical_position`: packed forms ``(B, L)`` and element indexes."""
-    arr = _check_boards(boards)
-    elements = elements_of(group)
-    images = packed_rows(np.stack([g.image_array(arr) for g in elements]))
-    best = images[0].copy()  # a view would keep all 16 images alive
-    which = np.zeros(arr.shape[0], dtype=np.uint8)
-    rows = np.arange(arr.shape[0])
-    for g, image in zip(elements[1:], images[1:], strict=True):
-        differ = image != best
-        first = differ.argmax(axis=1)
-        smaller = differ[rows, first] & (image[rows, first] < best[rows, first])
-        best[smaller] = image[smaller]
-        which[smaller] = g.index
-    return best, which
+# -- collections -------------------------------------------------------------------------
 
 
 def _check_boards(boards: npt.ArrayLike) -> npt.NDArray[np.integer]:
@@ -429,9 +399,6 @@ def _check_boards(boards: npt.ArrayLike) -> npt.NDArray[np.integer]:
     if arr.size and (arr.min() < 0 or arr.max() > 2):
         raise PositionError("position array holds values outside 0 (empty), 1, 2")
     return arr
-
-
-# -- collections -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -556,97 +523,134 @@ class _SizeBatches:
     def __init__(self, names: Sequence[str]) -> None:
         self.forms: list[npt.NDArray[np.uint8]] = []
         self.elements: list[npt.NDArray[np.uint8]] = []
+        self.symmetric: list[npt.NDArray[np.bool_]] = []
         self.moves: list[npt.NDArray[np.int32]] = []
         self.games: list[npt.NDArray[np.int32]] = []
         self.keys: dict[str, list[npt.NDArray[np.uint64]]] = {name: [] for name in names}
 
     def join(self) -> None:
         """Concatenate the chunks of every column into one."""
-        columns: list[list[npt.NDArray[Any]]] = [self.forms, self.elements, self.moves]
-        for column in [*columns, self.games, *self.keys.values()]:
+        columns: list[list[npt.NDArray[Any]]] = [self.forms, self.elements, self.symmetric]
+        for column in [*columns, self.moves, self.games, *self.keys.values()]:
             column[:] = [np.concatenate(column)]
 
 
-class AuditVisitor(BaseVisitor):
-    """Collects, for every position walked, its exact canonical form and every scheme's
-    canonical key; :meth:`result` groups them.  Errors are recorded, and the game in
-    error is abandoned (its positions so far are kept)."""
+class CollectionAuditor:
+    """Collects, for every position, its exact canonical form and every scheme's
+    canonical key; :meth:`result` groups them.  Positions come as the batches of
+    :func:`gohash.positions.positions` (:meth:`add_batch`, as :func:`audit_paths`
+    reads them) or as arrays (:meth:`add_positions`).
+
+    The exact form is the frame (:mod:`gohash.frames`) under the first scheme of
+    ``schemes``: the least packed image among the elements attaining its canonical
+    key.  As the theorem holds for every scheme, the frame of any is a canonical
+    form, equal for two positions exactly when one is an image of the other; each
+    scheme's key comes from the position itself, so ``split`` still checks the
+    theorem, the frame's scheme included.
+    """
 
     def __init__(
         self, schemes: Sequence[str] = SCHEMES, *, group: str = "full", examples: int = 3
     ) -> None:
         for name in schemes:
-            scheme(name, 19)  # an unknown name fails here, before any walking
+            scheme(name, 19)  # an unknown name fails here, before any replay
         elements_of(group)
+        if not schemes:
+            raise GohashError("an audit needs at least one key scheme")
         self.schemes = tuple(schemes)
         self.group = group
         self.examples = examples
         self.errors: list[GohashError] = []
-        self.files: dict[str, None] = {}
+        self.files = 0
         self.locations: list[tuple[str, int]] = []
+        """File and game number of each game, indexed by the ``game`` of :meth:`add_positions`."""
         self._sizes: dict[int, _SizeBatches] = {}
-        self._boards: list[Board] = []
-        self._moves: list[int] = []
-        # Positions of finished games wait here, by size, to be processed in big batches.
-        self._pending: dict[int, tuple[list[Board], list[int], list[int]]] = {}
 
-    def begin_game(self, info: GameInfo) -> None:
-        self.files[info.file] = None
-        self.locations.append((info.file, info.game))
-        self._boards, self._moves = [], []
+    def add_batch(self, batch: PositionBatch) -> None:
+        """Record the games, positions and errors of a batch of :func:`positions`
+        made with ``scheme=schemes[0]``, this audit's group, ``packed=True`` and
+        ``frames=True``."""
+        offsets, data = batch.packed_offsets, batch.packed_data
+        frame_offsets, frame_data = batch.frame_offsets, batch.frame_data
+        if offsets is None or data is None or frame_offsets is None or frame_data is None:
+            raise GohashError("the audit needs positions(..., packed=True, frames=True)")
+        if (batch.scheme, batch.group) != (self.schemes[0], self.group):
+            raise GohashError(
+                f"the audit needs positions of scheme {self.schemes[0]!r} and group "
+                f"{self.group!r}, not {batch.scheme!r} and {batch.group!r}"
+            )
+        self.files += len(batch.files)
+        self.errors += batch.errors
+        games = batch.games
+        base = len(self.locations)
+        self.locations += [
+            (batch.files[f], g) for f, g in zip(games.file.tolist(), games.game.tolist(),
+                                                strict=True)
+        ]
+        # Rows come file by file, game by game: each row's game by a sorted search.
+        game_keys = (games.file.astype(np.int64) << 32) | games.game
+        row_keys = (batch.file.astype(np.int64) << 32) | batch.game
+        row_games = base + np.searchsorted(game_keys, row_keys)
+        for size in np.unique(batch.size).tolist():
+            rows = np.flatnonzero(batch.size == size)
+            width = 1 + (size * size + 3) // 4
+            at = np.arange(width)
+            positions = data[offsets[rows, np.newaxis] + at]
+            self._store(
+                unpack_rows(positions, size).reshape(-1, size, size),
+                frame_data[frame_offsets[rows, np.newaxis] + at],
+                batch.transform[rows],
+                batch.symmetries[rows] != 1,
+                batch.move_number[rows],
+                row_games[rows],
+                batch.canonical[rows],
+            )
 
-    def visit_position(self, event: PositionEvent) -> None:
-        self._boards.append(event.board.to_array())
-        self._moves.append(event.move_number)
-
-    def end_game(self, info: GameInfo) -> None:
-        if self._boards:
-            size = self._boards[0].shape[0]
-            boards, moves, games = self._pending.setdefault(size, ([], [], []))
-            boards += self._boards
-            moves += self._moves
-            games += [len(self.locations) - 1] * len(self._moves)
-            if len(boards) >= _BATCH:
-                self._flush(size)
-        self._boards, self._moves = [], []
-
-    def _flush(self, size: int) -> None:
-        boards, moves, games = self._pending.pop(size)
-        self._record(np.stack(boards), moves, games)
-
-    def handle_error(self, error: GohashError) -> bool:
-        self.errors.append(error)
-        return False
-
-    def add_positions(self, boards: Board, moves: Sequence[int], game: int) -> None:
+    def add_positions(
+        self, boards: npt.NDArray[np.integer], moves: Sequence[int], game: int
+    ) -> None:
         """Record a batch ``(B, N, N)`` of positions of game number ``game``
         (an index into :attr:`locations`)."""
-        self._record(boards, moves, [game] * len(moves))
+        boards = _check_boards(boards)
+        count, size = boards.shape[0], boards.shape[-1]
+        first = scheme(self.schemes[0], size)
+        found = frame_batch(
+            boards.reshape(count, size * size), first.hash_arrays(boards), first, self.group
+        )
+        assert found.frames is not None
+        self._store(
+            boards, found.frames, found.elements, found.symmetries != 1,
+            np.asarray(moves, dtype=np.int32), np.full(count, game, dtype=np.int32), found.keys,
+        )
 
-    def _record(self, boards: Board, moves: Sequence[int], games: Sequence[int]) -> None:
+    def _store(
+        self,
+        boards: npt.NDArray[np.integer],
+        forms: npt.NDArray[np.uint8],
+        elements: npt.NDArray[np.uint8],
+        symmetric: npt.NDArray[np.bool_],
+        moves: npt.NDArray[np.integer],
+        games: npt.NDArray[np.integer],
+        keys: npt.NDArray[np.uint64],
+    ) -> None:
+        """Positions of one size with their frames, elements onto them, whether they
+        have a symmetry, and their canonical keys under the first scheme."""
         size = boards.shape[-1]
         batches = self._sizes.setdefault(size, _SizeBatches(self.schemes))
-        forms, which = canonical_positions(boards, self.group)
         batches.forms.append(forms)
-        batches.elements.append(which)
-        batches.moves.append(np.asarray(moves, dtype=np.int32))
-        batches.games.append(np.asarray(games, dtype=np.int32))
-        for name in self.schemes:
+        batches.elements.append(elements.astype(np.uint8))
+        batches.symmetric.append(symmetric)
+        batches.moves.append(moves.astype(np.int32))
+        batches.games.append(games.astype(np.int32))
+        batches.keys[self.schemes[0]].append(keys)
+        for name in self.schemes[1:]:
             ks = scheme(name, size)
-            keys, _ = ks.canonical_array(ks.hash_arrays(boards), self.group)
-            batches.keys[name].append(keys)
+            batches.keys[name].append(ks.canonical_array(ks.hash_arrays(boards), self.group)[0])
 
     def result(self) -> CollectionAudit:
-        for size in list(self._pending):
-            self._flush(size)
         sizes = [self._size_audit(size, self._sizes[size]) for size in sorted(self._sizes)]
         return CollectionAudit(
-            self.schemes,
-            self.group,
-            len(self.files),
-            len(self.locations),
-            sizes,
-            list(self.errors),
+            self.schemes, self.group, self.files, len(self.locations), sizes, list(self.errors)
         )
 
     def _size_audit(self, size: int, batches: _SizeBatches) -> SizeAudit:
@@ -662,8 +666,9 @@ class AuditVisitor(BaseVisitor):
             zip(numbers.tolist(), totals.tolist(), distinct_counts.tolist(), strict=True)
         )
         audit = SizeAudit(size, count, distinct, by_move, {}, {}, {}, {}, {}, [])
-        first_at = np.unique(form_ids, return_index=True)[1]
-        symmetric: dict[int, bool] = {}  # form id -> fixed by some element but the identity
+        # Whether each form is fixed by some element but the identity (images of one
+        # position have conjugate stabilizers: one occurrence speaks for the form).
+        symmetric = batches.symmetric[0][np.unique(form_ids, return_index=True)[1]]
         for name in self.schemes:
             keys = batches.keys[name][0]
             key_ids = _group_ids(keys.reshape(count, -1).view(np.uint8))
@@ -676,11 +681,6 @@ class AuditVisitor(BaseVisitor):
             merging = per_key[pairs[0]] > 1
             all_symmetric = np.ones(len(per_key), dtype=bool)
             for key_id, form in pairs[:, merging].T.tolist():
-                if form not in symmetric:
-                    board = unpack_array(forms[first_at[form]].tobytes())
-                    symmetric[form] = any(
-                        (g.image_array(board) == board).all() for g in elements_of(self.group)[1:]
-                    )
                 all_symmetric[key_id] &= symmetric[form]
             audit.merged_symmetric[name] = int((all_symmetric & (per_key > 1)).sum())
             audit.examples += self._examples(name, size, batches, keys, key_ids, form_ids, per_key)
@@ -755,11 +755,13 @@ def audit_paths(
     variations: bool = False,
     suicide_allowed: bool | None = None,
 ) -> CollectionAudit:
-    """Walk and audit the games of ``paths`` (files, folders, archives); errors are kept.
-    ``suicide_allowed`` holds for every game if given, else each game's ``RU`` decides."""
-    visitor = AuditVisitor(schemes, group=group, examples=examples)
-    options = {} if suicide_allowed is None else {"suicide_allowed": suicide_allowed}
-    summary = walk(paths, visitor, variations=variations, board_options=options)
-    result = visitor.result()
-    result.files = summary.files  # also those without a readable game
-    return result
+    """Replay and audit the games of ``paths`` (files, folders, archives); errors are
+    kept.  ``suicide_allowed`` holds for every game if given, else each game's ``RU``
+    decides."""
+    auditor = CollectionAuditor(schemes, group=group, examples=examples)
+    for batch in positions(
+        paths, scheme=auditor.schemes[0], group=group, variations=variations, packed=True,
+        frames=True, suicide_allowed=suicide_allowed,
+    ):
+        auditor.add_batch(batch)
+    return auditor.result()

@@ -1,10 +1,10 @@
-"""Exact canonical forms ("frames") of Go positions, and of every position of SGF files.
+"""Exact canonical forms ("frames") of Go positions.
 
 Scope: packing position arrays into bytes, the frame of a position (a canonical
 form under G = D4 x colour swap, or under D4 alone, found from its canonical key)
 as a scalar function and its numpy batch twin (:func:`frame_batch`, which also
-finds each position's exact symmetries), and the replay of SGF sources into
-frames (run in worker processes by :mod:`gohash.index`).  Nothing here knows SQL.
+finds each position's exact symmetries).  Whole collections get their frames
+from :func:`gohash.positions.positions`.
 
 Frames.  The canonical key ``K`` of a position ``P`` is the least ``T_g(hash)``
 (:meth:`~gohash.schemes.KeyScheme.canonical`); its frame ``X`` is the least
@@ -27,37 +27,28 @@ points in ``row * size + col`` order as base-4 digits (0 empty, 1 black,
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 
-from .errors import GohashError, PositionError
+from .errors import PositionError
 from .schemes import KeyScheme, scheme
-from .sgf import Input, Source, read_input
 from .symmetry import ELEMENTS, Element, elements_of
-from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 
 __all__ = [
-    "FileFrames",
     "FrameBatch",
-    "GameFrames",
     "NamedSchemes",
     "SchemeFactory",
-    "SourceError",
-    "Task",
     "canonical_frame",
     "canonical_frames",
     "frame_and_elements",
     "frame_batch",
-    "input_frames",
     "pack_array",
     "pack_arrays",
     "packed_rows",
-    "source_frames",
     "unpack_array",
     "unpack_frames",
     "unpack_rows",
@@ -291,123 +282,7 @@ def canonical_frames(
     return keys.to_ints(batch.keys), _row_bytes(batch.frames), batch.elements.tolist()
 
 
-# -- SGF sources to frames (in worker processes) ---------------------------------------------
-
-
-@dataclass
-class GameFrames:
-    """One game's main line: move numbers, canonical keys, frames and the index of
-    the element mapping each position onto its frame; ``error``: why it was cut short."""
-
-    game: int
-    size: int
-    black: str | None
-    white: str | None
-    result: str | None
-    sha256: str = ""
-    moves: list[int] = field(default_factory=list)
-    packed: list[bytes] = field(default_factory=list)
-    keys: list[int] = field(default_factory=list)
-    frames: list[bytes] = field(default_factory=list)
-    elements: list[int] = field(default_factory=list)
-    error: str | None = None
-
-
-@dataclass
-class SourceError:
-    """A located error as plain data (exceptions with keyword arguments do not pickle)."""
-
-    game: int | None
-    move: int | None
-    message: str
-
-
-@dataclass
-class FileFrames:
-    """The games of one SGF source; only ``path`` and ``sha256`` if ``unchanged``."""
-
-    path: str
-    sha256: str
-    unchanged: bool = False
-    games: list[GameFrames] = field(default_factory=list)
-    errors: list[SourceError] = field(default_factory=list)
-
-
-class _Collector(BaseVisitor):
-    """Keeps the main line of every game as packed positions; collects errors."""
-
-    def __init__(self) -> None:
-        self.games: list[GameFrames] = []
-        self.errors: list[SourceError] = []
-
-    def begin_game(self, info: GameInfo) -> None:
-        players = info.players
-        self.games.append(
-            GameFrames(info.game, info.size, players.get("b"), players.get("w"), info.result)
-        )
-
-    def visit_position(self, event: PositionEvent) -> None:
-        game = self.games[-1]
-        game.moves.append(event.move_number)
-        game.packed.append(event.board.position_key())
-
-    def handle_error(self, error: GohashError) -> bool:
-        self.errors.append(SourceError(error.game, error.move_number, str(error)))
-        if self.games and error.game == self.games[-1].game:
-            self.games[-1].error = str(error)
-        return False
-
-
-def source_frames(
-    source: Source, factory: SchemeFactory, suicide_allowed: bool | None = None
-) -> FileFrames:
-    """Frames of every game of one SGF source; ``sha256`` of a game digests its root
-    text fields and its exact positions.  ``suicide_allowed``: for every game, or
-    as each game's ``RU`` says if None."""
-    collector = _Collector()
-    options = {} if suicide_allowed is None else {"suicide_allowed": suicide_allowed}
-    walk_source(source, collector, board_options=options)
-    for game in collector.games:
-        digest = hashlib.sha256(f"{game.size}|{game.black}|{game.white}|{game.result}|".encode())
-        blob = b"".join(game.packed)
-        digest.update(blob)
-        game.sha256 = digest.hexdigest()
-        if game.packed:
-            keys = factory(game.size)
-            boards = unpack_frames(blob, len(game.packed), game.size)
-            game.keys, game.frames, game.elements = canonical_frames(boards, keys)
-        game.packed = []
-    return FileFrames(
-        source.name, hashlib.sha256(source.data).hexdigest(), False,
-        collector.games, collector.errors,
-    )
-
-
-Task = tuple[Input | Source | GohashError, dict[str, str], SchemeFactory, bool | None]
-
-
-def input_frames(task: Task) -> list[FileFrames | SourceError]:
-    """Frames of every source of one input (in a worker process, or this one).
-
-    ``task`` is the input (or a source or error read beforehand), the SHA-256 of
-    its files already indexed, the scheme factory and the suicide override of
-    :func:`source_frames`.  Sources with the same SHA-256 as before are only
-    marked unchanged; unreadable ones become errors."""
-    inp, known, factory, suicide_allowed = task
-    out: list[FileFrames | SourceError] = []
-    sources: Iterable[Source | GohashError] = (
-        read_input(inp) if isinstance(inp, Input) else [inp]
-    )
-    for source in sources:
-        if isinstance(source, GohashError):
-            out.append(SourceError(None, None, str(source)))
-            continue
-        sha = hashlib.sha256(source.data).hexdigest()
-        if known.get(source.name) == sha:
-            out.append(FileFrames(source.name, sha, unchanged=True))
-        else:
-            out.append(source_frames(source, factory, suicide_allowed))
-    return out
+# -- schemes by name (worker processes get them) ---------------------------------------------
 
 
 class NamedSchemes:

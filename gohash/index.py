@@ -2,7 +2,7 @@
 
 Scope: the database (schema, versioning, opening and checking it), building it
 from SGF files (incremental, one transaction per file; files are replayed into
-frames by :mod:`gohash.frames`, optionally in worker processes), the exact
+frames by :mod:`gohash.indexing`, optionally in worker processes), the exact
 position search, and duplicate and prefix detection.  The command line
 (:mod:`gohash.cli.index`) only parses arguments and prints.
 
@@ -35,17 +35,9 @@ import numpy.typing as npt
 
 from .board import Board
 from .errors import GohashError, PositionError
-from .frames import (
-    Board8,
-    FileFrames,
-    NamedSchemes,
-    SchemeFactory,
-    SourceError,
-    Task,
-    frame_and_elements,
-    input_frames,
-)
-from .pool import WorkerDied, ordered_map
+from .frames import Board8, NamedSchemes, SchemeFactory, frame_and_elements
+from .indexing import FileFrames, SourceError, SqlKey, Task, input_frames, sql_keys
+from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import find_inputs, read_input
 from .symmetry import ELEMENTS, Element, check_size
@@ -118,12 +110,6 @@ CREATE INDEX occurrences_by_position ON occurrences (position_id, game_id, seq, 
 class IndexFileError(GohashError):
     """A database path that is missing, not SQLite, not a gohash index, of another
     schema version, or built with another key scheme."""
-
-
-def _sql_key(key: int, bits: int) -> int | bytes:
-    if bits == 128:
-        return key.to_bytes(16, "big")
-    return key - (1 << 64) if key >> 63 else key
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -421,11 +407,14 @@ class Index:
         known: dict[str, str] = dict(db.execute("SELECT path, sha256 FROM files"))
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
-        tasks = list(_tasks(normalised, known, self._factory, suicide_allowed))
+        tasks = list(_tasks(normalised, known))
+        replay = functools.partial(
+            input_frames, factory=self._factory, suicide_allowed=suicide_allowed
+        )
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
         try:
-            for results in _prepared(tasks, jobs, summary.notes.append):
+            for results in _prepared(tasks, replay, jobs, summary.notes.append):
                 for item in results:
                     if isinstance(item, SourceError):
                         summary.errors.append(item.message)
@@ -461,35 +450,35 @@ class Index:
             "INSERT INTO files (path, sha256, games) VALUES (?, ?, ?)",
             (item.path, item.sha256, len(item.games)),
         ).lastrowid
-        bits = self._factory(19).bits
-        game_keys = [[_sql_key(k, bits) for k in game.keys] for game in item.games]
-        known = self._positions_with_keys({k for keys in game_keys for k in keys})
+        known = self._positions_with_keys(set(item.keys))
         next_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
-        new_positions: list[tuple[int, int | bytes, bytes]] = []
-        for game, keys in zip(item.games, game_keys, strict=True):
+        new_positions: list[tuple[int, SqlKey, bytes]] = []
+        ids = []
+        for key, frame in zip(item.keys, item.frames, strict=True):
+            candidates = known.setdefault(key, {})
+            position_id = candidates.get(frame)
+            if position_id is None:
+                position_id = candidates[frame] = next_id
+                new_positions.append((next_id, key, frame))
+                next_id += 1
+            ids.append(position_id)
+        for game in item.games:
+            count = game.end - game.start
             game_id = db.execute(
                 "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
                 "positions, moves, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (file_id, game.game, game.size, game.black, game.white, game.result,
-                 game.sha256, len(game.keys), max(game.moves, default=0), game.error),
+                 game.sha256, count, game.moves, game.error),
             ).lastrowid
-            ids = []
-            for key, frame in zip(keys, game.frames, strict=True):
-                candidates = known.setdefault(key, {})
-                position_id = candidates.get(frame)
-                if position_id is None:
-                    position_id = candidates[frame] = next_id
-                    new_positions.append((next_id, key, frame))
-                    next_id += 1
-                ids.append(position_id)
+            rows = slice(game.start, game.end)
             db.executemany(
                 "INSERT INTO occurrences (game_id, seq, move, position_id, element) "
                 "VALUES (?, ?, ?, ?, ?)",
-                zip([game_id] * len(ids), range(len(ids)), game.moves, ids, game.elements,
-                    strict=True),
+                zip([game_id] * count, range(count), item.moves[rows], ids[rows],
+                    item.elements[rows], strict=True),
             )
             summary.games += 1
-            summary.positions += len(ids)
+            summary.positions += count
         db.executemany("INSERT INTO positions (id, key, frame) VALUES (?, ?, ?)", new_positions)
         db.executemany(
             "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
@@ -499,8 +488,8 @@ class Index:
         summary.new_positions += len(new_positions)
         summary.errors += [e.message for e in item.errors]
 
-    def _positions_with_keys(self, keys: set[int | bytes]) -> dict[int | bytes, dict[bytes, int]]:
-        found: dict[int | bytes, dict[bytes, int]] = {}
+    def _positions_with_keys(self, keys: set[SqlKey]) -> dict[SqlKey, dict[bytes, int]]:
+        found: dict[SqlKey, dict[bytes, int]] = {}
         ordered = list(keys)
         for start in range(0, len(ordered), 500):
             chunk = ordered[start : start + 500]
@@ -548,7 +537,7 @@ class Index:
         key, frame, onto = frame_and_elements(arr, keys)
         element = onto[0]
         rows = self._db.execute(
-            "SELECT id, frame FROM positions WHERE key = ?", (_sql_key(key, keys.bits),)
+            "SELECT id, frame FROM positions WHERE key = ?", sql_keys(keys.from_ints([key]))
         ).fetchall()
         ids = [position_id for position_id, stored in rows if stored == frame]
         if not ids:
@@ -652,32 +641,36 @@ def _scheme_name(factory: SchemeFactory) -> str:
     return name
 
 
-def _tasks(
-    paths: list[str], known: dict[str, str], factory: SchemeFactory, suicide: bool | None
-) -> Iterator[Task]:
+def _tasks(paths: list[str], known: dict[str, str]) -> Iterator[Task]:
     """One task per input, with the known SHA-256 of its files."""
     for inp in find_inputs(paths):
         if inp.kind == "stdin":  # a worker process has no stdin of ours: read it here
             for source in read_input(inp):
-                yield source, {}, factory, suicide
+                yield source, {}
         elif inp.kind in ("zip", "tar"):
             prefix = inp.name + ":"
-            mine = {p: sha for p, sha in known.items() if p.startswith(prefix)}
-            yield inp, mine, factory, suicide
+            yield inp, {p: sha for p, sha in known.items() if p.startswith(prefix)}
         else:
-            yield inp, ({inp.name: known[inp.name]} if inp.name in known else {}), factory, suicide
+            yield inp, ({inp.name: known[inp.name]} if inp.name in known else {})
 
 
 def _prepared(
-    tasks: Sequence[Task], jobs: int, on_death: Callable[[str], object]
+    tasks: Sequence[Task],
+    replay: Callable[[list[Task]], list[list[FileFrames | SourceError]]],
+    jobs: int,
+    on_death: Callable[[str], object],
 ) -> Iterator[list[FileFrames | SourceError]]:
-    """The frames of each task, in order, in ``jobs`` worker processes if more
-    than one; a task whose worker died on it (twice) is an error naming its input."""
+    """The frames of each task, in order, replayed a batch of tasks at a time, in
+    ``jobs`` worker processes if more than one; a task whose worker died on it
+    (twice) is an error naming its input."""
     if jobs <= 1 or len(tasks) <= 1:
-        yield from map(input_frames, tasks)
+        for batch in batches(tasks, MAX_TASKS_PER_BATCH, None):
+            yield from replay(batch)
         return
-    results = ordered_map(input_frames, tasks, jobs=jobs, expected=len(tasks), on_death=on_death)
-    for (inp, *_), result in results:
+    results = ordered_map(
+        replay, tasks, jobs=jobs, expected=len(tasks), on_death=on_death, batched=True
+    )
+    for (inp, _), result in results:
         if isinstance(result, WorkerDied):
             name = inp.file if isinstance(inp, GohashError) else inp.name
             result = [SourceError(None, None, str(result.located(file=name)))]

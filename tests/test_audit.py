@@ -2,7 +2,8 @@
 
 Every figure is checked against a computation that does not share the audit's
 code: linear algebra on bit matrices with numpy, the generator's own draws, the
-paper's figures, or the hashes of explicitly built positions.
+paper's figures, the hashes of explicitly built positions, or classes of positions
+found by brute force over their images.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gohash import ELEMENTS, SCHEMES, element, scheme
+from gohash import ELEMENTS, SCHEMES, scheme
 from gohash.audit import (
     FAMILIES,
-    canonical_position,
-    canonical_positions,
+    CollectionAuditor,
     e4_openings,
     fixed_bits,
     free_bits,
@@ -32,7 +32,7 @@ from gohash.audit import (
 from gohash.board import Board
 from gohash.coords import parse_gtp
 from gohash.errors import GohashError, PositionError
-from gohash.frames import pack_array, packed_rows, unpack_array
+from gohash.frames import canonical_frame, pack_array, packed_rows, unpack_array
 from gohash.symmetry import D4, point_orbits
 from tests.test_schemes import positions
 
@@ -245,7 +245,9 @@ def test_e4_openings_hash_equal_under_both_huima_combiners_only() -> None:
         a, b = e4_openings(19)
         equal = scheme(name, 19).hash_array(a) == scheme(name, 19).hash_array(b)
         assert equal == name.startswith("huima64"), name
-        assert canonical_position(a)[0] != canonical_position(b)[0]
+        # Exactly: the frames differ, though the keys of the huima64 schemes do not.
+        keys = scheme(name, 19)
+        assert canonical_frame(a, keys)[1] != canonical_frame(b, keys)[1]
 
 
 def test_e4_openings_are_the_sgf_moves() -> None:
@@ -337,7 +339,7 @@ def test_scheme_structure_json_round_trips_the_figures() -> None:
     }
 
 
-# -- exact canonical positions ---------------------------------------------------------------
+# -- packing, and the exact forms of a collection ----------------------------------------------
 
 
 @given(positions(max_size=13))
@@ -359,46 +361,87 @@ def test_packing_matches_the_boards_position_key_on_a_game() -> None:
     assert board.position_key() == pack_array(board.to_array())
 
 
-@given(positions(max_size=11), st.sampled_from(ELEMENTS))
-@settings(max_examples=50, deadline=None)
-def test_canonical_position_is_the_same_for_every_image(
-    case: tuple[int, np.ndarray], g: object
-) -> None:
-    _, board = case
-    g = element(g)  # type: ignore[arg-type]
-    form, h = canonical_position(board)
-    image = g.image_array(board)
-    assert canonical_position(image)[0] == form
-    # h maps the position into the canonical frame.
-    assert pack_array(h.image_array(board)) == form
-    if not g.swap:
-        assert canonical_position(image, "d4")[0] == canonical_position(board, "d4")[0]
+def brute_images(board: np.ndarray, group: str) -> list[np.ndarray]:
+    """Every image of ``board[row, col]`` under the group, from DESIGN section 2's point
+    maps with numpy's own rotations (row 0 the bottom line: rot90 counter-clockwise
+    is numpy's clockwise quarter turn of the stored array), not gohash.symmetry."""
+    maps = [np.rot90(board, -k) for k in range(4)]
+    maps += [np.flip(m, axis=1) for m in maps]
+    if group == "full":
+        maps += [np.choose(m, [0, 2, 1]) for m in maps]
+    return maps
 
 
-@given(st.integers(1, 9), st.integers(0, 2**32 - 1))
-@settings(max_examples=30, deadline=None)
-def test_canonical_positions_is_the_twin_of_canonical_position(n: int, seed: int) -> None:
+def brute_form(board: np.ndarray, group: str) -> bytes:
+    return min(np.ascontiguousarray(m, dtype=np.int8).tobytes() for m in brute_images(board, group))
+
+
+@given(
+    st.integers(1, 7),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(SCHEMES),
+    st.sampled_from(["full", "d4"]),
+)
+@settings(max_examples=40, deadline=None)
+def test_collection_figures_equal_brute_force(n: int, seed: int, first: str, group: str) -> None:
+    """Distinct positions, per move number, and each scheme's keys, merges and
+    symmetric merges, against classes found by brute force over the images, with
+    any scheme's frame as the exact form."""
     rng = np.random.default_rng(seed)
-    boards = rng.integers(0, 3, size=(6, n, n)).astype(np.int8)
-    boards[1] = ELEMENTS[int(rng.integers(16))].image_array(boards[0])
-    for group in ("full", "d4"):
-        forms, which = canonical_positions(boards, group)
-        for board, form, index in zip(boards, forms, which, strict=True):
-            expected, g = canonical_position(board, group)
-            assert bytes(form) == expected
-            assert int(index) == g.index
+    boards = np.where(
+        rng.random((16, n, n)) < 0.3, rng.integers(1, 3, size=(16, n, n)), 0
+    ).astype(np.int8)
+    boards[1] = np.zeros((n, n))
+    for i in (2, 3, 4):  # images of others, and a position with a symmetry
+        boards[i] = brute_images(boards[i + 3], "full")[int(rng.integers(16))]
+    boards[5] = np.maximum(boards[5], np.rot90(boards[5], 2))
+    boards[6] = np.where(boards[6] > 0, 3 - boards[6], 0)  # colours exchanged
+    moves = rng.integers(0, 4, size=16).tolist()
+    names = [first, *(name for name in SCHEMES if name != first)]
+    auditor = CollectionAuditor(names, group=group)
+    auditor.locations.append(("built", 0))
+    auditor.add_positions(boards, moves, 0)
+    (audit,) = auditor.result().sizes
+    forms = [brute_form(b, group) for b in boards]
+    symmetric = {
+        f: sum(np.array_equal(m, b) for m in brute_images(b, group)) > 1
+        for f, b in zip(forms, boards, strict=True)
+    }
+    assert audit.distinct == len(set(forms))
+    assert audit.by_move == [
+        (m, moves.count(m), len({f for f, mm in zip(forms, moves, strict=True) if mm == m}))
+        for m in sorted(set(moves))
+    ]
+    for name in names:
+        ks = scheme(name, n)
+        keys = [ks.canonical(ks.hash_array(b), group)[0] for b in boards]
+        per_key: dict[int, set[bytes]] = {}
+        for k, f in zip(keys, forms, strict=True):
+            per_key.setdefault(k, set()).add(f)
+        assert audit.keys[name] == len(per_key)
+        assert audit.merged[name] == sum(len(fs) - 1 for fs in per_key.values())
+        assert audit.merged_keys[name] == sum(len(fs) > 1 for fs in per_key.values())
+        assert audit.merged_symmetric[name] == sum(
+            len(fs) > 1 and all(symmetric[f] for f in fs) for fs in per_key.values()
+        )
+        assert audit.split[name] == 0
 
 
-def test_canonical_position_distinguishes_non_images() -> None:
-    a = np.zeros((5, 5), dtype=np.int8)
-    b = a.copy()
-    a[0, 1] = 1
-    b[1, 1] = 1
-    assert canonical_position(a)[0] != canonical_position(b)[0]
-    c = a.copy()
-    c[0, 1] = 2
-    assert canonical_position(a)[0] == canonical_position(c)[0]
-    assert canonical_position(a, "d4")[0] != canonical_position(c, "d4")[0]
+def test_merged_symmetric_counts_the_e3_handicap_positions() -> None:
+    """The 9 and 5 handicap stones (E3: one huima64 hash) are D4-symmetric: their
+    merge is a symmetric one; the E4 openings (no symmetry) merge, but not so."""
+    nine = np.zeros((19, 19), dtype=np.int8)
+    five = nine.copy()
+    for p in handicap_stones(19, 9):
+        nine[p] = 1
+    for p in handicap_stones(19, 5):
+        five[p] = 1
+    auditor = CollectionAuditor(["regular64", "huima64"])
+    auditor.locations.append(("built", 0))
+    auditor.add_positions(np.stack([nine, five, *e4_openings(19)]), [0, 0, 4, 4], 0)
+    (audit,) = auditor.result().sizes
+    assert (audit.distinct, audit.merged["huima64"], audit.merged_keys["huima64"]) == (4, 2, 2)
+    assert audit.merged_symmetric == {"regular64": 0, "huima64": 1}
 
 
 @pytest.mark.parametrize(
@@ -411,5 +454,7 @@ def test_canonical_position_distinguishes_non_images() -> None:
     ],
 )
 def test_bad_position_batches_are_refused(bad: np.ndarray, reason: str) -> None:
+    auditor = CollectionAuditor(["huima64"])
+    auditor.locations.append(("built", 0))
     with pytest.raises(PositionError, match=reason):
-        canonical_positions(bad)
+        auditor.add_positions(bad, [0] * len(bad), 0)

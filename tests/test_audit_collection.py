@@ -17,9 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gohash.audit import AuditVisitor, audit_paths, handicap_stones
+from gohash.audit import CollectionAuditor, audit_paths, handicap_stones
 from gohash.cli import audit as audit_cli
 from gohash.cli import main
+from gohash.errors import GohashError
+from gohash.positions import positions
 from gohash.schemes import SCHEMES
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -81,14 +83,14 @@ def test_merge_examples_show_the_positions_as_played(games: list[str]) -> None:
 
 
 def test_d4_group_separates_colour_swapped_positions() -> None:
-    visitor = AuditVisitor(["regular128"], group="d4")
-    visitor.locations.append(("built", 0))
+    auditor = CollectionAuditor(["regular128"], group="d4")
+    auditor.locations.append(("built", 0))
     board = np.zeros((9, 9), dtype=np.int8)
     board[2, 3] = 1
     swapped = board * 2
-    visitor.add_positions(np.stack([board, swapped, board.T.copy()]), [0, 1, 2], 0)
-    assert visitor.result().distinct == 2
-    full = AuditVisitor(["regular128"])
+    auditor.add_positions(np.stack([board, swapped, board.T.copy()]), [0, 1, 2], 0)
+    assert auditor.result().distinct == 2
+    full = CollectionAuditor(["regular128"])
     full.locations.append(("built", 0))
     full.add_positions(np.stack([board, swapped, board.T.copy()]), [0, 1, 2], 0)
     assert full.result().distinct == 1
@@ -230,3 +232,14 @@ def test_corpus_small_has_no_splits_and_regular128_merges_nothing() -> None:
     for name in SCHEMES:
         assert sum(s.split[name] for s in result.sizes) == 0
     assert result.total("merged", "regular128") == 0
+
+
+def test_batches_of_another_scheme_or_without_frames_are_refused(games: list[str]) -> None:
+    auditor = CollectionAuditor(["regular64", "huima64"])
+    with pytest.raises(GohashError, match="packed=True, frames=True"):
+        auditor.add_batch(next(positions(games, scheme="regular64", packed=True)))
+    with pytest.raises(GohashError, match="scheme 'regular64' and group 'full', not 'huima64'"):
+        auditor.add_batch(next(positions(games, packed=True, frames=True)))
+    for batch in positions(games, scheme="regular64", packed=True, frames=True, batch_size=3):
+        auditor.add_batch(batch)
+    assert auditor.result().to_json() == audit_paths(games, ["regular64", "huima64"]).to_json()

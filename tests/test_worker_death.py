@@ -15,18 +15,19 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
 import gohash.canon
-import gohash.frames
 import gohash.index
+import gohash.indexing
 from gohash.canon import CanonOptions
 from gohash.cli import main
-from gohash.frames import FileFrames, SourceError, Task
+from gohash.frames import SchemeFactory
 from gohash.index import Index
+from gohash.indexing import FileFrames, SourceError, Task
 from gohash.sgf import Input
 from tests.test_index import consistency_problems, random_game, table_dump, write_game
 from tests.test_index_resume import files_indexed
@@ -163,7 +164,7 @@ def test_index_build_recovers_from_a_killed_worker(collection: Path, tmp_path: P
 # on the file "killer": workers are forked, so they inherit the replacement.
 
 REAL_CANON_TASKS = gohash.canon._canon_tasks
-REAL_INPUT_FRAMES = gohash.frames.input_frames
+REAL_INPUT_FRAMES = gohash.indexing.input_frames
 KILLER = "030-killer.sgf"  # in the middle of the folder
 
 
@@ -180,10 +181,12 @@ def killing_canon_tasks(
     return REAL_CANON_TASKS(works, options, write)
 
 
-def killing_input_frames(task: Task) -> list[FileFrames | SourceError]:
-    if is_killer(task[0]):
+def killing_input_frames(
+    tasks: Sequence[Task], factory: SchemeFactory, suicide_allowed: bool | None
+) -> list[list[FileFrames | SourceError]]:
+    if any(is_killer(inp) for inp, _ in tasks):
         os.kill(os.getpid(), signal.SIGKILL)
-    return REAL_INPUT_FRAMES(task)
+    return REAL_INPUT_FRAMES(tasks, factory, suicide_allowed)
 
 
 @pytest.fixture
