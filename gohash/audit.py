@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .coords import gtp
-from .errors import GohashError, PositionError
+from .coords import check_position_array, gtp
+from .errors import GohashError
 from .frames import frame_batch, unpack_array, unpack_rows
 from .positions import PositionBatch, positions
 from .schemes import SCHEMES, KeyScheme, scheme
@@ -389,18 +389,6 @@ def scheme_structure(name: str, size: int) -> SchemeStructure:
 # -- collections -------------------------------------------------------------------------
 
 
-def _check_boards(boards: npt.ArrayLike) -> npt.NDArray[np.integer]:
-    arr = np.asarray(boards)
-    if arr.ndim != 3 or arr.shape[1] != arr.shape[2]:
-        raise PositionError(f"position batch has shape {arr.shape!r}; expected (B, N, N)")
-    check_size(arr.shape[1])
-    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
-        raise PositionError(f"position array has dtype {arr.dtype!r}; expected integers")
-    if arr.size and (arr.min() < 0 or arr.max() > 2):
-        raise PositionError("position array holds values outside 0 (empty), 1, 2")
-    return arr
-
-
 @dataclass(frozen=True)
 class MergeExample:
     """Two positions, distinct up to symmetry, that one scheme's canonical key merges.
@@ -611,7 +599,7 @@ class CollectionAuditor:
     ) -> None:
         """Record a batch ``(B, N, N)`` of positions of game number ``game``
         (an index into :attr:`locations`)."""
-        boards = _check_boards(boards)
+        boards = check_position_array(boards, batch=True)
         count, size = boards.shape[0], boards.shape[-1]
         first = scheme(self.schemes[0], size)
         found = frame_batch(

@@ -1,11 +1,19 @@
-"""Coordinates: GTP vertices and SGF point letters for ``(row, col)`` points.
+"""Coordinates and position arrays: the one table of SGF points, GTP vertices,
+and the one check of position arrays that every module takes.
 
-Scope: conversions only.  A point is ``(row, col)``, row 0 the bottom line
-(DESIGN.md section 1).  GTP names columns A..Z without I and numbers rows from
-1 at the bottom; SGF letters name the column first and count rows from the top.
+Scope: conversions and validation only.  A point is ``(row, col)``, row 0 the
+bottom line (DESIGN.md section 1).  GTP names columns A..Z without I and
+numbers rows from 1 at the bottom; SGF letters name the column first and
+count rows from the top.  A position array holds 0 (empty), 1 (black) and 2
+(white) in ``[row, col]`` order, one board ``(N, N)`` or a batch ``(B, N, N)``.
 """
 
 from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
 
 from .errors import PositionError
 from .symmetry import Point, check_size
@@ -51,6 +59,44 @@ def parse_gtp(vertex: str, size: int) -> Point | None:
     if not (0 <= row < check_size(size) and 0 <= col < size):
         raise PositionError(f"vertex {vertex!r} is off a {size}x{size} board")
     return row, col
+
+
+@cache
+def sgf_point_table(size: int) -> dict[bytes, Point | None]:
+    """SGF point values on a ``size`` board: letters to ``(row, col)``, and the pass
+    values (``""``, and ``"tt"`` on boards up to 19) to None."""
+    table: dict[bytes, Point | None] = {
+        sgf_letters((row, col), size).encode(): (row, col)
+        for row in range(size)
+        for col in range(size)
+    }
+    table[b""] = None
+    if size <= 19:
+        table[b"tt"] = None
+    return table
+
+
+def check_position_array(
+    boards: npt.ArrayLike, *, batch: bool, size: int | None = None
+) -> npt.NDArray[np.integer]:
+    """``boards`` as an integer array of one position (``(N, N)``) or a batch
+    (``(B, N, N)``), of ``size`` if given; raises PositionError naming what is wrong."""
+    arr = np.asarray(boards)
+    side = "N" if size is None else str(size)
+    want = f"(B, {side}, {side})" if batch else f"({side}, {side})"
+    square = arr.ndim == (3 if batch else 2) and arr.shape[-1] == arr.shape[-2]
+    if not square or (size is not None and arr.shape[-1] != size):
+        raise PositionError(f"position array has shape {arr.shape!r}; expected {want}")
+    check_size(arr.shape[-1])
+    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        raise PositionError(f"position array has dtype {arr.dtype!r}; expected integers")
+    bad = arr[(arr < 0) | (arr > 2)]
+    if bad.size:
+        raise PositionError(
+            f"position array holds {bad.flat[0].item()!r}; expected 0 (empty), "
+            "1 (black) or 2 (white)"
+        )
+    return arr
 
 
 def sgf_letters(point: Point | None, size: int) -> str:

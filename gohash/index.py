@@ -34,7 +34,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .board import Board
-from .errors import GohashError, PositionError
+from .coords import check_position_array
+from .errors import GohashError
 from .frames import Board8, NamedSchemes, SchemeFactory, frame_and_elements
 from .indexing import FileFrames, SourceError, SqlKey, Task, input_frames, sql_keys
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
@@ -680,14 +681,8 @@ def _prepared(
 def _position_array(position: Board | npt.ArrayLike) -> Board8:
     if isinstance(position, Board):
         return position.to_array()
-    arr = np.asarray(position)
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-        raise PositionError(f"position array has shape {arr.shape!r}; expected (N, N)")
-    check_size(arr.shape[0])
-    if not np.issubdtype(arr.dtype, np.integer) or ((arr < 0) | (arr > 2)).any():
-        raise PositionError("position array must hold integers 0 (empty), 1 (black), 2 (white)")
     # Not checked: that every group has a liberty; such a position is never found.
-    return arr.astype(np.int8)
+    return check_position_array(position, batch=False).astype(np.int8)
 
 
 # -- query positions from records --------------------------------------------------------------

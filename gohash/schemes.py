@@ -51,6 +51,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from .coords import check_position_array
 from .errors import ColourError, PositionError, UnknownSchemeError
 from .symmetry import (
     D4,
@@ -213,7 +214,7 @@ class KeyScheme:
 
     def hash_array(self, board: npt.ArrayLike, to_move: str | None = None) -> int:
         """Hash of one position ``board[row, col]`` (0 empty, 1 black, 2 white)."""
-        flat = self._check_boards(board, batch=False).reshape(-1)
+        flat = check_position_array(board, batch=False, size=self.size).reshape(-1)
         h = 0
         for i in np.flatnonzero(flat).tolist():
             h = self.combine(h, (self.black_keys if flat[i] == 1 else self.white_keys)[i])
@@ -267,7 +268,7 @@ class KeyScheme:
 
     def hash_arrays(self, boards: npt.ArrayLike, to_move: str | None = None) -> HashArray:
         """Hashes of a batch ``boards[B, row, col]``; the twin of :meth:`hash_array`."""
-        flat = self._check_boards(boards, batch=True)
+        flat = check_position_array(boards, batch=True, size=self.size)
         flat = flat.reshape(flat.shape[0], self.size * self.size)
         black_keys, white_keys = self._key_arrays
         out = np.empty((flat.shape[0], *black_keys.shape[1:]), dtype=np.uint64)
@@ -422,22 +423,6 @@ class KeyScheme:
                 f"hash array has shape {arr.shape!r}; {self.name} expects {expected}"
             )
         return np.ascontiguousarray(arr)
-
-    def _check_boards(self, boards: npt.ArrayLike, *, batch: bool) -> npt.NDArray[np.integer]:
-        arr = np.asarray(boards)
-        expected = (self.size, self.size)
-        if arr.shape[arr.ndim - 2 :] != expected or arr.ndim != (3 if batch else 2):
-            want = f"(B, {self.size}, {self.size})" if batch else f"({self.size}, {self.size})"
-            raise PositionError(f"position array has shape {arr.shape!r}; expected {want}")
-        if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
-            raise PositionError(f"position array has dtype {arr.dtype!r}; expected integers")
-        bad = arr[(arr < 0) | (arr > 2)]
-        if bad.size:
-            raise PositionError(
-                f"position array holds {bad.flat[0].item()!r}; expected 0 (empty), "
-                "1 (black) or 2 (white)"
-            )
-        return arr
 
 
 def _check_colour(colour: str) -> str:

@@ -77,11 +77,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 
 from sgfmill import sgf_grammar, sgf_properties
 
-from .coords import GTP_COLUMNS
+from .coords import GTP_COLUMNS, sgf_point_table
 from .errors import BoardSizeError
 from .sources import (
     MAX_SOURCE_BYTES,
@@ -474,27 +473,11 @@ def _check_setup(node: int, game: int, game_text: GameText, at: int) -> None:
 
 # -- property values ----------------------------------------------------------------------
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-@cache
-def _point_table(size: int) -> dict[bytes, Point | None]:
-    table: dict[bytes, Point | None] = {
-        (_LETTERS[col] + _LETTERS[size - 1 - row]).encode(): (row, col)
-        for row in range(size)
-        for col in range(size)
-    }
-    table[b""] = None
-    if size <= 19:
-        table[b"tt"] = None
-    return table
-
-
 def decode_point(value: bytes, size: int) -> Point | None:
     """An SGF point or move as ``(row, col)``; None for a pass (``""``, or ``"tt"`` on
     boards up to 19).  Raises SgfError for anything else."""
     try:
-        return _point_table(size)[value]
+        return sgf_point_table(size)[value]
     except KeyError:
         raise SgfError(f"bad coordinates {value!r} for a {size}x{size} board") from None
 
@@ -505,7 +488,7 @@ def decode_move(value: bytes, size: int) -> Point | None:
     writes them and GoGui reads them: ``R16`` (column letter without I, row
     number from the bottom, either case) or ``pass``.  Raises SgfError for
     anything else."""
-    table = _point_table(size)
+    table = sgf_point_table(size)
     if value in table:
         return table[value]
     text = value.strip()
@@ -535,7 +518,7 @@ def decode_point_list(values: list[bytes], size: int) -> list[Point]:
     """The points of a point list (AB, AW, AE), with ``aa:cc`` rectangles expanded;
     an empty value is no point (``AE[]``, as sgfmill reads it)."""
     points: list[Point] = []
-    table = _point_table(size)
+    table = sgf_point_table(size)
     for value in values:
         point = table.get(value)
         if point is not None:

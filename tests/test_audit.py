@@ -448,7 +448,7 @@ def test_merged_symmetric_counts_the_e3_handicap_positions() -> None:
     "bad,reason",
     [
         (np.zeros((2, 3, 4), dtype=np.int8), "shape"),
-        (np.full((1, 3, 3), 3, dtype=np.int8), "outside"),
+        (np.full((1, 3, 3), 3, dtype=np.int8), "holds 3"),
         (np.zeros((1, 3, 3), dtype=np.float64), "dtype"),
         (np.zeros((3, 3), dtype=np.int8), "shape"),
     ],
