@@ -26,6 +26,7 @@ import resource
 import sys
 import time
 import tracemalloc
+from functools import partial
 from pathlib import Path
 
 from gohash.positions import (
@@ -70,7 +71,8 @@ def parts(files: list[Path]) -> dict[str, float]:
     sources = [s for p in files for s in read_input(Input("file", str(p)))]
     seconds = {"reading (sgf.read_input)": clock() - start}
     replayer = _core.Replayer(
-        _key_table_for("huima64"), variations=False, packed=False, add=False, capacity=1 << 16
+        _key_table_for(partial(_scheme_at, "huima64")), variations=False, add=False,
+        capacity=1 << 16,
     )
     roots = []
     hashes = []
@@ -78,8 +80,8 @@ def parts(files: list[Path]) -> dict[str, float]:
     start = clock()
     for file_id, source in enumerate(sources):
         assert isinstance(source, Source)
-        found = replayer.add_file(source.data, file_id)
-        if found is None:
+        found = replayer.scan_file(source.data, file_id)
+        if found is None or not all(replayer.replay_game(g) for g in range(len(found))):
             left.append(source)
         else:
             roots.append((found, file_id, source))
@@ -89,7 +91,7 @@ def parts(files: list[Path]) -> dict[str, float]:
     seconds["core: scan, replay, hash"] = clock() - start
     start = clock()
     for found, file_id, source in roots:
-        if _root_rows(found, file_id) is None:
+        if None in _root_rows(found, file_id):
             left.append(source)
     seconds["root text"] = clock() - start
     keys = _scheme_at("huima64", 19)

@@ -12,8 +12,9 @@ exactly as :mod:`gohash.walk` does -- whatever the scan refuses (see
 :mod:`gohash._scan`), any illegal move, two moves in a row by one colour
 before the other has moved (handicap played as moves), setup that leaves a
 group without liberties, a file over 64 MiB -- makes
-:meth:`Replayer.add_file` return None with nothing written, and the Python
-layer replays that file with the pure walker.  So errors and notes are always
+:meth:`Replayer.scan_file` return None or :meth:`Replayer.replay_game` False
+with nothing written, and the Python layer replays that file, or that game and
+the rest of its file, with the pure walker.  So errors and notes are always
 the walker's own.
 
 Bounds checks stay on, but for two byte copies whose ends are checked; indices
@@ -73,6 +74,8 @@ cdef class Replayer:
     cdef dict path_ids
     cdef list paths
     cdef Scanner scanner
+    cdef list games
+    cdef int file_id
     # -- the board
     cdef int size, npts, ko, ko_colour, to_move, last_mover, movers, move_number, visited
     cdef int pad_digits, packed_len
@@ -101,6 +104,7 @@ cdef class Replayer:
         self.add = add
         self.key_cache = [None] * (MAX_SIZE + 1)
         self.reason = ""
+        self.games = []
         self._new_columns(max(capacity, 64))
         self.scanner = Scanner()
         self.cells = np.zeros(MAX_POINTS, np.uint8)
@@ -203,7 +207,8 @@ cdef class Replayer:
         return self.n
 
     def rollback(self):
-        """Drop everything the last :meth:`add_file` wrote."""
+        """Drop the rows the last :meth:`replay_game` wrote (it does so itself when
+        it refuses a game)."""
         self.n = self.mark_n
         self.nbytes = self.mark_bytes
         for p in self.paths[self.mark_paths :]:
@@ -212,20 +217,20 @@ cdef class Replayer:
 
     # -- one file ---------------------------------------------------------------------------
 
-    def add_file(self, data, int file_id):
-        """Replay every game of one file's bytes into the columns.
+    def scan_file(self, data, int file_id):
+        """Read one file's bytes for :meth:`replay_game`; nothing is written yet.
 
         Returns for each game its size, HA as a number (0 without), the raw
         CA value or None, and the root's text properties (first values) as
         two dicts by name: those that are printable ASCII without a backslash
         already as ``str`` (SimpleText leaves them as they are), the others as
-        raw ``bytes``; or
-        None when the file is not handled: nothing is then written and
+        raw ``bytes``; or None when the file is not handled, and
         :attr:`reason` says why.
         """
         cdef const uint8_t[:] d = data
-        self.mark_n, self.mark_bytes, self.mark_paths = self.n, self.nbytes, len(self.paths)
         self.reason = ""
+        self.games = []
+        self.file_id = file_id
         if d.shape[0] > MAX_SOURCE:
             self.reason = "larger than the source limit"
             return None
@@ -233,13 +238,23 @@ cdef class Replayer:
         if games is None:
             self.reason = self.scanner.reason
             return None
-        roots = []
-        for index, (start, end, size, root) in enumerate(games):
-            if not self._replay_game(start, end, size, index, file_id):
-                self.rollback()
-                return None
-            roots.append(root)
-        return roots
+        self.games = games
+        return [root for _, _, _, root in games]
+
+    def replay_game(self, int index):
+        """Replay game ``index`` of the file scanned last into the columns.
+
+        False when the core does not handle the game: its rows are then
+        dropped and :attr:`reason` says why.  Games are replayed one call
+        each, so the caller can end a batch between two games of a file.
+        """
+        start, end, size, _ = self.games[index]
+        self.mark_n, self.mark_bytes, self.mark_paths = self.n, self.nbytes, len(self.paths)
+        self.reason = ""
+        if not self._replay_game(start, end, size, index, self.file_id):
+            self.rollback()
+            return False
+        return True
 
     cdef int _bail(self, str reason) except -1:
         self.reason = reason

@@ -130,7 +130,7 @@ cdef class Scanner:
     cdef object scan(self, const uint8_t[:] d, object data):
         """The games of the file as ``(first event, end event, size, root)``, or
         None (with :attr:`reason`) for anything unusual.  ``root`` is what
-        :meth:`gohash._core.Replayer.add_file` returns for the game."""
+        :meth:`gohash._core.Replayer.scan_file` returns for the game."""
         cdef Py_ssize_t n = d.shape[0], pos = 0, start, ilen, vstart, first_start, first_end
         cdef Py_ssize_t node_values = 0, game_setup = 0
         cdef int depth, kind, nvals, c

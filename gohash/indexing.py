@@ -118,21 +118,18 @@ def input_frames(
         keys: str | SchemeFactory = (
             factory.name if isinstance(factory, NamedSchemes) else factory
         )
-        done = 0
         for batch in positions(
             fresh, scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed
         ):
-            count = len(batch.files)
-            _fill(batch, replayed[done : done + count])
-            done += count
+            _fill(batch, replayed)
     return out
 
 
 def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
-    """The games, positions and errors of ``batch`` into ``items``, its files in order."""
+    """The games, positions and errors of ``batch`` added to ``items`` (indexed by
+    the file ids positions() gives): a file's games may span batches."""
     assert batch.packed_offsets is not None and batch.packed_data is not None
     assert batch.frame_offsets is not None and batch.frame_data is not None
-    first = min(batch.files, default=0)
     file_ids = batch.file.astype(np.int64)
     # Rows come file by file, game by game: one sorted key finds each game's rows.
     row_keys = (file_ids << 32) | batch.game
@@ -140,19 +137,24 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
     game_keys = (games.file.astype(np.int64) << 32) | games.game
     starts = np.searchsorted(row_keys, game_keys, side="left").tolist()
     ends = np.searchsorted(row_keys, game_keys, side="right").tolist()
-    file_starts = np.searchsorted(file_ids, np.arange(first, first + len(items) + 1)).tolist()
+    ids = list(batch.files)
+    file_starts = np.searchsorted(file_ids, [*ids, ids[-1] + 1] if ids else []).tolist()
     keys = sql_keys(batch.canonical)
     frame_data = batch.frame_data.tobytes()
     frame_offsets = batch.frame_offsets.tolist()
     packed_data = batch.packed_data.tobytes()
     packed_offsets = batch.packed_offsets.tolist()
     moves, elements = batch.move_number.tolist(), batch.transform.tolist()
-    for i, item in enumerate(items):
+    # Where each file's rows of this batch begin in its FileFrames' columns.
+    base: dict[int, int] = {}
+    for i, file_id in enumerate(ids):
+        item = items[file_id]
         low, high = file_starts[i], file_starts[i + 1]
-        item.moves = moves[low:high]
-        item.keys = keys[low:high]
-        item.elements = elements[low:high]
-        item.frames = [frame_data[a:b] for a, b in zip(
+        base[file_id] = len(item.moves) - low
+        item.moves += moves[low:high]
+        item.keys += keys[low:high]
+        item.elements += elements[low:high]
+        item.frames += [frame_data[a:b] for a, b in zip(
             frame_offsets[low:high], frame_offsets[low + 1 : high + 1], strict=True
         )]
     blacks, whites, results = games.text["PB"], games.text["PW"], games.text["RE"]
@@ -163,14 +165,13 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
         start, end = starts[row], ends[row]
         digest = hashlib.sha256(f"{size}|{black}|{white}|{result}|".encode())
         digest.update(packed_data[packed_offsets[start] : packed_offsets[end]])
-        base = file_starts[file_id - first]
-        items[file_id - first].games.append(GameFrames(
+        items[file_id].games.append(GameFrames(
             game, size, black, white, result, digest.hexdigest(),
-            max(moves[start:end], default=0), start - base, end - base,
+            max(moves[start:end], default=0), start + base[file_id], end + base[file_id],
         ))
     for error, file_id in zip(batch.errors, batch.error_files, strict=True):
         # Sources are read before replay here: every error belongs to a file.
-        item = items[file_id - first]
+        item = items[file_id]
         item.errors.append(SourceError(error.game, error.move_number, str(error)))
         for game in item.games:
             if game.game == error.game:

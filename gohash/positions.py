@@ -10,19 +10,22 @@ packed frame; beside them a table of the games' root properties and the
 walker's errors and notes.
 
 Two paths give the same batches.  The compiled core (:mod:`gohash._core`)
-replays files that it is sure to replay exactly as the walker does, and refuses
-anything unusual in a file; every refused file, and every file when the core is
-not built or ``GOHASH_PURE=1`` is set (or ``pure=True`` given), is replayed by
-the pure walker and converted into the same columns.  Errors and notes are
-therefore always the walker's own, in its order.
+replays games that it is sure to replay exactly as the walker does, and
+refuses anything unusual; from the first game it refuses (or the whole file,
+if it refuses the file's syntax), and every file when the core is not built or
+``GOHASH_PURE=1`` is set (or ``pure=True`` given), the pure walker replays the
+rest of the file into the same columns (:attr:`PositionBatch.walker_from`).
+Errors and notes are therefore always the walker's own, in its order.
 
 Symmetries, transforms and frames are those of :func:`gohash.frames.frame_batch`,
 from the packed positions that both paths always make: the canonical key only
 pre-filters, and the few positions whose key some ``T_g`` fixes are compared
 point by point, never judged by their key.
 
-Batches hold whole files, in the order the sources are read: a batch ends
-after the file that brings it to ``batch_size`` positions or more.  Columns
+Batches hold whole games, in the order the sources are read: a batch ends
+before the game that would begin once it holds ``batch_size`` positions or
+games, so memory is bounded by the batch (and the largest single game, at most
+200,000 positions), not by a file: a file's games may span batches.  Columns
 are contiguous numpy arrays, so each converts to Arrow without a copy
 (``pyarrow.array(column)``; the packed positions as a ``large_binary`` array
 from :attr:`PositionBatch.packed_offsets` and :attr:`PositionBatch.packed_data`,
@@ -57,7 +60,7 @@ from .sgf import (
     read_input,
 )
 from .symmetry import elements_of
-from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_games
 
 if TYPE_CHECKING:
     from ._core import Replayer
@@ -156,16 +159,24 @@ class PositionBatch:
     file_games: dict[int, int] = field(default_factory=dict)
     """The games read in each file, as :class:`gohash.walk.WalkSummary` counts them:
     those abandoned at the root (no rows, not in :attr:`games`) included."""
-    pure_file_ids: list[int] = field(default_factory=list)
-    """The ids (keys of :attr:`files`) of the files the pure walker replayed, in order."""
+    walker_from: dict[int, int] = field(default_factory=dict)
+    """For each file of the batch the pure walker replayed (in part), the first
+    game it replayed: the core replayed the file's games before it.  Rows of
+    game ``walker_from[f]`` and later of file ``f`` are the walker's."""
 
     def __len__(self) -> int:
         return len(self.file)
 
     @property
+    def pure_file_ids(self) -> list[int]:
+        """The ids (keys of :attr:`files`) of the files the walker replayed, in part or
+        whole, in order."""
+        return list(self.walker_from)
+
+    @property
     def pure_files(self) -> int:
-        """How many of the batch's files the pure walker replayed."""
-        return len(self.pure_file_ids)
+        """How many of the batch's files the walker replayed, in part or whole."""
+        return len(self.walker_from)
 
     def packed(self, row: int) -> bytes:
         """The exact position of one row, as ``Board.position_key`` packs it."""
@@ -240,21 +251,18 @@ def positions(
             capacity=batch_size + batch_size // 4,
         )
     options = _Options(scheme, keys_of, group, variations, packed, frames, suicide_allowed)
-    builder = _Builder(options, replayer)
+    batches = _Batches(options, replayer, batch_size)
     file_id = 0
     for item in sources:
         for source in _sources_of(item):
             if isinstance(source, SgfError):
-                builder.errors.append(source)
-                builder.error_files.append(-1)
+                batches.builder.errors.append(source)
+                batches.builder.error_files.append(-1)
                 continue
-            builder.add(source, file_id)
+            yield from batches.add(source, file_id)
             file_id += 1
-            if builder.count() >= batch_size:
-                yield builder.finish()
-                builder = _Builder(options, replayer)
-    if builder.files or builder.errors:
-        yield builder.finish()
+    if batches.builder.files or batches.builder.errors:
+        yield batches.builder.finish()
 
 
 @dataclass(frozen=True)
@@ -347,6 +355,79 @@ _ASCII_CODECS = frozenset(
 _LOW_WORD = (1 << 64) - 1
 
 
+class _Batches:
+    """Cuts the positions of the sources into batches, between two games.
+
+    A batch ends before the game that would begin once it holds ``batch_size``
+    rows or games: a file's games may span batches, a game never does.  The
+    core replays a file game by game; from the first game it leaves, the
+    walker replays the rest of the file (the games before it had no error or
+    note, or the core would have left them).
+    """
+
+    def __init__(self, options: _Options, replayer: Replayer | None, batch_size: int) -> None:
+        self.options, self.replayer, self.batch_size = options, replayer, batch_size
+        self.builder = _Builder(options, replayer)
+
+    def _full(self, pending: _PureColumns | None = None) -> bool:
+        builder = self.builder
+        rows, games = builder.count(), len(builder.games)
+        if pending is not None:
+            rows, games = rows + pending.rows(), games + len(pending.games)
+        return max(rows, games) >= self.batch_size
+
+    def _next(self, source: Source, file_id: int) -> PositionBatch:
+        """The batch so far; the next begins with the file at hand."""
+        batch = self.builder.finish()
+        self.builder = _Builder(self.options, self.replayer)
+        self.builder.files[file_id] = source.name
+        return batch
+
+    def add(self, source: Source, file_id: int) -> Iterator[PositionBatch]:
+        """Every batch the file completes (the rest stays in :attr:`builder`)."""
+        if self._full():
+            yield self._next(source, file_id)
+        self.builder.files[file_id] = source.name
+        first_pure = 0
+        roots = None if self.replayer is None else self.replayer.scan_file(source.data, file_id)
+        if self.replayer is not None and roots is not None:
+            for index, row in enumerate(_root_rows(roots, file_id)):
+                if index and self._full():
+                    yield self._next(source, file_id)
+                if row is None or not self.replayer.replay_game(index):
+                    first_pure = index
+                    break
+                if index == 0:
+                    self._source_notes(source, file_id)
+                self.builder.games.append(row)
+                self.builder.file_games[file_id] = self.builder.file_games.get(file_id, 0) + 1
+            else:
+                if not roots:
+                    self._source_notes(source, file_id)
+                return
+        yield from self._add_pure(source, file_id, first_pure)
+
+    def _source_notes(self, source: Source, file_id: int) -> None:
+        """The walker's notes on how the source was read (UTF-16 decoded), which it
+        gives with game 0 when it replays that."""
+        self.builder.notes += (f"{source.name}: {note}" for note in source.notes)
+        self.builder.note_files += [file_id] * len(source.notes)
+
+    def _add_pure(self, source: Source, file_id: int, first_game: int) -> Iterator[PositionBatch]:
+        options = self.options
+        collector = _PureColumns(file_id, options.keys_of(19).bits == 128)
+        summary = WalkSummary(files=1)
+        self.builder.walker_from[file_id] = first_game
+        walked = walk_games(source, collector, summary, variations=options.variations,
+                            board_options=options.board_options(), first_game=first_game)
+        for _ in walked:  # between two games
+            if self._full(collector):
+                self.builder.add_pure(collector, summary, file_id)
+                yield self._next(source, file_id)
+                self.builder.walker_from[file_id] = first_game
+        self.builder.add_pure(collector, summary, file_id)
+
+
 class _Builder:
     """The pieces of one batch: columns from the core and from the walker, in file order."""
 
@@ -362,27 +443,10 @@ class _Builder:
         self.error_files: list[int] = []
         self.note_files: list[int] = []
         self.file_games: dict[int, int] = {}
-        self.pure_file_ids: list[int] = []
+        self.walker_from: dict[int, int] = {}
 
     def count(self) -> int:
         return self.pieces_rows + (len(self.replayer) if self.replayer is not None else 0)
-
-    def add(self, source: Source, file_id: int) -> None:
-        self.files[file_id] = source.name
-        if self.replayer is not None:
-            roots = self.replayer.add_file(source.data, file_id)
-            if roots is not None:
-                games = _root_rows(roots, file_id)
-                if games is not None:
-                    self.games += games
-                    self.file_games[file_id] = len(games)
-                    # The walker's notes on how the source was read (UTF-16 decoded).
-                    self.notes += (f"{source.name}: {note}" for note in source.notes)
-                    self.note_files += [file_id] * len(source.notes)
-                    return
-                self.replayer.rollback()
-            self._take_core()
-        self._add_pure(source, file_id)
 
     def _take_core(self) -> None:
         if self.replayer is not None and len(self.replayer):
@@ -390,25 +454,25 @@ class _Builder:
             self.pieces.append(piece)
             self.pieces_rows += len(piece[0]["file"])
 
-    def _add_pure(self, source: Source, file_id: int) -> None:
-        options = self.options
-        collector = _PureColumns(file_id, options.keys_of(19).bits == 128)
-        summary = walk_source(
-            source, collector, variations=options.variations,
-            board_options=options.board_options(),
+    def add_pure(self, collector: _PureColumns, summary: WalkSummary, file_id: int) -> None:
+        """Take what the walker collected since the last call (it starts afresh)."""
+        self._take_core()  # the core's rows of the file come first
+        games, errors, notes = collector.games, summary.errors, summary.notes
+        self.games += games
+        self.file_games[file_id] = (
+            self.file_games.get(file_id, 0) + summary.games - collector.games_counted
         )
-        self.pure_file_ids.append(file_id)
-        self.games += collector.games
         # Kept as data: a traceback would keep the walker's frames, and the board's
         # undo history (up to 200,000 steps) with them, alive with the batch.
-        self.errors += (error.with_traceback(None) for error in summary.errors)
-        self.notes += summary.notes
-        self.error_files += [file_id] * len(summary.errors)
-        self.note_files += [file_id] * len(summary.notes)
-        self.file_games[file_id] = summary.games
-        piece = collector.piece()
-        if not isinstance(options.scheme, str):
-            _rehash(piece[0], options.keys_of)
+        self.errors += (error.with_traceback(None) for error in errors[collector.errors_taken:])
+        self.notes += notes[collector.notes_taken:]
+        self.error_files += [file_id] * (len(errors) - collector.errors_taken)
+        self.note_files += [file_id] * (len(notes) - collector.notes_taken)
+        collector.errors_taken, collector.notes_taken = len(errors), len(notes)
+        collector.games_counted = summary.games
+        piece = collector.take()
+        if not isinstance(self.options.scheme, str):
+            _rehash(piece[0], self.options.keys_of)
         self.pieces.append(piece)
         self.pieces_rows += len(piece[0]["file"])
 
@@ -458,36 +522,45 @@ class _Builder:
             error_files=self.error_files,
             note_files=self.note_files,
             file_games=self.file_games,
-            pure_file_ids=self.pure_file_ids,
+            walker_from=self.walker_from,
         )
 
 
 def _root_rows(
     roots: list[tuple[int, int, bytes | None, dict[str, str], dict[str, bytes]]], file_id: int
-) -> list[tuple[int, int, int, int, dict[str, str]]] | None:
-    """The game rows of a file the core replayed, its root text decoded as the walker
-    decodes it; None where the walker would note or refuse something."""
-    rows = []
+) -> list[tuple[int, int, int, int, dict[str, str]] | None]:
+    """The game rows of a file the core scanned, each root's text decoded as the
+    walker decodes it; None for a game whose root the walker would note or
+    refuse (it replays that game)."""
+    rows: list[tuple[int, int, int, int, dict[str, str]] | None] = []
     for index, (size, handicap, ca, text, raw) in enumerate(roots):
-        try:
-            encoding, ascii_safe = _encoding(ca)
-        except SgfError:
-            return None
-        if not ascii_safe and text:
-            raw = {**{name: value.encode("ascii") for name, value in text.items()}, **raw}
-            text = {}
-        for name, value in raw.items():
-            text[name], repaired = decode_text(value, encoding)
-            if repaired:
-                return None
-        if record_ruleset(text.get("RU"))[1] is not None:
-            return None  # an RU gohash does not know: the walker notes it
-        rows.append((file_id, index, size, handicap, text))
+        rows.append(_root_row(index, size, handicap, ca, text, raw, file_id))
     return rows
 
 
+def _root_row(
+    index: int, size: int, handicap: int, ca: bytes | None, text: dict[str, str],
+    raw: dict[str, bytes], file_id: int,
+) -> tuple[int, int, int, int, dict[str, str]] | None:
+    try:
+        encoding, ascii_safe = _encoding(ca)
+    except SgfError:
+        return None
+    if not ascii_safe and text:
+        raw = {**{name: value.encode("ascii") for name, value in text.items()}, **raw}
+        text = {}
+    for name, value in raw.items():
+        text[name], repaired = decode_text(value, encoding)
+        if repaired:
+            return None
+    if record_ruleset(text.get("RU"))[1] is not None:
+        return None  # an RU gohash does not know: the walker notes it
+    return (file_id, index, size, handicap, text)
+
+
 class _PureColumns(BaseVisitor):
-    """Collects what the walker visits in one file into the columns of the core.
+    """Collects what the walker visits in one file into the columns of the core,
+    taken a batch's worth at a time (:meth:`take`).
 
     Rows go into flat arrays (some 170 bytes a position, a third of tuples and
     bytes objects): a file can hold hundreds of thousands of positions."""
@@ -495,12 +568,26 @@ class _PureColumns(BaseVisitor):
     def __init__(self, file_id: int, wide: bool) -> None:
         self.file_id = file_id
         self.shift = 64 if wide else 0
+        # How much of the walk's summary earlier batches took.
+        self.errors_taken = self.notes_taken = self.games_counted = 0
+        self._start()
+
+    def _start(self) -> None:
         # Per row: game, variation, move number, colour, point, to move, setup, size, depth.
         self.small = array("q")
         self.hashes = array("Q")  # per row: high word, then the low word if wide
         self.packed = bytearray()
         self.paths: dict[tuple[int, ...], int] = {(): 0}
         self.games: list[tuple[int, int, int, int, dict[str, str]]] = []
+
+    def rows(self) -> int:
+        return len(self.small) // 9
+
+    def take(self) -> tuple[dict[str, Array], list[tuple[int, ...]]]:
+        """The columns collected since the last call; the collection starts afresh."""
+        piece = self.piece()
+        self._start()
+        return piece
 
     def begin_game(self, info: GameInfo) -> None:
         self.games.append((self.file_id, info.game, info.size, info.handicap, dict(info.root)))

@@ -79,7 +79,7 @@ from .rules import (
 )
 from .schemes import SCHEMES, KeyScheme
 from .sgf import SgfError, Source, find_inputs, read_input
-from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk, walk_source
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk, walk_games
 
 __all__ = [
     "KINDS",
@@ -97,11 +97,11 @@ __all__ = [
 
 Point = tuple[int, int]
 
-COLUMNS_MAX_FILE_BYTES = 512 * 1024
-"""Files up to this size are judged on the compiled core's columns; a larger one
-is walked with :class:`SuperkoVisitor`, whose memory is one game's history."""
 COLUMNS_MAX_GROUP_BYTES = 1024 * 1024
-"""Small files are judged on columns in groups of about this many bytes."""
+"""Files are judged on columns in groups of about this many bytes (a larger file
+alone), so that the visitor can be given the rest of a file the core leaves."""
+COLUMNS_BATCH = 1 << 16
+"""Positions per batch of columns: memory stays bounded whatever a file holds."""
 
 KINDS = {
     "positional": "positional superko",
@@ -454,49 +454,56 @@ def check(
     summary = WalkSummary()
     game_rules = _GameRules(rules, rule, suicide_allowed)
 
-    def walk_one(source: Source) -> None:
-        summary.add(
-            walk_source(source, visitor, variations=variations, board_options=board_options)
-        )
+    def walk_one(source: Source, first_game: int = 0) -> None:
+        part = WalkSummary(files=1 if first_game == 0 else 0)
+        for _ in walk_games(source, visitor, part, variations=variations,
+                            board_options=board_options, first_game=first_game):
+            pass
+        summary.add(part)
 
     def judge(group: list[Source]) -> None:
-        # positions() numbers the sources it is given from 0, in order.
-        for batch in positions(group, scheme=scheme, variations=variations, packed=True):
+        # positions() numbers the sources it is given from 0, in order; a file's
+        # games may span batches, and from the first game the core leaves, the
+        # walker replays the rest of the file: that part goes to the visitor.
+        counted: set[int] = set()
+        walked: set[int] = set()
+        for batch in positions(group, scheme=scheme, variations=variations, packed=True,
+                               batch_size=COLUMNS_BATCH):
             found = _column_violations(batch, game_rules)
-            walked = set(batch.pure_file_ids)
-            games = np.bincount(batch.games.file, minlength=max(batch.files) + 1)
-            rows = np.bincount(batch.file, minlength=max(batch.files) + 1)
+            core_rows = _core_rows(batch)
             for file_id in batch.files:
-                if file_id in walked:
-                    walk_one(group[file_id])
-                    continue
-                summary.files += 1
-                summary.games += int(games[file_id])
-                # The core replays only files the walker would make no note of.
-                summary.positions += int(rows[file_id])
+                first = batch.walker_from.get(file_id)
+                if first != 0 and file_id not in counted:
+                    summary.files += 1  # a file walked whole, the visitor counts
+                counted.add(file_id)
+                # The core replays only games the walker would make no note of.
+                core_games = batch.games.file == file_id
+                if first is not None:
+                    core_games &= batch.games.game < first
+                summary.games += int(np.count_nonzero(core_games))
+                summary.positions += int(np.count_nonzero(core_rows & (batch.file == file_id)))
                 visitor.violations += found.get(file_id, ())
+                if first is not None and file_id not in walked:
+                    walked.add(file_id)
+                    walk_one(group[file_id], first)
 
-    # Columns cost some 80 times a file's bytes while a group is judged, the
-    # visitor one game's history: small files go to the columns in groups of
-    # bounded size, a large file to the visitor, everything in reading order.
+    # Sources are held by the group until judged (the visitor may need one);
+    # columns by the batch: everything in reading order.
     group: list[Source] = []
     group_bytes = 0
     for inp in find_inputs(paths):
         for source in read_input(inp):
-            if isinstance(source, Source) and len(source.data) <= COLUMNS_MAX_FILE_BYTES:
-                group.append(source)
-                group_bytes += len(source.data)
-                if group_bytes >= COLUMNS_MAX_GROUP_BYTES:
-                    judge(group)
-                    group, group_bytes = [], 0
-                continue
-            judge(group)
-            group, group_bytes = [], 0
             if isinstance(source, SgfError):
+                judge(group)
+                group, group_bytes = [], 0
                 summary.keep_error(source)
                 visitor.handle_error(source)
-            else:
-                walk_one(source)
+                continue
+            group.append(source)
+            group_bytes += len(source.data)
+            if group_bytes >= COLUMNS_MAX_GROUP_BYTES:
+                judge(group)
+                group, group_bytes = [], 0
     judge(group)
     return CheckResult(visitor.violations, visitor.errors, summary)
 
@@ -534,8 +541,8 @@ def _column_violations(
     visitor's multimap).
     """
     n = len(batch)
-    walked = set(batch.pure_file_ids)
-    if n == 0 or len(walked) == len(batch.files):
+    core_rows = _core_rows(batch)
+    if not core_rows.any():
         return {}
     hashes = batch.hash
     mixed = hashes if hashes.ndim == 1 else hashes[:, 0] ^ (hashes[:, 1] * _MIX)
@@ -570,7 +577,7 @@ def _column_violations(
     for at in later.tolist():
         row = in_groups[at]
         file_id = int(batch.file[row])
-        if file_id in walked:
+        if not core_rows[row]:
             continue
         ru = batch.games.text["RU"][game_row[file_id, int(batch.game[row])]]
         earlier = (in_groups[k] for k in range(at - 1, int(group_start[at]) - 1, -1))
@@ -579,6 +586,14 @@ def _column_violations(
             kind, repeats = judged
             found.setdefault(file_id, []).append(_column_violation(batch, row, kind, repeats))
     return found
+
+
+def _core_rows(batch: PositionBatch) -> npt.NDArray[np.bool_]:
+    """Which rows of the batch the compiled core replayed (the walker the others)."""
+    core = np.ones(len(batch), dtype=np.bool_)
+    for file_id, first_game in batch.walker_from.items():
+        core &= (batch.file != file_id) | (batch.game < first_game)
+    return core
 
 
 class _Lines:

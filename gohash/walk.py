@@ -78,7 +78,7 @@ from itertools import chain
 from typing import Any
 
 from .board import Board
-from .coords import gtp, sgf_letters
+from .coords import gtp, sgf_letters, sgf_point_table
 from .errors import GohashError
 from .rules import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from .sgf import (
@@ -107,6 +107,7 @@ __all__ = [
     "WalkSummary",
     "fixed_handicap",
     "walk",
+    "walk_games",
     "walk_source",
 ]
 
@@ -249,16 +250,11 @@ def fixed_handicap(size: int, count: int) -> list[Point]:
 
 @cache
 def _move_table(size: int) -> dict[bytes, tuple[Point | None, str, str]]:
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    table: dict[bytes, tuple[Point | None, str, str]] = {}
-    for row in range(size):
-        for col in range(size):
-            move = letters[col] + letters[size - 1 - row]
-            table[move.encode()] = ((row, col), move, gtp((row, col), size))
-    table[b""] = (None, "", "pass")
-    if size <= 19:
-        table[b"tt"] = (None, "", "pass")
-    return table
+    """For each SGF move value, its point and its SGF and GTP names (made once)."""
+    return {
+        value: (point, sgf_letters(point, size), gtp(point, size))
+        for value, point in sgf_point_table(size).items()
+    }
 
 
 def walk(
@@ -298,17 +294,47 @@ def walk_source(
 ) -> WalkSummary:
     """Walk every game of one SGF file's bytes."""
     summary = WalkSummary(files=1)
-    summary.notes += (f"{source.name}: {note}" for note in source.notes)
+    for _ in walk_games(source, visitor, summary, variations=variations,
+                        board_options=board_options):
+        pass
+    return summary
+
+
+def walk_games(
+    source: Source,
+    visitor: BaseVisitor,
+    summary: WalkSummary,
+    *,
+    variations: bool = False,
+    board_options: dict[str, Any] | None = None,
+    first_game: int = 0,
+) -> Iterator[int]:
+    """Walk the games of one SGF file's bytes from game ``first_game`` on, into
+    ``summary``; yields each game's index just before it is walked, so a caller
+    can act between two games (end a batch of columns).
+
+    Games before ``first_game`` are read, to find where the next begins, but not
+    replayed or counted, and the notes on how the source was read are kept only
+    with game 0: the caller had those games replayed elsewhere (the compiled
+    core), which it does only for games without errors or notes.
+    """
+    if first_game == 0:
+        summary.notes += (f"{source.name}: {note}" for note in source.notes)
     walker = _GameWalker(source.name, visitor, summary, variations, board_options or {})
     games = game_events(source.data, source.name)
     while True:
         try:
             game = next(games)
+            if game.index < first_game:
+                for _ in game.events():
+                    pass
+                continue
         except StopIteration:
             break
         except SgfError as e:  # nothing readable in the file, or nodes outside any game
             walker.report(e)
             break
+        yield game.index
         summary.games += 1
         readable = walker.walk_game(game)
         for note in game.notes:
@@ -318,7 +344,6 @@ def walk_source(
         if len(summary.errors) >= MAX_FILE_ERRORS:
             walker.report(_too_many_errors(game.index))
             break
-    return summary
 
 
 class _GameWalker:

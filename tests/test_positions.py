@@ -18,7 +18,13 @@ from gohash.board import MAX_HISTORY, Board
 from gohash.errors import GohashError
 from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
 from gohash.schemes import SCHEMES, scheme
-from gohash.sgf import Source
+from gohash.sgf import (
+    MAX_GAME_SETUP_POINTS,
+    MAX_NODE_SETUP_POINTS,
+    MAX_NODE_VALUES,
+    MAX_SOURCE_SETUP_POINTS,
+    Source,
+)
 from gohash.walk import BaseVisitor, PositionEvent, walk, walk_source
 from tests.test_symmetry import design_map
 
@@ -44,9 +50,10 @@ def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
     for batch in batches:
         for name, column in batch.columns().items():
             columns.setdefault(name, []).append(column)
-        columns.setdefault("path", []).append(
-            np.array([batch.variations[v] for v in batch.variation] + [()], dtype=object)[:-1]
-        )
+        paths = np.empty(len(batch), dtype=object)  # tuples as objects, not a 2-D array
+        for row, variation in enumerate(batch.variation.tolist()):
+            paths[row] = batch.variations[variation]
+        columns.setdefault("path", []).append(paths)
         columns.setdefault("name", []).append(np.array([batch.files[f] for f in batch.file]))
         out["errors"] += [
             (type(e).__name__, str(e), e.file, e.game, e.move_number) for e in batch.errors
@@ -315,18 +322,57 @@ def test_variations_and_metadata() -> None:
     assert games.text["DT"] == [None]
 
 
-def test_batches_hold_whole_files_in_order() -> None:
+def test_batches_end_between_games_in_order() -> None:
     small = list(positions(DATA_FILES, batch_size=1))
-    assert [len(b.files) for b in small] == [1] * len(DATA_FILES)
-    assert [name for b in small for name in b.files.values()] == DATA_FILES
-    assert [i for b in small for i in b.files] == list(range(len(DATA_FILES)))
+    # One game a batch: every batch holds the rows of exactly one game.
+    for batch in small:
+        assert len(set(zip(batch.file.tolist(), batch.game.tolist(), strict=True))) <= 1
+    names = [name for b in small for name in b.files.values()]
+    assert list(dict.fromkeys(names)) == DATA_FILES
     (whole,) = positions(DATA_FILES)
     assert sum(len(b) for b in small) == len(whole)
+    # Cut anywhere, the batches say what one batch says.
+    for batch_size in (1, 2, 7, 64):
+        cut = flatten(list(positions(DATA_FILES, batch_size=batch_size, variations=True)))
+        one = flatten(list(positions(DATA_FILES, variations=True)))
+        merged = {}
+        for name, count in cut.pop("file_games"):
+            merged[name] = merged.get(name, 0) + count
+        assert merged == dict(one.pop("file_games"))
+        for key in one:
+            assert np.array_equal(cut[key], one[key]) if isinstance(one[key], np.ndarray) \
+                else cut[key] == one[key], key
     for name, column in whole.columns().items():
         assert column.flags.c_contiguous, name  # so Arrow takes it without a copy
     assert whole.packed_offsets is None
     with pytest.raises(GohashError, match="not requested"):
         whole.packed(0)
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 1 << 16])
+def test_the_walker_takes_a_file_over_from_the_game_the_core_leaves(batch_size: int) -> None:
+    """Games the core replays stay the core's; from the first it leaves (an
+    occupied point in game 2, an unknown RU in game 4), the walker replays the
+    rest of the file, with its errors and notes, exactly as the pure path."""
+    clean = b"(;SZ[9];B[aa];W[bb];B[cc])"
+    data = (clean * 2 + b"(;SZ[9];B[cc];W[cc])" + clean + b"(;SZ[9]RU[Lunar];B[ee])"
+            + clean)
+    source = Source("mixed.sgf", data)
+    flat = assert_same_as_pure([source], batch_size=batch_size)
+    batches = list(positions([source], batch_size=batch_size))
+    assert {f for b in batches for f in b.walker_from.values()} == {2}
+    assert sum(b.pure_files for b in batches) >= 1
+    core_games = {g for b in batches for f, g in zip(b.file.tolist(), b.game.tolist(),
+                                                      strict=True) if g < b.walker_from.get(f, 99)}
+    assert core_games == {0, 1}
+    assert [e[1] for e in flat["errors"]] == [
+        "mixed.sgf, game 2, move 2: white at 'C7' (6, 2) is occupied"
+    ]
+    assert flat["notes"] == [
+        "mixed.sgf, game 4: RU[Lunar] is not a ruleset gohash knows: the default, chinese, "
+        "applies"
+    ]
+    assert sum(n for _, n in flat["file_games"]) == 6
 
 
 def test_gohash_pure_forces_the_walker(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -392,13 +438,6 @@ def test_the_cores_limits_are_the_readers() -> None:
     # The scan leaves a file to the walker at the reader's limits, so the walker
     # reports them; a limit changed on one side only would split the two paths.
     from gohash import _scan
-    from gohash.board import MAX_HISTORY
-    from gohash.sgf import (
-        MAX_GAME_SETUP_POINTS,
-        MAX_NODE_SETUP_POINTS,
-        MAX_NODE_VALUES,
-        MAX_SOURCE_SETUP_POINTS,
-    )
 
     assert _scan.LIMITS == {
         "node_values": MAX_NODE_VALUES,

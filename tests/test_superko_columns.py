@@ -265,29 +265,31 @@ def test_kinds_on_columns_are_the_superko_kinds() -> None:
         assert walked == [] and [v.kind for v in result.violations] == [kind]
 
 
-@pytest.mark.parametrize(("file_bytes", "group_bytes"), [(0, 0), (600, 1), (600, 3000)])
-def test_large_files_are_walked_and_groups_are_bounded(
-    file_bytes: int, group_bytes: int, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("group_bytes", "batch"), [(0, 1), (1, 7), (600, 64), (3000, 1 << 16)])
+def test_groups_and_batches_of_any_size_give_one_result(
+    group_bytes: int, batch: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Files over the size limit go to the visitor, small ones to the columns in
-    groups; the result is the same, in reading order, whatever the split."""
-    monkeypatch.setattr(superko, "COLUMNS_MAX_FILE_BYTES", file_bytes)
+    """Files go to the columns in groups, cut into batches between games (a
+    file's games spanning batches); the result is the same, in reading order,
+    whatever the cuts."""
     monkeypatch.setattr(superko, "COLUMNS_MAX_GROUP_BYTES", group_bytes)
-    sizes = sorted(p.stat().st_size for p in DATA.rglob("*.sgf"))
-    assert sizes[0] <= 600 < sizes[-1]  # the limits split data/sgf both ways
+    monkeypatch.setattr(superko, "COLUMNS_BATCH", batch)
     for variations in (False, True):
         assert_paths_agree(
             [str(DATA), str(DATA / "missing.sgf"), str(RECORDS)], None, variations=variations
         )
 
 
-def test_a_collection_file_over_the_limit_gives_the_records_verdicts(tmp_path: Path) -> None:
-    # One file of the superko records repeated past the columns' size limit (the
-    # visitor walks it, its memory that of one game): the verdicts are the
+def test_a_collection_file_across_batches_gives_the_records_verdicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One file of the superko records repeated, judged a few games a batch (the
+    # core leaves some games to the visitor mid-file): the verdicts are the
     # records' own, once per copy, as the columns judge the single copy.
+    monkeypatch.setattr(superko, "COLUMNS_BATCH", 50)
     records = sorted(RECORDS.glob("*.sgf"))
     one = b"".join(p.read_bytes() for p in records)
-    copies = superko.COLUMNS_MAX_FILE_BYTES // len(one) + 2
+    copies = 7
     big = tmp_path / "big.sgf"
     big.write_bytes(one * copies)
     small = tmp_path / "small.sgf"
@@ -295,3 +297,4 @@ def test_a_collection_file_over_the_limit_gives_the_records_verdicts(tmp_path: P
     result = assert_paths_agree([str(small), str(big)], None)
     per_copy = [v for v in result.violations if v.file == str(small)]
     assert per_copy and len(result.violations) == len(per_copy) * (copies + 1)
+    assert result.summary.files == 2
