@@ -54,16 +54,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, partial
+from typing import TextIO
 
 import numpy as np
 import numpy.typing as npt
 
 from .coords import gtp, sgf_letters
 from .errors import GohashError
-from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
+from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map, scratch_folder
 from .positions import PositionBatch, positions
 from .schemes import scheme as get_scheme
 from .sgf import Input, SgfError, Source, find_inputs, read_input
@@ -280,7 +283,49 @@ def _middle(
 # What a worker sends back for one task: the records, then files, games,
 # positions, errors as (reason, file, game, move_number) and notes: plain
 # data, all the parent prints.
-_Result = tuple[str, int, int, int, list[tuple[str, str | None, int | None, int | None]], list[str]]
+class _Texts:
+    """The records of each task, in memory or each in a file of folder ``spool``."""
+
+    def __init__(self, tasks: int, spool: str | None) -> None:
+        self.spool = spool
+        self.parts: list[list[str]] = [[] for _ in range(tasks)]
+        self.files: dict[int, tuple[TextIO, str]] = {}
+
+    def add(self, task: int, text: str) -> None:
+        if self.spool is None:
+            self.parts[task].append(text)
+            return
+        if task not in self.files:
+            fd, path = tempfile.mkstemp(dir=self.spool, suffix=".records")
+            out = open(fd, "w", encoding="utf-8", newline="")  # noqa: SIM115 (closed in result)
+            self.files[task] = out, path
+        self.files[task][0].write(text)
+
+    def result(self, task: int) -> str | _Spooled:
+        if task not in self.files:
+            return "".join(self.parts[task])
+        out, path = self.files.pop(task)
+        out.close()
+        return _Spooled(path)
+
+
+@dataclass(frozen=True)
+class _Spooled:
+    """The path of a file holding a task's records, written by a worker."""
+
+    path: str
+
+    def copy_to(self, write: Callable[[str], object]) -> None:
+        """Write the records on, a MiB at a time, and remove the file."""
+        with open(self.path, encoding="utf-8", newline="") as records:
+            while chunk := records.read(1 << 20):
+                write(chunk)
+        os.remove(self.path)
+
+
+_Result = tuple[
+    str | _Spooled, int, int, int, list[tuple[str, str | None, int | None, int | None]], list[str]
+]
 # A task: a file for the worker to read, the bytes of an archive member or of
 # stdin (read by the parent), an error met while reading, or nothing (an empty
 # archive); and whether it is the last task of its input.
@@ -288,11 +333,14 @@ _Work = Input | Source | SgfError | None
 
 
 def _canon_tasks(
-    works: list[_Work], options: CanonOptions, write: Callable[[str], object] | None = None
+    works: list[_Work], options: CanonOptions, write: Callable[[str], object] | None = None,
+    spool: str | None = None,
 ) -> list[_Result]:
     """The results of consecutive tasks, from one run of positions() over their
     sources: the records written with ``write`` as they come if given, else
-    returned (from a worker process) task by task."""
+    each task's records written to a file in folder ``spool`` (from a worker
+    process: one file can hold millions of records), whose path its result
+    gives, or else returned as text."""
     # For each task in order, its read errors and the ids positions() gives its
     # sources (a file found in a folder can be an archive of several).
     slots: list[list[SgfError | int]] = [[] for _ in works]
@@ -311,7 +359,7 @@ def _canon_tasks(
                     owner.append(task)
                     yield item
 
-    texts: list[list[str]] = [[] for _ in works]
+    texts = _Texts(len(works), spool)
     counts = [0] * len(works)
     games: dict[int, int] = {}
     errors: dict[int, list[GohashError]] = {}
@@ -321,12 +369,12 @@ def _canon_tasks(
         frames=options.position, suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
     ):
         ids = list(batch.files)
-        # Batches hold whole files in order: each file's rows are one run.
+        # Batches end between games, in reading order: a file's rows are one run.
         bounds = np.searchsorted(batch.file, [*ids, ids[-1] + 1]).tolist() if ids else []
         for i, file_id in enumerate(ids):
             counts[owner[file_id]] += bounds[i + 1] - bounds[i]
-        # Lines are made a few thousand rows at a time: a batch holds whole files,
-        # and one file can hold hundreds of thousands of positions.
+        # Lines are made a few thousand rows at a time: one game alone can hold
+        # hundreds of thousands of positions.
         for start in range(0, len(batch), _BATCH):
             stop = min(start + _BATCH, len(batch))
             lines = records(batch, options, start, stop)
@@ -336,8 +384,9 @@ def _canon_tasks(
             for i, file_id in enumerate(ids):
                 first, last = max(bounds[i], start), min(bounds[i + 1], stop)
                 if first < last:
-                    texts[owner[file_id]].append("".join(lines[first - start : last - start]))
-        games.update(batch.file_games)
+                    texts.add(owner[file_id], "".join(lines[first - start : last - start]))
+        for file_id, count in batch.file_games.items():
+            games[file_id] = games.get(file_id, 0) + count
         for error, file_id in zip(batch.errors, batch.error_files, strict=True):
             errors.setdefault(file_id, []).append(error)
         for note, file_id in zip(batch.notes, batch.note_files, strict=True):
@@ -353,7 +402,7 @@ def _canon_tasks(
                 found += errors.get(item, [])
                 said += notes.get(item, [])
         results.append((
-            "".join(texts[task]),
+            texts.result(task),
             sum(1 for item in slot if not isinstance(item, SgfError)),
             sum(games[item] for item in slot if not isinstance(item, SgfError)),
             counts[task],
@@ -364,8 +413,9 @@ def _canon_tasks(
 
 
 def _canon_worker(tasks: list[tuple[_Work, bool]], options: CanonOptions) -> list[_Result]:
-    """:func:`_canon_tasks` of tasks of :func:`_tasks`, in a worker process."""
-    return _canon_tasks([work for work, _ in tasks], options)
+    """:func:`_canon_tasks` of tasks of :func:`_tasks`, in a worker process: records
+    go through files in the pool's scratch folder."""
+    return _canon_tasks([work for work, _ in tasks], options, spool=scratch_folder())
 
 
 def _task_bytes(task: tuple[_Work, bool]) -> int:
@@ -424,7 +474,9 @@ def canon(
     def finish(result: _Result, ends_input: bool) -> None:
         nonlocal done
         text, files, games, positions, errors, notes = result
-        if text:
+        if isinstance(text, _Spooled):
+            text.copy_to(write)
+        elif text:
             write(text)
         total.files += files
         total.games += games

@@ -68,7 +68,14 @@ else:
     from multiprocessing.context import ForkContext as _StartContext
     from multiprocessing.context import ForkProcess as _Process
 
-__all__ = ["MAX_BATCH_BYTES", "MAX_TASKS_PER_BATCH", "WorkerDied", "batches", "ordered_map"]
+__all__ = [
+    "MAX_BATCH_BYTES",
+    "MAX_TASKS_PER_BATCH",
+    "WorkerDied",
+    "batches",
+    "ordered_map",
+    "scratch_folder",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -84,6 +91,17 @@ _PARENT_POLL = 0.5
 # workers of a broken pool with (numbers: Windows has no SIGKILL).
 _SIGKILL = 9
 _SIGTERM = 15
+
+
+_scratch: str | None = None
+
+
+def scratch_folder() -> str | None:
+    """In a worker process of :func:`ordered_map`, a folder for results too large to
+    hold in memory (a task writes a file there and returns its path; the caller
+    reads it and removes it): it is removed with the pool, also when the parent
+    is killed.  None in any other process."""
+    return _scratch
 
 
 class WorkerDied(GohashError):
@@ -189,6 +207,8 @@ def _watch_parent(folder: str) -> None:
     for tasks for ever; the dead parent's pipes do not tell them, as the other
     workers hold copies of their ends.  An orphan gets a new parent process id
     (on Windows it keeps the old one, and this never fires)."""
+    global _scratch
+    _scratch = folder
     parent = os.getppid()
 
     def watch() -> None:
