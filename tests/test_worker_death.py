@@ -174,11 +174,11 @@ def is_killer(work: object) -> bool:
 
 def killing_canon_tasks(
     works: list[gohash.canon._Work], options: CanonOptions,
-    write: Callable[[str], object] | None = None,
+    write: Callable[[str], object] | None = None, spool: str | None = None,
 ) -> list[gohash.canon._Result]:
     if any(is_killer(work) for work in works):
         os.kill(os.getpid(), signal.SIGKILL)
-    return REAL_CANON_TASKS(works, options, write)
+    return REAL_CANON_TASKS(works, options, write, spool)
 
 
 def killing_input_frames(
