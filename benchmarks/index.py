@@ -4,11 +4,11 @@ Run: ``.venv/bin/python benchmarks/index.py [--limit N] [--queries N]``.  The
 files of ``kgs-6d/`` and ``ai-games/`` under ``../shared/corpus/`` (beside the
 checkout), all of them or the first ``--limit`` of each folder in name order:
 
-1. :meth:`gohash.index.Index.build` into an index in a temporary folder, one
-   transaction per file (the default): with the compiled core, then with
-   ``GOHASH_PURE=1`` (the pure walker for every file), then the compiled build
-   with ``--jobs 2`` and with 100 files per transaction.  Target: the compiled
-   build at least 4x faster than the pure one.
+1. :meth:`gohash.index.Index.build` into an index in a temporary folder, a
+   transaction about every second (the default): with the compiled core, then
+   with ``GOHASH_PURE=1`` (the pure walker for every file), then the compiled
+   build with ``--jobs 2`` and with one transaction per file (the default
+   before).  Target: the compiled build at least 4x faster than the pure one.
 2. The replay alone, without the database (:func:`gohash.indexing.input_frames`
    over the same files, as a build gives them): compiled and pure.  The
    difference to the builds is the database's share, the same for both paths.
@@ -51,7 +51,6 @@ from gohash.symmetry import ELEMENTS
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FOLDERS = ("kgs-6d", "ai-games")
-GROUPED = 100
 
 
 @contextmanager
@@ -159,8 +158,8 @@ def main() -> int:
         size = sum(p.stat().st_size for p in Path(folder).iterdir())
         build("pure (GOHASH_PURE=1)", Path(folder) / "pure.db", on=True)
         build("compiled, --jobs 2", Path(folder) / "jobs2.db", jobs=2)
-        build(f"compiled, --files-per-commit {GROUPED}", Path(folder) / "grouped.db",
-              files_per_commit=GROUPED)
+        build("compiled, --files-per-commit 1", Path(folder) / "per-file.db",
+              files_per_commit=1)
         replays = []
         for name, on in (("compiled", False), ("pure (GOHASH_PURE=1)", True)):
             with pure(on):

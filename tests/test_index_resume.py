@@ -84,3 +84,28 @@ def test_killed_build_is_consistent_and_resumes(
     assert table_dump(db) == table_dump(fresh)
     with Index(db) as index:
         assert index.counts()["files"] == FILES
+
+
+@pytest.mark.parametrize(("seconds", "committed"), [(0.0, 3), (1e9, 0)])
+def test_default_build_commits_the_files_of_a_transactions_age(
+    collection: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float,
+    committed: int,
+) -> None:
+    """Without files_per_commit, a transaction ends at the first file written once it
+    is COMMIT_SECONDS old: at 0 each file commits alone, at 1e9 nothing has
+    committed when the build is interrupted after three files."""
+    from gohash import index as index_module
+
+    monkeypatch.setattr(index_module, "COMMIT_SECONDS", seconds)
+
+    def interrupt(summary: object) -> None:
+        files_seen.append(summary)
+        if len(files_seen) == 3:
+            raise KeyboardInterrupt
+
+    files_seen: list[object] = []
+    db = tmp_path / "interrupted.db"
+    with Index(str(db), create=True) as index, pytest.raises(KeyboardInterrupt):
+        index.build([str(collection)], progress=interrupt)
+    assert files_indexed(db) == committed
+    assert consistency_problems(db) == []

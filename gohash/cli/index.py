@@ -59,9 +59,10 @@ def register(subparsers: Any) -> None:
         "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
     )
     build.add_argument(
-        "--files-per-commit", type=int, default=1, metavar="N",
-        help="write N whole files per transaction (default 1): faster; a build killed "
-        "midway loses up to N files, which the next run indexes",
+        "--files-per-commit", type=int, default=None, metavar="N",
+        help="write N whole files per transaction (default: the files of about a "
+        "second); a build killed midway loses the files of its last transaction, "
+        "which the next run indexes",
     )
     build.add_argument(
         "--suicide", choices=tuple(SUICIDE_OPTIONS),
