@@ -25,3 +25,14 @@ class Replayer:
     def take(self) -> tuple[dict[str, npt.NDArray[Any]], list[tuple[int, ...]]]: ...
     def rollback(self) -> None: ...
     def __len__(self) -> int: ...
+
+def pack_frames(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int64],
+    which: npt.NDArray[np.uint8],
+    gathers: npt.NDArray[np.int64],
+    size: int,
+    out: npt.NDArray[np.uint8],
+    out_offsets: npt.NDArray[np.int64],
+) -> None: ...

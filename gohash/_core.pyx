@@ -21,6 +21,7 @@ Bounds checks stay on, but for two byte copies whose ends are checked; indices
 into the board arrays come from the neighbour table of the game's size.
 """
 
+cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 
@@ -563,3 +564,60 @@ cdef class Replayer:
         self.o_offsets[r + 1] = self.nbytes
         return 0
 
+
+
+# -- frames -----------------------------------------------------------------------------------
+
+
+@cython.boundscheck(False)
+def pack_frames(
+    const uint8_t[:] data, const int64_t[:] offsets, const int64_t[:] rows,
+    const uint8_t[:] which, const int64_t[:, :] gathers, int size,
+    uint8_t[:] out, const int64_t[:] out_offsets,
+):
+    """The packed frame of each row of ``rows`` written at ``out[out_offsets[row]:]``:
+    the image of its packed position (``data[offsets[row]:]``, as
+    ``Board.position_key`` packs it) under element ``which[i]``.  The image's
+    point ``k`` holds the position's point ``gathers[g, k]``; elements 8 and up
+    also exchange the colours.  The twin of :func:`gohash.frames.frame_rows`.
+
+    Every index is checked once, before it is used (rows, elements, the point
+    table, both ends of every packed position), so the inner loops run without
+    per-access checks: they are most of the cost of the frames.
+    """
+    cdef int npts = size * size, length = (npts + 3) // 4, pad = 4 * length - npts
+    cdef int k, j, g, digit, acc
+    cdef Py_ssize_t i, r, src, dst
+    cdef uint8_t cells[MAX_POINTS]
+    if not 1 <= size <= MAX_SIZE or gathers.shape[1] != npts:
+        raise ValueError(f"a point table of {gathers.shape[1]} points for size {size}")
+    if which.shape[0] != rows.shape[0] or out_offsets.shape[0] != offsets.shape[0]:
+        raise ValueError("rows, elements and offsets of different lengths")
+    for g in range(gathers.shape[0]):
+        for k in range(npts):
+            if not 0 <= gathers[g, k] < npts:
+                raise ValueError(f"point table entry {gathers[g, k]} off a {size}x{size} board")
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if not 0 <= r < offsets.shape[0] or which[i] >= gathers.shape[0]:
+            raise ValueError(f"row {r} or element {which[i]} out of range")
+        src = offsets[r] + 1
+        dst = out_offsets[r]
+        if src < 1 or src + length > data.shape[0] or dst < 0 or dst + 1 + length > out.shape[0]:
+            raise ValueError(f"packed position of row {r} out of its buffer")
+        for k in range(npts):
+            j = k + pad
+            cells[k] = (data[src + (j >> 2)] >> (6 - 2 * (j & 3))) & 3
+        g = which[i]
+        out[dst] = size
+        acc = 0
+        for j in range(4 * length):
+            digit = 0
+            if j >= pad:
+                digit = cells[gathers[g, j - pad]]
+                if g >= 8 and digit:
+                    digit = 3 - digit
+            acc = (acc << 2) | digit
+            if j & 3 == 3:
+                out[dst + 1 + (j >> 2)] = acc
+                acc = 0

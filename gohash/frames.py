@@ -46,6 +46,8 @@ __all__ = [
     "canonical_frames",
     "frame_and_elements",
     "frame_batch",
+    "frame_rows",
+    "gathers",
     "pack_array",
     "pack_arrays",
     "packed_rows",
@@ -162,8 +164,9 @@ def _permutations(size: int) -> npt.NDArray[np.intp]:
 
 
 @cache
-def _gathers(size: int) -> npt.NDArray[np.intp]:
-    """``image = stones[..., gather[g]]``: the inverse of each point permutation."""
+def gathers(size: int) -> npt.NDArray[np.intp]:
+    """``image[..., k] = stones[..., gathers[g, k]]`` for the element of index ``g``:
+    the inverse of each point permutation (also the compiled core's table)."""
     return np.argsort(_permutations(size), axis=1)
 
 
@@ -177,7 +180,7 @@ def _involutions(group: str) -> tuple[Element, ...]:
 def _images(stones: npt.NDArray[np.integer], size: int, count: int) -> Board8:
     """``images[b, g]``: the flat stones ``stones[b]`` mapped by element ``g < count``."""
     # np.take, not stones[:, gathers]: mixing a slice with an index array is 7x slower.
-    images: Board8 = np.take(stones, _gathers(size)[:count], axis=1).astype(np.int8)
+    images: Board8 = np.take(stones, gathers(size)[:count], axis=1).astype(np.int8)
     images[:, 8:] = np.take(_SWAP_COLOURS, images[:, 8:])
     return images
 
@@ -258,17 +261,24 @@ def frame_batch(
             which[row] = min(
                 (images[i, g.index].tobytes(), g.index) for g in keys.canonical(h, group)[1]
             )[1]
-    packed_frames = None
-    if frames:
-        every = stones_at(np.arange(count))
-        framed = np.empty((count, size * size), dtype=np.int8)
-        gathers = _gathers(size)
-        for g in np.unique(which).tolist():
-            at = which == g
-            image = np.take(every[at], gathers[g], axis=1)
-            framed[at] = np.take(_SWAP_COLOURS, image) if g >= 8 else image
-        packed_frames = packed_rows(framed.reshape(count, size, size))
+    packed_frames = frame_rows(stones_at(np.arange(count)), which, size) if frames else None
     return FrameBatch(canon, which, symmetries, packed_frames)
+
+
+def frame_rows(
+    stones: npt.NDArray[np.integer], which: npt.NDArray[np.uint8], size: int
+) -> npt.NDArray[np.uint8]:
+    """The packed frames (rows of :func:`packed_rows`) of flat ``stones[B, N*N]``,
+    each the image under element ``which[b]``; the twin of the compiled
+    ``gohash._core.pack_frames``."""
+    count = len(which)
+    framed = np.empty((count, size * size), dtype=np.int8)
+    table = gathers(size)
+    for g in np.unique(which).tolist():
+        at = which == g
+        image = np.take(stones[at], table[g], axis=1)
+        framed[at] = np.take(_SWAP_COLOURS, image) if g >= 8 else image
+    return packed_rows(framed.reshape(count, size, size))
 
 
 def canonical_frames(

@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import GohashError
-from .frames import SchemeFactory, frame_batch, unpack_rows
+from .frames import SchemeFactory, frame_batch, frame_rows, gathers, unpack_rows
 from .rules import record_ruleset
 from .schemes import KeyScheme, scheme
 from .sgf import (
@@ -483,8 +483,11 @@ class _Builder:
         hashes = columns["hash_hi"]
         if options.keys_of(19).bits == 128:
             hashes = np.stack([hashes, columns["hash_lo"]], axis=1)
+        # The pure path packs frames with numpy too, so that the differential
+        # tests hold the compiled packing to its twin.
         exact = _Exact(
-            options, hashes, columns["size"], columns["packed_offsets"], columns["packed"]
+            options, hashes, columns["size"], columns["packed_offsets"], columns["packed"],
+            _core if self.replayer is not None else None,
         )
         games = self.games
         return PositionBatch(
@@ -721,8 +724,10 @@ class _Exact:
 
     def __init__(
         self, options: _Options, hashes: npt.NDArray[np.uint64], sizes: npt.NDArray[np.uint8],
-        offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8],
+        offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8], compiled: Any,
     ) -> None:
+        """``compiled`` is the core module, which packs the frames, or None to pack
+        them with numpy (:func:`gohash.frames.frame_rows`, its twin)."""
         count = len(sizes)
         self.canonical = np.empty_like(hashes)
         self.transform = np.empty(count, dtype=np.uint8)
@@ -740,12 +745,18 @@ class _Exact:
                 at = rows[part]
                 found = frame_batch(
                     partial(_stones_of_part, stones, part), hashes[at], options.keys_of(size),
-                    options.group, frames=options.frames,
+                    options.group, frames=False,
                 )
                 self.canonical[at] = found.keys
                 self.transform[at] = found.elements
                 self.symmetries[at] = found.symmetries
-                if found.frames is not None and self.frame_offsets is not None:
-                    assert self.frame_data is not None
-                    where = self.frame_offsets[at, np.newaxis] + np.arange(found.frames.shape[1])
-                    self.frame_data[where] = found.frames
+                if self.frame_offsets is None or self.frame_data is None:
+                    continue
+                if compiled is not None:
+                    compiled.pack_frames(data, offsets, at.astype(np.int64), found.elements,
+                                         gathers(size).astype(np.int64), size,
+                                         self.frame_data, self.frame_offsets)
+                else:
+                    framed = frame_rows(stones(part), found.elements, size)
+                    where = self.frame_offsets[at, np.newaxis] + np.arange(framed.shape[1])
+                    self.frame_data[where] = framed
