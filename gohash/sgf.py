@@ -570,8 +570,8 @@ def encoding_of(props: Properties) -> str | None:
             return "UTF-8"
         if "[]();\\".encode(name) != b"[]();\\":
             raise LookupError(raw)
-    except (LookupError, UnicodeError):
-        raise SgfError(f"unknown or unsupported encoding CA[{raw}]") from None
+    except (LookupError, UnicodeError, ValueError):  # ValueError: a NUL in the name
+        raise SgfError(f"unknown or unsupported encoding CA[{raw!r}]") from None
     return name
 
 

@@ -213,7 +213,7 @@ def test_encodings() -> None:
     assert encoding_of({}) is None
     assert encoding_of({"CA": [b"utf8"]}) == "UTF-8"
     assert encoding_of({"CA": [b"latin1"]}) == "ISO-8859-1"
-    with pytest.raises(SgfError, match=r"unknown or unsupported encoding CA\[klingon\]"):
+    with pytest.raises(SgfError, match=r"unknown or unsupported encoding CA\['klingon'\]"):
         encoding_of({"CA": [b"klingon"]})
     with pytest.raises(SgfError, match=r"unsupported encoding CA\[UTF-7\]"):
         encoding_of({"CA": [b"UTF-7"]})  # does not keep "[" as "["

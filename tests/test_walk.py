@@ -316,6 +316,8 @@ def test_errors_are_located_and_the_default_visitor_raises() -> None:
         (b"(;SZ[0];B[aa])", BoardSizeError, (0, 0), r"SZ[0] is outside 1..26", 0),
         (b"(;SZ[19:13];B[aa])", BoardSizeError, (0, 0), "rectangular board SZ[19:13]", 0),
         (b"(;CA[klingon];B[aa])", SgfError, (0, 0), "unknown or unsupported encoding", 0),
+        # codecs.lookup raises ValueError, not LookupError, on a NUL (a traceback once).
+        (b"(;CA[bo\0gus]SZ[9];B[aa])", SgfError, (0, 0), "encoding CA['bo\\x00gus']", 0),
         (b"(;SZ[9];B[aa]W[bb])", SgfError, (0, 1), "node has both B", 1),
         (b"(;SZ[9];B[aa][bb])", SgfError, (0, 1), "move B has 2 values", 1),
         (b"(;SZ[9]AB[aa:];B[bb])", SgfError, (0, 0), "bad point b'aa:'", 0),
