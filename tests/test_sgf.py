@@ -215,7 +215,7 @@ def test_encodings() -> None:
     assert encoding_of({"CA": [b"latin1"]}) == "ISO-8859-1"
     with pytest.raises(SgfError, match=r"unknown or unsupported encoding CA\['klingon'\]"):
         encoding_of({"CA": [b"klingon"]})
-    with pytest.raises(SgfError, match=r"unsupported encoding CA\[UTF-7\]"):
+    with pytest.raises(SgfError, match=r"unsupported encoding CA\['UTF-7'\]"):
         encoding_of({"CA": [b"UTF-7"]})  # does not keep "[" as "["
     # Without CA: UTF-8 if it is valid, else Latin-1 (never an error).
     assert decode_text("Müller".encode(), None) == ("Müller", False)
