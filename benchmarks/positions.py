@@ -124,7 +124,7 @@ def report() -> int:
 
     rows = []
     start, cpu = time.perf_counter(), time.process_time()
-    sgfmill_positions, _ = sgfmill_replay(files)
+    sgfmill_positions = sgfmill_replay(files)
     rows.append(("sgfmill parse + replay", sgfmill_positions, time.perf_counter() - start,
                  time.process_time() - cpu, ""))
     for name, pure in (("positions(), pure path", True), ("positions()", False)):

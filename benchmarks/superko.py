@@ -86,7 +86,7 @@ def report() -> int:
 
     rows = []
     start, cpu = time.perf_counter(), time.process_time()
-    count, _ = sgfmill_replay(files)
+    count = sgfmill_replay(files)
     rows.append(("sgfmill parse + replay", count, time.perf_counter() - start,
                  time.process_time() - cpu, ""))
     outputs = []
