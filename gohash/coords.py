@@ -1,8 +1,9 @@
 """Coordinates: GTP vertices and SGF point letters for ``(row, col)`` points.
 
 Scope: conversions only.  A point is ``(row, col)``, row 0 the bottom line
-(DESIGN.md section 1).  GTP names columns A..Z without I and numbers rows from
-1 at the bottom; SGF letters name the column first and count rows from the top.
+(docs/design.md, section "Board and points").  GTP names columns A..Z without I
+and numbers rows from 1 at the bottom; SGF letters name the column first and
+count rows from the top.
 """
 
 from __future__ import annotations
