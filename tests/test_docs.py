@@ -51,8 +51,8 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     )
     # docutils prints some problems itself, as "(WARNING/2)", without failing the build.
     assert run.returncode == 0 and "WARNING" not in run.stderr, run.stderr + run.stdout
-    for page in ("index", "install", "tutorial", "cli", "schemas", "reading-sgf", "design",
-                 "schemes", "performance", "api"):
+    for page in ("index", "install", "tutorial", "library", "commands", "cli", "schemas",
+                 "reading-sgf", "design", "schemes", "performance", "api"):
         assert (out / f"{page}.html").is_file(), page
     cli = (out / "cli.html").read_text(encoding="utf-8")
     for words in parser_words(build_parser()):
