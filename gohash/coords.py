@@ -2,9 +2,9 @@
 and the one check of position arrays that every module takes.
 
 Scope: conversions and validation only.  A point is ``(row, col)``, row 0 the
-bottom line (DESIGN.md section 1).  GTP names columns A..Z without I and
-numbers rows from 1 at the bottom; SGF letters name the column first and
-count rows from the top.  A position array holds 0 (empty), 1 (black) and 2
+bottom line (docs/design.md, section "Board and points").  GTP names columns
+A..Z without I and numbers rows from 1 at the bottom; SGF letters name the
+column first and count rows from the top.  A position array holds 0 (empty), 1 (black) and 2
 (white) in ``[row, col]`` order, one board ``(N, N)`` or a batch ``(B, N, N)``.
 """
 

@@ -1,9 +1,10 @@
 """Rulesets: the ko rule and suicide rule a game is replayed and judged under.
 
-Scope: the ruleset table of DESIGN section 6 (:data:`RULESETS`), overriding a
-ruleset's ko or suicide rule (:func:`ruleset`, :meth:`Ruleset.overridden`),
-reading a record's ``RU`` property (:func:`record_ruleset`), and the spelling
-of the ``--suicide`` option every command shares (:data:`SUICIDE_OPTIONS`).
+Scope: the ruleset table of docs/design.md, section "Ko and superko"
+(:data:`RULESETS`), overriding a ruleset's ko or suicide rule (:func:`ruleset`,
+:meth:`Ruleset.overridden`), reading a record's ``RU`` property
+(:func:`record_ruleset`), and the spelling of the ``--suicide`` option every
+command shares (:data:`SUICIDE_OPTIONS`).
 
 The walker (:mod:`gohash.walk`) gives every game the ruleset its ``RU`` names
 and replays it with that ruleset's suicide rule unless the caller overrides it;
@@ -68,7 +69,7 @@ class UnknownRuleError(GohashError):
 
 @dataclass(frozen=True)
 class Ruleset:
-    """A ko rule and whether suicide is allowed (DESIGN section 6)."""
+    """A ko rule and whether suicide is allowed (docs/design.md, section "Ko and superko")."""
 
     name: str
     rule: str

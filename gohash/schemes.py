@@ -9,7 +9,7 @@ bits, slot 0 the most significant (Huima's z1).  Every element ``g`` acts on a
 hash by a fixed slot permutation ``T_g`` and every key table satisfies
 ``Z(g.stone) = T_g(Z(stone))``, so ``Z(g.P) = T_g(Z(P))`` for every position.
 
-Schemes (DESIGN.md sections 3-5):
+Schemes (docs/design.md, section "The key schemes"):
 
 ``huima64``
     Huima's scheme: 8 byte slots; rot90 rotates each 32-bit half left by 8
@@ -73,7 +73,7 @@ HashArray = npt.NDArray[np.uint64]
 
 SCHEMES = ("huima64", "huima64-add", "regular64", "regular128")
 
-# Huima's generators on the byte slots z1..z8 (DESIGN.md section 3).
+# Huima's generators on the byte slots z1..z8 (docs/design.md, section "The key schemes").
 HUIMA_ROT90: SlotPermutation = (1, 2, 3, 0, 5, 6, 7, 4)
 HUIMA_FLIP: SlotPermutation = (3, 2, 1, 0, 7, 6, 5, 4)
 HUIMA_SWAP: SlotPermutation = (4, 5, 6, 7, 0, 1, 2, 3)

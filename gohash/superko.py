@@ -1,17 +1,17 @@
 """Superko checking of game records: which board plays repeat an earlier position.
 
-Scope: the ko rules of DESIGN section 6 and the rulesets that choose them, a
-visitor for :func:`gohash.walk.walk` that finds every violation in a game
-(:class:`SuperkoVisitor`), and :func:`check`, which judges paths with it or,
-for the files the compiled core replays, on :func:`gohash.positions.positions`
-columns.
+Scope: the ko rules of docs/design.md, section "Ko and superko", and the
+rulesets that choose them, a visitor for :func:`gohash.walk.walk` that finds
+every violation in a game (:class:`SuperkoVisitor`), and :func:`check`, which
+judges paths with it or, for the files the compiled core replays, on
+:func:`gohash.positions.positions` columns.
 
 Every game line keeps its history: all positions since the start, setup
 included, each with its exact position (:meth:`~gohash.board.Board.position_key`)
 in a multimap from position hash to every exact position with that hash.  The
 hash only narrows the search; every verdict compares exact positions, so neither
-a hash collision nor two positions sharing a hash (Huima's zero sums, DESIGN E3)
-can make or hide a verdict.
+a hash collision nor two positions sharing a hash (Huima's zero sums,
+docs/design.md, section "E3") can make or hide a verdict.
 
 The record is replayed as written (``Board(simple_ko=False,
 suicide_allowed=True)``): after an illegal move the checker reports it and goes
@@ -29,11 +29,11 @@ Rules (``rule``), for board plays (passes and setup are never violations):
   ``"no result"`` (a repetition cycle voids the game under Japanese and Korean
   rules).
 
-Rulesets (:mod:`gohash.rules`, DESIGN section 6) choose the ko rule and
-whether suicide is allowed.  A game is judged under the ruleset given to the
-visitor; without one, under the ruleset its ``RU`` names (``chinese`` if none,
-or one gohash does not know); the ko rule or suicide rule given as overrides
-replaces that ruleset's in either case.
+Rulesets (:mod:`gohash.rules`, docs/design.md, section "Ko and superko") choose
+the ko rule and whether suicide is allowed.  A game is judged under the ruleset
+given to the visitor; without one, under the ruleset its ``RU`` names
+(``chinese`` if none, or one gohash does not know); the ko rule or suicide rule
+given as overrides replaces that ruleset's in either case.
 
 The setup position's player to move is the player of the first move.
 Suicide, when forbidden, is reported as ``"suicide"`` (the group is removed,

@@ -5,11 +5,12 @@ inverse, the map of each element on the points of an N x N board and on
 position arrays, and the slot permutations that a key scheme derives from
 images of its generators.  Nothing here knows about Go rules or hashes.
 
-Conventions (DESIGN.md section 2): a point is ``(row, col)``, row 0 the bottom
-line; in the paper's notation x = col, y = row.  ``rot90`` turns the board a
-quarter counter-clockwise, ``(x, y) -> (N-1-y, x)``; ``flip`` mirrors it
-left-right, ``(x, y) -> (N-1-x, y)``.  Every board map is ``flip**f . rot90**k``
-and every element is that map with or without colour exchange (``swap``).
+Conventions (docs/design.md, section "The 16 elements"): a point is
+``(row, col)``, row 0 the bottom line; in the paper's notation x = col, y = row.
+``rot90`` turns the board a quarter counter-clockwise, ``(x, y) -> (N-1-y, x)``;
+``flip`` mirrors it left-right, ``(x, y) -> (N-1-x, y)``.  Every board map is
+``flip**f . rot90**k`` and every element is that map with or without colour
+exchange (``swap``).
 
 A slot permutation ``P`` acts on a tuple of slots by ``out[i] = in[P[i]]``;
 then the permutation of ``a . b`` (apply ``b`` first) is ``P_b[P_a[i]]``, and

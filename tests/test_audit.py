@@ -362,9 +362,10 @@ def test_packing_matches_the_boards_position_key_on_a_game() -> None:
 
 
 def brute_images(board: np.ndarray, group: str) -> list[np.ndarray]:
-    """Every image of ``board[row, col]`` under the group, from DESIGN section 2's point
-    maps with numpy's own rotations (row 0 the bottom line: rot90 counter-clockwise
-    is numpy's clockwise quarter turn of the stored array), not gohash.symmetry."""
+    """Every image of ``board[row, col]`` under the group, from the point maps of
+    docs/design.md, section "The 16 elements", with numpy's own rotations (row 0
+    the bottom line: rot90 counter-clockwise is numpy's clockwise quarter turn of
+    the stored array), not gohash.symmetry."""
     maps = [np.rot90(board, -k) for k in range(4)]
     maps += [np.flip(m, axis=1) for m in maps]
     if group == "full":

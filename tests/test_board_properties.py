@@ -266,7 +266,7 @@ def test_image_of_a_game_hashes_to_the_transformed_hash(game: Game, name: str) -
             if played is not None:
                 moves.append((played[0], colour))
                 after.append((original.hash, original.situation_hash, played[1]))
-    # The image game is drawn with DESIGN's point maps (tests.test_symmetry); the
+    # The image game is drawn with the point maps of docs/design.md (tests.test_symmetry); the
     # transform is the scheme's, checked against freshly hashed images in
     # test_schemes.test_symmetry_theorem.
     for g in ELEMENTS:

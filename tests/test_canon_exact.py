@@ -1,7 +1,8 @@
 """``gohash canon``'s ``symmetries``, ``transform`` and ``position`` come from the exact
-position, checked against a brute force written here from DESIGN section 2's point
-maps with ``np.rot90``/``np.flip`` (not :mod:`gohash.symmetry`), under every scheme
-and a weak 8-bit one whose keys are fixed by some ``T_g`` all the time.
+position, checked against a brute force written here from the point maps of
+docs/design.md, section "The 16 elements", with ``np.rot90``/``np.flip`` (not
+:mod:`gohash.symmetry`), under every scheme and a weak 8-bit one whose keys are
+fixed by some ``T_g`` all the time.
 
 Also: the E3 position (four black stones on the side star points, hash 0 under
 huima64) gets its eight board maps and no colour swap; the scalar and batch frame
@@ -33,8 +34,9 @@ from tests.test_index import weak_scheme
 
 Array = npt.NDArray[np.integer]
 
-# DESIGN section 2, in table order: rotations counter-clockwise, then the same after a
-# left-right mirror, then all eight again with the colours exchanged.
+# docs/design.md, section "The 16 elements", in table order: rotations
+# counter-clockwise, then the same after a left-right mirror, then all eight again
+# with the colours exchanged.
 NAMES = (
     "identity", "rot90", "rot180", "rot270", "flip", "transpose", "flipud", "antitranspose",
     "swap", "rot90_swap", "rot180_swap", "rot270_swap", "flip_swap", "transpose_swap",

@@ -2,12 +2,12 @@
 
 :mod:`gohash.schemes` documents how every key table is drawn from the SHAKE-256
 stream of ``gohash-keys-v1|<family>|<size>``.  This test follows that text with
-code of its own: the point maps of DESIGN section 2 (written out in
-test_symmetry) and Huima's byte permutations are written out here, stabilizers
-and slot orbits are found by brute force, and nothing of :mod:`gohash.symmetry`
-or :mod:`gohash.schemes` is used but the finished tables under test.  Every key
-of every size must agree, and the golden values in ``test_schemes.py`` must be
-what this derivation gives.
+code of its own: the point maps of docs/design.md, section "The 16 elements"
+(written out in test_symmetry) and Huima's byte permutations are written out
+here, stabilizers and slot orbits are found by brute force, and nothing of
+:mod:`gohash.symmetry` or :mod:`gohash.schemes` is used but the finished tables
+under test.  Every key of every size must agree, and the golden values in
+``test_schemes.py`` must be what this derivation gives.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tests.test_symmetry import DESIGN_MAPS
 Point = tuple[int, int]  # (row, col)
 Bytes8 = list[int]
 
-# DESIGN section 2's point maps, written out in test_symmetry, in gohash's element order.
+# The point maps of docs/design.md, written out in test_symmetry, in gohash's element order.
 POINT_MAPS = DESIGN_MAPS
 D4_NAMES = list(POINT_MAPS)
 
@@ -35,7 +35,8 @@ def move(name: str, point: Point, n: int) -> Point:
     return (y, x)
 
 
-# DESIGN section 3: T_rho and T_mu on the bytes z1..z8 (index 0 = z1, most significant).
+# docs/design.md, section "The key schemes": T_rho and T_mu on the bytes z1..z8
+# (index 0 = z1, most significant).
 def t_rho(z: Bytes8) -> Bytes8:
     return [z[1], z[2], z[3], z[0], z[5], z[6], z[7], z[4]]
 

@@ -174,7 +174,8 @@ def test_notes_of_clean_games_are_the_walkers(tmp_path: Path) -> None:
 
 def design_images(arrays: np.ndarray) -> list[np.ndarray]:
     """The 16 images of every position in ``arrays[B, row, col]``, in table order,
-    drawn with DESIGN's point maps (colours exchanged by the ``swap`` elements)."""
+    drawn with the point maps of docs/design.md, section "The 16 elements" (colours
+    exchanged by the ``swap`` elements)."""
     count, size = arrays.shape[0], arrays.shape[1]
     flat = arrays.reshape(count, size * size)
     exchange = np.array([0, 2, 1], dtype=flat.dtype)
@@ -194,7 +195,8 @@ def design_images(arrays: np.ndarray) -> list[np.ndarray]:
 def test_hashes_and_packed_positions_are_the_boards(name: str) -> None:
     """Every row's hash is that of the exact position it carries, hashed afresh from
     the position by numpy; its canonical key and frame are the least hash of the
-    position's 16 images and the first element giving it (DESIGN section 5), by
+    position's 16 images and the first element giving it (docs/design.md, section
+    "Canonical keys and frames"), by
     brute force, without the transform or canonical code of the schemes."""
     (batch,) = positions(DATA_FILES, scheme=name, packed=True, variations=True)
     for size in np.unique(batch.size).tolist():

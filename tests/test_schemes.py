@@ -27,7 +27,8 @@ from tests.test_symmetry import design_map
 
 
 def image(board: np.ndarray, name: str) -> np.ndarray:
-    """The image of a position array under an element, from DESIGN's point maps."""
+    """The image of a position array under an element, from the point maps of
+    docs/design.md, section "The 16 elements"."""
     n = board.shape[0]
     out = np.zeros_like(board)
     swap = name == "swap" or name.endswith("_swap")
@@ -58,8 +59,9 @@ def positions(draw: st.DrawFn, max_size: int = 26) -> tuple[int, np.ndarray]:
 
 
 def least(images: list[int], group: str = "full") -> tuple[int, tuple[str, ...]]:
-    """DESIGN section 5 by brute force: the least of the images (``images[g.index]``
-    is the image under ``g``) over the group, and the names of every ``g`` giving it."""
+    """docs/design.md, section "Canonical keys and frames", by brute force: the least
+    of the images (``images[g.index]`` is the image under ``g``) over the group, and
+    the names of every ``g`` giving it."""
     elements = ELEMENTS if group == "full" else ELEMENTS[:8]
     key = min(images[g.index] for g in elements)
     return key, tuple(g.name for g in elements if images[g.index] == key)
@@ -86,8 +88,9 @@ def test_symmetry_theorem(name: str, position: tuple[int, np.ndarray], to_move: 
 @pytest.mark.parametrize("name", SCHEMES)
 @pytest.mark.parametrize("n", range(1, 27))
 def test_keys_satisfy_the_constraints_for_every_size(name: str, n: int) -> None:
-    # DESIGN section 3: Z_B(g.p) = T_g(Z_B(p)), with g's point map written out in
-    # test_symmetry (the tables themselves are re-derived in test_key_generation).
+    # docs/design.md, section "The theorem behind the hash": Z_B(g.p) = T_g(Z_B(p)),
+    # with g's point map written out in test_symmetry (the tables themselves are
+    # re-derived in test_key_generation).
     s = scheme(name, n)
     for g in ELEMENTS:
         for row in range(n):
@@ -108,8 +111,8 @@ def test_canonical_key_is_shared_by_all_images(
 ) -> None:
     n, board = position
     s = scheme(name, n)
-    # The reference: the hashes of the 16 images, each drawn with DESIGN's point
-    # maps and hashed afresh; no transform, no canonical code.
+    # The reference: the hashes of the 16 images, each drawn with the point maps of
+    # docs/design.md and hashed afresh; no transform, no canonical code.
     images = [s.hash_array(image(board, g.name), swapped_side(to_move, g.name)) for g in ELEMENTS]
     key, attaining = s.canonical(images[0])
     d4_key, d4_attaining = s.canonical(images[0], "d4")

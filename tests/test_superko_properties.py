@@ -3,13 +3,14 @@
 The reference knows nothing of gohash's board, hashes or history: it replays a
 generated record's description on sgfmill's board (``tests.sgfgen.replay``,
 every line with all its earlier positions), and judges every board play by the
-rules of DESIGN section 6, comparing the full board with every earlier position
-of the line.  The checker must agree with it, verdict for verdict and error for
-error, on random records with setup anywhere, passes, handicap forms, bad
-properties, illegal moves, one colour moving twice and variations, under every
-rule, with suicide allowed or not, under every key scheme, and under an 8-bit
-scheme whose hashes collide all the time (so a hash hit never decides).  Long
-ko fights (tests/kofight.py) go through the same reference.
+rules of docs/design.md, section "Ko and superko", comparing the full board with
+every earlier position of the line.  The checker must agree with it, verdict for
+verdict and error for error, on random records with setup anywhere, passes,
+handicap forms, bad properties, illegal moves, one colour moving twice and
+variations, under every rule, with suicide allowed or not, under every key
+scheme, and under an 8-bit scheme whose hashes collide all the time (so a hash
+hit never decides).  Long ko fights (tests/kofight.py) go through the same
+reference.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ Where = tuple[int, "tuple[int, ...] | None", int]
 
 
 def judge(step: sgfgen.Step, rules: Ruleset) -> tuple[str, int | None] | None:
-    """The violation of the board play that made ``step``, if any: DESIGN section 6."""
+    """The violation of the board play that made ``step``, if any (docs/design.md,
+    section "Ko and superko")."""
     assert step.colour is not None and step.point is not None
     line = step.before
     size = round(len(step.stones) ** 0.5)

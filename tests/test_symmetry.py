@@ -1,4 +1,7 @@
-"""The group table: names, composition, inverses and point maps (DESIGN.md section 2)."""
+"""The group table: names, composition, inverses and point maps.
+
+The point maps are those of docs/design.md, section "The 16 elements".
+"""
 
 from __future__ import annotations
 
@@ -10,8 +13,8 @@ from gohash.errors import BoardSizeError
 from gohash.schemes import HUIMA_PERMUTATIONS, REGULAR_PERMUTATIONS
 from gohash.symmetry import check_size, compose_slots, elements_of, point_orbits, stabilizer
 
-# The point maps of DESIGN.md section 2, written out independently in x = col,
-# y = row.  Every element's board map must be one of these.
+# The point maps of docs/design.md, section "The 16 elements", written out
+# independently in x = col, y = row.  Every element's board map must be one of these.
 DESIGN_MAPS = {
     "identity": lambda x, y, n: (x, y),
     "rot90": lambda x, y, n: (n - 1 - y, x),
@@ -124,7 +127,7 @@ def test_board_sizes_outside_range(bad: object) -> None:
 
 @pytest.mark.parametrize("n", range(1, 27))
 def test_orbits_and_stabilizers(n: int) -> None:
-    # By brute force over DESIGN's point maps: a point's orbit is its images,
+    # By brute force over the point maps of docs/design.md: a point's orbit is its images,
     # its stabilizer the maps that fix it.
     expected: list[list[tuple[int, int]]] = []
     for p in [(r, c) for r in range(n) for c in range(n)]:
