@@ -185,6 +185,11 @@ def _images(stones: npt.NDArray[np.integer], size: int, count: int) -> Board8:
     return images
 
 
+def _equal_keys(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
+    same = a == b
+    return np.asarray(same if same.ndim == 1 else same.all(axis=1), dtype=np.bool_)
+
+
 @dataclass
 class FrameBatch:
     """What :func:`frame_batch` finds for a batch of positions.
@@ -254,13 +259,20 @@ def frame_batch(
         symmetries[rows] = stabilizer.astype(np.uint16) @ (
             np.uint16(1) << np.arange(len(elements), dtype=np.uint16)
         )
-        for i, (row, h) in enumerate(zip(rows.tolist(), keys.to_ints(hashes[rows]), strict=True)):
-            # The frame: the least image among the elements attaining the key (images
-            # compare as their packings do: digits of one length, most significant
-            # first), and the lowest of those elements with that image.
-            which[row] = min(
-                (images[i, g.index].tobytes(), g.index) for g in keys.canonical(h, group)[1]
-            )[1]
+        # The frame: the least image among the elements attaining the key (images
+        # compare as their packings do: digits of one length, most significant
+        # first), and the lowest of those elements with that image (argmin takes
+        # the first of equal minima).
+        packed = packed_rows(images.reshape(-1, size, size))
+        width = packed.shape[1]
+        texts = packed.view(f"S{width}").reshape(len(rows), len(elements))
+        attains = np.stack(
+            [_equal_keys(keys.transform_array(hashes[rows], g), canon[rows]) for g in elements],
+            axis=1,
+        )
+        # Packings begin with the size byte, so none equals this sentinel.
+        texts = np.where(attains, texts, np.array(b"\xff" * width, dtype=f"S{width}"))
+        which[rows] = np.argmin(texts, axis=1)
     packed_frames = frame_rows(stones_at(np.arange(count)), which, size) if frames else None
     return FrameBatch(canon, which, symmetries, packed_frames)
 
