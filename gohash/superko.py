@@ -2,9 +2,9 @@
 
 Scope: the ko rules of DESIGN section 6 and the rulesets that choose them, a
 visitor for :func:`gohash.walk.walk` that finds every violation in a game
-(:class:`SuperkoVisitor`), and :func:`check`, which judges paths with it or,
-for the files the compiled core replays, on :func:`gohash.positions.positions`
-columns.
+(:class:`SuperkoVisitor`), and :func:`check` and :func:`check_files`, which
+judge paths with it or, for the files the compiled core replays, on
+:func:`gohash.positions.positions` columns.
 
 Every game line keeps its history: all positions since the start, setup
 included, each with its exact position (:meth:`~gohash.board.Board.position_key`)
@@ -52,13 +52,18 @@ the exact packed positions of its line (its ancestors by the ``depth``
 column).  Every file the core left is walked with the visitor, so its
 verdicts, errors and notes are the visitor's own, and the results of both
 kinds of file are merged in reading order.
+
+:func:`check_files` gives them file by file, as groups of files are judged
+(in worker processes with ``jobs``), so a long check reports as it goes;
+:func:`check` collects them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -67,6 +72,7 @@ import numpy.typing as npt
 from .board import Board, OccupiedPointError
 from .coords import GTP_COLUMNS, gtp, sgf_letters
 from .errors import GohashError
+from .pool import MAX_BATCH_BYTES, MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
 from .positions import CORE_AVAILABLE, PositionBatch, positions
 from .rules import (
     DEFAULT_RULESET,
@@ -78,19 +84,21 @@ from .rules import (
     ruleset,
 )
 from .schemes import SCHEMES, KeyScheme
-from .sgf import SgfError, Source, find_inputs, read_input
-from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk, walk_source
+from .sgf import Input, SgfError, Source, find_inputs, read_input
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_source
 
 __all__ = [
     "KINDS",
     "RULES",
     "RULESETS",
     "CheckResult",
+    "FileCheck",
     "Ruleset",
     "SuperkoVisitor",
     "UnknownRuleError",
     "Violation",
     "check",
+    "check_files",
     "marked_diagram",
     "ruleset",
 ]
@@ -423,6 +431,20 @@ class CheckResult:
     summary: WalkSummary = field(default_factory=WalkSummary)
 
 
+@dataclass
+class FileCheck:
+    """What :func:`check_files` found in one SGF source (a file, an archive
+    member, standard input) or in an input it could not read (``file`` its
+    name): the violations, the input errors, and the counts and notes
+    (``summary``, whose ``errors`` are the walk's: an occupied point is a
+    violation there)."""
+
+    file: str
+    violations: list[Violation] = field(default_factory=list)
+    errors: list[GohashError] = field(default_factory=list)
+    summary: WalkSummary = field(default_factory=WalkSummary)
+
+
 def check(
     paths: Iterable[str],
     rules: Ruleset | None = None,
@@ -432,6 +454,7 @@ def check(
     variations: bool = False,
     scheme: str | KeyScheme = "huima64",
     pure: bool | None = None,
+    jobs: int = 1,
 ) -> CheckResult:
     """Check every game under ``paths`` (files, folders, archives, ``-``) under
     ``rules``, or each game's ``RU`` if None; ``rule`` and ``suicide_allowed``
@@ -441,64 +464,181 @@ def check(
     default) judges the files the compiled core replays on their columns,
     unless ``GOHASH_PURE=1`` is set or the core is not built.  Both give the
     same result.  ``scheme`` is the hash that narrows the search (a
-    :class:`~gohash.schemes.KeyScheme` object is walked).
+    :class:`~gohash.schemes.KeyScheme` object is walked).  ``jobs`` worker
+    processes check the files (:func:`check_files`); the result is the same.
     """
-    visitor = SuperkoVisitor(rules, rule=rule, suicide_allowed=suicide_allowed)
-    board_options = {**SuperkoVisitor.BOARD_OPTIONS, "scheme": scheme}
+    result = CheckResult()
+    for found in check_files(
+        paths, rules, rule=rule, suicide_allowed=suicide_allowed, variations=variations,
+        scheme=scheme, pure=pure, jobs=jobs,
+    ):
+        result.violations += found.violations
+        result.errors += found.errors
+        result.summary.add(found.summary)
+    return result
+
+
+def check_files(
+    paths: Iterable[str],
+    rules: Ruleset | None = None,
+    *,
+    rule: str | None = None,
+    suicide_allowed: bool | None = None,
+    variations: bool = False,
+    scheme: str | KeyScheme = "huima64",
+    pure: bool | None = None,
+    jobs: int = 1,
+    progress: Callable[[int, int], object] | None = None,
+    on_death: Callable[[str], object] | None = None,
+) -> Iterator[FileCheck]:
+    """:func:`check`, file by file: a :class:`FileCheck` per source, in reading
+    order, as soon as its file (and those before it) are checked, so a caller
+    can print violations while the rest are checked.
+
+    Files are judged in groups of about :data:`COLUMNS_MAX_GROUP_BYTES` (small
+    ones on columns, a large one or any the core leaves walked alone).  ``jobs``
+    > 1 checks the groups in that many worker processes
+    (:func:`gohash.pool.ordered_map`); if a worker dies, ``on_death`` gets a
+    note, the files in hand are retried one at a time, and a file whose retry
+    kills its worker again is an error.  ``progress(done, total)`` is called as
+    inputs (the files and archives found under ``paths``) are done.
+    """
     if pure is None:
         pure = os.environ.get("GOHASH_PURE", "") not in ("", "0") or not CORE_AVAILABLE
-    if pure or scheme not in SCHEMES:
-        summary = walk(paths, visitor, variations=variations, board_options=board_options)
-        return CheckResult(visitor.violations, visitor.errors, summary)
-    assert isinstance(scheme, str)
-    summary = WalkSummary()
-    game_rules = _GameRules(rules, rule, suicide_allowed)
-
-    def walk_one(source: Source) -> None:
-        summary.add(
-            walk_source(source, visitor, variations=variations, board_options=board_options)
+    settings = _Settings(
+        rules, rule, suicide_allowed, variations, scheme,
+        columns=not pure and isinstance(scheme, str) and scheme in SCHEMES,
+    )
+    inputs = list(find_inputs(paths))
+    if jobs > 1:
+        results = ordered_map(
+            partial(_check_tasks, settings=settings), _tasks(inputs), jobs=jobs,
+            expected=len(inputs), weight=_task_weight, on_death=on_death, batched=True,
         )
+    else:
+        results = (
+            pair
+            for chunk in batches(_tasks(inputs), MAX_TASKS_PER_BATCH, _task_weight)
+            for pair in zip(chunk, _check_tasks(chunk, settings), strict=True)
+        )
+    done = 0
+    for (work, ends_input), outcome in results:
+        yield from [_died(work, outcome)] if isinstance(outcome, WorkerDied) else outcome
+        if ends_input:
+            done += 1
+            if progress is not None:
+                progress(done, len(inputs))
 
-    def judge(group: list[Source]) -> None:
-        # positions() numbers the sources it is given from 0, in order.
-        for batch in positions(group, scheme=scheme, variations=variations, packed=True):
-            found = _column_violations(batch, game_rules)
-            walked = set(batch.pure_file_ids)
-            games = np.bincount(batch.games.file, minlength=max(batch.files) + 1)
-            rows = np.bincount(batch.file, minlength=max(batch.files) + 1)
-            for file_id in batch.files:
-                if file_id in walked:
-                    walk_one(group[file_id])
-                    continue
-                summary.files += 1
-                summary.games += int(games[file_id])
-                # The core replays only files the walker would make no note of.
-                summary.positions += int(rows[file_id])
-                visitor.violations += found.get(file_id, ())
 
-    # Columns cost some 80 times a file's bytes while a group is judged, the
-    # visitor one game's history: small files go to the columns in groups of
-    # bounded size, a large file to the visitor, everything in reading order.
-    group: list[Source] = []
-    group_bytes = 0
-    for inp in find_inputs(paths):
+@dataclass(frozen=True)
+class _Settings:
+    """How :func:`check_files` judges, as its worker processes are told."""
+
+    rules: Ruleset | None
+    rule: str | None
+    suicide_allowed: bool | None
+    variations: bool
+    scheme: str | KeyScheme
+    columns: bool  # the compiled core's columns, where it replays a file
+
+
+_Work = Source | SgfError | None
+_Task = tuple[_Work, bool]
+"""A source read (an error met reading one, or nothing: an empty archive), and
+whether it is the last of its input."""
+
+
+def _tasks(inputs: list[Input]) -> Iterator[_Task]:
+    for inp in inputs:
+        previous: _Work = None
         for source in read_input(inp):
-            if isinstance(source, Source) and len(source.data) <= COLUMNS_MAX_FILE_BYTES:
-                group.append(source)
-                group_bytes += len(source.data)
-                if group_bytes >= COLUMNS_MAX_GROUP_BYTES:
-                    judge(group)
-                    group, group_bytes = [], 0
+            if previous is not None:
+                yield previous, False
+            previous = source
+        yield previous, True
+
+
+def _task_weight(task: _Task) -> int:
+    """A source's share of a group: its bytes, scaled so that a group of
+    :data:`gohash.pool.MAX_BATCH_BYTES` holds about :data:`COLUMNS_MAX_GROUP_BYTES`
+    of records.  Columns cost some 80 times a file's bytes while a group is
+    judged: memory stays bounded."""
+    work = task[0]
+    scale = MAX_BATCH_BYTES // max(COLUMNS_MAX_GROUP_BYTES, 1)
+    return len(work.data) * scale if isinstance(work, Source) else 0
+
+
+def _check_tasks(tasks: list[_Task], settings: _Settings) -> list[list[FileCheck]]:
+    """The checks of each task's source (none for nothing), in order (in a worker
+    process, or this one): runs of small files on columns, any other source
+    walked with the visitor."""
+    checks: list[list[FileCheck]] = []
+    group: list[Source] = []
+    for work, _ in tasks:
+        small = isinstance(work, Source) and len(work.data) <= COLUMNS_MAX_FILE_BYTES
+        if settings.columns and small:
+            assert isinstance(work, Source)
+            group.append(work)
+            continue
+        if group:
+            checks += ([check] for check in _check_columns(group, settings))
+            group = []
+        if isinstance(work, Source):
+            checks.append([_walk_one(work, settings)])
+        elif work is not None:
+            summary = WalkSummary()
+            summary.keep_error(work)
+            checks.append([FileCheck(work.file or "", [], [work], summary)])
+        else:
+            checks.append([])
+    if group:
+        checks += ([check] for check in _check_columns(group, settings))
+    return checks
+
+
+def _check_columns(group: list[Source], settings: _Settings) -> list[FileCheck]:
+    """The checks of small files judged together on the core's columns (the
+    files it leaves walked with the visitor), in order."""
+    assert isinstance(settings.scheme, str)
+    game_rules = _GameRules(settings.rules, settings.rule, settings.suicide_allowed)
+    checks: dict[int, FileCheck] = {}
+    # positions() numbers the sources it is given from 0, in order.
+    for batch in positions(
+        group, scheme=settings.scheme, variations=settings.variations, packed=True
+    ):
+        found = _column_violations(batch, game_rules)
+        walked = set(batch.pure_file_ids)
+        games = np.bincount(batch.games.file, minlength=max(batch.files) + 1)
+        rows = np.bincount(batch.file, minlength=max(batch.files) + 1)
+        for file_id, name in batch.files.items():
+            if file_id in walked:
+                checks[file_id] = _walk_one(group[file_id], settings)
                 continue
-            judge(group)
-            group, group_bytes = [], 0
-            if isinstance(source, SgfError):
-                summary.keep_error(source)
-                visitor.handle_error(source)
-            else:
-                walk_one(source)
-    judge(group)
-    return CheckResult(visitor.violations, visitor.errors, summary)
+            # The core replays only files the walker would make no note of.
+            summary = WalkSummary(files=1, games=int(games[file_id]), positions=int(rows[file_id]))
+            checks[file_id] = FileCheck(name, found.get(file_id, []), [], summary)
+    # A source positions() has no batch entry for holds nothing to check.
+    return [checks.get(i) or FileCheck(source.name) for i, source in enumerate(group)]
+
+
+def _walk_one(source: Source, settings: _Settings) -> FileCheck:
+    visitor = SuperkoVisitor(
+        settings.rules, rule=settings.rule, suicide_allowed=settings.suicide_allowed
+    )
+    board_options = {**SuperkoVisitor.BOARD_OPTIONS, "scheme": settings.scheme}
+    summary = walk_source(
+        source, visitor, variations=settings.variations, board_options=board_options
+    )
+    return FileCheck(source.name, visitor.violations, visitor.errors, summary)
+
+
+def _died(work: _Work, died: WorkerDied) -> FileCheck:
+    """The check of a file whose worker died on it twice: an error naming it."""
+    name = work.name if isinstance(work, Source) else getattr(work, "file", None) or ""
+    error = GohashError(died.reason, file=name)
+    summary = WalkSummary()
+    summary.keep_error(error)
+    return FileCheck(name, [], [error], summary)
 
 
 class _GameRules:
