@@ -74,8 +74,8 @@ def test_killed_build_is_consistent_and_resumes(
     assert consistency_problems(db) == []
 
     assert main(["index", "build", str(db), str(collection)]) == 0
-    out = capsys.readouterr().out
-    assert f"{FILES - second} files indexed (0 replaced), {second} unchanged" in out
+    err = capsys.readouterr().err
+    assert f"{FILES - second} files indexed (0 replaced), {second} unchanged" in err
     assert consistency_problems(db) == []
 
     fresh = tmp_path / "fresh.db"
