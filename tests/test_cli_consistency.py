@@ -16,6 +16,7 @@ import io
 import json
 import re
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -189,6 +190,9 @@ def test_bad_arguments_exit_2_with_the_command_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "new.db"
+    archive = tmp_path / "games.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(NINE, "game-9x9.sgf")
     cases = [
         (["canon", NINE, "--jobs", "0"], "gohash canon: error: argument --jobs: must be at "
          "least 1, not 0"),
@@ -200,6 +204,9 @@ def test_bad_arguments_exit_2_with_the_command_name(
          "gohash index find: error: --game goes with --sgf, not --position"),
         (["index", "find", str(db), "--sgf", str(DATA)],
          f"gohash index find: error: --sgf takes one SGF file, not the folder {str(DATA)!r}"),
+        (["index", "find", str(db), "--sgf", str(archive)],
+         f"gohash index find: error: --sgf takes one SGF file, not the zip archive "
+         f"{str(archive)!r}"),
         (["audit", "--symmetry", "d8"], "gohash audit: error: argument --symmetry: invalid "
          "choice: 'd8' (choose from 'd4', 'full')"),
     ]
