@@ -61,6 +61,7 @@ kinds of file are merged in reading order.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -72,7 +73,7 @@ import numpy.typing as npt
 from .board import Board, OccupiedPointError
 from .coords import GTP_COLUMNS, gtp, sgf_letters
 from .errors import GohashError
-from .pool import MAX_BATCH_BYTES, MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
+from .pool import MAX_BATCH_BYTES, WorkerDied, batches, ordered_map
 from .positions import CORE_AVAILABLE, PositionBatch, positions
 from .rules import (
     DEFAULT_RULESET,
@@ -516,9 +517,11 @@ def check_files(
             expected=len(inputs), weight=_task_weight, on_death=on_death, batched=True,
         )
     else:
+        # In this process groups are bounded by their bytes only: many small
+        # files share one replay's fixed costs.
         results = (
             pair
-            for chunk in batches(_tasks(inputs), MAX_TASKS_PER_BATCH, _task_weight)
+            for chunk in batches(_tasks(inputs), sys.maxsize, _task_weight)
             for pair in zip(chunk, _check_tasks(chunk, settings), strict=True)
         )
     done = 0
