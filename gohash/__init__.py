@@ -55,6 +55,7 @@ from .superko import (
 )
 from .superko import check as check_superko
 from .symmetry import D4, ELEMENTS, Element, element
+from .version import __version__ as __version__
 from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary
 
 __all__ = [

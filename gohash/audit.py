@@ -17,7 +17,8 @@ Scope: measurements, no printing.  For one scheme and board size:
   hashes are compared.
 
 For a collection of games (:class:`CollectionAuditor`, :func:`audit_paths`, which
-reads them with :func:`gohash.positions.positions`): every
+reads them with :func:`gohash.positions.positions`, in worker processes if
+asked): every
 position is reduced to its exact canonical form, its frame
 (:mod:`gohash.frames`, the form the index stores), and grouped by that form and
 by each scheme's canonical key.  Exactness comes from comparing packed
@@ -27,8 +28,9 @@ covers several forms.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -37,8 +39,10 @@ import numpy.typing as npt
 from .coords import check_position_array, gtp
 from .errors import GohashError
 from .frames import frame_batch, unpack_array, unpack_rows
+from .pool import WorkerDied, ordered_map
 from .positions import PositionBatch, positions
 from .schemes import SCHEMES, KeyScheme, scheme
+from .sgf import Input, SgfError, Source, find_inputs, read_input
 from .symmetry import (
     D4,
     ELEMENTS,
@@ -742,14 +746,66 @@ def audit_paths(
     examples: int = 3,
     variations: bool = False,
     suicide_allowed: bool | None = None,
+    jobs: int = 1,
+    progress: Callable[[int, int], object] | None = None,
+    on_death: Callable[[str], object] | None = None,
 ) -> CollectionAudit:
     """Replay and audit the games of ``paths`` (files, folders, archives); errors are
     kept.  ``suicide_allowed`` holds for every game if given, else each game's ``RU``
-    decides."""
+    decides.  ``jobs`` > 1 replays the inputs in that many worker processes
+    (:func:`gohash.pool.ordered_map`; a worker's death is a note for ``on_death``,
+    an input that kills its worker twice an error), with the same result.
+    ``progress(done, total)`` is called as inputs are done."""
     auditor = CollectionAuditor(schemes, group=group, examples=examples)
-    for batch in positions(
-        paths, scheme=auditor.schemes[0], group=group, variations=variations, packed=True,
-        frames=True, suicide_allowed=suicide_allowed,
+    options: dict[str, Any] = {
+        "scheme": auditor.schemes[0], "group": group, "variations": variations,
+        "suicide_allowed": suicide_allowed, "packed": True, "frames": True,
+    }
+    tasks: list[Input | Source] = []
+    for inp in find_inputs(paths):
+        if inp.kind != "stdin":
+            tasks.append(inp)
+            continue
+        # A worker has no standard input of ours: it is read here.
+        for source in read_input(inp):
+            if isinstance(source, SgfError):
+                auditor.errors.append(source)
+            else:
+                tasks.append(source)
+    done = 0
+    if jobs <= 1:
+        def counted_tasks() -> Iterator[Input | Source]:
+            nonlocal done
+            for task in tasks:
+                yield task
+                done += 1
+
+        for batch in positions(counted_tasks(), **options):
+            auditor.add_batch(batch)
+            if progress is not None:
+                progress(done, len(tasks))
+        return auditor.result()
+    for task, outcome in ordered_map(
+        partial(_replay, **options), tasks, jobs=jobs, expected=len(tasks), weight=_task_bytes,
+        on_death=on_death, batched=True,
     ):
-        auditor.add_batch(batch)
+        if isinstance(outcome, WorkerDied):
+            auditor.errors.append(outcome.located(file=task.name))
+        else:
+            for batch in outcome:
+                auditor.add_batch(batch)
+        done += 1
+        if progress is not None:
+            progress(done, len(tasks))
     return auditor.result()
+
+
+def _replay(tasks: list[Input | Source], **options: Any) -> list[list[PositionBatch]]:
+    """In a worker: the batches of one run of positions() over ``tasks``, as the
+    entry of the last task (the others' are empty: a batch holds several)."""
+    return [[] for _ in tasks[1:]] + [list(positions(tasks, **options))]
+
+
+def _task_bytes(task: Input | Source) -> int:
+    """The bytes a task carries to its worker: those of standard input, read here."""
+    return len(task.data) if isinstance(task, Source) else 0

@@ -4,10 +4,18 @@ Every error a user's input can cause is a :class:`GohashError`, a subclass of
 :class:`ValueError`.  Errors raised while reading a collection carry where they
 happened (``file``, ``game``, ``move_number``) as attributes, so a batch tool
 can report them in one line and go on with the next game.  Messages quote the
-bad input with ``!r``.
+bad input with ``!r``.  :func:`counted` words the counts of messages and
+summaries ("1 error", "2 errors").
 """
 
 from __future__ import annotations
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun``, in the plural unless ``count`` is 1: ``"1 game"``,
+    ``"0 games"``, ``"12,345 games"``; ``plural`` where adding ``s`` is wrong
+    (``"prefixes"``)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 class GohashError(ValueError):

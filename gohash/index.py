@@ -17,8 +17,20 @@ Keys are stored as SQLite INTEGERs: an unsigned 64-bit key ``k`` is stored as
 the signed ``k - 2**64`` when ``k >= 2**63`` (the bits of ``k`` read as int64).
 128-bit keys (``regular128``) are stored as 16-byte big-endian BLOBs.
 
-Positions are the stones only: the side to move is not part of them, and only
-the main line of each game is indexed.
+Positions are the stones only: the side to move is not part of them.  Only
+the main line of each game is indexed, unless the index was created with
+``variations=True`` (``gohash index build --variations``, kept in the meta
+table as ``variations``): then a game's occurrences hold its main line first
+(``seq`` below ``games.positions``), then each other variation in the
+walker's order, each a run of consecutive ``seq`` whose first row, the seq
+of the position it branches from (``parent``) and its path (``"1.0"``, as
+:attr:`gohash.walk.PositionEvent.variation` names it) are a row of the
+``variations`` table.  Duplicate games are found on main lines only.
+
+Each file row records the gohash that indexed it (``gohash_version``) and the
+:data:`~gohash.indexing.PARSE_VERSION` of its replay; a build re-reads every
+file it is given whose parse version is not the running one's, so an index
+follows changes in how gohash reads records.
 """
 
 from __future__ import annotations
@@ -36,13 +48,22 @@ import numpy.typing as npt
 
 from .board import Board
 from .coords import check_position_array
-from .errors import GohashError
+from .errors import GohashError, counted
 from .frames import Board8, NamedSchemes, SchemeFactory, frame_and_elements
-from .indexing import FileFrames, SourceError, SqlKey, Task, input_frames, sql_keys
+from .indexing import (
+    PARSE_VERSION,
+    FileFrames,
+    SourceError,
+    SqlKey,
+    Task,
+    input_frames,
+    sql_keys,
+)
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import find_inputs, read_input
 from .symmetry import ELEMENTS, Element, check_size
+from .version import __version__
 from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 
 __all__ = [
@@ -53,13 +74,15 @@ __all__ = [
     "FindResult",
     "Index",
     "IndexFileError",
+    "IndexInfo",
     "Match",
     "Prefix",
     "Record",
+    "Removed",
     "position_from_sgf",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 COMMIT_SECONDS = 1.0
 """A build commits the files it wrote once a transaction is this old: each commit
 writes every page it dirtied (keys are random, so each file dirties a few
@@ -74,7 +97,9 @@ CREATE TABLE files (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
     sha256 TEXT NOT NULL,
-    games INTEGER NOT NULL
+    games INTEGER NOT NULL,
+    gohash_version TEXT NOT NULL,
+    parse_version INTEGER NOT NULL
 );
 CREATE TABLE games (
     id INTEGER PRIMARY KEY,
@@ -112,6 +137,13 @@ CREATE TABLE occurrences (
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
 CREATE INDEX occurrences_by_position ON occurrences (position_id, game_id, seq, move, element);
+CREATE TABLE variations (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    parent INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
 """
 
 class IndexFileError(GohashError):
@@ -130,6 +162,7 @@ class BuildSummary:
     files_indexed: int = 0
     files_unchanged: int = 0
     files_replaced: int = 0
+    files_reread: int = 0  # unchanged, but indexed under another parse version
     games: int = 0
     positions: int = 0
     new_positions: int = 0
@@ -140,6 +173,7 @@ class BuildSummary:
         self.files_indexed += other.files_indexed
         self.files_unchanged += other.files_unchanged
         self.files_replaced += other.files_replaced
+        self.files_reread += other.files_reread
         self.games += other.games
         self.positions += other.positions
         self.new_positions += other.new_positions
@@ -147,10 +181,14 @@ class BuildSummary:
         self.notes += other.notes
 
     def __str__(self) -> str:
+        reread = (
+            f", {self.files_reread} re-read for this gohash" if self.files_reread else ""
+        )
         return (
-            f"{self.files_indexed} files indexed ({self.files_replaced} replaced), "
-            f"{self.files_unchanged} unchanged; {self.games} games, {self.positions} positions "
-            f"({self.new_positions} new distinct); {len(self.errors)} errors"
+            f"{counted(self.files_indexed, 'file')} indexed ({self.files_replaced} replaced"
+            f"{reread}), {self.files_unchanged} unchanged; {counted(self.games, 'game')}, "
+            f"{counted(self.positions, 'position')} ({self.new_positions} new distinct); "
+            f"{counted(len(self.errors), 'error')}"
         )
 
 
@@ -176,6 +214,7 @@ class Match:
     record: Record
     move_number: int
     element: Element
+    variation: tuple[int, ...] = ()  # the line of the game, () the main line
 
     @property
     def colours_exchanged(self) -> bool:
@@ -217,6 +256,39 @@ class Prefix:
 class Dupes:
     groups: list[DupeGroup]
     prefixes: list[Prefix]
+
+
+@dataclass
+class IndexInfo:
+    """What an index holds and how it was built.
+
+    ``positions`` counts occurrences (a position seen twice counts twice),
+    ``distinct`` the positions up to symmetry; ``gohash_versions`` gives the
+    files per gohash version that indexed them, and ``outdated`` the files
+    indexed under another parse version, which a build given them re-reads.
+    """
+
+    path: str
+    schema_version: int
+    scheme: str
+    variations: bool
+    files: int
+    games: int
+    positions: int
+    distinct: int
+    errors: int
+    gohash_versions: dict[str, int]
+    outdated: int
+
+
+@dataclass
+class Removed:
+    """What :meth:`Index.remove` removed: files by path, and their games; ``missing``
+    are the paths given that matched no file of the index."""
+
+    files: list[str] = field(default_factory=list)
+    games: int = 0
+    missing: list[str] = field(default_factory=list)
 
 
 # -- the database ----------------------------------------------------------------------------
@@ -275,6 +347,9 @@ class Index:
     empty.  ``scheme`` may instead be a factory from board size to
     :class:`~gohash.schemes.KeyScheme`, for experiments with other key tables
     (it must be picklable for ``jobs > 1``); the index records its ``name``.
+    ``variations=True`` makes a new index store every variation's positions;
+    an existing index keeps what it was created with (None), and asking it for
+    the other is an error, as for the scheme.
     Use as a context manager, or call :meth:`close`.
     """
 
@@ -284,6 +359,7 @@ class Index:
         *,
         create: bool = False,
         scheme: str | SchemeFactory | None = None,
+        variations: bool | None = None,
     ) -> None:
         self.path = os.fspath(path)
         exists = os.path.exists(self.path)
@@ -296,8 +372,16 @@ class Index:
         try:
             if initialised:
                 factory = self._check_existing(scheme)
+                self.variations = self._meta("variations") == "1"
+                if variations is not None and variations != self.variations:
+                    built = "with" if self.variations else "without"
+                    raise IndexFileError(
+                        f"index built {built} variations; build a new index to change that",
+                        file=self.path,
+                    )
             else:
                 factory = _factory(scheme if scheme is not None else "huima64")
+                self.variations = bool(variations)
                 self._create(_scheme_name(factory))
             # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps
             # every committed file, and only a power failure can lose the last ones.
@@ -345,7 +429,10 @@ class Index:
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
-        db.execute("INSERT INTO meta (name, value) VALUES ('scheme', ?)", (scheme_name,))
+        db.executemany(
+            "INSERT INTO meta (name, value) VALUES (?, ?)",
+            [("scheme", scheme_name), ("variations", str(int(self.variations)))],
+        )
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
@@ -377,6 +464,53 @@ class Index:
             for table in ("files", "games", "positions", "occurrences")
         }
 
+    @_database_errors
+    def info(self) -> IndexInfo:
+        """What the index holds and how it was built (:class:`IndexInfo`)."""
+        db = self._db
+        counts = self.counts()
+        versions = dict(db.execute(
+            "SELECT gohash_version, count(*) FROM files GROUP BY gohash_version ORDER BY 1"
+        ))
+        outdated = db.execute(
+            "SELECT count(*) FROM files WHERE parse_version != ?", (PARSE_VERSION,)
+        ).fetchone()[0]
+        errors = db.execute("SELECT count(*) FROM errors").fetchone()[0]
+        return IndexInfo(
+            self.path, SCHEMA_VERSION, self.scheme_name, self.variations, counts["files"],
+            counts["games"], counts["occurrences"], counts["positions"], errors, versions,
+            outdated,
+        )
+
+    @_database_errors
+    def remove(self, paths: Iterable[str]) -> Removed:
+        """Remove the files of ``paths`` from the index, in one transaction: a path
+        as ``build`` was given it names the file of that path, every file under a
+        folder, or every member of an archive; the positions no other game has
+        go too."""
+        db = self._db
+        removed = Removed()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for path in paths:
+                name = path if path == "-" else os.path.normpath(path)
+                found = db.execute(
+                    "SELECT id, path, games FROM files WHERE path = ?1 "
+                    "OR substr(path, 1, length(?1) + 1) IN (?1 || ?2, ?1 || ':') ORDER BY path",
+                    (name, os.sep),
+                ).fetchall()
+                if not found:
+                    removed.missing.append(path)
+                for file_id, file, games in found:
+                    self._delete_file(file_id)
+                    removed.files.append(file)
+                    removed.games += games
+            db.execute("COMMIT")
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        return removed
+
     # -- building ----------------------------------------------------------------------------
 
     @_database_errors
@@ -386,7 +520,7 @@ class Index:
         *,
         jobs: int = 1,
         files_per_commit: int | None = None,
-        progress: Callable[[BuildSummary], None] | None = None,
+        progress: Callable[[int, int], object] | None = None,
         suicide_allowed: bool | None = None,
     ) -> BuildSummary:
         """Index every SGF file of ``paths`` (files, folders, archives, ``-``).
@@ -399,9 +533,11 @@ class Index:
         running it again completes it.  ``jobs`` worker processes read and replay the files;
         this process writes.  If a worker dies, the inputs in hand are retried
         one at a time (a note says so); one whose retry kills its worker again
-        is an error.  ``progress`` is called after each file.
+        is an error.  ``progress(done, total)`` is called after each input.
         ``suicide_allowed`` holds for every game replayed if given, else each
         game's ``RU`` decides; files skipped as unchanged are not replayed again.
+        A file indexed under another parse version
+        (:data:`~gohash.indexing.PARSE_VERSION`) is replayed even if unchanged.
         """
         if files_per_commit is not None and files_per_commit < 1:
             raise GohashError(f"files per commit must be at least 1, not {files_per_commit!r}")
@@ -411,18 +547,23 @@ class Index:
         # costs more than the whole build.  A WAL of up to 256 MiB costs only disk
         # space while building; it is folded back at the end.
         db.execute("PRAGMA wal_autocheckpoint = 65536")
-        known: dict[str, str] = dict(db.execute("SELECT path, sha256 FROM files"))
+        known: dict[str, str] = dict(db.execute(
+            "SELECT path, sha256 FROM files WHERE parse_version = ?", (PARSE_VERSION,)
+        ))
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
         tasks = list(_tasks(normalised, known))
         replay = functools.partial(
-            input_frames, factory=self._factory, suicide_allowed=suicide_allowed
+            input_frames, factory=self._factory, suicide_allowed=suicide_allowed,
+            variations=self.variations,
         )
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
         began = 0.0
         try:
-            for results in _prepared(tasks, replay, jobs, summary.notes.append):
+            for done, results in enumerate(
+                _prepared(tasks, replay, jobs, summary.notes.append), 1
+            ):
                 for item in results:
                     if isinstance(item, SourceError):
                         summary.errors.append(item.message)
@@ -439,8 +580,8 @@ class Index:
                             db.execute("COMMIT")
                             summary.add(written)
                             written = BuildSummary()
-                    if progress is not None:
-                        progress(summary)
+                if progress is not None:
+                    progress(done, len(tasks))
             if db.in_transaction:
                 db.execute("COMMIT")
                 summary.add(written)
@@ -453,13 +594,19 @@ class Index:
     def _write(self, item: FileFrames, summary: BuildSummary) -> None:
         """Replace the file's games, within the open transaction."""
         db = self._db
-        old = db.execute("SELECT id FROM files WHERE path = ?", (item.path,)).fetchone()
+        old = db.execute(
+            "SELECT id, sha256 FROM files WHERE path = ?", (item.path,)
+        ).fetchone()
         if old is not None:
             self._delete_file(old[0])
-            summary.files_replaced += 1
+            if old[1] == item.sha256:
+                summary.files_reread += 1
+            else:
+                summary.files_replaced += 1
         file_id = db.execute(
-            "INSERT INTO files (path, sha256, games) VALUES (?, ?, ?)",
-            (item.path, item.sha256, len(item.games)),
+            "INSERT INTO files (path, sha256, games, gohash_version, parse_version) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (item.path, item.sha256, len(item.games), __version__, PARSE_VERSION),
         ).lastrowid
         known = self._positions_with_keys(set(item.keys))
         next_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
@@ -479,8 +626,12 @@ class Index:
                 "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
                 "positions, moves, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (file_id, game.game, game.size, game.black, game.white, game.result,
-                 game.sha256, count, game.moves, game.error),
+                 game.sha256, game.main, game.moves, game.error),
             ).lastrowid
+            db.executemany(
+                "INSERT INTO variations (game_id, seq, parent, path) VALUES (?, ?, ?, ?)",
+                [(game_id, seq, parent, path) for seq, parent, path in game.lines],
+            )
             rows = slice(game.start, game.end)
             db.executemany(
                 "INSERT INTO occurrences (game_id, seq, move, position_id, element) "
@@ -523,6 +674,7 @@ class Index:
             "(SELECT 1 FROM occurrences WHERE position_id = ?1)",
             touched,
         )
+        db.execute(f"DELETE FROM variations WHERE game_id IN ({games})", (file_id,))
         for table, column in (("errors", "file_id"), ("games", "file_id"), ("files", "id")):
             db.execute(f"DELETE FROM {table} WHERE {column} = ?", (file_id,))
 
@@ -565,8 +717,8 @@ class Index:
             f"SELECT count(*) FROM occurrences o WHERE {where}", params
         ).fetchone()[0]
         matches = []
-        for move, stored_element, *record in self._db.execute(
-            f"SELECT o.move, o.element, {_RECORD_COLUMNS} FROM occurrences o "
+        for move, stored_element, line, *record in self._db.execute(
+            f"SELECT o.move, o.element, {_LINE}, {_RECORD_COLUMNS} FROM occurrences o "
             f"JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
             f"WHERE {where} ORDER BY o.game_id, o.seq LIMIT ? OFFSET ?",
             [*params, -1 if limit is None else limit, offset],
@@ -574,7 +726,10 @@ class Index:
             back = ELEMENTS[stored_element].inverse.compose(element)
             coset = [back.compose(s) for s in stabilizer]
             allowed = [h for h in coset if colour_swap or not h.swap]
-            matches.append(Match(Record(*record), move, min(allowed, key=lambda h: h.index)))
+            variation = tuple(int(i) for i in line.split(".")) if line else ()
+            matches.append(
+                Match(Record(*record), move, min(allowed, key=lambda h: h.index), variation)
+            )
         return FindResult(key, total, matches, offset, limit, len(rows) - len(ids))
 
     # -- duplicates ----------------------------------------------------------------------------
@@ -595,13 +750,18 @@ class Index:
         colour exchange, and groups whose sequence is a proper prefix of another's.
 
         Records with fewer than ``min_positions`` positions are left out: every
-        game starts from the same few positions.
+        game starts from the same few positions.  Main lines only are compared.
         """
         sequences: dict[int, list[int]] = {}
         last_element: dict[int, int] = {}
-        for game_id, position_id, stored_element in self._db.execute(
-            "SELECT game_id, position_id, element FROM occurrences ORDER BY game_id, seq"
-        ):
+        main_lines = (
+            "SELECT o.game_id, o.position_id, o.element FROM occurrences o "
+            "JOIN games g ON g.id = o.game_id WHERE o.seq < g.positions "
+            "ORDER BY o.game_id, o.seq"
+            if self.variations
+            else "SELECT game_id, position_id, element FROM occurrences ORDER BY game_id, seq"
+        )
+        for game_id, position_id, stored_element in self._db.execute(main_lines):
             sequences.setdefault(game_id, []).append(position_id)
             last_element[game_id] = stored_element
         by_sequence: dict[tuple[int, ...], list[int]] = {}
@@ -635,6 +795,12 @@ class Index:
 
 
 _RECORD_COLUMNS = "g.id, f.path, g.game, g.size, g.black, g.white, g.result, g.moves"
+# The path of the variation holding occurrence o ('' on the main line): that of
+# the latest variation run starting at or before it.
+_LINE = (
+    "CASE WHEN o.seq < g.positions THEN '' ELSE (SELECT v.path FROM variations v "
+    "WHERE v.game_id = o.game_id AND v.seq <= o.seq ORDER BY v.seq DESC LIMIT 1) END"
+)
 
 
 def _factory(which: str | SchemeFactory) -> SchemeFactory:

@@ -5,9 +5,10 @@ Scope: :func:`input_frames`, the tasks of ``gohash index build``: read inputs
 the index already holds, and replay the others together with
 :func:`gohash.positions.positions` into :class:`FileFrames`: per game its root
 text, the SHA-256 of its exact positions and its error, and per position of its
-main line its move number, canonical key, frame (:mod:`gohash.frames`) and the
-element mapping it onto that frame.  Results are plain data, ready to pickle
-and to write; nothing here knows SQL but the form keys are stored in.
+main line (and of its other variations, if asked) its move number, canonical
+key, frame (:mod:`gohash.frames`) and the element mapping it onto that frame.
+Results are plain data, ready to pickle and to write; nothing here knows SQL
+but the form keys are stored in.  :data:`PARSE_VERSION` versions this replay.
 """
 
 from __future__ import annotations
@@ -24,7 +25,22 @@ from .frames import NamedSchemes, SchemeFactory
 from .positions import PositionBatch, positions
 from .sgf import Input, Source, read_input
 
-__all__ = ["FileFrames", "GameFrames", "SourceError", "SqlKey", "Task", "input_frames", "sql_keys"]
+__all__ = [
+    "PARSE_VERSION",
+    "FileFrames",
+    "GameFrames",
+    "SourceError",
+    "SqlKey",
+    "Task",
+    "input_frames",
+    "sql_keys",
+]
+
+PARSE_VERSION = 1
+"""The version of what a replay stores for a file: raise it with every change to
+reading or replaying records that changes a file's games, positions or errors
+(a fixed reading of a property, a new rule), so that ``gohash index build``
+re-reads the files an earlier gohash indexed."""
 
 SqlKey = int | bytes
 """A canonical key as the index stores it: a 64-bit key as the signed integer of
@@ -34,8 +50,11 @@ its bits, a 128-bit key as 16 big-endian bytes."""
 @dataclass
 class GameFrames:
     """One game: its root text, the SHA-256 of its root text fields and exact
-    positions, its highest move number, why it was cut short (``error``), and
-    its positions: rows ``start`` to ``end`` of its file's columns."""
+    main-line positions, its highest move number on the main line, why it was
+    cut short (``error``), and its positions: rows ``start`` to ``end`` of its
+    file's columns, the first ``main`` its main line, each other variation a
+    run of rows whose first (from ``start``), parent and path are in ``lines``.
+    """
 
     game: int
     size: int
@@ -46,6 +65,8 @@ class GameFrames:
     moves: int
     start: int
     end: int
+    main: int
+    lines: list[tuple[int, int, str]] = field(default_factory=list)
     error: str | None = None
 
 
@@ -85,14 +106,18 @@ already indexed, by path."""
 
 
 def input_frames(
-    tasks: Sequence[Task], factory: SchemeFactory, suicide_allowed: bool | None
+    tasks: Sequence[Task],
+    factory: SchemeFactory,
+    suicide_allowed: bool | None,
+    variations: bool = False,
 ) -> list[list[FileFrames | SourceError]]:
     """Frames of every source of each input (in a worker process, or this one), all
     replayed together: the fixed costs of a replay are shared by many small files.
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
-    or each game's ``RU`` decides if None.  Sources with the same SHA-256 as
-    before are only marked unchanged; unreadable ones become errors."""
+    or each game's ``RU`` decides if None; ``variations`` replays every variation.
+    Sources with the same SHA-256 as before are only marked unchanged;
+    unreadable ones become errors."""
     out: list[list[FileFrames | SourceError]] = []
     fresh: list[Source] = []
     replayed: list[FileFrames] = []
@@ -119,7 +144,8 @@ def input_frames(
             factory.name if isinstance(factory, NamedSchemes) else factory
         )
         for batch in positions(
-            fresh, scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed
+            fresh, scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
+            variations=variations,
         ):
             _fill(batch, replayed)
     return out
@@ -158,16 +184,24 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
             frame_offsets[low:high], frame_offsets[low + 1 : high + 1], strict=True
         )]
     blacks, whites, results = games.text["PB"], games.text["PW"], games.text["RE"]
+    # The main line comes first in a game's rows, then each other variation, each
+    # a run of rows of one variation number.
+    variation = batch.variation.tolist()
+    main_line = batch.variations.index(()) if () in batch.variations else -1
     for row, (file_id, game, size) in enumerate(
         zip(games.file.tolist(), games.game.tolist(), games.size.tolist(), strict=True)
     ):
         black, white, result = blacks[row], whites[row], results[row]
         start, end = starts[row], ends[row]
+        main = start
+        while main < end and variation[main] == main_line:
+            main += 1
         digest = hashlib.sha256(f"{size}|{black}|{white}|{result}|".encode())
-        digest.update(packed_data[packed_offsets[start] : packed_offsets[end]])
+        digest.update(packed_data[packed_offsets[start] : packed_offsets[main]])
         items[file_id].games.append(GameFrames(
             game, size, black, white, result, digest.hexdigest(),
-            max(moves[start:end], default=0), start + base[file_id], end + base[file_id],
+            max(moves[start:main], default=0), start + base[file_id], end + base[file_id],
+            main - start, _lines(batch, start, main, end),
         ))
     for error, file_id in zip(batch.errors, batch.error_files, strict=True):
         # Sources are read before replay here: every error belongs to a file.
@@ -176,6 +210,27 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
         for game in item.games:
             if game.game == error.game:
                 game.error = str(error)
+
+
+def _lines(batch: PositionBatch, start: int, main: int, end: int) -> list[tuple[int, int, str]]:
+    """The variations of the game of rows ``start`` to ``end`` beyond its main line
+    (rows up to ``main``): (first row, the row it branches from, path), rows counted
+    from ``start``.  A row's parent is the latest earlier row one shallower."""
+    if main == end:
+        return []
+    variation = batch.variation[start:end].tolist()
+    depth = batch.depth[start:end].tolist()
+    lines = []
+    # The latest row at each depth so far, the main line's first.
+    latest = list(range(main - start))
+    for row in range(main - start, end - start):
+        d = depth[row]
+        if variation[row] != variation[row - 1]:
+            path = ".".join(map(str, batch.variations[variation[row]]))
+            lines.append((row, latest[d - 1], path))
+        del latest[d:]
+        latest.append(row)
+    return lines
 
 
 def sql_keys(keys: npt.NDArray[np.uint64]) -> list[SqlKey]:

@@ -52,13 +52,19 @@ the exact packed positions of its line (its ancestors by the ``depth``
 column).  Every file the core left is walked with the visitor, so its
 verdicts, errors and notes are the visitor's own, and the results of both
 kinds of file are merged in reading order.
+
+:func:`check_files` gives them file by file, as groups of files are judged
+(in worker processes with ``jobs``), so a long check reports as it goes;
+:func:`check` collects them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -67,6 +73,7 @@ import numpy.typing as npt
 from .board import Board, OccupiedPointError
 from .coords import GTP_COLUMNS, gtp, sgf_letters
 from .errors import GohashError
+from .pool import MAX_BATCH_BYTES, WorkerDied, batches, ordered_map
 from .positions import CORE_AVAILABLE, PositionBatch, positions
 from .rules import (
     DEFAULT_RULESET,
@@ -78,19 +85,21 @@ from .rules import (
     ruleset,
 )
 from .schemes import SCHEMES, KeyScheme
-from .sgf import SgfError, Source, find_inputs, read_input
-from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk, walk_games
+from .sgf import Input, SgfError, Source, find_inputs, read_input
+from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_games
 
 __all__ = [
     "KINDS",
     "RULES",
     "RULESETS",
     "CheckResult",
+    "FileCheck",
     "Ruleset",
     "SuperkoVisitor",
     "UnknownRuleError",
     "Violation",
     "check",
+    "check_files",
     "marked_diagram",
     "ruleset",
 ]
@@ -423,6 +432,20 @@ class CheckResult:
     summary: WalkSummary = field(default_factory=WalkSummary)
 
 
+@dataclass
+class FileCheck:
+    """What :func:`check_files` found in one SGF source (a file, an archive
+    member, standard input) or in an input it could not read (``file`` its
+    name): the violations, the input errors, and the counts and notes
+    (``summary``, whose ``errors`` are the walk's: an occupied point is a
+    violation there)."""
+
+    file: str
+    violations: list[Violation] = field(default_factory=list)
+    errors: list[GohashError] = field(default_factory=list)
+    summary: WalkSummary = field(default_factory=WalkSummary)
+
+
 def check(
     paths: Iterable[str],
     rules: Ruleset | None = None,
@@ -432,6 +455,7 @@ def check(
     variations: bool = False,
     scheme: str | KeyScheme = "huima64",
     pure: bool | None = None,
+    jobs: int = 1,
 ) -> CheckResult:
     """Check every game under ``paths`` (files, folders, archives, ``-``) under
     ``rules``, or each game's ``RU`` if None; ``rule`` and ``suicide_allowed``
@@ -441,71 +465,199 @@ def check(
     default) judges the files the compiled core replays on their columns,
     unless ``GOHASH_PURE=1`` is set or the core is not built.  Both give the
     same result.  ``scheme`` is the hash that narrows the search (a
-    :class:`~gohash.schemes.KeyScheme` object is walked).
+    :class:`~gohash.schemes.KeyScheme` object is walked).  ``jobs`` worker
+    processes check the files (:func:`check_files`); the result is the same.
     """
-    visitor = SuperkoVisitor(rules, rule=rule, suicide_allowed=suicide_allowed)
-    board_options = {**SuperkoVisitor.BOARD_OPTIONS, "scheme": scheme}
+    result = CheckResult()
+    for found in check_files(
+        paths, rules, rule=rule, suicide_allowed=suicide_allowed, variations=variations,
+        scheme=scheme, pure=pure, jobs=jobs,
+    ):
+        result.violations += found.violations
+        result.errors += found.errors
+        result.summary.add(found.summary)
+    return result
+
+
+def check_files(
+    paths: Iterable[str],
+    rules: Ruleset | None = None,
+    *,
+    rule: str | None = None,
+    suicide_allowed: bool | None = None,
+    variations: bool = False,
+    scheme: str | KeyScheme = "huima64",
+    pure: bool | None = None,
+    jobs: int = 1,
+    progress: Callable[[int, int], object] | None = None,
+    on_death: Callable[[str], object] | None = None,
+) -> Iterator[FileCheck]:
+    """:func:`check`, file by file: a :class:`FileCheck` per source, in reading
+    order, as soon as its file (and those before it) are checked, so a caller
+    can print violations while the rest are checked.
+
+    Files are judged in groups of about :data:`COLUMNS_MAX_GROUP_BYTES` (small
+    ones on columns, a large one or any the core leaves walked alone).  ``jobs``
+    > 1 checks the groups in that many worker processes
+    (:func:`gohash.pool.ordered_map`); if a worker dies, ``on_death`` gets a
+    note, the files in hand are retried one at a time, and a file whose retry
+    kills its worker again is an error.  ``progress(done, total)`` is called as
+    inputs (the files and archives found under ``paths``) are done.
+    """
     if pure is None:
         pure = os.environ.get("GOHASH_PURE", "") not in ("", "0") or not CORE_AVAILABLE
-    if pure or scheme not in SCHEMES:
-        summary = walk(paths, visitor, variations=variations, board_options=board_options)
-        return CheckResult(visitor.violations, visitor.errors, summary)
-    assert isinstance(scheme, str)
-    summary = WalkSummary()
-    game_rules = _GameRules(rules, rule, suicide_allowed)
+    settings = _Settings(
+        rules, rule, suicide_allowed, variations, scheme,
+        columns=not pure and isinstance(scheme, str) and scheme in SCHEMES,
+    )
+    inputs = list(find_inputs(paths))
+    if jobs > 1:
+        results = ordered_map(
+            partial(_check_tasks, settings=settings), _tasks(inputs), jobs=jobs,
+            expected=len(inputs), weight=_task_weight, on_death=on_death, batched=True,
+        )
+    else:
+        # In this process groups are bounded by their bytes only: many small
+        # files share one replay's fixed costs.
+        results = (
+            pair
+            for chunk in batches(_tasks(inputs), sys.maxsize, _task_weight)
+            for pair in zip(chunk, _check_tasks(chunk, settings), strict=True)
+        )
+    done = 0
+    for (work, ends_input), outcome in results:
+        yield from [_died(work, outcome)] if isinstance(outcome, WorkerDied) else outcome
+        if ends_input:
+            done += 1
+            if progress is not None:
+                progress(done, len(inputs))
 
-    def walk_one(source: Source, first_game: int = 0) -> None:
-        part = WalkSummary(files=1 if first_game == 0 else 0)
-        for _ in walk_games(source, visitor, part, variations=variations,
-                            board_options=board_options, first_game=first_game):
-            pass
-        summary.add(part)
 
-    def judge(group: list[Source]) -> None:
-        # positions() numbers the sources it is given from 0, in order; a file's
-        # games may span batches, and from the first game the core leaves, the
-        # walker replays the rest of the file: that part goes to the visitor.
-        counted: set[int] = set()
-        walked: set[int] = set()
-        for batch in positions(group, scheme=scheme, variations=variations, packed=True,
-                               batch_size=COLUMNS_BATCH):
-            found = _column_violations(batch, game_rules)
-            core_rows = _core_rows(batch)
-            for file_id in batch.files:
-                first = batch.walker_from.get(file_id)
-                if first != 0 and file_id not in counted:
-                    summary.files += 1  # a file walked whole, the visitor counts
-                counted.add(file_id)
-                # The core replays only games the walker would make no note of.
-                core_games = batch.games.file == file_id
-                if first is not None:
-                    core_games &= batch.games.game < first
-                summary.games += int(np.count_nonzero(core_games))
-                summary.positions += int(np.count_nonzero(core_rows & (batch.file == file_id)))
-                visitor.violations += found.get(file_id, ())
-                if first is not None and file_id not in walked:
-                    walked.add(file_id)
-                    walk_one(group[file_id], first)
+@dataclass(frozen=True)
+class _Settings:
+    """How :func:`check_files` judges, as its worker processes are told."""
 
-    # Sources are held by the group until judged (the visitor may need one);
-    # columns by the batch: everything in reading order.
-    group: list[Source] = []
-    group_bytes = 0
-    for inp in find_inputs(paths):
+    rules: Ruleset | None
+    rule: str | None
+    suicide_allowed: bool | None
+    variations: bool
+    scheme: str | KeyScheme
+    columns: bool  # the compiled core's columns, where it replays a file
+
+
+_Work = Source | SgfError | None
+_Task = tuple[_Work, bool]
+"""A source read (an error met reading one, or nothing: an empty archive), and
+whether it is the last of its input."""
+
+
+def _tasks(inputs: list[Input]) -> Iterator[_Task]:
+    for inp in inputs:
+        previous: _Work = None
         for source in read_input(inp):
-            if isinstance(source, SgfError):
-                judge(group)
-                group, group_bytes = [], 0
-                summary.keep_error(source)
-                visitor.handle_error(source)
+            if previous is not None:
+                yield previous, False
+            previous = source
+        yield previous, True
+
+
+def _task_weight(task: _Task) -> int:
+    """A source's share of a group: its bytes, scaled so that a group of
+    :data:`gohash.pool.MAX_BATCH_BYTES` holds about :data:`COLUMNS_MAX_GROUP_BYTES`
+    of records.  Columns cost some 80 times a file's bytes while a group is
+    judged: memory stays bounded."""
+    work = task[0]
+    scale = MAX_BATCH_BYTES // max(COLUMNS_MAX_GROUP_BYTES, 1)
+    return len(work.data) * scale if isinstance(work, Source) else 0
+
+
+def _check_tasks(tasks: list[_Task], settings: _Settings) -> list[list[FileCheck]]:
+    """The checks of each task's source (none for nothing), in order (in a worker
+    process, or this one): runs of files on columns (the visitor walks what
+    the core leaves), or every source walked with the visitor."""
+    checks: list[list[FileCheck]] = []
+    group: list[Source] = []
+    for work, _ in tasks:
+        if settings.columns and isinstance(work, Source):
+            group.append(work)
+            continue
+        if group:
+            checks += ([check] for check in _check_columns(group, settings))
+            group = []
+        if isinstance(work, Source):
+            checks.append([_walk_one(work, settings)])
+        elif work is not None:
+            summary = WalkSummary()
+            summary.keep_error(work)
+            checks.append([FileCheck(work.file or "", [], [work], summary)])
+        else:
+            checks.append([])
+    if group:
+        checks += ([check] for check in _check_columns(group, settings))
+    return checks
+
+
+def _check_columns(group: list[Source], settings: _Settings) -> list[FileCheck]:
+    """The checks of files judged together on the core's columns, in order.
+
+    A file's games may span batches, and from the first game the core leaves,
+    the walker replays the rest of the file: the visitor walks that part."""
+    assert isinstance(settings.scheme, str)
+    game_rules = _GameRules(settings.rules, settings.rule, settings.suicide_allowed)
+    checks: dict[int, FileCheck] = {}
+    walked: set[int] = set()
+    # positions() numbers the sources it is given from 0, in order.
+    for batch in positions(
+        group, scheme=settings.scheme, variations=settings.variations, packed=True,
+        batch_size=COLUMNS_BATCH,
+    ):
+        found = _column_violations(batch, game_rules)
+        core_rows = _core_rows(batch)
+        for file_id, name in batch.files.items():
+            first = batch.walker_from.get(file_id)
+            if first == 0:
+                if file_id not in checks:
+                    checks[file_id] = _walk_one(group[file_id], settings)
                 continue
-            group.append(source)
-            group_bytes += len(source.data)
-            if group_bytes >= COLUMNS_MAX_GROUP_BYTES:
-                judge(group)
-                group, group_bytes = [], 0
-    judge(group)
-    return CheckResult(visitor.violations, visitor.errors, summary)
+            check = checks.setdefault(file_id, FileCheck(name, summary=WalkSummary(files=1)))
+            # The core replays only games the walker would make no note of.
+            core_games = batch.games.file == file_id
+            if first is not None:
+                core_games &= batch.games.game < first
+            check.summary.games += int(np.count_nonzero(core_games))
+            check.summary.positions += int(np.count_nonzero(core_rows & (batch.file == file_id)))
+            check.violations += found.get(file_id, [])
+            if first is not None and file_id not in walked:
+                walked.add(file_id)
+                rest = _walk_one(group[file_id], settings, first)
+                check.violations += rest.violations
+                check.errors += rest.errors
+                check.summary.add(rest.summary)
+    # A source positions() has no batch entry for holds nothing to check.
+    return [checks.get(i) or FileCheck(source.name) for i, source in enumerate(group)]
+
+
+def _walk_one(source: Source, settings: _Settings, first_game: int = 0) -> FileCheck:
+    """The visitor's check of a source, from game ``first_game`` on (the games
+    before it were judged on columns: the file is counted there)."""
+    visitor = SuperkoVisitor(
+        settings.rules, rule=settings.rule, suicide_allowed=settings.suicide_allowed
+    )
+    board_options = {**SuperkoVisitor.BOARD_OPTIONS, "scheme": settings.scheme}
+    summary = WalkSummary(files=1 if first_game == 0 else 0)
+    for _ in walk_games(source, visitor, summary, variations=settings.variations,
+                        board_options=board_options, first_game=first_game):
+        pass
+    return FileCheck(source.name, visitor.violations, visitor.errors, summary)
+
+
+def _died(work: _Work, died: WorkerDied) -> FileCheck:
+    """The check of a file whose worker died on it twice: an error naming it."""
+    name = work.name if isinstance(work, Source) else getattr(work, "file", None) or ""
+    error = GohashError(died.reason, file=name)
+    summary = WalkSummary()
+    summary.keep_error(error)
+    return FileCheck(name, [], [error], summary)
 
 
 class _GameRules:

@@ -79,7 +79,7 @@ from typing import Any
 
 from .board import Board
 from .coords import gtp, sgf_letters, sgf_point_table
-from .errors import GohashError
+from .errors import GohashError, counted
 from .rules import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from .sgf import (
     NODE,
@@ -219,10 +219,10 @@ class WalkSummary:
         self.notes += other.notes
 
     def __str__(self) -> str:
-        return (
-            f"{self.files} files, {self.games} games, {self.positions} positions, "
-            f"{len(self.errors)} errors"
-        )
+        return ", ".join((
+            counted(self.files, "file"), counted(self.games, "game"),
+            counted(self.positions, "position"), counted(len(self.errors), "error"),
+        ))
 
 
 def fixed_handicap(size: int, count: int) -> list[Point]:

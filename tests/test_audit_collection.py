@@ -9,7 +9,7 @@ transpose maps cd to dc, qp to pq and fixes pd), so they count once.
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import io
 import json
 from pathlib import Path
@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 from gohash.audit import CollectionAuditor, audit_paths, handicap_stones
-from gohash.cli import audit as audit_cli
 from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.positions import positions
 from gohash.schemes import SCHEMES
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 
 GAMES = {
     "nine.sgf": "(;GM[1]FF[4]SZ[19]HA[9]AB[dd][pd][dp][pp][jj][dj][pj][jd][jp])",
@@ -119,11 +119,9 @@ def test_errors_are_collected_and_the_rest_is_audited(tmp_path: Path, games: lis
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
-    parser = argparse.ArgumentParser(prog="gohash")
-    audit_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["audit", *argv])
     out, err = io.StringIO(), io.StringIO()
-    code = audit_cli.run(args, out, err)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["audit", *argv])
     return code, out.getvalue(), err.getvalue()
 
 
@@ -141,7 +139,11 @@ def test_cli_text_structure() -> None:
 
 def test_cli_text_collection(games: list[str]) -> None:
     code, out, err = run_cli("--scheme", "huima64", "--scheme", "regular64", *games)
-    assert (code, err) == (0, "")
+    assert code == 1  # huima64 merges distinct positions
+    assert err == (
+        "gohash audit: 4 files, 4 games, 12 positions, 2 canonical keys merging distinct "
+        "positions (in 2 schemes), 0 errors\n"
+    )
     assert "collection: 4 files, 4 games, 12 positions, 9 distinct up to 16 symmetries" in out
     assert (
         "  huima64                    7                 2             2            1      0" in out
@@ -160,8 +162,8 @@ def test_cli_text_collection(games: list[str]) -> None:
 
 def test_cli_json(games: list[str]) -> None:
     code, out, _ = run_cli("--format", "json", "--examples", "1", *games)
-    assert code == 0
-    data = json.loads(out)
+    assert code == 1
+    (data,) = [json.loads(line) for line in out.splitlines()]  # one document, one line
     assert [s["scheme"] for s in data["structure"]] == list(SCHEMES)
     assert data["structure"][1]["gf2_rank"] is None
     collection = data["collection"]
@@ -191,14 +193,16 @@ def test_cli_bad_size_is_an_error_without_traceback() -> None:
 
 def test_cli_negative_examples() -> None:
     code, _, err = run_cli("--examples", "-1")
-    assert code == 2 and "--examples -1" in err
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        "gohash audit: error: argument --examples: must be at least 0, not -1"
+    )
 
 
-def test_cli_unknown_scheme_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        run_cli("--scheme", "zobrist")
-    assert exit_info.value.code == 2
-    assert "invalid choice: 'zobrist'" in capsys.readouterr().err
+def test_cli_unknown_scheme_is_refused_by_the_parser() -> None:
+    code, _, err = run_cli("--scheme", "zobrist")
+    assert code == 2
+    assert "invalid choice: 'zobrist'" in err
 
 
 def test_cli_reports_bad_files_and_goes_on(tmp_path: Path, games: list[str]) -> None:
@@ -210,15 +214,16 @@ def test_cli_reports_bad_files_and_goes_on(tmp_path: Path, games: list[str]) -> 
     assert "12 positions" in out
     only_bad = run_cli("--scheme", "huima64", str(garbage))
     assert only_bad[0] == 2
-    assert "collection: 1 files, 0 games, 0 positions" in only_bad[1]
+    assert "collection: 1 file, 0 games, 0 positions" in only_bad[1]
     assert "  no positions" in only_bad[1]
-    assert "garbage.sgf" in err and "missing.sgf" in err
-    assert err.rstrip().endswith("errors; the report covers the rest")
+    assert f"gohash audit: error: {garbage}" in err
+    assert f"gohash audit: error: {missing}: no such file or folder" in err
+    assert err.splitlines()[-1].endswith(", 2 errors")
     assert "Traceback" not in err
 
 
 def test_main_dispatches_to_audit(games: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["audit", "--scheme", "regular128", "--format", "json", *games]) == 0
+    assert main(["audit", "--scheme", "regular128", "--format", "json", *games]) == 0  # no merge
     data = json.loads(capsys.readouterr().out)
     assert data["collection"]["schemes"]["regular128"]["merged"] == 0
 
@@ -243,3 +248,13 @@ def test_batches_of_another_scheme_or_without_frames_are_refused(games: list[str
     for batch in positions(games, scheme="regular64", packed=True, frames=True, batch_size=3):
         auditor.add_batch(batch)
     assert auditor.result().to_json() == audit_paths(games, ["regular64", "huima64"]).to_json()
+
+
+def test_jobs_give_the_same_audit(games: list[str], tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.sgf"
+    garbage.write_bytes(b"this is not sgf")
+    paths = [*games, str(garbage), str(tmp_path / "missing.sgf"), str(DATA)]
+    single = audit_paths(paths, ("huima64", "regular64"), variations=True)
+    assert single.errors and single.positions > 1000
+    assert audit_paths(paths, ("huima64", "regular64"), variations=True, jobs=2).to_json() == \
+        single.to_json()

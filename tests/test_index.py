@@ -403,7 +403,9 @@ def consistency_problems(db: Path) -> list[str]:
             "(SELECT count(*) FROM games g WHERE g.file_id = f.id)",
         "games with missing positions":
             "SELECT count(*) FROM games g WHERE g.positions != "
-            "(SELECT count(*) FROM occurrences o WHERE o.game_id = g.id)",
+            "(SELECT count(*) FROM occurrences o WHERE o.game_id = g.id AND o.seq < g.positions)",
+        "orphan variations":
+            "SELECT count(*) FROM variations WHERE game_id NOT IN (SELECT id FROM games)",
         "orphan games":
             "SELECT count(*) FROM games WHERE file_id NOT IN (SELECT id FROM files)",
         "orphan occurrences":
@@ -527,7 +529,7 @@ def test_bad_index_files_give_clear_errors(tmp_path: Path) -> None:
         Index(old, create=True, scheme="regular64")
     with sqlite3.connect(old) as con:
         con.execute("PRAGMA user_version = 99")
-    with pytest.raises(IndexFileError, match="schema version 99; this gohash reads version 1"):
+    with pytest.raises(IndexFileError, match="schema version 99; this gohash reads version 2"):
         Index(old)
     damaged = tmp_path / "damaged.db"
     with Index(damaged, create=True) as index:

@@ -41,27 +41,31 @@ def test_build_reports_and_skips_unchanged(
     collection: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder, db = collection
-    code, out, _ = run(capsys, "build", str(db), str(folder))
-    assert code == 0
-    assert "0 files indexed (0 replaced), 4 unchanged" in out
-    assert "4 files, 4 games, 164 positions" in out
+    code, out, err = run(capsys, "build", str(db), str(folder))
+    assert (code, out) == (0, "")
+    assert err.splitlines() == [
+        "gohash index build: 0 files indexed (0 replaced), 4 unchanged; 0 games, 0 positions "
+        "(0 new distinct); 0 errors",
+        f"gohash index build: index {db}: 4 files, 4 games, 164 positions, 89 distinct up to "
+        "symmetry",
+    ]
 
 
 def test_find_text_lists_every_occurrence_with_its_transform(
     collection: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder, db = collection
-    code, out, _ = run(capsys, "find", str(db), "--sgf", str(folder / "a.sgf"), "--move", "15")
+    code, out, err = run(capsys, "find", str(db), "--sgf", str(folder / "a.sgf"), "--move", "15")
     assert code == 0
-    lines = out.splitlines()
-    assert lines[0].startswith("13x13 position, key 0x") and lines[0].endswith(": 3 occurrences")
-    assert [line.split("  ")[:4] for line in lines[1:]] == [
+    assert err.startswith("gohash index find: 13x13 position, key 0x")
+    assert err.endswith(": 3 occurrences\n")
+    assert [line.split("  ")[:4] for line in out.splitlines()] == [
         [str(folder / "a-rot90-swap.sgf"), "game 0", "move 15", "rot90_swap, colours exchanged"],
         [str(folder / "a-start.sgf"), "game 0", "move 15", "identity"],
         [str(folder / "a.sgf"), "game 0", "move 15", "identity"],
     ]
     code, out, _ = run(capsys, "find", str(db), "--sgf", str(folder / "a.sgf"), "--move", "15",
-                       "--no-colour-swap")
+                       "--symmetry", "d4")
     assert code == 0 and "rot90_swap" not in out and out.count("move 15") == 2
 
 
@@ -88,26 +92,31 @@ def test_find_json_from_a_diagram_with_paging(
     monkeypatch.setattr("sys.stdin", io.StringIO(diagram))
     code, out, _ = run(capsys, "find", str(db), "--position", "-")
     assert code == 0 and out.count("move 10") == 3
-    code, out, _ = run(capsys, "find", str(db), "--position", diagram, "--limit", "2")
-    assert code == 0 and "showing 1-2 of 3: --offset 2 for more, --limit 0 for all" in out
+    code, out, err = run(capsys, "find", str(db), "--position", diagram, "--limit", "2")
+    assert code == 0 and out.count("move 10") == 2
+    assert err.splitlines()[-1] == (
+        "gohash index find: showing 1-2 of 3: --offset 2 for more, --limit 0 for all"
+    )
 
 
-def test_find_of_an_absent_position_exits_1(
+def test_find_of_an_absent_position_is_no_error(
     collection: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, db = collection
-    code, out, _ = run(capsys, "find", str(db), "--position", "X . .\n. . .\n. . .")
-    assert code == 1 and ": 0 occurrences" in out
+    code, out, err = run(capsys, "find", str(db), "--position", "X . .\n. . .\n. . .")
+    assert (code, out) == (0, "") and err.endswith(": 0 occurrences\n")
 
 
 def test_dupes_text_and_json(
     collection: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder, db = collection
-    code, out, _ = run(capsys, "dupes", str(db))
-    assert code == 0
-    assert out.splitlines()[-1] == "1 groups of duplicates, 1 prefixes"
+    code, out, err = run(capsys, "dupes", str(db))
+    assert code == 1  # duplicates are findings
+    assert out.startswith("same game (51 positions):\n")
+    assert err == "gohash index dupes: 1 group of duplicates, 1 prefix\n"
     code, out, _ = run(capsys, "dupes", str(db), "--format", "json")
+    assert code == 1
     result = json.loads(out)
     assert [[r["file"] for r in g["records"]] for g in result["groups"]] == [
         [str(folder / "a-rot90-swap.sgf"), str(folder / "a.sgf")]]
@@ -125,7 +134,7 @@ def test_build_with_bad_records_exits_2_and_indexes_the_rest(
     code, out, err = run(capsys, "build", str(tmp_path / "i.db"), str(tmp_path))
     assert code == 2
     assert "bad.sgf, game 0, move 1" in err and "Traceback" not in err
-    assert "2 files indexed" in out
+    assert out == "" and "gohash index build: 2 files indexed" in err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -135,8 +144,11 @@ def test_build_with_bad_records_exits_2_and_indexes_the_rest(
     (["find", "{db}", "--sgf", "{sgf}", "--move", "99"], "beyond the end of the main line"),
     (["find", "{db}", "--position", "X X\nO"], "diagram has 2 rows but a row of 1 points"),
     (["find", "{db}", "--position", "X .\n. .", "--move", "3"], "--move goes with --sgf"),
+    (["find", "{db}", "--position", "X .\n. .", "--game", "0"], "--game goes with --sgf"),
+    (["find", "{db}", "--sgf", "{folder}"], "--sgf takes one SGF file, not the folder"),
     (["build", "{db}", "{sgf}", "--scheme", "regular64"], "built with key scheme 'huima64'"),
-    (["build", "{db}", "{sgf}", "--files-per-commit", "0"], "files per commit must be at least 1"),
+    (["build", "{db}", "{sgf}", "--variations"], "index built without variations"),
+    (["remove", "{db}", "{missing}"], "missing.db: not in the index"),
 ])
 def test_bad_input_is_one_clear_line(
     collection: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path,
@@ -146,8 +158,8 @@ def test_bad_input_is_one_clear_line(
     text = tmp_path / "notes.txt"
     text.write_text("these are not the games you are looking for\n")
     names = {"text": str(text), "missing": str(tmp_path / "missing.db"), "db": str(db),
-             "sgf": str(folder / "b.sgf")}
+             "sgf": str(folder / "b.sgf"), "folder": str(folder)}
     code, _, err = run(capsys, *(a.format(**names) for a in argv))
     assert code == 2
-    assert err.startswith("gohash index: error: ") and message in err
-    assert len(err.splitlines()) == 1
+    assert err.startswith(f"gohash index {argv[0]}: error: ") and message in err
+    assert len(err.splitlines()) == 1 or argv[0] == "remove"  # remove ends with a summary

@@ -74,8 +74,8 @@ def test_killed_build_is_consistent_and_resumes(
     assert consistency_problems(db) == []
 
     assert main(["index", "build", str(db), str(collection)]) == 0
-    out = capsys.readouterr().out
-    assert f"{FILES - second} files indexed (0 replaced), {second} unchanged" in out
+    err = capsys.readouterr().err
+    assert f"{FILES - second} files indexed (0 replaced), {second} unchanged" in err
     assert consistency_problems(db) == []
 
     fresh = tmp_path / "fresh.db"
@@ -98,12 +98,12 @@ def test_default_build_commits_the_files_of_a_transactions_age(
 
     monkeypatch.setattr(index_module, "COMMIT_SECONDS", seconds)
 
-    def interrupt(summary: object) -> None:
-        files_seen.append(summary)
+    def interrupt(done: int, total: int) -> None:
+        files_seen.append(done)
         if len(files_seen) == 3:
             raise KeyboardInterrupt
 
-    files_seen: list[object] = []
+    files_seen: list[int] = []
     db = tmp_path / "interrupted.db"
     with Index(str(db), create=True) as index, pytest.raises(KeyboardInterrupt):
         index.build([str(collection)], progress=interrupt)

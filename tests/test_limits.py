@@ -293,10 +293,10 @@ def test_hostile_files_stay_small(tmp_path: Path, name: str, data: bytes, reason
         code, peak, stderr, _ = canon(tmp_path, data, *options)
         assert peak < RSS_LIMIT_KIB, f"{name}: {peak} KiB"
         assert code == 2
-        (error,) = [line for line in stderr if line.startswith("error: ")]
+        (error,) = [line for line in stderr if line.startswith("gohash canon: error: ")]
         # The move is unknown when the limit is met in a variation that is not
         # replayed (it is only read to find where the game ends): the byte is given.
-        assert error.startswith(f"error: {tmp_path / 'hostile.sgf'}, game 0")
+        assert error.startswith(f"gohash canon: error: {tmp_path / 'hostile.sgf'}, game 0")
         assert reason in error
 
 
@@ -309,7 +309,8 @@ def test_64_mib_of_passes(tmp_path: Path) -> None:
     assert peak < RSS_LIMIT_KIB, f"{peak} KiB"
     assert code == 2
     assert stderr[0] == (
-        f"error: {tmp_path / 'hostile.sgf'}, game 0, move {MAX_HISTORY + 1}: the board's undo "
+        f"gohash canon: error: {tmp_path / 'hostile.sgf'}, game 0, move {MAX_HISTORY + 1}: "
+        "the board's undo "
         f"history is at its limit of {MAX_HISTORY} steps (plays, passes and setups not undone)"
     )
     with out.open() as f:
@@ -323,7 +324,7 @@ def test_a_flood_of_broken_games_is_cut_at_the_error_limit(tmp_path: Path) -> No
     code, peak, stderr, _ = canon(tmp_path, data)
     assert peak < RSS_LIMIT_KIB, f"{peak} KiB"
     assert code == 2
-    errors = [line for line in stderr if line.startswith("error: ")]
+    errors = [line for line in stderr if line.startswith("gohash canon: error: ")]
     assert len(errors) == MAX_FILE_ERRORS + 1
     assert errors[0].endswith("board size SZ[0] is outside 1..26")
     assert errors[-1].endswith(

@@ -35,13 +35,13 @@ def test_text_output_names_the_move_and_draws_the_position(
         "positional superko, recreates the position after move 10 (cycle 3)"
     )
     assert diagram[-2:] == ["1 .(X). X . . . . .", "  A B C D E F G H J"]
-    assert "1 files, 1 games, 2 violations, 0 errors" in err
+    assert err == "gohash superko: 1 file, 1 game, 2 violations, 0 errors (rules from RU)\n"
 
 
 def test_json_lines_have_exactly_the_documented_fields(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(capsys, "--format", "json", "--ruleset", "aga", str(RECORDS))
+    code, out, _ = run(capsys, "--format", "jsonl", "--ruleset", "aga", str(RECORDS))
     assert code == 1
     records = [json.loads(line) for line in out.splitlines()]
     assert records and all(list(record) == FIELDS for record in records)
@@ -76,8 +76,8 @@ def test_clean_record_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "--ruleset", "aga", str(RECORDS / "psk-not-ssk.sgf")) == (
         0,
         "",
-        "gohash superko (aga: situational superko, suicide forbidden): 1 files, 1 games, "
-        "0 violations, 0 errors\n",
+        "gohash superko: 1 file, 1 game, 0 violations, 0 errors (aga: situational superko, "
+        "suicide forbidden)\n",
     )
 
 
@@ -89,17 +89,33 @@ def test_bad_input_exits_two_without_traceback(
     code, out, err = run(capsys, str(broken), str(RECORDS / "triple-ko.sgf"))
     assert code == 2
     assert "move 28" in out  # the other file was still checked
-    assert f"error: {broken}" in err and "Traceback" not in err
-    assert "1 violations, 1 errors" in err
+    assert f"gohash superko: error: {broken}" in err and "Traceback" not in err
+    assert "1 violation, 1 error" in err
 
 
-def test_json_error_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_go_to_stderr_in_json_lines_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     missing = tmp_path / "missing.sgf"
-    code, out, _ = run(capsys, "--format", "json", str(missing))
-    assert code == 2
-    (record,) = [json.loads(line) for line in out.splitlines()]
-    assert list(record) == ["file", "game", "error"]
-    assert record["file"] == str(missing)
+    code, out, err = run(capsys, "--format", "jsonl", str(missing))
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"gohash superko: error: {missing}: no such file or folder",
+        "gohash superko: 0 files, 0 games, 0 violations, 1 error (rules from RU)",
+    ]
+
+
+def test_format_json_is_a_deprecated_spelling_of_jsonl(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    record = str(RECORDS / "triple-ko.sgf")
+    code, old, err = run(capsys, "--format", "json", record)
+    assert code == 1
+    assert err.splitlines()[0] == (
+        "gohash superko: note: --format json is deprecated and will be removed in the next "
+        "release; use --format jsonl"
+    )
+    assert (code, old) == run(capsys, "--format", "jsonl", record)[:2]
 
 
 def test_variations_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,8 +125,19 @@ def test_variations_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         "(;B[ee])(;B[cd];W[];B[];W[bd]))"
     )
     assert run(capsys, str(path))[0] == 0
-    code, out, _ = run(capsys, "--variations", "--format", "json", str(path))
+    code, out, _ = run(capsys, "--variations", "--format", "jsonl", str(path))
     assert code == 1
     assert json.loads(out)["variation"] == [1]
     code, out, _ = run(capsys, "--variations", str(path))
     assert code == 1 and out.startswith(f"{path}, game 0, variation 1, move 12: white B2: ")
+
+
+def test_jobs_give_the_same_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.sgf"
+    broken.write_text("(;GM[1]SZ[5];B[cc];W[")
+    data = RECORDS.parent
+    for argv in (["--ruleset", "aga"], ["--variations", "--format", "jsonl"]):
+        paths = [str(data), str(broken), str(tmp_path / "missing.sgf")]
+        single = run(capsys, *argv, *paths)
+        assert single[0] == 2 and single[1]
+        assert run(capsys, *argv, *paths, "--jobs", "2") == single

@@ -1,5 +1,6 @@
 """A worker process that dies (SIGKILL, as the OOM killer sends) during
-``gohash canon --jobs 2`` or ``gohash index build --jobs 2``: no hang, no
+``gohash canon --jobs 2`` or ``gohash index build --jobs 2`` (or ``gohash
+superko --jobs 2``, on the same pool): no hang, no
 traceback.  Killed once, its unfinished files are retried: the output is that
 of ``--jobs 1`` (every record once, in order), the index equals a fresh build,
 exit 0, with a note.  A file that kills every worker it meets is an error
@@ -23,12 +24,13 @@ import pytest
 import gohash.canon
 import gohash.index
 import gohash.indexing
+import gohash.superko
 from gohash.canon import CanonOptions
 from gohash.cli import main
 from gohash.frames import SchemeFactory
 from gohash.index import Index
 from gohash.indexing import FileFrames, SourceError, Task
-from gohash.sgf import Input
+from gohash.sgf import Input, Source
 from tests.test_index import consistency_problems, random_game, table_dump, write_game
 from tests.test_index_resume import files_indexed
 
@@ -97,7 +99,7 @@ def test_canon_recovers_from_a_killed_worker(collection: Path, tmp_path: Path) -
     assert code == 0
     assert out.read_bytes() == expected.stdout  # every record once, in input order
     note, summary = err.splitlines()
-    assert NOTE.fullmatch(note.removeprefix("note: ")), note
+    assert NOTE.fullmatch(note.removeprefix("gohash canon: note: ")), note
     assert summary == expected.stderr.decode().strip()
     assert summary.endswith(" 0 errors")
 
@@ -148,10 +150,12 @@ def test_index_build_recovers_from_a_killed_worker(collection: Path, tmp_path: P
         tmp_path,
     )
     assert "Traceback" not in err
-    assert code == 0
-    assert out.startswith(f"{FILES} files indexed (0 replaced), 0 unchanged; {FILES} games")
-    (note,) = err.splitlines()
+    assert (code, out) == (0, "")
+    note, summary, _ = err.splitlines()
     assert NOTE.fullmatch(note.removeprefix("gohash index build: note: ")), note
+    assert summary.startswith(
+        f"gohash index build: {FILES} files indexed (0 replaced), 0 unchanged; {FILES} games"
+    )
     assert consistency_problems(db) == []
     fresh = tmp_path / "fresh.db"
     with Index(fresh, create=True) as index:
@@ -165,6 +169,7 @@ def test_index_build_recovers_from_a_killed_worker(collection: Path, tmp_path: P
 
 REAL_CANON_TASKS = gohash.canon._canon_tasks
 REAL_INPUT_FRAMES = gohash.indexing.input_frames
+REAL_CHECK_TASKS = gohash.superko._check_tasks
 KILLER = "030-killer.sgf"  # in the middle of the folder
 
 
@@ -182,11 +187,20 @@ def killing_canon_tasks(
 
 
 def killing_input_frames(
-    tasks: Sequence[Task], factory: SchemeFactory, suicide_allowed: bool | None
+    tasks: Sequence[Task], factory: SchemeFactory, suicide_allowed: bool | None,
+    variations: bool = False,
 ) -> list[list[FileFrames | SourceError]]:
     if any(is_killer(inp) for inp, _ in tasks):
         os.kill(os.getpid(), signal.SIGKILL)
-    return REAL_INPUT_FRAMES(tasks, factory, suicide_allowed)
+    return REAL_INPUT_FRAMES(tasks, factory, suicide_allowed, variations)
+
+
+def killing_check_tasks(
+    tasks: list[gohash.superko._Task], settings: gohash.superko._Settings
+) -> list[list[gohash.superko.FileCheck]]:
+    if any(isinstance(work, Source) and Path(work.name).name == KILLER for work, _ in tasks):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return REAL_CHECK_TASKS(tasks, settings)
 
 
 @pytest.fixture
@@ -214,9 +228,9 @@ def test_canon_reports_a_file_that_kills_every_worker(
     out, err = capsys.readouterr()
     assert out == expected.out  # all the other records, once, in order
     note, error, summary = err.splitlines()
-    assert NOTE.fullmatch(note.removeprefix("note: ")), note
-    assert error == f"error: {killer}: {DIED}"
-    assert summary == expected.err.strip().replace(" 0 errors", " 1 errors")
+    assert NOTE.fullmatch(note.removeprefix("gohash canon: note: ")), note
+    assert error == f"gohash canon: error: {killer}: {DIED}"
+    assert summary == expected.err.strip().replace(" 0 errors", " 1 error")
 
 
 def test_index_build_reports_a_file_that_kills_every_worker(
@@ -229,11 +243,14 @@ def test_index_build_reports_a_file_that_kills_every_worker(
         patch.setattr(gohash.index, "input_frames", killing_input_frames)
         assert main(["index", "build", str(db), str(folder), "--jobs", "2"]) == 2
     out, err = capsys.readouterr()
-    assert out.startswith("60 files indexed (0 replaced), 0 unchanged; 60 games")
-    assert out.splitlines()[0].endswith("; 1 errors")
-    note, error = err.splitlines()
+    assert out == ""
+    note, error, summary, _ = err.splitlines()
     assert NOTE.fullmatch(note.removeprefix("gohash index build: note: ")), note
     assert error == f"gohash index build: error: {killer}: {DIED}"
+    assert summary.startswith(
+        "gohash index build: 60 files indexed (0 replaced), 0 unchanged; 60 games"
+    )
+    assert summary.endswith("; 1 error")
     assert consistency_problems(db) == []
     others = tmp_path / "others.db"
     with Index(others, create=True) as index:
@@ -242,8 +259,29 @@ def test_index_build_reports_a_file_that_kills_every_worker(
 
     # Nothing is lost for good: the next build (here without the killing) indexes it.
     assert main(["index", "build", str(db), str(folder), "--jobs", "2"]) == 0
-    assert capsys.readouterr().out.startswith("1 files indexed (0 replaced), 60 unchanged")
+    assert capsys.readouterr().err.startswith(
+        "gohash index build: 1 file indexed (0 replaced), 60 unchanged"
+    )
     fresh = tmp_path / "fresh.db"
     with Index(fresh, create=True) as index:
         index.build([str(folder)])
     assert table_dump(db) == table_dump(fresh)
+
+
+def test_superko_reports_a_file_that_kills_every_worker(
+    with_killer: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder, killer = with_killer
+    others = [str(p) for p in sorted(folder.iterdir()) if p != killer]
+    code = main(["superko", *others])
+    expected = capsys.readouterr()
+    monkeypatch.setattr(gohash.superko, "_check_tasks", killing_check_tasks)
+    assert main(["superko", str(folder), "--jobs", "2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == expected.out  # every other file's violations, once, in order
+    note, error, summary = err.splitlines()
+    assert NOTE.fullmatch(note.removeprefix("gohash superko: note: ")), note
+    assert error == f"gohash superko: error: {killer}: {DIED}"
+    assert summary == expected.err.strip().replace(" 0 errors", " 1 error")
+    assert code == (1 if expected.out else 0)

@@ -1,11 +1,31 @@
 """The ``gohash`` command: one argparse parser, one subcommand per module.
 
 Scope: dispatch only.  Each subcommand lives in its own module of this package
-(``canon``, ``superko``, ``index``, ``audit``) that defines ``register(subparsers)``
-and ``run(args) -> int``; all logic is in the library.
+(``canon``, ``superko``, ``index``, ``audit``) whose ``register(subparsers)``
+adds its parsers, each command with the function that runs it
+(:func:`gohash.cli.options.leaf`: ``run(args) -> int``); the options they share
+are defined once in :mod:`gohash.cli.options`, standard error is written by
+:mod:`gohash.cli.progress`, and all logic is in the library.
 
-Exit codes: 0 success, 2 bad input (every error reported on stderr), and
-argparse's own 2 for bad arguments.  A user's mistake never shows a traceback.
+Conventions, the same in every subcommand:
+
+- Results go to standard output; notes, errors, the summary and the progress
+  bar (on a terminal only) to standard error, whatever ``--format``.  Every
+  line on standard error starts with the command: ``gohash index build: error:
+  ...``, ``gohash superko: note: ...``.
+- ``--format json`` is one JSON document, ``--format jsonl`` one JSON object
+  per line, ``--format text`` lines for people.
+- Exit status (:data:`EXIT_CODES`, also in ``gohash --help``):
+
+  - 0: done, nothing found;
+  - 1: findings, and no error: superko violations (``superko``), duplicate or
+    prefix games (``index dupes``), canonical keys merging distinct positions
+    (``audit`` of a collection);
+  - 2: errors: bad arguments, an unusable index, or bad input in any file
+    (the other files are still processed and reported);
+  - 130: interrupted (Ctrl-C).
+
+  A user's mistake never shows a traceback.
 """
 
 from __future__ import annotations
@@ -15,11 +35,22 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import GohashError
+from ..version import __version__
 from . import audit, canon, index, superko
+from .options import EXIT_ERRORS, EXIT_INTERRUPTED
 
-__all__ = ["SUBCOMMANDS", "main"]
+__all__ = ["EXIT_CODES", "SUBCOMMANDS", "build_parser", "main"]
 
 SUBCOMMANDS = (canon, superko, index, audit)
+
+EXIT_CODES = (
+    "Exit status, the same for every subcommand: 0 done, nothing found; 1 findings "
+    "(superko violations, duplicate games in index dupes, keys merging distinct "
+    "positions in an audit of a collection), and no error; 2 any error (bad arguments, "
+    "an unusable index, bad input in any file: the other files are still processed); "
+    "130 interrupted.  Results go to standard output; notes, errors, summaries and the "
+    "progress bar (on a terminal) to standard error."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gohash",
         description="Symmetry-aware Zobrist hashing for Go: canonical keys, superko "
         "checking and position search over SGF collections.",
+        epilog=EXIT_CODES,
     )
+    parser.add_argument("--version", action="version", version=f"gohash {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in SUBCOMMANDS:
         module.register(subparsers)
@@ -36,15 +69,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``gohash`` with ``argv`` (default: the command line); return the exit code."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # --help, --version, or argparse's error (already printed)
+        return e.code if isinstance(e.code, int) else EXIT_ERRORS
     try:
         code: int = args.run(args)
     except GohashError as e:
-        print(f"gohash {args.command}: error: {e}", file=sys.stderr)
-        return 2
+        print(f"{args.prog}: error: {e}", file=sys.stderr)
+        return EXIT_ERRORS
     except KeyboardInterrupt:
-        print(f"gohash {args.command}: interrupted", file=sys.stderr)
-        return 130
+        print(f"{args.prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader of our output went away (``gohash canon ... | head``).
         sys.stderr.close()

@@ -2,10 +2,11 @@
 
 Scope: argument parsing and printing only; every figure comes from
 :mod:`gohash.audit`.  Text for people, ``--format json`` for programs (one JSON
-object: ``structure``, a list with one entry per scheme, and ``collection``,
-null without PATHs).  Exit status 0; 2 for bad arguments, and when some game
-could not be read (the errors go to stderr, the report covers the rest), as
-the other subcommands do.
+document: ``structure``, a list with one entry per scheme, and ``collection``,
+null without PATHs), on standard output; errors, the summary and the progress
+bar on standard error.  Exit status 0; 1 when a canonical key of the collection
+merges distinct positions; 2 when some game could not be read (the report
+covers the rest) or for bad arguments.
 """
 
 from __future__ import annotations
@@ -26,9 +27,26 @@ from ..audit import (
     scheme_structure,
 )
 from ..board import Board
-from ..errors import GohashError
-from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
+from ..errors import counted
+from ..rules import SUICIDE_OPTIONS
 from ..schemes import SCHEMES
+from .options import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    EXIT_FINDINGS,
+    SYMMETRIES,
+    add_deprecated,
+    add_exit_codes,
+    add_format,
+    add_jobs,
+    add_scheme,
+    add_suicide,
+    add_symmetry,
+    add_variations,
+    leaf,
+    non_negative_int,
+)
+from .progress import Reporter
 
 DESCRIPTION = """\
 Audit the key schemes.  For a board size: the free bits of the keys per point
@@ -48,61 +66,51 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="SGF files, folders or archives")
-    parser.add_argument(
-        "--scheme",
-        action="append",
-        choices=SCHEMES,
-        dest="schemes",
-        metavar="NAME",
+    add_scheme(
+        parser, repeatable=True,
         help=f"scheme to audit, repeatable; one of {', '.join(SCHEMES)} (default: all)",
     )
     parser.add_argument(
         "--size", type=int, default=19, help="board size of the key structure report (default 19)"
     )
-    parser.add_argument(
-        "--group",
-        choices=("full", "d4"),
-        default="full",
-        help="symmetries for 'same position' and canonical keys: full (16, "
-        "with colour exchange, the default) or d4 (the 8 board maps)",
-    )
+    add_symmetry(parser)
+    add_deprecated(parser, "--group", "--symmetry {value}", "symmetry", choices=SYMMETRIES)
     parser.add_argument(
         "--examples",
-        type=int,
+        type=non_negative_int,
         default=3,
         metavar="K",
         help="merges shown per scheme and board size (default 3)",
     )
-    parser.add_argument(
-        "--variations", action="store_true", help="walk every variation, not only the main line"
+    add_variations(parser)
+    add_suicide(parser)
+    add_format(parser, ("text", "json"), help="report format")
+    add_jobs(parser)
+    add_exit_codes(
+        parser, "a canonical key of the collection merges distinct positions", files=True
     )
-    parser.add_argument("--suicide", choices=tuple(SUICIDE_OPTIONS), help=SUICIDE_HELP)
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.set_defaults(run=run)
+    leaf(parser, run)
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out if out is not None else sys.stdout
-    err = err if err is not None else sys.stderr
+def run(args: argparse.Namespace) -> int:
+    out = sys.stdout
+    report = Reporter(args.prog)
     schemes = tuple(args.schemes or SCHEMES)
-    if args.examples < 0:
-        print(f"gohash audit: error: --examples {args.examples!r} is negative", file=err)
-        return 2
-    try:
-        structures = [scheme_structure(name, args.size) for name in schemes]
-    except GohashError as e:
-        print(f"gohash audit: error: {e}", file=err)
-        return 2
+    structures = [scheme_structure(name, args.size) for name in schemes]
     collection = None
     if args.paths:
         collection = audit_paths(
             args.paths,
             schemes,
-            group=args.group,
+            group=args.symmetry,
             examples=args.examples,
             variations=args.variations,
             suicide_allowed=None if args.suicide is None else SUICIDE_OPTIONS[args.suicide],
+            jobs=args.jobs,
+            progress=report.progress,
+            on_death=report.note,
         )
+        report.clear()
     if args.format == "json":
         json.dump(
             {
@@ -110,7 +118,6 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 "collection": collection.to_json() if collection else None,
             },
             out,
-            indent=1,
         )
         out.write("\n")
     else:
@@ -118,14 +125,21 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             _print_structure(s, out)
         if collection is not None:
             _print_collection(collection, out)
-    if collection is not None and collection.errors:
-        for error in collection.errors:
-            print(f"gohash audit: {error}", file=err)
-        print(
-            f"gohash audit: {len(collection.errors)} errors; the report covers the rest", file=err
-        )
-        return 2
-    return 0
+    if collection is None:
+        return EXIT_CLEAN
+    for error in collection.errors:
+        report.error(error)
+    merging = sum(collection.total("merged_keys", name) for name in collection.schemes)
+    report.say(
+        f"{counted(collection.files, 'file')}, {counted(collection.games, 'game')}, "
+        f"{counted(collection.positions, 'position')}, "
+        f"{counted(merging, 'canonical key')} merging distinct positions (in "
+        f"{counted(len(collection.schemes), 'scheme')}), "
+        f"{counted(len(collection.errors), 'error')}"
+    )
+    if collection.errors:
+        return EXIT_ERRORS
+    return EXIT_FINDINGS if merging else EXIT_CLEAN
 
 
 def _print_structure(s: SchemeStructure, out: TextIO) -> None:
@@ -167,8 +181,8 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
 def _print_collection(c: CollectionAudit, out: TextIO) -> None:
     group = "16 symmetries" if c.group == "full" else "8 board maps"
     print(
-        f"collection: {c.files:,} files, {c.games:,} games, {c.positions:,} positions, "
-        f"{c.distinct:,} distinct up to {group}",
+        f"collection: {counted(c.files, 'file')}, {counted(c.games, 'game')}, "
+        f"{counted(c.positions, 'position')}, {c.distinct:,} distinct up to {group}",
         file=out,
     )
     if not c.sizes:

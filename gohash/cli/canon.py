@@ -1,8 +1,8 @@
 """``gohash canon``: a canonical key for every position of SGF files.
 
 Scope: arguments and printing only; records are made by :mod:`gohash.canon`.
-Records go to standard output or ``-o FILE``; error lines, notes, the summary
-and (on a terminal) a progress bar go to standard error.  Exit code 0 without
+Records go to standard output or ``-o FILE``; errors, notes, the summary and
+(on a terminal) a progress bar go to standard error.  Exit code 0 without
 errors, 2 with any.
 """
 
@@ -15,8 +15,20 @@ from typing import Any, TextIO
 
 from ..canon import FORMATS, CanonOptions, canon
 from ..errors import GohashError
-from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
-from ..schemes import SCHEMES
+from ..rules import SUICIDE_OPTIONS
+from .options import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    add_exit_codes,
+    add_format,
+    add_jobs,
+    add_scheme,
+    add_suicide,
+    add_symmetry,
+    add_variations,
+    leaf,
+)
+from .progress import Reporter
 
 __all__ = ["register", "run"]
 
@@ -31,18 +43,11 @@ def register(subparsers: Any) -> None:
         "or tar archive (plain, gzip, bzip2 or xz), or - for standard input.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH")
-    parser.add_argument("--scheme", choices=SCHEMES, default="huima64", help="key scheme")
-    parser.add_argument(
-        "--symmetry",
-        choices=("d4", "full"),
-        default="full",
-        help="d4: rotations and reflections; full: also colour exchange (default)",
-    )
-    parser.add_argument(
-        "--variations", action="store_true", help="every variation, not just the main line"
-    )
-    parser.add_argument("--format", choices=FORMATS, default="jsonl")
-    parser.add_argument("--suicide", choices=tuple(SUICIDE_OPTIONS), help=SUICIDE_HELP)
+    add_scheme(parser)
+    add_symmetry(parser)
+    add_variations(parser)
+    add_format(parser, FORMATS, help="record format")
+    add_suicide(parser)
     parser.add_argument(
         "--position",
         action="store_true",
@@ -51,35 +56,12 @@ def register(subparsers: Any) -> None:
         "fields mean images of each other",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE")
-    parser.add_argument(
-        "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
-    )
-    parser.set_defaults(run=run)
-
-
-class _Progress:
-    """A one-line progress bar on a terminal."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} inputs")
-        self.stream.flush()
-        self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            self.stream.write("\r\033[K")
-            self.shown = False
+    add_jobs(parser)
+    add_exit_codes(parser, files=True)
+    leaf(parser, run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.jobs < 1:
-        raise GohashError(f"--jobs must be at least 1, not {args.jobs!r}")
     options = CanonOptions(
         scheme=args.scheme,
         group=args.symmetry,
@@ -88,20 +70,7 @@ def run(args: argparse.Namespace) -> int:
         suicide_allowed=None if args.suicide is None else SUICIDE_OPTIONS[args.suicide],
         position=args.position,
     )
-    err = sys.stderr
-    progress = _Progress(err) if err.isatty() else None
-
-    def say(line: str) -> None:
-        if progress is not None:
-            progress.clear()
-        print(line, file=err)
-
-    def on_error(error: GohashError) -> None:
-        say(f"error: {error}")
-
-    def on_note(note: str) -> None:
-        say(f"note: {note}")
-
+    report = Reporter(args.prog)
     with contextlib.ExitStack() as stack:
         out: TextIO = sys.stdout
         if args.output:
@@ -114,12 +83,10 @@ def run(args: argparse.Namespace) -> int:
             out.write,
             options,
             jobs=args.jobs,
-            on_error=on_error,
-            on_note=on_note,
-            progress=progress,
+            on_error=report.error,
+            on_note=report.note,
+            progress=report.progress,
         )
         out.flush()
-    if progress is not None:
-        progress.clear()
-    print(f"gohash canon: {summary}", file=err)
-    return 2 if summary.errors else 0
+    report.say(str(summary))
+    return EXIT_ERRORS if summary.errors else EXIT_CLEAN

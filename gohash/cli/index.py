@@ -1,15 +1,20 @@
-"""``gohash index``: build a position index of SGF files, search it, find duplicate games.
+"""``gohash index``: build a position index of SGF files, search it, find duplicate
+games, look after it.
 
 Scope: arguments and printing only; everything else is :mod:`gohash.index`.
 
-- ``gohash index build DB PATH... [--scheme S] [--jobs N] [--files-per-commit N]
-  [--suicide allowed|forbidden]``
+- ``gohash index build DB PATH... [--scheme S] [--variations] [--jobs N]
+  [--files-per-commit N] [--suicide allowed|forbidden]``
 - ``gohash index find DB (--sgf FILE [--move N] [--game G] [--suicide allowed|forbidden]
-  | --position DIAGRAM) [--no-colour-swap] [--format text|json] [--limit N] [--offset N]``
+  | --position DIAGRAM) [--symmetry d4|full] [--format text|json] [--limit N] [--offset N]``
 - ``gohash index dupes DB [--min-positions N] [--format text|json]``
+- ``gohash index info DB [--format text|json]``
+- ``gohash index remove DB PATH...``
 
-Exit codes: 0 success, 2 bad input (for ``build``: any file or game in error;
-the others are still indexed), 1 for ``find`` when the position is not in the index.
+Results go to standard output, notes, errors, summaries and the progress bar
+to standard error.  Exit codes: 0 success; 1 for ``dupes`` when it finds
+duplicate or prefix games; 2 for any error (for ``build``: any file or game in
+error, the others are still indexed; for ``remove``: a path not in the index).
 """
 
 from __future__ import annotations
@@ -21,12 +26,30 @@ import sys
 from typing import Any
 
 from ..board import Board
-from ..errors import GohashError
-from ..index import BuildSummary, DupeGroup, FindResult, Index, position_from_sgf
+from ..errors import GohashError, counted
+from ..index import DupeGroup, FindResult, Index, IndexInfo, position_from_sgf
+from ..indexing import PARSE_VERSION
 from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
-from ..schemes import SCHEMES
+from ..sgf import find_inputs
+from .options import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    EXIT_FINDINGS,
+    add_deprecated,
+    add_exit_codes,
+    add_format,
+    add_jobs,
+    add_scheme,
+    add_suicide,
+    add_symmetry,
+    add_variations,
+    leaf,
+    non_negative_int,
+    positive_int,
+)
+from .progress import Reporter
 
-__all__ = ["register", "run"]
+__all__ = ["register"]
 
 MAX_DIAGRAM_BYTES = 64 * 1024
 
@@ -35,9 +58,10 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "index",
         help="search SGF collections for a position up to symmetry; find duplicate games",
-        description="Build an SQLite index of every main-line position of SGF files, find "
-        "every game where a position occurred in any orientation or with colours exchanged "
-        "(confirmed exactly, never by hash alone), and list duplicate games.",
+        description="Build an SQLite index of every main-line position of SGF files (or "
+        "every variation's too), find every game where a position occurred in any "
+        "orientation or with colours exchanged (confirmed exactly, never by hash alone), "
+        "list duplicate games, and show or trim what an index holds.",
     )
     commands = parser.add_subparsers(dest="index_command", metavar="ACTION", required=True)
 
@@ -46,114 +70,133 @@ def register(subparsers: Any) -> None:
         help="create or extend an index",
         description="Index every game of PATH (SGF files, folders searched recursively for "
         "*.sgf, zip or tar archives, - for standard input).  A file already indexed "
-        "with the same content is skipped, a changed one replaces its games; each file is "
+        "with the same content is skipped, a changed one replaces its games, and one "
+        "indexed by a gohash that read records differently is read again; each file is "
         "one transaction, so an interrupted build is completed by running it again.",
     )
     build.add_argument("db", metavar="DB", help="the index file (created if missing)")
     build.add_argument("paths", nargs="+", metavar="PATH")
-    build.add_argument(
-        "--scheme", choices=SCHEMES, default=None,
+    add_scheme(
+        build, default=None,
         help="key scheme of a new index (default huima64); an existing index keeps its own",
     )
-    build.add_argument(
-        "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
+    add_variations(
+        build, help="a new index stores every variation's positions, not only the main "
+        "line's (find reports the variation; dupes compares main lines); an existing "
+        "index keeps what it was created with",
     )
+    add_jobs(build)
     build.add_argument(
-        "--files-per-commit", type=int, default=None, metavar="N",
+        "--files-per-commit", type=positive_int, default=None, metavar="N",
         help="write N whole files per transaction (default: the files of about a "
         "second); a build killed midway loses the files of its last transaction, "
         "which the next run indexes",
     )
-    build.add_argument(
-        "--suicide", choices=tuple(SUICIDE_OPTIONS),
-        help=SUICIDE_HELP + "; files already indexed and unchanged are not replayed again",
+    add_suicide(
+        build, help=SUICIDE_HELP + "; files already indexed and unchanged are not replayed again"
     )
+    add_exit_codes(build, files=True)
+    leaf(build, _run_build)
 
     find = commands.add_parser(
         "find",
         help="every game and move where a position occurred",
         description="List every game and move number where the position occurred, up to "
-        "rotation, reflection and colour exchange, with the element that maps the query "
-        "onto it.  Positions are compared stone by stone (the side to move is ignored).",
+        "the symmetries of --symmetry, with the element that maps the query onto it.  "
+        "Positions are compared stone by stone (the side to move is ignored).",
     )
-    find.add_argument("db", metavar="DB")
+    find.add_argument("db", metavar="DB", help="the index file")
     query = find.add_mutually_exclusive_group(required=True)
-    query.add_argument("--sgf", metavar="FILE", help="take the position from a record (- stdin)")
+    query.add_argument("--sgf", metavar="FILE",
+                       help="take the position from an SGF file (- for standard input)")
     query.add_argument(
         "--position", metavar="DIAGRAM",
         help="an ASCII diagram as gohash prints boards (X black, O white, . empty): the "
         "text itself, a file holding it, or - for standard input",
     )
-    find.add_argument("--move", type=int, metavar="N", help="with --sgf: after move N "
-                      "(default: the last)")
-    find.add_argument("--game", type=int, default=0, metavar="G",
+    find.add_argument("--move", type=non_negative_int, metavar="N",
+                      help="with --sgf: after move N (default: the last)")
+    find.add_argument("--game", type=non_negative_int, metavar="G",
                       help="with --sgf: game G of the file (from 0; default 0)")
-    find.add_argument("--suicide", choices=tuple(SUICIDE_OPTIONS),
-                      help="with --sgf: " + SUICIDE_HELP)
-    find.add_argument("--no-colour-swap", action="store_true",
-                      help="rotations and reflections only, colours as they are")
-    find.add_argument("--format", choices=("text", "json"), default="text")
-    find.add_argument("--limit", type=int, default=100, metavar="N",
+    add_suicide(find, help="with --sgf: " + SUICIDE_HELP)
+    add_symmetry(find)
+    add_deprecated(find, "--no-colour-swap", "--symmetry d4", "symmetry", const="d4")
+    add_format(find, ("text", "json"), help="result format")
+    find.add_argument("--limit", type=non_negative_int, default=100, metavar="N",
                       help="show at most N matches (default 100; 0: all)")
-    find.add_argument("--offset", type=int, default=0, metavar="N",
+    find.add_argument("--offset", type=non_negative_int, default=0, metavar="N",
                       help="skip the first N matches (for paging)")
+    add_exit_codes(find)
+    leaf(find, _run_find)
 
     dupes = commands.add_parser(
         "dupes",
         help="records that are the same game, or a prefix of another",
-        description="Groups of records with the same sequence of positions up to symmetry "
-        "and colour exchange, and records whose sequence is a proper prefix of others'.",
+        description="Groups of records with the same sequence of main-line positions up to "
+        "symmetry and colour exchange, and records whose sequence is a proper prefix of "
+        "others'.",
     )
-    dupes.add_argument("db", metavar="DB")
+    dupes.add_argument("db", metavar="DB", help="the index file")
     dupes.add_argument(
-        "--min-positions", type=int, default=10, metavar="N",
+        "--min-positions", type=positive_int, default=10, metavar="N",
         help="ignore records of fewer than N positions (default 10)",
     )
-    dupes.add_argument("--format", choices=("text", "json"), default="text")
-    parser.set_defaults(run=run)
+    add_format(dupes, ("text", "json"), help="result format")
+    add_exit_codes(dupes, "duplicate or prefix games found")
+    leaf(dupes, _run_dupes)
 
+    info = commands.add_parser(
+        "info",
+        help="what an index holds and how it was built",
+        description="The files, games and positions of an index, its key scheme, whether it "
+        "holds variations, its format version, and the gohash versions that indexed its "
+        "files (files indexed by a gohash that read records differently are read again "
+        "by the next build given them).",
+    )
+    info.add_argument("db", metavar="DB", help="the index file")
+    add_format(info, ("text", "json"), help="result format")
+    add_exit_codes(info)
+    leaf(info, _run_info)
 
-def run(args: argparse.Namespace) -> int:
-    actions = {"build": _run_build, "find": _run_find, "dupes": _run_dupes}
-    return actions[args.index_command](args)
+    remove = commands.add_parser(
+        "remove",
+        help="remove files from an index",
+        description="Remove the games of files from an index, in one transaction.  PATH "
+        "is as build was given it: a file, a folder (every file indexed under it) or an "
+        "archive (all its members); positions no other game has go too.  The paths "
+        "removed are printed.",
+    )
+    remove.add_argument("db", metavar="DB", help="the index file")
+    remove.add_argument("paths", nargs="+", metavar="PATH")
+    add_exit_codes(remove)
+    leaf(remove, _run_remove)
 
 
 # -- build -------------------------------------------------------------------------------------
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    if args.jobs < 1:
-        raise GohashError(f"--jobs must be at least 1, not {args.jobs!r}")
-    err = sys.stderr
-    progress = _progress(err) if err.isatty() else None
-    with Index(args.db, create=True, scheme=args.scheme) as index:
+    report = Reporter(args.prog)
+    with Index(args.db, create=True, scheme=args.scheme,
+               variations=True if args.variations else None) as index:
         summary = index.build(args.paths, jobs=args.jobs,
-                              files_per_commit=args.files_per_commit, progress=progress,
+                              files_per_commit=args.files_per_commit, progress=report.progress,
                               suicide_allowed=_suicide(args))
         counts = index.counts()
-    if progress is not None:
-        err.write("\r\033[K")
     for note in summary.notes:
-        print(f"gohash index build: note: {note}", file=err)
+        report.note(note)
     for message in summary.errors:
-        print(f"gohash index build: error: {message}", file=err)
-    print(f"{summary}")
-    print(f"index {args.db}: {counts['files']} files, {counts['games']} games, "
-          f"{counts['occurrences']} positions, {counts['positions']} distinct up to symmetry")
-    return 2 if summary.errors else 0
+        report.error(message)
+    report.say(str(summary))
+    report.say(f"index {args.db}: {counted(counts['files'], 'file')}, "
+               f"{counted(counts['games'], 'game')}, "
+               f"{counted(counts['occurrences'], 'position')}, "
+               f"{counts['positions']} distinct up to symmetry")
+    return EXIT_ERRORS if summary.errors else EXIT_CLEAN
 
 
 def _suicide(args: argparse.Namespace) -> bool | None:
     return None if args.suicide is None else SUICIDE_OPTIONS[args.suicide]
-
-
-def _progress(stream: Any) -> Any:
-    def show(summary: BuildSummary) -> None:
-        stream.write(f"\r{summary.files_indexed} files indexed, {summary.files_unchanged} "
-                     f"unchanged, {summary.positions} positions")
-        stream.flush()
-
-    return show
 
 
 # -- find --------------------------------------------------------------------------------------
@@ -161,14 +204,13 @@ def _progress(stream: Any) -> Any:
 
 def _query(args: argparse.Namespace) -> Board:
     if args.sgf is not None:
-        if args.move is not None and args.move < 0:
-            raise GohashError(f"--move must be 0 or more, not {args.move!r}")
-        return position_from_sgf(args.sgf, args.move, game=args.game,
+        _check_one_file(args.sgf)
+        return position_from_sgf(args.sgf, args.move, game=args.game or 0,
                                  suicide_allowed=_suicide(args))
-    if args.move is not None:
-        raise GohashError("--move goes with --sgf, not --position")
-    if args.suicide is not None:
-        raise GohashError("--suicide goes with --sgf, not --position")
+    for option, value in (("--move", args.move), ("--game", args.game),
+                          ("--suicide", args.suicide)):
+        if value is not None:
+            raise GohashError(f"{option} goes with --sgf, not --position")
     text = args.position
     if text == "-":
         text = sys.stdin.read(MAX_DIAGRAM_BYTES + 1)
@@ -180,20 +222,36 @@ def _query(args: argparse.Namespace) -> Board:
     return Board.from_diagram(text)
 
 
+def _check_one_file(path: str) -> None:
+    """Refuse a folder or an archive for --sgf: their games have no one numbering."""
+    if path != "-" and os.path.isdir(path):
+        raise GohashError(f"--sgf takes one SGF file, not the folder {path!r}")
+    (inp,) = find_inputs([path])
+    if inp.kind in ("zip", "tar"):
+        raise GohashError(f"--sgf takes one SGF file, not the {inp.format or inp.kind} "
+                          f"archive {path!r}")
+
+
 def _run_find(args: argparse.Namespace) -> int:
-    if args.limit < 0 or args.offset < 0:
-        raise GohashError(f"--limit and --offset must be 0 or more, not {args.limit!r}, "
-                          f"{args.offset!r}")
     board = _query(args)
     with Index(args.db) as index:
-        result = index.find(board, colour_swap=not args.no_colour_swap,
+        result = index.find(board, colour_swap=args.symmetry == "full",
                             limit=args.limit or None, offset=args.offset)
         hex_key = index.keys(board.size).hex(result.key)
+    report = Reporter(args.prog)
+    rejected = (f"; {counted(result.rejected, 'other position')} share the key"
+                if result.rejected else "")
+    report.say(f"{board.size}x{board.size} position, key {hex_key}: "
+               f"{counted(result.total, 'occurrence')}{rejected}")
     if args.format == "json":
         print(json.dumps(_find_json(result, hex_key), ensure_ascii=False))
     else:
-        _print_find(result, hex_key, board.size)
-    return 0 if result.total else 1
+        _print_find(result)
+    shown_to = result.offset + len(result.matches)
+    if shown_to < result.total:
+        report.say(f"showing {result.offset + 1}-{shown_to} of {result.total}: "
+                   f"--offset {shown_to} for more, --limit 0 for all")
+    return EXIT_CLEAN
 
 
 def _find_json(result: FindResult, hex_key: str) -> dict[str, Any]:
@@ -207,6 +265,7 @@ def _find_json(result: FindResult, hex_key: str) -> dict[str, Any]:
             {
                 "file": m.record.file,
                 "game": m.record.game,
+                "variation": list(m.variation),
                 "move_number": m.move_number,
                 "transform": m.element.name,
                 "colours_exchanged": m.colours_exchanged,
@@ -220,17 +279,12 @@ def _find_json(result: FindResult, hex_key: str) -> dict[str, Any]:
     }
 
 
-def _print_find(result: FindResult, hex_key: str, size: int) -> None:
-    rejected = f"; {result.rejected} other positions share the key" if result.rejected else ""
-    print(f"{size}x{size} position, key {hex_key}: {result.total} occurrences{rejected}")
+def _print_find(result: FindResult) -> None:
     for m in result.matches:
         colours = ", colours exchanged" if m.colours_exchanged else ""
-        print(f"{m.record.file}  game {m.record.game}  move {m.move_number}  "
+        line = f"  variation {'.'.join(map(str, m.variation))}" if m.variation else ""
+        print(f"{m.record.file}  game {m.record.game}{line}  move {m.move_number}  "
               f"{m.element.name}{colours}  ({_players(m.record.black, m.record.white)})")
-    shown_to = result.offset + len(result.matches)
-    if shown_to < result.total:
-        print(f"showing {result.offset + 1}-{shown_to} of {result.total}: "
-              f"--offset {shown_to} for more, --limit 0 for all")
 
 
 def _players(black: str | None, white: str | None) -> str:
@@ -241,8 +295,6 @@ def _players(black: str | None, white: str | None) -> str:
 
 
 def _run_dupes(args: argparse.Namespace) -> int:
-    if args.min_positions < 1:
-        raise GohashError(f"--min-positions must be at least 1, not {args.min_positions!r}")
     with Index(args.db) as index:
         dupes = index.dupes(min_positions=args.min_positions)
     if args.format == "json":
@@ -251,17 +303,21 @@ def _run_dupes(args: argparse.Namespace) -> int:
             "prefixes": [{"shorter": _group_json(p.shorter), "longer": _group_json(p.longer)}
                          for p in dupes.prefixes],
         }, ensure_ascii=False))
-        return 0
-    for group in dupes.groups:
-        print(f"same game ({group.positions} positions):")
-        _print_group(group)
-    for prefix in dupes.prefixes:
-        print(f"prefix ({prefix.shorter.positions} of {prefix.longer.positions} positions):")
-        _print_group(prefix.shorter)
-        print("  is the start of")
-        _print_group(prefix.longer)
-    print(f"{len(dupes.groups)} groups of duplicates, {len(dupes.prefixes)} prefixes")
-    return 0
+    else:
+        for group in dupes.groups:
+            print(f"same game ({group.positions} positions):")
+            _print_group(group)
+        for prefix in dupes.prefixes:
+            print(f"prefix ({prefix.shorter.positions} of {prefix.longer.positions} "
+                  "positions):")
+            _print_group(prefix.shorter)
+            print("  is the start of")
+            _print_group(prefix.longer)
+    Reporter(args.prog).say(
+        f"{counted(len(dupes.groups), 'group')} of duplicates, "
+        f"{counted(len(dupes.prefixes), 'prefix', 'prefixes')}"
+    )
+    return EXIT_FINDINGS if dupes.groups or dupes.prefixes else EXIT_CLEAN
 
 
 def _group_json(group: DupeGroup) -> dict[str, Any]:
@@ -279,3 +335,57 @@ def _print_group(group: DupeGroup) -> None:
     for record, g in zip(group.records, group.elements, strict=True):
         print(f"  {record.file}  game {record.game}  {g.name}  "
               f"({_players(record.black, record.white)}, {record.result or '?'})")
+
+
+# -- info and remove ---------------------------------------------------------------------------
+
+
+def _run_info(args: argparse.Namespace) -> int:
+    with Index(args.db) as index:
+        info = index.info()
+    if args.format == "json":
+        print(json.dumps(_info_json(info), ensure_ascii=False))
+        return EXIT_CLEAN
+    print(f"index {info.path}")
+    print(f"  format version {info.schema_version}, key scheme {info.scheme}, "
+          f"{'every variation' if info.variations else 'main lines only'}")
+    print(f"  {counted(info.files, 'file')}, {counted(info.games, 'game')}, "
+          f"{counted(info.positions, 'position')} ({info.distinct} distinct up to "
+          f"symmetry), {counted(info.errors, 'error')}")
+    versions = ", ".join(f"{version} ({counted(n, 'file')})"
+                         for version, n in info.gohash_versions.items())
+    print(f"  indexed by gohash {versions or '-'}")
+    if info.outdated:
+        print(f"  {counted(info.outdated, 'file')} indexed by a gohash that read records "
+              f"differently (parse version other than {PARSE_VERSION}): index build reads "
+              "them again")
+    return EXIT_CLEAN
+
+
+def _info_json(info: IndexInfo) -> dict[str, Any]:
+    return {
+        "path": info.path,
+        "format_version": info.schema_version,
+        "scheme": info.scheme,
+        "variations": info.variations,
+        "files": info.files,
+        "games": info.games,
+        "positions": info.positions,
+        "distinct": info.distinct,
+        "errors": info.errors,
+        "gohash_versions": info.gohash_versions,
+        "outdated_files": info.outdated,
+    }
+
+
+def _run_remove(args: argparse.Namespace) -> int:
+    report = Reporter(args.prog)
+    with Index(args.db) as index:
+        removed = index.remove(args.paths)
+    for path in removed.files:
+        print(path)
+    for path in removed.missing:
+        report.error(f"{path}: not in the index")
+    report.say(f"{counted(len(removed.files), 'file')} removed "
+               f"({counted(removed.games, 'game')}), {counted(report.errors, 'error')}")
+    return EXIT_ERRORS if report.errors else EXIT_CLEAN

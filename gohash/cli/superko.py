@@ -1,9 +1,9 @@
 """``gohash superko``: ko and suicide violations in SGF records.
 
 Scope: arguments and printing only; the checking is :mod:`gohash.superko`'s.
-Violations go to standard output (text with diagrams, or JSON Lines); in text
-mode input errors go to standard error, in JSON mode they are objects on
-standard output too.  The summary goes to standard error.  Exit code 0: no
+Violations go to standard output as each file is checked (text with diagrams,
+or JSON Lines); input errors, notes, the summary and (on a terminal) a
+progress bar go to standard error, in either format.  Exit code 0: no
 violation; 1: violations (or "no result" repetitions); 2: an input error in
 any file.
 """
@@ -15,9 +15,22 @@ import json
 import sys
 from typing import Any
 
-from ..errors import GohashError
+from ..errors import counted
 from ..rules import RULES, RULESETS, SUICIDE_OPTIONS, Ruleset, ruleset
-from ..superko import KINDS, CheckResult, check
+from ..superko import KINDS, check_files
+from .options import (
+    EXIT_CLEAN,
+    EXIT_ERRORS,
+    EXIT_FINDINGS,
+    add_exit_codes,
+    add_format,
+    add_jobs,
+    add_scheme,
+    add_suicide,
+    add_variations,
+    leaf,
+)
+from .progress import Reporter
 
 __all__ = ["register", "run"]
 
@@ -31,15 +44,13 @@ def register(subparsers: Any) -> None:
         "Every verdict is confirmed on the exact positions, never on a hash alone.  After an "
         "illegal move the check goes on from the position the record shows.  PATH is an SGF "
         "file, a folder (searched recursively for *.sgf), a zip or tar archive, or - for "
-        "standard input.",
+        "standard input.  Violations are printed as each file is checked.",
         epilog="Rulesets: tromp-taylor (positional, suicide allowed), chinese (positional), "
         "aga (situational), new-zealand (situational, suicide allowed), japanese and korean "
         "(simple ko; a repetition is reported as 'no result').  Without --ruleset each game "
         "is judged under the rules its RU names (Chinese, Japanese, Korean, AGA, NZ or New "
         "Zealand, Tromp-Taylor or TT; GOE or Ing read as tromp-taylor, CGOS's TT-- as "
-        "chinese; any case), chinese when it has none or one not known (with a note).  "
-        "Exit code 0: no violation; "
-        "1: violations found; 2: an input error in any file.",
+        "chinese; any case), chinese when it has none or one not known (with a note).",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument(
@@ -47,39 +58,53 @@ def register(subparsers: Any) -> None:
         help="sets the ko rule and suicide for every game (default: each game's RU)",
     )
     parser.add_argument("--rule", choices=RULES, help="ko rule, overriding the ruleset's")
-    parser.add_argument(
-        "--suicide", choices=tuple(SUICIDE_OPTIONS),
-        help="allow or forbid suicide, overriding the --ruleset or each game's RU",
+    add_suicide(
+        parser, help="allow or forbid suicide, overriding the --ruleset or each game's RU"
     )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument(
-        "--variations", action="store_true", help="every variation, not just the main line"
-    )
-    parser.set_defaults(run=run)
+    add_format(parser, ("text", "jsonl"), deprecated={"json": "jsonl"},
+               help="violation format")
+    add_variations(parser)
+    add_scheme(parser, help="key scheme of the hash that narrows the search for repeated "
+               "positions (default huima64); verdicts are the same under every scheme")
+    add_jobs(parser)
+    add_exit_codes(parser, "violations found", files=True)
+    leaf(parser, run)
 
 
 def run(args: argparse.Namespace) -> int:
     suicide = None if args.suicide is None else SUICIDE_OPTIONS[args.suicide]
     rules = None if args.ruleset is None else ruleset(args.ruleset)
-    result = check(
-        args.paths, rules, rule=args.rule, suicide_allowed=suicide, variations=args.variations
+    report = Reporter(args.prog)
+    out = sys.stdout
+    files = games = violations = 0
+    for found in check_files(
+        args.paths, rules, rule=args.rule, suicide_allowed=suicide,
+        variations=args.variations, scheme=args.scheme, jobs=args.jobs,
+        progress=report.progress, on_death=report.note,
+    ):
+        files += found.summary.files
+        games += found.summary.games
+        violations += len(found.violations)
+        for note in found.summary.notes:
+            report.note(note)
+        if found.violations:
+            report.clear()
+            for violation in found.violations:
+                if args.format == "jsonl":
+                    out.write(json.dumps(violation.to_json()) + "\n")
+                else:
+                    out.write(f"{violation.headline()}\n{violation.diagram}\n\n")
+            out.flush()
+        for error in found.errors:
+            report.error(error)
+    report.say(
+        f"{counted(files, 'file')}, {counted(games, 'game')}, "
+        f"{counted(violations, 'violation')}, {counted(report.errors, 'error')} "
+        f"({_rules_text(rules, args.rule, suicide)})"
     )
-    if args.format == "json":
-        _print_json(result)
-    else:
-        _print_text(result)
-    summary = result.summary
-    for note in summary.notes:
-        print(f"gohash superko: note: {note}", file=sys.stderr)
-    print(
-        f"gohash superko ({_rules_text(rules, args.rule, suicide)}): {summary.files} files, "
-        f"{summary.games} games, {len(result.violations)} violations, "
-        f"{len(result.errors)} errors",
-        file=sys.stderr,
-    )
-    if result.errors:
-        return 2
-    return 1 if result.violations else 0
+    if report.errors:
+        return EXIT_ERRORS
+    return EXIT_FINDINGS if violations else EXIT_CLEAN
 
 
 def _rules_text(rules: Ruleset | None, rule: str | None, suicide: bool | None) -> str:
@@ -95,26 +120,3 @@ def _rules_text(rules: Ruleset | None, rule: str | None, suicide: bool | None) -
     if suicide is not None:
         parts.append(f"suicide {'allowed' if suicide else 'forbidden'}")
     return ", ".join(parts)
-
-
-def _error_text(error: GohashError) -> str:
-    if error.move_number is None:
-        return error.reason
-    return f"move {error.move_number}: {error.reason}"
-
-
-def _print_json(result: CheckResult) -> None:
-    out = sys.stdout
-    for violation in result.violations:
-        out.write(json.dumps(violation.to_json()) + "\n")
-    for error in result.errors:
-        record = {"file": error.file, "game": error.game, "error": _error_text(error)}
-        out.write(json.dumps(record) + "\n")
-
-
-def _print_text(result: CheckResult) -> None:
-    out = sys.stdout
-    for violation in result.violations:
-        out.write(f"{violation.headline()}\n{violation.diagram}\n\n")
-    for error in result.errors:
-        print(f"gohash superko: error: {error}", file=sys.stderr)

@@ -1,0 +1,283 @@
+"""Looking after an index: ``gohash index info`` and ``remove``, the re-reading of
+files an earlier gohash indexed (the parse version stored per file), and indexes
+built with ``--variations``, checked against sgfmill's independent replay."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from sgfmill import boards, sgf
+
+import gohash.index
+from gohash.cli import main
+from gohash.frames import unpack_array
+from gohash.index import SCHEMA_VERSION, Index
+from gohash.version import __version__
+from tests.test_index import consistency_problems, random_game, table_dump, write_game
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+VARIATIONS = DATA / "variations-9x9.sgf"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["index", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def games(tmp_path: Path) -> Path:
+    """Five 9x9 games: three in a folder ``sub``, two beside it."""
+    rng = random.Random(14)
+    folder = tmp_path / "games"
+    (folder / "sub").mkdir(parents=True)
+    for name in ("a.sgf", "b.sgf", "sub/c.sgf", "sub/d.sgf", "sub/e.sgf"):
+        write_game(folder, name, 9, random_game(rng, 9, 30))
+    return folder
+
+
+def test_info_says_what_the_index_holds(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "i.db"
+    assert run(capsys, "build", str(db), str(games))[0] == 0
+    code, out, err = run(capsys, "info", str(db), "--format", "json")
+    assert (code, err) == (0, "")
+    info = json.loads(out)
+    with sqlite3.connect(db) as con:
+        occurrences = con.execute("SELECT count(*) FROM occurrences").fetchone()[0]
+        distinct = con.execute("SELECT count(*) FROM positions").fetchone()[0]
+    assert info == {
+        "path": str(db), "format_version": SCHEMA_VERSION, "scheme": "huima64",
+        "variations": False, "files": 5, "games": 5, "positions": occurrences,
+        "distinct": distinct, "errors": 0, "gohash_versions": {__version__: 5},
+        "outdated_files": 0,
+    }
+    assert occurrences == 5 * 31  # 30 moves and the empty board, in each game
+    code, out, err = run(capsys, "info", str(db))
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        f"index {db}",
+        f"  format version {SCHEMA_VERSION}, key scheme huima64, main lines only",
+        f"  5 files, 5 games, 155 positions ({distinct} distinct up to symmetry), 0 errors",
+        f"  indexed by gohash {__version__} (5 files)",
+    ]
+
+
+def test_remove_takes_files_folders_and_archive_members(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "i.db"
+    assert run(capsys, "build", str(db), str(games))[0] == 0
+    code, out, err = run(capsys, "remove", str(db), str(games / "sub") + "/",
+                         str(games / "a.sgf"))
+    assert code == 0
+    assert out.splitlines() == [str(games / "sub" / n) for n in ("c.sgf", "d.sgf", "e.sgf")] + [
+        str(games / "a.sgf")]
+    assert err == "gohash index remove: 4 files removed (4 games), 0 errors\n"
+    assert consistency_problems(db) == []
+    # What is left is what a build of the rest makes: positions only the removed
+    # games had are gone too.
+    rest = tmp_path / "rest.db"
+    with Index(rest, create=True) as index:
+        index.build([str(games / "b.sgf")])
+    assert table_dump(db) == table_dump(rest)
+    with sqlite3.connect(db) as con, sqlite3.connect(rest) as other:
+        assert con.execute("SELECT count(*) FROM positions").fetchone() == other.execute(
+            "SELECT count(*) FROM positions").fetchone()
+
+    # A path not in the index is an error; the others are still removed.
+    code, out, err = run(capsys, "remove", str(db), str(games / "a.sgf"), str(games / "b.sgf"))
+    assert (code, out) == (2, f"{games / 'b.sgf'}\n")
+    assert err.splitlines() == [
+        f"gohash index remove: error: {games / 'a.sgf'}: not in the index",
+        "gohash index remove: 1 file removed (1 game), 1 error",
+    ]
+    assert run(capsys, "info", str(db), "--format", "json")[1].count('"files": 0') == 1
+
+
+def test_remove_takes_the_members_of_an_archive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import zipfile
+
+    archive = tmp_path / "games.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(DATA / "game-9x9.sgf", "x/game-9x9.sgf")
+        z.write(DATA / "two-games.sgf", "two-games.sgf")
+    db = tmp_path / "i.db"
+    assert run(capsys, "build", str(db), str(archive), str(DATA / "game-13x13.sgf"))[0] == 0
+    code, out, _ = run(capsys, "remove", str(db), str(archive))
+    assert code == 0
+    assert out.splitlines() == [f"{archive}:two-games.sgf", f"{archive}:x/game-9x9.sgf"]
+    with Index(db) as index:
+        assert index.info().files == 1
+    assert consistency_problems(db) == []
+
+
+def test_files_of_another_parse_version_are_read_again(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    db = tmp_path / "i.db"
+    assert run(capsys, "build", str(db), str(games))[0] == 0
+    before = table_dump(db)
+    # As if the next gohash read records differently.
+    monkeypatch.setattr(gohash.index, "PARSE_VERSION", gohash.index.PARSE_VERSION + 1)
+    code, out, _ = run(capsys, "info", str(db))
+    assert "  5 files indexed by a gohash that read records differently" in out
+    code, _, err = run(capsys, "build", str(db), str(games / "sub"))
+    assert code == 0
+    assert err.startswith(
+        "gohash index build: 3 files indexed (0 replaced, 3 re-read for this gohash), 0 unchanged"
+    )
+    with Index(db) as index:
+        assert index.info().outdated == 2  # the files it was not given
+    code, _, err = run(capsys, "build", str(db), str(games))
+    assert err.startswith("gohash index build: 2 files indexed (0 replaced, 2 re-read for "
+                          "this gohash), 3 unchanged")
+    with Index(db) as index:
+        assert index.info().outdated == 0
+    assert table_dump(db) == before and consistency_problems(db) == []
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT DISTINCT parse_version, gohash_version FROM files").fetchall() \
+            == [(gohash.index.PARSE_VERSION, __version__)]
+
+
+# -- variations ----------------------------------------------------------------------------------
+
+Node = tuple[tuple[int, ...], int, npt.NDArray[np.int8]]
+
+
+def sgfmill_positions(path: Path) -> Iterator[tuple[Node, Node | None]]:
+    """Every position of every line of the record, replayed by sgfmill: (line, move
+    number, board) of each node with a move or setup and of the root, in the
+    walker's naming of lines (the child taken at each branch point, trailing
+    zeros left out), with the position it follows on its line (None for the root)."""
+    game = sgf.Sgf_game.from_bytes(path.read_bytes())
+    size = game.get_size()
+
+    def visit(
+        node: sgf.Tree_node, board: boards.Board, choices: tuple[int, ...], move: int,
+        before: Node | None,
+    ) -> Iterator[tuple[Node, Node | None]]:
+        colour, point = node.get_move()
+        black, white, empty = node.get_setup_stones()
+        here = before
+        if colour is not None or black or white or empty or before is None:
+            board = board.copy()
+            board.apply_setup(black, white, empty)
+            if colour is not None:
+                move += 1
+                if point is not None:
+                    board.play(*point, colour)
+            stones = np.zeros((size, size), dtype=np.int8)
+            for c, (row, col) in board.list_occupied_points():
+                stones[row, col] = 1 if c == "b" else 2
+            line = choices
+            while line and line[-1] == 0:
+                line = line[:-1]
+            here = (line, move, stones)
+            yield here, before
+        children = list(node)
+        for index, child in enumerate(children):
+            branch = (*choices, index) if len(children) > 1 else choices
+            yield from visit(child, board, branch, move, here)
+
+    yield from visit(game.get_root(), boards.Board(size), (), 0, None)
+
+
+def images(board: npt.NDArray[np.int8]) -> list[npt.NDArray[np.int8]]:
+    """The 16 images under rotation, reflection and colour exchange, by numpy."""
+    swapped = np.where(board == 0, 0, 3 - board).astype(np.int8)
+    return [np.rot90(b, k) for b in (board, board.T, swapped, swapped.T) for k in range(4)]
+
+
+def same_up_to_symmetry(a: npt.NDArray[np.int8], b: npt.NDArray[np.int8]) -> bool:
+    return any(np.array_equal(image, b) for image in images(a))
+
+
+def test_variations_are_found_where_sgfmill_places_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "v.db"
+    assert run(capsys, "build", str(db), str(VARIATIONS), "--variations")[0] == 0
+    nodes = [node for node, _ in sgfmill_positions(VARIATIONS)]
+    assert {line for line, _, _ in nodes} == {(), (0, 1), (1,)}
+    with Index(db) as index:
+        assert index.variations and index.info().positions == len(nodes)
+        for line, move, board in nodes:
+            found = index.find(board, limit=None)
+            places = {(m.variation, m.move_number) for m in found.matches}
+            assert (line, move) in places
+            expected = {(l2, m2) for l2, m2, b2 in nodes if same_up_to_symmetry(board, b2)}
+            assert places == expected
+    # The text and JSON output name the variation.
+    only_in_variation = next(b for line, m, b in nodes if line == (1,) and m == 13)
+    diagram = "\n".join(" ".join(".XO"[v] for v in row) for row in only_in_variation[::-1])
+    code, out, _ = run(capsys, "find", str(db), "--position", diagram, "--format", "json")
+    assert code == 0
+    assert [(m["variation"], m["move_number"]) for m in json.loads(out)["matches"]] == [([1], 13)]
+    code, out, _ = run(capsys, "find", str(db), "--position", diagram)
+    assert f"{VARIATIONS}  game 0  variation 1  move 13  identity" in out
+    # A main-line index does not hold it.
+    plain = tmp_path / "plain.db"
+    assert run(capsys, "build", str(plain), str(VARIATIONS))[0] == 0
+    code, out, err = run(capsys, "find", str(plain), "--position", diagram)
+    assert (code, out) == (0, "") and err.endswith(": 0 occurrences\n")
+    assert run(capsys, "info", str(plain), "--format", "json")[1].count('"variations": false')
+
+
+def test_each_variation_branches_from_the_position_sgfmill_gives(tmp_path: Path) -> None:
+    db = tmp_path / "v.db"
+    with Index(db, create=True, variations=True) as index:
+        index.build([str(VARIATIONS)])
+    starts = {}
+    for (line, move, _), before in sgfmill_positions(VARIATIONS):
+        if line and line not in starts:
+            assert before is not None
+            starts[line] = (move, before)
+    with sqlite3.connect(db) as con:
+        rows = con.execute(
+            "SELECT v.path, o.move, p.frame, first.move FROM variations v "
+            "JOIN occurrences o ON o.game_id = v.game_id AND o.seq = v.parent "
+            "JOIN occurrences first ON first.game_id = v.game_id AND first.seq = v.seq "
+            "JOIN positions p ON p.id = o.position_id ORDER BY v.seq"
+        ).fetchall()
+    assert [path for path, *_ in rows] == ["0.1", "1"]
+    for path, parent_move, frame, first_move in rows:
+        move, (_, before_move, before_board) = starts[tuple(map(int, path.split(".")))]
+        assert (first_move, parent_move) == (move, before_move)
+        assert same_up_to_symmetry(before_board, unpack_array(frame))
+
+
+def test_dupes_compare_main_lines_of_a_variations_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = VARIATIONS.read_text()
+    main_only = tmp_path / "main.sgf"
+    # The same game with its side lines cut: the main line is all that is left.
+    main_only.write_text(text[: text.index("(;B[])")] + "))\n")
+    db = tmp_path / "v.db"
+    assert run(capsys, "build", str(db), str(VARIATIONS), str(main_only), "--variations")[0] == 0
+    code, out, err = run(capsys, "dupes", str(db), "--format", "json")
+    assert code == 1
+    (group,) = json.loads(out)["groups"]
+    assert {r["file"] for r in group["records"]} == {str(VARIATIONS), str(main_only)}
+    assert group["positions"] == 41 and err.startswith("gohash index dupes: 1 group")
+    # An index keeps what it was created with.
+    code, _, err = run(capsys, "build", str(tmp_path / "v.db"), str(main_only))
+    assert code == 0
+    with Index(db) as index:
+        assert index.variations
+    plain = tmp_path / "plain.db"
+    run(capsys, "build", str(plain), str(main_only))
+    code, _, err = run(capsys, "build", str(plain), str(VARIATIONS), "--variations")
+    assert code == 2 and "index built without variations" in err
