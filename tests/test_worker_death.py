@@ -145,7 +145,9 @@ def test_workers_of_a_killed_run_exit_and_clean_up(collection: Path, tmp_path: P
 def test_index_build_recovers_from_a_killed_worker(collection: Path, tmp_path: Path) -> None:
     db = tmp_path / "killed.db"
     code, out, err = run_and_kill_a_worker(
-        ["index", "build", str(db), str(collection), "--jobs", "2"],
+        # A commit a file, so that committed files show the build under way (a
+        # second's transaction can hold the whole collection).
+        ["index", "build", str(db), str(collection), "--jobs", "2", "--files-per-commit", "1"],
         lambda: files_indexed(db) >= 10,
         tmp_path,
     )
