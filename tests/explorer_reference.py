@@ -40,9 +40,10 @@ SYMMETRIES = [(k, f, s) for s in (False, True) for f in (False, True) for k in r
 
 
 def image(board: Array, k: int, f: bool, s: bool) -> Array:
-    out = np.rot90(board, k)
+    """The image of a position, or of a stack of them (the last two axes)."""
+    out = np.rot90(board, k, axes=(-2, -1))
     if f:
-        out = np.fliplr(out)
+        out = np.flip(out, axis=-1)
     if s:
         out = np.where(out > 0, 3 - out, 0)
     return np.ascontiguousarray(out, dtype=np.int8)
@@ -181,7 +182,7 @@ class Collection:
         self.by_class: dict[bytes, list[tuple[Game, int]]] = {}
         for game in self.games:
             stack = np.stack(game.positions)
-            images = [np.stack([image(p, k, f, s) for p in stack]) for k, f, s in SYMMETRIES]
+            images = [image(stack, k, f, s) for k, f, s in SYMMETRIES]
             for i in range(len(stack)):
                 key = min(bytes([stack.shape[1]]) + im[i].tobytes() for im in images)
                 self.by_class.setdefault(key, []).append((game, i))
