@@ -52,8 +52,10 @@ __all__ = [
     "ContinuationRow",
     "Continuations",
     "Filters",
+    "FindResult",
     "GamePosition",
     "GameRecord",
+    "Match",
     "QueryView",
     "Record",
     "contains",
@@ -188,6 +190,44 @@ class Record:
     komi: float | None
     handicap: int
     winner: str | None
+
+
+@dataclass(frozen=True)
+class Match:
+    """The query position occurred in ``record`` at ``move_number``, as
+    ``element`` applied to the query (``element.swap``: colours exchanged).
+
+    ``seq`` is the position's place in the game's main line as indexed
+    (``Index.game(record.id).positions[seq]``); ``to_move`` the side to move
+    there and ``next_move`` the move played next (colour and point, None for a
+    pass), both in the query's orientation and colours as
+    :meth:`gohash.index.Index.continuations` gives them; ``next_move`` is None where the
+    game has no next move.
+    """
+
+    record: Record
+    move_number: int
+    element: Element
+    seq: int
+    to_move: str
+    next_move: tuple[str, Point | None] | None
+
+    @property
+    def colours_exchanged(self) -> bool:
+        return self.element.swap
+
+
+@dataclass
+class FindResult:
+    """``total`` occurrences match; ``matches`` holds those from ``offset`` on, at most
+    ``limit``.  ``rejected``: positions with the same key but other stones."""
+
+    key: int
+    total: int
+    matches: list[Match]
+    offset: int
+    limit: int | None
+    rejected: int
 
 
 @dataclass(frozen=True)
@@ -373,6 +413,22 @@ class QueryView:
             return "0", []
         terms = " OR ".join("((o.element >= 8) = ? AND o.to_move = ?)" for _ in kinds)
         return f"({terms})", [value for kind in kinds for value in kind]
+
+    def match(
+        self, record: Record, move_number: int, seq: int, stored: Element, to_move: int,
+        next_colour: int, next_point: int | None,
+    ) -> Match:
+        """The :class:`Match` of an occurrence that matches: its frame element
+        ``stored``, side to move and next move as the index stores them."""
+        exchanged = self.exchanged(stored.swap, to_move)
+        next_move = None
+        if next_colour and next_point is not None:
+            colour, point, _ = self.move(next_colour, next_point, stored.swap, to_move)
+            next_move = (colour, point)
+        return Match(
+            record, move_number, min(self.elements(stored, to_move), key=lambda h: h.index),
+            seq, "bw"[(to_move == 2) != exchanged], next_move,
+        )
 
     def move(
         self, colour: int, point: int, swapped: bool, to_move: int
