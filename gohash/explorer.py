@@ -1,4 +1,4 @@
-"""The opening explorer's side of the index: game metadata, filters, continuations.
+"""The opening explorer's side of the index: filters, search results, continuations.
 
 Scope: :class:`Filters` and the SQL condition they put on the index's
 ``games`` table; the results of :meth:`gohash.index.Index.find`,
@@ -19,17 +19,18 @@ its point mapped by ``e`` (in ``F``'s orientation).  A query ``Q`` with
 recorded one, ``g^-1 . t^-1`` of the stored one.  If one such ``h`` keeps the
 colours, the hit counts as one with the same colours (only those ``h`` are
 used); otherwise the colours are exchanged, and the move's colour, the side
-to move and the game's winner are exchanged with them.  (Asking for a side to
-move narrows the choice first: see :class:`QueryView`.)  The moves that different ``t`` give
-are the images of one another under the query's own symmetries (rotations
-and reflections that fix ``Q``): they are one continuation, shown at its
-point of highest ``row * size + col`` (the top row first, then the rightmost
-column, row 0 being the bottom line), with every equivalent point in
-:attr:`Continuation.equivalent`.
+to move and the game's winner are exchanged with them.  (Asking for a side
+to move narrows the choice first: see :class:`QueryView`.)  The moves that
+different ``t`` give are the images of one another under the query's own
+symmetries (rotations and reflections that fix ``Q``): they are one
+continuation, shown at its point of highest ``row * size + col`` (the top
+row first, then the rightmost column, row 0 being the bottom line), with
+every equivalent point in :attr:`Continuation.equivalent`.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import os
 import re
@@ -77,18 +78,21 @@ class Filters:
     - ``player``: a substring of the Black or the White player's name,
       compared case-insensitively (Unicode case folding).
     - ``date_from``, ``date_to``: ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, both
-      inclusive.  A game's date is its ``DT``'s first date (:func:`gohash.indexing.first_date`),
-      as precise as recorded; the two are compared on the precision they share,
-      so ``2017`` lies within ``2017-03`` to ``2017-06``, and ``2017-05-02`` within
-      ``2017`` to ``2017``.  Games without a date are left out when either is given.
+      inclusive.  A game's date is its ``DT``'s first date
+      (:func:`gohash.indexing.first_date`), as precise as recorded; the two are
+      compared on the precision they share (each stands for its days, and
+      they must overlap), so ``2017`` lies within ``2017-03`` to ``2017-06``,
+      and ``2017-05-02`` within ``2017`` to ``2017``.  Games without a date are
+      left out when either is given.
     - ``result``: ``'B'`` (Black won), ``'W'`` (White won) or ``'other'``
-      (draw, void, unknown or no ``RE``), as the record says: the game's colours,
-      not the query's.
-    - ``min_rank``: like ``'5d'``, ``'3k'``, ``'9p'`` (:func:`gohash.indexing.rank_level`
-      orders them).  A game is left out when a player's recorded rank is below it; a
-      player with no rank recorded (or one gohash cannot read) does not leave
-      the game out.
-    - ``event``: a substring of ``EV``, case-insensitive; games without one are left out.
+      (draw, void, unknown or no ``RE``), as the record says: the game's
+      colours, not the query's.
+    - ``min_rank``: like ``'5d'``, ``'3k'``, ``'9p'``
+      (:func:`gohash.indexing.rank_level` orders them).  A game is left out
+      when a player's recorded rank is below it; a player with no rank
+      recorded (or one gohash cannot read) does not leave the game out.
+    - ``event``: a substring of ``EV``, case-insensitive; games without one
+      are left out.
     - ``handicap``: True for handicap games only (``HA`` of 2 or more), False for
       even games only.
     """
@@ -104,7 +108,7 @@ class Filters:
     def __post_init__(self) -> None:
         for name in ("date_from", "date_to"):
             value = getattr(self, name)
-            if value is not None and (not _ISO_PREFIX.match(value) or first_date(value) != value):
+            if value is not None and not _is_date(value):
                 raise GohashError(
                     f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD"
                 )
@@ -155,6 +159,15 @@ class Filters:
         if self.handicap is not None:
             terms.append(f"{g}.handicap {'>=' if self.handicap else '<'} 2")
         return (" AND ".join(f"({t})" for t in terms) or "1"), params
+
+
+def _is_date(text: str) -> bool:
+    if not _ISO_PREFIX.match(text) or first_date(text) != text:
+        return False
+    try:
+        return len(text) < 10 or bool(datetime.date.fromisoformat(text))
+    except ValueError:  # 2017-02-30
+        return False
 
 
 def contains(text: str | None, part: str) -> bool:

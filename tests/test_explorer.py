@@ -403,6 +403,7 @@ def test_handicap_filter(records_index: Path) -> None:
 @pytest.mark.parametrize(("fields", "message"), [
     ({"date_from": "2017-1-5"}, "date_from '2017-1-5' is not a date"),
     ({"date_to": "2017-13"}, "date_to '2017-13' is not a date"),
+    ({"date_to": "2017-02-30"}, "date_to '2017-02-30' is not a date"),
     ({"result": "black"}, "result 'black' is not one of"),
     ({"min_rank": "strong"}, "min_rank 'strong' is not a rank"),
     ({"player": " "}, "player ' ' is empty"),
