@@ -1,6 +1,6 @@
 """The opening explorer of gohash.index: continuations against a brute-force
 reference (sgfmill replays, numpy symmetries; ``tests/explorer_reference.py``),
-the written records of ``data/sgf/explorer/`` with hand-counted expectations
+the written records of ``data/sgf/opening-explorer/`` with hand-counted expectations
 (colour-exchanged hits, passes, setup nodes, symmetric positions, the side to
 move), every filter, games read again, and old indexes refused.
 """
@@ -28,7 +28,7 @@ from gohash.symmetry import ELEMENTS
 from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-EXPLORER = DATA / "explorer"
+EXPLORER = DATA / "opening-explorer"
 # Every written record the reference replays as gohash does: not handicap-5-no-ab.sgf,
 # whose stones HA implies (the walker places them; sgfmill does not).
 RECORDS = sorted(EXPLORER.glob("*.sgf")) + sorted(

@@ -1,5 +1,5 @@
 """``gohash index find --continuations`` and the filters on the command line: text
-and JSON output on the written records of ``data/sgf/explorer/``, filters
+and JSON output on the written records of ``data/sgf/opening-explorer/``, filters
 passed through, clear errors, and an old index refused with the rebuild message."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from gohash.cli import main
 
-EXPLORER = Path(__file__).resolve().parents[1] / "data" / "sgf" / "explorer"
-# After B E5 W C7 on 9x9 (see data/sgf/explorer/README.md).
+EXPLORER = Path(__file__).resolve().parents[1] / "data" / "sgf" / "opening-explorer"
+# After B E5 W C7 on 9x9 (see data/sgf/opening-explorer/README.md).
 QUERY = "\n".join([
     ". . . . . . . . .",
     ". . . . . . . . .",
