@@ -41,7 +41,7 @@ from .errors import (
     UnknownSchemeError,
 )
 from .frames import canonical_frame, canonical_frames
-from .index import Index, IndexFileError, position_from_sgf
+from .index import Continuations, Filters, Index, IndexFileError, position_from_sgf
 from .positions import GameTable, PositionBatch
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import SgfError, SgfLimitError, SgfReadError, SgfSyntaxError
@@ -69,7 +69,9 @@ __all__ = [
     "CollectionAudit",
     "CollectionAuditor",
     "ColourError",
+    "Continuations",
     "Element",
+    "Filters",
     "GameInfo",
     "GameTable",
     "GohashError",

@@ -3,7 +3,9 @@
 Scope: the database (schema, versioning, opening and checking it), building it
 from SGF files (incremental, one transaction per file; files are replayed into
 frames by :mod:`gohash.indexing`, optionally in worker processes), the exact
-position search, and duplicate and prefix detection.  The command line
+position search with its filters and the continuations of a position (their
+semantics and results are :mod:`gohash.explorer`'s), reading an indexed game
+again, and duplicate and prefix detection.  The command line
 (:mod:`gohash.cli.index`) only parses arguments and prints.
 
 Exactness.  Every position is stored once per class under G = D4 x colour swap,
@@ -18,12 +20,20 @@ the signed ``k - 2**64`` when ``k >= 2**63`` (the bits of ``k`` read as int64).
 128-bit keys (``regular128``) are stored as 16-byte big-endian BLOBs.
 
 Positions are the stones only: the side to move is not part of them, and only
-the main line of each game is indexed.
+the main line of each game is indexed.  Each occurrence also stores the side
+to move and the game's next move (colour as recorded, point in the frame's
+orientation); each game what its root says (players, ranks, date, result,
+event, komi, handicap).
+
+Versions: the schema version is the database's ``user_version``; an index of
+another version is refused with a message to rebuild it.  Version 1 had no
+explorer columns.  ``meta`` also records the gohash version that created it.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,20 +45,38 @@ import numpy.typing as npt
 
 from .board import Board
 from .errors import GohashError, PositionError
+from .explorer import (
+    Continuation,
+    ContinuationRow,
+    Continuations,
+    Filters,
+    GamePosition,
+    GameRecord,
+    QueryView,
+    Record,
+    contains,
+    merge_continuations,
+    read_game,
+)
 from .frames import Board8, NamedSchemes, SchemeFactory, frame_and_elements
 from .indexing import FileFrames, SourceError, SqlKey, Task, input_frames, sql_keys
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import find_inputs, read_input
-from .symmetry import ELEMENTS, Element, check_size
+from .symmetry import ELEMENTS, Element, Point, check_size
 from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 
 __all__ = [
     "SCHEMA_VERSION",
     "BuildSummary",
+    "Continuation",
+    "Continuations",
     "DupeGroup",
     "Dupes",
+    "Filters",
     "FindResult",
+    "GamePosition",
+    "GameRecord",
     "Index",
     "IndexFileError",
     "Match",
@@ -57,7 +85,7 @@ __all__ = [
     "position_from_sgf",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x67686978  # "ghix": marks an SQLite file as a gohash index
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -67,7 +95,8 @@ CREATE TABLE files (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
     sha256 TEXT NOT NULL,
-    games INTEGER NOT NULL
+    games INTEGER NOT NULL,
+    suicide INTEGER
 );
 CREATE TABLE games (
     id INTEGER PRIMARY KEY,
@@ -81,6 +110,16 @@ CREATE TABLE games (
     positions INTEGER NOT NULL,
     moves INTEGER NOT NULL,
     error TEXT,
+    black_rank TEXT,
+    white_rank TEXT,
+    black_level INTEGER,
+    white_level INTEGER,
+    dt TEXT,
+    date TEXT,
+    event TEXT,
+    komi REAL,
+    handicap INTEGER NOT NULL,
+    winner TEXT,
     UNIQUE (file_id, game)
 );
 CREATE TABLE errors (
@@ -102,10 +141,17 @@ CREATE TABLE occurrences (
     move INTEGER NOT NULL,
     position_id INTEGER NOT NULL REFERENCES positions(id),
     element INTEGER NOT NULL,
+    to_move INTEGER NOT NULL,
+    next_colour INTEGER NOT NULL,
+    next_point INTEGER,
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
-CREATE INDEX occurrences_by_position ON occurrences (position_id, game_id, seq, move, element);
+CREATE INDEX occurrences_by_position ON occurrences
+    (position_id, game_id, seq, move, element, to_move, next_colour, next_point);
 """
+# Every column of occurrences is in occurrences_by_position: searches and
+# continuations read the index alone, never the table.
+
 
 class IndexFileError(GohashError):
     """A database path that is missing, not SQLite, not a gohash index, of another
@@ -148,27 +194,24 @@ class BuildSummary:
 
 
 @dataclass(frozen=True)
-class Record:
-    """One game record of the index."""
-
-    id: int
-    file: str
-    game: int
-    size: int
-    black: str | None
-    white: str | None
-    result: str | None
-    moves: int
-
-
-@dataclass(frozen=True)
 class Match:
     """The query position occurred in ``record`` at ``move_number``, as
-    ``element`` applied to the query (``element.swap``: colours exchanged)."""
+    ``element`` applied to the query (``element.swap``: colours exchanged).
+
+    ``seq`` is the position's place in the game's main line as indexed
+    (``Index.game(record.id).positions[seq]``); ``to_move`` the side to move
+    there and ``next_move`` the move played next (colour and point, None for a
+    pass), both in the query's orientation and colours as
+    :meth:`Index.continuations` gives them; ``next_move`` is None where the
+    game has no next move.
+    """
 
     record: Record
     move_number: int
     element: Element
+    seq: int
+    to_move: str
+    next_move: tuple[str, Point | None] | None
 
     @property
     def colours_exchanged(self) -> bool:
@@ -220,6 +263,7 @@ def _connect(path: str) -> sqlite3.Connection:
         db = sqlite3.connect(path, isolation_level=None)
     except sqlite3.Error as e:
         raise IndexFileError(f"cannot open the index: {e}", file=path) from None
+    db.create_function("gohash_contains", 2, contains, deterministic=True)
     return db
 
 
@@ -317,7 +361,8 @@ class Index:
         if version != SCHEMA_VERSION:
             raise IndexFileError(
                 f"index schema version {version}; this gohash reads version "
-                f"{SCHEMA_VERSION}: build a new index",
+                f"{SCHEMA_VERSION} only: rebuild it with `gohash index build` (into "
+                "another path, or after removing this file)",
                 file=self.path,
             )
         stored = self._meta("scheme")
@@ -339,6 +384,8 @@ class Index:
             if statement.strip():
                 db.execute(statement)
         db.execute("INSERT INTO meta (name, value) VALUES ('scheme', ?)", (scheme_name,))
+        db.execute("INSERT INTO meta (name, value) VALUES ('gohash_version', ?)",
+                   (_gohash_version(),))
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
@@ -405,6 +452,7 @@ class Index:
         # space while building; it is folded back at the end.
         db.execute("PRAGMA wal_autocheckpoint = 65536")
         known: dict[str, str] = dict(db.execute("SELECT path, sha256 FROM files"))
+        self._suicide = suicide_allowed
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
         tasks = list(_tasks(normalised, known))
@@ -447,8 +495,8 @@ class Index:
             self._delete_file(old[0])
             summary.files_replaced += 1
         file_id = db.execute(
-            "INSERT INTO files (path, sha256, games) VALUES (?, ?, ?)",
-            (item.path, item.sha256, len(item.games)),
+            "INSERT INTO files (path, sha256, games, suicide) VALUES (?, ?, ?, ?)",
+            (item.path, item.sha256, len(item.games), self._suicide),
         ).lastrowid
         known = self._positions_with_keys(set(item.keys))
         next_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
@@ -466,16 +514,19 @@ class Index:
             count = game.end - game.start
             game_id = db.execute(
                 "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
-                "positions, moves, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "positions, moves, error, black_rank, white_rank, black_level, white_level, "
+                "dt, date, event, komi, handicap, winner) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (file_id, game.game, game.size, game.black, game.white, game.result,
-                 game.sha256, count, game.moves, game.error),
+                 game.sha256, count, game.moves, game.error, *game.explorer_columns()),
             ).lastrowid
             rows = slice(game.start, game.end)
             db.executemany(
-                "INSERT INTO occurrences (game_id, seq, move, position_id, element) "
-                "VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO occurrences (game_id, seq, move, position_id, element, to_move, "
+                "next_colour, next_point) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 zip([game_id] * count, range(count), item.moves[rows], ids[rows],
-                    item.elements[rows], strict=True),
+                    item.elements[rows], item.to_move[rows], item.next_colour[rows],
+                    item.next_point[rows], strict=True),
             )
             summary.games += 1
             summary.positions += count
@@ -517,6 +568,50 @@ class Index:
 
     # -- searching -----------------------------------------------------------------------------
 
+    def _lookup(
+        self, position: Board | npt.ArrayLike
+    ) -> tuple[int, int, list[Element], int | None, int]:
+        """The query's size, key, the elements mapping it onto its frame (lowest
+        first), the id of its frame in the index (None: absent) and how many
+        positions share its key with other stones."""
+        arr = _position_array(position)
+        keys = self.keys(arr.shape[0])
+        key, frame, onto = frame_and_elements(arr, keys)
+        rows = self._db.execute(
+            "SELECT id, frame FROM positions WHERE key = ?", sql_keys(keys.from_ints([key]))
+        ).fetchall()
+        ids = [position_id for position_id, stored in rows if stored == frame]
+        return arr.shape[0], key, onto, (ids[0] if ids else None), len(rows) - len(ids)
+
+    @staticmethod
+    def _where(
+        position_id: int, view: QueryView, colour_swap: bool, filters: Filters | None,
+        to_move: str | None,
+    ) -> tuple[str, list[Any], bool]:
+        """The condition on occurrences ``o`` (and games ``g``, if the third value
+        says it needs them) that picks the query's occurrences."""
+        where = "o.position_id = ?"
+        params: list[Any] = [position_id]
+        if not colour_swap and view.exchanged(False) != view.exchanged(True):
+            # The element taking the query to an occurrence swaps colours iff
+            # exactly one of the two frame elements does.
+            where += " AND (o.element >= 8) = ?"
+            params.append(int(view.exchanged(False)))
+        if to_move is not None:
+            if to_move not in ("b", "w"):
+                raise GohashError(f"to_move {to_move!r} is not 'b' or 'w'")
+            # Seen from the query, an occurrence matched with colours exchanged
+            # has the other side to move.
+            wanted = 1 if to_move == "b" else 2
+            where += (" AND o.to_move = CASE WHEN (o.element >= 8) = ? THEN ? ELSE ? END")
+            params += [int(view.exchanged(True)), 3 - wanted, wanted]
+        joined = filters is not None
+        if filters is not None:
+            condition, more = filters.sql("g")
+            where += f" AND {condition}"
+            params += more
+        return where, params, joined
+
     @_database_errors
     def find(
         self,
@@ -525,46 +620,120 @@ class Index:
         colour_swap: bool = True,
         limit: int | None = 100,
         offset: int = 0,
+        filters: Filters | None = None,
+        to_move: str | None = None,
     ) -> FindResult:
         """Every occurrence of ``position`` (a Board or an (N, N) array) up to symmetry
         and, unless ``colour_swap`` is False, colour exchange; confirmed exactly.
 
         Occurrences come in index order (file, game, move); ``limit`` (None: all)
         and ``offset`` page through them, and ``total`` counts them all.
+        ``filters`` keep the games they let through (:class:`Filters`);
+        ``to_move`` (``'b'``/``'w'``) the occurrences with that side to move,
+        in the query's colours.
         """
-        arr = _position_array(position)
-        keys = self.keys(arr.shape[0])
-        key, frame, onto = frame_and_elements(arr, keys)
+        size, key, onto, position_id, rejected = self._lookup(position)
+        if position_id is None:
+            return FindResult(key, 0, [], offset, limit, rejected)
         element = onto[0]
-        rows = self._db.execute(
-            "SELECT id, frame FROM positions WHERE key = ?", sql_keys(keys.from_ints([key]))
-        ).fetchall()
-        ids = [position_id for position_id, stored in rows if stored == frame]
-        if not ids:
-            return FindResult(key, 0, [], offset, limit, len(rows))
-        stabilizer = [element.inverse.compose(t) for t in onto]
-        where = "o.position_id = ?"
-        params: list[Any] = [ids[0]]
-        if not colour_swap and not any(s.swap for s in stabilizer):
-            # The element taking the query to an occurrence swaps colours iff
-            # exactly one of the two frame elements does.
-            where += " AND (o.element >= 8) = ?"
-            params.append(int(element.swap))
+        view = QueryView(onto, size)
+        stabilizer = view.symmetries
+        where, params, joined = self._where(position_id, view, colour_swap, filters, to_move)
+        join = "JOIN games g ON g.id = o.game_id" if joined else ""
         total = self._db.execute(
-            f"SELECT count(*) FROM occurrences o WHERE {where}", params
+            f"SELECT count(*) FROM occurrences o {join} WHERE {where}", params
         ).fetchone()[0]
         matches = []
-        for move, stored_element, *record in self._db.execute(
-            f"SELECT o.move, o.element, {_RECORD_COLUMNS} FROM occurrences o "
-            f"JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
-            f"WHERE {where} ORDER BY o.game_id, o.seq LIMIT ? OFFSET ?",
-            [*params, -1 if limit is None else limit, offset],
+        for seq, move, stored_element, stored_to_move, next_colour, next_point, *record in (
+            self._db.execute(
+                f"SELECT o.seq, o.move, o.element, o.to_move, o.next_colour, o.next_point, "
+                f"{_RECORD_COLUMNS} FROM occurrences o "
+                f"JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
+                f"WHERE {where} ORDER BY o.game_id, o.seq LIMIT ? OFFSET ?",
+                [*params, -1 if limit is None else limit, offset],
+            )
         ):
             back = ELEMENTS[stored_element].inverse.compose(element)
             coset = [back.compose(s) for s in stabilizer]
             allowed = [h for h in coset if colour_swap or not h.swap]
-            matches.append(Match(Record(*record), move, min(allowed, key=lambda h: h.index)))
-        return FindResult(key, total, matches, offset, limit, len(rows) - len(ids))
+            swapped = stored_element >= 8
+            exchanged = view.exchanged(swapped)
+            next_move = None
+            if next_colour:
+                colour, point, _ = view.move(next_colour, next_point, swapped)
+                next_move = (colour, point)
+            matches.append(Match(
+                Record(*record), move, min(allowed, key=lambda h: h.index), seq,
+                "bw"[(stored_to_move == 2) != exchanged], next_move,
+            ))
+        return FindResult(key, total, matches, offset, limit, rejected)
+
+    @_database_errors
+    def continuations(
+        self,
+        position: Board | npt.ArrayLike,
+        *,
+        symmetry: str = "full",
+        filters: Filters | None = None,
+        to_move: str | None = None,
+        limit: int | None = None,
+    ) -> Continuations:
+        """What was played next wherever ``position`` (a Board or an (N, N) array)
+        occurred, each move seen in the query's orientation and colours
+        (:mod:`gohash.explorer` says how), most played first.
+
+        ``symmetry`` ``"full"`` matches rotations, reflections and colour
+        exchange, ``"d4"`` rotations and reflections only.  ``filters`` keep
+        the games they let through; ``to_move`` (``'b'``/``'w'``) the
+        occurrences with that side to move, in the query's colours.  ``limit``
+        keeps the most played moves only (None: all); the counts cover all.
+        """
+        if symmetry not in ("full", "d4"):
+            raise GohashError(f"symmetry {symmetry!r} is not 'full' or 'd4'")
+        size, key, onto, position_id, _ = self._lookup(position)
+        view = QueryView(onto, size)
+        if position_id is None:
+            return merge_continuations([], key=key, view=view, limit=limit)
+        where, params, _ = self._where(
+            position_id, view, symmetry == "full", filters, to_move
+        )
+        rows = [
+            ContinuationRow(colour, point, bool(swapped), *rest)
+            for colour, point, swapped, *rest in self._db.execute(
+                "SELECT o.next_colour, o.next_point, o.element >= 8, "
+                "CAST(substr(g.date, 1, 4) AS INTEGER), count(*), "
+                "coalesce(sum(g.winner = 'B'), 0), coalesce(sum(g.winner = 'W'), 0), "
+                "min(g.date), max(g.date) "
+                f"FROM occurrences o JOIN games g ON g.id = o.game_id WHERE {where} "
+                "GROUP BY 1, 2, 3, 4",
+                params,
+            )
+        ]
+        return merge_continuations(rows, key=key, view=view, limit=limit)
+
+    @_database_errors
+    def game(self, game_id: int) -> GameRecord:
+        """A game of the index read again from its file, for a viewer: its record,
+        its root text and every position of its main line as indexed.
+
+        The file is read from its path as indexed (relative paths are tried from
+        the current folder, then from the index's); it must be unchanged (the
+        same SHA-256), and the game replays to the same positions, with the
+        suicide rule of its build, or this raises :class:`GohashError`.
+        """
+        row = self._db.execute(
+            f"SELECT {_RECORD_COLUMNS}, f.sha256, f.suicide, g.sha256 FROM games g "
+            "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            raise GohashError(f"the index has no game with id {game_id!r}", file=self.path)
+        file_sha, suicide, game_sha = row[-3:]
+        return read_game(
+            Record(*row[:-3]), file_sha=file_sha, game_sha=game_sha,
+            suicide_allowed=None if suicide is None else bool(suicide),
+            folders=[os.path.dirname(os.path.abspath(self.path))],
+        )
 
     # -- duplicates ----------------------------------------------------------------------------
 
@@ -623,7 +792,17 @@ class Index:
         return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
 
 
-_RECORD_COLUMNS = "g.id, f.path, g.game, g.size, g.black, g.white, g.result, g.moves"
+_RECORD_COLUMNS = (
+    "g.id, f.path, g.game, g.size, g.black, g.white, g.result, g.moves, g.black_rank, "
+    "g.white_rank, g.dt, g.date, g.event, g.komi, g.handicap, g.winner"
+)
+
+
+def _gohash_version() -> str:
+    try:
+        return importlib.metadata.version("gohash")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _factory(which: str | SchemeFactory) -> SchemeFactory:

@@ -4,17 +4,24 @@ Scope: :func:`input_frames`, the tasks of ``gohash index build``: read inputs
 (files, archives, or sources read beforehand), skip the files whose SHA-256
 the index already holds, and replay the others together with
 :func:`gohash.positions.positions` into :class:`FileFrames`: per game its root
-text, the SHA-256 of its exact positions and its error, and per position of its
-main line its move number, canonical key, frame (:mod:`gohash.frames`) and the
-element mapping it onto that frame.  Results are plain data, ready to pickle
+text,
+the SHA-256 of its exact positions and its error, and per position of its
+main line its move number, canonical key, frame (:mod:`gohash.frames`), the
+element mapping it onto that frame, the side to move, and the game's next
+move with its point in the frame's orientation; and what the opening
+explorer reads from a root (:func:`rank_level`, :func:`first_date`,
+:func:`winner`, :func:`komi_value`).  Results are plain data, ready to pickle
 and to write; nothing here knows SQL but the form keys are stored in.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -23,8 +30,23 @@ from .errors import GohashError
 from .frames import NamedSchemes, SchemeFactory
 from .positions import PositionBatch, positions
 from .sgf import Input, Source, read_input
+from .symmetry import ELEMENTS
 
-__all__ = ["FileFrames", "GameFrames", "SourceError", "SqlKey", "Task", "input_frames", "sql_keys"]
+__all__ = [
+    "FileFrames",
+    "GameFrames",
+    "SourceError",
+    "SqlKey",
+    "Task",
+    "first_date",
+    "game_digest",
+    "input_frames",
+    "komi_value",
+    "next_moves",
+    "rank_level",
+    "sql_keys",
+    "winner",
+]
 
 SqlKey = int | bytes
 """A canonical key as the index stores it: a 64-bit key as the signed integer of
@@ -34,8 +56,11 @@ its bits, a 128-bit key as 16 big-endian bytes."""
 @dataclass
 class GameFrames:
     """One game: its root text, the SHA-256 of its root text fields and exact
-    positions, its highest move number, why it was cut short (``error``), and
-    its positions: rows ``start`` to ``end`` of its file's columns."""
+    positions, its highest move number, its positions (rows ``start`` to ``end``
+    of its file's columns), why it was cut short (``error``), and what the
+    explorer reads from its root: ``BR``, ``WR`` as recorded and as levels
+    (:func:`rank_level`), ``DT`` and its first date, ``EV``,
+    ``KM``, ``HA`` and the winner named by ``RE``."""
 
     game: int
     size: int
@@ -47,6 +72,21 @@ class GameFrames:
     start: int
     end: int
     error: str | None = None
+    black_rank: str | None = None
+    white_rank: str | None = None
+    dt: str | None = None
+    event: str | None = None
+    komi: str | None = None
+    handicap: int = 0
+
+    def explorer_columns(self) -> tuple[object, ...]:
+        """black_rank, white_rank, black_level, white_level, dt, date, event, komi,
+        handicap, winner: the games table's explorer columns."""
+        return (
+            self.black_rank, self.white_rank, rank_level(self.black_rank),
+            rank_level(self.white_rank), self.dt, first_date(self.dt), self.event,
+            komi_value(self.komi), self.handicap, winner(self.result),
+        )
 
 
 @dataclass
@@ -65,7 +105,9 @@ class FileFrames:
     The main-line positions of all its games, in order, as columns: ``moves``
     (move numbers), ``keys`` (canonical keys, :data:`SqlKey`), ``frames`` and
     ``elements`` (the index of the lowest element mapping each position onto
-    its frame).
+    its frame), ``to_move`` (1 Black, 2 White, as recorded) and the next move
+    (:func:`next_moves`): ``next_colour`` (0 none, 1, 2, as recorded) and
+    ``next_point`` (in the frame's orientation, -1 a pass, None if no move).
     """
 
     path: str
@@ -77,6 +119,9 @@ class FileFrames:
     keys: list[SqlKey] = field(default_factory=list)
     frames: list[bytes] = field(default_factory=list)
     elements: list[int] = field(default_factory=list)
+    to_move: list[int] = field(default_factory=list)
+    next_colour: list[int] = field(default_factory=list)
+    next_point: list[int | None] = field(default_factory=list)
 
 
 Task = tuple[Input | Source | GohashError, dict[str, str]]
@@ -147,26 +192,38 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
     packed_data = batch.packed_data.tobytes()
     packed_offsets = batch.packed_offsets.tolist()
     moves, elements = batch.move_number.tolist(), batch.transform.tolist()
+    to_move = batch.to_move.tolist()
+    colours, points = next_moves(batch)
+    next_colour = colours.tolist()
+    next_point: list[int | None] = [
+        None if c == 0 else p for c, p in zip(next_colour, points.tolist(), strict=True)
+    ]
     for i, item in enumerate(items):
         low, high = file_starts[i], file_starts[i + 1]
         item.moves = moves[low:high]
         item.keys = keys[low:high]
         item.elements = elements[low:high]
+        item.to_move = to_move[low:high]
+        item.next_colour = next_colour[low:high]
+        item.next_point = next_point[low:high]
         item.frames = [frame_data[a:b] for a, b in zip(
             frame_offsets[low:high], frame_offsets[low + 1 : high + 1], strict=True
         )]
-    blacks, whites, results = games.text["PB"], games.text["PW"], games.text["RE"]
-    for row, (file_id, game, size) in enumerate(
-        zip(games.file.tolist(), games.game.tolist(), games.size.tolist(), strict=True)
-    ):
+    text = games.text
+    blacks, whites, results = text["PB"], text["PW"], text["RE"]
+    for row, (file_id, game, size, handicap) in enumerate(zip(
+        games.file.tolist(), games.game.tolist(), games.size.tolist(), games.handicap.tolist(),
+        strict=True,
+    )):
         black, white, result = blacks[row], whites[row], results[row]
         start, end = starts[row], ends[row]
-        digest = hashlib.sha256(f"{size}|{black}|{white}|{result}|".encode())
-        digest.update(packed_data[packed_offsets[start] : packed_offsets[end]])
+        digest = game_digest(size, black, white, result,
+                             packed_data[packed_offsets[start] : packed_offsets[end]])
         base = file_starts[file_id - first]
         items[file_id - first].games.append(GameFrames(
-            game, size, black, white, result, digest.hexdigest(),
-            max(moves[start:end], default=0), start - base, end - base,
+            game, size, black, white, result, digest, max(moves[start:end], default=0),
+            start - base, end - base, black_rank=text["BR"][row], white_rank=text["WR"][row],
+            dt=text["DT"][row], event=text["EV"][row], komi=text["KM"][row], handicap=handicap,
         ))
     for error, file_id in zip(batch.errors, batch.error_files, strict=True):
         # Sources are read before replay here: every error belongs to a file.
@@ -175,6 +232,133 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
         for game in item.games:
             if game.game == error.game:
                 game.error = str(error)
+
+
+# A rank is a number and a unit, either way round ("5d", "5 dan", "P9", "9段"),
+# with KGS's "?" (uncertain) or "*" after it.
+_RANK_UNITS = {"k": "k", "kyu": "k", "級": "k", "d": "d", "dan": "d", "段": "d", "p": "p",
+               "pro": "p"}
+_RANK = re.compile(r"^(?:(\d{1,2})\s*([a-z]+|級|段)|(p|pro)\s*(\d{1,2}))[?*+]?$")
+_RANK_LIMITS = {"k": 30, "d": 9, "p": 9}
+
+
+def rank_level(text: str | None) -> int | None:
+    """A rank as a number that orders ranks (higher is stronger), or None if
+    ``text`` is not a rank gohash reads.
+
+    Kyu ranks (``30k`` to ``1k``) come below amateur dan ranks (``1d`` to ``9d``),
+    and those below professional ranks (``1p`` to ``9p``): ``30k`` is 0, ``1k``
+    29, ``1d`` 30, ``9d`` 38, ``1p`` 101, ``9p`` 109.  Read: ``5k``, ``5 kyu``,
+    ``5級``, ``5d``, ``5 dan``, ``5段`` (read as dan: records do not say whether
+    it is a professional's), ``9p``, ``9 pro``, ``P9``, case-insensitive, with
+    a trailing ``?`` or ``*`` (KGS).
+    """
+    if text is None:
+        return None
+    match = _RANK.match(text.strip().casefold())
+    if match is None:
+        return None
+    if match.group(1) is not None:
+        number, unit = int(match.group(1)), _RANK_UNITS.get(match.group(2))
+    else:
+        number, unit = int(match.group(4)), "p"
+    if unit is None or not 1 <= number <= _RANK_LIMITS[unit]:
+        return None
+    return {"k": 30 - number, "d": 29 + number, "p": 100 + number}[unit]
+
+
+_DATE = re.compile(r"^\s*(\d{4})(?:[-./](\d{1,2})(?:[-./](\d{1,2}))?)?(?!\d)")
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+
+
+def first_date(text: str | None) -> str | None:
+    """The first date of a ``DT`` value in ISO form, as precise as it is given:
+    ``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``; None if it has none.
+
+    Read: a date at the start (``2017-01-05``, ``2017.01.05 12:34``,
+    ``1996-06-20,21``, ``2003-10``), else the first four-digit number standing
+    alone, as a year (``05.01.2017`` gives ``2017``: day and month orders differ).
+    """
+    if text is None:
+        return None
+    match = _DATE.match(text)
+    if match is not None:
+        year, month, day = match.groups()
+        if month is None or not 1 <= int(month) <= 12:
+            return year
+        if day is None or not 1 <= int(day) <= 31:
+            return f"{year}-{int(month):02d}"
+        return f"{year}-{int(month):02d}-{int(day):02d}"
+    year_match = _YEAR.search(text)
+    return None if year_match is None else year_match.group(1)
+
+
+def winner(result: str | None) -> str | None:
+    """``'B'`` or ``'W'`` for a ``RE`` that names a winner (``B+R``, ``W+0.5``,
+    ``B``), None for anything else (draws, void, unknown, missing)."""
+    if result is None:
+        return None
+    text = result.strip().upper()
+    if text in ("B", "W") or text[:2] in ("B+", "W+"):
+        return text[0]
+    return None
+
+
+def komi_value(text: str | None) -> float | None:
+    """``KM`` as a number, or None if missing or not a finite number."""
+    if text is None:
+        return None
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def game_digest(
+    size: int, black: str | None, white: str | None, result: str | None, packed: bytes
+) -> str:
+    """The SHA-256 a game is known by: of its size, players and result and its
+    main line's exact packed positions, concatenated."""
+    digest = hashlib.sha256(f"{size}|{black}|{white}|{result}|".encode())
+    digest.update(packed)
+    return digest.hexdigest()
+
+
+def next_moves(batch: PositionBatch) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16]]:
+    """The next move of each main-line row of ``batch``: its colour (0 none, 1, 2,
+    as recorded) and its point mapped by the row's ``transform`` (the element
+    onto its frame), -1 for a pass (and where there is no move).
+
+    The next move is the move of the following row of the same game.  There is
+    none after a game's last row, and none where a setup node comes next (with
+    or without a move in it): the stones it changes were not played.
+    """
+    count = len(batch)
+    colour = np.zeros(count, dtype=np.int8)
+    point = np.full(count, -1, dtype=np.int16)
+    if count < 2:
+        return colour, point
+    follows = (
+        (batch.file[1:] == batch.file[:-1]) & (batch.game[1:] == batch.game[:-1])
+        & (batch.variation[1:] == 0) & (batch.variation[:-1] == 0)
+        & ~batch.setup[1:] & (batch.colour[1:] != 0)
+    )
+    colour[:-1] = np.where(follows, batch.colour[1:], 0)
+    played = np.flatnonzero(follows & (batch.point[1:] >= 0))
+    nexts = batch.point[1:][played].astype(np.intp)
+    elements = batch.transform[:-1][played]
+    sizes = batch.size[:-1][played]
+    for size in np.unique(sizes).tolist():
+        at = sizes == size
+        point[played[at]] = _permutations(size)[elements[at], nexts[at]]
+    return colour, point
+
+
+@cache
+def _permutations(size: int) -> npt.NDArray[np.intp]:
+    """``perms[g, p]``: the image of point ``p`` under element ``g``."""
+    return np.stack([g.point_permutation(size) for g in ELEMENTS])
 
 
 def sql_keys(keys: npt.NDArray[np.uint64]) -> list[SqlKey]:
