@@ -36,6 +36,7 @@ import functools
 import importlib.metadata
 import os
 import sqlite3
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -82,6 +83,7 @@ __all__ = [
     "Match",
     "Prefix",
     "Record",
+    "UnknownGameError",
     "position_from_sgf",
 ]
 
@@ -151,6 +153,10 @@ CREATE INDEX occurrences_by_position ON occurrences
 """
 # Every column of occurrences is in occurrences_by_position: searches and
 # continuations read the index alone, never the table.
+
+
+class UnknownGameError(GohashError):
+    """A game id that is not in the index."""
 
 
 class IndexFileError(GohashError):
@@ -258,9 +264,14 @@ class Dupes:
 # -- the database ----------------------------------------------------------------------------
 
 
-def _connect(path: str) -> sqlite3.Connection:
+def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
     try:
-        db = sqlite3.connect(path, isolation_level=None)
+        if read_only:
+            # One connection serves a web server's threads, which serialise their use.
+            uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        else:
+            db = sqlite3.connect(path, isolation_level=None)
     except sqlite3.Error as e:
         raise IndexFileError(f"cannot open the index: {e}", file=path) from None
     db.create_function("gohash_contains", 2, contains, deterministic=True)
@@ -312,6 +323,8 @@ class Index:
     empty.  ``scheme`` may instead be a factory from board size to
     :class:`~gohash.schemes.KeyScheme`, for experiments with other key tables
     (it must be picklable for ``jobs > 1``); the index records its ``name``.
+    ``read_only=True`` opens an existing index for searching only (SQLite's
+    ``mode=ro``), on a connection any thread may use, one at a time.
     Use as a context manager, or call :meth:`close`.
     """
 
@@ -321,7 +334,10 @@ class Index:
         *,
         create: bool = False,
         scheme: str | SchemeFactory | None = None,
+        read_only: bool = False,
     ) -> None:
+        if create and read_only:
+            raise GohashError("an index cannot be created read-only")
         self.path = os.fspath(path)
         exists = os.path.exists(self.path)
         if not exists and not create:
@@ -329,7 +345,7 @@ class Index:
         initialised = exists and _check_sqlite_file(self.path)
         if not initialised and not create:
             raise IndexFileError("an empty file, not a gohash index", file=self.path)
-        self._db = _connect(self.path)
+        self._db = _connect(self.path, read_only)
         try:
             if initialised:
                 factory = self._check_existing(scheme)
@@ -416,6 +432,11 @@ class Index:
             table: self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             for table in ("files", "games", "positions", "occurrences")
         }
+
+    @_database_errors
+    def sizes(self) -> dict[int, int]:
+        """Games per board size."""
+        return dict(self._db.execute("SELECT size, count(*) FROM games GROUP BY size"))
 
     # -- building ----------------------------------------------------------------------------
 
@@ -727,7 +748,7 @@ class Index:
             (game_id,),
         ).fetchone()
         if row is None:
-            raise GohashError(f"the index has no game with id {game_id!r}", file=self.path)
+            raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
         file_sha, suicide, game_sha = row[-3:]
         return read_game(
             Record(*row[:-3]), file_sha=file_sha, game_sha=game_sha,

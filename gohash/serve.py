@@ -21,7 +21,7 @@ the endpoints, which replay the position with :class:`~gohash.board.Board`
   that found it; default ``identity``).
 
 The position endpoints also take the filters of
-:class:`~gohash.explorer.Filters` (``player``, ``from``, ``to``, ``result``,
+:class:`~gohash.explorer.Filters` (``player``, ``date_from``, ``date_to``, ``result``,
 ``min_rank``, ``event``, ``handicap`` ``yes``/``no``), ``symmetry``
 (``full``: rotations, reflections and colour exchange, the default; ``d4``:
 no colour exchange) and ``turn=1`` (only occurrences with the board's side to
@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -53,7 +54,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .board import Board
 from .errors import GohashError
 from .explorer import Continuations, Filters, GameRecord, Record
 from .index import Index, Match, UnknownGameError
@@ -81,8 +81,8 @@ MAX_FILTER_CHARS = 200
 """The longest player or event name a filter may give."""
 
 _SYMBOLS = ".XO"
-_POSITION_PARAMS = ("size", "moves", "player", "from", "to", "result", "min_rank", "event",
-                    "handicap", "symmetry", "turn")
+_POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result", "min_rank",
+                    "event", "handicap", "symmetry", "turn")
 
 
 class BadRequest(GohashError):
@@ -139,7 +139,7 @@ def _filters(params: dict[str, str]) -> Filters | None:
     """The filters the parameters give (empty values are no filter), None if none."""
     text = {
         name: params[key]
-        for name, key in (("player", "player"), ("date_from", "from"), ("date_to", "to"),
+        for name, key in (("player", "player"), ("date_from", "date_from"), ("date_to", "date_to"),
                           ("result", "result"), ("min_rank", "min_rank"), ("event", "event"))
         if params.get(key)
     }
@@ -244,16 +244,15 @@ class _Explorer:
         return _game_json(game, view)
 
 
-# -- JSON ------------------------------------------------------------------------------------------
+# -- JSON ------------------------------------------------------------------------------------
 
 
 def _letters(point: Point | None, size: int) -> str | None:
     return None if point is None else point_letters(point, size)
 
 
-def _rows(stones: bytes | np.ndarray[Any, Any], size: int) -> list[str]:
+def _rows(cells: bytes, size: int) -> list[str]:
     """Rows of ``.XO``, the top row first, from cells in index order (row 0 at the bottom)."""
-    cells = bytes(np.asarray(stones, dtype=np.uint8).ravel())
     return [
         "".join(_SYMBOLS[cells[row * size + col]] for col in range(size))
         for row in range(size - 1, -1, -1)
@@ -348,7 +347,7 @@ def _game_json(game: GameRecord, view: Element) -> dict[str, Any]:
     and the game as a move list (``steps``; ``step_counts[i]`` of them give position i)."""
     size = game.record.size
     positions, numbers, last, steps, counts = [], [], [], [], []
-    previous = np.zeros((size, size), dtype=np.int8)
+    previous: npt.NDArray[np.integer[Any]] = np.zeros((size, size), dtype=np.int8)
     for position in game.positions:
         stones = view.image_array(position.stones)
         point = None if position.point is None else view.map_point(position.point, size)
@@ -357,7 +356,7 @@ def _game_json(game: GameRecord, view: Element) -> dict[str, Any]:
             steps.append(colour + ("pass" if point is None else point_letters(point, size)))
         elif not np.array_equal(stones, previous):
             steps += _edits(previous, stones, size)
-        positions.append(_rows(stones, size))
+        positions.append(_rows(stones.astype(np.uint8).tobytes(), size))
         numbers.append(position.move_number)
         last.append(None if position.colour is None else _letters(point, size))
         counts.append(len(steps))
@@ -375,7 +374,9 @@ def _game_json(game: GameRecord, view: Element) -> dict[str, Any]:
     }
 
 
-def _edits(before: np.ndarray[Any, Any], after: np.ndarray[Any, Any], size: int) -> list[str]:
+def _edits(
+    before: npt.NDArray[np.integer[Any]], after: npt.NDArray[np.integer[Any]], size: int
+) -> list[str]:
     """Edit steps from one position to another: clearings first, then new stones, so
     every group on the board keeps a liberty at every step of the way."""
     changed = [(int(r), int(c)) for r, c in zip(*np.nonzero(before != after), strict=True)]
@@ -386,7 +387,7 @@ def _edits(before: np.ndarray[Any, Any], after: np.ndarray[Any, Any], size: int)
     ]
 
 
-# -- the app ----------------------------------------------------------------------------------------
+# -- the app ---------------------------------------------------------------------------------
 
 Handler = Callable[..., dict[str, Any]]
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -441,11 +442,13 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
         Route("/api/game/{game_id}", _endpoint(("view",), game)),
         Mount("/static", static, name="static"),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
         exception_handlers={GohashError: _gohash_error, HTTPException: _http_error},
     )
+    app.state.index = explorer.index
+    return app
 
 
 async def _gohash_error(request: Request, exc: Exception) -> Response:

@@ -47,17 +47,20 @@ def build_index(db: Path, paths: list[Path]) -> Path:
     return db
 
 
-def main_line(path: Path) -> tuple[int, list[tuple[str, str | None]]]:
-    """A record's size and main-line moves as (colour, SGF letters or None for a pass),
-    read by sgfmill."""
+def main_line(path: Path) -> tuple[int, list[str], list[str]]:
+    """A record's size, root setup as edit steps (``Bpd``, ``Wdd``) and main-line moves
+    as steps with their colour (``bpd``, ``wpass``), read by sgfmill."""
     game = sgf.Sgf_game.from_bytes(path.read_bytes())
     size = game.get_size()
+    black, white, _ = game.get_root().get_setup_stones()
+    setup = [f"B{point_letters(p, size)}" for p in sorted(black)]
+    setup += [f"W{point_letters(p, size)}" for p in sorted(white)]
     moves = []
     for node in game.get_main_sequence()[1:]:
         colour, point = node.get_move()
         if colour is not None:
-            moves.append((colour, None if point is None else point_letters(point, size)))
-    return size, moves
+            moves.append(colour + ("pass" if point is None else point_letters(point, size)))
+    return size, setup, moves
 
 
 @contextmanager

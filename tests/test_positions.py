@@ -392,7 +392,6 @@ def test_the_cores_limits_are_the_readers() -> None:
     # The scan leaves a file to the walker at the reader's limits, so the walker
     # reports them; a limit changed on one side only would split the two paths.
     from gohash import _scan
-    from gohash.board import MAX_HISTORY
     from gohash.sgf import (
         MAX_GAME_SETUP_POINTS,
         MAX_NODE_SETUP_POINTS,

@@ -2,8 +2,11 @@
 //
 // URL parameters (the same the JSON endpoints take):
 //   size   board size;  moves  the move list (see gohash/movelist.py)
-//   offset first game shown;  game, at, view  the game viewer: a game id, a move
-//   number, and the symmetry element that shows the game in the query's orientation.
+//   player, date_from, date_to, result, min_rank, event, handicap, symmetry, turn
+//          the filters and search options (gohash/serve.py)
+//   offset first game shown;  game, at, view  the game viewer: a game id, a position
+//   of its main line (0 the initial one), and the symmetry element that shows the
+//   game in the query's orientation and colours.
 // Every change pushes a new URL, so the browser's back button undoes it too.
 // When the continuations and games of a position are drawn, #continuations gets
 // data-moves (the position's move list) and the event "gohash:rendered" fires:
@@ -17,7 +20,11 @@ const CONTINUATION_LABELS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 const CELL = 30;
 const MARGIN = 32;
 
-const state = { size: 19, moves: [], offset: 0, game: null, at: 0, view: "identity" };
+const FILTERS = ["player", "date_from", "date_to", "result", "min_rank", "event", "handicap",
+  "symmetry", "turn"];
+const state = {
+  size: 19, moves: [], filters: {}, offset: 0, game: null, at: 0, view: "identity",
+};
 let mode = "play";
 let shown = null; // the last position answer drawn
 let viewerGame = null; // the game answer shown in the viewer
@@ -34,6 +41,10 @@ function readUrl() {
   state.size = size === null ? (info ? info.default_size : 19) : size;
   const moves = params.get("moves");
   state.moves = moves ? moves.split(",") : [];
+  state.filters = {};
+  for (const name of FILTERS) {
+    if (params.get(name)) state.filters[name] = params.get(name);
+  }
   state.offset = Number(params.get("offset") || 0) || 0;
   state.game = params.get("game");
   state.at = Number(params.get("at") || 0) || 0;
@@ -41,7 +52,7 @@ function readUrl() {
 }
 
 function positionParams() {
-  return { size: String(state.size), moves: state.moves.join(",") };
+  return { size: String(state.size), moves: state.moves.join(","), ...state.filters };
 }
 
 function pageUrl() {
@@ -53,7 +64,8 @@ function pageUrl() {
     params.set("at", state.at);
     params.set("view", state.view);
   }
-  return "?" + params.toString();
+  // Commas need no escape in a query: keep move lists readable in the address bar.
+  return "?" + params.toString().replace(/%2C/g, ",");
 }
 
 function pushUrl(replace) {
@@ -202,7 +214,7 @@ function moveToken(colour, point) {
 function onBoardPoint(point, stone) {
   if (!shown) return;
   if (mode === "play") {
-    const next = (shown.continuations || []).find((c) => c.point === point);
+    const next = shown.continuations.find((c) => c.equivalent.includes(point));
     change(() => state.moves.push(moveToken(next ? next.colour : shown.to_move, point)));
   } else {
     const mine = mode === "B" ? "X" : "O";
@@ -273,12 +285,25 @@ function renderContinuations(data) {
   $("no-continuations").hidden = data.continuations.length > 0;
 }
 
+function renderSummary(summary) {
+  const parts = [];
+  if (summary.total) {
+    parts.push(`${summary.total} occurrences: Black won ${summary.black_wins}, ` +
+      `White won ${summary.white_wins}, ${summary.other} other`);
+    if (summary.exchanged_colours) {
+      parts.push(`${summary.exchanged_colours} with colours exchanged`);
+    }
+    if (summary.ended) parts.push(`${summary.ended} with no next move`);
+  }
+  $("summary").textContent = parts.join("; ");
+}
+
 function renderGames(games) {
   const body = $("games").tBodies[0];
   body.replaceChildren(...games.matches.map((m) => {
     const tr = document.createElement("tr");
     tr.dataset.game = m.game_id;
-    tr.title = m.file ? `${m.file}, game ${m.game}` : "";
+    tr.title = `${m.file}, game ${m.game}`;
     cell(tr, player(m.black, m.black_rank));
     cell(tr, player(m.white, m.white_rank));
     cell(tr, m.date);
@@ -298,9 +323,13 @@ function renderGames(games) {
 
 function renderPosition(data) {
   shown = data;
+  state.moves = data.moves ? data.moves.split(",") : [];  // the server's short form
   const marks = new Map();
   data.continuations.forEach((c, i) => {
-    if (c.point && !marks.has(c.point)) marks.set(c.point, continuationLabel(i));
+    // A move's images under the position's own symmetries lead to the same position.
+    for (const point of c.equivalent) {
+      if (!marks.has(point)) marks.set(point, continuationLabel(i));
+    }
   });
   drawBoard($("board"), data.size, data.stones, { last: data.last, marks, onPoint: onBoardPoint });
   const toMove = data.to_move === "b" ? "Black" : "White";
@@ -308,8 +337,10 @@ function renderPosition(data) {
     `Captured: ${data.captured.b} by Black, ${data.captured.w} by White.` +
     (data.ko ? ` Ko at ${gtp(data.ko, data.size)}.` : "");
   renderContinuations(data);
+  renderSummary(data.summary);
   renderGames(data.games);
   $("undo").disabled = state.moves.length === 0;
+  showFilters();
   $("size").value = String(data.size);
   const table = $("continuations");
   table.dataset.moves = data.moves;
@@ -349,7 +380,9 @@ async function loadWithOffset(params) {
 // Applies a change to the position and draws it; a change the server refuses (an
 // illegal move: the message says why) is dropped, and the URL is left as it was.
 async function change(update) {
-  const before = { moves: state.moves.slice(), size: state.size, offset: state.offset };
+  const before = {
+    moves: state.moves.slice(), size: state.size, filters: state.filters, offset: state.offset,
+  };
   update();
   state.offset = 0;
   if (await loadPosition()) {
@@ -376,7 +409,7 @@ async function pageGames(delta) {
 
 function openGame(match) {
   state.game = String(match.game_id);
-  state.at = match.move_number;
+  state.at = match.seq;
   state.view = match.view;
   pushUrl(false);
   loadGame();
@@ -399,7 +432,7 @@ async function loadGame() {
       (game.colours_exchanged ? " \u00b7 shown with colours exchanged" : "");
     const slider = $("viewer-slider");
     slider.max = game.positions.length - 1;
-    showGameAt(Math.max(0, game.move_numbers.indexOf(state.at)));
+    showGameAt(state.at);
   } catch (error) {
     showMessage(error.message);
     $("viewer").hidden = true;
@@ -415,7 +448,7 @@ function showGameAt(i) {
   $("viewer-board").dataset.index = index;
   $("viewer-move").textContent =
     `move ${game.move_numbers[index]} of ${game.move_numbers[game.move_numbers.length - 1]}`;
-  state.at = game.move_numbers[index];
+  state.at = index;
   pushUrl(true);
 }
 
@@ -444,6 +477,27 @@ function exploreFromViewer() {
 }
 
 // -- start ---------------------------------------------------------------------------------------
+
+function readFilters() {
+  const form = $("filters");
+  const filters = {};
+  for (const name of FILTERS) {
+    const input = form.elements[name];
+    const value = input.type === "checkbox" ? (input.checked ? input.value : "") : input.value.trim();
+    if (value && !(name === "symmetry" && value === "full")) filters[name] = value;
+  }
+  return filters;
+}
+
+function showFilters() {
+  const form = $("filters");
+  for (const name of FILTERS) {
+    const input = form.elements[name];
+    const value = state.filters[name] || "";
+    if (input.type === "checkbox") input.checked = value === input.value;
+    else input.value = value || (name === "symmetry" ? "full" : "");
+  }
+}
 
 function setMode(next) {
   mode = next;
@@ -483,6 +537,10 @@ async function start() {
     if (shown) change(() => state.moves.push(moveToken(shown.to_move, null)));
   });
   $("clear").addEventListener("click", () => change(() => { state.moves = []; }));
+  $("filters").addEventListener("submit", (event) => {
+    event.preventDefault();
+    change(() => { state.filters = readFilters(); });
+  });
   $("games-prev").addEventListener("click", () => pageGames(-(shown ? shown.games.limit : 20)));
   $("games-next").addEventListener("click", () => pageGames(shown ? shown.games.limit : 20));
   $("viewer-close").addEventListener("click", closeGame);
@@ -511,10 +569,12 @@ async function start() {
     loadGame();
   });
   readUrl();
-  if (!(await loadPosition())) {
+  if (await loadPosition()) {
+    pushUrl(true);
+  } else {
     // A bookmark that no longer makes sense: say why, and start from the empty board.
     const message = $("message").textContent;
-    Object.assign(state, { size: info.default_size, moves: [], offset: 0 });
+    Object.assign(state, { size: info.default_size, moves: [], filters: {}, offset: 0 });
     await loadPosition();
     showMessage(`${message} (showing the empty board instead)`);
   }
