@@ -24,8 +24,9 @@ The position endpoints also take the filters of
 :class:`~gohash.explorer.Filters` (``player``, ``date_from``, ``date_to``, ``result``,
 ``min_rank``, ``event``, ``handicap`` ``yes``/``no``), ``symmetry``
 (``full``: rotations, reflections and colour exchange, the default; ``d4``:
-no colour exchange) and ``turn=1`` (only occurrences with the board's side to
-move).
+no colour exchange) and ``turn`` (``1``, the default: only occurrences with the
+board's side to move, in the query's colours, as an opening explorer asks "what
+does the player to move play here"; ``0``: every occurrence).
 
 Bad input (an unknown or repeated parameter, a malformed number, filter or
 move list, an illegal move, an unknown game, a game whose file changed) is
@@ -195,7 +196,7 @@ class _Explorer:
         turn = _choice(params, "turn", ("0", "1"))
         return _Query(
             size, format_steps(steps, size), replayed, _filters(params), symmetry,
-            replayed.board.to_move if turn == "1" else None,
+            None if turn == "0" else replayed.board.to_move,
         )
 
     def info(self) -> dict[str, Any]:

@@ -112,10 +112,13 @@ def apply(board: Array, image: Array, swap: bool) -> Array:
     return (3 - moved) % 3 if swap else moved  # type: ignore[no-any-return]
 
 
-def brute_force(query: Array, paths: list[Path]) -> tuple[Counter[tuple[str, str | None]], int,
-                                                          set[tuple[str, int, bool]]]:
+def brute_force(
+    query: Array, paths: list[Path], to_move: str | None
+) -> tuple[Counter[tuple[str, str | None]], int, set[tuple[str, int, bool]]]:
     """Next moves seen from ``query`` (colour, SGF letters), the occurrences, and per
-    occurrence (file, move number, colours exchanged), for a query without symmetry."""
+    occurrence (file, move number, colours exchanged), for a query without symmetry;
+    with ``to_move``, only occurrences with that side to move in the query's colours
+    (black at the start of a game, whatever its setup; then the last mover's opponent)."""
     size = query.shape[0]
     maps = transforms(size)
     images = [(apply(query, image, swap), image, swap) for image, swap in maps]
@@ -128,8 +131,12 @@ def brute_force(query: Array, paths: list[Path]) -> tuple[Counter[tuple[str, str
         if game_size != size:
             continue
         for number, (array, move) in enumerate(zip(arrays, follows, strict=True)):
+            turn = "b" if number == 0 else {"b": "w", "w": "b"}[follows[number - 1][0]]
             for seen, image, swap in images:
                 if not np.array_equal(array, seen):
+                    continue
+                if to_move is not None and to_move != (turn if not swap else
+                                                       {"b": "w", "w": "b"}[turn]):
                     continue
                 total += 1
                 where.add((str(path), number, swap))
@@ -179,17 +186,18 @@ def test_page_and_static_files_are_served(client: TestClient) -> None:
     assert client.get("/static/%2e%2e/serve.py").status_code == 404
 
 
-@pytest.mark.parametrize(("game", "moves"), [(0, 3), (5, 4), (17, 5)])
+@pytest.mark.parametrize("turn", ["0", "1"])
+@pytest.mark.parametrize(("game", "moves"), [(0, 3), (5, 4), (17, 5), (0, 4)])
 def test_continuations_and_games_equal_a_brute_force_search(
-    client: TestClient, collection: tuple[Path, list[Path]], game: int, moves: int
+    client: TestClient, collection: tuple[Path, list[Path]], game: int, moves: int, turn: str
 ) -> None:
     _, games = collection
     size, setup, line = main_line(games[game])
     answer = get(client, "/api/position", size=size, moves=",".join(setup + line[:moves]),
-                 limit=200)
+                 limit=200, turn=turn)
     query = np.array([[".XO".index(ch) for ch in row] for row in answer["stones"][::-1]],
                      dtype=np.int8)
-    counts, total, where = brute_force(query, games)
+    counts, total, where = brute_force(query, games, None if turn == "0" else answer["to_move"])
     assert total >= 1  # the game itself
     got = Counter({(c["colour"], c["point"]): c["count"] for c in answer["continuations"]})
     assert got == counts
@@ -200,6 +208,10 @@ def test_continuations_and_games_equal_a_brute_force_search(
     assert answer["games"]["total"] == total == len(matches)
     assert {(m["file"], m["move_number"], m["colours_exchanged"]) for m in matches} == where
     assert answer["to_move"] == ("w" if line[moves - 1][0] == "b" else "b")
+    if (game, moves) == (0, 4):  # reached with either side to move: the filter tells them apart
+        other = get(client, "/api/position", size=size, moves=",".join(setup + line[:moves]),
+                    turn="1" if turn == "0" else "0")
+        assert (total > other["summary"]["total"] > 0) == (turn == "0")
     assert answer["last"] == line[moves - 1][1:]
 
 

@@ -173,6 +173,7 @@ function drawBoard(svg, size, rows, { last = null, marks = new Map(), onPoint = 
         parts.append(el("circle", {
           cx: x, cy: y, r: CELL / 2 - 1, class: "stone",
           fill: stone === "X" ? "#151515" : "#f6f6f6", stroke: "#000", "data-stone": point,
+          "data-colour": stone === "X" ? "b" : "w",
         }));
         if (point === last) {
           parts.append(el("circle", {
@@ -271,6 +272,7 @@ function renderContinuations(data) {
     const tr = document.createElement("tr");
     tr.dataset.p = c.point || "pass";
     tr.dataset.colour = c.colour;
+    tr.dataset.equivalent = c.equivalent.join(",");
     cell(tr, continuationLabel(i), "letter");
     const move = document.createElement("span");
     move.append(colourDot(c.colour), gtp(c.point, data.size));
@@ -426,7 +428,10 @@ async function loadGame() {
     viewerGame = game;
     $("viewer").hidden = false;
     $("viewer-title").textContent =
-      `${player(game.black, game.black_rank)} (B) vs ${player(game.white, game.white_rank)} (W)`;
+      game.colours_exchanged
+        ? `${player(game.black, game.black_rank)} (Black, shown as White) vs ` +
+          `${player(game.white, game.white_rank)} (White, shown as Black)`
+        : `${player(game.black, game.black_rank)} (B) vs ${player(game.white, game.white_rank)} (W)`;
     $("viewer-info").textContent = [game.date, game.result, game.event, game.file]
       .filter(Boolean).join(" \u00b7 ") +
       (game.colours_exchanged ? " \u00b7 shown with colours exchanged" : "");
@@ -483,7 +488,8 @@ function readFilters() {
   const filters = {};
   for (const name of FILTERS) {
     const input = form.elements[name];
-    const value = input.type === "checkbox" ? (input.checked ? input.value : "") : input.value.trim();
+    // The checkbox "turn" is on by default, as on the server: only "off" is written.
+    const value = input.type === "checkbox" ? (input.checked ? "" : "0") : input.value.trim();
     if (value && !(name === "symmetry" && value === "full")) filters[name] = value;
   }
   return filters;
@@ -494,7 +500,7 @@ function showFilters() {
   for (const name of FILTERS) {
     const input = form.elements[name];
     const value = state.filters[name] || "";
-    if (input.type === "checkbox") input.checked = value === input.value;
+    if (input.type === "checkbox") input.checked = value !== "0";
     else input.value = value || (name === "symmetry" ? "full" : "");
   }
 }
