@@ -18,8 +18,9 @@ its point mapped by ``e`` (in ``F``'s orientation).  A query ``Q`` with
 ``t`` in the stabilizer of ``F``; the move seen from ``Q`` is ``h^-1`` of the
 recorded one, ``g^-1 . t^-1`` of the stored one.  If one such ``h`` keeps the
 colours, the hit counts as one with the same colours (only those ``h`` are
-used); otherwise the colours are exchanged, and the move's colour and the
-game's winner are exchanged with them.  The moves that different ``t`` give
+used); otherwise the colours are exchanged, and the move's colour, the side
+to move and the game's winner are exchanged with them.  (Asking for a side to
+move narrows the choice first: see :class:`QueryView`.)  The moves that different ``t`` give
 are the images of one another under the query's own symmetries (rotations
 and reflections that fix ``Q``): they are one continuation, shown at its
 point of highest ``row * size + col`` (the top row first, then the rightmost
@@ -287,11 +288,13 @@ class ContinuationRow:
     """Occurrences grouped as the index finds them: by next move as stored
     (``colour`` as recorded, 0 for none; ``point`` in the frame's orientation,
     -1 a pass), whether the occurrence's frame element exchanges colours
-    (``swapped``) and the year of the game; with their games' results and dates."""
+    (``swapped``), the side to move as recorded (1, 2) and the year of the
+    game; with their games' results and dates."""
 
     colour: int
     point: int | None
     swapped: bool
+    to_move: int
     year: int | None
     count: int
     black_wins: int
@@ -301,40 +304,91 @@ class ContinuationRow:
 
 
 class QueryView:
-    """How the occurrences of a query's frame look from the query (see the module
-    docstring): ``onto`` lists every element mapping the query onto its frame,
-    lowest first (:func:`gohash.frames.frame_and_elements`)."""
+    """How the occurrences of a query's frame look from the query.
 
-    def __init__(self, onto: Sequence[Element], size: int) -> None:
+    ``onto`` lists every element mapping the query onto its frame, lowest
+    first (:func:`gohash.frames.frame_and_elements`).  An occurrence matches
+    the query through ``h = e^-1 . t . g`` for each symmetry ``t`` of the frame
+    (module docstring); the views allowed are those of the ``h`` that keep the
+    colours unless ``colour_swap``, and that give the side to move ``to_move``
+    (``'b'``, ``'w'``) if it is asked for.  Of the views allowed, those that keep
+    the colours are taken if there are any: so a position that is its own
+    colour-exchanged image matches with the same colours, unless only the
+    exchanged view gives the side to move asked for.  An occurrence is known
+    here by whether its frame element swaps (``swapped``) and its side to move
+    as recorded (1, 2): the views depend on nothing else.
+    """
+
+    def __init__(
+        self, onto: Sequence[Element], size: int, *, colour_swap: bool = True,
+        to_move: str | None = None,
+    ) -> None:
+        if to_move not in (None, "b", "w"):
+            raise GohashError(f"to_move {to_move!r} is not 'b', 'w' or None")
         self.element = onto[0]
         self.size = size
+        self.colour_swap = colour_swap
+        self.to_move = to_move
         self.frame_symmetries = [t.compose(self.element.inverse) for t in onto]
         self.symmetries = tuple(self.element.inverse.compose(t) for t in onto)
-        self._moves: dict[tuple[int, int, bool], tuple[str, Point | None, tuple[Point, ...]]] = {}
+        self._moves: dict[tuple[int, int, bool, int], tuple[str, Point | None, tuple[Point, ...]]]
+        self._moves = {}
 
-    def exchanged(self, swapped: bool) -> bool:
-        """Whether an occurrence whose frame element swaps colours (``swapped``)
-        matches the query with colours exchanged, for every way it matches."""
-        return not any(swapped == (t.swap != self.element.swap) for t in self.frame_symmetries)
+    def views(self, swapped: bool, to_move: int) -> list[Element]:
+        """The frame symmetries ``t`` of the views taken of an occurrence (none: it
+        does not match)."""
+        g = self.element
+        allowed = []
+        for t in self.frame_symmetries:
+            exchanged = swapped != (t.swap != g.swap)
+            seen = to_move if not exchanged else 3 - to_move
+            if (self.colour_swap or not exchanged) and (
+                self.to_move is None or "bw"[seen - 1] == self.to_move
+            ):
+                allowed.append(t)
+        same = [t for t in allowed if swapped == (t.swap != g.swap)]
+        return same or allowed
+
+    def matches(self, swapped: bool, to_move: int) -> bool:
+        return bool(self.views(swapped, to_move))
+
+    def exchanged(self, swapped: bool, to_move: int) -> bool:
+        """Whether an occurrence that matches does so with colours exchanged."""
+        t = self.views(swapped, to_move)[0]
+        return swapped != (t.swap != self.element.swap)
+
+    def elements(self, stored: Element, to_move: int) -> list[Element]:
+        """The elements mapping the query onto an occurrence (its frame element
+        ``stored``) in the views taken."""
+        return [stored.inverse.compose(t).compose(self.element)
+                for t in self.views(stored.swap, to_move)]
+
+    def condition(self) -> tuple[str, list[int]]:
+        """An SQL condition on occurrences ``o`` that keeps those that match, with
+        its parameters; ``"1"`` if all do."""
+        kinds = [(int(sw), tm) for sw in (False, True) for tm in (1, 2) if self.matches(sw, tm)]
+        if len(kinds) == 4:
+            return "1", []
+        if not kinds:
+            return "0", []
+        terms = " OR ".join("((o.element >= 8) = ? AND o.to_move = ?)" for _ in kinds)
+        return f"({terms})", [value for kind in kinds for value in kind]
 
     def move(
-        self, colour: int, point: int, swapped: bool
+        self, colour: int, point: int, swapped: bool, to_move: int
     ) -> tuple[str, Point | None, tuple[Point, ...]]:
         """A stored next move (colour as recorded, 1 or 2; point in the frame's
-        orientation, -1 a pass) of an occurrence seen from the query: its colour,
-        its representative point (None: pass) and the points equivalent to it,
-        through ``g^-1 . t^-1`` for the frame's symmetries ``t`` that keep the
-        colours of the match if any do."""
-        where = (colour, point, swapped)
+        orientation, -1 a pass) of a matching occurrence seen from the query:
+        its colour, its representative point (None: pass) and the points
+        equivalent to it, through ``g^-1 . t^-1`` for the views' ``t``."""
+        where = (colour, point, swapped, to_move)
         if where not in self._moves:
-            g = self.element
-            same = [t for t in self.frame_symmetries if swapped == (t.swap != g.swap)]
-            maps = [g.inverse.compose(t.inverse) for t in (same or self.frame_symmetries)]
+            maps = [self.element.inverse.compose(t.inverse) for t in self.views(swapped, to_move)]
             recorded = "b" if colour == 1 else "w"
             # The frame holds the move with its colour exchanged if the occurrence's element swaps.
             stored = recorded if not swapped else ("w" if recorded == "b" else "b")
             colours = {m.map_colour(stored) for m in maps}
-            assert len(colours) == 1, "the allowed maps agree on colour exchange"
+            assert len(colours) == 1, "the views agree on colour exchange"
             if point < 0:
                 self._moves[where] = (colours.pop(), None, ())
             else:
@@ -347,12 +401,12 @@ class QueryView:
 def merge_continuations(
     rows: Iterable[ContinuationRow], *, key: int, view: QueryView, limit: int | None
 ) -> Continuations:
-    """The continuations of a query from the index's grouped occurrences, seen
-    through ``view``."""
+    """The continuations of a query from the index's grouped occurrences (those
+    that match), seen through ``view``."""
     result = Continuations(key, view.size, 0, 0, 0, 0, 0, 0, 0, [], {}, view.symmetries)
     moves: dict[tuple[str, Point | None], _Move] = {}
     for row in rows:
-        exchanged = view.exchanged(row.swapped)
+        exchanged = view.exchanged(row.swapped, row.to_move)
         blacks, whites = (row.white_wins, row.black_wins) if exchanged else (
             row.black_wins, row.white_wins)
         result.total += row.count
@@ -368,7 +422,7 @@ def merge_continuations(
         if row.colour == 0 or row.point is None:
             result.ended += row.count
             continue
-        colour, point, equivalent = view.move(row.colour, row.point, row.swapped)
+        colour, point, equivalent = view.move(row.colour, row.point, row.swapped, row.to_move)
         move = moves.setdefault((colour, point), _Move(colour, point, equivalent))
         move.add(row, blacks, whites, exchanged)
     ordered = sorted(moves.values(), key=lambda m: (

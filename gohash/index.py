@@ -605,33 +605,18 @@ class Index:
         return arr.shape[0], key, onto, (ids[0] if ids else None), len(rows) - len(ids)
 
     @staticmethod
-    def _where(
-        position_id: int, view: QueryView, colour_swap: bool, filters: Filters | None,
-        to_move: str | None,
-    ) -> tuple[str, list[Any], bool]:
-        """The condition on occurrences ``o`` (and games ``g``, if the third value
-        says it needs them) that picks the query's occurrences."""
-        where = "o.position_id = ?"
-        params: list[Any] = [position_id]
-        if not colour_swap and view.exchanged(False) != view.exchanged(True):
-            # The element taking the query to an occurrence swaps colours iff
-            # exactly one of the two frame elements does.
-            where += " AND (o.element >= 8) = ?"
-            params.append(int(view.exchanged(False)))
-        if to_move is not None:
-            if to_move not in ("b", "w"):
-                raise GohashError(f"to_move {to_move!r} is not 'b' or 'w'")
-            # Seen from the query, an occurrence matched with colours exchanged
-            # has the other side to move.
-            wanted = 1 if to_move == "b" else 2
-            where += (" AND o.to_move = CASE WHEN (o.element >= 8) = ? THEN ? ELSE ? END")
-            params += [int(view.exchanged(True)), 3 - wanted, wanted]
-        joined = filters is not None
+    def _where(position_id: int, view: QueryView, filters: Filters | None) -> tuple[str, list[Any]]:
+        """The condition on occurrences ``o`` and games ``g`` that picks the
+        occurrences of the query seen through ``view`` in the games ``filters``
+        let through."""
+        matching, params = view.condition()
+        where = f"o.position_id = ? AND {matching}"
+        params = [position_id, *params]
         if filters is not None:
             condition, more = filters.sql("g")
             where += f" AND {condition}"
             params += more
-        return where, params, joined
+        return where, params
 
     @_database_errors
     def find(
@@ -654,18 +639,16 @@ class Index:
         in the query's colours.
         """
         size, key, onto, position_id, rejected = self._lookup(position)
+        view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
         if position_id is None:
             return FindResult(key, 0, [], offset, limit, rejected)
-        element = onto[0]
-        view = QueryView(onto, size)
-        stabilizer = view.symmetries
-        where, params, joined = self._where(position_id, view, colour_swap, filters, to_move)
-        join = "JOIN games g ON g.id = o.game_id" if joined else ""
+        where, params = self._where(position_id, view, filters)
+        join = "JOIN games g ON g.id = o.game_id" if filters is not None else ""
         total = self._db.execute(
             f"SELECT count(*) FROM occurrences o {join} WHERE {where}", params
         ).fetchone()[0]
         matches = []
-        for seq, move, stored_element, stored_to_move, next_colour, next_point, *record in (
+        for seq, move, stored, stored_to_move, next_colour, next_point, *record in (
             self._db.execute(
                 f"SELECT o.seq, o.move, o.element, o.to_move, o.next_colour, o.next_point, "
                 f"{_RECORD_COLUMNS} FROM occurrences o "
@@ -674,18 +657,16 @@ class Index:
                 [*params, -1 if limit is None else limit, offset],
             )
         ):
-            back = ELEMENTS[stored_element].inverse.compose(element)
-            coset = [back.compose(s) for s in stabilizer]
-            allowed = [h for h in coset if colour_swap or not h.swap]
-            swapped = stored_element >= 8
-            exchanged = view.exchanged(swapped)
+            swapped = stored >= 8
+            exchanged = view.exchanged(swapped, stored_to_move)
             next_move = None
             if next_colour:
-                colour, point, _ = view.move(next_colour, next_point, swapped)
+                colour, point, _ = view.move(next_colour, next_point, swapped, stored_to_move)
                 next_move = (colour, point)
             matches.append(Match(
-                Record(*record), move, min(allowed, key=lambda h: h.index), seq,
-                "bw"[(stored_to_move == 2) != exchanged], next_move,
+                Record(*record), move,
+                min(view.elements(ELEMENTS[stored], stored_to_move), key=lambda h: h.index),
+                seq, "bw"[(stored_to_move == 2) != exchanged], next_move,
             ))
         return FindResult(key, total, matches, offset, limit, rejected)
 
@@ -712,21 +693,19 @@ class Index:
         if symmetry not in ("full", "d4"):
             raise GohashError(f"symmetry {symmetry!r} is not 'full' or 'd4'")
         size, key, onto, position_id, _ = self._lookup(position)
-        view = QueryView(onto, size)
+        view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
         if position_id is None:
             return merge_continuations([], key=key, view=view, limit=limit)
-        where, params, _ = self._where(
-            position_id, view, symmetry == "full", filters, to_move
-        )
+        where, params = self._where(position_id, view, filters)
         rows = [
             ContinuationRow(colour, point, bool(swapped), *rest)
             for colour, point, swapped, *rest in self._db.execute(
-                "SELECT o.next_colour, o.next_point, o.element >= 8, "
+                "SELECT o.next_colour, o.next_point, o.element >= 8, o.to_move, "
                 "CAST(substr(g.date, 1, 4) AS INTEGER), count(*), "
                 "coalesce(sum(g.winner = 'B'), 0), coalesce(sum(g.winner = 'W'), 0), "
                 "min(g.date), max(g.date) "
                 f"FROM occurrences o JOIN games g ON g.id = o.game_id WHERE {where} "
-                "GROUP BY 1, 2, 3, 4",
+                "GROUP BY 1, 2, 3, 4, 5",
                 params,
             )
         ]

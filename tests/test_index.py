@@ -384,10 +384,12 @@ def test_position_from_sgf_picks_the_game_and_move(tmp_path: Path) -> None:
 
 
 def table_dump(db: Path) -> list[tuple[object, ...]]:
-    """The index's content independent of row ids: (file, game, seq, move, key, frame, element)."""
+    """The index's content independent of row ids: (file, game, seq, move, key, frame,
+    element, side to move, next move)."""
     with sqlite3.connect(db) as con:
         return sorted(con.execute(
-            "SELECT f.path, g.game, o.seq, o.move, p.key, p.frame, o.element FROM occurrences o "
+            "SELECT f.path, g.game, o.seq, o.move, p.key, p.frame, o.element, o.to_move, "
+            "o.next_colour, o.next_point FROM occurrences o "
             "JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
             "JOIN positions p ON p.id = o.position_id"
         ))

@@ -5,7 +5,9 @@ Scope: arguments and printing only; everything else is :mod:`gohash.index`.
 - ``gohash index build DB PATH... [--scheme S] [--jobs N] [--files-per-commit N]
   [--suicide allowed|forbidden]``
 - ``gohash index find DB (--sgf FILE [--move N] [--game G] [--suicide allowed|forbidden]
-  | --position DIAGRAM) [--no-colour-swap] [--format text|json] [--limit N] [--offset N]``
+  | --position DIAGRAM) [--no-colour-swap] [--format text|json] [--limit N] [--offset N]
+  [--continuations] [--to-move b|w] [--player NAME] [--date-from D] [--date-to D]
+  [--result B|W|other] [--min-rank R] [--event TEXT] [--handicap | --no-handicap]``
 - ``gohash index dupes DB [--min-positions N] [--format text|json]``
 
 Exit codes: 0 success, 2 bad input (for ``build``: any file or game in error;
@@ -21,8 +23,18 @@ import sys
 from typing import Any
 
 from ..board import Board
+from ..coords import gtp, sgf_letters
 from ..errors import GohashError
-from ..index import BuildSummary, DupeGroup, FindResult, Index, position_from_sgf
+from ..index import (
+    BuildSummary,
+    Continuations,
+    DupeGroup,
+    Filters,
+    FindResult,
+    Index,
+    Record,
+    position_from_sgf,
+)
 from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..schemes import SCHEMES
 
@@ -96,6 +108,29 @@ def register(subparsers: Any) -> None:
                       help="show at most N matches (default 100; 0: all)")
     find.add_argument("--offset", type=int, default=0, metavar="N",
                       help="skip the first N matches (for paging)")
+    find.add_argument(
+        "--continuations", action="store_true",
+        help="instead of the games, the moves played next, seen in the query's orientation "
+        "and colours, most played first, with results and dates (--limit: moves shown)",
+    )
+    find.add_argument("--to-move", choices=("b", "w"),
+                      help="only occurrences with this side to move (in the query's colours)")
+    filters = find.add_argument_group(
+        "filters", "count only the games these let through (all that are given)"
+    )
+    filters.add_argument("--player", metavar="NAME",
+                         help="Black or White's name contains NAME (case-insensitive)")
+    filters.add_argument("--date-from", metavar="DATE",
+                         help="played on or after DATE (YYYY, YYYY-MM or YYYY-MM-DD)")
+    filters.add_argument("--date-to", metavar="DATE",
+                         help="played on or before DATE (YYYY, YYYY-MM or YYYY-MM-DD)")
+    filters.add_argument("--result", choices=("B", "W", "other"),
+                         help="won by Black, by White, or neither (draw, void, unknown)")
+    filters.add_argument("--min-rank", metavar="RANK",
+                         help="no player with a recorded rank below RANK (like 3k, 5d, 9p)")
+    filters.add_argument("--event", metavar="TEXT", help="the event (EV) contains TEXT")
+    filters.add_argument("--handicap", action=argparse.BooleanOptionalAction, default=None,
+                         help="handicap games only (HA 2 or more); --no-handicap: even games")
 
     dupes = commands.add_parser(
         "dupes",
@@ -179,23 +214,59 @@ def _query(args: argparse.Namespace) -> Board:
     return Board.from_diagram(text)
 
 
+def _filters(args: argparse.Namespace) -> Filters | None:
+    given = {name: getattr(args, name) for name in
+             ("player", "date_from", "date_to", "result", "min_rank", "event", "handicap")}
+    return Filters(**given) if any(v is not None for v in given.values()) else None
+
+
 def _run_find(args: argparse.Namespace) -> int:
     if args.limit < 0 or args.offset < 0:
         raise GohashError(f"--limit and --offset must be 0 or more, not {args.limit!r}, "
                           f"{args.offset!r}")
+    if args.continuations and args.offset:
+        raise GohashError("--offset pages through games, not --continuations")
+    filters = _filters(args)
     board = _query(args)
     with Index(args.db) as index:
+        if args.continuations:
+            moves = index.continuations(
+                board, symmetry="d4" if args.no_colour_swap else "full", filters=filters,
+                to_move=args.to_move, limit=args.limit or None,
+            )
+            hex_key = index.keys(board.size).hex(moves.key)
+            if args.format == "json":
+                print(json.dumps(_continuations_json(moves, hex_key), ensure_ascii=False))
+            else:
+                _print_continuations(moves, hex_key)
+            return 0 if moves.total else 1
         result = index.find(board, colour_swap=not args.no_colour_swap,
-                            limit=args.limit or None, offset=args.offset)
+                            limit=args.limit or None, offset=args.offset, filters=filters,
+                            to_move=args.to_move)
         hex_key = index.keys(board.size).hex(result.key)
     if args.format == "json":
-        print(json.dumps(_find_json(result, hex_key), ensure_ascii=False))
+        print(json.dumps(_find_json(result, hex_key, board.size), ensure_ascii=False))
     else:
         _print_find(result, hex_key, board.size)
     return 0 if result.total else 1
 
 
-def _find_json(result: FindResult, hex_key: str) -> dict[str, Any]:
+def _move_json(colour: str, point: tuple[int, int] | None, size: int) -> dict[str, Any]:
+    return {"colour": colour, "point": None if point is None else list(point),
+            "gtp": gtp(point, size), "sgf": sgf_letters(point, size)}
+
+
+def _record_json(record: Record) -> dict[str, Any]:
+    return {
+        "id": record.id, "file": record.file, "game": record.game, "size": record.size,
+        "black": record.black, "white": record.white, "black_rank": record.black_rank,
+        "white_rank": record.white_rank, "result": record.result, "winner": record.winner,
+        "date": record.date, "dt": record.dt, "event": record.event, "komi": record.komi,
+        "handicap": record.handicap,
+    }
+
+
+def _find_json(result: FindResult, hex_key: str, size: int) -> dict[str, Any]:
     return {
         "key": hex_key,
         "total": result.total,
@@ -204,15 +275,13 @@ def _find_json(result: FindResult, hex_key: str) -> dict[str, Any]:
         "rejected": result.rejected,
         "matches": [
             {
-                "file": m.record.file,
-                "game": m.record.game,
+                **_record_json(m.record),
                 "move_number": m.move_number,
+                "seq": m.seq,
                 "transform": m.element.name,
                 "colours_exchanged": m.colours_exchanged,
-                "size": m.record.size,
-                "black": m.record.black,
-                "white": m.record.white,
-                "result": m.record.result,
+                "to_move": m.to_move,
+                "next_move": None if m.next_move is None else _move_json(*m.next_move, size),
             }
             for m in result.matches
         ],
@@ -224,16 +293,69 @@ def _print_find(result: FindResult, hex_key: str, size: int) -> None:
     print(f"{size}x{size} position, key {hex_key}: {result.total} occurrences{rejected}")
     for m in result.matches:
         colours = ", colours exchanged" if m.colours_exchanged else ""
-        print(f"{m.record.file}  game {m.record.game}  move {m.move_number}  "
-              f"{m.element.name}{colours}  ({_players(m.record.black, m.record.white)})")
+        record = m.record
+        about = ", ".join(x for x in (record.result, record.date) if x)
+        nxt = "end" if m.next_move is None else (
+            f"{m.next_move[0].upper()} {gtp(m.next_move[1], size)}")
+        print(f"{record.file}  game {record.game}  move {m.move_number}  "
+              f"{m.element.name}{colours}  ({_players(record)}{', ' + about if about else ''})"
+              f"  next {nxt}")
     shown_to = result.offset + len(result.matches)
     if shown_to < result.total:
         print(f"showing {result.offset + 1}-{shown_to} of {result.total}: "
               f"--offset {shown_to} for more, --limit 0 for all")
 
 
-def _players(black: str | None, white: str | None) -> str:
-    return f"{black or '?'} (B) vs {white or '?'} (W)"
+def _continuations_json(moves: Continuations, hex_key: str) -> dict[str, Any]:
+    return {
+        "key": hex_key,
+        "size": moves.size,
+        "total": moves.total,
+        "ended": moves.ended,
+        "same_colours": moves.same_colours,
+        "exchanged_colours": moves.exchanged_colours,
+        "black_wins": moves.black_wins,
+        "white_wins": moves.white_wins,
+        "other": moves.other,
+        "years": {str(year): count for year, count in moves.years.items()},
+        "symmetries": [g.name for g in moves.symmetries],
+        "moves": [
+            {
+                **_move_json(m.colour, m.point, moves.size),
+                "equivalent": [list(p) for p in m.equivalent],
+                "count": m.count, "share": m.share, "black_wins": m.black_wins,
+                "white_wins": m.white_wins, "other": m.other, "first_date": m.first_date,
+                "last_date": m.last_date, "same_colours": m.same_colours,
+                "exchanged_colours": m.exchanged_colours,
+            }
+            for m in moves.moves
+        ],
+    }
+
+
+def _print_continuations(moves: Continuations, hex_key: str) -> None:
+    size = moves.size
+    exchanged = f", {moves.exchanged_colours} with colours exchanged" if moves.total else ""
+    print(f"{size}x{size} position, key {hex_key}: {moves.total} occurrences{exchanged}; "
+          f"{moves.ended} without a next move")
+    if not moves.total:
+        return
+    print(f"results: B {moves.black_wins}, W {moves.white_wins}, other {moves.other}")
+    print(f"{'move':<6}{'count':>7}{'share':>8}{'B wins':>8}{'W wins':>8}{'other':>7}"
+          f"{'same':>7}{'exch':>6}  first       last")
+    for m in moves.moves:
+        name = f"{m.colour.upper()} {gtp(m.point, size)}"
+        print(f"{name:<6}{m.count:>7}{m.share:>8.1%}{m.black_wins:>8}{m.white_wins:>8}"
+              f"{m.other:>7}{m.same_colours:>7}{m.exchanged_colours:>6}  "
+              f"{m.first_date or '-':<10}  {m.last_date or '-'}")
+    if moves.years:
+        print("by year: " + ", ".join(f"{y} {n}" for y, n in moves.years.items()))
+
+
+def _players(record: Record) -> str:
+    black = " ".join(x for x in (record.black or "?", record.black_rank) if x)
+    white = " ".join(x for x in (record.white or "?", record.white_rank) if x)
+    return f"{black} (B) vs {white} (W)"
 
 
 # -- dupes -------------------------------------------------------------------------------------
@@ -277,4 +399,4 @@ def _group_json(group: DupeGroup) -> dict[str, Any]:
 def _print_group(group: DupeGroup) -> None:
     for record, g in zip(group.records, group.elements, strict=True):
         print(f"  {record.file}  game {record.game}  {g.name}  "
-              f"({_players(record.black, record.white)}, {record.result or '?'})")
+              f"({_players(record)}, {record.result or '?'})")
