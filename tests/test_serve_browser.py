@@ -202,3 +202,43 @@ def test_a_broken_bookmark_says_why(page: Page, server: str) -> None:
     page.wait_for_selector("#message:not([hidden])")
     rendered(page, "")
     assert "step 2: 'zz' is not a point of the 19x19 board" in page.inner_text("#message")
+
+
+RANGE_SHOWN = "t => document.querySelector('#games-range').textContent === t"
+
+
+def test_games_are_paged_and_a_game_position_can_be_explored(page: Page, server: str) -> None:
+    page.goto(server + "/?size=19")
+    rendered(page, "")
+    total = int(page.inner_text("#games-count").strip("()"))
+    assert total > 40
+    first_page = page.locator("#games tbody tr").all_inner_texts()
+    assert len(first_page) == 20 and page.is_disabled("#games-prev")
+    assert page.inner_text("#games-range") == f"1\u201320 of {total}"
+    page.click("#games-next")
+    page.wait_for_function(RANGE_SHOWN, arg=f"21\u201340 of {total}")
+    assert "offset=20" in page.url
+    second_page = page.locator("#games tbody tr").all_inner_texts()
+    assert len(second_page) == 20 and second_page != first_page
+    # The page is kept in the URL: a reload shows the second page again.
+    page.reload()
+    page.wait_for_function(RANGE_SHOWN, arg=f"21\u201340 of {total}")
+    page.locator("#games tbody tr").nth(0).click()
+    page.wait_for_selector("#viewer:not([hidden])")
+    page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
+    for _ in range(3):
+        index = int(page.get_attribute("#viewer-board", "data-index") or "-1")
+        page.click("#viewer-next")
+        page.wait_for_function(
+            "i => document.querySelector('#viewer-board').dataset.index === String(i)",
+            arg=index + 1,
+        )
+    shown = stones(page, "viewer-board")
+    page.click("#viewer-explore")
+    page.wait_for_selector("#viewer", state="hidden")
+    page.wait_for_function("() => document.querySelector('#continuations').dataset.moves !== ''")
+    page.wait_for_function(
+        "n => document.querySelectorAll('#board circle[data-stone]').length === n", arg=len(shown)
+    )
+    assert stones(page, "board") == shown
+    assert "game=" not in page.url

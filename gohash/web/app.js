@@ -470,15 +470,14 @@ function closeGame() {
 function exploreFromViewer() {
   const game = viewerGame;
   if (!game) return;
-  const index = viewerIndex();
-  state.size = game.size;
-  state.moves = game.steps.slice(0, game.step_counts[index]);
-  state.offset = 0;
+  const steps = game.steps.slice(0, game.step_counts[viewerIndex()]);
   state.game = null;
   $("viewer").hidden = true;
   viewerGame = null;
-  pushUrl(false);
-  loadPosition();
+  change(() => {
+    state.size = game.size;
+    state.moves = steps;
+  });
 }
 
 // -- start ---------------------------------------------------------------------------------------
