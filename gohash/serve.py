@@ -57,7 +57,7 @@ from starlette.staticfiles import StaticFiles
 
 from .errors import GohashError
 from .explorer import Continuations, Filters, GameRecord, Record
-from .index import Index, Match, UnknownGameError
+from .index import Index, IndexFileError, Match, UnknownGameError
 from .movelist import Replay, format_steps, parse_steps, point_letters, replay
 from .symmetry import Element, Point, element
 
@@ -139,10 +139,9 @@ def _choice(params: dict[str, str], name: str, choices: tuple[str, ...]) -> str 
 def _filters(params: dict[str, str]) -> Filters | None:
     """The filters the parameters give (empty values are no filter), None if none."""
     text = {
-        name: params[key]
-        for name, key in (("player", "player"), ("date_from", "date_from"), ("date_to", "date_to"),
-                          ("result", "result"), ("min_rank", "min_rank"), ("event", "event"))
-        if params.get(key)
+        name: params[name]
+        for name in ("player", "date_from", "date_to", "result", "min_rank", "event")
+        if params.get(name)
     }
     for name, value in text.items():
         if len(value) > MAX_FILTER_CHARS:
@@ -239,6 +238,8 @@ class _Explorer:
                 game = self.index.game(game_id)
             except UnknownGameError as e:
                 raise BadRequest(str(e), 404) from None
+            except IndexFileError:
+                raise
             except GohashError as e:
                 # The file moved, changed or no longer replays as indexed.
                 raise BadRequest(str(e), 409) from None
@@ -453,7 +454,12 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
 
 
 async def _gohash_error(request: Request, exc: Exception) -> Response:
-    status = exc.status if isinstance(exc, BadRequest) else 400
+    if isinstance(exc, BadRequest):
+        status = exc.status
+    elif isinstance(exc, IndexFileError):
+        status = 503  # the index became unreadable while serving: not the request's fault
+    else:
+        status = 400
     return JSONResponse({"error": str(exc)}, status_code=status)
 
 

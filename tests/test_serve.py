@@ -7,6 +7,7 @@ command line."""
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -449,6 +450,20 @@ def test_the_index_is_opened_read_only(tmp_path: Path) -> None:
     assert db.read_bytes() == before
     with pytest.raises(GohashError, match="cannot be created read-only"):
         Index(tmp_path / "new.db", create=True, read_only=True)
+
+
+def test_an_index_damaged_while_serving_gets_503(tmp_path: Path) -> None:
+    db = build_index(tmp_path / "index.db", [DATA / "game-9x9.sgf"])
+    client = TestClient(create_app(db), raise_server_exceptions=False)
+    game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
+    with sqlite3.connect(db) as con:  # another process breaks the index under the server
+        con.execute("DROP TABLE occurrences")
+    for path in ["/api/position?size=9", "/api/games?size=9"]:
+        assert "no such table: occurrences" in error(client, path, 503)
+    assert get(client, f"/api/game/{game_id}")["positions"]  # needs no occurrences
+    with sqlite3.connect(db) as con:
+        con.execute("DROP TABLE files")
+    assert "no such table: files" in error(client, f"/api/game/{game_id}", 503)
 
 
 def test_bad_index_files_are_refused_at_start(
