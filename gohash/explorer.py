@@ -1,4 +1,4 @@
-"""The opening explorer's side of the index: game metadata, filters, continuations.
+"""The opening explorer's side of the index: filters, search results, continuations.
 
 Scope: :class:`Filters` and the SQL condition they put on the index's
 ``games`` table; the results of :meth:`gohash.index.Index.find`,
@@ -19,17 +19,18 @@ its point mapped by ``e`` (in ``F``'s orientation).  A query ``Q`` with
 recorded one, ``g^-1 . t^-1`` of the stored one.  If one such ``h`` keeps the
 colours, the hit counts as one with the same colours (only those ``h`` are
 used); otherwise the colours are exchanged, and the move's colour, the side
-to move and the game's winner are exchanged with them.  (Asking for a side to
-move narrows the choice first: see :class:`QueryView`.)  The moves that different ``t`` give
-are the images of one another under the query's own symmetries (rotations
-and reflections that fix ``Q``): they are one continuation, shown at its
-point of highest ``row * size + col`` (the top row first, then the rightmost
-column, row 0 being the bottom line), with every equivalent point in
-:attr:`Continuation.equivalent`.
+to move and the game's winner are exchanged with them.  (Asking for a side
+to move narrows the choice first: see :class:`QueryView`.)  The moves that
+different ``t`` give are the images of one another under the query's own
+symmetries (rotations and reflections that fix ``Q``): they are one
+continuation, shown at its point of highest ``row * size + col`` (the top
+row first, then the rightmost column, row 0 being the bottom line), with
+every equivalent point in :attr:`Continuation.equivalent`.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import os
 import re
@@ -52,8 +53,10 @@ __all__ = [
     "ContinuationRow",
     "Continuations",
     "Filters",
+    "FindResult",
     "GamePosition",
     "GameRecord",
+    "Match",
     "QueryView",
     "Record",
     "contains",
@@ -75,18 +78,21 @@ class Filters:
     - ``player``: a substring of the Black or the White player's name,
       compared case-insensitively (Unicode case folding).
     - ``date_from``, ``date_to``: ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, both
-      inclusive.  A game's date is its ``DT``'s first date (:func:`gohash.indexing.first_date`),
-      as precise as recorded; the two are compared on the precision they share,
-      so ``2017`` lies within ``2017-03`` to ``2017-06``, and ``2017-05-02`` within
-      ``2017`` to ``2017``.  Games without a date are left out when either is given.
+      inclusive.  A game's date is its ``DT``'s first date
+      (:func:`gohash.indexing.first_date`), as precise as recorded; the two are
+      compared on the precision they share (each stands for its days, and
+      they must overlap), so ``2017`` lies within ``2017-03`` to ``2017-06``,
+      and ``2017-05-02`` within ``2017`` to ``2017``.  Games without a date are
+      left out when either is given.
     - ``result``: ``'B'`` (Black won), ``'W'`` (White won) or ``'other'``
-      (draw, void, unknown or no ``RE``), as the record says: the game's colours,
-      not the query's.
-    - ``min_rank``: like ``'5d'``, ``'3k'``, ``'9p'`` (:func:`gohash.indexing.rank_level`
-      orders them).  A game is left out when a player's recorded rank is below it; a
-      player with no rank recorded (or one gohash cannot read) does not leave
-      the game out.
-    - ``event``: a substring of ``EV``, case-insensitive; games without one are left out.
+      (draw, void, unknown or no ``RE``), as the record says: the game's
+      colours, not the query's.
+    - ``min_rank``: like ``'5d'``, ``'3k'``, ``'9p'``
+      (:func:`gohash.indexing.rank_level` orders them).  A game is left out
+      when a player's recorded rank is below it; a player with no rank
+      recorded (or one gohash cannot read) does not leave the game out.
+    - ``event``: a substring of ``EV``, case-insensitive; games without one
+      are left out.
     - ``handicap``: True for handicap games only (``HA`` of 2 or more), False for
       even games only.
     """
@@ -102,7 +108,7 @@ class Filters:
     def __post_init__(self) -> None:
         for name in ("date_from", "date_to"):
             value = getattr(self, name)
-            if value is not None and (not _ISO_PREFIX.match(value) or first_date(value) != value):
+            if value is not None and not _is_date(value):
                 raise GohashError(
                     f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD"
                 )
@@ -155,6 +161,15 @@ class Filters:
         return (" AND ".join(f"({t})" for t in terms) or "1"), params
 
 
+def _is_date(text: str) -> bool:
+    if not _ISO_PREFIX.match(text) or first_date(text) != text:
+        return False
+    try:
+        return len(text) < 10 or bool(datetime.date.fromisoformat(text))
+    except ValueError:  # 2017-02-30
+        return False
+
+
 def contains(text: str | None, part: str) -> bool:
     """``part`` within ``text``, case-insensitively (the SQL ``gohash_contains``)."""
     return text is not None and part.casefold() in text.casefold()
@@ -188,6 +203,44 @@ class Record:
     komi: float | None
     handicap: int
     winner: str | None
+
+
+@dataclass(frozen=True)
+class Match:
+    """The query position occurred in ``record`` at ``move_number``, as
+    ``element`` applied to the query (``element.swap``: colours exchanged).
+
+    ``seq`` is the position's place in the game's main line as indexed
+    (``Index.game(record.id).positions[seq]``); ``to_move`` the side to move
+    there and ``next_move`` the move played next (colour and point, None for a
+    pass), both in the query's orientation and colours as
+    :meth:`gohash.index.Index.continuations` gives them; ``next_move`` is None where the
+    game has no next move.
+    """
+
+    record: Record
+    move_number: int
+    element: Element
+    seq: int
+    to_move: str
+    next_move: tuple[str, Point | None] | None
+
+    @property
+    def colours_exchanged(self) -> bool:
+        return self.element.swap
+
+
+@dataclass
+class FindResult:
+    """``total`` occurrences match; ``matches`` holds those from ``offset`` on, at most
+    ``limit``.  ``rejected``: positions with the same key but other stones."""
+
+    key: int
+    total: int
+    matches: list[Match]
+    offset: int
+    limit: int | None
+    rejected: int
 
 
 @dataclass(frozen=True)
@@ -373,6 +426,22 @@ class QueryView:
             return "0", []
         terms = " OR ".join("((o.element >= 8) = ? AND o.to_move = ?)" for _ in kinds)
         return f"({terms})", [value for kind in kinds for value in kind]
+
+    def match(
+        self, record: Record, move_number: int, seq: int, stored: Element, to_move: int,
+        next_colour: int, next_point: int | None,
+    ) -> Match:
+        """The :class:`Match` of an occurrence that matches: its frame element
+        ``stored``, side to move and next move as the index stores them."""
+        exchanged = self.exchanged(stored.swap, to_move)
+        next_move = None
+        if next_colour and next_point is not None:
+            colour, point, _ = self.move(next_colour, next_point, stored.swap, to_move)
+            next_move = (colour, point)
+        return Match(
+            record, move_number, min(self.elements(stored, to_move), key=lambda h: h.index),
+            seq, "bw"[(to_move == 2) != exchanged], next_move,
+        )
 
     def move(
         self, colour: int, point: int, swapped: bool, to_move: int

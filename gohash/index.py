@@ -51,8 +51,10 @@ from .explorer import (
     ContinuationRow,
     Continuations,
     Filters,
+    FindResult,
     GamePosition,
     GameRecord,
+    Match,
     QueryView,
     Record,
     contains,
@@ -64,7 +66,7 @@ from .indexing import FileFrames, SourceError, SqlKey, Task, input_frames, sql_k
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import find_inputs, read_input
-from .symmetry import ELEMENTS, Element, Point, check_size
+from .symmetry import ELEMENTS, Element, check_size
 from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 
 __all__ = [
@@ -197,44 +199,6 @@ class BuildSummary:
             f"{self.files_unchanged} unchanged; {self.games} games, {self.positions} positions "
             f"({self.new_positions} new distinct); {len(self.errors)} errors"
         )
-
-
-@dataclass(frozen=True)
-class Match:
-    """The query position occurred in ``record`` at ``move_number``, as
-    ``element`` applied to the query (``element.swap``: colours exchanged).
-
-    ``seq`` is the position's place in the game's main line as indexed
-    (``Index.game(record.id).positions[seq]``); ``to_move`` the side to move
-    there and ``next_move`` the move played next (colour and point, None for a
-    pass), both in the query's orientation and colours as
-    :meth:`Index.continuations` gives them; ``next_move`` is None where the
-    game has no next move.
-    """
-
-    record: Record
-    move_number: int
-    element: Element
-    seq: int
-    to_move: str
-    next_move: tuple[str, Point | None] | None
-
-    @property
-    def colours_exchanged(self) -> bool:
-        return self.element.swap
-
-
-@dataclass
-class FindResult:
-    """``total`` occurrences match; ``matches`` holds those from ``offset`` on, at most
-    ``limit``.  ``rejected``: positions with the same key but other stones."""
-
-    key: int
-    total: int
-    matches: list[Match]
-    offset: int
-    limit: int | None
-    rejected: int
 
 
 @dataclass(frozen=True)
@@ -657,17 +621,8 @@ class Index:
                 [*params, -1 if limit is None else limit, offset],
             )
         ):
-            swapped = stored >= 8
-            exchanged = view.exchanged(swapped, stored_to_move)
-            next_move = None
-            if next_colour:
-                colour, point, _ = view.move(next_colour, next_point, swapped, stored_to_move)
-                next_move = (colour, point)
-            matches.append(Match(
-                Record(*record), move,
-                min(view.elements(ELEMENTS[stored], stored_to_move), key=lambda h: h.index),
-                seq, "bw"[(stored_to_move == 2) != exchanged], next_move,
-            ))
+            matches.append(view.match(Record(*record), move, seq, ELEMENTS[stored],
+                                      stored_to_move, next_colour, next_point))
         return FindResult(key, total, matches, offset, limit, rejected)
 
     @_database_errors

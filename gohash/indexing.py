@@ -4,13 +4,12 @@ Scope: :func:`input_frames`, the tasks of ``gohash index build``: read inputs
 (files, archives, or sources read beforehand), skip the files whose SHA-256
 the index already holds, and replay the others together with
 :func:`gohash.positions.positions` into :class:`FileFrames`: per game its root
-text,
-the SHA-256 of its exact positions and its error, and per position of its
-main line its move number, canonical key, frame (:mod:`gohash.frames`), the
-element mapping it onto that frame, the side to move, and the game's next
-move with its point in the frame's orientation; and what the opening
-explorer reads from a root (:func:`rank_level`, :func:`first_date`,
-:func:`winner`, :func:`komi_value`).  Results are plain data, ready to pickle
+text, the SHA-256 of its exact positions and its error, and per position of
+its main line its move number, canonical key, frame (:mod:`gohash.frames`),
+the element mapping it onto that frame, the side to move, and the game's next
+move with its point in the frame's orientation; and what the opening explorer
+reads from a root (:func:`rank_level`, :func:`first_date`, :func:`winner`,
+:func:`komi_value`).  Results are plain data, ready to pickle
 and to write; nothing here knows SQL but the form keys are stored in.
 """
 

@@ -7,6 +7,7 @@ move), every filter, games read again, and old indexes refused.
 
 from __future__ import annotations
 
+import datetime
 import random
 import shutil
 import sqlite3
@@ -347,6 +348,51 @@ def test_filters_agree_with_the_reference_on_continuations(
                 assert summary(moves) == reference_summary(ref)
 
 
+def partial_dates() -> st.SearchStrategy[str]:
+    return st.builds(
+        lambda d, precision: d.isoformat()[:precision], st.dates(
+            min_value=datetime.date(1990, 1, 1), max_value=datetime.date(2030, 12, 31)),
+        st.sampled_from([4, 7, 10]),
+    )
+
+
+def interval(text: str) -> tuple[datetime.date, datetime.date]:
+    """The days a date of any precision stands for."""
+    parts = [int(x) for x in text.split("-")]
+    if len(parts) == 3:
+        day = datetime.date(*parts)
+        return day, day
+    if len(parts) == 2:
+        start = datetime.date(parts[0], parts[1], 1)
+        following = datetime.date(parts[0] + parts[1] // 12, parts[1] % 12 + 1, 1)
+        return start, following - datetime.timedelta(days=1)
+    return datetime.date(parts[0], 1, 1), datetime.date(parts[0], 12, 31)
+
+
+@settings(max_examples=300, deadline=None)
+@given(game=st.one_of(st.none(), partial_dates()), low=st.one_of(st.none(), partial_dates()),
+       high=st.one_of(st.none(), partial_dates()))
+def test_a_date_range_keeps_the_dates_that_overlap_it(
+    game: str | None, low: str | None, high: str | None
+) -> None:
+    """Dates and range ends of any precision stand for intervals of days; a game is
+    kept iff its interval overlaps the range (and it has a date, if a range is given)."""
+    condition, params = Filters(date_from=low, date_to=high).sql("g")
+    with sqlite3.connect(":memory:") as con:
+        con.execute("CREATE TABLE g (date TEXT)")
+        con.execute("INSERT INTO g VALUES (?)", (game,))
+        kept = bool(con.execute(f"SELECT count(*) FROM g WHERE {condition}", params).fetchone()[0])
+    if low is None and high is None:
+        expected = True
+    elif game is None:
+        expected = False
+    else:
+        start, end = interval(game)
+        expected = (low is None or end >= interval(low)[0]) and (
+            high is None or start <= interval(high)[1])
+    assert kept == expected
+
+
 def test_handicap_filter(records_index: Path) -> None:
     with Index(records_index) as index:
         g4 = stones("B:cc B:gg")
@@ -357,6 +403,7 @@ def test_handicap_filter(records_index: Path) -> None:
 @pytest.mark.parametrize(("fields", "message"), [
     ({"date_from": "2017-1-5"}, "date_from '2017-1-5' is not a date"),
     ({"date_to": "2017-13"}, "date_to '2017-13' is not a date"),
+    ({"date_to": "2017-02-30"}, "date_to '2017-02-30' is not a date"),
     ({"result": "black"}, "result 'black' is not one of"),
     ({"min_rank": "strong"}, "min_rank 'strong' is not a rank"),
     ({"player": " "}, "player ' ' is empty"),
