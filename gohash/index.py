@@ -49,6 +49,7 @@ import functools
 import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -109,6 +110,7 @@ __all__ = [
     "Prefix",
     "Record",
     "Removed",
+    "UnknownGameError",
     "position_from_sgf",
 ]
 
@@ -192,6 +194,10 @@ CREATE TABLE variations (
 """
 # Every column of occurrences is in occurrences_by_position: searches and
 # continuations read the index alone, never the table.
+
+
+class UnknownGameError(GohashError):
+    """A game id that is not in the index."""
 
 
 class IndexFileError(GohashError):
@@ -300,9 +306,14 @@ class Removed:
 # -- the database ----------------------------------------------------------------------------
 
 
-def _connect(path: str) -> sqlite3.Connection:
+def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
     try:
-        db = sqlite3.connect(path, isolation_level=None)
+        if read_only:
+            # One connection serves a web server's threads, which serialise their use.
+            uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        else:
+            db = sqlite3.connect(path, isolation_level=None)
     except sqlite3.Error as e:
         raise IndexFileError(f"cannot open the index: {e}", file=path) from None
     db.create_function("gohash_contains", 2, contains, deterministic=True)
@@ -357,6 +368,8 @@ class Index:
     ``variations=True`` makes a new index store every variation's positions;
     an existing index keeps what it was created with (None), and asking it for
     the other is an error, as for the scheme.
+    ``read_only=True`` opens an existing index for searching only (SQLite's
+    ``mode=ro``), on a connection any thread may use, one at a time.
     Use as a context manager, or call :meth:`close`.
     """
 
@@ -367,7 +380,10 @@ class Index:
         create: bool = False,
         scheme: str | SchemeFactory | None = None,
         variations: bool | None = None,
+        read_only: bool = False,
     ) -> None:
+        if create and read_only:
+            raise GohashError("an index cannot be created read-only")
         self.path = os.fspath(path)
         exists = os.path.exists(self.path)
         if not exists and not create:
@@ -375,7 +391,7 @@ class Index:
         initialised = exists and _check_sqlite_file(self.path)
         if not initialised and not create:
             raise IndexFileError("an empty file, not a gohash index", file=self.path)
-        self._db = _connect(self.path)
+        self._db = _connect(self.path, read_only)
         try:
             if initialised:
                 factory = self._check_existing(scheme)
@@ -519,6 +535,10 @@ class Index:
             if db.in_transaction:
                 db.execute("ROLLBACK")
         return removed
+
+    def sizes(self) -> dict[int, int]:
+        """Games per board size."""
+        return dict(self._db.execute("SELECT size, count(*) FROM games GROUP BY size"))
 
     # -- building ----------------------------------------------------------------------------
 
@@ -826,7 +846,7 @@ class Index:
             (game_id,),
         ).fetchone()
         if row is None:
-            raise GohashError(f"the index has no game with id {game_id!r}", file=self.path)
+            raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
         file_sha, suicide, game_sha = row[-3:]
         return read_game(
             Record(*row[:-3]), file_sha=file_sha, game_sha=game_sha,

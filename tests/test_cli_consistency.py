@@ -72,6 +72,7 @@ def test_every_command_is_walked() -> None:
     assert set(COMMANDS) == {
         "gohash canon", "gohash superko", "gohash audit", "gohash index build",
         "gohash index find", "gohash index dupes", "gohash index info", "gohash index remove",
+        "gohash serve",
     }
 
 

@@ -1,0 +1,82 @@
+"""Shared by the explorer's tests and its browser benchmark: the sample collection
+(data/sgf plus corpus games), an index of it, a uvicorn server in a thread, and
+Debian's Chromium under Playwright (never a downloaded browser)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import uvicorn
+from sgfmill import sgf
+
+from gohash.index import Index
+from gohash.movelist import point_letters
+from gohash.serve import create_app
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "sgf"
+CORPUS = ROOT.parent / "shared" / "corpus"
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def corpus_games(count: int, month: str = "kgs-19-2017-01-new") -> list[Path]:
+    """The first ``count`` records (by name) of one month of kgs-6d."""
+    files = sorted((CORPUS / "kgs-6d" / month).glob("*.sgf"))
+    assert len(files) >= count, f"corpus not found at {CORPUS} (CI always has it)"
+    return files[:count]
+
+
+def build_index(db: Path, paths: list[Path]) -> Path:
+    with Index(db, create=True) as index:
+        summary = index.build([str(p) for p in paths])
+    assert summary.games > 0
+    return db
+
+
+def main_line(path: Path) -> tuple[int, list[str], list[str]]:
+    """A record's size, root setup as edit steps (``Bpd``, ``Wdd``) and main-line moves
+    as steps with their colour (``bpd``, ``wpass``), read by sgfmill."""
+    game = sgf.Sgf_game.from_bytes(path.read_bytes())
+    size = game.get_size()
+    black, white, _ = game.get_root().get_setup_stones()
+    setup = [f"B{point_letters(p, size)}" for p in sorted(black)]
+    setup += [f"W{point_letters(p, size)}" for p in sorted(white)]
+    moves = []
+    for node in game.get_main_sequence()[1:]:
+        colour, point = node.get_move()
+        if colour is not None:
+            moves.append(colour + ("pass" if point is None else point_letters(point, size)))
+    return size, setup, moves
+
+
+@contextmanager
+def running_server(db: Path) -> Iterator[str]:
+    """``gohash serve``'s app on a free port of 127.0.0.1, in a thread; yields its URL."""
+    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=0, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
