@@ -1,7 +1,7 @@
 """The ``gohash`` command: one argparse parser, one subcommand per module.
 
 Scope: dispatch only.  Each subcommand lives in its own module of this package
-(``canon``, ``superko``, ``index``, ``audit``) that defines ``register(subparsers)``
+(``canon``, ``superko``, ``index``, ``audit``, ``pack``) that defines ``register(subparsers)``
 and ``run(args) -> int``; all logic is in the library.
 
 Exit codes: 0 success, 2 bad input (every error reported on stderr), and
@@ -15,11 +15,11 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import GohashError
-from . import audit, canon, index, superko
+from . import audit, canon, index, pack, superko
 
 __all__ = ["SUBCOMMANDS", "main"]
 
-SUBCOMMANDS = (canon, superko, index, audit)
+SUBCOMMANDS = (canon, superko, index, audit, pack)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,9 @@
 """``gohash canon``: a canonical key for every position of SGF files.
 
-Scope: arguments and printing only; records are made by :mod:`gohash.canon`.
-Records go to standard output or ``-o FILE``; error lines, notes, the summary
+Scope: arguments and printing only; records are made by :mod:`gohash.canon`,
+a Parquet dataset by :mod:`gohash.cluster`.  Records go to standard output or
+``-o FILE`` (``--format parquet``: the dataset folder ``-o DIR``, written here,
+with ``--jobs`` or on Dask with ``--dask``); error lines, notes, the summary
 and (on a terminal) a progress bar go to standard error.  Exit code 0 without
 errors, 2 with any.
 """
@@ -11,12 +13,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..canon import FORMATS, CanonOptions, canon
 from ..errors import GohashError
 from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..schemes import SCHEMES
+from ..walk import WalkSummary
 
 __all__ = ["register", "run"]
 
@@ -50,11 +54,30 @@ def register(subparsers: Any) -> None:
         "byte then base-4 digits (0 empty, 1 black, 2 white), row 0 = bottom; equal "
         "fields mean images of each other",
     )
-    parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE "
+                        "(--format parquet: the dataset folder or fsspec URL DIR)")
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)"
     )
+    parser.add_argument(
+        "--dask", metavar="ADDRESS", help="with --format parquet: run the partitions on the "
+        "Dask scheduler tcp://HOST:PORT, or on local:N, a local cluster of N workers",
+    )
+    parser.add_argument(
+        "--partition-size", type=_size, default=None, metavar="SIZE",
+        help="with --format parquet: bytes of input per partition (suffix K, M or G; "
+        "default 8M); each partition is one part file of each table",
+    )
     parser.set_defaults(run=run)
+
+
+def _size(text: str) -> int:
+    """A byte count with an optional K, M or G (binary) suffix."""
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
+    digits = text[:-1] if scale > 1 else text
+    if not digits.isdigit() or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"not a size in bytes (like 8M): {text!r}")
+    return int(digits) * scale
 
 
 class _Progress:
@@ -67,9 +90,11 @@ class _Progress:
     def __call__(self, done: int, total: int) -> None:
         width = 30
         filled = width * done // max(total, 1)
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} inputs")
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {self.unit}")
         self.stream.flush()
         self.shown = True
+
+    unit = "inputs"
 
     def clear(self) -> None:
         if self.shown:
@@ -102,6 +127,15 @@ def run(args: argparse.Namespace) -> int:
     def on_note(note: str) -> None:
         say(f"note: {note}")
 
+    if args.format == "parquet":
+        summary = _parquet(args, options, on_error, on_note, progress)
+        if progress is not None:
+            progress.clear()
+        print(f"gohash canon: {summary}", file=err)
+        return 2 if summary.errors else 0
+    if args.dask is not None or args.partition_size is not None:
+        raise GohashError("--dask and --partition-size go with --format parquet")
+
     with contextlib.ExitStack() as stack:
         out: TextIO = sys.stdout
         if args.output:
@@ -123,3 +157,23 @@ def run(args: argparse.Namespace) -> int:
         progress.clear()
     print(f"gohash canon: {summary}", file=err)
     return 2 if summary.errors else 0
+
+
+def _parquet(args: argparse.Namespace, options: CanonOptions,
+             on_error: Callable[[GohashError], None], on_note: Callable[[str], None],
+             progress: _Progress | None) -> WalkSummary:
+    """The dataset of ``--format parquet``."""
+    if not args.output:
+        raise GohashError("--format parquet writes a dataset folder: give -o DIR")
+    try:
+        from ..cluster import PARTITION_BYTES, write_dataset
+    except ImportError as e:
+        raise GohashError(f"--format parquet needs pyarrow and fsspec ({e}): "
+                          "pip install 'gohash[parquet]'") from None
+    if progress is not None:
+        progress.unit = "partitions"
+    return write_dataset(
+        args.paths, args.output, options,
+        partition_bytes=args.partition_size or PARTITION_BYTES, jobs=args.jobs,
+        dask=args.dask, on_error=on_error, on_note=on_note, progress=progress,
+    )

@@ -1,0 +1,472 @@
+"""Canon records as Arrow tables, written as Parquet parts (``gohash canon --format parquet``).
+
+Scope: the schema of a canon dataset (:data:`POSITION_COLUMNS`,
+:data:`GAME_COLUMNS`, :data:`FILE_COLUMNS`: one constant each, the Arrow
+types made from them and each field's description stored in the files), the
+conversion of a :class:`~gohash.positions.PositionBatch` into a ``positions``
+table (numpy columns passed to Arrow without a copy where the types agree),
+and :func:`write_part`, which replays one partition of the input and writes
+its three part files.  Splitting the input into partitions and running them
+(here, in worker processes or on Dask) is :mod:`gohash.cluster`'s job; this
+module needs pyarrow and fsspec (the ``parquet`` extra), the rest of gohash
+does not.
+
+A dataset is a folder (or an fsspec URL) holding ``_gohash_canon.json`` (the
+marker: format, version, the options of the run, whether it completed) and
+three tables, each a folder of parts ``part-NNNNN.parquet``: part ``k`` of
+every table comes from partition ``k`` of the input.
+
+- ``positions``: one row per record of ``gohash canon`` (the same rows, in the
+  same order, as its JSON Lines output), typed (:data:`POSITION_COLUMNS`).
+- ``games``: one row per game that began: its root properties, how many moves
+  its main line has, how many rows it has in ``positions``, its errors.
+- ``files``: one row per SGF source: its SHA-256 and size, how many games it
+  holds, its notes and every error met in it (those of no game included).
+
+A part is written under a hidden temporary name (``.part-NNNNN.parquet.ID.tmp``,
+which neither ``*.parquet`` nor pyarrow's dataset reader picks up) and then
+renamed onto its final name, so a partition run twice (a retried task) leaves
+one copy, the last.  Parts are Zstandard-compressed; each write of a batch of
+positions is one row group.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import fsspec
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .canon import CanonOptions
+from .coords import gtp, sgf_letters
+from .errors import GohashError
+from .pack import PackedSlice, read_slice
+from .positions import PositionBatch, positions
+from .schemes import scheme as get_scheme
+from .sgf import Input, SgfError, Source, read_input
+from .sources import CANON_MARKER
+from .symmetry import ELEMENTS
+
+__all__ = [
+    "DATASET_FORMAT",
+    "DATASET_MARKER",
+    "DATASET_VERSION",
+    "FILE_COLUMNS",
+    "GAME_COLUMNS",
+    "POSITION_COLUMNS",
+    "TABLES",
+    "Item",
+    "Part",
+    "PartResult",
+    "files_schema",
+    "games_schema",
+    "part_path",
+    "positions_schema",
+    "positions_table",
+    "write_part",
+]
+
+DATASET_MARKER = CANON_MARKER
+DATASET_FORMAT = "gohash-canon"
+DATASET_VERSION = 1
+TABLES = ("positions", "games", "files")
+
+POSITION_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("file", "dictionary<int32, string>", "the SGF source, as JSON Lines' file"),
+    ("game", "int32", "0-based index of the game in its file"),
+    ("variation", "list<int32>", "child indexes at branch points; empty on the main line"),
+    ("move_number", "int32", "moves played before this position on its line (0: start)"),
+    ("colour", "dictionary<int8, string>", "'b' or 'w', the move that led here; null if none"),
+    ("move", "dictionary<int16, string>", "SGF letters of that move, '' a pass, null if none"),
+    ("gtp", "dictionary<int16, string>", "GTP vertex of that move ('D16', 'pass'), null if none"),
+    ("hash", "uint64 | fixed_size_binary(16)",
+     "position hash; 128-bit schemes: 16 big-endian bytes"),
+    ("key", "uint64 | fixed_size_binary(16)",
+     "canonical key, as hash: a filter, two positions are equal only if position is"),
+    ("transform", "dictionary<int8, string>",
+     "the lowest element mapping the position onto its frame"),
+    ("symmetries", "list<string>", "every element mapping the position onto itself"),
+    ("position", "binary",
+     "with --position only: the frame (canonical form), packed as Board.position_key"),
+)
+"""Name, type and meaning of each column of the ``positions`` table, in order."""
+
+GAME_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("file", "string", "the SGF source"),
+    ("game", "int32", "0-based index of the game in its file"),
+    ("size", "uint8", "board size"),
+    ("black", "string", "PB, null if absent"),
+    ("white", "string", "PW"),
+    ("black_rank", "string", "BR"),
+    ("white_rank", "string", "WR"),
+    ("date", "string", "DT"),
+    ("result", "string", "RE"),
+    ("komi", "float64", "KM as a number; null if absent or not a number"),
+    ("handicap", "int32", "HA (0 without HA)"),
+    ("rules", "string", "RU"),
+    ("event", "string", "EV"),
+    ("name", "string", "GN"),
+    ("moves", "int32", "the highest move number on the main line"),
+    ("positions", "int32", "rows of the game in the positions table"),
+    ("errors", "list<string>", "errors of the game (it is cut short at the first)"),
+)
+"""Name, type and meaning of each column of the ``games`` table, in order."""
+
+FILE_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("file", "string", "the SGF source"),
+    ("sha256", "fixed_size_binary(32)", "SHA-256 of its bytes as read; null if unreadable"),
+    ("bytes", "int64", "its size in bytes as read (UTF-16 text: once decoded); null if unreadable"),
+    ("games", "int32", "games read in it (those that did not begin included)"),
+    ("notes", "list<string>", "notes on how it was read"),
+    ("errors", "list<struct<game: int32, move_number: int32, message: string>>",
+     "every error met in it, in order, located"),
+)
+"""Name, type and meaning of each column of the ``files`` table, in order."""
+
+_TEXT = {"black": "PB", "white": "PW", "black_rank": "BR", "white_rank": "WR",
+         "date": "DT", "result": "RE", "rules": "RU", "event": "EV", "name": "GN"}
+_ERROR = pa.struct([("game", pa.int32()), ("move_number", pa.int32()),
+                    ("message", pa.string())])
+_ELEMENT_NAMES = [e.name for e in ELEMENTS]
+# Positions per batch of positions(): one row group each.
+_BATCH = 1 << 16
+_NUMBER = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)\s*")
+
+
+def _schema(columns: tuple[tuple[str, str, str], ...], types: dict[str, pa.DataType],
+            names: Iterable[str] | None = None) -> pa.Schema:
+    described = {name: text for name, _, text in columns}
+    wanted = [name for name, _, _ in columns] if names is None else list(names)
+    return pa.schema([
+        pa.field(name, types[name], metadata={"description": described[name]})
+        for name in wanted
+    ])
+
+
+def positions_schema(bits: int, position: bool) -> pa.Schema:
+    """The ``positions`` schema of a scheme of ``bits`` (64 or 128) bits, with the
+    ``position`` column if asked for."""
+    word = pa.uint64() if bits == 64 else pa.binary(16)
+    types = {
+        "file": pa.dictionary(pa.int32(), pa.string()), "game": pa.int32(),
+        "variation": pa.list_(pa.int32()), "move_number": pa.int32(),
+        "colour": pa.dictionary(pa.int8(), pa.string()),
+        "move": pa.dictionary(pa.int16(), pa.string()),
+        "gtp": pa.dictionary(pa.int16(), pa.string()), "hash": word, "key": word,
+        "transform": pa.dictionary(pa.int8(), pa.string()),
+        "symmetries": pa.list_(pa.string()), "position": pa.binary(),
+    }
+    names = [name for name, _, _ in POSITION_COLUMNS if position or name != "position"]
+    return _schema(POSITION_COLUMNS, types, names)
+
+
+def games_schema() -> pa.Schema:
+    """The ``games`` schema."""
+    types: dict[str, pa.DataType] = {name: pa.string() for name in (*_TEXT, "file")}
+    types |= {"game": pa.int32(), "size": pa.uint8(), "komi": pa.float64(),
+              "handicap": pa.int32(), "moves": pa.int32(), "positions": pa.int32(),
+              "errors": pa.list_(pa.string())}
+    return _schema(GAME_COLUMNS, types)
+
+
+def files_schema() -> pa.Schema:
+    """The ``files`` schema."""
+    types = {"file": pa.string(), "sha256": pa.binary(32), "bytes": pa.int64(),
+             "games": pa.int32(), "notes": pa.list_(pa.string()), "errors": pa.list_(_ERROR)}
+    return _schema(FILE_COLUMNS, types)
+
+
+# -- positions: batch to table -----------------------------------------------------------------
+
+
+@cache
+def _move_dictionary(sizes: tuple[int, ...]) -> tuple[pa.Array, pa.Array, npt.NDArray[np.int64]]:
+    """SGF and GTP names of a pass and of every point of each size, one after the other,
+    and where each size's names start (indexed by size)."""
+    letters: list[str] = []
+    vertices: list[str] = []
+    base = np.zeros(27, dtype=np.int64)
+    for size in sizes:
+        base[size] = len(letters)
+        points = [None, *(divmod(i, size) for i in range(size * size))]
+        letters += [sgf_letters(p, size) for p in points]
+        vertices += [gtp(p, size) for p in points]
+    return pa.array(letters), pa.array(vertices), base
+
+
+def _words(values: npt.NDArray[np.uint64]) -> pa.Array:
+    """A hash column: uint64 as it is, 128 bits (high, low words) as 16 big-endian bytes."""
+    if values.ndim == 1:
+        return pa.array(values)
+    data = np.ascontiguousarray(values).astype(">u8")
+    return pa.Array.from_buffers(pa.binary(16), len(values), [None, pa.py_buffer(data)])
+
+
+def _symmetries(symmetries: npt.NDArray[np.uint16]) -> pa.Array:
+    """Each row's bit mask over ELEMENTS as the list of their names."""
+    count = len(symmetries)
+    bits = symmetries[:, np.newaxis] >> np.arange(16, dtype=np.uint16) & 1
+    rows, elements = np.nonzero(bits)  # row-major: each row's elements in order
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(np.bincount(rows, minlength=count), out=offsets[1:])
+    names = pa.DictionaryArray.from_arrays(
+        pa.array(elements.astype(np.int8)), pa.array(_ELEMENT_NAMES)
+    ).cast(pa.string())
+    return pa.ListArray.from_arrays(pa.array(offsets), names)
+
+
+def positions_table(batch: PositionBatch, position: bool, variations: bool) -> pa.Table:
+    """The ``positions`` rows of one batch, as :data:`POSITION_COLUMNS` says: the rows of
+    ``gohash canon`` in order; ``position`` adds the frames (the batch must hold them);
+    ``variations`` says whether the batch may hold rows off the main line."""
+    count = len(batch)
+    ids = np.array(sorted(batch.files), dtype=np.int32)
+    names = pa.array([batch.files[i] for i in ids.tolist()], pa.string())
+    file = pa.DictionaryArray.from_arrays(
+        pa.array(np.searchsorted(ids, batch.file).astype(np.int32)), names
+    )
+    if variations:
+        paths = pa.array([list(p) for p in batch.variations], pa.list_(pa.int32()))
+        variation = paths.take(pa.array(batch.variation))
+    else:
+        variation = pa.ListArray.from_arrays(
+            pa.array(np.zeros(count + 1, dtype=np.int32)), pa.array([], pa.int32())
+        )
+    no_move = batch.colour == 0
+    colour = pa.DictionaryArray.from_arrays(
+        pa.array(batch.colour - 1, mask=no_move), pa.array(["b", "w"])
+    )
+    letters, vertices, base = _move_dictionary(tuple(np.unique(batch.size).tolist()))
+    where = pa.array((base[batch.size] + batch.point + 1).astype(np.int16), mask=no_move)
+    columns: dict[str, pa.Array] = {
+        "file": file,
+        "game": pa.array(batch.game),
+        "variation": variation,
+        "move_number": pa.array(batch.move_number),
+        "colour": colour,
+        "move": pa.DictionaryArray.from_arrays(where, letters),
+        "gtp": pa.DictionaryArray.from_arrays(where, vertices),
+        "hash": _words(batch.hash),
+        "key": _words(batch.canonical),
+        "transform": pa.DictionaryArray.from_arrays(
+            pa.array(batch.transform.astype(np.int8)), pa.array(_ELEMENT_NAMES)
+        ),
+        "symmetries": _symmetries(batch.symmetries),
+    }
+    if position:
+        if batch.frame_offsets is None or batch.frame_data is None:
+            raise GohashError("a positions table with position needs frames (frames=True)")
+        offsets = pa.py_buffer(batch.frame_offsets.astype(np.int32))
+        columns["position"] = pa.Array.from_buffers(
+            pa.binary(), count, [None, offsets, pa.py_buffer(batch.frame_data)]
+        )
+    bits = 64 if batch.hash.ndim == 1 else 128
+    return pa.Table.from_pydict(columns, schema=positions_schema(bits, position))
+
+
+# -- one partition: replayed and written -------------------------------------------------------
+
+Item = Input | Source | SgfError | PackedSlice
+"""What a partition holds: an input its task reads (a file, an archive), the bytes of
+a source read beforehand (standard input), an error met while finding it, or rows
+of a packed dataset (:mod:`gohash.pack`)."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """Partition ``number`` of a run: its items, in input order."""
+
+    number: int
+    items: tuple[Item, ...]
+
+
+@dataclass
+class PartResult:
+    """What writing a partition found: counts, and its errors and notes in order."""
+
+    number: int
+    files: int = 0
+    games: int = 0
+    positions: int = 0
+    errors: list[GohashError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def part_path(root: str, table: str, number: int) -> str:
+    """Where part ``number`` of ``table`` lives in the dataset at ``root``."""
+    return f"{root}/{table}/part-{number:05d}.parquet"
+
+
+def _sources(items: Sequence[Item]) -> Iterator[Source | SgfError]:
+    for item in items:
+        if isinstance(item, Input):
+            yield from read_input(item)
+        elif isinstance(item, PackedSlice):
+            yield from read_slice(item)
+        else:
+            yield item
+
+
+class _Files:
+    """The sources a partition read, by the id positions() gives them, and what the
+    batches say about each: the rows of the ``games`` and ``files`` tables."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, bytes | None, int | None]] = []  # file, sha256, bytes
+        self.row_of: dict[int, int] = {}  # the row of each id positions() gives a source
+        self.errors: dict[int, list[GohashError]] = {}  # by row
+        self.notes: dict[int, list[str]] = {}
+        self.games: dict[int, int] = {}
+        self.game_rows: list[tuple[int, int, int, int, dict[str, str | None], int, int]] = []
+        self.sources = 0
+
+    def read(self, items: Sequence[Item]) -> Iterator[Source]:
+        for source in _sources(items):
+            if isinstance(source, SgfError):
+                self.errors[len(self.rows)] = [source]
+                self.rows.append((source.file or "", None, None))
+                continue
+            self.rows.append((source.name, hashlib.sha256(source.data).digest(),
+                              len(source.data)))
+            self.row_of[self.sources] = len(self.rows) - 1
+            self.sources += 1
+            yield source
+
+    def take(self, batch: PositionBatch) -> None:
+        """The games, errors and notes of a batch."""
+        row_of = self.row_of
+        for file_id, count in batch.file_games.items():
+            self.games[row_of[file_id]] = self.games.get(row_of[file_id], 0) + count
+        for error, file_id in zip(batch.errors, batch.error_files, strict=True):
+            self.errors.setdefault(row_of[file_id], []).append(error)
+        for note, file_id in zip(batch.notes, batch.note_files, strict=True):
+            self.notes.setdefault(row_of[file_id], []).append(note)
+        games = batch.games
+        # Rows come file by file, game by game: one sorted key finds each game's rows.
+        row_keys = batch.file.astype(np.int64) << 32 | batch.game
+        game_keys = games.file.astype(np.int64) << 32 | games.game
+        starts = np.searchsorted(row_keys, game_keys, side="left")
+        ends = np.searchsorted(row_keys, game_keys, side="right")
+        main = np.where(batch.variation == 0, batch.move_number, 0)
+        moves = [int(main[a:b].max(initial=0)) for a, b in zip(starts, ends, strict=True)]
+        text = games.text
+        for i, (file_id, game, size, handicap) in enumerate(zip(
+            games.file.tolist(), games.game.tolist(), games.size.tolist(),
+            games.handicap.tolist(), strict=True,
+        )):
+            root = {name: text[name][i] for name in text}
+            self.game_rows.append((row_of[file_id], game, size, handicap, root, moves[i],
+                                   int(ends[i] - starts[i])))
+
+    def games_table(self) -> pa.Table:
+        by_game: dict[tuple[int, int], list[str]] = {}
+        for row, errors in self.errors.items():
+            for error in errors:
+                if error.game is not None:
+                    by_game.setdefault((row, error.game), []).append(str(error))
+        g = self.game_rows
+        columns: dict[str, list[Any]] = {
+            "file": [self.rows[r[0]][0] for r in g], "game": [r[1] for r in g],
+            "size": [r[2] for r in g],
+        }
+        for name, prop in _TEXT.items():
+            columns[name] = [r[4].get(prop) for r in g]
+        columns["komi"] = [_komi(r[4].get("KM")) for r in g]
+        columns["handicap"] = [r[3] for r in g]
+        columns["moves"] = [r[5] for r in g]
+        columns["positions"] = [r[6] for r in g]
+        columns["errors"] = [by_game.get((r[0], r[1]), []) for r in g]
+        return pa.Table.from_pydict(columns, schema=games_schema())
+
+    def files_table(self) -> pa.Table:
+        rows = range(len(self.rows))
+        return pa.Table.from_pydict({
+            "file": [r[0] for r in self.rows],
+            "sha256": [r[1] for r in self.rows],
+            "bytes": [r[2] for r in self.rows],
+            "games": [self.games.get(i, 0) for i in rows],
+            "notes": [self.notes.get(i, []) for i in rows],
+            "errors": [[{"game": e.game, "move_number": e.move_number, "message": str(e)}
+                        for e in self.errors.get(i, [])] for i in rows],
+        }, schema=files_schema())
+
+    def result(self, number: int, count: int) -> PartResult:
+        rows = range(len(self.rows))
+        return PartResult(
+            number, self.sources, sum(self.games.values()), count,
+            [e for i in rows for e in self.errors.get(i, [])],
+            [n for i in rows for n in self.notes.get(i, [])],
+        )
+
+
+def _komi(text: str | None) -> float | None:
+    if text is None or not _NUMBER.fullmatch(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+_POSITION_DICTIONARY = ["file", "colour", "move", "gtp", "transform", "symmetries.list.element"]
+
+
+def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
+    """Replay the items of ``part`` and write its parts of the three tables into the
+    dataset at ``root`` (a path or fsspec URL), replacing any earlier copy.  Errors in
+    the input are collected in the result, never raised."""
+    fs, path = fsspec.core.url_to_fs(root)
+    bits = get_scheme(options.scheme, 19).bits
+    files = _Files()
+    token = uuid.uuid4().hex
+    temporary = {t: f"{path}/{t}/.part-{part.number:05d}.parquet.{token}.tmp" for t in TABLES}
+    count = 0
+    for table in TABLES:
+        fs.makedirs(f"{path}/{table}", exist_ok=True)
+    try:
+        with fs.open(temporary["positions"], "wb") as out, pq.ParquetWriter(
+            out, positions_schema(bits, options.position), compression="zstd",
+            use_dictionary=_POSITION_DICTIONARY, write_statistics=["file", "game", "move_number"],
+        ) as writer:
+            for batch in positions(
+                files.read(part.items), scheme=options.scheme, variations=options.variations,
+                group=options.group, frames=options.position,
+                suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
+            ):
+                files.take(batch)
+                if len(batch):
+                    writer.write_table(positions_table(batch, options.position,
+                                                       options.variations))
+                    count += len(batch)
+        for table, data in (("games", files.games_table()), ("files", files.files_table())):
+            with fs.open(temporary[table], "wb") as out:
+                pq.write_table(data, out, compression="zstd")
+        for table in ("games", "files", "positions"):
+            fs.mv(temporary[table], part_path(path, table, part.number))
+    finally:
+        for name in temporary.values():
+            if fs.exists(name):
+                fs.rm(name)
+    return files.result(part.number, count)
+
+
+def dataset_info(root: str) -> dict[str, Any] | None:
+    """The marker of the dataset at ``root`` (a path or fsspec URL), or None if there is none."""
+    fs, path = fsspec.core.url_to_fs(root)
+    try:
+        with fs.open(f"{path}/{DATASET_MARKER}", "r") as f:
+            info: dict[str, Any] = json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise GohashError(f"cannot read the dataset marker: {e}", file=root) from None
+    return info
