@@ -166,8 +166,8 @@ def read_packed(inp: Input) -> Iterator[Source | SgfError]:
         return
     try:
         count = _open(inp.name).num_row_groups
-    except GohashError as e:
-        yield SgfError(str(e), file=inp.name)
+    except SgfError as e:
+        yield e
         return
     yield from read_slice(PackedSlice(inp.name, tuple(range(count)), 0))
 
