@@ -37,7 +37,9 @@ import json
 import math
 import re
 import uuid
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -96,7 +98,8 @@ POSITION_COLUMNS: tuple[tuple[str, str, str], ...] = (
      "canonical key, as hash: a filter, two positions are equal only if position is"),
     ("transform", "dictionary<int8, string>",
      "the lowest element mapping the position onto its frame"),
-    ("symmetries", "list<string>", "every element mapping the position onto itself"),
+    ("symmetries", "list<dictionary<int8, string>>",
+     "every element mapping the position onto itself"),
     ("position", "binary",
      "with --position only: the frame (canonical form), packed as Board.position_key"),
 )
@@ -165,7 +168,8 @@ def positions_schema(bits: int, position: bool) -> pa.Schema:
         "move": pa.dictionary(pa.int16(), pa.string()),
         "gtp": pa.dictionary(pa.int16(), pa.string()), "hash": word, "key": word,
         "transform": pa.dictionary(pa.int8(), pa.string()),
-        "symmetries": pa.list_(pa.string()), "position": pa.binary(),
+        "symmetries": pa.list_(pa.dictionary(pa.int8(), pa.string())),
+        "position": pa.binary(),
     }
     names = [name for name, _, _ in POSITION_COLUMNS if position or name != "position"]
     return _schema(POSITION_COLUMNS, types, names)
@@ -213,16 +217,23 @@ def _words(values: npt.NDArray[np.uint64]) -> pa.Array:
     return pa.Array.from_buffers(pa.binary(16), len(values), [None, pa.py_buffer(data)])
 
 
+# Set bits of every 16-bit mask: most rows have the identity alone, counted here.
+_BITS = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int32)
+
+
 def _symmetries(symmetries: npt.NDArray[np.uint16]) -> pa.Array:
     """Each row's bit mask over ELEMENTS as the list of their names."""
     count = len(symmetries)
-    bits = symmetries[:, np.newaxis] >> np.arange(16, dtype=np.uint16) & 1
-    rows, elements = np.nonzero(bits)  # row-major: each row's elements in order
     offsets = np.zeros(count + 1, dtype=np.int32)
-    np.cumsum(np.bincount(rows, minlength=count), out=offsets[1:])
-    names = pa.DictionaryArray.from_arrays(
-        pa.array(elements.astype(np.int8)), pa.array(_ELEMENT_NAMES)
-    ).cast(pa.string())
+    np.cumsum(_BITS[symmetries], out=offsets[1:])
+    values = np.zeros(int(offsets[-1]), dtype=np.int8)  # the identity, first of every list
+    rare = np.flatnonzero(symmetries != 1)
+    if len(rare):
+        bits = symmetries[rare, np.newaxis] >> np.arange(16, dtype=np.uint16) & 1
+        rows, elements = np.nonzero(bits)  # row-major: each row's elements in order
+        within = np.arange(len(rows)) - np.searchsorted(rows, rows)
+        values[offsets[rare[rows]] + within] = elements
+    names = pa.DictionaryArray.from_arrays(pa.array(values), pa.array(_ELEMENT_NAMES))
     return pa.ListArray.from_arrays(pa.array(offsets), names)
 
 
@@ -231,11 +242,12 @@ def positions_table(batch: PositionBatch, position: bool, variations: bool) -> p
     ``gohash canon`` in order; ``position`` adds the frames (the batch must hold them);
     ``variations`` says whether the batch may hold rows off the main line."""
     count = len(batch)
-    ids = np.array(sorted(batch.files), dtype=np.int32)
-    names = pa.array([batch.files[i] for i in ids.tolist()], pa.string())
-    file = pa.DictionaryArray.from_arrays(
-        pa.array(np.searchsorted(ids, batch.file).astype(np.int32)), names
-    )
+    ids = sorted(batch.files)
+    names = pa.array([batch.files[i] for i in ids], pa.string())
+    # A batch's file ids run on from its first one (searched for, were there gaps).
+    where = (batch.file - ids[0] if ids and ids[-1] - ids[0] == len(ids) - 1
+             else np.searchsorted(np.array(ids, dtype=np.int32), batch.file))
+    file = pa.DictionaryArray.from_arrays(pa.array(where.astype(np.int32, copy=False)), names)
     if variations:
         paths = pa.array([list(p) for p in batch.variations], pa.list_(pa.int32()))
         variation = paths.take(pa.array(batch.variation))
@@ -359,15 +371,19 @@ class _Files:
         starts = np.searchsorted(row_keys, game_keys, side="left")
         ends = np.searchsorted(row_keys, game_keys, side="right")
         main = np.where(batch.variation == 0, batch.move_number, 0)
-        moves = [int(main[a:b].max(initial=0)) for a, b in zip(starts, ends, strict=True)]
+        moves = np.zeros(len(starts), dtype=np.int64)
+        rows = np.flatnonzero(ends > starts)
+        if len(rows):  # a game's rows run up to the next game's: every row has its game
+            moves[rows] = np.maximum.reduceat(main, starts[rows])
+        moves_list, counts = moves.tolist(), (ends - starts).tolist()
         text = games.text
         for i, (file_id, game, size, handicap) in enumerate(zip(
             games.file.tolist(), games.game.tolist(), games.size.tolist(),
             games.handicap.tolist(), strict=True,
         )):
             root = {name: text[name][i] for name in text}
-            self.game_rows.append((row_of[file_id], game, size, handicap, root, moves[i],
-                                   int(ends[i] - starts[i])))
+            self.game_rows.append((row_of[file_id], game, size, handicap, root, moves_list[i],
+                                   counts[i]))
 
     def games_table(self) -> pa.Table:
         by_game: dict[tuple[int, int], list[str]] = {}
@@ -418,6 +434,8 @@ def _komi(text: str | None) -> float | None:
 
 
 _POSITION_DICTIONARY = ["file", "colour", "move", "gtp", "transform", "symmetries.list.element"]
+# Statistics where a reader can skip row groups by them (keys are random: no use).
+_POSITION_STATISTICS = ["file", "game", "move_number"]
 
 
 def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
@@ -433,10 +451,13 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
     for table in TABLES:
         fs.makedirs(f"{path}/{table}", exist_ok=True)
     try:
+        # Parquet encodes and compresses without the GIL: in a thread of its own it
+        # overlaps the replay of the next batch.  Two batches in flight at most.
         with fs.open(temporary["positions"], "wb") as out, pq.ParquetWriter(
             out, positions_schema(bits, options.position), compression="zstd",
-            use_dictionary=_POSITION_DICTIONARY, write_statistics=["file", "game", "move_number"],
-        ) as writer:
+            use_dictionary=_POSITION_DICTIONARY, write_statistics=_POSITION_STATISTICS,
+        ) as writer, ThreadPoolExecutor(1) as thread:
+            pending: deque[Future[None]] = deque()
             for batch in positions(
                 files.read(part.items), scheme=options.scheme, variations=options.variations,
                 group=options.group, frames=options.position,
@@ -444,9 +465,13 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
             ):
                 files.take(batch)
                 if len(batch):
-                    writer.write_table(positions_table(batch, options.position,
-                                                       options.variations))
+                    table = positions_table(batch, options.position, options.variations)
+                    if len(pending) == 2:
+                        pending.popleft().result()
+                    pending.append(thread.submit(writer.write_table, table))
                     count += len(batch)
+            while pending:
+                pending.popleft().result()
         for table, data in (("games", files.games_table()), ("files", files.files_table())):
             with fs.open(temporary[table], "wb") as out:
                 pq.write_table(data, out, compression="zstd")

@@ -86,6 +86,7 @@ DOCUMENTED = {
     "float64": pa.float64(), "string": pa.string(), "binary": pa.binary(),
     "fixed_size_binary(16)": pa.binary(16), "fixed_size_binary(32)": pa.binary(32),
     "list<int32>": pa.list_(pa.int32()), "list<string>": pa.list_(pa.string()),
+    "list<dictionary<int8, string>>": pa.list_(pa.dictionary(pa.int8(), pa.string())),
     "dictionary<int8, string>": pa.dictionary(pa.int8(), pa.string()),
     "dictionary<int16, string>": pa.dictionary(pa.int16(), pa.string()),
     "dictionary<int32, string>": pa.dictionary(pa.int32(), pa.string()),
