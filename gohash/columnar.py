@@ -6,10 +6,12 @@ types made from them and each field's description stored in the files), the
 conversion of a :class:`~gohash.positions.PositionBatch` into a ``positions``
 table (numpy columns passed to Arrow without a copy where the types agree),
 and :func:`write_part`, which replays one partition of the input and writes
-its three part files.  Splitting the input into partitions and running them
-(here, in worker processes or on Dask) is :mod:`gohash.cluster`'s job; this
-module needs pyarrow and fsspec (the ``parquet`` extra), the rest of gohash
-does not.
+its three part files; and reading a dataset back as the
+:class:`~gohash.indexing.FileFrames` an index stores (:func:`dataset_parts`,
+:func:`part_frames`: ``gohash index build DB DATASET``, so one walk feeds both).
+Splitting the input into partitions and running them (here, in worker
+processes or on Dask) is :mod:`gohash.cluster`'s job; this module needs pyarrow
+and fsspec (the ``parquet`` extra), the rest of gohash does not.
 
 A dataset is a folder (or an fsspec URL) holding ``_gohash_canon.json`` (the
 marker: format, version, the options of the run, whether it completed) and
@@ -35,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 import uuid
 from collections import deque
@@ -48,11 +51,14 @@ import fsspec
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .canon import CanonOptions
 from .coords import gtp, sgf_letters
 from .errors import GohashError
+from .frames import packed_rows, unpack_rows
+from .indexing import FileFrames, GameFrames, SourceError, sql_keys
 from .pack import PackedSlice, read_slice
 from .positions import PositionBatch, positions
 from .schemes import scheme as get_scheme
@@ -71,8 +77,11 @@ __all__ = [
     "Item",
     "Part",
     "PartResult",
+    "dataset_info",
+    "dataset_parts",
     "files_schema",
     "games_schema",
+    "part_frames",
     "part_path",
     "positions_schema",
     "positions_table",
@@ -495,3 +504,146 @@ def dataset_info(root: str) -> dict[str, Any] | None:
     except (OSError, ValueError) as e:
         raise GohashError(f"cannot read the dataset marker: {e}", file=root) from None
     return info
+
+
+# -- read back: a dataset feeds an index (gohash index build DB DATASET) ------------------------
+#
+# An index stores main-line frames under the full group with its own key scheme, so
+# the dataset must have been written with --position, --symmetry full, without
+# --variations (an error in a variation would cut its game's main line short there),
+# with the index's scheme, and under the suicide rule the build asks for.  Each
+# game's SHA-256 covers its exact positions: the frames mapped back by the inverse
+# of their transform, exact, not looked up by key.
+
+_BY_NAME = {e.name: e.index for e in ELEMENTS}
+
+
+def dataset_parts(path: str, scheme: str, suicide_allowed: bool | None) -> list[str]:
+    """The ``positions`` parts of the canon dataset at ``path``, in order; raises
+    GohashError naming the dataset if it cannot feed an index of key scheme ``scheme``."""
+    info = dataset_info(path)
+    if info is None or info.get("format") != DATASET_FORMAT:
+        raise GohashError("not a gohash canon dataset", file=path)
+    if info.get("version") != DATASET_VERSION:
+        raise GohashError(f"canon dataset version {info.get('version')!r}; this gohash reads "
+                          f"version {DATASET_VERSION}", file=path)
+    wrong = [
+        (not info.get("complete"), "incomplete (its run failed or is still going on)"),
+        (not info.get("position"), "written without --position: it holds no frames"),
+        (info.get("group") != "full", f"written with --symmetry {info.get('group')!r}, "
+                                      "and an index stores frames under the full group"),
+        (bool(info.get("variations")), "written with --variations; an index takes main "
+                                       "lines replayed alone"),
+        (info.get("scheme") != scheme, f"written with key scheme {info.get('scheme')!r}, "
+                                       f"and the index has {scheme!r}"),
+        (suicide_allowed is not None and info.get("suicide_allowed") != suicide_allowed,
+         f"written with suicide_allowed {info.get('suicide_allowed')!r}, not "
+         f"{suicide_allowed!r} as asked"),
+    ]
+    for bad, reason in wrong:
+        if bad:
+            raise GohashError(f"the canon dataset cannot feed an index: {reason}", file=path)
+    return [part_path(path, "positions", n) for n in range(int(info["partitions"]))]
+
+
+def part_frames(part: str, known: dict[str, str]) -> list[FileFrames | SourceError]:
+    """The files of one ``positions`` part (a path from :func:`dataset_parts`) as
+    :func:`gohash.indexing.input_frames` gives them: unchanged ones (their SHA-256 is
+    ``known[path]``) marked so, unreadable ones as errors."""
+    root = os.path.dirname(os.path.dirname(part))
+    number = int(os.path.basename(part)[len("part-"):-len(".parquet")])
+    try:
+        files = pq.read_table(part_path(root, "files", number)).to_pylist()
+        games = pq.read_table(part_path(root, "games", number),
+                              columns=["file", "game", "size", "black", "white", "result",
+                                       "moves", "positions", "errors"]).to_pylist()
+        rows = pq.read_table(part, columns=["file", "move_number", "key", "transform",
+                                            "position"])
+    except (OSError, ValueError, KeyError, pa.ArrowException) as e:
+        return [SourceError(None, None, str(GohashError(f"cannot read the part: {e}",
+                                                        file=part)))]
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for game in games:
+        by_file.setdefault(game["file"], []).append(game)
+    columns = _Columns(rows)
+    out: list[FileFrames | SourceError] = []
+    for file in files:
+        if file["sha256"] is None:  # a source that could not be read
+            out += [SourceError(None, None, e["message"]) for e in file["errors"]]
+            continue
+        sha = file["sha256"].hex()
+        item = FileFrames(file["file"], sha, unchanged=known.get(file["file"]) == sha)
+        out.append(item)
+        if not item.unchanged:
+            columns.fill(item, by_file.get(file["file"], []), file["errors"])
+    return out
+
+
+class _Columns:
+    """The rows of a part, file by file, as FileFrames hold them."""
+
+    def __init__(self, rows: pa.Table) -> None:
+        file = rows.column("file").combine_chunks()
+        if isinstance(file, pa.DictionaryArray):
+            file = file.dictionary_decode()
+        self.files = file.to_pylist()
+        self.moves = rows.column("move_number").to_pylist()
+        key = rows.column("key").combine_chunks()
+        self.keys = sql_keys(key.to_numpy(zero_copy_only=False)) if pa.types.is_uint64(
+            key.type) else key.to_pylist()
+        self.frames: list[bytes] = rows.column("position").to_pylist()
+        transform = pc.cast(rows.column("transform"), pa.string()).to_pylist()
+        self.elements = [_BY_NAME[name] for name in transform]
+        self.start = 0
+
+    def fill(self, item: FileFrames, games: list[dict[str, Any]],
+             errors: list[dict[str, Any]]) -> None:
+        """The rows of the file ``item`` (the next ones) and its games and errors."""
+        start = end = self.start
+        while end < len(self.files) and self.files[end] == item.path:
+            end += 1
+        self.start = end
+        item.moves = self.moves[start:end]
+        item.keys = self.keys[start:end]
+        item.frames = self.frames[start:end]
+        item.elements = self.elements[start:end]
+        exact = _originals(item.frames, item.elements)
+        first = 0
+        for game in games:
+            last = first + game["positions"]
+            digest = hashlib.sha256(
+                f"{game['size']}|{game['black']}|{game['white']}|{game['result']}|".encode()
+            )
+            digest.update(b"".join(exact[first:last]))
+            item.games.append(GameFrames(
+                game["game"], game["size"], game["black"], game["white"], game["result"],
+                digest.hexdigest(), game["moves"], first, last,
+                game["errors"][-1] if game["errors"] else None,
+            ))
+            first = last
+        if first != len(item.frames):
+            raise GohashError(f"the dataset's games of {item.path!r} hold {first} positions "
+                              f"and its positions table {len(item.frames)}")
+        item.errors = [SourceError(e["game"], e["move_number"], e["message"]) for e in errors]
+
+
+def _originals(frames: list[bytes], elements: list[int]) -> list[bytes]:
+    """Each frame mapped back by the inverse of the element that made it: the exact
+    position as the walker packed it."""
+    out: list[bytes] = list(frames)
+    if not frames:
+        return out
+    sizes = np.array([frame[0] for frame in frames])
+    transform = np.array(elements)
+    for size in np.unique(sizes).tolist():
+        for element in np.unique(transform[sizes == size]).tolist():
+            if element == 0:
+                continue
+            which = np.flatnonzero((sizes == size) & (transform == element))
+            rows = np.frombuffer(b"".join(frames[i] for i in which.tolist()), dtype=np.uint8)
+            stones = unpack_rows(rows.reshape(len(which), -1), size)
+            back = ELEMENTS[element].inverse.image_array(stones.reshape(-1, size, size))
+            packed = packed_rows(back)
+            for i, row in zip(which.tolist(), packed, strict=True):
+                out[i] = row.tobytes()
+    return out

@@ -650,7 +650,7 @@ def _tasks(
             for source in read_input(inp):
                 yield source, {}
         elif inp.kind == "canon-parquet":
-            from .columnar_frames import dataset_parts  # pyarrow, for canon datasets only
+            from .columnar import dataset_parts  # pyarrow, for canon datasets only
 
             try:
                 parts = dataset_parts(inp.name, scheme_name, suicide_allowed)

@@ -82,7 +82,7 @@ class FileFrames:
 Task = tuple[Input | Source | GohashError, dict[str, str]]
 """An input (or a source or error read beforehand) and the SHA-256 of its files
 already indexed, by path.  An input of kind ``canon-parquet`` is one part of a
-canon dataset, read back (:mod:`gohash.columnar_frames`), not replayed."""
+canon dataset, read back (:func:`gohash.columnar.part_frames`), not replayed."""
 
 
 def input_frames(
@@ -101,7 +101,7 @@ def input_frames(
         results: list[FileFrames | SourceError] = []
         out.append(results)
         if isinstance(inp, Input) and inp.kind == "canon-parquet":
-            from .columnar_frames import part_frames  # pyarrow, for canon datasets only
+            from .columnar import part_frames  # pyarrow, for canon datasets only
 
             results += part_frames(inp.name, known)
             continue

@@ -20,6 +20,11 @@ without a byte-order mark: without one, NUL bytes at odd or even offsets in
 the first 4 KiB tell) or in UTF-32 with a byte-order mark is decoded to UTF-8
 before parsing, with a note; a CA naming UTF-16 or UTF-32 then means UTF-8.
 
+A folder holding the marker of a Parquet dataset gohash wrote is that dataset:
+a packed one (``gohash pack``, :data:`PACK_MARKER`) is read record by record as
+its files were (:mod:`gohash.pack`, which needs pyarrow); a canon dataset
+(:data:`CANON_MARKER`) is input for ``gohash index build`` only.
+
 Limit (:data:`MAX_SOURCE_BYTES`): a file, archive member, standard input or
 decompressed file larger than 64 MiB (UTF-16 text: once decoded) is an error
 for that source, found before the data is used.
