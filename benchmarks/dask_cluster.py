@@ -7,9 +7,11 @@ dataset (without ``--position``), each way ``--repeat`` times (default 2), alter
 best time kept:
 
 - in this process (:func:`gohash.cluster.write_dataset`, no Dask);
-- on a ``LocalCluster`` of one worker process (one thread), then of two, started before
-  the timing (their start-up is not the walk's) and given by their ``tcp://`` address,
-  as ``--dask tcp://...`` would be.
+- on a cluster of one worker process (one thread), then of two: ``dask scheduler`` and
+  ``dask worker`` processes on 127.0.0.1, started before the timing (their start-up
+  is not the walk's) and given by their ``tcp://`` address, as ``--dask tcp://...``
+  would be.  (Not a ``LocalCluster``: its scheduler runs in this process, and its
+  event loop takes the GIL from the run being timed.)
 
 It prints positions per second, the speed-up of two workers over one (target >= 1.7x;
 the machine's load is printed too: other work on a 2-core machine holds two workers
@@ -25,37 +27,63 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from distributed import Client, LocalCluster
+from distributed import Client
 
 from gohash.cluster import partitions, write_dataset
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+BIN = Path(sys.executable).parent
 
 
 def nothing(number: int) -> int:
     return number
 
 
+@contextmanager
+def cluster(workers: int) -> Iterator[str]:
+    """A scheduler and ``workers`` one-thread worker processes; their address."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    processes = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1",
+                                   "--port", str(port), "--no-dashboard"], **quiet)]
+    try:
+        processes += [subprocess.Popen([str(BIN / "dask"), "worker", address, "--nworkers", "1",
+                                        "--nthreads", "1", "--no-dashboard"], **quiet)
+                      for _ in range(workers)]
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(workers, timeout=60)
+            client.run(lambda: __import__("gohash.columnar"))  # warm: imported everywhere
+        yield address
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--partition-size", type=int, default=1 << 20)
+    parser.add_argument("--partition-size", type=int, default=1 << 18)
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
     paths = [str(CORPUS / "kgs-6d"), str(CORPUS / "ai-games")]
     count = len(partitions(paths, args.partition_size))
     work = Path(tempfile.mkdtemp(prefix="gohash-dask-"))
-    clusters = {n: LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                dashboard_address=None) for n in (1, 2)}
-    try:
-        for cluster in clusters.values():
-            with Client(cluster) as client:  # warm: gohash imported in every worker
-                client.run(lambda: __import__("gohash.columnar"))
-        runs = {"this process": None, "1 worker": clusters[1].scheduler_address,
-                "2 workers": clusters[2].scheduler_address}
+    with ExitStack() as stack:
+        addresses = {n: stack.enter_context(cluster(n)) for n in (1, 2)}
+        runs = {"this process": None, "1 worker": addresses[1], "2 workers": addresses[2]}
         best: dict[str, float] = {}
         games = positions = 0
         for _ in range(args.repeat):
@@ -66,7 +94,7 @@ def main() -> None:
                 seconds = time.perf_counter() - start
                 best[name] = min(best.get(name, seconds), seconds)
                 games, positions = summary.games, summary.positions
-        with Client(clusters[1]) as client:
+        with Client(addresses[1]) as client:
             client.gather(client.map(nothing, range(50)))
             start = time.perf_counter()
             client.gather(client.map(nothing, range(1000), key=[f"n{i}" for i in range(1000)]))
@@ -86,9 +114,6 @@ def main() -> None:
         hours = 20e6 / rate / 3600
         print(f"  20 million games at {rate:,.0f} games/s per worker: {hours:.1f} worker-hours; "
               f"{hours / 16 * 60:.0f} min on 16 workers, {hours / 64 * 60:.0f} min on 64")
-    finally:
-        for cluster in clusters.values():
-            cluster.close()
         shutil.rmtree(work)
 
 
