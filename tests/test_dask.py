@@ -21,6 +21,7 @@ from distributed import Client
 
 from gohash.canon import CanonOptions
 from gohash.cluster import partitions, write_dataset
+from gohash.pack import pack
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -86,6 +87,12 @@ def test_a_dask_run_equals_a_run_in_one_process(
         ours, theirs = rows(tmp_path / "here", table), rows(tmp_path / "there", table)
         assert sorted(map(repr, theirs)) == sorted(map(repr, ours))  # as a multiset
         assert theirs == ours  # and the parts are the same partitions
+    # A packed corpus goes out in runs of row groups; its rows are those of its files.
+    pack([str(CORPUS / "small")], str(tmp_path / "pack"), group_bytes=50_000)
+    write_dataset([str(DATA), str(tmp_path / "pack")], str(tmp_path / "packed"), options,
+                  partition_bytes=150_000, dask=address)
+    for table in ("positions", "games", "files"):
+        assert rows(tmp_path / "packed", table) == rows(tmp_path / "here", table)
     # Relative input names need workers in this folder; these run elsewhere.
     os.chdir(DATA.parent)
     try:

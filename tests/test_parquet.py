@@ -8,6 +8,8 @@ import hashlib
 import json
 import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -254,3 +256,15 @@ def test_partitions_are_deterministic_runs_of_the_input(tmp_path: Path) -> None:
         sizes = [os.path.getsize(item.name) for item in p.items]  # type: ignore[union-attr]
         assert sum(sizes[:-1]) <= 50_000
     assert partitions([str(CORPUS / "small")], 50_000) == parts
+
+
+def test_standard_input(tmp_path: Path) -> None:
+    nine = (DATA / "game-9x9.sgf").read_bytes()
+    command = [sys.executable, "-c", "import sys; from gohash.cli import main; sys.exit(main())",
+               "canon", "-", "--format", "parquet", "-o", str(tmp_path / "out")]
+    done = subprocess.run(command, input=nine, capture_output=True, check=True)
+    assert done.stderr == b"gohash canon: 1 files, 1 games, 73 positions, 0 errors\n"
+    assert [r["file"] for r in table(tmp_path / "out", "files")] == ["-"]
+    records = jsonl([str(DATA / "game-9x9.sgf")], CanonOptions())
+    assert [as_record(r) for r in table(tmp_path / "out", "positions")] == [
+        {**record, "file": "-"} for record in records]
