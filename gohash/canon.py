@@ -89,7 +89,8 @@ FIELDS = (
     "symmetries",
 )
 """The fields of a record without ``position``, in order."""
-FORMATS = ("jsonl", "csv")
+FORMATS = ("jsonl", "csv", "parquet")
+"""Output formats; ``parquet``, a dataset folder, is :func:`gohash.cluster.write_dataset`'s."""
 CSV_HEADER = ",".join(FIELDS) + "\r\n"
 """The CSV header line without ``position``."""
 
@@ -118,7 +119,7 @@ class CanonOptions:
         elements_of(self.group)  # raises UnknownElementError for a bad group
         get_scheme(self.scheme, 19)  # raises UnknownSchemeError for a bad name
         if self.format not in FORMATS:
-            raise GohashError(f"unknown format {self.format!r}; expected jsonl or csv")
+            raise GohashError(f"unknown format {self.format!r}; expected jsonl, csv or parquet")
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -467,6 +468,8 @@ def canon(
     Returns the summary of the whole run.
     """
     options = options or CanonOptions()
+    if options.format == "parquet":
+        raise GohashError("Parquet is a dataset folder: gohash.cluster.write_dataset writes it")
     inputs = list(find_inputs(paths))
     total = WalkSummary()
     done = 0

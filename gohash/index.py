@@ -87,7 +87,7 @@ from .indexing import (
 )
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
 from .schemes import SCHEMES, KeyScheme, scheme
-from .sgf import find_inputs, read_input
+from .sgf import Input, find_inputs, read_input
 from .symmetry import ELEMENTS, Element, check_size
 from .version import __version__
 from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
@@ -582,7 +582,7 @@ class Index:
         self._suicide = suicide_allowed
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
-        tasks = list(_tasks(normalised, known))
+        tasks = list(_tasks(normalised, known, self.scheme_name, suicide_allowed))
         replay = functools.partial(
             input_frames, factory=self._factory, suicide_allowed=suicide_allowed,
             variations=self.variations,
@@ -943,12 +943,26 @@ def _scheme_name(factory: SchemeFactory) -> str:
     return name
 
 
-def _tasks(paths: list[str], known: dict[str, str]) -> Iterator[Task]:
-    """One task per input, with the known SHA-256 of its files."""
+def _tasks(
+    paths: list[str], known: dict[str, str], scheme_name: str, suicide_allowed: bool | None
+) -> Iterator[Task]:
+    """One task per input (per part of a canon dataset), with the known SHA-256 of its files."""
     for inp in find_inputs(paths):
         if inp.kind == "stdin":  # a worker process has no stdin of ours: read it here
             for source in read_input(inp):
                 yield source, {}
+        elif inp.kind == "canon-parquet":
+            from .columnar import dataset_parts  # pyarrow, for canon datasets only
+
+            try:
+                parts = dataset_parts(inp.name, scheme_name, suicide_allowed)
+            except GohashError as e:
+                yield e, {}
+                continue
+            for part in parts:
+                yield Input("canon-parquet", part), known
+        elif inp.kind == "packed":  # its records' paths are those of the files packed
+            yield inp, known
         elif inp.kind in ("zip", "tar"):
             prefix = inp.name + ":"
             yield inp, {p: sha for p, sha in known.items() if p.startswith(prefix)}

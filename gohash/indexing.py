@@ -44,6 +44,7 @@ __all__ = [
     "input_frames",
     "komi_value",
     "next_moves",
+    "point_images",
     "rank_level",
     "sql_keys",
     "winner",
@@ -138,7 +139,8 @@ class FileFrames:
 
 Task = tuple[Input | Source | GohashError, dict[str, str]]
 """An input (or a source or error read beforehand) and the SHA-256 of its files
-already indexed, by path."""
+already indexed, by path.  An input of kind ``canon-parquet`` is one part of a
+canon dataset, read back (:func:`gohash.columnar.part_frames`), not replayed."""
 
 
 def input_frames(
@@ -160,6 +162,11 @@ def input_frames(
     for inp, known in tasks:
         results: list[FileFrames | SourceError] = []
         out.append(results)
+        if isinstance(inp, Input) and inp.kind == "canon-parquet":
+            from .columnar import part_frames  # pyarrow, for canon datasets only
+
+            results += part_frames(inp.name, known)
+            continue
         sources: Iterable[Source | GohashError] = (
             read_input(inp) if isinstance(inp, Input) else [inp]
         )
@@ -399,12 +406,12 @@ def next_moves(batch: PositionBatch) -> tuple[npt.NDArray[np.int8], npt.NDArray[
     sizes = batch.size[:-1][played]
     for size in np.unique(sizes).tolist():
         at = sizes == size
-        point[played[at]] = _permutations(size)[elements[at], nexts[at]]
+        point[played[at]] = point_images(size)[elements[at], nexts[at]]
     return colour, point
 
 
 @cache
-def _permutations(size: int) -> npt.NDArray[np.intp]:
+def point_images(size: int) -> npt.NDArray[np.intp]:
     """``perms[g, p]``: the image of point ``p`` under element ``g``."""
     return np.stack([g.point_permutation(size) for g in ELEMENTS])
 

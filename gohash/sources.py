@@ -20,6 +20,11 @@ without a byte-order mark: without one, NUL bytes at odd or even offsets in
 the first 4 KiB tell) or in UTF-32 with a byte-order mark is decoded to UTF-8
 before parsing, with a note; a CA naming UTF-16 or UTF-32 then means UTF-8.
 
+A folder holding the marker of a Parquet dataset gohash wrote is that dataset:
+a packed one (``gohash pack``, :data:`PACK_MARKER`) is read record by record as
+its files were (:mod:`gohash.pack`, which needs pyarrow); a canon dataset
+(:data:`CANON_MARKER`) is input for ``gohash index build`` only.
+
 Limit (:data:`MAX_SOURCE_BYTES`): a file, archive member, standard input or
 decompressed file larger than 64 MiB (UTF-16 text: once decoded) is an error
 for that source, found before the data is used.
@@ -43,7 +48,9 @@ from typing import IO
 from .errors import GohashError
 
 __all__ = [
+    "CANON_MARKER",
     "MAX_SOURCE_BYTES",
+    "PACK_MARKER",
     "Input",
     "SgfError",
     "SgfLimitError",
@@ -72,7 +79,9 @@ class SgfLimitError(SgfReadError):
 class Input:
     """One thing named on the command line, resolved: a file, an archive or stdin.
 
-    ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression),
+    ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression), ``"packed"``
+    (a part of a packed dataset), ``"canon-parquet"`` (a canon dataset, which
+    only ``gohash index build`` reads),
     ``"compressed"`` (one SGF file, gzip, bzip2 or xz), ``"unsupported"`` (an
     archive or compression gohash does not read), ``"stdin"`` or ``"missing"``;
     ``name`` is the path as given or as found under a given folder; ``format``
@@ -187,9 +196,13 @@ def _input_for(path: str) -> Input:
 
 def find_inputs(paths: Iterable[str]) -> Iterator[Input]:
     """Resolve paths: folders become their ``*.sgf`` files (recursively, sorted);
-    a file's format is found from its first bytes."""
+    a file's format is found from its first bytes.  A packed dataset
+    (:mod:`gohash.pack`) becomes its parts, a canon dataset
+    (:mod:`gohash.columnar`) its ``positions`` parts."""
     for path in paths:
-        if path != "-" and os.path.isdir(path):
+        if path != "-" and os.path.isdir(path) and _is_dataset(path):
+            yield from _dataset_inputs(path)
+        elif path != "-" and os.path.isdir(path):
             for folder, subfolders, files in os.walk(path):
                 subfolders.sort()
                 for name in sorted(files):
@@ -197,6 +210,25 @@ def find_inputs(paths: Iterable[str]) -> Iterator[Input]:
                         yield Input("file", os.path.join(folder, name))
         else:
             yield _input_for(path)
+
+
+PACK_MARKER = "_gohash_pack.json"
+"""The file that makes a folder a packed dataset (:mod:`gohash.pack`)."""
+CANON_MARKER = "_gohash_canon.json"
+"""The file that makes a folder a canon dataset (:mod:`gohash.columnar`)."""
+
+
+def _is_dataset(path: str) -> bool:
+    return any(os.path.isfile(os.path.join(path, m)) for m in (PACK_MARKER, CANON_MARKER))
+
+
+def _dataset_inputs(path: str) -> Iterator[Input]:
+    if os.path.isfile(os.path.join(path, PACK_MARKER)):
+        from .pack import pack_inputs  # reads the marker only: no pyarrow needed
+
+        yield from pack_inputs(path)
+    else:
+        yield Input("canon-parquet", path)
 
 
 def _read_limited(
@@ -241,6 +273,15 @@ def read_input(inp: Input, *, limit: int = MAX_SOURCE_BYTES) -> Iterator[Source 
         elif inp.kind == "tar":
             with tarfile.open(name, mode="r|*") as archive:
                 yield from _tar_sources(name, archive, limit)
+        elif inp.kind == "packed":
+            from .pack import read_packed  # pyarrow, imported only for packed datasets
+
+            yield from read_packed(inp)
+        elif inp.kind == "canon-parquet":
+            yield SgfError(
+                "a gohash canon dataset (Parquet positions): only gohash index build reads "
+                "it; give the SGF files, or a packed dataset (gohash pack)", file=name,
+            )
         elif inp.kind == "compressed":
             with open(name, "rb") as f, _DECOMPRESSORS[inp.format](f) as inner:
                 yield _text_source(name, _read_limited(inner, name, limit), limit)

@@ -49,7 +49,7 @@ WALKERS = {"gohash canon", "gohash superko", "gohash index build", "gohash audit
 SAME_POSITION = {"gohash canon", "gohash index find", "gohash audit"}
 SUICIDE = WALKERS | {"gohash index find"}
 FORMATS = {
-    "gohash canon": ("jsonl", "csv"),
+    "gohash canon": ("jsonl", "csv", "parquet"),
     "gohash superko": ("text", "jsonl"),
     "gohash index find": ("text", "json"),
     "gohash index dupes": ("text", "json"),
@@ -72,7 +72,7 @@ def test_every_command_is_walked() -> None:
     assert set(COMMANDS) == {
         "gohash canon", "gohash superko", "gohash audit", "gohash index build",
         "gohash index find", "gohash index dupes", "gohash index info", "gohash index remove",
-        "gohash serve",
+        "gohash serve", "gohash pack",
     }
 
 

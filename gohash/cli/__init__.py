@@ -1,7 +1,7 @@
 """The ``gohash`` command: one argparse parser, one subcommand per module.
 
 Scope: dispatch only.  Each subcommand lives in its own module of this package
-(``canon``, ``superko``, ``index``, ``audit``, ``serve``) whose ``register(subparsers)``
+(``canon``, ``superko``, ``index``, ``audit``, ``serve``, ``pack``) whose ``register(subparsers)``
 adds its parsers, each command with the function that runs it
 (:func:`gohash.cli.options.leaf`: ``run(args) -> int``); the options they share
 are defined once in :mod:`gohash.cli.options`, standard error is written by
@@ -36,12 +36,12 @@ from collections.abc import Sequence
 
 from ..errors import GohashError
 from ..version import __version__
-from . import audit, canon, index, serve, superko
+from . import audit, canon, index, pack, serve, superko
 from .options import EXIT_ERRORS, EXIT_INTERRUPTED
 
 __all__ = ["EXIT_CODES", "SUBCOMMANDS", "build_parser", "main"]
 
-SUBCOMMANDS = (canon, superko, index, audit, serve)
+SUBCOMMANDS = (canon, superko, index, audit, serve, pack)
 
 EXIT_CODES = (
     "Exit status, the same for every subcommand: 0 done, nothing found; 1 findings "

@@ -1,8 +1,10 @@
 """``gohash canon``: a canonical key for every position of SGF files.
 
-Scope: arguments and printing only; records are made by :mod:`gohash.canon`.
-Records go to standard output or ``-o FILE``; errors, notes, the summary and
-(on a terminal) a progress bar go to standard error.  Exit code 0 without
+Scope: arguments and printing only; records are made by :mod:`gohash.canon`,
+a Parquet dataset by :mod:`gohash.cluster`.  Records go to standard output or
+``-o FILE`` (``--format parquet``: the dataset folder ``-o DIR``, written here,
+with ``--jobs`` or on Dask with ``--dask``); errors, notes, the summary
+and (on a terminal) a progress bar go to standard error.  Exit code 0 without
 errors, 2 with any.
 """
 
@@ -16,6 +18,7 @@ from typing import Any, TextIO
 from ..canon import FORMATS, CanonOptions, canon
 from ..errors import GohashError
 from ..rules import SUICIDE_OPTIONS
+from ..walk import WalkSummary
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -27,6 +30,7 @@ from .options import (
     add_symmetry,
     add_variations,
     leaf,
+    size_bytes,
 )
 from .progress import Reporter
 
@@ -55,8 +59,18 @@ def register(subparsers: Any) -> None:
         "byte then base-4 digits (0 empty, 1 black, 2 white), row 0 = bottom; equal "
         "fields mean images of each other",
     )
-    parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE "
+                        "(--format parquet: the dataset folder or fsspec URL DIR)")
     add_jobs(parser)
+    parser.add_argument(
+        "--dask", metavar="ADDRESS", help="with --format parquet: run the partitions on the "
+        "Dask scheduler tcp://HOST:PORT, or on local:N, a local cluster of N workers",
+    )
+    parser.add_argument(
+        "--partition-size", type=size_bytes, default=None, metavar="SIZE",
+        help="with --format parquet: bytes of input per partition (suffix K, M or G; "
+        "default 8M); each partition is one part file of each table",
+    )
     add_exit_codes(parser, files=True)
     leaf(parser, run)
 
@@ -71,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
         position=args.position,
     )
     report = Reporter(args.prog)
+    if args.format == "parquet":
+        summary = _parquet(args, options, report)
+        report.say(str(summary))
+        return EXIT_ERRORS if summary.errors else EXIT_CLEAN
+    if args.dask is not None or args.partition_size is not None:
+        raise GohashError("--dask and --partition-size go with --format parquet")
     with contextlib.ExitStack() as stack:
         out: TextIO = sys.stdout
         if args.output:
@@ -90,3 +110,19 @@ def run(args: argparse.Namespace) -> int:
         out.flush()
     report.say(str(summary))
     return EXIT_ERRORS if summary.errors else EXIT_CLEAN
+
+
+def _parquet(args: argparse.Namespace, options: CanonOptions, report: Reporter) -> WalkSummary:
+    """The dataset of ``--format parquet``."""
+    if not args.output:
+        raise GohashError("--format parquet writes a dataset folder: give -o DIR")
+    try:
+        from ..cluster import PARTITION_BYTES, write_dataset
+    except ImportError as e:
+        raise GohashError(f"--format parquet needs pyarrow and fsspec ({e}): "
+                          "pip install 'gohash[parquet]'") from None
+    return write_dataset(
+        args.paths, args.output, options,
+        partition_bytes=args.partition_size or PARTITION_BYTES, jobs=args.jobs,
+        dask=args.dask, on_error=report.error, on_note=report.note, progress=report.progress,
+    )

@@ -68,6 +68,7 @@ DEFAULT_SCHEME = "huima64"
 
 FORMAT_HELP: Mapping[str, str] = {
     "text": "lines for people",
+    "parquet": "a Parquet dataset in the folder -o DIR",
     "json": "one JSON document",
     "jsonl": "JSON Lines, one JSON object per line",
     "csv": "comma-separated values with a header line",
@@ -78,6 +79,15 @@ FORMAT_HELP: Mapping[str, str] = {
 def positive_int(text: str) -> int:
     """An argparse type: an integer of at least 1."""
     return _int_at_least(text, 1)
+
+
+def size_bytes(text: str) -> int:
+    """A byte count with an optional K, M or G (binary) suffix, at least 1."""
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
+    digits = text[:-1] if scale > 1 else text
+    if not digits.isdigit() or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"not a size in bytes (like 8M): {text!r}")
+    return int(digits) * scale
 
 
 def non_negative_int(text: str) -> int:

@@ -1,0 +1,323 @@
+"""Many small SGF files packed into a few Parquet parts (``gohash pack``), and read back.
+
+Scope: writing a packed dataset (:func:`pack`), recognising one (:func:`is_pack`),
+and reading its records back as :class:`~gohash.sgf.Source` objects, whole
+(:func:`read_packed`, which :func:`gohash.sgf.read_input` calls, so every
+command reads a packed dataset as it reads a folder) or a few row groups at a
+time (:func:`slices`, :func:`read_slice`: the partitions of
+:mod:`gohash.cluster`).  Needs pyarrow (the ``parquet`` extra) to write or
+read records; recognising a dataset does not.
+
+A corpus of millions of files of a few KB is slow to list, open and ship to
+workers one by one; packed, it is a few hundred parts of tens of MB.  A packed
+dataset is a folder holding ``_gohash_pack.json`` (format ``gohash-pack``,
+version, its parts in order, counts) and the parts ``part-NNNNN.parquet``, each
+a table of :data:`PACK_COLUMNS`: one row per SGF source, in the order the
+sources were read, Zstandard-compressed, in row groups of about
+:data:`GROUP_BYTES` of SGF.  A record holds a source as gohash read it
+(``path`` as found, ``data`` after any UTF-16 decoding, the notes that reading
+made), so every command gives the same output on the packed dataset as on the
+files themselves.  Reading checks each record's SHA-256 and the source size
+limit (:data:`gohash.sgf.MAX_SOURCE_BYTES`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import GohashError, counted
+from .sources import (
+    MAX_SOURCE_BYTES,
+    PACK_MARKER,
+    Input,
+    SgfError,
+    Source,
+    find_inputs,
+    read_input,
+)
+
+__all__ = [
+    "GROUP_BYTES",
+    "PACK_COLUMNS",
+    "PACK_FORMAT",
+    "PACK_MARKER",
+    "PACK_VERSION",
+    "PART_BYTES",
+    "PackSummary",
+    "PackedSlice",
+    "is_pack",
+    "pack",
+    "pack_inputs",
+    "read_packed",
+    "read_slice",
+    "slices",
+]
+
+PACK_FORMAT = "gohash-pack"
+PACK_VERSION = 1
+PART_BYTES = 64 * 1024 * 1024
+"""SGF bytes per part, at most (a larger source goes alone)."""
+GROUP_BYTES = 1024 * 1024
+"""SGF bytes per row group, at most (a larger source goes alone)."""
+
+PACK_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("path", "string", "the source's name as gohash found it (archive members: ARCHIVE:MEMBER)"),
+    ("data", "binary", "its bytes as read (UTF-16 text decoded to UTF-8)"),
+    ("sha256", "fixed_size_binary(32)", "SHA-256 of data"),
+    ("notes", "list<string>", "notes on how it was read (UTF-16 decoded)"),
+)
+"""Name, type and meaning of each column of a pack part, in order."""
+
+
+@dataclass
+class PackSummary:
+    """What one :func:`pack` stored; ``errors``: the sources it could not read."""
+
+    records: int = 0
+    bytes: int = 0
+    parts: int = 0
+    errors: list[GohashError] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return (f"{counted(self.records, 'record')}, {self.bytes:,} bytes in "
+                f"{counted(self.parts, 'part')}, {counted(len(self.errors), 'error')}")
+
+
+@dataclass(frozen=True)
+class PackedSlice:
+    """Row groups of one part of a packed dataset, and the SGF bytes they hold."""
+
+    path: str
+    row_groups: tuple[int, ...]
+    bytes: int
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise GohashError(
+            "packed datasets need pyarrow: pip install 'gohash[parquet]'"
+        ) from None
+    return pyarrow
+
+
+def _schema() -> Any:
+    pa = _pyarrow()
+    types = {"path": pa.string(), "data": pa.binary(), "sha256": pa.binary(32),
+             "notes": pa.list_(pa.string())}
+    return pa.schema([pa.field(name, types[name], metadata={"description": text})
+                      for name, _, text in PACK_COLUMNS])
+
+
+def is_pack(path: str) -> bool:
+    """Whether ``path`` is a folder holding a packed dataset's marker."""
+    return os.path.isfile(os.path.join(path, PACK_MARKER))
+
+
+def _marker(path: str) -> dict[str, Any]:
+    name = os.path.join(path, PACK_MARKER)
+    try:
+        with open(name, encoding="utf-8") as f:
+            info = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SgfError(f"cannot read the packed dataset's marker: {e}", file=path) from None
+    if not isinstance(info, dict) or info.get("format") != PACK_FORMAT:
+        raise SgfError(f"{PACK_MARKER} does not describe a {PACK_FORMAT} dataset", file=path)
+    if info.get("version") != PACK_VERSION:
+        raise SgfError(
+            f"packed dataset version {info.get('version')!r}; this gohash reads "
+            f"version {PACK_VERSION}", file=path,
+        )
+    parts = info.get("parts")
+    if not isinstance(parts, list) or not all(
+        isinstance(p, str) and os.path.basename(p) == p for p in parts
+    ):
+        raise SgfError(f"{PACK_MARKER} lists no valid parts", file=path)
+    return info
+
+
+def pack_inputs(path: str) -> Iterator[Input]:
+    """One input per part of the packed dataset at ``path``, in order; a damaged
+    marker gives one input whose reading reports it."""
+    try:
+        parts = _marker(path)["parts"]
+    except SgfError:
+        yield Input("packed", path)
+        return
+    for part in parts:
+        yield Input("packed", os.path.join(path, part))
+
+
+def read_packed(inp: Input) -> Iterator[Source | SgfError]:
+    """Every record of one part (an input of :func:`pack_inputs`), in order."""
+    if os.path.isdir(inp.name):  # pack_inputs found its marker damaged
+        try:
+            _marker(inp.name)
+        except SgfError as e:
+            yield e
+        return
+    try:
+        count = _open(inp.name).num_row_groups
+    except SgfError as e:
+        yield e
+        return
+    yield from read_slice(PackedSlice(inp.name, tuple(range(count)), 0))
+
+
+def _open(path: str) -> Any:
+    pq = _pyarrow().parquet
+    try:
+        part = pq.ParquetFile(path)
+    except (OSError, ValueError) as e:
+        raise SgfError(f"cannot read the packed part: {e}", file=path) from None
+    missing = [name for name, _, _ in PACK_COLUMNS if name not in part.schema_arrow.names]
+    if missing:
+        raise SgfError(f"not a packed part: no column {missing[0]!r}", file=path)
+    return part
+
+
+def slices(path: str, max_bytes: int) -> list[PackedSlice]:
+    """The row groups of one part, in runs of up to ``max_bytes`` of SGF (at least one
+    row group each)."""
+    metadata = _open(path).metadata
+    column = metadata.schema.names.index("data")
+    found: list[PackedSlice] = []
+    groups: list[int] = []
+    size = 0
+    for group in range(metadata.num_row_groups):
+        more = metadata.row_group(group).column(column).total_uncompressed_size
+        if groups and size + more > max_bytes:
+            found.append(PackedSlice(path, tuple(groups), size))
+            groups, size = [], 0
+        groups.append(group)
+        size += more
+    if groups:
+        found.append(PackedSlice(path, tuple(groups), size))
+    return found
+
+
+def read_slice(part: PackedSlice) -> Iterator[Source | SgfError]:
+    """The records of some row groups of a part, checked against their SHA-256 and the
+    size limit; a part that cannot be read is one error."""
+    try:
+        reader = _open(part.path)
+    except SgfError as e:
+        yield e
+        return
+    names = [name for name, _, _ in PACK_COLUMNS]
+    for group in part.row_groups:
+        try:
+            table = reader.read_row_group(group, columns=names)
+        except (OSError, ValueError) as e:
+            yield SgfError(f"cannot read row group {group} of the packed part: {e}",
+                           file=part.path)
+            continue
+        paths, datas, digests, notes = (table.column(name).to_pylist() for name in names)
+        for path, data, digest, said in zip(paths, datas, digests, notes, strict=True):
+            name = path if isinstance(path, str) else f"{part.path}: row group {group}"
+            if not isinstance(data, bytes):
+                yield SgfError("a packed record without data", file=name)
+            elif len(data) > MAX_SOURCE_BYTES:
+                yield SgfError(f"{name!r} is larger than the limit of {MAX_SOURCE_BYTES} bytes",
+                               file=name)
+            elif hashlib.sha256(data).digest() != digest:
+                yield SgfError(f"packed record damaged: its bytes do not match its SHA-256 "
+                               f"(in {part.path!r})", file=name)
+            else:
+                yield Source(name, data, tuple(said or ()))
+
+
+def pack(
+    paths: Iterable[str],
+    out: str,
+    *,
+    part_bytes: int = PART_BYTES,
+    group_bytes: int = GROUP_BYTES,
+    on_error: Callable[[GohashError], object] | None = None,
+    progress: Callable[[PackSummary], object] | None = None,
+) -> PackSummary:
+    """Store every SGF source of ``paths`` (files, folders, archives, ``-``, packed
+    datasets) in a new packed dataset at ``out`` (a folder that is missing or
+    empty).  Sources that cannot be read are errors, given to ``on_error`` and
+    left out.  ``progress`` is called after each part."""
+    pa = _pyarrow()
+    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+        raise GohashError("exists and is not an empty folder; pack writes a new dataset",
+                          file=out)
+    os.makedirs(out, exist_ok=True)
+    schema = _schema()
+    summary = PackSummary()
+    names: list[str] = []
+    group: list[Source] = []
+    group_size = 0
+    writer: _PartWriter | None = None
+    for inp in find_inputs(paths):
+        for source in read_input(inp):
+            if isinstance(source, SgfError):
+                summary.errors.append(source)
+                if on_error is not None:
+                    on_error(source)
+                continue
+            if group and group_size + len(source.data) > group_bytes:
+                writer = _flush(writer, group, out, names, schema, pa)
+                group, group_size = [], 0
+                if writer.bytes >= part_bytes:
+                    writer.close()
+                    writer = None
+                    if progress is not None:
+                        progress(summary)
+            group.append(source)
+            group_size += len(source.data)
+            summary.records += 1
+            summary.bytes += len(source.data)
+    if group:
+        writer = _flush(writer, group, out, names, schema, pa)
+    if writer is not None:
+        writer.close()
+    summary.parts = len(names)
+    info = {"format": PACK_FORMAT, "version": PACK_VERSION, "parts": names,
+            "records": summary.records, "bytes": summary.bytes}
+    with open(os.path.join(out, PACK_MARKER), "w", encoding="utf-8") as f:
+        json.dump(info, f, indent=1)
+    return summary
+
+
+class _PartWriter:
+    """One part, written under a hidden temporary name and renamed when closed."""
+
+    def __init__(self, out: str, name: str, schema: Any) -> None:
+        pq = _pyarrow().parquet
+        self.final = os.path.join(out, name)
+        self.temporary = os.path.join(out, f".{name}.{uuid.uuid4().hex}.tmp")
+        self.writer = pq.ParquetWriter(self.temporary, schema, compression="zstd",
+                                       use_dictionary=["path"])
+        self.bytes = 0
+
+    def close(self) -> None:
+        self.writer.close()
+        os.replace(self.temporary, self.final)
+
+
+def _flush(writer: _PartWriter | None, group: list[Source], out: str, names: list[str],
+           schema: Any, pa: Any) -> _PartWriter:
+    """Write one row group, into a new part if none is open."""
+    if writer is None:
+        names.append(f"part-{len(names):05d}.parquet")
+        writer = _PartWriter(out, names[-1], schema)
+    table = pa.Table.from_pydict({
+        "path": [s.name for s in group],
+        "data": [s.data for s in group],
+        "sha256": [hashlib.sha256(s.data).digest() for s in group],
+        "notes": [list(s.notes) for s in group],
+    }, schema=schema)
+    writer.writer.write_table(table)
+    writer.bytes += sum(len(s.data) for s in group)
+    return writer
