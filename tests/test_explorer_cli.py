@@ -41,19 +41,20 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_continuations_text(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "find", str(db), "--position", QUERY, "--continuations")
+    code, out, err = run(capsys, "find", str(db), "--position", QUERY, "--continuations")
     assert code == 0
+    # The summary on stderr, the results on stdout, as in every command.
+    assert err.startswith("gohash index find: 9x9 position, key 0x")
+    assert err.endswith(": 9 occurrences, 1 with colours exchanged; 2 without a next move\n")
     lines = out.splitlines()
-    assert lines[0].startswith("9x9 position, key 0x")
-    assert lines[0].endswith(": 9 occurrences, 1 with colours exchanged; 2 without a next move")
-    assert lines[1] == "results: B 3, W 2, other 4"
-    assert lines[2].split() == ["move", "count", "share", "B", "wins", "W", "wins", "other",
+    assert lines[0] == "results: B 3, W 2, other 4"
+    assert lines[1].split() == ["move", "count", "share", "B", "wins", "W", "wins", "other",
                                 "same", "exch", "first", "last"]
-    assert lines[3].split() == ["B", "G7", "4", "44.4%", "2", "2", "0", "3", "1", "2016-03-09",
+    assert lines[2].split() == ["B", "G7", "4", "44.4%", "2", "2", "0", "3", "1", "2016-03-09",
                                 "2017-01-05"]
-    assert [line.split()[:3] for line in lines[4:7]] == [
+    assert [line.split()[:3] for line in lines[3:6]] == [
         ["B", "G3", "1"], ["B", "pass", "1"], ["W", "G7", "1"]]
-    assert lines[7] == "by year: 2001 1, 2016 1, 2017 2, 2018 1, 2019 2, 2020 1"
+    assert lines[6] == "by year: 2001 1, 2016 1, 2017 2, 2018 1, 2019 2, 2020 1"
 
 
 def test_continuations_json_with_filters(db: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -288,7 +288,7 @@ def _run_find(args: argparse.Namespace) -> int:
             if args.format == "json":
                 print(json.dumps(_continuations_json(moves, hex_key), ensure_ascii=False))
             else:
-                _print_continuations(moves, hex_key)
+                _print_continuations(moves, hex_key, Reporter(args.prog))
             return EXIT_CLEAN
         result = index.find(board, colour_swap=args.symmetry == "full",
                             limit=args.limit or None, offset=args.offset, filters=filters,
@@ -388,11 +388,12 @@ def _continuations_json(moves: Continuations, hex_key: str) -> dict[str, Any]:
     }
 
 
-def _print_continuations(moves: Continuations, hex_key: str) -> None:
+def _print_continuations(moves: Continuations, hex_key: str, report: Reporter) -> None:
     size = moves.size
     exchanged = f", {moves.exchanged_colours} with colours exchanged" if moves.total else ""
-    print(f"{size}x{size} position, key {hex_key}: {moves.total} occurrences{exchanged}; "
-          f"{moves.ended} without a next move")
+    report.say(f"{size}x{size} position, key {hex_key}: "
+               f"{counted(moves.total, 'occurrence')}{exchanged}; "
+               f"{moves.ended} without a next move")
     if not moves.total:
         return
     print(f"results: B {moves.black_wins}, W {moves.white_wins}, other {moves.other}")
