@@ -95,7 +95,7 @@ def report() -> int:
         code, out, err = gohash_superko(files, options, pure)
         seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
         outputs.append((code, out, err))
-        summary = err.splitlines()[-1].rsplit("): ", 1)[1]
+        summary = err.splitlines()[-1].removeprefix("gohash superko: ")
         # The check replays what sgfmill replays; the walker counts the positions.
         rows.append((name, count, seconds, cpu_seconds, f"exit {code}: {summary}"))
 
