@@ -281,30 +281,40 @@ def _middle(
 
 # -- running over inputs, in this process or in workers ----------------------------------
 
-# What a worker sends back for one task: the records, then files, games,
-# positions, errors as (reason, file, game, move_number) and notes: plain
-# data, all the parent prints.
+# Records of one task a worker keeps in memory, at most; a task with more (one
+# file can hold millions of positions) writes them to a file in the pool's
+# scratch folder.  Below it, files a task would cost more than the records.
+_SPOOL_BYTES = 1 << 20
+
+
 class _Texts:
-    """The records of each task, in memory or each in a file of folder ``spool``."""
+    """The records of each task: in memory up to :data:`_SPOOL_BYTES` characters,
+    beyond it in a file of folder ``spool`` (if given)."""
 
     def __init__(self, tasks: int, spool: str | None) -> None:
         self.spool = spool
         self.parts: list[list[str]] = [[] for _ in range(tasks)]
+        self.sizes = [0] * tasks
         self.files: dict[int, tuple[TextIO, str]] = {}
 
     def add(self, task: int, text: str) -> None:
-        if self.spool is None:
-            self.parts[task].append(text)
+        if task in self.files:
+            self.files[task][0].write(text)
             return
-        if task not in self.files:
+        self.parts[task].append(text)
+        self.sizes[task] += len(text)
+        if self.spool is not None and self.sizes[task] > _SPOOL_BYTES:
             fd, path = tempfile.mkstemp(dir=self.spool, suffix=".records")
             out = open(fd, "w", encoding="utf-8", newline="")  # noqa: SIM115 (closed in result)
+            out.write("".join(self.parts[task]))
+            self.parts[task] = []
             self.files[task] = out, path
-        self.files[task][0].write(text)
 
-    def result(self, task: int) -> str | _Spooled:
+    def result(self, task: int) -> bytes | _Spooled:
+        """The task's records: UTF-8 bytes (encoded here, in the worker, so the
+        parent can pass them on as they are), or the file holding them."""
         if task not in self.files:
-            return "".join(self.parts[task])
+            return "".join(self.parts[task]).encode("utf-8")
         out, path = self.files.pop(task)
         out.close()
         return _Spooled(path)
@@ -316,16 +326,28 @@ class _Spooled:
 
     path: str
 
-    def copy_to(self, write: Callable[[str], object]) -> None:
-        """Write the records on, a MiB at a time, and remove the file."""
-        with open(self.path, encoding="utf-8", newline="") as records:
-            while chunk := records.read(1 << 20):
-                write(chunk)
+    def copy_to(
+        self, write: Callable[[str], object], write_bytes: Callable[[bytes], object] | None
+    ) -> None:
+        """Write the records on, a MiB at a time, as bytes if ``write_bytes`` takes
+        them (no decoding and encoding again), and remove the file."""
+        if write_bytes is not None:
+            with open(self.path, "rb") as raw:
+                while data := raw.read(1 << 20):
+                    write_bytes(data)
+        else:
+            with open(self.path, encoding="utf-8", newline="") as records:
+                while chunk := records.read(1 << 20):
+                    write(chunk)
         os.remove(self.path)
 
 
+# What a worker sends back for one task: the records, then files, games,
+# positions, errors as (reason, file, game, move_number) and notes: plain
+# data, all the parent prints.
 _Result = tuple[
-    str | _Spooled, int, int, int, list[tuple[str, str | None, int | None, int | None]], list[str]
+    bytes | _Spooled, int, int, int, list[tuple[str, str | None, int | None, int | None]],
+    list[str],
 ]
 # A task: a file for the worker to read, the bytes of an archive member or of
 # stdin (read by the parent), an error met while reading, or nothing (an empty
@@ -427,7 +449,7 @@ def _task_bytes(task: tuple[_Work, bool]) -> int:
 def _died(work: _Work, died: WorkerDied) -> _Result:
     """The result of a task whose worker died on it: one error naming its file."""
     file = work.name if isinstance(work, Input | Source) else None
-    return "", 0, 0, 0, [(died.reason, file, None, None)], []
+    return b"", 0, 0, 0, [(died.reason, file, None, None)], []
 
 
 def _tasks(inputs: list[Input]) -> Iterator[tuple[_Work, bool]]:
@@ -454,6 +476,7 @@ def canon(
     on_error: Callable[[GohashError], object] | None = None,
     on_note: Callable[[str], object] | None = None,
     progress: Callable[[int, int], object] | None = None,
+    write_bytes: Callable[[bytes], object] | None = None,
 ) -> WalkSummary:
     """Write the records of every position of ``paths`` with ``write``, in input order.
 
@@ -464,7 +487,10 @@ def canon(
     files it and the others had in hand are retried one at a time, with a note;
     a file whose retry kills its worker again is an error.  Errors and notes go to ``on_error``
     and ``on_note`` in input order, after the records of their file;
-    ``progress(done, total)`` is called after each input.
+    ``progress(done, total)`` is called after each input.  ``write_bytes``, if
+    given, writes UTF-8 bytes to the same place, after all that ``write`` was
+    given: the records of worker processes then pass through as bytes, which
+    spares this process decoding and encoding them again.
     Returns the summary of the whole run.
     """
     options = options or CanonOptions()
@@ -478,9 +504,11 @@ def canon(
         nonlocal done
         text, files, games, positions, errors, notes = result
         if isinstance(text, _Spooled):
-            text.copy_to(write)
+            text.copy_to(write, write_bytes)
+        elif text and write_bytes is not None:
+            write_bytes(text)
         elif text:
-            write(text)
+            write(text.decode("utf-8"))
         total.files += files
         total.games += games
         total.positions += positions

@@ -11,8 +11,10 @@ errors, 2 with any.
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..canon import FORMATS, CanonOptions, canon
@@ -106,10 +108,25 @@ def run(args: argparse.Namespace) -> int:
             on_error=report.error,
             on_note=report.note,
             progress=report.progress,
+            write_bytes=_bytes_writer(out),
         )
         out.flush()
     report.say(str(summary))
     return EXIT_ERRORS if summary.errors else EXIT_CLEAN
+
+
+def _bytes_writer(out: TextIO) -> Callable[[bytes], None] | None:
+    """Where records may go as bytes: the UTF-8 stream under ``out``, after what
+    was written to ``out`` as text; None if there is none."""
+    binary = getattr(out, "buffer", None)
+    if binary is None or codecs.lookup(out.encoding).name != "utf-8":
+        return None
+
+    def write_bytes(data: bytes) -> None:
+        out.flush()  # what was written as text goes first
+        binary.write(data)
+
+    return write_bytes
 
 
 def _parquet(args: argparse.Namespace, options: CanonOptions, report: Reporter) -> WalkSummary:
