@@ -8,9 +8,11 @@ are read in one run by:
 - sgfmill: parse, ``Sgf_game`` and ``sgfmill.boards.Board`` replaying the main
   line (as in ``benchmarks/canon.py``), no hashing;
 - ``positions()`` with huima64 hashes and canonical keys (the compiled core,
-  the pure walker for the files it leaves), the pure path alone, and
-  ``positions()`` given the same bytes already in memory (``Source`` objects:
-  the pipeline without ``gohash.sgf.read_input``);
+  the pure walker for the files it leaves) given every file's path, the pure
+  path alone, ``positions()`` given the two folders (as ``gohash canon
+  FOLDER`` is: no format sniffing of each path beforehand), and given the
+  same bytes already in memory (``Source`` objects: the pipeline without
+  ``gohash.sgf.read_input``);
 
 and the compiled path's time is split into its parts: reading, the core's
 scan and replay, root text, canonical keys.  It prints positions per second,
@@ -53,7 +55,7 @@ def raw_read(files: list[Path]) -> int:
 
 
 def run_positions(files: list[Path] | list[Source], pure: bool) -> tuple[int, int]:
-    """Positions, and files the pure walker replayed."""
+    """Positions, and files the pure walker replayed (paths may be folders)."""
     count = fallback = 0
     sources = [p if isinstance(p, Source) else str(p) for p in files]
     for batch in positions(sources, pure=pure):
@@ -132,6 +134,11 @@ def report() -> int:
         count, fallback = run_positions(files, pure)
         rows.append((name, count, time.perf_counter() - start, time.process_time() - cpu,
                      f"{fallback} files on the walker"))
+    if args.limit is None:
+        start, cpu = time.perf_counter(), time.process_time()
+        count, fallback = run_positions(list(folders), False)
+        rows.append(("positions(), folders", count, time.perf_counter() - start,
+                     time.process_time() - cpu, f"{fallback} files on the walker"))
     # The same bytes already in memory: positions() less gohash.sgf.read_input.
     in_memory = [Source(str(p), p.read_bytes()) for p in files]
     start, cpu = time.perf_counter(), time.process_time()
