@@ -69,7 +69,7 @@ from .errors import GohashError
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map, scratch_folder
 from .positions import PositionBatch, positions
 from .schemes import scheme as get_scheme
-from .sgf import Input, SgfError, Source, find_inputs, read_input
+from .sgf import Input, SgfError, Source, find_inputs, read_input, read_input_ends
 from .symmetry import ELEMENTS, elements_of
 from .walk import WalkSummary
 
@@ -458,13 +458,8 @@ def _tasks(inputs: list[Input]) -> Iterator[tuple[_Work, bool]]:
     for inp in inputs:
         if inp.kind in ("file", "missing"):
             yield inp, True
-            continue
-        previous: _Work = None
-        for source in read_input(inp):
-            if previous is not None:
-                yield previous, False
-            previous = source
-        yield previous, True
+        else:
+            yield from read_input_ends(inp)
 
 
 def canon(

@@ -91,6 +91,7 @@ from .sources import (
     Source,
     find_inputs,
     read_input,
+    read_input_ends,
 )
 from .symmetry import MAX_SIZE, MIN_SIZE
 
@@ -123,6 +124,7 @@ __all__ = [
     "find_inputs",
     "game_events",
     "read_input",
+    "read_input_ends",
 ]
 
 Point = tuple[int, int]

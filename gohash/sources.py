@@ -58,6 +58,7 @@ __all__ = [
     "Source",
     "find_inputs",
     "read_input",
+    "read_input_ends",
 ]
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
@@ -249,6 +250,18 @@ def _read_limited(
     if len(data) > limit:
         raise SgfLimitError(f"{name!r} is larger than the limit of {limit} bytes", file=name)
     return data
+
+
+def read_input_ends(inp: Input) -> Iterator[tuple[Source | SgfError | None, bool]]:
+    """The sources of :func:`read_input`, each with whether it is the input's last;
+    an input with none (an empty archive) gives ``(None, True)``, so that every
+    input ends once (progress counts inputs)."""
+    previous: Source | SgfError | None = None
+    for source in read_input(inp):
+        if previous is not None:
+            yield previous, False
+        previous = source
+    yield previous, True
 
 
 def read_input(inp: Input, *, limit: int = MAX_SOURCE_BYTES) -> Iterator[Source | SgfError]:

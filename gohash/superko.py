@@ -85,7 +85,7 @@ from .rules import (
     ruleset,
 )
 from .schemes import SCHEMES, KeyScheme
-from .sgf import Input, SgfError, Source, find_inputs, read_input
+from .sgf import Input, SgfError, Source, find_inputs, read_input_ends
 from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_games
 
 __all__ = [
@@ -553,12 +553,7 @@ whether it is the last of its input."""
 
 def _tasks(inputs: list[Input]) -> Iterator[_Task]:
     for inp in inputs:
-        previous: _Work = None
-        for source in read_input(inp):
-            if previous is not None:
-                yield previous, False
-            previous = source
-        yield previous, True
+        yield from read_input_ends(inp)
 
 
 def _task_weight(task: _Task) -> int:
@@ -612,7 +607,12 @@ def _check_columns(group: list[Source], settings: _Settings) -> list[FileCheck]:
         batch_size=COLUMNS_BATCH,
     ):
         found = _column_violations(batch, game_rules)
-        core_rows = _core_rows(batch)
+        # Per file, the games and positions the core replayed: one count each.
+        ids = max(batch.files, default=0) + 1
+        games = batch.games
+        core_games = games.file[_by_core(games.file, games.game, batch.walker_from)]
+        games_of = np.bincount(core_games, minlength=ids).tolist()
+        rows_of = np.bincount(batch.file[_core_rows(batch)], minlength=ids).tolist()
         for file_id, name in batch.files.items():
             first = batch.walker_from.get(file_id)
             if first == 0:
@@ -621,11 +621,8 @@ def _check_columns(group: list[Source], settings: _Settings) -> list[FileCheck]:
                 continue
             check = checks.setdefault(file_id, FileCheck(name, summary=WalkSummary(files=1)))
             # The core replays only games the walker would make no note of.
-            core_games = batch.games.file == file_id
-            if first is not None:
-                core_games &= batch.games.game < first
-            check.summary.games += int(np.count_nonzero(core_games))
-            check.summary.positions += int(np.count_nonzero(core_rows & (batch.file == file_id)))
+            check.summary.games += games_of[file_id]
+            check.summary.positions += rows_of[file_id]
             check.violations += found.get(file_id, [])
             if first is not None and file_id not in walked:
                 walked.add(file_id)
@@ -742,9 +739,17 @@ def _column_violations(
 
 def _core_rows(batch: PositionBatch) -> npt.NDArray[np.bool_]:
     """Which rows of the batch the compiled core replayed (the walker the others)."""
-    core = np.ones(len(batch), dtype=np.bool_)
-    for file_id, first_game in batch.walker_from.items():
-        core &= (batch.file != file_id) | (batch.game < first_game)
+    return _by_core(batch.file, batch.game, batch.walker_from)
+
+
+def _by_core(
+    files: npt.NDArray[np.int32], games: npt.NDArray[np.int32], walker_from: dict[int, int]
+) -> npt.NDArray[np.bool_]:
+    """Which of the games ``(files[i], games[i])`` the compiled core replayed: those
+    before the game the walker took each file over from."""
+    core = np.ones(len(files), dtype=np.bool_)
+    for file_id, first_game in walker_from.items():
+        core &= (files != file_id) | (games < first_game)
     return core
 
 
