@@ -242,8 +242,7 @@ def frame_batch(
     canon, which = keys.canonical_array(hashes, group)
     fixed = np.zeros(count, dtype=bool)
     for g in _involutions(group):
-        same = keys.transform_array(canon, g) == canon
-        fixed |= same if same.ndim == 1 else same.all(axis=1)
+        fixed |= _equal_keys(keys.transform_array(canon, g), canon)
     symmetries = np.ones(count, dtype=np.uint16)
     rows = np.flatnonzero(fixed)
     sub = stones_at(rows)
