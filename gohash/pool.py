@@ -200,8 +200,9 @@ def _run_batch(function: Callable[[list[T]], list[R]], tasks: list[T], path: str
         pickle.dump(results, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _watch_parent(folder: str) -> None:
-    """In a worker, first: exit once the parent is gone, removing its results.
+def _start_worker(folder: str) -> None:
+    """In a worker, first: make ``folder`` its :func:`scratch_folder`, and exit
+    once the parent is gone, removing the folder.
 
     A parent killed with SIGKILL cannot stop its workers, and they would wait
     for tasks for ever; the dead parent's pipes do not tell them, as the other
@@ -247,7 +248,7 @@ class _Pool:
     def __init__(self, jobs: int, folder: str) -> None:
         self.context = _Context()
         self.executor = ProcessPoolExecutor(
-            jobs, mp_context=self.context, initializer=_watch_parent, initargs=(folder,)
+            jobs, mp_context=self.context, initializer=_start_worker, initargs=(folder,)
         )
 
     def close(self) -> None:
