@@ -7,7 +7,6 @@ the installed package, the CLI reference sphinx-argparse of
 
 from __future__ import annotations
 
-import logging
 import sys
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -48,20 +47,3 @@ html_title = f"gohash {release}"
 # DuckDB's SQL ($parameters, struct literals) is beyond Pygments' SQL lexer: those
 # blocks are shown unhighlighted where it stops; every other warning fails the build.
 suppress_warnings = ["misc.highlighting_failure"]
-
-
-class _OptionalPages(logging.Filter):
-    """Drop the warning that a toctree glob pattern matched no page.
-
-    docs/index.md lists some pages by glob pattern (``explorer*``), so the site
-    builds whether or not they are there yet; every other warning still fails
-    the build.  ``suppress_warnings = ["toc.empty_glob"]`` would say this, but
-    Sphinx logs that warning without its type, so the setting cannot reach it.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return getattr(record, "subtype", None) != "empty_glob"
-
-
-def setup(app: object) -> None:
-    logging.getLogger("sphinx.sphinx.directives.other").addFilter(_OptionalPages())
