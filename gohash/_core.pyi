@@ -36,3 +36,12 @@ def pack_frames(
     out: npt.NDArray[np.uint8],
     out_offsets: npt.NDArray[np.int64],
 ) -> None: ...
+
+def settle_symmetric(
+    data: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int64],
+    attains: npt.NDArray[np.uint16],
+    gathers: npt.NDArray[np.int64],
+    size: int,
+) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]: ...

@@ -22,7 +22,7 @@ into the board arrays come from the neighbour table of the game's size.
 """
 
 cimport cython
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy
 
 from ._scan cimport MAX_DEPTH, OPEN0, P_AB, P_AE, P_AW, Scanner
@@ -621,3 +621,97 @@ def pack_frames(
             if j & 3 == 3:
                 out[dst + 1 + (j >> 2)] = acc
                 acc = 0
+
+
+@cython.boundscheck(False)
+def settle_symmetric(
+    const uint8_t[:] data, const int64_t[:] offsets, const int64_t[:] rows,
+    const uint16_t[:] attains, const int64_t[:, :] gathers, int size,
+):
+    """The exact stabilizer and the frame element of each row of ``rows``: the
+    positions whose key some element fixes, which the key alone cannot settle.
+
+    Returns ``(symmetries, which)``, one entry per row: the bit mask of the
+    elements ``g`` (rows of ``gathers``) whose image of the packed position
+    (``data[offsets[row]:]``) is the position itself, and the lowest element
+    among those of bit mask ``attains[i]`` (the elements attaining the key)
+    whose image is least, digit by digit from the first point, as packings
+    compare.  The twin of the numpy pass in :func:`gohash.frames.frame_batch`;
+    each comparison stops at the first point that differs, so a position with
+    no symmetry costs a few points per element, not a whole board.
+    """
+    cdef int npts = size * size, length = (npts + 3) // 4, pad = 4 * length - npts
+    cdef int count = gathers.shape[0], k, j, g, best, a, b, stones
+    cdef Py_ssize_t i, r, src
+    cdef uint16_t mask
+    cdef uint8_t cells[MAX_POINTS]
+    cdef uint8_t swapped[3]
+    swapped[0], swapped[1], swapped[2] = 0, 2, 1
+    if not 1 <= size <= MAX_SIZE or gathers.shape[1] != npts or not 1 <= count <= 16:
+        raise ValueError(f"a point table of {count} x {gathers.shape[1]} points for size {size}")
+    if attains.shape[0] != rows.shape[0]:
+        raise ValueError("rows and masks of different lengths")
+    for g in range(count):
+        for k in range(npts):
+            if not 0 <= gathers[g, k] < npts:
+                raise ValueError(f"point table entry {gathers[g, k]} off a {size}x{size} board")
+    symmetries = np.zeros(rows.shape[0], dtype=np.uint16)
+    which = np.zeros(rows.shape[0], dtype=np.uint8)
+    cdef uint16_t[:] stabilizer = symmetries
+    cdef uint8_t[:] lowest = which
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if not 0 <= r < offsets.shape[0]:
+            raise ValueError(f"row {r} out of range")
+        src = offsets[r] + 1
+        if src < 1 or src + length > data.shape[0]:
+            raise ValueError(f"packed position of row {r} out of its buffer")
+        if attains[i] == 0 or attains[i] >> count:
+            raise ValueError(f"elements {attains[i]:#x} attaining the key of row {r}")
+        stones = 0
+        for k in range(npts):
+            j = k + pad
+            cells[k] = (data[src + (j >> 2)] >> (6 - 2 * (j & 3))) & 3
+            if cells[k] == 3:
+                raise ValueError(f"packed position of row {r} holds a point of value 3")
+            stones |= cells[k]
+        if not stones:
+            # Every game starts from the empty board: every element fixes it.
+            stabilizer[i] = (1 << count) - 1
+            best = 0
+            while not (attains[i] >> best) & 1:
+                best += 1
+            lowest[i] = best
+            continue
+        mask = 0
+        best = -1
+        for g in range(count):
+            k = 0
+            if g < 8:
+                while k < npts and cells[gathers[g, k]] == cells[k]:
+                    k += 1
+            else:
+                while k < npts and swapped[cells[gathers[g, k]]] == cells[k]:
+                    k += 1
+            if k == npts:
+                mask |= 1 << g
+            if not (attains[i] >> g) & 1:
+                continue
+            if best < 0:
+                best = g
+                continue
+            for k in range(npts):
+                a = cells[gathers[g, k]]
+                b = cells[gathers[best, k]]
+                if g >= 8:
+                    a = swapped[a]
+                if best >= 8:
+                    b = swapped[b]
+                if a != b:
+                    if a < b:
+                        best = g
+                    break
+        stabilizer[i] = mask
+        lowest[i] = best
+    return symmetries, which
+

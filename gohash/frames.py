@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 import numpy.typing as npt
@@ -214,6 +214,15 @@ Stones = npt.NDArray[np.integer] | Callable[[npt.NDArray[np.intp]], npt.NDArray[
 (so that a caller holding packed positions unpacks only the rows asked for)."""
 
 
+Settle = Callable[
+    [npt.NDArray[np.intp], npt.NDArray[np.uint16]],
+    tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]],
+]
+"""``settle(rows, attains)``: the exact stabilizers and frame elements of the
+given rows, from the bit masks of the elements attaining their keys (see
+:func:`settle_stones`, and its compiled twin ``gohash._core.settle_symmetric``)."""
+
+
 def frame_batch(
     stones: Stones,
     hashes: npt.NDArray[np.uint64],
@@ -221,6 +230,7 @@ def frame_batch(
     group: str = "full",
     *,
     frames: bool = True,
+    settle: Settle | None = None,
 ) -> FrameBatch:
     """Keys, frame elements, exact symmetries and (with ``frames``) frames of a batch
     of positions: ``stones[B, N*N]`` in ``row * N + col`` order (0 empty, 1 black,
@@ -229,8 +239,9 @@ def frame_batch(
     One element attains the key of almost every position; its image is the frame,
     and the position has no symmetry.  Only positions whose key a ``T_g`` fixes
     (the empty board, symmetric positions, and hashes that are symmetric by
-    accident, as with erratum E3) are compared point by point over the group:
-    without ``frames``, only their stones are asked for.
+    accident, as with erratum E3) are compared point by point over the group, by
+    ``settle`` (:func:`settle_stones` by default): without ``frames``, only
+    their stones are asked for.
     """
 
     def stones_at(rows: npt.NDArray[np.intp]) -> npt.NDArray[np.integer]:
@@ -239,41 +250,61 @@ def frame_batch(
     size = keys.size
     count = hashes.shape[0]
     elements = elements_of(group)
-    canon, which = keys.canonical_array(hashes, group)
-    fixed = np.zeros(count, dtype=bool)
+    canon, which, ties = keys.canonical_and_ties(hashes, group)
+    # Only where several elements may attain the key can one fix it.
+    fixed = np.zeros(ties.size, dtype=bool)
     for g in _involutions(group):
-        fixed |= _equal_keys(keys.transform_array(canon, g), canon)
+        fixed |= _equal_keys(keys.transform_array(canon[ties], g), canon[ties])
     symmetries = np.ones(count, dtype=np.uint16)
-    rows = np.flatnonzero(fixed)
-    sub = stones_at(rows)
-    # Every game starts from the empty board: every element fixes it, so its frame
-    # is itself and the identity the lowest element mapping it there.
-    empty = ~sub.any(axis=1)
-    symmetries[rows[empty]] = (1 << len(elements)) - 1
-    which[rows[empty]] = 0
-    rows, sub = rows[~empty], sub[~empty]
+    rows = ties[fixed]
     if rows.size:
-        images = _images(sub, size, len(elements))
-        stabilizer = (images == sub[:, np.newaxis, :]).all(axis=2)
-        symmetries[rows] = stabilizer.astype(np.uint16) @ (
-            np.uint16(1) << np.arange(len(elements), dtype=np.uint16)
-        )
-        # The frame: the least image among the elements attaining the key (images
-        # compare as their packings do: digits of one length, most significant
-        # first), and the lowest of those elements with that image (argmin takes
-        # the first of equal minima).
-        packed = packed_rows(images.reshape(-1, size, size))
-        width = packed.shape[1]
-        texts = packed.view(f"S{width}").reshape(len(rows), len(elements))
-        attains = np.stack(
-            [_equal_keys(keys.transform_array(hashes[rows], g), canon[rows]) for g in elements],
-            axis=1,
-        )
-        # Packings begin with the size byte, so none equals this sentinel.
-        texts = np.where(attains, texts, np.array(b"\xff" * width, dtype=f"S{width}"))
-        which[rows] = np.argmin(texts, axis=1)
+        attains = np.zeros(rows.size, dtype=np.uint16)
+        for index, g in enumerate(elements):
+            attaining = _equal_keys(keys.transform_array(hashes[rows], g), canon[rows])
+            attains |= attaining.astype(np.uint16) << np.uint16(index)
+        if settle is None:
+            settle = partial(settle_stones, stones_at, size=size, count=len(elements))
+        symmetries[rows], which[rows] = settle(rows, attains)
     packed_frames = frame_rows(stones_at(np.arange(count)), which, size) if frames else None
     return FrameBatch(canon, which, symmetries, packed_frames)
+
+
+def settle_stones(
+    stones_at: Callable[[npt.NDArray[np.intp]], npt.NDArray[np.integer]],
+    rows: npt.NDArray[np.intp],
+    attains: npt.NDArray[np.uint16],
+    *,
+    size: int,
+    count: int,
+) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]:
+    """The stabilizer (a bit mask over the first ``count`` elements) of each
+    position of ``rows``, and the lowest element among those of ``attains[i]``
+    whose image is least as packings compare: its frame.  The numpy twin of the
+    compiled ``gohash._core.settle_symmetric``."""
+    sub = stones_at(rows)
+    symmetries = np.empty(len(rows), dtype=np.uint16)
+    bits = ((attains[:, np.newaxis] >> np.arange(count, dtype=np.uint16)) & 1).astype(bool)
+    # Every game starts from the empty board: every element fixes it, so its frame
+    # is itself, and the lowest element attaining its key maps it there.
+    which = np.argmax(bits, axis=1).astype(np.uint8)
+    empty = ~sub.any(axis=1)
+    symmetries[empty] = (1 << count) - 1
+    rest, sub = np.flatnonzero(~empty), sub[~empty]
+    if rest.size:
+        images = _images(sub, size, count)
+        stabilizer = (images == sub[:, np.newaxis, :]).all(axis=2)
+        symmetries[rest] = stabilizer.astype(np.uint16) @ (
+            np.uint16(1) << np.arange(count, dtype=np.uint16)
+        )
+        # Images compare as their packings do (digits of one length, most
+        # significant first); argmin takes the first of equal minima.
+        packed = packed_rows(images.reshape(-1, size, size))
+        width = packed.shape[1]
+        texts = packed.view(f"S{width}").reshape(len(rest), count)
+        # Packings begin with the size byte, so none equals this sentinel.
+        texts = np.where(bits[rest], texts, np.array(b"\xff" * width, dtype=f"S{width}"))
+        which[rest] = np.argmin(texts, axis=1)
+    return symmetries, which
 
 
 def frame_rows(

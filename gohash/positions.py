@@ -713,6 +713,24 @@ def _stones_of_part(
     return stones(part[which])
 
 
+def _settle_compiled(
+    compiled: Any, data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
+    at: npt.NDArray[np.intp], size: int, count: int,
+    rows: npt.NDArray[np.intp], attains: npt.NDArray[np.uint16],
+) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]:
+    """:func:`gohash.frames.settle_stones` by the core, reading the packed
+    positions in place (``rows`` index into ``at``, the batch's rows)."""
+    result: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]] = compiled.settle_symmetric(
+        data, offsets, at[rows].astype(np.int64), attains, _gathers64(size)[:count], size
+    )
+    return result
+
+
+@cache
+def _gathers64(size: int) -> npt.NDArray[np.int64]:
+    return gathers(size).astype(np.int64)
+
+
 # Rows per call of frame_batch: its temporaries (images, stones, hashes mapped by
 # every involution) stay small whatever a file holds.
 _EXACT_ROWS = 1 << 14
@@ -743,9 +761,13 @@ class _Exact:
             for start in range(0, len(rows), _EXACT_ROWS):
                 part = np.arange(start, min(start + _EXACT_ROWS, len(rows)))
                 at = rows[part]
+                settle = None if compiled is None else partial(
+                    _settle_compiled, compiled, data, offsets, at, size,
+                    len(elements_of(options.group)),
+                )
                 found = frame_batch(
                     partial(_stones_of_part, stones, part), hashes[at], options.keys_of(size),
-                    options.group, frames=False,
+                    options.group, frames=False, settle=settle,
                 )
                 self.canonical[at] = found.keys
                 self.transform[at] = found.elements
@@ -754,7 +776,7 @@ class _Exact:
                     continue
                 if compiled is not None:
                     compiled.pack_frames(data, offsets, at.astype(np.int64), found.elements,
-                                         gathers(size).astype(np.int64), size,
+                                         _gathers64(size), size,
                                          self.frame_data, self.frame_offsets)
                 else:
                     framed = frame_rows(stones(part), found.elements, size)

@@ -322,45 +322,65 @@ class KeyScheme:
     ) -> tuple[HashArray, npt.NDArray[np.uint8]]:
         """Canonical keys of ``hs`` and the lowest attaining element's index per hash;
         the twin of :meth:`canonical`.  Works in chunks: extra memory stays small."""
+        keys, lowest, _ = self.canonical_and_ties(hs, group)
+        return keys, lowest
+
+    def canonical_and_ties(
+        self, hs: npt.ArrayLike, group: str = "full"
+    ) -> tuple[HashArray, npt.NDArray[np.uint8], npt.NDArray[np.intp]]:
+        """:meth:`canonical_array`, and the rows where more than one element may
+        attain the key: every other row has exactly one.
+
+        Since ``T`` is an action of the group, a key some ``T_s`` (``s`` not the
+        identity) fixes is attained by ``s . g`` as well as by ``g``: only these
+        rows can hold a key with symmetries, so only they need looking at.
+        """
         arr = self._check_hash_array(hs)
         count = len(elements_of(group))
         keys = np.empty_like(arr)
         lowest = np.empty(arr.shape[0], dtype=np.uint8)
         if not self._huima:
+            tie_parts = []
             for start in range(0, arr.shape[0], _CHUNK):
                 part = slice(start, start + _CHUNK)
-                keys[part], lowest[part] = self._canonical_by_images(arr[part], count)
-            return keys, lowest
+                keys[part], lowest[part], ties = self._canonical_by_images(arr[part], count)
+                tie_parts.append(ties + start)
+            return keys, lowest, np.concatenate([np.empty(0, dtype=np.intp), *tie_parts])
 
-        def settle(start: int) -> npt.NDArray[np.intp]:
-            # Returns the rows of this chunk that neither fast pass could settle.
+        def settle(start: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+            # The rows of this chunk the byte pass left (where several elements may
+            # attain the key), and those that neither fast pass could settle.
             part = slice(start, start + _CHUNK)
             x, chunk_keys, chunk_lowest = arr[part], keys[part], lowest[part]
             ties = _huima_canonical_by_bytes(x, count == 16, chunk_keys, chunk_lowest)
+            unsettled = ties
             if ties.size:
                 tie_keys = np.empty(ties.size, dtype=np.uint64)
                 tie_lowest = np.empty(ties.size, dtype=np.uint8)
-                unsettled = _huima_canonical_by_halves(x[ties], count == 16, tie_keys, tie_lowest)
+                left = _huima_canonical_by_halves(x[ties], count == 16, tie_keys, tie_lowest)
                 chunk_keys[ties], chunk_lowest[ties] = tie_keys, tie_lowest
-                ties = ties[unsettled]
-            return ties + start
+                unsettled = ties[left]
+            return ties + start, unsettled + start
 
         starts = range(0, arr.shape[0], _CHUNK)
         if len(starts) > 1 and _THREADS > 1:
             # numpy releases the GIL inside each operation, so chunks run in parallel.
             with ThreadPoolExecutor(_THREADS) as pool:
-                tie_parts = list(pool.map(settle, starts))
+                parts = list(pool.map(settle, starts))
         else:
-            tie_parts = [settle(start) for start in starts]
-        ties = np.concatenate([np.empty(0, dtype=np.intp), *tie_parts])
-        for start in range(0, ties.size, _CHUNK):
-            rows = ties[start : start + _CHUNK]
-            keys[rows], lowest[rows] = self._canonical_by_images(arr[rows], count)
-        return keys, lowest
+            parts = [settle(start) for start in starts]
+        nothing = np.empty(0, dtype=np.intp)
+        ties = np.concatenate([nothing, *(tied for tied, _ in parts)])
+        unsettled = np.concatenate([nothing, *(left for _, left in parts)])
+        for start in range(0, unsettled.size, _CHUNK):
+            rows = unsettled[start : start + _CHUNK]
+            keys[rows], lowest[rows], _ = self._canonical_by_images(arr[rows], count)
+        return keys, lowest, ties
 
     def _canonical_by_images(
         self, part: HashArray, count: int
-    ) -> tuple[HashArray, npt.NDArray[np.uint8]]:
+    ) -> tuple[HashArray, npt.NDArray[np.uint8], npt.NDArray[np.intp]]:
+        """Keys, lowest attaining elements, and the rows more than one element attains."""
         digits = self._digit_matrix(part)
         rows = np.stack(
             [self._from_digit_matrix(digits[:, perm]) for perm in self.permutations[:count]]
@@ -369,7 +389,9 @@ class KeyScheme:
             rows.argmin(axis=0).astype(np.uint8) if self.bits == 64 else _lexicographic_argmin(rows)
         )
         index = lowest.reshape(1, -1, *(1,) * (part.ndim - 1)).astype(np.intp)
-        return np.take_along_axis(rows, index, axis=0)[0], lowest
+        keys = np.take_along_axis(rows, index, axis=0)[0]
+        attaining = rows == keys if self.bits == 64 else (rows == keys).all(axis=2)
+        return keys, lowest, np.flatnonzero(attaining.sum(axis=0) > 1)
 
     def to_ints(self, hs: npt.ArrayLike) -> list[int]:
         """Python ints of an array of hashes (for 128-bit, of its ``[hi, lo]`` rows)."""
