@@ -309,6 +309,41 @@ def test_every_tar_flavour_is_read(tmp_path: Path, name: str, mode: str) -> None
     assert list(tmp_path.iterdir()) == [path]  # nothing extracted
 
 
+@pytest.mark.parametrize("tar_format", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT,
+                                        tarfile.PAX_FORMAT, "v7"])
+def test_an_uncompressed_tar_of_any_header_format_is_recognised_by_content(
+    tmp_path: Path, tar_format: int | str
+) -> None:
+    # The sniffer refuses text by a tar header's checksum field before tarfile
+    # parses it: every format's real header must still pass.
+    path = tmp_path / "games.dat"
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT if tar_format == "v7"
+                      else tar_format) as archive:
+        info = tarfile.TarInfo("a.sgf")
+        info.size = 8
+        header = info.tobuf(archive.format)
+        if tar_format == "v7":  # no "ustar" magic: only the checksum says tar
+            block = bytearray(header[:512])
+            block[257:265] = bytes(8)
+            block[148:156] = b"        "
+            block[148:155] = b"%06o\0" % sum(block)
+            header = bytes(block)
+        archive.fileobj.write(header)  # type: ignore[union-attr]
+        archive.fileobj.write(b"(;SZ[9])".ljust(512, b"\0"))  # type: ignore[union-attr]
+        archive.offset += len(header) + 512
+    (inp,) = find_inputs([str(path)])
+    assert inp.kind == "tar"
+    assert _sources(str(path)) == [Source(f"{path}:a.sgf", b"(;SZ[9])")]
+
+
+@pytest.mark.parametrize("text", [b"(;GM[1]FF[4]" + b"C[0123456]" * 60, b"(;" + b" " * 600])
+def test_text_like_a_checksum_is_still_text(tmp_path: Path, text: bytes) -> None:
+    path = tmp_path / "game.dat"
+    path.write_bytes(text)
+    (inp,) = find_inputs([str(path)])
+    assert inp.kind == "file"
+
+
 def test_a_zip_is_recognised_by_content(tmp_path: Path) -> None:
     path = tmp_path / "games.tar.gz"
     with zipfile.ZipFile(path, "w") as archive:
