@@ -51,6 +51,7 @@ space-separated and null is the empty cell (a pass has ``gtp`` ``pass``).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -59,7 +60,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, partial
-from typing import TextIO
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
@@ -281,65 +282,109 @@ def _middle(
 
 # -- running over inputs, in this process or in workers ----------------------------------
 
-# Records of one task a worker keeps in memory, at most; a task with more (one
-# file can hold millions of positions) writes them to a file in the pool's
-# scratch folder.  Below it, files a task would cost more than the records.
-_SPOOL_BYTES = 1 << 20
+BytesWriter = Callable[[bytes | memoryview], object]
+"""Writes UTF-8 bytes on; a memoryview it is given is valid during the call only."""
 
 
 class _Texts:
-    """The records of each task: in memory up to :data:`_SPOOL_BYTES` characters,
-    beyond it in a file of folder ``spool`` (if given)."""
+    """The records of each task, in memory, or with ``spool`` (in a worker) in one
+    file of that folder for all the tasks of the batch, each task's a range.
+
+    A worker's records go through a file, not back through the pool's pickled
+    results: the parent copies each range on as bytes, where results pickled
+    cost it a read, an unpickling copy and fresh memory for every record
+    (461 MiB for the corpus of the benchmark), and one file per task cost
+    thousands of files.
+    """
 
     def __init__(self, tasks: int, spool: str | None) -> None:
         self.spool = spool
         self.parts: list[list[str]] = [[] for _ in range(tasks)]
-        self.sizes = [0] * tasks
-        self.files: dict[int, tuple[TextIO, str]] = {}
+        self.ranges = [(0, 0)] * tasks
+        self.file: IO[bytes] | None = None
+        self.path = ""
+        self.last = -1  # the last task with records in the file
 
     def add(self, task: int, text: str) -> None:
-        if task in self.files:
-            self.files[task][0].write(text)
+        if self.spool is None:
+            self.parts[task].append(text)
             return
-        self.parts[task].append(text)
-        self.sizes[task] += len(text)
-        if self.spool is not None and self.sizes[task] > _SPOOL_BYTES:
-            fd, path = tempfile.mkstemp(dir=self.spool, suffix=".records")
-            out = open(fd, "w", encoding="utf-8", newline="")  # noqa: SIM115 (closed in result)
-            out.write("".join(self.parts[task]))
-            self.parts[task] = []
-            self.files[task] = out, path
+        if self.file is None:
+            fd, self.path = tempfile.mkstemp(dir=self.spool, suffix=".records")
+            self.file = open(fd, "wb")  # noqa: SIM115 (closed in result)
+        if task < self.last:
+            raise AssertionError(f"records of task {task} after those of task {self.last}")
+        data = text.encode("utf-8")
+        at = self.file.tell()
+        begin = self.ranges[task][0] if task == self.last else at
+        self.file.write(data)
+        self.ranges[task] = (begin, at + len(data))
+        self.last = task
 
     def result(self, task: int) -> bytes | _Spooled:
         """The task's records: UTF-8 bytes (encoded here, in the worker, so the
-        parent can pass them on as they are), or the file holding them."""
-        if task not in self.files:
+        parent can pass them on as they are), or where the batch's file holds them."""
+        if self.spool is None:
             return "".join(self.parts[task]).encode("utf-8")
-        out, path = self.files.pop(task)
-        out.close()
-        return _Spooled(path)
+        begin, end = self.ranges[task]
+        if begin == end:
+            return b""
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+        return _Spooled(self.path, begin, end - begin, task == self.last)
 
 
 @dataclass(frozen=True)
 class _Spooled:
-    """The path of a file holding a task's records, written by a worker."""
+    """Where a task's records are: ``length`` bytes from ``offset`` of the file
+    ``path`` a worker wrote for its batch; ``last`` if no later task of the batch
+    has records there, so that the file goes once they are copied."""
 
     path: str
+    offset: int
+    length: int
+    last: bool
 
-    def copy_to(
-        self, write: Callable[[str], object], write_bytes: Callable[[bytes], object] | None
-    ) -> None:
-        """Write the records on, a MiB at a time, as bytes if ``write_bytes`` takes
-        them (no decoding and encoding again), and remove the file."""
-        if write_bytes is not None:
-            with open(self.path, "rb") as raw:
-                while data := raw.read(1 << 20):
-                    write_bytes(data)
-        else:
-            with open(self.path, encoding="utf-8", newline="") as records:
-                while chunk := records.read(1 << 20):
-                    write(chunk)
-        os.remove(self.path)
+
+class _SpoolReader:
+    """Copies the records of spooled tasks on, in task order, a MiB at a time
+    through one buffer, as bytes if ``write_bytes`` takes them (no decoding and
+    encoding again).  A batch's file is opened once and removed after its last
+    task."""
+
+    def __init__(self, write: Callable[[str], object], write_bytes: BytesWriter | None) -> None:
+        self.write, self.write_bytes = write, write_bytes
+        self.buffer = memoryview(bytearray(1 << 20))
+        self.path = ""
+        self.file: io.FileIO | None = None
+
+    def copy(self, spooled: _Spooled) -> None:
+        if spooled.path != self.path:
+            self.close()
+            self.file = open(spooled.path, "rb", buffering=0)  # noqa: SIM115 (closed in close)
+            self.path = spooled.path
+        assert self.file is not None
+        self.file.seek(spooled.offset)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        left = spooled.length
+        while left:
+            got = self.file.readinto(self.buffer[: min(left, len(self.buffer))])
+            if not got:
+                raise GohashError(f"records of a worker cut short in {spooled.path!r}")
+            if self.write_bytes is not None:
+                self.write_bytes(self.buffer[:got])
+            else:
+                self.write(decoder.decode(self.buffer[:got], final=got == left))
+            left -= got
+        if spooled.last:
+            self.close()
+            os.remove(spooled.path)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file, self.path = None, ""
 
 
 # What a worker sends back for one task: the records, then files, games,
@@ -471,7 +516,7 @@ def canon(
     on_error: Callable[[GohashError], object] | None = None,
     on_note: Callable[[str], object] | None = None,
     progress: Callable[[int, int], object] | None = None,
-    write_bytes: Callable[[bytes], object] | None = None,
+    write_bytes: BytesWriter | None = None,
 ) -> WalkSummary:
     """Write the records of every position of ``paths`` with ``write``, in input order.
 
@@ -485,7 +530,8 @@ def canon(
     ``progress(done, total)`` is called after each input.  ``write_bytes``, if
     given, writes UTF-8 bytes to the same place, after all that ``write`` was
     given: the records of worker processes then pass through as bytes, which
-    spares this process decoding and encoding them again.
+    spares this process decoding and encoding them again (it may be given a
+    memoryview, valid during the call only).
     Returns the summary of the whole run.
     """
     options = options or CanonOptions()
@@ -494,12 +540,13 @@ def canon(
     inputs = list(find_inputs(paths))
     total = WalkSummary()
     done = 0
+    spooled = _SpoolReader(write, write_bytes)
 
     def finish(result: _Result, ends_input: bool) -> None:
         nonlocal done
         text, files, games, positions, errors, notes = result
         if isinstance(text, _Spooled):
-            text.copy_to(write, write_bytes)
+            spooled.copy(text)
         elif text and write_bytes is not None:
             write_bytes(text)
         elif text:
@@ -544,6 +591,10 @@ def canon(
         on_death=note,
         batched=True,
     )
-    for (work, ends_input), outcome in results:
-        finish(_died(work, outcome) if isinstance(outcome, WorkerDied) else outcome, ends_input)
+    try:
+        for (work, ends_input), outcome in results:
+            finish(_died(work, outcome) if isinstance(outcome, WorkerDied) else outcome,
+                   ends_input)
+    finally:
+        spooled.close()
     return total

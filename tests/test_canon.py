@@ -247,6 +247,28 @@ def test_jobs_keep_the_order_and_the_output(position: bool) -> None:
     assert [n.split(":")[0] for n in two.notes] == [n.split(":")[0] for n in one.notes]
 
 
+def test_workers_records_pass_through_whole_across_buffer_ends(tmp_path: Path) -> None:
+    # Workers write a batch's records to one file, which the parent copies on a
+    # MiB at a time: as bytes, and decoded as text, where a MiB ends inside a
+    # character of a non-ASCII path (CSV keeps it as it is).
+    folder = tmp_path / ("棋譜" * 30)
+    folder.mkdir()
+    long_game = b"(;SZ[9]" + b";B[];W[]" * 4000 + b")"
+    for i in range(4):
+        (folder / f"對局{i}.sgf").write_bytes(long_game if i % 2 else b"(;SZ[9];B[ee])")
+    options = CanonOptions(format="csv")
+    single: list[str] = []
+    canon([str(folder)], single.append, options)
+    assert len("".join(single).encode("utf-8")) > 2 * (1 << 20)
+    text: list[str] = []
+    canon([str(folder)], text.append, options, jobs=2)
+    assert "".join(text) == "".join(single)
+    header: list[str] = []
+    data = bytearray()
+    canon([str(folder)], header.append, options, jobs=2, write_bytes=data.extend)
+    assert "".join(header) + data.decode("utf-8") == "".join(single)
+
+
 def test_errors_and_progress_in_input_order(tmp_path: Path) -> None:
     bad = tmp_path / "bad.sgf"
     bad.write_bytes(b"(;SZ[9];B[aa];W[aa])")

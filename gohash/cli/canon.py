@@ -115,14 +115,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_ERRORS if summary.errors else EXIT_CLEAN
 
 
-def _bytes_writer(out: TextIO) -> Callable[[bytes], None] | None:
+def _bytes_writer(out: TextIO) -> Callable[[bytes | memoryview], None] | None:
     """Where records may go as bytes: the UTF-8 stream under ``out``, after what
     was written to ``out`` as text; None if there is none."""
     binary = getattr(out, "buffer", None)
     if binary is None or codecs.lookup(out.encoding).name != "utf-8":
         return None
 
-    def write_bytes(data: bytes) -> None:
+    def write_bytes(data: bytes | memoryview) -> None:
         out.flush()  # what was written as text goes first
         binary.write(data)
 
