@@ -569,6 +569,20 @@ cdef class Replayer:
 # -- frames -----------------------------------------------------------------------------------
 
 
+# The four base-4 digits of each byte value, most significant first.
+cdef uint8_t DIGITS[256][4]
+for _byte in range(256):
+    for _k in range(4):
+        DIGITS[_byte][_k] = (_byte >> (6 - 2 * _k)) & 3
+
+
+cdef inline void _unpack(const uint8_t* packed, int length, uint8_t* digits) noexcept:
+    """The ``4 * length`` digits of ``length`` packed bytes, leading pad digits too."""
+    cdef int b
+    for b in range(length):
+        memcpy(&digits[4 * b], &DIGITS[packed[b]][0], 4)
+
+
 @cython.boundscheck(False)
 def pack_frames(
     const uint8_t[:] data, const int64_t[:] offsets, const int64_t[:] rows,
@@ -583,20 +597,32 @@ def pack_frames(
 
     Every index is checked once, before it is used (rows, elements, the point
     table, both ends of every packed position), so the inner loops run without
-    per-access checks: they are most of the cost of the frames.
+    per-access checks: they are most of the cost of the frames.  A byte is
+    unpacked by one table look-up, and each byte of the image is four digits
+    gathered through a table of digit indexes made once per call.
     """
     cdef int npts = size * size, length = (npts + 3) // 4, pad = 4 * length - npts
-    cdef int k, j, g, digit, acc
+    cdef int k, b, g, zero = 4 * length
+    cdef unsigned int v
     cdef Py_ssize_t i, r, src, dst
-    cdef uint8_t cells[MAX_POINTS]
+    cdef uint8_t digits[4 * MAX_PACKED + 1]
+    cdef const int32_t* t
     if not 1 <= size <= MAX_SIZE or gathers.shape[1] != npts:
         raise ValueError(f"a point table of {gathers.shape[1]} points for size {size}")
     if which.shape[0] != rows.shape[0] or out_offsets.shape[0] != offsets.shape[0]:
         raise ValueError("rows, elements and offsets of different lengths")
+    # Digit j of element g's image is digits[table[g, j]]: the pad digits read
+    # the zero after the last digit, whatever the source's pad bits hold.
+    table_array = np.empty((gathers.shape[0], 4 * length), dtype=np.int32)
+    cdef int32_t[:, ::1] table = table_array
     for g in range(gathers.shape[0]):
+        for k in range(pad):
+            table[g, k] = zero
         for k in range(npts):
             if not 0 <= gathers[g, k] < npts:
                 raise ValueError(f"point table entry {gathers[g, k]} off a {size}x{size} board")
+            table[g, pad + k] = pad + gathers[g, k]
+    digits[zero] = 0
     for i in range(rows.shape[0]):
         r = rows[i]
         if not 0 <= r < offsets.shape[0] or which[i] >= gathers.shape[0]:
@@ -605,22 +631,16 @@ def pack_frames(
         dst = out_offsets[r]
         if src < 1 or src + length > data.shape[0] or dst < 0 or dst + 1 + length > out.shape[0]:
             raise ValueError(f"packed position of row {r} out of its buffer")
-        for k in range(npts):
-            j = k + pad
-            cells[k] = (data[src + (j >> 2)] >> (6 - 2 * (j & 3))) & 3
+        _unpack(&data[src], length, digits)
         g = which[i]
+        t = &table[g, 0]
         out[dst] = size
-        acc = 0
-        for j in range(4 * length):
-            digit = 0
-            if j >= pad:
-                digit = cells[gathers[g, j - pad]]
-                if g >= 8 and digit:
-                    digit = 3 - digit
-            acc = (acc << 2) | digit
-            if j & 3 == 3:
-                out[dst + 1 + (j >> 2)] = acc
-                acc = 0
+        for b in range(length):
+            v = (digits[t[4 * b]] << 6) | (digits[t[4 * b + 1]] << 4) | (
+                digits[t[4 * b + 2]] << 2) | digits[t[4 * b + 3]]
+            if g >= 8:  # black and white exchanged: the two bits of every digit
+                v = ((v & 0x55) << 1) | ((v >> 1) & 0x55)
+            out[dst + 1 + b] = v
 
 
 @cython.boundscheck(False)
@@ -641,10 +661,11 @@ def settle_symmetric(
     no symmetry costs a few points per element, not a whole board.
     """
     cdef int npts = size * size, length = (npts + 3) // 4, pad = 4 * length - npts
-    cdef int count = gathers.shape[0], k, j, g, best, a, b, stones
+    cdef int count = gathers.shape[0], k, g, best, a, b, stones
     cdef Py_ssize_t i, r, src
     cdef uint16_t mask
-    cdef uint8_t cells[MAX_POINTS]
+    cdef uint8_t digits[4 * MAX_PACKED]
+    cdef uint8_t* cells
     cdef uint8_t swapped[3]
     swapped[0], swapped[1], swapped[2] = 0, 2, 1
     if not 1 <= size <= MAX_SIZE or gathers.shape[1] != npts or not 1 <= count <= 16:
@@ -669,9 +690,9 @@ def settle_symmetric(
         if attains[i] == 0 or attains[i] >> count:
             raise ValueError(f"elements {attains[i]:#x} attaining the key of row {r}")
         stones = 0
+        _unpack(&data[src], length, digits)
+        cells = &digits[pad]
         for k in range(npts):
-            j = k + pad
-            cells[k] = (data[src + (j >> 2)] >> (6 - 2 * (j & 3))) & 3
             if cells[k] == 3:
                 raise ValueError(f"packed position of row {r} holds a point of value 3")
             stones |= cells[k]
