@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -223,8 +224,6 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
     ends = np.searchsorted(row_keys, game_keys, side="right").tolist()
     ids = list(batch.files)
     file_starts = np.searchsorted(file_ids, [*ids, ids[-1] + 1] if ids else []).tolist()
-    frame_data = batch.frame_data.tobytes()
-    frame_offsets = batch.frame_offsets.tolist()
     colours, points = next_moves(batch)
     # Where each file's rows of this batch begin in its FileFrames' columns.
     base: dict[int, int] = {}
@@ -233,12 +232,10 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
         low, high = file_starts[i], file_starts[i + 1]
         base[file_id] = len(item.frames) - low
         item.add_rows(
-            [frame_data[a:b] for a, b in zip(
-                frame_offsets[low:high], frame_offsets[low + 1 : high + 1], strict=True
-            )],
-            moves=batch.move_number[low:high], keys=batch.canonical[low:high],
-            elements=batch.transform[low:high], to_move=batch.to_move[low:high],
-            next_colour=colours[low:high], next_point=points[low:high],
+            _frames(batch, low, high), moves=batch.move_number[low:high],
+            keys=batch.canonical[low:high], elements=batch.transform[low:high],
+            to_move=batch.to_move[low:high], next_colour=colours[low:high],
+            next_point=points[low:high],
         )
     text = games.text
     blacks, whites, results = text["PB"], text["PW"], text["RE"]
@@ -275,6 +272,21 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
         for game in item.games:
             if game.game == error.game:
                 game.error = str(error)
+
+
+def _frames(batch: PositionBatch, low: int, high: int) -> list[bytes]:
+    """The frames of rows ``low`` to ``high`` as bytes."""
+    assert batch.frame_offsets is not None and batch.frame_data is not None
+    offsets, data = batch.frame_offsets, batch.frame_data
+    if low < high and (batch.size[low:high] == batch.size[low]).all():
+        # Frames of one width: numpy makes the bytes objects, as fixed-size voids
+        # (fixed-size strings would lose trailing zero bytes).
+        width = int(offsets[low + 1] - offsets[low])
+        frames: list[bytes] = data[offsets[low] : offsets[high]].view(f"V{width}").tolist()
+        return frames
+    bounds = (offsets[low : high + 1] - offsets[low]).tolist()
+    blob = data[offsets[low] : offsets[high]].tobytes()
+    return [blob[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def _lines(batch: PositionBatch, start: int, main: int, end: int) -> list[tuple[int, int, str]]:

@@ -278,14 +278,16 @@ class Writer:
             ).lastrowid
             assert game_id is not None
             game_ids.append(game_id)
+            if game.lines:
+                db.executemany(
+                    "INSERT INTO variations (game_id, seq, parent, path) VALUES (?, ?, ?, ?)",
+                    [(game_id, seq, parent, path) for seq, parent, path in game.lines],
+                )
+        if item.errors:
             db.executemany(
-                "INSERT INTO variations (game_id, seq, parent, path) VALUES (?, ?, ?, ?)",
-                [(game_id, seq, parent, path) for seq, parent, path in game.lines],
+                "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
+                [(file_id, e.game, e.move, e.message) for e in item.errors],
             )
-        db.executemany(
-            "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
-            [(file_id, e.game, e.move, e.message) for e in item.errors],
-        )
         self._staged.append((item, game_ids))
         self._rows += len(item.frames)
         if self._rows >= STAGED_ROWS:
