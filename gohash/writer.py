@@ -170,12 +170,11 @@ class PositionIds:
         ids: list[IntArray] = []
         for run_filters, run_ids in self._runs:
             low = np.searchsorted(run_filters, unique, side="left")
-            high = np.searchsorted(run_filters, unique, side="right")
-            hit = np.flatnonzero(high > low)
+            hit = np.flatnonzero(run_filters[np.minimum(low, len(run_filters) - 1)] == unique)
             if not len(hit):
                 continue
             # Every entry from low to high of each filter hit (one, unless keys collide).
-            counts = (high - low)[hit]
+            counts = np.searchsorted(run_filters, unique[hit], side="right") - low[hit]
             firsts = np.cumsum(counts) - counts
             at = np.repeat(low[hit] - firsts, counts) + np.arange(int(counts.sum()))
             filters.append(run_filters[at])
