@@ -1,8 +1,9 @@
 """A position index of SGF collections in SQLite: search up to symmetry, find duplicate games.
 
 Scope: the database (schema, versioning, opening and checking it), building it
-from SGF files (incremental, one transaction per file; files are replayed into
-frames by :mod:`gohash.indexing`, optionally in worker processes), the exact
+from SGF files (incremental, whole files per transaction; files are replayed into
+frames by :mod:`gohash.indexing`, optionally in worker processes, and written by
+:mod:`gohash.writer`), the exact
 position search with its filters and the continuations of a position (their
 semantics and results are :mod:`gohash.explorer`'s), reading an indexed game
 again, and duplicate and prefix detection.  The command line

@@ -53,12 +53,12 @@ class PositionIds:
     Candidates come from the index's key index (``positions_by_key``), one
     query a few hundred keys, or from a map in memory of every stored position's
     key (64 bits of it) to its id: sorted runs of numpy arrays, 16 bytes a
-    position (16 MB a million; twice that while two runs merge).  The map is
-    used from the start if the index holds no positions, and is loaded once the
-    build has looked up as many keys in the index as it holds positions: from
-    then on loading would have cost about as much as the queries that it saves.
-    A map whose index another connection changed is dropped
-    (:meth:`check_version`).
+    position (16 MB a million; up to about three times that while two runs
+    merge).  The map is used from the start if the index holds no positions,
+    and is loaded once the build has looked up as many keys in the index as it
+    holds positions: the queries so far cost about what loading does, so a
+    build never pays much more than the cheaper way would have.  A map whose
+    index another connection changed is dropped (:meth:`check_version`).
 
     Entries of positions deleted since (a replaced file's) stay in the map:
     their ids then hold another frame or none, and frames decide.
@@ -148,6 +148,7 @@ class PositionIds:
         return by_frame, filters
 
     def _query_keys(self, keys: npt.NDArray[np.uint64]) -> tuple[dict[bytes, int], IntArray]:
+        """The stored positions of the keys of ``keys``, from the key index."""
         distinct = sql_keys(np.unique(keys, axis=0) if self._wide else np.unique(keys))
         by_frame: dict[bytes, int] = {}
         filters: list[int] = []
