@@ -58,7 +58,7 @@ from .canon import CanonOptions
 from .coords import gtp, sgf_letters, sgf_point_table
 from .errors import GohashError
 from .frames import packed_rows, unpack_rows
-from .indexing import FileFrames, GameFrames, SourceError, game_digest, point_images, sql_keys
+from .indexing import FileFrames, GameFrames, SourceError, game_digest, point_images
 from .pack import PackedSlice, read_slice
 from .positions import PositionBatch, positions
 from .schemes import scheme as get_scheme
@@ -600,8 +600,10 @@ class _Columns:
         self.files = file.to_pylist()
         self.moves = rows.column("move_number").to_pylist()
         key = rows.column("key").combine_chunks()
-        self.keys = sql_keys(key.to_numpy(zero_copy_only=False)) if pa.types.is_uint64(
-            key.type) else key.to_pylist()
+        # 128-bit keys are 16 big-endian bytes: the high word, then the low one.
+        self.keys: npt.NDArray[np.uint64] = key.to_numpy(zero_copy_only=False) if (
+            pa.types.is_uint64(key.type)) else np.frombuffer(
+                b"".join(key.to_pylist()), dtype=">u8").reshape(-1, 2).astype(np.uint64)
         self.frames: list[bytes] = rows.column("position").to_pylist()
         transform = pc.cast(rows.column("transform"), pa.string()).to_pylist()
         self.elements = [_BY_NAME[name] for name in transform]
@@ -621,12 +623,15 @@ class _Columns:
         while end < len(self.files) and self.files[end] == item.path:
             end += 1
         self.start = end
-        item.moves = self.moves[start:end]
+        item.moves = np.array(self.moves[start:end], dtype=np.int32)
         item.keys = self.keys[start:end]
         item.frames = self.frames[start:end]
-        item.elements = self.elements[start:end]
-        item.to_move = self.to_move[start:end]
-        exact = _originals(item.frames, item.elements)
+        elements = self.elements[start:end]
+        item.elements = np.array(elements, dtype=np.uint8)
+        item.to_move = np.array(self.to_move[start:end], dtype=np.int8)
+        exact = _originals(item.frames, elements)
+        next_colour: list[int] = []
+        next_point: list[int] = []
         first = 0
         for game in games:
             last = first + game["positions"]
@@ -641,30 +646,33 @@ class _Columns:
                 komi=None if game["komi"] is None else repr(game["komi"]),
                 handicap=game["handicap"],
             ))
-            self._next_moves(item, start + first, start + last, game["size"])
+            self._next_moves(next_colour, next_point, start + first, start + last, game["size"])
             first = last
+        item.next_colour = np.array(next_colour, dtype=np.int8)
+        item.next_point = np.array(next_point, dtype=np.int16)
         if first != len(item.frames):
             raise GohashError(f"the dataset's games of {item.path!r} hold {first} positions "
                               f"and its positions table {len(item.frames)}")
         item.errors = [SourceError(e["game"], e["move_number"], e["message"]) for e in errors]
 
 
-    def _next_moves(self, item: FileFrames, start: int, end: int, size: int) -> None:
+    def _next_moves(self, colours: list[int], points: list[int], start: int, end: int,
+                    size: int) -> None:
         """The next move of each row of one game, as :func:`gohash.indexing.next_moves`
         finds it in a batch: the move of the next row, unless that node has setup."""
-        points = sgf_point_table(size)
+        table = sgf_point_table(size)
         images = point_images(size)
         for row in range(start, end):
             after = row + 1
             colour = self.colours[after] if after < end else None
             if colour is None or self.setup[after]:
-                item.next_colour.append(0)
-                item.next_point.append(None)
+                colours.append(0)
+                points.append(-1)
                 continue
             move = self.moves_played[after]
-            point = None if move is None else points[move.encode()]
-            item.next_colour.append(colour)
-            item.next_point.append(-1 if point is None else int(
+            point = None if move is None else table[move.encode()]
+            colours.append(colour)
+            points.append(-1 if point is None else int(
                 images[self.elements[row], point[0] * size + point[1]]
             ))
 

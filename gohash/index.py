@@ -1,8 +1,9 @@
 """A position index of SGF collections in SQLite: search up to symmetry, find duplicate games.
 
 Scope: the database (schema, versioning, opening and checking it), building it
-from SGF files (incremental, one transaction per file; files are replayed into
-frames by :mod:`gohash.indexing`, optionally in worker processes), the exact
+from SGF files (incremental, whole files per transaction; files are replayed into
+frames by :mod:`gohash.indexing`, optionally in worker processes, and written by
+:mod:`gohash.writer`), the exact
 position search with its filters and the continuations of a position (their
 semantics and results are :mod:`gohash.explorer`'s), reading an indexed game
 again, and duplicate and prefix detection.  The command line
@@ -80,7 +81,6 @@ from .indexing import (
     PARSE_VERSION,
     FileFrames,
     SourceError,
-    SqlKey,
     Task,
     input_frames,
     sql_keys,
@@ -91,6 +91,7 @@ from .sgf import Input, find_inputs, read_input
 from .symmetry import ELEMENTS, Element, check_size
 from .version import __version__
 from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+from .writer import Writer
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -579,7 +580,6 @@ class Index:
         known: dict[str, str] = dict(db.execute(
             "SELECT path, sha256 FROM files WHERE parse_version = ?", (PARSE_VERSION,)
         ))
-        self._suicide = suicide_allowed
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
         tasks = list(_tasks(normalised, known, self.scheme_name, suicide_allowed))
@@ -589,6 +589,8 @@ class Index:
         )
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
+        writer = Writer(db, suicide=suicide_allowed, parse_version=PARSE_VERSION,
+                        wide=self.keys(19).bits == 128, delete_file=self._delete_file)
         began = 0.0
         try:
             for done, results in enumerate(
@@ -601,19 +603,19 @@ class Index:
                         summary.files_unchanged += 1
                     else:
                         if not db.in_transaction:
-                            db.execute("BEGIN IMMEDIATE")
+                            writer.begin()
                             began = time.monotonic()
-                        self._write(item, written)
+                        self._write(item, written, writer)
                         if (written.files_indexed >= files_per_commit
                                 if files_per_commit is not None
                                 else time.monotonic() - began >= COMMIT_SECONDS):
-                            db.execute("COMMIT")
+                            written.new_positions += writer.commit()
                             summary.add(written)
                             written = BuildSummary()
                 if progress is not None:
                     progress(done, len(tasks))
             if db.in_transaction:
-                db.execute("COMMIT")
+                written.new_positions += writer.commit()
                 summary.add(written)
         finally:
             if db.in_transaction:
@@ -621,80 +623,19 @@ class Index:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return summary
 
-    def _write(self, item: FileFrames, summary: BuildSummary) -> None:
+    @staticmethod
+    def _write(item: FileFrames, summary: BuildSummary, writer: Writer) -> None:
         """Replace the file's games, within the open transaction."""
-        db = self._db
-        old = db.execute(
-            "SELECT id, sha256 FROM files WHERE path = ?", (item.path,)
-        ).fetchone()
-        if old is not None:
-            self._delete_file(old[0])
-            if old[1] == item.sha256:
+        old_sha = writer.write(item)
+        if old_sha is not None:
+            if old_sha == item.sha256:
                 summary.files_reread += 1
             else:
                 summary.files_replaced += 1
-        file_id = db.execute(
-            "INSERT INTO files (path, sha256, games, gohash_version, parse_version, suicide) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (item.path, item.sha256, len(item.games), __version__, PARSE_VERSION,
-             self._suicide),
-        ).lastrowid
-        known = self._positions_with_keys(set(item.keys))
-        next_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
-        new_positions: list[tuple[int, SqlKey, bytes]] = []
-        ids = []
-        for key, frame in zip(item.keys, item.frames, strict=True):
-            candidates = known.setdefault(key, {})
-            position_id = candidates.get(frame)
-            if position_id is None:
-                position_id = candidates[frame] = next_id
-                new_positions.append((next_id, key, frame))
-                next_id += 1
-            ids.append(position_id)
-        for game in item.games:
-            count = game.end - game.start
-            game_id = db.execute(
-                "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
-                "positions, moves, error, black_rank, white_rank, black_level, white_level, "
-                "dt, date, event, komi, handicap, winner) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (file_id, game.game, game.size, game.black, game.white, game.result,
-                 game.sha256, game.main, game.moves, game.error, *game.explorer_columns()),
-            ).lastrowid
-            db.executemany(
-                "INSERT INTO variations (game_id, seq, parent, path) VALUES (?, ?, ?, ?)",
-                [(game_id, seq, parent, path) for seq, parent, path in game.lines],
-            )
-            rows = slice(game.start, game.end)
-            db.executemany(
-                "INSERT INTO occurrences (game_id, seq, move, position_id, element, to_move, "
-                "next_colour, next_point) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                zip([game_id] * count, range(count), item.moves[rows], ids[rows],
-                    item.elements[rows], item.to_move[rows], item.next_colour[rows],
-                    item.next_point[rows], strict=True),
-            )
-            summary.games += 1
-            summary.positions += count
-        db.executemany("INSERT INTO positions (id, key, frame) VALUES (?, ?, ?)", new_positions)
-        db.executemany(
-            "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
-            [(file_id, e.game, e.move, e.message) for e in item.errors],
-        )
         summary.files_indexed += 1
-        summary.new_positions += len(new_positions)
+        summary.games += len(item.games)
+        summary.positions += sum(game.end - game.start for game in item.games)
         summary.errors += [e.message for e in item.errors]
-
-    def _positions_with_keys(self, keys: set[SqlKey]) -> dict[SqlKey, dict[bytes, int]]:
-        found: dict[SqlKey, dict[bytes, int]] = {}
-        ordered = list(keys)
-        for start in range(0, len(ordered), 500):
-            chunk = ordered[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for position_id, key, frame in self._db.execute(
-                f"SELECT id, key, frame FROM positions WHERE key IN ({marks})", chunk
-            ):
-                found.setdefault(key, {})[frame] = position_id
-        return found
 
     def _delete_file(self, file_id: int) -> None:
         db = self._db

@@ -16,12 +16,15 @@ but the form keys are stored in.  :data:`PARSE_VERSION` versions this replay.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -111,16 +114,22 @@ class SourceError:
     message: str
 
 
+def _empty(dtype: type[np.generic]) -> Callable[[], npt.NDArray[Any]]:
+    return lambda: np.zeros(0, dtype=dtype)
+
+
 @dataclass
 class FileFrames:
     """The games of one SGF source; only ``path`` and ``sha256`` if ``unchanged``.
 
-    The main-line positions of all its games, in order, as columns: ``moves``
-    (move numbers), ``keys`` (canonical keys, :data:`SqlKey`), ``frames`` and
-    ``elements`` (the index of the lowest element mapping each position onto
-    its frame), ``to_move`` (1 Black, 2 White, as recorded) and the next move
-    (:func:`next_moves`): ``next_colour`` (0 none, 1, 2, as recorded) and
-    ``next_point`` (in the frame's orientation, -1 a pass, None if no move).
+    The main-line positions of all its games, in order, as numpy columns:
+    ``moves`` (move numbers), ``keys`` (canonical keys as positions() gives them,
+    ``uint64`` of shape ``(n,)`` or ``(n, 2)``; :func:`sql_keys` gives their
+    stored form), ``frames`` (bytes) and ``elements`` (the index of the lowest
+    element mapping each position onto its frame), ``to_move`` (1 Black, 2 White,
+    as recorded) and the next move (:func:`next_moves`): ``next_colour`` (0 none,
+    1, 2, as recorded) and ``next_point`` (in the frame's orientation, -1 a pass;
+    meaningless where ``next_colour`` is 0, stored as NULL).
     """
 
     path: str
@@ -128,13 +137,20 @@ class FileFrames:
     unchanged: bool = False
     games: list[GameFrames] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
-    moves: list[int] = field(default_factory=list)
-    keys: list[SqlKey] = field(default_factory=list)
+    moves: npt.NDArray[np.int32] = field(default_factory=_empty(np.int32))
+    keys: npt.NDArray[np.uint64] = field(default_factory=_empty(np.uint64))
     frames: list[bytes] = field(default_factory=list)
-    elements: list[int] = field(default_factory=list)
-    to_move: list[int] = field(default_factory=list)
-    next_colour: list[int] = field(default_factory=list)
-    next_point: list[int | None] = field(default_factory=list)
+    elements: npt.NDArray[np.uint8] = field(default_factory=_empty(np.uint8))
+    to_move: npt.NDArray[np.int8] = field(default_factory=_empty(np.int8))
+    next_colour: npt.NDArray[np.int8] = field(default_factory=_empty(np.int8))
+    next_point: npt.NDArray[np.int16] = field(default_factory=_empty(np.int16))
+
+    def add_rows(self, frames: list[bytes], **columns: npt.NDArray[Any]) -> None:
+        """Rows after those it holds: a file's games may span positions() batches."""
+        self.frames += frames
+        for name, column in columns.items():
+            held = getattr(self, name)
+            setattr(self, name, np.concatenate([held, column]) if len(held) else column)
 
 
 Task = tuple[Input | Source | GohashError, dict[str, str]]
@@ -208,52 +224,42 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
     ends = np.searchsorted(row_keys, game_keys, side="right").tolist()
     ids = list(batch.files)
     file_starts = np.searchsorted(file_ids, [*ids, ids[-1] + 1] if ids else []).tolist()
-    keys = sql_keys(batch.canonical)
-    frame_data = batch.frame_data.tobytes()
-    frame_offsets = batch.frame_offsets.tolist()
-    packed_data = batch.packed_data.tobytes()
-    packed_offsets = batch.packed_offsets.tolist()
-    moves, elements = batch.move_number.tolist(), batch.transform.tolist()
-    to_move = batch.to_move.tolist()
     colours, points = next_moves(batch)
-    next_colour = colours.tolist()
-    next_point: list[int | None] = [
-        None if c == 0 else p for c, p in zip(next_colour, points.tolist(), strict=True)
-    ]
     # Where each file's rows of this batch begin in its FileFrames' columns.
     base: dict[int, int] = {}
     for i, file_id in enumerate(ids):
         item = items[file_id]
         low, high = file_starts[i], file_starts[i + 1]
-        base[file_id] = len(item.moves) - low
-        item.moves += moves[low:high]
-        item.keys += keys[low:high]
-        item.elements += elements[low:high]
-        item.to_move += to_move[low:high]
-        item.next_colour += next_colour[low:high]
-        item.next_point += next_point[low:high]
-        item.frames += [frame_data[a:b] for a, b in zip(
-            frame_offsets[low:high], frame_offsets[low + 1 : high + 1], strict=True
-        )]
+        base[file_id] = len(item.frames) - low
+        item.add_rows(
+            _frames(batch, low, high), moves=batch.move_number[low:high],
+            keys=batch.canonical[low:high], elements=batch.transform[low:high],
+            to_move=batch.to_move[low:high], next_colour=colours[low:high],
+            next_point=points[low:high],
+        )
     text = games.text
     blacks, whites, results = text["PB"], text["PW"], text["RE"]
     # The main line comes first in a game's rows, then each other variation, each
     # a run of rows of one variation number.
-    variation = batch.variation.tolist()
     main_line = batch.variations.index(()) if () in batch.variations else -1
+    off_main = np.flatnonzero(batch.variation != main_line).tolist()
+    packed = batch.packed_data.data
+    packed_offsets = batch.packed_offsets
+    moves = batch.move_number
     for row, (file_id, game, size, handicap) in enumerate(zip(
         games.file.tolist(), games.game.tolist(), games.size.tolist(), games.handicap.tolist(),
         strict=True,
     )):
         black, white, result = blacks[row], whites[row], results[row]
         start, end = starts[row], ends[row]
-        main = start
-        while main < end and variation[main] == main_line:
-            main += 1
+        # The game's first row off the main line, if any, ends its main line.
+        first_off = bisect.bisect_left(off_main, start)
+        main = min(end, off_main[first_off]) if first_off < len(off_main) else end
         digest = game_digest(size, black, white, result,
-                             packed_data[packed_offsets[start] : packed_offsets[main]])
+                             packed[packed_offsets[start] : packed_offsets[main]])
         items[file_id].games.append(GameFrames(
-            game, size, black, white, result, digest, max(moves[start:main], default=0),
+            game, size, black, white, result, digest,
+            int(moves[start:main].max()) if main > start else 0,
             start + base[file_id], end + base[file_id], main - start,
             _lines(batch, start, main, end), black_rank=text["BR"][row],
             white_rank=text["WR"][row], dt=text["DT"][row], event=text["EV"][row],
@@ -266,6 +272,21 @@ def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
         for game in item.games:
             if game.game == error.game:
                 game.error = str(error)
+
+
+def _frames(batch: PositionBatch, low: int, high: int) -> list[bytes]:
+    """The frames of rows ``low`` to ``high`` as bytes."""
+    assert batch.frame_offsets is not None and batch.frame_data is not None
+    offsets, data = batch.frame_offsets, batch.frame_data
+    if low < high and (batch.size[low:high] == batch.size[low]).all():
+        # Frames of one width: numpy makes the bytes objects, as fixed-size voids
+        # (fixed-size strings would lose trailing zero bytes).
+        width = int(offsets[low + 1] - offsets[low])
+        frames: list[bytes] = data[offsets[low] : offsets[high]].view(f"V{width}").tolist()
+        return frames
+    bounds = (offsets[low : high + 1] - offsets[low]).tolist()
+    blob = data[offsets[low] : offsets[high]].tobytes()
+    return [blob[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def _lines(batch: PositionBatch, start: int, main: int, end: int) -> list[tuple[int, int, str]]:
@@ -371,7 +392,8 @@ def komi_value(text: str | None) -> float | None:
 
 
 def game_digest(
-    size: int, black: str | None, white: str | None, result: str | None, packed: bytes
+    size: int, black: str | None, white: str | None, result: str | None,
+    packed: bytes | memoryview,
 ) -> str:
     """The SHA-256 a game is known by: of its size, players and result and its
     main line's exact packed positions, concatenated."""
