@@ -9,8 +9,7 @@ columns.
 
 The design is a strict fast path.  Anything the core is not sure to do
 exactly as :mod:`gohash.walk` does -- whatever the scan refuses (see
-:mod:`gohash._scan`), any illegal move, two moves in a row by one colour
-before the other has moved (handicap played as moves), setup that leaves a
+:mod:`gohash._scan`), any illegal move, setup that leaves a
 group without liberties, a file over 64 MiB -- makes
 :meth:`Replayer.scan_file` return None or :meth:`Replayer.replay_game` False
 with nothing written, and the Python layer replays that file, or that game and
@@ -78,7 +77,7 @@ cdef class Replayer:
     cdef list games
     cdef int file_id
     # -- the board
-    cdef int size, npts, ko, ko_colour, to_move, last_mover, movers, move_number, visited
+    cdef int size, npts, ko, ko_colour, to_move, move_number, visited
     cdef int pad_digits, packed_len
     cdef uint64_t hi, lo
     cdef uint64_t[:, :] keys
@@ -92,7 +91,7 @@ cdef class Replayer:
     cdef uint8_t[:] log_old
     # -- the branch points open on the way to the current node
     cdef int64_t[:] st_log
-    cdef int32_t[:] st_move, st_path, st_seen, st_open, st_ko, st_ko_colour, st_to_move, st_last
+    cdef int32_t[:] st_move, st_path, st_seen, st_open, st_ko, st_ko_colour, st_to_move
     cdef int32_t[:] st_visited
     cdef int32_t[:] path
     cdef int path_len
@@ -127,7 +126,6 @@ cdef class Replayer:
         self.st_ko = np.empty(MAX_DEPTH + 1, np.int32)
         self.st_ko_colour = np.empty(MAX_DEPTH + 1, np.int32)
         self.st_to_move = np.empty(MAX_DEPTH + 1, np.int32)
-        self.st_last = np.empty(MAX_DEPTH + 1, np.int32)
         self.st_visited = np.empty(MAX_DEPTH + 1, np.int32)
         self.path = np.empty(MAX_DEPTH + 1, np.int32)
 
@@ -298,8 +296,6 @@ cdef class Replayer:
         self.ko = -1
         self.ko_colour = 0
         self.to_move = 1
-        self.last_mover = 0
-        self.movers = 0
         self.move_number = 0
         self.visited = 0
         self.nlog = 0
@@ -459,8 +455,6 @@ cdef class Replayer:
                 point = -1
                 if colour:
                     self.move_number += 1
-                    if colour == self.last_mover and self.movers != 3:
-                        return self._bail("two moves in a row by one colour at the start")
                     a, b = sc.n_a[node], sc.n_b[node]
                     if a >= 0 and a < size and b < size:
                         point = (size - 1 - b) * size + a
@@ -471,8 +465,6 @@ cdef class Replayer:
                         self.to_move = 3 - colour
                     else:
                         return self._bail("coordinates off the board")
-                    self.last_mover = colour
-                    self.movers |= colour
                 if is_root:
                     is_root = False
                     self._emit(file_id, game, 0, -1, setup)
@@ -490,7 +482,6 @@ cdef class Replayer:
                 self.st_ko[depth] = self.ko
                 self.st_ko_colour[depth] = self.ko_colour
                 self.st_to_move[depth] = self.to_move
-                self.st_last[depth] = self.last_mover | self.movers << 2
                 if self.variations and sc.children[parent] >= 2:
                     self.path[self.path_len] = self.st_seen[depth - 1]
                     self.path_len += 1
@@ -511,8 +502,6 @@ cdef class Replayer:
                 self.ko = self.st_ko[depth]
                 self.ko_colour = self.st_ko_colour[depth]
                 self.to_move = self.st_to_move[depth]
-                self.last_mover = self.st_last[depth] & 3
-                self.movers = self.st_last[depth] >> 2
                 if self.path_len != self.st_path[depth]:
                     self.path_len = self.st_path[depth]
                     self.path_dirty = True

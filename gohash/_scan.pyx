@@ -9,7 +9,8 @@ nodes than the undo history of :mod:`gohash.board` holds), NUL bytes, lower-case
 letters in a property name, a value of B/W/AB/AW/AE that is not two
 lower-case letters (or an empty move), a point list rectangle, a move in the
 root, SZ other than 1..26 as plain digits, HA other than plain digits, HA of 2
-or more without AB in the root -- ends the scan with a reason, and the file
+or more without an AB before the main line's first move (the walker would
+place or note handicap stones) -- ends the scan with a reason, and the file
 goes to the pure walker.
 """
 
@@ -23,12 +24,14 @@ from ._scan cimport (
 import numpy as np
 
 MAX_SIZE = 26
+cdef int HANDICAP_LOOKAHEAD = 64  # gohash.walk._LOOKAHEAD
 LIMITS = {
     "node_values": MAX_NODE_VALUES,
     "node_setup_points": MAX_NODE_SETUP,
     "game_setup_points": MAX_GAME_SETUP,
     "source_setup_points": MAX_SOURCE_SETUP,
     "game_nodes": MAX_GAME_NODES,
+    "handicap_lookahead": HANDICAP_LOOKAHEAD,
 }
 """The limits the scan leaves files to the walker at, for tests to hold against
 :mod:`gohash.sgf`'s and :data:`gohash.board.MAX_HISTORY`."""
@@ -270,7 +273,8 @@ cdef class Scanner:
                 else:
                     self._bail("unexpected byte")
                     return None
-            size = root_size(props, _has_black_setup(self, root))
+            size = root_size(props, _has_black_setup(self, root)
+                             or _setup_opens(self, ev_start + 2, self.nev))
             if size == 0:
                 self._bail("root SZ, or HA without AB")
                 return None
@@ -321,10 +325,31 @@ cdef int _has_black_setup(Scanner self, int32_t root) except -1:
     return False
 
 
+cdef int _setup_opens(Scanner self, Py_ssize_t first, Py_ssize_t end) except -1:
+    """Whether the main line after the root (its events from ``first``) comes to a
+    node with AB before any node with a move, within the walker's read-ahead of
+    :data:`HANDICAP_LOOKAHEAD` events (``gohash.walk._read_to_first_move``): the
+    walker then places no handicap stones and notes nothing."""
+    cdef Py_ssize_t e
+    cdef int32_t event
+    for e in range(first, min(end, first + HANDICAP_LOOKAHEAD)):
+        event = self.ev[e]
+        if event >= 0:
+            if _has_black_setup(self, event):
+                return True
+            if self.n_colour[event]:
+                return False
+        elif event == CLOSE:  # the main line is over
+            return False
+    return False
+
+
 def root_size(dict root, bint black_setup):
     """The board size of a root as the walker reads it, or 0 where the core leaves
     the game to the walker: SZ not plain digits in 1..26, HA not plain digits,
-    or HA of 2 or more without AB in the root (where the walker looks further)."""
+    or HA of 2 or more where the walker would place GTP's handicap stones or note
+    that Black's moves are the handicap: ``black_setup`` says an AB comes first,
+    in the root or the main line before its first move."""
     value = root.get(b"SZ", b"19")
     if not (value.isdigit() and len(value) <= 3 and 1 <= int(value) <= MAX_SIZE):
         return 0

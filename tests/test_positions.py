@@ -25,7 +25,7 @@ from gohash.sgf import (
     MAX_SOURCE_SETUP_POINTS,
     Source,
 )
-from gohash.walk import BaseVisitor, PositionEvent, walk, walk_source
+from gohash.walk import _LOOKAHEAD, BaseVisitor, PositionEvent, walk, walk_source
 from tests.test_symmetry import design_map
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -437,6 +437,34 @@ def test_limits_and_irregular_syntax_are_the_walkers(data: bytes) -> None:
     assert_same_as_pure([Source("odd.sgf", data)], variations=True)
 
 
+@pytest.mark.parametrize(
+    ("data", "walker"),
+    [
+        (b"(;SZ[9]HA[2];AB[cc][gg];W[ee])", False),
+        (b"(;SZ[9]HA[2](;AB[cc][gg];W[ee])(;W[dd]))", False),
+        (b"(;SZ[9]HA[2];W[ee]AB[cc][gg])", False),
+        (b"(;SZ[9]HA[2]" + b";C[x]" * (_LOOKAHEAD - 1) + b";AB[cc][gg];W[ee])", False),
+        (b"(;SZ[9]HA[2]" + b";C[x]" * _LOOKAHEAD + b";AB[cc][gg];W[ee])", True),
+        (b"(;SZ[9]HA[3];B[cc];B[gg];B[ee];W[dd])", True),
+        (b"(;SZ[9]HA[2];W[ee])", True),
+        (b"(;SZ[9]HA[2](;W[ee])(;AB[cc][gg]))", True),
+        (b"(;SZ[9];B[cc];B[gg];W[ee];W[dd])", False),
+    ],
+    ids=["ab-after-root", "ab-in-first-variation", "ab-with-first-move", "ab-at-lookahead-end",
+         "ab-beyond-lookahead", "black-moves-first", "white-moves-first", "ab-off-main-line",
+         "two-moves-in-a-row"],
+)
+def test_handicap_forms_go_to_the_walker_only_where_it_places_or_notes_stones(
+    data: bytes, walker: bool
+) -> None:
+    # The walker decides from the main line up to its first move or AB (read
+    # ahead at most _LOOKAHEAD events); the core replays exactly the records
+    # where that decision places nothing and notes nothing.
+    (batch,) = positions([Source("handicap.sgf", data)])
+    assert batch.pure_files == walker
+    assert_same_as_pure([Source("handicap.sgf", data)], variations=True)
+
+
 def test_core_reads_the_walkers_text_properties() -> None:
     from gohash import _core
 
@@ -454,4 +482,5 @@ def test_the_cores_limits_are_the_readers() -> None:
         "game_setup_points": MAX_GAME_SETUP_POINTS,
         "source_setup_points": MAX_SOURCE_SETUP_POINTS,
         "game_nodes": MAX_HISTORY,
+        "handicap_lookahead": _LOOKAHEAD,
     }
