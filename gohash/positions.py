@@ -731,9 +731,10 @@ def _gathers64(size: int) -> npt.NDArray[np.int64]:
     return gathers(size).astype(np.int64)
 
 
-# Rows per call of frame_batch: its temporaries (images, stones, hashes mapped by
-# every involution) stay small whatever a file holds.
-_EXACT_ROWS = 1 << 14
+# Rows per call of frame_batch: its temporaries (some 40 bytes a row) stay small
+# whatever a batch holds, and a default batch is one call (at 16,384 rows, the
+# fixed cost of its few dozen numpy operations was a third of their time).
+_EXACT_ROWS = 1 << 16
 
 
 class _Exact:
