@@ -489,7 +489,6 @@ class _Builder:
             options, hashes, columns["size"], columns["packed_offsets"], columns["packed"],
             _core if self.replayer is not None else None,
         )
-        games = self.games
         return PositionBatch(
             scheme=options.keys_of(19).name,
             group=options.group,
@@ -509,13 +508,7 @@ class _Builder:
             symmetries=exact.symmetries,
             depth=columns["depth"],
             variations=paths,
-            games=GameTable(
-                file=np.array([g[0] for g in games], dtype=np.int32),
-                game=np.array([g[1] for g in games], dtype=np.int32),
-                size=np.array([g[2] for g in games], dtype=np.uint8),
-                handicap=np.array([g[3] for g in games], dtype=np.int32),
-                text={name: [g[4].get(name) for g in games] for name in TEXT_PROPERTIES},
-            ),
+            games=_game_table(self.games),
             packed_offsets=columns["packed_offsets"] if options.packed else None,
             packed_data=columns["packed"] if options.packed else None,
             frame_offsets=exact.frame_offsets,
@@ -527,6 +520,18 @@ class _Builder:
             file_games=self.file_games,
             walker_from=self.walker_from,
         )
+
+
+def _game_table(games: list[tuple[int, int, int, int, dict[str, str]]]) -> GameTable:
+    numbers = np.array([g[:4] for g in games], dtype=np.int64).reshape(-1, 4)
+    texts = [g[4] for g in games]
+    return GameTable(
+        file=numbers[:, 0].astype(np.int32),
+        game=numbers[:, 1].astype(np.int32),
+        size=numbers[:, 2].astype(np.uint8),
+        handicap=numbers[:, 3].astype(np.int32),
+        text={name: [text.get(name) for text in texts] for name in TEXT_PROPERTIES},
+    )
 
 
 def _root_rows(

@@ -147,7 +147,8 @@ _ARCHIVE_NAMES = (
 _READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError)
 
 
-_MAGIC_FIRST = frozenset(magic[:1] for magic, _ in _MAGIC)
+# Two bytes, not one: zstd's magic begins with "(", as every SGF file does.
+_MAGIC_PREFIXES = frozenset(magic[:2] for magic, _ in _MAGIC)
 # What tarfile may read as a header's checksum: the field up to its first NUL,
 # stripped of blanks (str.strip's), through int(..., 8), which also takes "_",
 # signs and "0o".  Any other byte there and the block is no tar header.
@@ -157,7 +158,7 @@ _CHECKSUM_BYTES = frozenset(b"01234567_+-oO \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 def _sniff(head: bytes) -> str | None:
     """The format of data starting with ``head`` (512 bytes or all there is): a
     name from :data:`_MAGIC`, ``"tar"``, or None for anything else (SGF text)."""
-    if head[:1] in _MAGIC_FIRST:  # one set look-up spares ten prefix tests per file
+    if head[:2] in _MAGIC_PREFIXES:  # one set look-up spares ten prefix tests per file
         for magic, name in _MAGIC:
             if head.startswith(magic):
                 return name
@@ -422,9 +423,10 @@ def _utf16(data: bytes) -> tuple[str, str] | None:
     """The codec of UTF-16 (or UTF-32 with a byte-order mark) text, and what was
     seen, or None for anything else.  Without a byte-order mark the NUL bytes
     tell: SGF is mostly ASCII, whose UTF-16 code units hold one NUL each."""
-    for bom, codec, seen in _BOMS:
-        if data.startswith(bom):
-            return codec, f"{seen} (byte-order mark)"
+    if data[:1] in _BOM_FIRST:
+        for bom, codec, seen in _BOMS:
+            if data.startswith(bom):
+                return codec, f"{seen} (byte-order mark)"
     sample = data[:4096]
     if b"\0" not in sample:
         return None
@@ -444,6 +446,7 @@ _BOMS = (
     (b"\xff\xfe", "utf-16", "UTF-16-LE"),
     (b"\xfe\xff", "utf-16", "UTF-16-BE"),
 )
+_BOM_FIRST = frozenset(bom[:1] for bom, _, _ in _BOMS)
 
 
 def _text_source(name: str, data: bytes, limit: int) -> Source | SgfError:
