@@ -577,13 +577,18 @@ def encoding_of(props: Properties) -> str | None:
     return name
 
 
+_SIMPLETEXT_SPECIAL = re.compile(rb"[\\\t\n\r\f\v]")
+
+
 def decode_text(value: bytes, encoding: str | None) -> tuple[str, bool]:
     """A SimpleText value as a string, and whether it had to be repaired.
 
     Without CA, UTF-8 is tried first (what most modern files hold, whatever
     FF[4] says) and ISO-8859-1 is the fallback; bytes invalid in the declared
     encoding become U+FFFD."""
-    text = sgf_grammar.simpletext_value(value)
+    # Most values (names, ranks, dates) hold no escape and no line break or tab:
+    # SimpleText's mapping leaves them as they are.
+    text = sgf_grammar.simpletext_value(value) if _SIMPLETEXT_SPECIAL.search(value) else value
     if encoding is None:
         try:
             return text.decode("utf-8"), False

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sgfmill import sgf_grammar
 
 from gohash.errors import BoardSizeError
@@ -222,6 +224,26 @@ def test_encodings() -> None:
     assert decode_text("Müller".encode("latin-1"), None) == ("Müller", False)
     assert decode_text(b"M\xfcller", "UTF-8") == ("M\ufffdller", True)
     assert decode_text(rb"a\]b", "UTF-8") == ("a]b", False)
+
+
+@given(st.binary(max_size=30) | st.lists(st.sampled_from(
+    [b"a", b" ", b"\\", b"\n", b"\r", b"\t", b"\x0b", b"\x0c", b"]", b"\xc3\xbc", b"\xfc"]),
+    max_size=12).map(b"".join), st.sampled_from([None, "UTF-8", "ISO-8859-1", "GB2312"]))
+def test_decode_text_is_simpletext_decoded(value: bytes, encoding: str | None) -> None:
+    # Values without escapes or line breaks skip sgfmill's SimpleText mapping:
+    # the result must be what the mapping gives.
+    text = sgf_grammar.simpletext_value(value)
+    if encoding is None:
+        try:
+            expected = text.decode("utf-8"), False
+        except UnicodeDecodeError:
+            expected = text.decode("iso-8859-1"), False
+    else:
+        try:
+            expected = text.decode(encoding), False
+        except UnicodeDecodeError:
+            expected = text.decode(encoding, errors="replace"), True
+    assert decode_text(value, encoding) == expected
 
 
 # -- sources -----------------------------------------------------------------------------
