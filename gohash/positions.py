@@ -724,11 +724,28 @@ def _settle_compiled(
     rows: npt.NDArray[np.intp], attains: npt.NDArray[np.uint16],
 ) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]:
     """:func:`gohash.frames.settle_stones` by the core, reading the packed
-    positions in place (``rows`` index into ``at``, the batch's rows)."""
-    result: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]] = compiled.settle_symmetric(
-        data, offsets, at[rows].astype(np.int64), attains, _gathers64(size)[:count], size
+    positions in place (``rows`` index into ``at``, the batch's rows).
+
+    Each distinct position (with its attaining elements) is settled once: the
+    rows here are mostly the same few handicap and opening positions (22,784
+    rows of the corpus, 3,428 distinct within their batches)."""
+    batch_rows = at[rows].astype(np.int64)
+    width = 1 + (size * size + 3) // 4
+    keyed = np.empty((len(rows), width + 2), dtype=np.uint8)
+    keyed[:, :width] = data[offsets[batch_rows, np.newaxis] + np.arange(width)]
+    keyed[:, width:] = attains.astype("<u2").view(np.uint8).reshape(-1, 2)
+    _, first, inverse = np.unique(
+        keyed.view(np.dtype((np.void, width + 2))).ravel(), return_index=True,
+        return_inverse=True,
     )
-    return result
+    symmetries, which = compiled.settle_symmetric(
+        data, offsets, batch_rows[first], attains[first], _gathers64(size)[:count], size
+    )
+    inverse = inverse.reshape(-1)
+    settled: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]] = (
+        symmetries[inverse], which[inverse]
+    )
+    return settled
 
 
 @cache
