@@ -726,26 +726,34 @@ def _settle_compiled(
     """:func:`gohash.frames.settle_stones` by the core, reading the packed
     positions in place (``rows`` index into ``at``, the batch's rows).
 
-    Each distinct position (with its attaining elements) is settled once: the
-    rows here are mostly the same few handicap and opening positions (22,784
-    rows of the corpus, 3,428 distinct within their batches)."""
+    Each distinct position (with its attaining elements) of a run of rows is
+    settled once: the rows here are mostly the same few handicap and opening
+    positions (22,784 rows of the corpus, 3,428 distinct within their batches).
+    Runs of :data:`_SETTLE_ROWS` bound the memory of finding them (some 200
+    bytes a row): a file of passes makes every row the empty board."""
     batch_rows = at[rows].astype(np.int64)
     width = 1 + (size * size + 3) // 4
-    keyed = np.empty((len(rows), width + 2), dtype=np.uint8)
-    keyed[:, :width] = data[offsets[batch_rows, np.newaxis] + np.arange(width)]
-    keyed[:, width:] = attains.astype("<u2").view(np.uint8).reshape(-1, 2)
-    _, first, inverse = np.unique(
-        keyed.view(np.dtype((np.void, width + 2))).ravel(), return_index=True,
-        return_inverse=True,
-    )
-    symmetries, which = compiled.settle_symmetric(
-        data, offsets, batch_rows[first], attains[first], _gathers64(size)[:count], size
-    )
-    inverse = inverse.reshape(-1)
-    settled: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]] = (
-        symmetries[inverse], which[inverse]
-    )
-    return settled
+    symmetries = np.empty(len(rows), dtype=np.uint16)
+    which = np.empty(len(rows), dtype=np.uint8)
+    for start in range(0, len(rows), _SETTLE_ROWS):
+        run = slice(start, start + _SETTLE_ROWS)
+        part = batch_rows[run]
+        keyed = np.empty((len(part), width + 2), dtype=np.uint8)
+        keyed[:, :width] = data[offsets[part, np.newaxis] + np.arange(width)]
+        keyed[:, width:] = attains[run].astype("<u2").view(np.uint8).reshape(-1, 2)
+        _, first, inverse = np.unique(
+            keyed.view(np.dtype((np.void, width + 2))).ravel(), return_index=True,
+            return_inverse=True,
+        )
+        found = compiled.settle_symmetric(
+            data, offsets, part[first], attains[run][first], _gathers64(size)[:count], size
+        )
+        inverse = inverse.reshape(-1)
+        symmetries[run], which[run] = found[0][inverse], found[1][inverse]
+    return symmetries, which
+
+
+_SETTLE_ROWS = 1 << 13
 
 
 @cache
@@ -753,10 +761,11 @@ def _gathers64(size: int) -> npt.NDArray[np.int64]:
     return gathers(size).astype(np.int64)
 
 
-# Rows per call of frame_batch: its temporaries (some 40 bytes a row) stay small
-# whatever a batch holds, and a default batch is one call (at 16,384 rows, the
-# fixed cost of its few dozen numpy operations was a third of their time).
-_EXACT_ROWS = 1 << 16
+# Rows per call of frame_batch: its temporaries stay small whatever a batch holds
+# (where every row is the empty board, as in a file of passes, some 300 bytes a
+# row), and a default batch is two calls (at 16,384 rows, the fixed cost of its
+# few dozen numpy operations was a third of their time).
+_EXACT_ROWS = 1 << 15
 
 
 class _Exact:
