@@ -144,6 +144,7 @@ _ARCHIVE_NAMES = (
     (".tar.xz", "tar"),
     (".txz", "tar"),
 )
+_ARCHIVE_SUFFIXES = tuple(suffix for suffix, _ in _ARCHIVE_NAMES)
 _READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError)
 
 
@@ -197,6 +198,22 @@ def _mode(path: str) -> int | None:
         return None
 
 
+def _head(path: str) -> bytes:
+    """The first block of a file, by system calls alone: a file object for each
+    of thousands of paths cost a third of the time of finding their formats."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        head = os.read(fd, tarfile.BLOCKSIZE)
+        while head and len(head) < tarfile.BLOCKSIZE:
+            more = os.read(fd, tarfile.BLOCKSIZE - len(head))
+            if not more:
+                break
+            head += more
+        return head
+    finally:
+        os.close(fd)
+
+
 def _input_for(path: str, mode: int | None) -> Input:
     if path == "-":
         return Input("stdin", "-")
@@ -205,13 +222,14 @@ def _input_for(path: str, mode: int | None) -> Input:
     if not stat.S_ISREG(mode):  # a pipe can be read once only: read_input sniffs its data
         return Input("file", path)
     lower = path.lower()
-    by_name = next((kind for suffix, kind in _ARCHIVE_NAMES if lower.endswith(suffix)), None)
+    by_name = None
+    if lower.endswith(_ARCHIVE_SUFFIXES):
+        by_name = next(kind for suffix, kind in _ARCHIVE_NAMES if lower.endswith(suffix))
     fmt = None
     try:
-        with open(path, "rb", buffering=0) as f:  # a buffer would read 8 KiB for 512 bytes
-            fmt = _sniff(_read_up_to(f, tarfile.BLOCKSIZE))
-            if fmt in _DECOMPRESSORS:
-                f.seek(0)
+        fmt = _sniff(_head(path))
+        if fmt in _DECOMPRESSORS:
+            with open(path, "rb") as f:
                 return Input(_inner_kind(f, fmt), path, fmt)
     except _READ_ERRORS:  # unreadable or damaged: read_input says why
         if fmt in _DECOMPRESSORS:
