@@ -35,6 +35,7 @@ import ctypes.util
 import importlib
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -99,7 +100,16 @@ def _weighed(paths: Iterable[str], partition_bytes: int) -> Iterator[tuple[Item,
             for source in read_input(inp):
                 yield source, 0 if isinstance(source, SgfError) else len(source.data)
         else:
-            yield inp, os.path.getsize(inp.name) if os.path.isfile(inp.name) else 0
+            yield inp, _size(inp.name)
+
+
+def _size(path: str) -> int:
+    """The bytes of a regular file, 0 for anything else (one system call)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return 0
+    return info.st_size if stat.S_ISREG(info.st_mode) else 0
 
 
 def write_dataset(

@@ -48,6 +48,7 @@ from functools import cache
 from typing import Any
 
 import fsspec
+import fsspec.implementations.local
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
@@ -470,7 +471,7 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
     try:
         # Parquet encodes and compresses without the GIL: in a thread of its own it
         # overlaps the replay of the next batch.  Two batches in flight at most.
-        with fs.open(temporary["positions"], "wb") as out, pq.ParquetWriter(
+        with _output(fs, temporary["positions"]) as out, pq.ParquetWriter(
             out, positions_schema(bits, options.position), compression="zstd",
             use_dictionary=_POSITION_DICTIONARY, write_statistics=_POSITION_STATISTICS,
         ) as writer, ThreadPoolExecutor(1) as thread:
@@ -490,7 +491,7 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
             while pending:
                 pending.popleft().result()
         for table, data in (("games", files.games_table()), ("files", files.files_table())):
-            with fs.open(temporary[table], "wb") as out:
+            with _output(fs, temporary[table]) as out:
                 pq.write_table(data, out, compression="zstd")
         for table in ("games", "files", "positions"):
             fs.mv(temporary[table], part_path(path, table, part.number))
@@ -499,6 +500,16 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
             if fs.exists(name):
                 fs.rm(name)
     return files.result(part.number, count)
+
+
+def _output(fs: Any, path: str) -> Any:
+    """A file of ``fs`` to write: on the local disk, Arrow's own, so that the
+    writer's thread writes without the GIL (through a Python file object it took
+    the GIL for every page, and the thread slowed the replay it should overlap:
+    Parquet output at 52% of the replay's speed against 77%)."""
+    if isinstance(fs, fsspec.implementations.local.LocalFileSystem):
+        return pa.OSFile(path, "wb")
+    return fs.open(path, "wb")
 
 
 def dataset_info(root: str) -> dict[str, Any] | None:
