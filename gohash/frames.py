@@ -170,13 +170,6 @@ def gathers(size: int) -> npt.NDArray[np.intp]:
     return np.argsort(_permutations(size), axis=1)
 
 
-@cache
-def _involutions(group: str) -> tuple[Element, ...]:
-    # A subgroup other than {identity} holds an element of order 2 (an element of
-    # order 4 squares to rot180), so looking for these finds every non-trivial one.
-    return tuple(g for g in elements_of(group)[1:] if g.compose(g) is ELEMENTS[0])
-
-
 def _images(stones: npt.NDArray[np.integer], size: int, count: int) -> Board8:
     """``images[b, g]``: the flat stones ``stones[b]`` mapped by element ``g < count``."""
     # np.take, not stones[:, gathers]: mixing a slice with an index array is 7x slower.
@@ -237,10 +230,10 @@ def frame_batch(
     2 white) and their position hashes under ``keys``.
 
     One element attains the key of almost every position; its image is the frame,
-    and the position has no symmetry.  Only positions whose key a ``T_g`` fixes
-    (the empty board, symmetric positions, and hashes that are symmetric by
-    accident, as with erratum E3) are compared point by point over the group, by
-    ``settle`` (:func:`settle_stones` by default): without ``frames``, only
+    and the position has no symmetry.  Only positions whose key several elements
+    attain (the empty board, symmetric positions, and hashes that are symmetric
+    by accident, as with erratum E3) are compared point by point over the group,
+    by ``settle`` (:func:`settle_stones` by default): without ``frames``, only
     their stones are asked for.
     """
 
@@ -251,20 +244,20 @@ def frame_batch(
     count = hashes.shape[0]
     elements = elements_of(group)
     canon, which, ties = keys.canonical_and_ties(hashes, group)
-    # Only where several elements may attain the key can one fix it.
-    fixed = np.zeros(ties.size, dtype=bool)
-    for g in _involutions(group):
-        fixed |= _equal_keys(keys.transform_array(canon[ties], g), canon[ties])
+    # The elements attaining each tied row's key.  A position g fixes has
+    # T_g(hash) = hash, so a . g attains the key wherever a does: only rows that
+    # two or more elements attain can have a symmetry.
+    attains = np.zeros(ties.size, dtype=np.uint16)
+    for index, g in enumerate(elements):
+        attaining = _equal_keys(keys.transform_array(hashes[ties], g), canon[ties])
+        attains |= attaining.astype(np.uint16) << np.uint16(index)
+    several = (attains & (attains - np.uint16(1))) != 0
     symmetries = np.ones(count, dtype=np.uint16)
-    rows = ties[fixed]
+    rows = ties[several]
     if rows.size:
-        attains = np.zeros(rows.size, dtype=np.uint16)
-        for index, g in enumerate(elements):
-            attaining = _equal_keys(keys.transform_array(hashes[rows], g), canon[rows])
-            attains |= attaining.astype(np.uint16) << np.uint16(index)
         if settle is None:
             settle = partial(settle_stones, stones_at, size=size, count=len(elements))
-        symmetries[rows], which[rows] = settle(rows, attains)
+        symmetries[rows], which[rows] = settle(rows, attains[several])
     packed_frames = frame_rows(stones_at(np.arange(count)), which, size) if frames else None
     return FrameBatch(canon, which, symmetries, packed_frames)
 
