@@ -44,6 +44,7 @@ import tarfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import IO
 
 from .errors import GohashError
@@ -203,13 +204,7 @@ def _head(path: str) -> bytes:
     of thousands of paths cost a third of the time of finding their formats."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
-        head = os.read(fd, tarfile.BLOCKSIZE)
-        while head and len(head) < tarfile.BLOCKSIZE:
-            more = os.read(fd, tarfile.BLOCKSIZE - len(head))
-            if not more:
-                break
-            head += more
-        return head
+        return _read_up_to(partial(os.read, fd), tarfile.BLOCKSIZE)
     finally:
         os.close(fd)
 
@@ -290,23 +285,23 @@ def _read_limited(
     # Read one byte more than allowed: a declared size can lie (a zip bomb), the
     # bytes actually read cannot.
     first = limit if size is None else min(size, limit)
-    data = _read_up_to(stream, first + 1)
+    data = _read_up_to(stream.read, first + 1)
     if first < limit and len(data) > first:
-        data += _read_up_to(stream, limit + 1 - len(data))
+        data += _read_up_to(stream.read, limit + 1 - len(data))
     if len(data) > limit:
         raise SgfLimitError(f"{name!r} is larger than the limit of {limit} bytes", file=name)
     return data
 
 
-def _read_up_to(stream: IO[bytes] | io.BufferedIOBase, count: int) -> bytes:
-    """``count`` bytes of ``stream``, fewer only at its end (a raw file's read, one
+def _read_up_to(read: Callable[[int], bytes], count: int) -> bytes:
+    """``count`` bytes by ``read(n)``, fewer only at the end (a raw file's read, one
     system call, may return fewer)."""
-    data = stream.read(count)
+    data = read(count)
     if len(data) == count or not data:
         return data
     parts = [data]
     count -= len(data)
-    while count and (more := stream.read(count)):
+    while count and (more := read(count)):
         parts.append(more)
         count -= len(more)
     return b"".join(parts)
