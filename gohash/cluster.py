@@ -281,8 +281,11 @@ def _run_dask(address: str, parts: list[Part], out: str, options: CanonOptions,
             if paths_relative:
                 _check_folders(client)
         token = f"{os.getpid()}-{time.monotonic_ns()}"
+        # The keys are ours, so pure=False: a pure map also hashes every item of
+        # every partition for a token it does not use, 0.4 s of this process's CPU
+        # for 9,000 files, taken from the workers on a small machine.
         futures = client.map(
-            _dask_task, parts, root=out, options=options,
+            _dask_task, parts, root=out, options=options, pure=False,
             key=[f"gohash-part-{part.number:05d}-{token}" for part in parts],
         )
         by_key = {future.key: part for future, part in zip(futures, parts, strict=True)}
