@@ -41,7 +41,7 @@ import os
 import re
 import uuid
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
@@ -61,7 +61,7 @@ from .errors import GohashError
 from .frames import packed_rows, unpack_rows
 from .indexing import FileFrames, GameFrames, SourceError, game_digest, point_images
 from .pack import PackedSlice, read_slice
-from .positions import PositionBatch, positions
+from .positions import GameTable, PositionBatch, positions
 from .schemes import scheme as get_scheme
 from .sgf import Input, SgfError, Source, read_input
 from .sources import CANON_MARKER
@@ -273,7 +273,9 @@ def positions_table(batch: PositionBatch, position: bool, variations: bool) -> p
     colour = pa.DictionaryArray.from_arrays(
         pa.array(batch.colour - 1, mask=no_move), pa.array(["b", "w"])
     )
-    letters, vertices, base = _move_dictionary(tuple(np.unique(batch.size).tolist()))
+    # bincount, not unique: unique sorts every row of the batch.
+    sizes = np.flatnonzero(np.bincount(batch.size)).tolist()
+    letters, vertices, base = _move_dictionary(tuple(sizes))
     where = pa.array((base[batch.size] + batch.point + 1).astype(np.int16), mask=no_move)
     columns: dict[str, pa.Array] = {
         "file": file,
@@ -348,6 +350,11 @@ def _sources(items: Sequence[Item]) -> Iterator[Source | SgfError]:
             yield item
 
 
+# The games of a batch: each one's row in the files table, the batch's GameTable,
+# the moves of each game's main line and its positions.
+_GameChunk = tuple[list[int], GameTable, npt.NDArray[np.int32], npt.NDArray[np.int32]]
+
+
 class _Files:
     """The sources a partition read, by the id positions() gives them, and what the
     batches say about each: the rows of the ``games`` and ``files`` tables."""
@@ -358,7 +365,7 @@ class _Files:
         self.errors: dict[int, list[GohashError]] = {}  # by row
         self.notes: dict[int, list[str]] = {}
         self.games: dict[int, int] = {}
-        self.game_rows: list[tuple[int, int, int, int, dict[str, str | None], int, int]] = []
+        self.game_chunks: list[_GameChunk] = []
         self.sources = 0
 
     def read(self, items: Sequence[Item]) -> Iterator[Source]:
@@ -393,15 +400,10 @@ class _Files:
         rows = np.flatnonzero(ends > starts)
         if len(rows):  # a game's rows run up to the next game's: every row has its game
             moves[rows] = np.maximum.reduceat(main, starts[rows])
-        moves_list, counts = moves.tolist(), (ends - starts).tolist()
-        text = games.text
-        for i, (file_id, game, size, handicap) in enumerate(zip(
-            games.file.tolist(), games.game.tolist(), games.size.tolist(),
-            games.handicap.tolist(), strict=True,
-        )):
-            root = {name: text[name][i] for name in text}
-            self.game_rows.append((row_of[file_id], game, size, handicap, root, moves_list[i],
-                                   counts[i]))
+        self.game_chunks.append((
+            [row_of[file_id] for file_id in games.file.tolist()], games,
+            moves.astype(np.int32), (ends - starts).astype(np.int32),
+        ))
 
     def games_table(self) -> pa.Table:
         by_game: dict[tuple[int, int], list[str]] = {}
@@ -409,18 +411,29 @@ class _Files:
             for error in errors:
                 if error.game is not None:
                     by_game.setdefault((row, error.game), []).append(str(error))
-        g = self.game_rows
-        columns: dict[str, list[Any]] = {
-            "file": [self.rows[r[0]][0] for r in g], "game": [r[1] for r in g],
-            "size": [r[2] for r in g],
+        chunks = self.game_chunks
+        file_rows = [row for chunk in chunks for row in chunk[0]]
+
+        def column(take: Callable[[_GameChunk], npt.NDArray[Any]],
+                   dtype: type) -> npt.NDArray[Any]:
+            return np.concatenate([take(c) for c in chunks]) if chunks else np.zeros(0, dtype)
+
+        def text(prop: str) -> list[str | None]:
+            return [value for chunk in chunks for value in chunk[1].text[prop]]
+
+        game = column(lambda c: c[1].game, np.int32)
+        columns: dict[str, Any] = {
+            "file": [self.rows[row][0] for row in file_rows], "game": game,
+            "size": column(lambda c: c[1].size, np.uint8),
         }
         for name, prop in _TEXT.items():
-            columns[name] = [r[4].get(prop) for r in g]
-        columns["komi"] = [_komi(r[4].get("KM")) for r in g]
-        columns["handicap"] = [r[3] for r in g]
-        columns["moves"] = [r[5] for r in g]
-        columns["positions"] = [r[6] for r in g]
-        columns["errors"] = [by_game.get((r[0], r[1]), []) for r in g]
+            columns[name] = text(prop)
+        columns["komi"] = [_komi(km) for km in text("KM")]
+        columns["handicap"] = column(lambda c: c[1].handicap, np.int32)
+        columns["moves"] = column(lambda c: c[2], np.int32)
+        columns["positions"] = column(lambda c: c[3], np.int32)
+        columns["errors"] = [by_game.get(key, []) for key in zip(file_rows, game.tolist(),
+                                                                  strict=True)]
         return pa.Table.from_pydict(columns, schema=games_schema())
 
     def files_table(self) -> pa.Table:
@@ -488,9 +501,11 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
                         pending.popleft().result()
                     pending.append(thread.submit(writer.write_table, table))
                     count += len(batch)
+            # Made while the last batch is written.
+            tables = {"games": files.games_table(), "files": files.files_table()}
             while pending:
                 pending.popleft().result()
-        for table, data in (("games", files.games_table()), ("files", files.files_table())):
+        for table, data in tables.items():
             with _output(fs, temporary[table]) as out:
                 pq.write_table(data, out, compression="zstd")
         for table in ("games", "files", "positions"):

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from sgfmill import sgf
 
+from gohash import columnar
 from gohash.canon import CanonOptions, canon
 from gohash.cli import main
 from gohash.cluster import partitions, write_dataset
@@ -130,7 +131,12 @@ def test_schemas_are_the_documented_columns_and_types(tmp_path: Path) -> None:
     assert meta.row_group(0).column(0).compression == "ZSTD"
 
 
-def test_games_table_holds_the_roots_moves_and_row_counts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [columnar._BATCH, 700])
+def test_games_table_holds_the_roots_moves_and_row_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    # At 700 rows a batch, a partition's games come from many batches.
+    monkeypatch.setattr(columnar, "_BATCH", batch)
     paths = [str(CORPUS / "small")]
     write_dataset(paths, str(tmp_path / "out"), partition_bytes=200_000)
     games = table(tmp_path / "out", "games")
