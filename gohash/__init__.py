@@ -41,7 +41,8 @@ from .errors import (
     UnknownSchemeError,
 )
 from .frames import canonical_frame, canonical_frames
-from .index import Continuations, Filters, Index, IndexFileError, position_from_sgf
+from .index import Continuations, Filters, Index, position_from_sgf
+from .indexfile import IndexFileError
 from .positions import GameTable, PositionBatch
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import SgfError, SgfLimitError, SgfReadError, SgfSyntaxError

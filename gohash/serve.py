@@ -57,7 +57,8 @@ from starlette.staticfiles import StaticFiles
 
 from .errors import GohashError
 from .explorer import Continuations, Filters, GameRecord, Record
-from .index import Index, IndexFileError, Match, UnknownGameError
+from .index import Index, Match, UnknownGameError
+from .indexfile import IndexFileError
 from .movelist import Replay, format_steps, parse_steps, point_letters, replay
 from .symmetry import Element, Point, element
 
@@ -410,7 +411,7 @@ def _endpoint(allowed: tuple[str, ...], handler: Handler) -> Endpoint:
 def create_app(db_path: str | os.PathLike[str]) -> Starlette:
     """The explorer over the index at ``db_path``, opened read-only.
 
-    Raises :class:`~gohash.index.IndexFileError` at once if it is not a usable index.
+    Raises :class:`~gohash.indexfile.IndexFileError` at once if it is not a usable index.
     """
     explorer = _Explorer(os.fspath(db_path))
 

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from gohash.board import Board
 from gohash.errors import GohashError
 from gohash.explorer import Continuations
-from gohash.index import SCHEMA_VERSION, Filters, Index, IndexFileError, Match
+from gohash.index import Filters, Index, Match
+from gohash.indexfile import SCHEMA_VERSION, IndexFileError
 from gohash.indexing import first_date, komi_value, rank_level, winner
 from gohash.symmetry import ELEMENTS
 from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image

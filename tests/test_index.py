@@ -30,7 +30,8 @@ from gohash.frames import (
     pack_arrays,
     unpack_frames,
 )
-from gohash.index import Index, IndexFileError, position_from_sgf
+from gohash.index import Index, position_from_sgf
+from gohash.indexfile import IndexFileError
 from gohash.schemes import KeyScheme, scheme
 from gohash.symmetry import ELEMENTS, Element, element
 from gohash.walk import BaseVisitor, PositionEvent, walk

@@ -15,10 +15,11 @@ import numpy.typing as npt
 import pytest
 from sgfmill import boards, sgf
 
-import gohash.index
+import gohash.indexfile
 from gohash.cli import main
 from gohash.frames import unpack_array
-from gohash.index import SCHEMA_VERSION, Index
+from gohash.index import Index
+from gohash.indexfile import SCHEMA_VERSION
 from gohash.version import __version__
 from tests.test_index import consistency_problems, random_game, table_dump, write_game
 
@@ -130,7 +131,7 @@ def test_files_of_another_parse_version_are_read_again(
     assert run(capsys, "build", str(db), str(games))[0] == 0
     before = table_dump(db)
     # As if the next gohash read records differently.
-    monkeypatch.setattr(gohash.index, "PARSE_VERSION", gohash.index.PARSE_VERSION + 1)
+    monkeypatch.setattr(gohash.indexfile, "PARSE_VERSION", gohash.indexfile.PARSE_VERSION + 1)
     code, out, _ = run(capsys, "info", str(db))
     assert "  5 files indexed by a gohash that read records differently" in out
     code, _, err = run(capsys, "build", str(db), str(games / "sub"))
@@ -148,7 +149,7 @@ def test_files_of_another_parse_version_are_read_again(
     assert table_dump(db) == before and consistency_problems(db) == []
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT DISTINCT parse_version, gohash_version FROM files").fetchall() \
-            == [(gohash.index.PARSE_VERSION, __version__)]
+            == [(gohash.indexfile.PARSE_VERSION, __version__)]
 
 
 # -- variations ----------------------------------------------------------------------------------

@@ -94,9 +94,9 @@ def test_default_build_commits_the_files_of_a_transactions_age(
     """Without files_per_commit, a transaction ends at the first file written once it
     is COMMIT_SECONDS old: at 0 each file commits alone, at 1e9 nothing has
     committed when the build is interrupted after three files."""
-    from gohash import index as index_module
+    from gohash import indexfile
 
-    monkeypatch.setattr(index_module, "COMMIT_SECONDS", seconds)
+    monkeypatch.setattr(indexfile, "COMMIT_SECONDS", seconds)
 
     def interrupt(done: int, total: int) -> None:
         files_seen.append(done)

@@ -28,7 +28,8 @@ from starlette.testclient import TestClient
 
 from gohash.cli import main
 from gohash.errors import GohashError
-from gohash.index import Index, IndexFileError
+from gohash.index import Index
+from gohash.indexfile import IndexFileError
 from gohash.movelist import parse_steps, point_letters, replay
 from gohash.serve import MAX_QUERY_BYTES, create_app
 from tests.serve_fixtures import DATA, build_index, corpus_games, main_line

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import gohash.canon
-import gohash.index
+import gohash.indexfile
 import gohash.indexing
 import gohash.superko
 from gohash.canon import CanonOptions
@@ -242,7 +242,7 @@ def test_index_build_reports_a_file_that_kills_every_worker(
     folder, killer = with_killer
     db = tmp_path / "killer.db"
     with monkeypatch.context() as patch:
-        patch.setattr(gohash.index, "input_frames", killing_input_frames)
+        patch.setattr(gohash.indexfile, "input_frames", killing_input_frames)
         assert main(["index", "build", str(db), str(folder), "--jobs", "2"]) == 2
     out, err = capsys.readouterr()
     assert out == ""

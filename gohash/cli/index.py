@@ -36,10 +36,10 @@ from ..index import (
     Filters,
     FindResult,
     Index,
-    IndexInfo,
     Record,
     position_from_sgf,
 )
+from ..indexfile import IndexInfo
 from ..indexing import PARSE_VERSION
 from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..sgf import find_inputs
