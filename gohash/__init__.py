@@ -10,8 +10,8 @@ Layers, each its own module: :mod:`~gohash.symmetry` (the group),
 :mod:`~gohash.walk` (reading collections, replaying them for visitors),
 :mod:`~gohash.positions` (whole collections as columns, with a compiled core), and the
 tools built on them: :mod:`~gohash.canon`, :mod:`~gohash.superko`,
-:mod:`~gohash.index` (with :mod:`~gohash.frames` and :mod:`~gohash.indexing`) and
-:mod:`~gohash.audit`.
+:mod:`~gohash.index` (with :mod:`~gohash.indexfile`, :mod:`~gohash.frames` and
+:mod:`~gohash.indexing`) and :mod:`~gohash.audit`.
 Functions named like their module (``walk.walk``, ``canon.canon``) are imported
 from the module, so that ``gohash.walk`` stays the module.
 """

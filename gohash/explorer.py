@@ -6,9 +6,9 @@ Scope: :class:`Filters` and the SQL condition they put on the index's
 :class:`QueryView` and :func:`merge_continuations`, which map the next moves
 the index stores back into the query's orientation and colours; and
 :func:`read_game`, which reads an indexed game again from its file.
-:mod:`gohash.index` owns the database and runs every query; nothing here
-opens it.  What the index reads from a record's root (ranks, dates, winner)
-is :mod:`gohash.indexing`'s.
+:mod:`gohash.indexfile` owns the database and :mod:`gohash.index` runs every
+query; nothing here opens it.  What the index reads from a record's root
+(ranks, dates, winner) is :mod:`gohash.indexing`'s.
 
 Continuations.  The index stores, for each occurrence of a position ``P`` in
 a game, the element ``e`` that maps ``P`` onto its frame ``F``

@@ -1,4 +1,4 @@
-"""The replay of SGF inputs into what an index stores, in :mod:`gohash.index`'s workers.
+"""The replay of SGF inputs into what an index stores, in :mod:`gohash.indexfile`'s workers.
 
 Scope: :func:`input_frames`, the tasks of ``gohash index build``: read inputs
 (files, archives, or sources read beforehand), skip the files whose SHA-256

@@ -1,7 +1,7 @@
 """Writing replayed files into a gohash index, for :meth:`gohash.index.Index.build`.
 
 Scope: :class:`Writer`, which writes the :class:`~gohash.indexing.FileFrames`
-of a build into the index's tables (schema and meaning: :mod:`gohash.index`)
+of a build into the index's tables (schema and meaning: :mod:`gohash.indexfile`)
 in the build's transactions, and :class:`PositionIds`, which finds the
 positions already stored.  What is written is what writing one file at a
 time, in order, would write, ids included; only the number of statements

@@ -1,7 +1,8 @@
 """``gohash index``: build a position index of SGF files, search it, find duplicate
 games, look after it.
 
-Scope: arguments and printing only; everything else is :mod:`gohash.index`.
+Scope: arguments and printing only; everything else is :mod:`gohash.index` and
+:mod:`gohash.indexfile`.
 
 - ``gohash index build DB PATH... [--scheme S] [--variations] [--jobs N]
   [--files-per-commit N] [--suicide allowed|forbidden]``
