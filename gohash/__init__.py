@@ -43,15 +43,14 @@ from .errors import (
 from .frames import canonical_frame, canonical_frames
 from .index import Continuations, Filters, Index, position_from_sgf
 from .indexfile import IndexFileError
+from .ko import SuperkoVisitor, Violation
 from .positions import GameTable, PositionBatch
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import SgfError, SgfLimitError, SgfReadError, SgfSyntaxError
 from .superko import (
     RULESETS,
     Ruleset,
-    SuperkoVisitor,
     UnknownRuleError,
-    Violation,
     ruleset,
 )
 from .superko import check as check_superko

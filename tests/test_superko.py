@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 
 from gohash.board import Board
+from gohash.ko import KINDS, marked_diagram
 from gohash.superko import (
-    KINDS,
     RULESETS,
     Ruleset,
     UnknownRuleError,
     check,
-    marked_diagram,
     ruleset,
 )
 from tests.kofight import WeakScheme

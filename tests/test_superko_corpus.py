@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from gohash.errors import GohashError
+from gohash.ko import SuperkoVisitor
 from gohash.positions import CORE_AVAILABLE
-from gohash.superko import RULESETS, CheckResult, Ruleset, SuperkoVisitor, check
+from gohash.superko import RULESETS, CheckResult, Ruleset, check
 from gohash.walk import BaseVisitor, GameInfo, PositionEvent, walk
 from tests.test_superko_columns import outcome
 

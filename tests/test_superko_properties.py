@@ -23,9 +23,10 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from gohash.board import Board
+from gohash.ko import KINDS, SuperkoVisitor, Violation
 from gohash.schemes import SCHEMES, KeyScheme
 from gohash.sgf import Source
-from gohash.superko import KINDS, RULES, Ruleset, SuperkoVisitor, Violation, check
+from gohash.superko import RULES, Ruleset, check
 from gohash.walk import walk_source
 from tests import sgfgen
 from tests.kofight import RandomGame, WeakScheme, random_game, sgf_nodes

@@ -16,8 +16,9 @@ import sys
 from typing import Any
 
 from ..errors import counted
+from ..ko import KINDS
 from ..rules import RULES, RULESETS, SUICIDE_OPTIONS, Ruleset, ruleset
-from ..superko import KINDS, check_files
+from ..superko import check_files
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,
