@@ -19,9 +19,7 @@ from the module, so that ``gohash.walk`` stays the module.
 from .audit import (
     CollectionAudit,
     CollectionAuditor,
-    SchemeStructure,
     audit_paths,
-    scheme_structure,
 )
 from .board import (
     Board,
@@ -47,6 +45,7 @@ from .ko import SuperkoVisitor, Violation
 from .positions import GameTable, PositionBatch
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import SgfError, SgfLimitError, SgfReadError, SgfSyntaxError
+from .structure import SchemeStructure, scheme_structure
 from .superko import (
     RULESETS,
     Ruleset,

@@ -14,9 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gohash import ELEMENTS, SCHEMES, scheme
-from gohash.audit import (
+from gohash.audit import CollectionAuditor
+from gohash.board import Board
+from gohash.coords import parse_gtp
+from gohash.errors import GohashError, PositionError
+from gohash.frames import canonical_frame, pack_array, packed_rows, unpack_array
+from gohash.structure import (
     FAMILIES,
-    CollectionAuditor,
     e4_openings,
     fixed_bits,
     free_bits,
@@ -29,10 +33,6 @@ from gohash.audit import (
     point_class,
     scheme_structure,
 )
-from gohash.board import Board
-from gohash.coords import parse_gtp
-from gohash.errors import GohashError, PositionError
-from gohash.frames import canonical_frame, pack_array, packed_rows, unpack_array
 from gohash.symmetry import D4, point_orbits
 from tests.test_schemes import positions
 

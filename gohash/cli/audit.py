@@ -1,7 +1,8 @@
 """``gohash audit``: the structure of the key schemes, and what their keys merge in games.
 
 Scope: argument parsing and printing only; every figure comes from
-:mod:`gohash.audit`.  Text for people, ``--format json`` for programs (one JSON
+:mod:`gohash.structure` and :mod:`gohash.audit`.  Text for people,
+``--format json`` for programs (one JSON
 document: ``structure``, a list with one entry per scheme, and ``collection``,
 null without PATHs), on standard output; errors, the summary and the progress
 bar on standard error.  Exit status 0; 1 when a canonical key of the collection
@@ -22,14 +23,13 @@ from ..audit import (
     SCHEME_COLUMNS,
     CollectionAudit,
     MergeExample,
-    SchemeStructure,
     audit_paths,
-    scheme_structure,
 )
 from ..board import Board
 from ..errors import counted
 from ..rules import SUICIDE_OPTIONS
 from ..schemes import SCHEMES
+from ..structure import SchemeStructure, scheme_structure
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,
