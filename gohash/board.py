@@ -30,7 +30,17 @@ import numpy as np
 import numpy.typing as npt
 
 from gohash.coords import gtp
-from gohash.errors import BoardSizeError, ColourError, GohashError, PositionError
+from gohash.errors import (
+    BoardSizeError,
+    ColourError,
+    HistoryLimitError,
+    IllegalMoveError,
+    KoError,
+    OccupiedPointError,
+    OffBoardError,
+    PositionError,
+    SuicideError,
+)
 from gohash.symmetry import MAX_SIZE, MIN_SIZE, check_size, elements_of
 
 if TYPE_CHECKING:
@@ -83,48 +93,6 @@ _NO_POINT = -1
 MAX_HISTORY = 200_000
 """The default bound of a board's undo history: no real game has a line of so many
 moves and setup nodes, and 200,000 steps take some 40 MB."""
-
-
-class HistoryLimitError(GohashError):
-    """A play, pass or setup beyond the board's ``max_history`` undo steps."""
-
-
-class IllegalMoveError(GohashError):
-    """A move that the rules forbid; ``point``, ``colour`` and ``move_number`` say which.
-
-    ``move_number`` is the number the move would have had (``board.move_number + 1``);
-    for setup it is the board's current move number.
-    """
-
-    def __init__(
-        self,
-        reason: str,
-        *,
-        point: object,
-        colour: str | None,
-        move_number: int,
-        file: str | None = None,
-        game: int | None = None,
-    ) -> None:
-        super().__init__(reason, file=file, game=game, move_number=move_number)
-        self.point = point
-        self.colour = colour
-
-
-class OccupiedPointError(IllegalMoveError):
-    """A play on a point that already holds a stone."""
-
-
-class OffBoardError(IllegalMoveError):
-    """A point that is not on the board (or not a ``(row, col)`` pair at all)."""
-
-
-class KoError(IllegalMoveError):
-    """An immediate recapture of a simple ko."""
-
-
-class SuicideError(IllegalMoveError):
-    """A play that leaves its own group without liberties, on a board that forbids it."""
 
 
 @cache

@@ -112,3 +112,45 @@ class UnknownSchemeError(GohashError):
 
 class UnknownElementError(GohashError):
     """A symmetry element name (or index) that is not one of the 16."""
+
+
+class HistoryLimitError(GohashError):
+    """A play, pass or setup beyond the board's ``max_history`` undo steps."""
+
+
+class IllegalMoveError(GohashError):
+    """A move that the rules forbid; ``point``, ``colour`` and ``move_number`` say which.
+
+    ``move_number`` is the number the move would have had (``board.move_number + 1``);
+    for setup it is the board's current move number.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        point: object,
+        colour: str | None,
+        move_number: int,
+        file: str | None = None,
+        game: int | None = None,
+    ) -> None:
+        super().__init__(reason, file=file, game=game, move_number=move_number)
+        self.point = point
+        self.colour = colour
+
+
+class OccupiedPointError(IllegalMoveError):
+    """A play on a point that already holds a stone."""
+
+
+class OffBoardError(IllegalMoveError):
+    """A point that is not on the board (or not a ``(row, col)`` pair at all)."""
+
+
+class KoError(IllegalMoveError):
+    """An immediate recapture of a simple ko."""
+
+
+class SuicideError(IllegalMoveError):
+    """A play that leaves its own group without liberties, on a board that forbids it."""

@@ -64,7 +64,7 @@ file, since where that game ends is then unknown.
 - :data:`gohash.board.MAX_HISTORY`: the board keeps at most 200,000 undo
   steps, so one line of a game replays at most 200,000 moves and setup nodes
   (a long file of passes included); the walker reports the
-  :class:`~gohash.board.HistoryLimitError` at the move that reaches it.
+  :class:`~gohash.errors.HistoryLimitError` at the move that reaches it.
 
 So one game takes well under 200 MB whatever its shape: the source's bytes,
 a line's undo history and one node's values.  Values are found without the
