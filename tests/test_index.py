@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from contextlib import closing
 from functools import cache
 from pathlib import Path
 
@@ -382,6 +383,25 @@ def test_position_from_sgf_picks_the_game_and_move(tmp_path: Path) -> None:
 
 
 # -- building ---------------------------------------------------------------------------------
+
+
+# Every table of an index, with a column order that makes its rows' order unique.
+INDEX_TABLES = {
+    "meta": "name",
+    "files": "id",
+    "games": "id",
+    "variations": "game_id, seq",
+    "errors": "rowid",
+    "positions": "id",
+    "occurrences": "game_id, seq",
+}
+
+
+def table_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table of the index at ``db``, ids included, in a fixed order."""
+    with closing(sqlite3.connect(db)) as con:
+        return {table: con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+                for table, order in INDEX_TABLES.items()}
 
 
 def table_dump(db: Path) -> list[tuple[object, ...]]:

@@ -9,7 +9,6 @@ and replays most of these files, so that they compare two paths."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,19 +16,11 @@ import pytest
 from gohash.audit import audit_paths
 from gohash.index import Index
 from gohash.positions import CORE_AVAILABLE, positions
+from tests.test_index import INDEX_TABLES, table_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 PATHS = [str(ROOT / "data" / "sgf"), str(CORPUS / "small")]
-TABLES = {
-    "meta": "name",
-    "files": "id",
-    "games": "id",
-    "errors": "rowid",
-    "positions": "id",
-    "occurrences": "game_id, seq",
-}
-
 pytestmark = pytest.mark.skipif(
     not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
 )
@@ -42,14 +33,6 @@ def test_the_core_replays_most_of_the_files() -> None:
         files += len(batch.files)
         pure += batch.pure_files
     assert files > 500 and pure < files // 10, (files, pure)
-
-
-def dump(db: Path) -> dict[str, list[tuple[object, ...]]]:
-    with sqlite3.connect(db) as con:
-        return {
-            table: con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
-            for table, order in TABLES.items()
-        }
 
 
 def build(db: Path, *, jobs: int = 1, suicide_allowed: bool | None = None) -> None:
@@ -66,16 +49,16 @@ def test_pure_and_compiled_builds_are_equal(
     with monkeypatch.context() as env:
         env.setenv("GOHASH_PURE", "1")
         build(tmp_path / "pure.db", suicide_allowed=suicide_allowed)
-    compiled, pure = dump(tmp_path / "compiled.db"), dump(tmp_path / "pure.db")
+    compiled, pure = table_rows(tmp_path / "compiled.db"), table_rows(tmp_path / "pure.db")
     assert len(compiled["occurrences"]) > 40_000
-    for table in TABLES:
+    for table in INDEX_TABLES:
         assert compiled[table] == pure[table], table
 
 
 def test_a_build_in_worker_processes_is_equal(tmp_path: Path) -> None:
     build(tmp_path / "one.db")
     build(tmp_path / "two.db", jobs=2)
-    assert dump(tmp_path / "one.db") == dump(tmp_path / "two.db")
+    assert table_rows(tmp_path / "one.db") == table_rows(tmp_path / "two.db")
 
 
 @pytest.mark.parametrize("group", ["full", "d4"])

@@ -23,19 +23,18 @@ from gohash.index import Index
 from gohash.indexing import PARSE_VERSION, FileFrames, input_frames, sql_keys
 from gohash.sgf import find_inputs
 from gohash.version import __version__
-from tests.test_index import consistency_problems, random_game, table_dump, weak_scheme, write_game
+from tests.test_index import (
+    INDEX_TABLES,
+    consistency_problems,
+    random_game,
+    table_dump,
+    table_rows,
+    weak_scheme,
+    write_game,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-TABLES = {
-    "files": "id",
-    "games": "id",
-    "variations": "game_id, seq",
-    "errors": "rowid",
-    "positions": "id",
-    "occurrences": "game_id, seq",
-}
-
 pytestmark = pytest.mark.skipif(
     not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
 )
@@ -123,17 +122,9 @@ def reference_delete(con: sqlite3.Connection, file_id: int) -> None:
 # -- helpers -----------------------------------------------------------------------------------
 
 
-def dump(db: Path) -> dict[str, list[tuple[object, ...]]]:
-    with sqlite3.connect(db) as con:
-        tables = {table: con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
-                  for table, order in TABLES.items()}
-    con.close()
-    return tables
-
-
 def assert_equal(built: Path, reference: Path) -> None:
-    ours, theirs = dump(built), dump(reference)
-    for table in TABLES:
+    ours, theirs = table_rows(built), table_rows(reference)
+    for table in INDEX_TABLES:
         assert ours[table] == theirs[table], table
     assert consistency_problems(built) == []
 
@@ -184,7 +175,7 @@ def test_a_new_index_is_the_reference_s(tmp_path: Path, paths: Paths, scheme: st
     reference_build(reference, REAL, NamedSchemes(scheme))
     assert_equal(built, reference)
     assert summary.errors and summary.positions > 40_000
-    assert summary.new_positions == len(dump(built)["positions"])
+    assert summary.new_positions == len(table_rows(built)["positions"])
     assert paths.calls["_candidates"] > 10 and paths.calls["_query_keys"] == 0
 
 
@@ -195,7 +186,7 @@ def test_variations_are_the_reference_s(tmp_path: Path, paths: Paths) -> None:
         index.build(inputs)
     reference_build(reference, inputs, NamedSchemes("huima64"), variations=True)
     assert_equal(built, reference)
-    assert dump(built)["variations"]
+    assert table_rows(built)["variations"]
 
 
 @pytest.fixture(scope="module")
