@@ -93,11 +93,11 @@ from .sgf import (
     board_size,
     decode_move,
     decode_point_list,
-    decode_text,
     encoding_of,
     find_inputs,
     game_events,
     read_input,
+    root_text,
 )
 
 __all__ = [
@@ -362,6 +362,7 @@ class _GameWalker:
         self.summary = summary
         self.variations = variations
         self.board_options = board_options
+        self.text_noted = False
 
     def report(self, error: GohashError) -> bool:
         self.summary.keep_error(error)
@@ -396,13 +397,9 @@ class _GameWalker:
     def _root(self, index: int, props: Properties) -> GameInfo:
         size = board_size(props)
         encoding = encoding_of(props)
-        root: dict[str, str] = {}
-        repaired = False
-        for name in _TEXT_PROPERTIES:
-            values = props.get(name)
-            if values is not None:
-                root[name], bad = decode_text(values[0], encoding)
-                repaired |= bad
+        root, repaired = root_text(
+            {name: props[name][0] for name in _TEXT_PROPERTIES if name in props}, encoding
+        )
         handicap = 0
         bad_handicap = None
         if "HA" in props:
@@ -423,8 +420,15 @@ class _GameWalker:
             root=root,
             ruleset=rules,
         )
-        if repaired:
-            self._note(info, f"text is not valid {encoding}; bad bytes shown as U+FFFD")
+        if repaired is not None:
+            note = f"text is not valid {repaired}"
+            if encoding is None:
+                note += " (no CA; read as UTF-8: its valid multi-byte sequences say so)"
+            note += "; bad bytes shown as U+FFFD"
+            info.notes.append(note)
+            if not self.text_noted:  # once per file: a collection may repeat it in every game
+                self.text_noted = True
+                self.keep_note(f"{self.file}, game {info.game}: {note} (noted once per file)")
         if bad_handicap is not None:
             # Seen in real records (HA[7.5]: the komi); HA only matters without AB.
             self._note(info, f"HA[{bad_handicap.decode('latin-1')}] is not a number: ignored")
