@@ -12,7 +12,7 @@ from sgfmill import sgf_grammar
 
 from gohash.board import Board, OccupiedPointError
 from gohash.coords import gtp, parse_gtp
-from gohash.errors import BoardSizeError, GohashError
+from gohash.errors import BoardSizeError, GohashError, HandicapPlacementError
 from gohash.sgf import SgfError, SgfSyntaxError, Source
 from gohash.walk import (
     BaseVisitor,
@@ -466,6 +466,8 @@ class Trace(BaseVisitor):
             kind = "occupied"
         elif "no fixed handicap" in error.reason:
             kind = "handicap"
+        elif isinstance(error, HandicapPlacementError):
+            kind = "placement"
         elif "bad point" in error.reason:
             kind = "setup"
         else:
