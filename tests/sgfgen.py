@@ -23,10 +23,11 @@ line carrying its own earlier positions: a reference for the walker and for
 anything built on it.  The record is played as written, as sgfmill plays it:
 suicides remove the group, kos are retaken (the walker with
 ``board_options={"suicide_allowed": True, "simple_ko": False}``).  It uses
-nothing of gohash but the handicap placements (``gohash.walk.fixed_handicap``,
-checked against GNU Go by tests/test_walk.py, and ``handicap_placements``, checked
-against a table written out by hand there); which one a record implies, it
-finds by its own replay of the main line.
+nothing of gohash but the handicap placements
+(``gohash.walk.handicap_placements``: GTP's first, checked against GNU Go by
+tests/test_walk.py, the others against a table written out by hand in
+tests/test_handicap.py); which one a record implies, it finds by its own replay
+of the main line.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from hypothesis import strategies as st
 from sgfmill.boards import Board
 
 from gohash.errors import GohashError
-from gohash.walk import fixed_handicap, handicap_placements
+from gohash.walk import handicap_placements
 
 Point = tuple[int, int]
 T = TypeVar("T")
@@ -512,13 +513,21 @@ class _Generator:
             self.board.apply_setup(*self.decoded(first[0].black, ()))
             self.last = "b"
             self.after_setup = True
-        elif form < 79:  # HA without AB: the walker places GTP's stones
+        elif form < 79:  # HA without AB: the walker places the stones the moves fit
             extra.append(("HA", str(count)))
             try:
-                self.board.apply_setup(fixed_handicap(self.size, count), [], [])
-                self.last = "b"
+                placements = handicap_placements(self.size, count)
             except GohashError:
                 pass
+            else:
+                # Any known placement; White's first move on a point of GTP's it
+                # leaves free, so that only the moves tell which it was.
+                stones = self.pick(placements)[1]
+                self.board.apply_setup(stones, [], [])
+                self.last = "b"
+                free = [p for p in placements[0][1] if p not in stones]
+                if free:
+                    first.append(self.move_node("w", self.pick(free)))
         elif form < 85:  # HA with the stones played as moves
             extra.append(("HA", str(count)))
             first = [self.move_node("b", self.empty_point()) for _ in range(count)]
