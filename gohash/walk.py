@@ -255,7 +255,7 @@ def handicap_placements(size: int, count: int) -> list[tuple[str, list[Point]]]:
             image = [_turned(p, turned, size) for p in points]
             if frozenset(image) not in seen:
                 seen.add(frozenset(image))
-                placements.append((f"{name}, turned or mirrored" if turned else name, image))
+                placements.append((f"{name} (turned or mirrored)" if turned else name, image))
     return placements
 
 
@@ -678,9 +678,9 @@ class _GameWalker:
                 return self._place(info, board, name, stones, conflicts)
             conflicts.append(conflict)
         raise HandicapPlacementError(
-            f"handicap placement unknown: HA[{info.handicap}] without AB, and each of the "
-            f"{len(conflicts)} known placements has a stone under a move of the main line "
-            f"(GTP fixed handicap under {conflicts[0]})"
+            f"handicap placement unknown: HA[{info.handicap}] without AB, and every known "
+            f"placement ({len(conflicts)} tried) has a stone under a move of the main line "
+            f"(GTP fixed handicap: {conflicts[0]})"
         )
 
     def _place(

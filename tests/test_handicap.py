@@ -137,8 +137,8 @@ def test_a_game_no_placement_fits_is_an_error() -> None:
     assert isinstance(error, HandicapPlacementError)
     assert (error.file, error.game, error.move_number) == ("h.sgf", 0, 0)
     assert error.reason == (
-        "handicap placement unknown: HA[4] without AB, and each of the 1 known placements "
-        "has a stone under a move of the main line (GTP fixed handicap under W D4 at move 1)"
+        "handicap placement unknown: HA[4] without AB, and every known placement (1 tried) "
+        "has a stone under a move of the main line (GTP fixed handicap: W D4 at move 1)"
     )
     # The game is not replayed; the next one is.
     assert len(record.infos) == 1 and record.first == [black("D4 Q16")]
