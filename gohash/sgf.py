@@ -608,11 +608,14 @@ def root_text(values: dict[str, bytes], encoding: str | None) -> tuple[dict[str,
 
     ``encoding`` is the CA's (:func:`encoding_of`).  Without CA, text that is not
     all valid UTF-8 is judged by its bytes, all values together: at least as
-    many bytes in valid multi-byte UTF-8 sequences as bytes invalid in UTF-8
-    make it UTF-8 that lost some bytes (Fox writes names with a ``?`` in place
-    of a byte or two), decoded as UTF-8 with U+FFFD for what is invalid, so the
-    valid characters stay searchable; less makes it Latin-1 (every value that
-    is not valid UTF-8 read as ISO-8859-1, as :func:`decode_text` does)."""
+    many bytes in valid 3- and 4-byte UTF-8 sequences (CJK names are made of
+    them) as bytes invalid in UTF-8 make it UTF-8 that lost some bytes (Fox
+    writes names with a ``?`` in place of a byte or two), decoded as UTF-8
+    with U+FFFD for what is invalid, so the valid characters stay searchable;
+    less makes it Latin-1 (every value that is not valid UTF-8 read as
+    ISO-8859-1, as :func:`decode_text` does).  Valid 2-byte sequences are no
+    evidence: Latin-1 and GBK bytes often form them by chance, and longer ones
+    rarely (tests/test_text_encoding.py measures it on real names)."""
     if encoding is None and _utf8_with_holes(values.values()):
         encoding = "UTF-8"
     text: dict[str, str] = {}
@@ -635,6 +638,6 @@ def _utf8_with_holes(values: Iterable[bytes]) -> bool:
                 continue
             if 0xDC80 <= code <= 0xDCFF:
                 invalid += 1
-            else:
-                valid += 2 if code < 0x800 else 3 if code < 0x10000 else 4
+            elif code >= 0x800:
+                valid += 3 if code < 0x10000 else 4
     return invalid > 0 and valid >= invalid

@@ -95,6 +95,31 @@ def test_root_text_judges_values_together() -> None:
     assert root_text({"PB": b"M\xfcller"}, "ISO-8859-1") == ({"PB": "Müller"}, None)
 
 
+CHINESE = [
+    "柯洁", "聂卫平", "芈昱廷", "古力", "常昊", "马晓春", "俞斌", "周睿羊", "时越", "唐韦星",
+    "檀啸", "范廷钰", "江维杰", "陈耀烨", "辜梓豪", "杨鼎新", "党毅飞", "连笑", "谢尔豪",
+    "许嘉阳", "李轩豪", "童梦成", "朴廷桓", "王元均", "刘小光", "张文东", "丁浩", "王星昊",
+]
+
+
+@pytest.mark.parametrize(("encoding", "names", "most"), [
+    # Valid 2-byte UTF-8 sequences would count GBK pairs as UTF-8 in 114 of these
+    # 784; 3- and 4-byte ones do in 5.
+    ("gbk", CHINESE, 8),
+    ("euc_kr", ["이세돌", "박정환", "신진서", "최정", "김지석", "변상일", "신민준", "조훈현"], 0),
+    ("shift_jis", ["井山裕太", "一力遼", "張栩", "芝野虎丸", "許家元", "山下敬吾"], 0),
+    ("latin-1", ["Müller", "Hrabánek", "Søren Ærø", "José Núñez", "François", "Jürgen Göß"], 0),
+])
+def test_other_encodings_are_rarely_taken_for_utf8_with_holes(
+    encoding: str, names: list[str], most: int
+) -> None:
+    taken = [
+        (black, white) for black in names for white in names
+        if root_text({"PB": black.encode(encoding), "PW": white.encode(encoding)}, None)[1]
+    ]
+    assert len(taken) <= most, taken
+
+
 @given(st.lists(st.sampled_from(NAMES), min_size=2, max_size=2), st.data())
 def test_any_hole_keeps_the_valid_characters(names: list[str], data: st.DataObject) -> None:
     black, white = names
