@@ -31,7 +31,9 @@ the setup (``node_has_setup``) and the move (``colour``) of one node.
 Real collections: a missing SZ means 19; ``B[tt]`` is a pass on boards up to
 19; two moves in a row by one colour are played as written; setup stones may
 come in any node (before the move of the same node); an HA that is not a
-number is ignored (noted in the summary).
+number is ignored (noted in the summary); root text with bytes invalid in its
+encoding (:func:`gohash.sgf.root_text`) is noted in ``GameInfo.notes`` of each
+game and in the summary once per file.
 
 Handicap.  Records give handicap stones as AB, in the root or a later node, or
 as Black's opening moves (``HA[4];B[dd];B[pd];B[dp];B[pp];W[..]``, as IGS and
