@@ -154,3 +154,8 @@ class KoError(IllegalMoveError):
 
 class SuicideError(IllegalMoveError):
     """A play that leaves its own group without liberties, on a board that forbids it."""
+
+
+class HandicapPlacementError(GohashError):
+    """``HA`` without ``AB`` where every known placement of the stones has one
+    under a move of the game: where the record's stones stood is unknown."""

@@ -54,10 +54,10 @@ from .sgf import (
     Input,
     SgfError,
     Source,
-    decode_text,
     encoding_of,
     find_inputs,
     read_input,
+    root_text,
 )
 from .symmetry import elements_of
 from .walk import WalkSummary, walk_games
@@ -556,10 +556,10 @@ def _root_row(
     if not ascii_safe and text:
         raw = {**{name: value.encode("ascii") for name, value in text.items()}, **raw}
         text = {}
-    for name, value in raw.items():
-        text[name], repaired = decode_text(value, encoding)
-        if repaired:
-            return None
+    decoded, repaired = root_text(raw, encoding)
+    if repaired is not None:
+        return None  # the walker notes it
+    text.update(decoded)
     if record_ruleset(text.get("RU"))[1] is not None:
         return None  # an RU gohash does not know: the walker notes it
     return (file_id, index, size, handicap, text)

@@ -75,7 +75,7 @@ bytes each.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sgfmill import sgf_grammar, sgf_properties
@@ -125,6 +125,7 @@ __all__ = [
     "game_events",
     "read_input",
     "read_input_ends",
+    "root_text",
 ]
 
 Point = tuple[int, int]
@@ -583,9 +584,10 @@ _SIMPLETEXT_SPECIAL = re.compile(rb"[\\\t\n\r\f\v]")
 def decode_text(value: bytes, encoding: str | None) -> tuple[str, bool]:
     """A SimpleText value as a string, and whether it had to be repaired.
 
-    Without CA, UTF-8 is tried first (what most modern files hold, whatever
-    FF[4] says) and ISO-8859-1 is the fallback; bytes invalid in the declared
-    encoding become U+FFFD."""
+    ``encoding`` None (no CA, and no evidence of UTF-8: see :func:`root_text`):
+    UTF-8 is tried first (what most modern files hold, whatever FF[4] says)
+    and ISO-8859-1 is the fallback; otherwise bytes invalid in ``encoding``
+    become U+FFFD."""
     # Most values (names, ranks, dates) hold no escape and no line break or tab:
     # SimpleText's mapping leaves them as they are.
     text = sgf_grammar.simpletext_value(value) if _SIMPLETEXT_SPECIAL.search(value) else value
@@ -598,3 +600,44 @@ def decode_text(value: bytes, encoding: str | None) -> tuple[str, bool]:
         return text.decode(encoding), False
     except UnicodeDecodeError:
         return text.decode(encoding, errors="replace"), True
+
+
+def root_text(values: dict[str, bytes], encoding: str | None) -> tuple[dict[str, str], str | None]:
+    """The text properties of a root (each name's first value) decoded, and the
+    encoding whose invalid bytes became U+FFFD (None if no byte was invalid).
+
+    ``encoding`` is the CA's (:func:`encoding_of`).  Without CA, text that is not
+    all valid UTF-8 is judged by its bytes, all values together: at least as
+    many bytes in valid 3- and 4-byte UTF-8 sequences (CJK names are made of
+    them) as bytes invalid in UTF-8 make it UTF-8 that lost some bytes (Fox
+    writes names with a ``?`` in place of a byte or two), decoded as UTF-8
+    with U+FFFD for what is invalid, so the valid characters stay searchable;
+    less makes it Latin-1 (every value that is not valid UTF-8 read as
+    ISO-8859-1, as :func:`decode_text` does).  Valid 2-byte sequences are no
+    evidence: Latin-1 and GBK bytes often form them by chance, and longer ones
+    rarely (tests/test_text_encoding.py measures it on real names)."""
+    if encoding is None and _utf8_with_holes(values.values()):
+        encoding = "UTF-8"
+    text: dict[str, str] = {}
+    repaired = False
+    for name, value in values.items():
+        text[name], bad = decode_text(value, encoding)
+        repaired |= bad
+    return text, encoding if repaired else None
+
+
+def _utf8_with_holes(values: Iterable[bytes]) -> bool:
+    valid = invalid = 0
+    for value in values:
+        if value.isascii():
+            continue
+        # Each byte invalid in UTF-8 becomes one lone surrogate, U+DC80..U+DCFF.
+        for char in value.decode("utf-8", "surrogateescape"):
+            code = ord(char)
+            if code < 0x80:
+                continue
+            if 0xDC80 <= code <= 0xDCFF:
+                invalid += 1
+            elif code >= 0x800:
+                valid += 3 if code < 0x10000 else 4
+    return invalid > 0 and valid >= invalid

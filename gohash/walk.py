@@ -31,20 +31,25 @@ the setup (``node_has_setup``) and the move (``colour``) of one node.
 Real collections: a missing SZ means 19; ``B[tt]`` is a pass on boards up to
 19; two moves in a row by one colour are played as written; setup stones may
 come in any node (before the move of the same node); an HA that is not a
-number is ignored (noted in the summary).
+number is ignored (noted in the summary); root text with bytes invalid in its
+encoding (:func:`gohash.sgf.root_text`) is noted in ``GameInfo.notes`` of each
+game and in the summary once per file.
 
 Handicap.  Records give handicap stones as AB, in the root or a later node, or
 as Black's opening moves (``HA[4];B[dd];B[pd];B[dp];B[pp];W[..]``, as IGS and
 KGS write them); some give only ``HA[n]``.  The rule: with ``HA[n]``, n >= 2,
-GTP's fixed handicap stones (:func:`fixed_handicap`) are set up in the initial
-position exactly when no AB comes in the root or in the main line up to and
-including the node of its first move, and that first move is White's, or the
-main line has no move.  When Black moves first, his moves are played as
-written, from an empty board.  Either decision is noted in ``GameInfo.notes``
-and the summary.  To decide, the walker reads ahead of the root at most
-:data:`_LOOKAHEAD` (64) events of the main line (nodes and the "(" before
-them), stopping at the first node with a move or AB; a main line with neither
-in them counts as having no move.
+handicap stones are set up in the initial position exactly when no AB comes in
+the root or in the main line up to and including the node of its first move,
+and that first move is White's, or the main line has no move.  Which stones:
+the first placement of :func:`handicap_placements` (GTP's fixed handicap
+first) that no move of the main line lands on while its stone is there, found
+by replaying the main line from each (read afresh, not kept); where none fits,
+a :class:`~gohash.errors.HandicapPlacementError` ends the game.  When Black
+moves first, his moves are played as written, from an empty board.  Either
+decision is noted in ``GameInfo.notes`` and the summary.  To decide, the
+walker reads ahead of the root at most :data:`_LOOKAHEAD` (64) events of the
+main line (nodes and the "(" before them), stopping at the first node with a
+move or AB; a main line with neither in them counts as having no move.
 
 Rules.  Every game gets the ruleset its ``RU`` names (:mod:`gohash.rules`;
 ``GameInfo.ruleset``, the default ``chinese`` with a note if ``RU`` is not
@@ -79,7 +84,7 @@ from typing import Any
 
 from .board import Board
 from .coords import gtp, sgf_letters, sgf_point_table
-from .errors import GohashError, counted
+from .errors import GohashError, HandicapPlacementError, OccupiedPointError, counted
 from .rules import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from .sgf import (
     NODE,
@@ -93,11 +98,11 @@ from .sgf import (
     board_size,
     decode_move,
     decode_point_list,
-    decode_text,
     encoding_of,
     find_inputs,
     game_events,
     read_input,
+    root_text,
 )
 
 __all__ = [
@@ -106,6 +111,7 @@ __all__ = [
     "PositionEvent",
     "WalkSummary",
     "fixed_handicap",
+    "handicap_placements",
     "walk",
     "walk_games",
     "walk_source",
@@ -223,6 +229,47 @@ class WalkSummary:
             counted(self.files, "file"), counted(self.games, "game"),
             counted(self.positions, "position"), counted(len(self.errors), "error"),
         ))
+
+
+def handicap_placements(size: int, count: int) -> list[tuple[str, list[Point]]]:
+    """The placements of ``count`` handicap stones a record with ``HA`` but no
+    ``AB`` may imply, named, in the order the walker tries them.
+
+    First GTP's (:func:`fixed_handicap`; Tygem's too); for 3 stones then the
+    Japanese one (KGS's, Sabaki's: the third stone lower right, at Q4 on 19x19)
+    and the classical Chinese one (the third on the centre point, where the
+    board has one); then each of these turned or mirrored, the board's
+    symmetries in a fixed order, each placement once.  So 2, 3, 6 and 7 stones
+    have more than one placement (2, 6, 2, 2), the symmetric 4, 5, 8 and 9 one.
+    Raises GohashError where GTP defines no fixed handicap.
+    """
+    stones = fixed_handicap(size, count)
+    named = [("GTP fixed handicap", stones)]
+    if count == 3:
+        low, high = stones[0][0], stones[1][0]
+        named.append(("Japanese handicap", [*stones[:2], (low, high)]))
+        if size % 2 == 1:
+            named.append(("classical Chinese handicap", [*stones[:2], (size // 2,) * 2]))
+    placements: list[tuple[str, list[Point]]] = []
+    seen: set[frozenset[Point]] = set()
+    for turned in range(8):
+        for name, points in named:
+            image = [_turned(p, turned, size) for p in points]
+            if frozenset(image) not in seen:
+                seen.add(frozenset(image))
+                placements.append((f"{name} (turned or mirrored)" if turned else name, image))
+    return placements
+
+
+def _turned(point: Point, turn: int, size: int) -> Point:
+    """``point`` under one of the board's 8 symmetries (0 is the identity; then
+    the diagonal, the two mirrors, the antidiagonal and the three turns)."""
+    r, c = point
+    last = size - 1
+    return (
+        (r, c), (c, r), (r, last - c), (last - r, c), (last - c, last - r),
+        (c, last - r), (last - r, last - c), (last - c, r),
+    )[turn]
 
 
 def fixed_handicap(size: int, count: int) -> list[Point]:
@@ -362,6 +409,7 @@ class _GameWalker:
         self.summary = summary
         self.variations = variations
         self.board_options = board_options
+        self.text_noted = False
 
     def report(self, error: GohashError) -> bool:
         self.summary.keep_error(error)
@@ -379,7 +427,7 @@ class _GameWalker:
         events = game.events()
         try:
             only_children = _only_children(game) if self.variations else None
-            self._replay(game.index, events, only_children)
+            self._replay(game, events, only_children)
         except SgfReadError as e:  # located by _replay_tree after the root node
             self.report(e.located(move_number=0))
             return False
@@ -396,13 +444,9 @@ class _GameWalker:
     def _root(self, index: int, props: Properties) -> GameInfo:
         size = board_size(props)
         encoding = encoding_of(props)
-        root: dict[str, str] = {}
-        repaired = False
-        for name in _TEXT_PROPERTIES:
-            values = props.get(name)
-            if values is not None:
-                root[name], bad = decode_text(values[0], encoding)
-                repaired |= bad
+        root, repaired = root_text(
+            {name: props[name][0] for name in _TEXT_PROPERTIES if name in props}, encoding
+        )
         handicap = 0
         bad_handicap = None
         if "HA" in props:
@@ -423,8 +467,15 @@ class _GameWalker:
             root=root,
             ruleset=rules,
         )
-        if repaired:
-            self._note(info, f"text is not valid {encoding}; bad bytes shown as U+FFFD")
+        if repaired is not None:
+            note = f"text is not valid {repaired}"
+            if encoding is None:
+                note += " (no CA; read as UTF-8: its valid multi-byte sequences say so)"
+            note += "; bad bytes shown as U+FFFD"
+            info.notes.append(note)
+            if not self.text_noted:  # once per file: a collection may repeat it in every game
+                self.text_noted = True
+                self.keep_note(f"{self.file}, game {info.game}: {note} (noted once per file)")
         if bad_handicap is not None:
             # Seen in real records (HA[7.5]: the komi); HA only matters without AB.
             self._note(info, f"HA[{bad_handicap.decode('latin-1')}] is not a number: ignored")
@@ -436,7 +487,10 @@ class _GameWalker:
         info.notes.append(note)
         self.keep_note(f"{self.file}, game {info.game}: {note}")
 
-    def _replay(self, index: int, events: Events, only_children: bytearray | None) -> None:
+    def _replay(
+        self, game: GameText, events: Events, only_children: bytearray | None
+    ) -> None:
+        index = game.index
         next(events)  # the game's own "("
         kind, root = next(events)
         assert kind == NODE and root is not None  # the parser allows nothing else
@@ -453,7 +507,7 @@ class _GameWalker:
             board = Board(info.size, **options)
             steps = 0
             if info.handicap >= 2 and "AB" not in root:
-                steps = self._handicap(info, board, opening)
+                steps = self._handicap(info, board, opening, game, options)
         except GohashError as e:  # the game cannot be replayed at all
             self.report(e.located(game=index, move_number=0))
             return
@@ -600,8 +654,15 @@ class _GameWalker:
             self._note(info, f"move {move_number} {colour.upper()}[{text}]: {_GTP_NOTE}")
         return point, sgf_letters(point, info.size), gtp(point, info.size)
 
-    def _handicap(self, info: GameInfo, board: Board, opening: str | None) -> int:
-        """Place GTP's fixed handicap stones if the record implies them (see the
+    def _handicap(
+        self,
+        info: GameInfo,
+        board: Board,
+        opening: str | None,
+        game: GameText,
+        options: dict[str, Any],
+    ) -> int:
+        """Place the handicap stones the record implies, if it does (see the
         module's docstring); the number of board steps taken."""
         if opening == "AB":
             return 0
@@ -612,11 +673,75 @@ class _GameWalker:
                 "Black's moves are the handicap",
             )
             return 0
-        stones = fixed_handicap(info.size, info.handicap)
+        conflicts: list[str] = []
+        for name, stones in handicap_placements(info.size, info.handicap):
+            conflict = _first_conflict(game, info.size, options, stones)
+            if conflict is None:
+                return self._place(info, board, name, stones, conflicts)
+            conflicts.append(conflict)
+        raise HandicapPlacementError(
+            f"handicap placement unknown: HA[{info.handicap}] without AB, and every known "
+            f"placement ({len(conflicts)} tried) has a stone under a move of the main line "
+            f"(GTP fixed handicap: {conflicts[0]})"
+        )
+
+    def _place(
+        self, info: GameInfo, board: Board, name: str, stones: list[Point], conflicts: list[str]
+    ) -> int:
         board.setup(black=stones)
         names = " ".join(gtp(p, info.size) for p in stones)
-        self._note(info, f"HA[{info.handicap}] without AB: placed GTP fixed handicap {names}")
+        note = f"HA[{info.handicap}] without AB: placed {name} {names}"
+        if conflicts:
+            note += f" (GTP fixed handicap has a stone under {conflicts[0]})"
+        self._note(info, note)
         return 1
+
+
+def _first_conflict(
+    game: GameText, size: int, options: dict[str, Any], stones: list[Point]
+) -> str | None:
+    """The first move of the game's main line played on one of ``stones`` while
+    it is still there (``"W Q10 at move 1"``), replaying from them as the walker
+    replays (a node whose setup is in error skipped, a move in error not
+    played); None if there is none.  The game is read afresh, so memory stays
+    bounded; what cannot be read is left for the replay to report."""
+    board = Board(size, **options)
+    board.setup(black=stones)
+    live = set(stones)
+    table = _move_table(size)
+    number = 0
+    notes = game.notes  # a second read must not take the notes of the replay's own
+    try:
+        for kind, props in game.events():
+            if kind == OPEN:
+                continue
+            if props is None:  # the first ")": the main line is over
+                break
+            b, w = props.get("B"), props.get("W")
+            number += b is not None or w is not None
+            colour = "b" if b is not None else "w"
+            try:
+                if not props.keys().isdisjoint(_SETUP_PROPERTIES):
+                    board.setup(*(decode_point_list(props.get(p, []), size) for p in _SETUP))
+                values = b if b is not None else w
+                if values is not None and len(values) == 1 and (b is None or w is None):
+                    entry = table.get(values[0]) or table.get(values[0].strip())
+                    point = entry[0] if entry else decode_move(values[0], size)
+                    if point is None:
+                        board.pass_(colour)
+                    else:
+                        board.play(point, colour)
+            except OccupiedPointError as e:
+                if e.point in live:
+                    return f"{colour.upper()} {gtp(e.point, size)} at move {number}"
+            except GohashError:
+                pass
+            live = {p for p in live if board.get(p) == "b"}
+    except SgfError:
+        pass
+    finally:
+        game.notes = notes
+    return None
 
 
 def _too_many_errors(game: int) -> SgfLimitError:

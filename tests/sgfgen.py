@@ -23,8 +23,11 @@ line carrying its own earlier positions: a reference for the walker and for
 anything built on it.  The record is played as written, as sgfmill plays it:
 suicides remove the group, kos are retaken (the walker with
 ``board_options={"suicide_allowed": True, "simple_ko": False}``).  It uses
-nothing of gohash but GTP's fixed handicap placement
-(``gohash.walk.fixed_handicap``, checked against GNU Go by tests/test_walk.py).
+nothing of gohash but the handicap placements
+(``gohash.walk.handicap_placements``: GTP's first, checked against GNU Go by
+tests/test_walk.py, the others against a table written out by hand in
+tests/test_handicap.py); which one a record implies, it finds by its own replay
+of the main line.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from hypothesis import strategies as st
 from sgfmill.boards import Board
 
 from gohash.errors import GohashError
-from gohash.walk import fixed_handicap
+from gohash.walk import handicap_placements
 
 Point = tuple[int, int]
 T = TypeVar("T")
@@ -214,7 +217,8 @@ class Step:
 class Fault:
     """An error the walker reports: ``kind`` is "setup" (a bad setup point),
     "move" (a malformed move), "occupied" (with colour and point) or
-    "handicap" (HA without AB on a board GTP gives no placement for)."""
+    "handicap" (HA without AB on a board GTP gives no placement for) or
+    "placement" (HA without AB, every placement under a move)."""
 
     game: int
     variation: tuple[int, ...] | None
@@ -263,6 +267,31 @@ def _opening(game: Game) -> str | None:
         nodes = tree.nodes
 
 
+def _under_a_move(game: Game, stones: list[Point]) -> bool:
+    """Whether a move of the main line is played on one of ``stones`` while it is
+    still there, the line replayed from them as :class:`_Replay` replays it."""
+    board = Board(game.size)
+    board.apply_setup(stones, [], [])
+    live = set(stones)
+    tree: Tree | None = game.tree
+    while tree is not None:
+        for node in tree.nodes:
+            if node.has_setup:
+                points = node.setup_points(game.size)
+                if points is None:
+                    continue
+                board.apply_setup(*points)
+            move = node.move(game.size) if node.has_move else None
+            if move is not None and move[1] is not None:
+                if board.get(*move[1]) is None:
+                    board.play(*move[1], move[0])
+                elif move[1] in live:
+                    return True
+            live = {p for p in live if board.get(*p) == "b"}
+        tree = tree.children[0] if tree.children else None
+    return False
+
+
 @dataclass
 class _Replay:
     index: int
@@ -276,10 +305,15 @@ class _Replay:
         handicap = int(raw) if raw.isdigit() and len(raw) <= 3 else 0
         if handicap >= 2 and not game.root.black and _opening(game) not in ("AB", "b"):
             try:
-                board.apply_setup(fixed_handicap(game.size, handicap), [], [])
+                placements = handicap_placements(game.size, handicap)
             except GohashError:
                 yield Fault(self.index, None, 0, "handicap")
                 return
+            fitting = [stones for _, stones in placements if not _under_a_move(game, stones)]
+            if not fitting:
+                yield Fault(self.index, None, 0, "placement")
+                return
+            board.apply_setup(fitting[0], [], [])
         yield from self._line(game.tree, board, 0, (), [], True)
 
     def _line(
@@ -479,13 +513,21 @@ class _Generator:
             self.board.apply_setup(*self.decoded(first[0].black, ()))
             self.last = "b"
             self.after_setup = True
-        elif form < 79:  # HA without AB: the walker places GTP's stones
+        elif form < 79:  # HA without AB: the walker places the stones the moves fit
             extra.append(("HA", str(count)))
             try:
-                self.board.apply_setup(fixed_handicap(self.size, count), [], [])
-                self.last = "b"
+                placements = handicap_placements(self.size, count)
             except GohashError:
                 pass
+            else:
+                # Any known placement; White's first move on a point of GTP's it
+                # leaves free, so that only the moves tell which it was.
+                stones = self.pick(placements)[1]
+                self.board.apply_setup(stones, [], [])
+                self.last = "b"
+                free = [p for p in placements[0][1] if p not in stones]
+                if free:
+                    first.append(self.move_node("w", self.pick(free)))
         elif form < 85:  # HA with the stones played as moves
             extra.append(("HA", str(count)))
             first = [self.move_node("b", self.empty_point()) for _ in range(count)]

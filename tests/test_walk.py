@@ -12,7 +12,7 @@ from sgfmill import sgf_grammar
 
 from gohash.board import Board, OccupiedPointError
 from gohash.coords import gtp, parse_gtp
-from gohash.errors import BoardSizeError, GohashError
+from gohash.errors import BoardSizeError, GohashError, HandicapPlacementError
 from gohash.sgf import SgfError, SgfSyntaxError, Source
 from gohash.walk import (
     BaseVisitor,
@@ -290,7 +290,9 @@ def test_real_collection_quirks() -> None:
     # Invalid UTF-8 under CA[UTF-8]: replacement characters, and a note.
     rec, summary = run(b"(;CA[UTF-8]SZ[9]PB[M\xfcller];B[aa])")
     assert rec.games[0].players["b"] == "M\ufffdller"
-    assert summary.notes == ["t.sgf, game 0: text is not valid UTF-8; bad bytes shown as U+FFFD"]
+    assert summary.notes == [
+        "t.sgf, game 0: text is not valid UTF-8; bad bytes shown as U+FFFD (noted once per file)"
+    ]
     # Several games in one file.
     rec, summary = run((DATA / "two-games.sgf").read_bytes())
     assert [(g.game, g.size, g.root["GN"]) for g in rec.games] == [
@@ -464,6 +466,8 @@ class Trace(BaseVisitor):
             kind = "occupied"
         elif "no fixed handicap" in error.reason:
             kind = "handicap"
+        elif isinstance(error, HandicapPlacementError):
+            kind = "placement"
         elif "bad point" in error.reason:
             kind = "setup"
         else:
