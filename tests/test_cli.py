@@ -50,7 +50,7 @@ def test_errors_go_to_stderr_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
     lines = err.splitlines()
     # The board words the reason; the walker says where.
     assert lines[1].startswith(
-        f"gohash canon: error: {bad}, game 1, move 3: black at 'A9' (8, 0) is occupied"
+        f"gohash canon: error: {bad}, game 1, move 3: black at 'A9' is occupied"
     )
     assert lines[:1] + lines[2:] == [
         f"gohash canon: error: {bad}, game 0, move 0: rectangular board SZ[19:13] is not "

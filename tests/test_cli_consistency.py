@@ -24,6 +24,8 @@ import pytest
 import gohash.superko
 from gohash.cli import EXIT_CODES, build_parser, main
 from gohash.cli.options import FORMAT_HELP, positive_int
+from gohash.ko import KINDS
+from gohash.positions import positions
 from gohash.schemes import SCHEMES
 from gohash.version import __version__
 
@@ -216,6 +218,35 @@ def test_bad_arguments_exit_2_with_the_command_name(
         assert (code, out) == (2, ""), argv
         assert err.splitlines()[-1] == message
     assert not db.exists()  # refused before any file is created
+
+
+def test_one_verdict_per_fact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A play on an occupied point, or off the board, is an error of the record in
+    every command and in ``positions()``, worded alike: exit 2, the game ends at
+    it (superko's suicide at move 5, before the error, stays a violation, and
+    its suicide at move 9, after it, is not judged), the next file goes on."""
+    occupied = str(RECORDS / "occupied.sgf")
+    off = tmp_path / "off.sgf"
+    off.write_text("(;SZ[5];B[cc];W[zz];B[dd])")
+    errors = [f"{occupied}, game 0, move 7: black at 'C3' is occupied",
+              f"{off}, game 0, move 2: bad coordinates b'zz' for a 5x5 board"]
+    db = str(tmp_path / "i.db")
+    for argv in (["canon", "--suicide", "allowed"], ["index", "build", db, "--suicide", "allowed"],
+                 ["audit", "--scheme", "regular64", "--suicide", "allowed"], ["superko"]):
+        code, out, err = run(capsys, *argv, occupied, str(off), NINE)
+        command = "gohash " + " ".join(argv[:2] if argv[0] == "index" else argv[:1])
+        assert code == 2, argv
+        assert [line for line in err.splitlines() if ": error: " in line] == [
+            f"{command}: error: {error}" for error in errors
+        ]
+        check_streams(command, out, err)
+    assert out.splitlines()[0] == f"{occupied}, game 0, move 5: black A1: suicide"
+    assert out.count("\n\n") == 1  # superko's one violation
+    assert [str(e) for batch in positions([occupied, str(off)], suicide_allowed=True)
+            for e in batch.errors] == errors
+    (check,) = gohash.superko.check([occupied]).violations
+    assert (check.move_number, check.kind) == (5, "suicide")
+    assert "occupied" not in KINDS
 
 
 def test_plurals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
