@@ -683,7 +683,7 @@ class Board:
 
     def _history_full(self) -> HistoryLimitError:
         return HistoryLimitError(
-            f"the board's undo history is at its limit of {self._max_history} steps "
+            f"the board's undo history is at its limit of {self._max_history:,} steps "
             "(plays, passes and setups not undone)",
             move_number=self._move_number,
         )
