@@ -120,16 +120,3 @@ def test_installed_command(tmp_path: Path) -> None:
     ]
 
 
-def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    for stream, shown in [(Terminal(), True), (io.StringIO(), False)]:
-        monkeypatch.setattr(sys, "stderr", stream)
-        monkeypatch.setattr(sys, "stdout", io.StringIO())
-        assert main(["canon", NINE, str(DATA / "game-13x13.sgf")]) == 0
-        text = stream.getvalue()
-        assert ("\r[###############...............] 1/2 inputs" in text) == shown
-        assert ("\r[##############################] 2/2 inputs" in text) == shown
-        assert text.endswith("gohash canon: 2 files, 2 games, 196 positions, 0 errors\n")
