@@ -232,6 +232,7 @@ def test_one_verdict_per_fact(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     errors = [f"{occupied}, game 0, move 7: black at 'C3' is occupied",
               f"{off}, game 0, move 2: bad coordinates b'zz' for a 5x5 board"]
     db = str(tmp_path / "i.db")
+    # Suicide allowed, so that the replays reach move 7 (superko judges it instead).
     for argv in (["canon", "--suicide", "allowed"], ["index", "build", db, "--suicide", "allowed"],
                  ["audit", "--scheme", "regular64", "--suicide", "allowed"], ["superko"]):
         code, out, err = run(capsys, *argv, occupied, str(off), NINE)
