@@ -260,12 +260,12 @@ class Board:
         try:
             index = self._index[point]
         except (KeyError, TypeError):
-            raise self._illegal(OffBoardError, point, colour, "") from None
+            raise self._illegal(OffBoardError, point, colour) from None
         cells = self._cells
         if cells[index] != _EMPTY:
-            raise self._illegal(OccupiedPointError, point, colour, "is occupied")
+            raise self._illegal(OccupiedPointError, point, colour)
         if index == self._ko and me == self._ko_colour and self.simple_ko:
-            raise self._illegal(KoError, point, colour, "retakes a ko")
+            raise self._illegal(KoError, point, colour)
         neighbours = self._neighbours
         adjacent = neighbours[index]
         opponent = 3 - me
@@ -295,7 +295,7 @@ class Board:
                 if own is not None:
                     if not self.suicide_allowed:
                         cells[index] = _EMPTY
-                        raise self._illegal(SuicideError, point, colour, "is suicide")
+                        raise self._illegal(SuicideError, point, colour)
                     for stone in own:
                         cells[stone] = _EMPTY
                     removed = own
@@ -534,7 +534,7 @@ class Board:
             point = board._points[min(dead)]
             raise PositionError(
                 f"{what} is not a legal position: the group at "
-                f"{gtp(point, size)!r} {point!r} has no liberties"
+                f"{gtp(point, size)!r} has no liberties"
             )
         keys = board._keys
         h = 0
@@ -657,14 +657,13 @@ class Board:
         try:
             return self._index[point]  # type: ignore[index]
         except (KeyError, TypeError):
-            raise self._illegal(OffBoardError, point, colour, "", setup=setup) from None
+            raise self._illegal(OffBoardError, point, colour, setup=setup) from None
 
     def _illegal(
         self,
         kind: type[IllegalMoveError],
         point: object,
         colour: str | None,
-        why: str,
         *,
         setup: bool = False,
     ) -> IllegalMoveError:
@@ -672,12 +671,11 @@ class Board:
             who = f"setup of {_COLOUR_NAMES[_CODES.get(colour or '', _EMPTY)]} stone at "
         else:
             who = f"{_COLOUR_NAMES[_CODES[colour]]} at " if colour else ""
-        if kind is OffBoardError:
-            where = f"{point!r} is not a point of the {self._size}x{self._size} board"
-        else:
-            where = f"{gtp(point, self._size)!r} {point!r} {why}"  # type: ignore[arg-type]
-        return kind(
-            f"{who}{where}",
+        # A point off the board has no GTP name: the caller's input is quoted.
+        vertex = point if kind is OffBoardError else gtp(point, self._size)  # type: ignore[arg-type]
+        return kind.at(
+            f"{who}{vertex!r}",
+            size=self._size,
             point=point,
             colour=colour,
             move_number=self._move_number + (not setup),
@@ -685,7 +683,7 @@ class Board:
 
     def _history_full(self) -> HistoryLimitError:
         return HistoryLimitError(
-            f"the board's undo history is at its limit of {self._max_history} steps "
+            f"the board's undo history is at its limit of {self._max_history:,} steps "
             "(plays, passes and setups not undone)",
             move_number=self._move_number,
         )

@@ -677,8 +677,8 @@ class _Columns:
         item.next_colour = np.array(next_colour, dtype=np.int8)
         item.next_point = np.array(next_point, dtype=np.int16)
         if first != len(item.frames):
-            raise GohashError(f"the dataset's games of {item.path!r} hold {first} positions "
-                              f"and its positions table {len(item.frames)}")
+            raise GohashError(f"the dataset's games of {item.path!r} hold {first:,} positions "
+                              f"and its positions table {len(item.frames):,}")
         item.errors = [SourceError(e["game"], e["move_number"], e["message"]) for e in errors]
 
 

@@ -10,6 +10,8 @@ summaries ("1 error", "2 errors").
 
 from __future__ import annotations
 
+from typing import ClassVar, TypeVar
+
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """``count`` and ``noun``, in the plural unless ``count`` is 1: ``"1 game"``,
@@ -118,12 +120,19 @@ class HistoryLimitError(GohashError):
     """A play, pass or setup beyond the board's ``max_history`` undo steps."""
 
 
+_Illegal = TypeVar("_Illegal", bound="IllegalMoveError")
+
+
 class IllegalMoveError(GohashError):
     """A move that the rules forbid; ``point``, ``colour`` and ``move_number`` say which.
 
     ``move_number`` is the number the move would have had (``board.move_number + 1``);
-    for setup it is the board's current move number.
+    for setup it is the board's current move number.  :meth:`at` words the
+    reason, the one way every tool shows it.
     """
+
+    WHY: ClassVar[str] = "is illegal"
+    """What is wrong with the move, after its point (``{size}``: the board's size)."""
 
     def __init__(
         self,
@@ -139,21 +148,50 @@ class IllegalMoveError(GohashError):
         self.point = point
         self.colour = colour
 
+    @classmethod
+    def at(
+        cls: type[_Illegal],
+        where: str,
+        *,
+        size: int,
+        point: object,
+        colour: str | None,
+        move_number: int,
+    ) -> _Illegal:
+        """The error of the move ``where`` names (``"white at 'Q16'"``: the
+        player and the point in GTP coordinates) on a ``size`` board, worded as
+        every tool shows it: ``white at 'Q16' is occupied``."""
+        return cls(
+            f"{where} {cls.WHY.format(size=size)}",
+            point=point,
+            colour=colour,
+            move_number=move_number,
+        )
+
 
 class OccupiedPointError(IllegalMoveError):
-    """A play on a point that already holds a stone."""
+    """A play on a point that already holds a stone: an error of the record in
+    every tool (``gohash superko`` included: it is no ko rule's to judge)."""
+
+    WHY = "is occupied"
 
 
 class OffBoardError(IllegalMoveError):
     """A point that is not on the board (or not a ``(row, col)`` pair at all)."""
 
+    WHY = "is not a point of the {size}x{size} board"
+
 
 class KoError(IllegalMoveError):
     """An immediate recapture of a simple ko."""
 
+    WHY = "retakes a ko"
+
 
 class SuicideError(IllegalMoveError):
     """A play that leaves its own group without liberties, on a board that forbids it."""
+
+    WHY = "is suicide"
 
 
 class HandicapPlacementError(GohashError):

@@ -193,12 +193,12 @@ class BuildSummary:
 
     def __str__(self) -> str:
         reread = (
-            f", {self.files_reread} re-read for this gohash" if self.files_reread else ""
+            f", {self.files_reread:,} re-read for this gohash" if self.files_reread else ""
         )
         return (
-            f"{counted(self.files_indexed, 'file')} indexed ({self.files_replaced} replaced"
-            f"{reread}), {self.files_unchanged} unchanged; {counted(self.games, 'game')}, "
-            f"{counted(self.positions, 'position')} ({self.new_positions} new distinct); "
+            f"{counted(self.files_indexed, 'file')} indexed ({self.files_replaced:,} replaced"
+            f"{reread}), {self.files_unchanged:,} unchanged; {counted(self.games, 'game')}, "
+            f"{counted(self.positions, 'position')} ({self.new_positions:,} new distinct); "
             f"{counted(len(self.errors), 'error')}"
         )
 

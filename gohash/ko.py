@@ -14,9 +14,11 @@ a hash collision nor two positions sharing a hash (Huima's zero sums,
 docs/design.md, section "E3") can make or hide a verdict.
 
 The record is replayed as written (``Board(simple_ko=False,
-suicide_allowed=True)``): after an illegal move the checker reports it and goes
-on from the position the record shows, so every violation of a game is listed.
-A play on an occupied point cannot be played; it is reported and skipped.
+suicide_allowed=True)``): after a move that breaks the ko or suicide rule the
+checker reports it and goes on from the position the record shows, so every
+violation of a game is listed.  A play on an occupied point (or off the board)
+is no rule's to judge: it is an error of the record, as in every tool, and ends
+the game (:attr:`SuperkoVisitor.errors`; the violations before it stay).
 
 Rules (``rule``), for board plays (passes and setup are never violations):
 
@@ -40,8 +42,7 @@ Suicide, when forbidden, is reported as ``"suicide"`` (the group is removed,
 as the record implies, and the game goes on).  With variations, every line
 has its own history: the walker's ``PositionEvent.depth`` says how many of the
 positions kept belong to the event's line, so going back to a branch point
-forgets exactly the line left.  An occupied play is reported in the variation
-the walker located its error in.
+forgets exactly the line left.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from .board import Board, OccupiedPointError
+from .board import Board
 from .coords import GTP_COLUMNS, gtp, sgf_letters
 from .errors import GohashError
 from .rules import DEFAULT_RULESET, RULESETS, Ruleset
@@ -67,20 +68,18 @@ KINDS = {
     "simple": "simple ko",
     "no result": "no result",
     "suicide": "suicide",
-    "occupied": "occupied",
 }
 """Violation kinds: the rule names map to the kind of a repetition under them."""
 
 
 @dataclass(frozen=True)
 class Violation:
-    """One illegal (or game-voiding) move of a record.
+    """One move of a record that breaks the ko or suicide rule (or voids the game).
 
     ``repeats`` is the move number of the latest earlier identical position
     (under the situational rules: situation) and ``cycle`` the number of moves
-    since; both are None for suicide and occupied.  ``diagram`` shows the board
-    after the move (for an occupied point: as it stands), the move's point in
-    brackets.
+    since; both are None for suicide.  ``diagram`` shows the board after the
+    move, the move's point in brackets.
     """
 
     file: str
@@ -216,7 +215,8 @@ class SuperkoVisitor(BaseVisitor):
 
     Walk with ``board_options=SuperkoVisitor.BOARD_OPTIONS`` (plus a ``scheme``
     if wanted), as :func:`gohash.superko.check` does.  ``violations`` and
-    ``errors`` collect, in the order found.
+    ``errors`` collect, in the order found; an error ends its game, as it does
+    in every tool.
     """
 
     BOARD_OPTIONS: ClassVar[Mapping[str, Any]] = {"simple_ko": False, "suicide_allowed": True}
@@ -238,7 +238,6 @@ class SuperkoVisitor(BaseVisitor):
         self.violations: list[Violation] = []
         self.errors: list[GohashError] = []
         self._history = _History()
-        self._board: Board | None = None
 
     def begin_game(self, info: GameInfo) -> None:
         if self._given is None:
@@ -246,34 +245,16 @@ class SuperkoVisitor(BaseVisitor):
                 rule=self._rule, suicide_allowed=self._suicide_allowed
             )
         self._history = _History()
-        self._board = None
 
     def end_game(self, info: GameInfo) -> None:
         self._history = _History()
-        self._board = None
 
     def handle_error(self, error: GohashError) -> bool:
-        if isinstance(error, OccupiedPointError) and self._board is not None:
-            point = error.point
-            assert isinstance(point, tuple) and error.colour is not None
-            self._report(
-                error.file or "",
-                error.game or 0,
-                error.variation or (),
-                error.move_number or 0,
-                error.colour,
-                point,
-                "occupied",
-                None,
-                self._board,
-            )
-        else:
-            self.errors.append(error)
-        return True
+        self.errors.append(error)
+        return False
 
     def visit_position(self, event: PositionEvent) -> None:
         board = event.board
-        self._board = board
         history = self._history
         history.truncate(event.depth)
         if event.colour is not None and board.move_number == 1:
@@ -288,10 +269,7 @@ class SuperkoVisitor(BaseVisitor):
             assert event.point is not None and event.colour is not None
             kind, earlier = self._judge(event, key)
             if kind is not None:
-                self._report(
-                    event.file, event.game, event.variation, event.move_number, event.colour,
-                    event.point, kind, earlier, board,
-                )
+                self._report(event, kind, earlier)
         history.push(
             _Entry(event.move_number, board.hash, key, board.to_move, by_play, board.ko_point,
                    board.move_number == 0)
@@ -330,30 +308,21 @@ class SuperkoVisitor(BaseVisitor):
             return None, None
         return kind, earlier.move_number
 
-    def _report(
-        self,
-        file: str,
-        game: int,
-        variation: tuple[int, ...],
-        move_number: int,
-        colour: str,
-        point: Point,
-        kind: str,
-        repeats: int | None,
-        board: Board,
-    ) -> None:
+    def _report(self, event: PositionEvent, kind: str, repeats: int | None) -> None:
+        point, colour, board = event.point, event.colour, event.board
+        assert point is not None and colour is not None
         self.violations.append(
             Violation(
-                file=file,
-                game=game,
-                variation=variation,
-                move_number=move_number,
+                file=event.file,
+                game=event.game,
+                variation=event.variation,
+                move_number=event.move_number,
                 colour=colour,
                 point=point,
                 size=board.size,
                 kind=kind,
                 repeats=repeats,
-                cycle=None if repeats is None else move_number - repeats,
+                cycle=None if repeats is None else event.move_number - repeats,
                 diagram=marked_diagram(board, point),
             )
         )

@@ -122,7 +122,7 @@ def parse_steps(text: str, size: int) -> list[Step]:
         return []
     tokens = text.split(",")
     if len(tokens) > MAX_STEPS:
-        raise MoveListError(f"the move list has {len(tokens)} steps; at most {MAX_STEPS}")
+        raise MoveListError(f"the move list has {len(tokens):,} steps; at most {MAX_STEPS:,}")
     steps = []
     for number, token in enumerate(tokens, 1):
         try:

@@ -226,7 +226,7 @@ def read_slice(part: PackedSlice) -> Iterator[Source | SgfError]:
             if not isinstance(data, bytes):
                 yield SgfError("a packed record without data", file=name)
             elif len(data) > MAX_SOURCE_BYTES:
-                yield SgfError(f"{name!r} is larger than the limit of {MAX_SOURCE_BYTES} bytes",
+                yield SgfError(f"{name!r} is larger than the limit of {MAX_SOURCE_BYTES:,} bytes",
                                file=name)
             elif hashlib.sha256(data).digest() != digest:
                 yield SgfError(f"packed record damaged: its bytes do not match its SHA-256 "

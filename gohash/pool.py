@@ -348,7 +348,7 @@ class _Runner(Generic[T, R]):
         if self.on_death is not None:
             self.on_death(
                 f"a worker process died ({reason}); "
-                f"retrying {retried} unfinished files one at a time"
+                f"retrying {retried:,} unfinished files one at a time"
             )
         while self.pending:
             batch, future, path = self.pending.popleft()

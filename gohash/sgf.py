@@ -414,7 +414,7 @@ def _read_values(
 
 def _too_many(game_text: GameText, at: int) -> SgfLimitError:
     return SgfLimitError(
-        f"node at byte {at} has more than the limit of {game_text.limits.node_values} "
+        f"node at byte {at} has more than the limit of {game_text.limits.node_values:,} "
         "property values",
         file=game_text.file,
         game=game_text.index,
@@ -446,7 +446,7 @@ def _read_value(
 def _too_large(game_text: GameText, ident: bytes, at: int) -> SgfLimitError:
     return SgfLimitError(
         f"property {ident!r} at byte {at} is larger than the limit of "
-        f"{game_text.limits.value_bytes} bytes",
+        f"{game_text.limits.value_bytes:,} bytes",
         file=game_text.file,
         game=game_text.index,
     )
@@ -454,7 +454,7 @@ def _too_large(game_text: GameText, ident: bytes, at: int) -> SgfLimitError:
 
 def _too_deep(limit: int, at: int, file: str, game: int) -> SgfLimitError:
     return SgfLimitError(
-        f"variations nested deeper than the limit of {limit} at byte {at}", file=file, game=game
+        f"variations nested deeper than the limit of {limit:,} at byte {at}", file=file, game=game
     )
 
 
@@ -467,7 +467,7 @@ def _check_setup(node: int, game: int, game_text: GameText, at: int) -> None:
     ]:
         if count > limit:
             raise SgfLimitError(
-                f"the {what} names more than the limit of {limit} setup points (AB, AW, AE; "
+                f"the {what} names more than the limit of {limit:,} setup points (AB, AW, AE; "
                 f"rectangles counted by area) at byte {at}",
                 file=game_text.file,
                 game=game_text.index,

@@ -289,7 +289,7 @@ def _read_limited(
     if first < limit and len(data) > first:
         data += _read_up_to(stream.read, limit + 1 - len(data))
     if len(data) > limit:
-        raise SgfLimitError(f"{name!r} is larger than the limit of {limit} bytes", file=name)
+        raise SgfLimitError(f"{name!r} is larger than the limit of {limit:,} bytes", file=name)
     return data
 
 
@@ -401,7 +401,7 @@ def _zip_sources(path: str, file: str | IO[bytes], limit: int) -> Iterator[Sourc
             name = f"{path}:{info.filename}"
             if info.file_size > limit:
                 yield SgfLimitError(
-                    f"archive member {info.filename!r} is larger than the limit of {limit} bytes",
+                    f"archive member {info.filename!r} is larger than the limit of {limit:,} bytes",
                     file=name,
                 )
                 continue
@@ -423,7 +423,7 @@ def _tar_sources(path: str, archive: tarfile.TarFile, limit: int) -> Iterator[So
         name = f"{path}:{info.name}"
         if info.size > limit:
             yield SgfLimitError(
-                f"archive member {info.name!r} is larger than the limit of {limit} bytes",
+                f"archive member {info.name!r} is larger than the limit of {limit:,} bytes",
                 file=name,
             )
             continue
@@ -477,7 +477,7 @@ def _text_source(name: str, data: bytes, limit: int) -> Source | SgfError:
             utf8.write(decoder.decode(piece, final=start + _PIECE >= len(data)).encode("utf-8"))
             if utf8.tell() > limit:
                 return SgfLimitError(
-                    f"{name!r} is larger than the limit of {limit} bytes once decoded",
+                    f"{name!r} is larger than the limit of {limit:,} bytes once decoded",
                     file=name,
                 )
     except UnicodeDecodeError as e:

@@ -79,9 +79,8 @@ class CheckResult:
 class FileCheck:
     """What :func:`check_files` found in one SGF source (a file, an archive
     member, standard input) or in an input it could not read (``file`` its
-    name): the violations, the input errors, and the counts and notes
-    (``summary``, whose ``errors`` are the walk's: an occupied point is a
-    violation there)."""
+    name): the violations, the input errors (each ends its game, a play on an
+    occupied point included), and the counts and notes (``summary``)."""
 
     file: str
     violations: list[Violation] = field(default_factory=list)

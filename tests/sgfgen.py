@@ -442,6 +442,7 @@ class _Generator:
     size: int
     budget: int
     max_depth: int
+    faults: bool = True  # moves and setup the walker refuses, after the root
     board: Board = field(init=False)
     last: str = "w"  # the colour of the last move
     ko_taken: bool = False
@@ -577,6 +578,8 @@ class _Generator:
             if node is not None:
                 return node
         kind = self.percent()
+        if not self.faults and kind >= 80 and not (86 <= kind < 90 or 94 <= kind < 96):
+            kind = 50  # a play on an empty point rather than a move the walker refuses
         if kind < 40:
             return self.move_node(colour, self.capture(colour) or self.empty_point())
         if kind < 62:
@@ -590,7 +593,7 @@ class _Generator:
         if kind < 80:  # setup only, or setup with a move (possibly failing)
             node = self.setup_node()
             if self.chance(40):  # and a move: a play, a pass, or one that fails
-                move = self.percent()
+                move = self.percent() if self.faults else self.draw(st.integers(35, 99))
                 if move < 15:
                     moves = ((colour.upper(), (self.off_board(),)),)
                 else:
@@ -744,11 +747,14 @@ def games(
     *,
     max_nodes: int = 80,
     max_depth: int = 3,
+    faults: bool = True,
 ) -> Game:
     """One game: a root and up to ``max_nodes`` further nodes, variations nested
-    up to ``max_depth`` levels."""
+    up to ``max_depth`` levels; without ``faults``, no node after the root
+    holds a move or setup that the walker refuses (an error ends a game in
+    every tool, so games without them reach further)."""
     size = draw(sizes)
-    generator = _Generator(draw, size, draw(st.integers(0, max_nodes)), max_depth)
+    generator = _Generator(draw, size, draw(st.integers(0, max_nodes)), max_depth, faults)
     return generator.game()
 
 
@@ -761,13 +767,16 @@ def records(
     same_size: bool = False,
     max_nodes: int = 80,
     max_depth: int = 3,
+    faults: bool = True,
 ) -> Record:
-    """A collection of 1..``max_games`` games (all of one size if ``same_size``)."""
+    """A collection of 1..``max_games`` games (all of one size if ``same_size``;
+    ``faults`` as :func:`games`)."""
     count = draw(st.integers(1, max_games))
     if same_size:
         sizes = st.just(draw(sizes))
     return Record(
         tuple(
-            draw(games(sizes, max_nodes=max_nodes, max_depth=max_depth)) for _ in range(count)
+            draw(games(sizes, max_nodes=max_nodes, max_depth=max_depth, faults=faults))
+            for _ in range(count)
         )
     )

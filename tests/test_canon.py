@@ -288,7 +288,7 @@ def test_errors_and_progress_in_input_order(tmp_path: Path) -> None:
             (str(bad), 0, 2),
             (str(tmp_path / "missing.sgf"), None, None),
         ]
-        assert str(errors[0]).startswith(f"{bad}, game 0, move 2: white at 'A9' (8, 0) is occupied")
+        assert str(errors[0]).startswith(f"{bad}, game 0, move 2: white at 'A9' is occupied")
         assert str(errors[1]) == f"{tmp_path / 'missing.sgf'}: no such file or folder"
         assert progress == [(1, 3), (2, 3), (3, 3)]
         assert len(summary.errors) == 2

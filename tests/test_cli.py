@@ -50,7 +50,7 @@ def test_errors_go_to_stderr_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
     lines = err.splitlines()
     # The board words the reason; the walker says where.
     assert lines[1].startswith(
-        f"gohash canon: error: {bad}, game 1, move 3: black at 'A9' (8, 0) is occupied"
+        f"gohash canon: error: {bad}, game 1, move 3: black at 'A9' is occupied"
     )
     assert lines[:1] + lines[2:] == [
         f"gohash canon: error: {bad}, game 0, move 0: rectangular board SZ[19:13] is not "
@@ -120,16 +120,3 @@ def test_installed_command(tmp_path: Path) -> None:
     ]
 
 
-def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    for stream, shown in [(Terminal(), True), (io.StringIO(), False)]:
-        monkeypatch.setattr(sys, "stderr", stream)
-        monkeypatch.setattr(sys, "stdout", io.StringIO())
-        assert main(["canon", NINE, str(DATA / "game-13x13.sgf")]) == 0
-        text = stream.getvalue()
-        assert ("\r[###############...............] 1/2 inputs" in text) == shown
-        assert ("\r[##############################] 2/2 inputs" in text) == shown
-        assert text.endswith("gohash canon: 2 files, 2 games, 196 positions, 0 errors\n")

@@ -21,9 +21,12 @@ from pathlib import Path
 
 import pytest
 
+import gohash.cli.progress
 import gohash.superko
 from gohash.cli import EXIT_CODES, build_parser, main
 from gohash.cli.options import FORMAT_HELP, positive_int
+from gohash.ko import KINDS
+from gohash.positions import positions
 from gohash.schemes import SCHEMES
 from gohash.version import __version__
 
@@ -218,6 +221,36 @@ def test_bad_arguments_exit_2_with_the_command_name(
     assert not db.exists()  # refused before any file is created
 
 
+def test_one_verdict_per_fact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A play on an occupied point, or off the board, is an error of the record in
+    every command and in ``positions()``, worded alike: exit 2, the game ends at
+    it (superko's suicide at move 5, before the error, stays a violation, and
+    its suicide at move 9, after it, is not judged), the next file goes on."""
+    occupied = str(RECORDS / "occupied.sgf")
+    off = tmp_path / "off.sgf"
+    off.write_text("(;SZ[5];B[cc];W[zz];B[dd])")
+    errors = [f"{occupied}, game 0, move 7: black at 'C3' is occupied",
+              f"{off}, game 0, move 2: bad coordinates b'zz' for a 5x5 board"]
+    db = str(tmp_path / "i.db")
+    # Suicide allowed, so that the replays reach move 7 (superko judges it instead).
+    for argv in (["canon", "--suicide", "allowed"], ["index", "build", db, "--suicide", "allowed"],
+                 ["audit", "--scheme", "regular64", "--suicide", "allowed"], ["superko"]):
+        code, out, err = run(capsys, *argv, occupied, str(off), NINE)
+        command = "gohash " + " ".join(argv[:2] if argv[0] == "index" else argv[:1])
+        assert code == 2, argv
+        assert [line for line in err.splitlines() if ": error: " in line] == [
+            f"{command}: error: {error}" for error in errors
+        ]
+        check_streams(command, out, err)
+    assert out.splitlines()[0] == f"{occupied}, game 0, move 5: black A1: suicide"
+    assert out.count("\n\n") == 1  # superko's one violation
+    assert [str(e) for batch in positions([occupied, str(off)], suicide_allowed=True)
+            for e in batch.errors] == errors
+    (check,) = gohash.superko.check([occupied]).violations
+    assert (check.move_number, check.kind) == (5, "suicide")
+    assert "occupied" not in KINDS
+
+
 def test_plurals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = str(tmp_path / "missing.sgf")
     _, _, err = run(capsys, "canon", NINE, missing)
@@ -290,17 +323,21 @@ class Terminal(io.StringIO):
 def test_a_progress_bar_on_a_terminal_only(
     argv: list[str], each_input: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(gohash.cli.progress, "REDRAW_SECONDS", 0)  # every step drawn
     for number, (stream, shown) in enumerate([(Terminal(), True), (io.StringIO(), False)]):
         monkeypatch.setattr(sys, "stderr", stream)
         monkeypatch.setattr(sys, "stdout", io.StringIO())
         main([a.format(db=tmp_path / f"{number}.db") for a in argv])
         text = stream.getvalue()
-        halfway = "\r[###############...............] 1/2 inputs" in text
-        assert halfway == (shown and each_input)
-        assert ("\r[##############################] 2/2 inputs" in text) == shown
+        command = " ".join(argv[:2] if argv[0] == "index" else argv[:1])
+        halfway = re.search(
+            rf"\rgohash {command}:  50%\|#{{15}} {{15}}\| 1/2 inputs \[\d\d:\d\d<\d\d:\d\d, "
+            r"[\d.]+k? inputs/s\]", text)
+        assert bool(halfway) == (shown and each_input)
+        assert (f"\rgohash {command}: 100%|{'#' * 30}| 2/2 inputs [" in text) == shown
         # A bar is redrawn or cleared before any line, so every line is whole.
-        assert not re.search(r"inputs(?!\r)", text)
-        lines = re.sub(r"\r\[[#.]+\] \d+/\d+ inputs|\r\033\[K", "", text).splitlines()
+        assert not re.search(r"inputs/s\] *[^ \r]", text)
+        lines = re.sub(r"\r[^\r\n]*(?=\r)", "", text).replace("\r", "").splitlines()
         assert lines and all(line.startswith("gohash ") for line in lines), lines
 
 

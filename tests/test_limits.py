@@ -150,7 +150,7 @@ def test_walker_reports_the_history_limit_and_goes_on() -> None:
     (error,) = visitor.errors
     assert str(error) == (
         f"p.sgf, game 0, move {MAX_HISTORY + 1}: the board's undo history is at its limit "
-        f"of {MAX_HISTORY} steps (plays, passes and setups not undone)"
+        f"of {MAX_HISTORY:,} steps (plays, passes and setups not undone)"
     )
     assert summary.games == 2 and summary.positions == MAX_HISTORY + 1 + 2
 
@@ -238,52 +238,52 @@ RECTANGLE = b"AB[aa:ss]"  # the whole 19x19 board: 361 points from 9 bytes
         (
             "the reported file: 140 KB of rectangles",
             b"(;SZ[26]AB" + b"[aa:zz]" * 20_000 + b")",
-            "has more than the limit of 10000 property values",
+            "has more than the limit of 10,000 property values",
         ),
         (
             "rectangles in one node",
             b"(;SZ[19]" + RECTANGLE * 20_000 + b")",
-            "the node names more than the limit of 2704 setup points",
+            "the node names more than the limit of 2,704 setup points",
         ),
         (
             "rectangles over 20,000 nodes",
             b"(;SZ[19]" + b";" + b";".join([RECTANGLE] * 20_000) + b")",
-            "the game names more than the limit of 1000000 setup points",
+            "the game names more than the limit of 1,000,000 setup points",
         ),
         (
             "AB and AE alternating",
             b"(;SZ[19]" + b";AB[aa:ss];AE[aa:ss]" * 10_000 + b")",
-            "the game names more than the limit of 1000000 setup points",
+            "the game names more than the limit of 1,000,000 setup points",
         ),
         (
             "AB and AW alternating",
             b"(;SZ[19]" + b";AB[aa:ss];AW[aa:ss]" * 10_000 + b")",
-            "the game names more than the limit of 1000000 setup points",
+            "the game names more than the limit of 1,000,000 setup points",
         ),
         (
             "AB and AW alternating in variations",
             b"(;SZ[19]" + b"(;AB[aa:ss];AW[aa:ss])" * 10_000 + b")",
-            "the game names more than the limit of 1000000 setup points",
+            "the game names more than the limit of 1,000,000 setup points",
         ),
         (
             "repeated properties in one node",
             b"(;SZ[19]" + b"C[x]" * 1_000_000 + b")",
-            "has more than the limit of 10000 property values",
+            "has more than the limit of 10,000 property values",
         ),
         (
             "repeated points in one node",
             b"(;SZ[19]AB" + b"[aa]" * 1_000_000 + b")",
-            "has more than the limit of 10000 property values",
+            "has more than the limit of 10,000 property values",
         ),
         (
             "escapes in one value",
             b"(;SZ[19]C[" + b"\\]" * 3_000_000 + b"])",
-            "property b'C' at byte 8 is larger than the limit of 1048576 bytes",
+            "property b'C' at byte 8 is larger than the limit of 1,048,576 bytes",
         ),
         (
             "deep variations",
             b"(;SZ[19]" + b"(;C[]" * 300_000 + b")" * 300_001,
-            "variations nested deeper than the limit of 200000",
+            "variations nested deeper than the limit of 200,000",
         ),
     ],
     ids=lambda v: v if isinstance(v, str) and " " in v else "",
@@ -311,7 +311,7 @@ def test_64_mib_of_passes(tmp_path: Path) -> None:
     assert stderr[0] == (
         f"gohash canon: error: {tmp_path / 'hostile.sgf'}, game 0, move {MAX_HISTORY + 1}: "
         "the board's undo "
-        f"history is at its limit of {MAX_HISTORY} steps (plays, passes and setups not undone)"
+        f"history is at its limit of {MAX_HISTORY:,} steps (plays, passes and setups not undone)"
     )
     with out.open() as f:
         assert sum(1 for _ in f) == MAX_HISTORY + 1  # every position up to the limit

@@ -147,7 +147,7 @@ def resolved(steps: list[Step]) -> list[Step]:
 
 
 def test_suicide_is_refused_and_named() -> None:
-    with pytest.raises(MoveListError, match=r"step 3: black at 'A5' \(4, 0\) is suicide"):
+    with pytest.raises(MoveListError, match=r"step 3: black at 'A5' is suicide"):
         replay(parse_steps("Wba,Wab,aa", 5), 5)
 
 
@@ -160,7 +160,7 @@ def test_simple_ko_is_refused_and_named() -> None:
     assert result.captured == {"b": 1, "w": 0}
     assert result.board.ko_point == parse_point("bc", 5)
     assert result.last_play == parse_point("cc", 5)
-    with pytest.raises(MoveListError, match=r"step 9: white at 'B3' \(2, 1\) retakes a ko"):
+    with pytest.raises(MoveListError, match=r"step 9: white at 'B3' retakes a ko"):
         replay(parse_steps(ko + ",cc,bc", 5), 5)
     # After a ko threat elsewhere and its answer, the retake is legal.
     retaken = replay(parse_steps(ko + ",cc,ee,ea,bc", 5), 5)
@@ -194,8 +194,8 @@ def test_an_edit_that_leaves_a_group_without_liberties_is_refused() -> None:
         ("jj", 9, r"step 1: 'jj' is not a point of the 9x9 board"),
         ("Bpd ", 19, r"step 1: 'Bpd ' is not a step"),
         ("passs", 19, r"step 1: 'passs' is not a step"),
-        ("pd,pd", 19, r"step 2: white at 'Q16' \(15, 15\) is occupied"),
-        ("bpd,bdd,bpd", 19, r"step 3: black at 'Q16' \(15, 15\) is occupied"),
+        ("pd,pd", 19, r"step 2: white at 'Q16' is occupied"),
+        ("bpd,bdd,bpd", 19, r"step 3: black at 'Q16' is occupied"),
     ],
 )
 def test_bad_move_lists_name_the_step_and_the_reason(text: str, size: int, message: str) -> None:

@@ -177,7 +177,7 @@ def test_files_table_and_errors_of_bad_input(tmp_path: Path, capsys: Any) -> Non
     err = capsys.readouterr().err
     # The same errors, in the same order, and the same summary as JSON Lines.
     assert (code, err) == (2, lines)
-    assert f"error: {bad}, game 0, move 3: black at 'A9' (8, 0) is occupied" in err
+    assert f"error: {bad}, game 0, move 3: black at 'A9' is occupied" in err
     assert err.splitlines()[-1] == "gohash canon: 2 files, 5 games, 77 positions, 3 errors"
     files = table(out, "files")
     assert [f["file"] for f in files] == [str(bad), str(good), str(tmp_path / "missing.sgf")]

@@ -120,7 +120,7 @@ def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
     # own report would be compared with itself.  cc on 5x5 is C3 (row 5-1-2);
     # GTP's two handicap stones on 9x9 are C3 and G7.
     assert [str(e) for e in batch.errors] == [
-        f"{paths[0]}, game 0, move 2: white at 'C3' (2, 2) is occupied",
+        f"{paths[0]}, game 0, move 2: white at 'C3' is occupied",
         f"{paths[1]}: no such file or folder",
     ]
     assert batch.notes == [f"{paths[2]}, game 0: HA[2] without AB: placed GTP fixed handicap C3 G7"]
@@ -375,7 +375,7 @@ def test_the_walker_takes_a_file_over_from_the_game_the_core_leaves(batch_size: 
                                                       strict=True) if g < b.walker_from.get(f, 99)}
     assert core_games == {0, 1}
     assert [e[1] for e in flat["errors"]] == [
-        "mixed.sgf, game 2, move 2: white at 'C7' (6, 2) is occupied"
+        "mixed.sgf, game 2, move 2: white at 'C7' is occupied"
     ]
     assert flat["notes"] == [
         "mixed.sgf, game 4: RU[Lunar] is not a ruleset gohash knows: the default, chinese, "

@@ -280,7 +280,7 @@ def test_zip_members_are_read_in_memory(tmp_path: Path) -> None:
     assert isinstance(sources[1], Source) and sources[1].data == b"(;SZ[13])"
     assert isinstance(sources[2], SgfLimitError)
     assert sources[2].file == f"{path}:big.sgf"
-    assert "larger than the limit of 1000 bytes" in str(sources[2])
+    assert "larger than the limit of 1,000 bytes" in str(sources[2])
 
 
 def test_tar_gz_members_are_read_in_memory(tmp_path: Path) -> None:
@@ -387,7 +387,7 @@ def test_a_lone_compressed_sgf_is_read(
     path.write_bytes(compress(b"(;C[" + b"x" * 5000 + b"])"))
     (error,) = _sources(str(path))
     assert isinstance(error, SgfLimitError)
-    assert "larger than the limit of 1000 bytes" in str(error)
+    assert "larger than the limit of 1,000 bytes" in str(error)
 
 
 def test_archives_on_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:

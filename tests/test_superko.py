@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gohash.board import Board
+from gohash.board import Board, OccupiedPointError
 from gohash.ko import KINDS, marked_diagram
 from gohash.superko import (
     RULESETS,
@@ -102,20 +102,23 @@ EXPECTED: dict[str, dict[str, list[Verdict]]] = {
         "new-zealand": [(4, SSK, 0, 4)],
         "japanese": [(4, "no result", 0, 4)],
     },
+    # Move 7 is on an occupied point: an error that ends the game (ERRORS).
     "occupied": {
-        "chinese": [(3, "occupied", None, None), (7, "suicide", None, None)],
-        "aga": [(3, "occupied", None, None), (7, "suicide", None, None)],
-        "natural": [(3, "occupied", None, None), (7, "suicide", None, None)],
-        "tromp-taylor": [(3, "occupied", None, None), (7, PSK, 6, 1)],
-        "new-zealand": [(3, "occupied", None, None)],
-        "japanese": [(3, "occupied", None, None), (7, "suicide", None, None)],
+        "chinese": [(5, "suicide", None, None)],
+        "aga": [(5, "suicide", None, None)],
+        "natural": [(5, "suicide", None, None)],
+        "tromp-taylor": [(5, PSK, 4, 1)],
+        "new-zealand": [],
+        "japanese": [(5, "suicide", None, None)],
     },
 }
+# The records' errors under every ruleset: the README's "error at" entries.
+ERRORS = {"occupied": [f"{RECORDS / 'occupied.sgf'}, game 0, move 7: black at 'C3' is occupied"]}
 
 
 def verdicts(path: Path, rules: Ruleset, **options: object) -> list[Verdict]:
     result = check([str(path)], rules, **options)  # type: ignore[arg-type]
-    assert not result.errors, result.errors
+    assert [str(e) for e in result.errors] == ERRORS.get(path.stem, [])
     return [(v.move_number, v.kind, v.repeats, v.cycle) for v in result.violations]
 
 
@@ -293,28 +296,35 @@ def test_regression_root_error_is_no_repetition(tmp_path: Path) -> None:
     assert check([str(path)]).violations == []
 
 
-def test_regression_variation_with_setup_and_failing_move_keeps_history(
+def test_variation_with_setup_repeats_a_position_of_the_shared_history(
     tmp_path: Path,
 ) -> None:
-    """Variation 1 opens with a node that removes White's C1 and plays on an
-    occupied point; then White plays C1 again, recreating the position after
-    move 8, a situation made by a play.  The history shared with the main line
-    must still be there, and the occupied play labelled with its own line."""
+    """Variation 1 opens with a node that removes White's C1 and plays elsewhere;
+    then White plays C1 again, recreating the position after move 8, a
+    situation made by a play: the history shared with the main line is there."""
     path = tmp_path / "variation-setup.sgf"
-    path.write_text(f"(;GM[1]FF[4]SZ[5]{KO_BUILD}(;B[ee])(;AE[ce]W[bd];W[ce]))")
-    for rules in (RULESETS["chinese"], RULESETS["aga"], ruleset("aga", rule="natural")):
+    path.write_text(f"(;GM[1]FF[4]SZ[5]{KO_BUILD}(;B[ee])(;AE[ce]W[ee];AE[ee]W[ce]))")
+    for rules in (RULESETS["chinese"], RULESETS["aga"]):
         result = check([str(path)], rules, variations=True)
         assert result.errors == []
         assert [
             (v.variation, v.move_number, v.kind, v.repeats) for v in result.violations
-        ] == [((1,), 9, "occupied", None), ((1,), 10, KINDS[rules.rule], 8)]
+        ] == [((1,), 10, KINDS[rules.rule], 8)]
 
 
-def test_regression_occupied_play_is_labelled_with_its_variation(tmp_path: Path) -> None:
+def test_occupied_point_is_an_error_that_ends_the_game(tmp_path: Path) -> None:
+    """In a variation too (the error names it); the violations before it stay, the
+    plays after it are not judged, and the next game is checked."""
     path = tmp_path / "occupied.sgf"
-    path.write_text("(;SZ[5];B[aa](;W[bb];B[bb])(;W[aa];B[cc]))")
+    path.write_text(
+        f"(;GM[1]FF[4]SZ[5]{KO_BUILD}(;B[cd];W[];B[];W[bd];B[ee])(;B[ee];W[ee];B[cd];W[]))"
+        f"(;GM[1]FF[4]SZ[5]{KO_BUILD};B[cd];W[];B[];W[bd])"
+    )
     result = check([str(path)], variations=True)
-    assert [(v.variation, v.move_number, v.kind) for v in result.violations] == [
-        ((), 3, "occupied"),
-        ((1,), 2, "occupied"),
+    assert [(v.game, v.variation, v.move_number) for v in result.violations] == [
+        (0, (), 12), (1, (), 12)
     ]
+    (error,) = result.errors
+    assert isinstance(error, OccupiedPointError)
+    assert (error.game, error.variation, error.move_number) == (0, (1,), 10)
+    assert str(error) == f"{path}, game 0, move 10: white at 'E1' is occupied"

@@ -9,7 +9,7 @@ import pytest
 
 from gohash.cli import main
 from gohash.superko import RULESETS, check
-from tests.test_superko import EXPECTED
+from tests.test_superko import ERRORS, EXPECTED
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"
 FIELDS = ["file", "game", "variation", "move_number", "colour", "move", "gtp", "kind",
@@ -41,8 +41,12 @@ def test_text_output_names_the_move_and_draws_the_position(
 def test_json_lines_have_exactly_the_documented_fields(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(capsys, "--format", "jsonl", "--ruleset", "aga", str(RECORDS))
-    assert code == 1
+    code, out, err = run(capsys, "--format", "jsonl", "--ruleset", "aga", str(RECORDS))
+    # occupied.sgf's play on an occupied point is an error (exit 2), not a violation.
+    assert code == 2
+    assert [line for line in err.splitlines() if ": error: " in line] == [
+        f"gohash superko: error: {error}" for error in ERRORS["occupied"]
+    ]
     records = [json.loads(line) for line in out.splitlines()]
     assert records and all(list(record) == FIELDS for record in records)
     # The verdicts of the hand-made table of test_superko, record by record in

@@ -120,7 +120,7 @@ def test_walked_files_and_read_errors_keep_their_places(tmp_path: Path) -> None:
     """Violations in file order, errors in reading order, whichever path judged a file."""
     triple = (RECORDS / "triple-ko.sgf").read_bytes()
     (tmp_path / "a.sgf").write_bytes(triple)
-    (tmp_path / "b.sgf").write_bytes(b"(;SZ[5];B[cc];W[cc];B[zz];W[bb])")
+    (tmp_path / "b.sgf").write_bytes(b"(;SZ[5];W[ab];W[ba];B[aa];B[zz];W[bb])")
     (tmp_path / "c.sgf").write_bytes(triple + b"(;SZ[9]RU[Foo];B[ee])")
     (tmp_path / "nothing.sgf").write_bytes(b"no game here")
     with zipfile.ZipFile(tmp_path / "d.zip", "w") as archive:
@@ -132,7 +132,7 @@ def test_walked_files_and_read_errors_keep_their_places(tmp_path: Path) -> None:
     for rules in (None, RULESETS["japanese"]):
         result = assert_paths_agree(paths, rules)
         assert [(Path(v.file).name, v.move_number) for v in result.violations] == [
-            ("a.sgf", 28), ("b.sgf", 2), ("c.sgf", 28), ("d.zip:x.sgf", 28)
+            ("a.sgf", 28), ("b.sgf", 3), ("c.sgf", 28), ("d.zip:x.sgf", 28)
         ]
         assert [Path(e.file or "").name for e in result.errors] == [
             "missing.sgf", "b.sgf", "nothing.sgf", "d.zip:y.sgf", "missing-too.sgf"

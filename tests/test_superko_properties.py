@@ -78,20 +78,17 @@ def judge(step: sgfgen.Step, rules: Ruleset) -> tuple[str, int | None] | None:
 def reference(
     record: sgfgen.Record, rules: Ruleset, variations: bool
 ) -> tuple[list[Verdict], list[Where]]:
-    """The verdicts (occupied plays included) and the other errors, in walk order."""
+    """The verdicts and the errors, in walk order.  An error (a play on an
+    occupied point included) ends its game, as in every tool."""
     verdicts: list[Verdict] = []
     errors: list[Where] = []
+    ended: set[int] = set()
     for item in sgfgen.replay(record, variations=variations):
+        if item.game in ended:
+            continue
         if isinstance(item, sgfgen.Fault):
-            if item.kind == "occupied":
-                assert item.variation is not None
-                assert item.colour is not None and item.point is not None
-                verdicts.append(
-                    (item.game, item.variation, item.move_number, item.colour, item.point,
-                     "occupied", None)
-                )
-            else:
-                errors.append((item.game, item.variation, item.move_number))
+            errors.append((item.game, item.variation, item.move_number))
+            ended.add(item.game)
         elif item.point is not None:
             found = judge(item, rules)
             if found is not None:
@@ -130,8 +127,12 @@ def key_scheme(name: str, size: int) -> str | KeyScheme:
     return WeakScheme(size, int(name[4:])) if name.startswith("weak") else name
 
 
+# An error ends its game: records without faulty moves reach the long fights too.
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(sgfgen.records(same_size=True), rulesets, st.booleans(), scheme_names)
+@given(
+    st.booleans().flatmap(lambda faults: sgfgen.records(same_size=True, faults=faults)),
+    rulesets, st.booleans(), scheme_names,
+)
 def test_checker_agrees_with_the_reference(
     record: sgfgen.Record, rules: Ruleset, variations: bool, scheme: str
 ) -> None:
@@ -175,10 +176,9 @@ def test_generated_records_reach_every_verdict() -> None:
         (Ruleset("test", "simple", True), KINDS["simple"]),
         (Ruleset("test", "simple", True), "no result"),
         (aga_natural, "suicide"),
-        (aga_natural, "occupied"),
     ]:
         find(
-            sgfgen.records(),
+            sgfgen.records(faults=False),
             lambda record, rules=rules, kind=kind: any(
                 v[5] == kind and v[1] != () for v in reference(record, rules, True)[0]
             ),
@@ -186,6 +186,15 @@ def test_generated_records_reach_every_verdict() -> None:
                 max_examples=1000, database=None, deadline=None, phases=[Phase.generate]
             ),
         )
+    # and errors that end a game: a play on an occupied point, in a variation.
+    find(
+        sgfgen.records(),
+        lambda record: any(
+            isinstance(item, sgfgen.Fault) and item.kind == "occupied" and item.variation
+            for item in sgfgen.replay(record)
+        ),
+        settings=settings(max_examples=1000, database=None, deadline=None, phases=[Phase.generate]),
+    )
 
 
 def test_the_weak_hash_really_collides() -> None:

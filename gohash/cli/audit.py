@@ -146,15 +146,16 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
     print(f"{s.scheme} on {s.size}x{s.size}: {s.bits} bits, combined by {s.combiner}", file=out)
     print("  point class  points  free bits  orbit keys  GF(2) span", file=out)
     for c in s.classes:
-        span = "-" if c.orbit_span is None else str(c.orbit_span)
+        span = "-" if c.orbit_span is None else f"{c.orbit_span:,}"
         print(
-            f"  {c.name:<11}  {c.points:>6}  {c.free_bits:>9}  {c.orbit_keys:>10}  {span:>10}",
+            f"  {c.name:<11}  {c.points:>6,}  {c.free_bits:>9,}  {c.orbit_keys:>10,}  {span:>10}",
             file=out,
         )
     if s.rank is None:
         print("  GF(2) rank: none (byte-wise addition is not linear over GF(2))", file=out)
     else:
-        print(f"  GF(2) rank of the {s.keys} keys: {s.rank} of {min(s.bits, s.keys)}", file=out)
+        print(f"  GF(2) rank of the {s.keys:,} keys: {s.rank:,} of {min(s.bits, s.keys):,}",
+              file=out)
     bits: dict[int, list[str]] = {}
     for name, value in s.symmetric_bits.items():
         bits.setdefault(value, []).append(name)
@@ -165,7 +166,7 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
         print("  family       keys  instances  equal hashes  first equal", file=out)
         for p in s.patterns:
             print(
-                f"  {p.family:<11}  {p.keys:>4}  {p.instances:>9}  {p.equal:>12}  "
+                f"  {p.family:<11}  {p.keys:>4,}  {p.instances:>9,}  {p.equal:>12,}  "
                 f"{p.example or '-'}",
                 file=out,
             )
@@ -174,7 +175,8 @@ def _print_structure(s: SchemeStructure, out: TextIO) -> None:
         print("  no family hashes alike", file=out)
     else:
         keys, families = smallest
-        print(f"  smallest set of keys that hashes alike: {keys} ({', '.join(families)})", file=out)
+        print(f"  smallest set of keys that hashes alike: {keys:,} ({', '.join(families)})",
+              file=out)
     print(file=out)
 
 
@@ -201,7 +203,7 @@ def _print_collection(c: CollectionAudit, out: TextIO) -> None:
         )
         print(
             f"  {name:<12}  {keys:>14,}  {merged:>16,}  {merging:>12,}  {symmetric:>11,}  "
-            f"{split:>5}",
+            f"{split:>5,}",
             file=out,
         )
     print(

@@ -227,7 +227,7 @@ def _run_build(args: argparse.Namespace) -> int:
     report.say(f"index {args.db}: {counted(counts['files'], 'file')}, "
                f"{counted(counts['games'], 'game')}, "
                f"{counted(counts['occurrences'], 'position')}, "
-               f"{counts['positions']} distinct up to symmetry")
+               f"{counts['positions']:,} distinct up to symmetry")
     return EXIT_ERRORS if summary.errors else EXIT_CLEAN
 
 
@@ -306,7 +306,7 @@ def _run_find(args: argparse.Namespace) -> int:
         _print_find(result, board.size)
     shown_to = result.offset + len(result.matches)
     if shown_to < result.total:
-        report.say(f"showing {result.offset + 1}-{shown_to} of {result.total}: "
+        report.say(f"showing {result.offset + 1:,}-{shown_to:,} of {result.total:,}: "
                    f"--offset {shown_to} for more, --limit 0 for all")
     return EXIT_CLEAN
 
@@ -391,22 +391,22 @@ def _continuations_json(moves: Continuations, hex_key: str) -> dict[str, Any]:
 
 def _print_continuations(moves: Continuations, hex_key: str, report: Reporter) -> None:
     size = moves.size
-    exchanged = f", {moves.exchanged_colours} with colours exchanged" if moves.total else ""
+    exchanged = f", {moves.exchanged_colours:,} with colours exchanged" if moves.total else ""
     report.say(f"{size}x{size} position, key {hex_key}: "
                f"{counted(moves.total, 'occurrence')}{exchanged}; "
-               f"{moves.ended} without a next move")
+               f"{moves.ended:,} without a next move")
     if not moves.total:
         return
-    print(f"results: B {moves.black_wins}, W {moves.white_wins}, other {moves.other}")
+    print(f"results: B {moves.black_wins:,}, W {moves.white_wins:,}, other {moves.other:,}")
     print(f"{'move':<6}{'count':>7}{'share':>8}{'B wins':>8}{'W wins':>8}{'other':>7}"
           f"{'same':>7}{'exch':>6}  first       last")
     for m in moves.moves:
         name = f"{m.colour.upper()} {gtp(m.point, size)}"
-        print(f"{name:<6}{m.count:>7}{m.share:>8.1%}{m.black_wins:>8}{m.white_wins:>8}"
-              f"{m.other:>7}{m.same_colours:>7}{m.exchanged_colours:>6}  "
+        print(f"{name:<6}{m.count:>7,}{m.share:>8.1%}{m.black_wins:>8,}{m.white_wins:>8,}"
+              f"{m.other:>7,}{m.same_colours:>7,}{m.exchanged_colours:>6,}  "
               f"{m.first_date or '-':<10}  {m.last_date or '-'}")
     if moves.years:
-        print("by year: " + ", ".join(f"{y} {n}" for y, n in moves.years.items()))
+        print("by year: " + ", ".join(f"{y} {n:,}" for y, n in moves.years.items()))
 
 
 def _players(record: Record) -> str:
@@ -429,10 +429,10 @@ def _run_dupes(args: argparse.Namespace) -> int:
         }, ensure_ascii=False))
     else:
         for group in dupes.groups:
-            print(f"same game ({group.positions} positions):")
+            print(f"same game ({counted(group.positions, 'position')}):")
             _print_group(group)
         for prefix in dupes.prefixes:
-            print(f"prefix ({prefix.shorter.positions} of {prefix.longer.positions} "
+            print(f"prefix ({prefix.shorter.positions:,} of {prefix.longer.positions:,} "
                   "positions):")
             _print_group(prefix.shorter)
             print("  is the start of")
@@ -474,7 +474,7 @@ def _run_info(args: argparse.Namespace) -> int:
     print(f"  format version {info.schema_version}, key scheme {info.scheme}, "
           f"{'every variation' if info.variations else 'main lines only'}")
     print(f"  {counted(info.files, 'file')}, {counted(info.games, 'game')}, "
-          f"{counted(info.positions, 'position')} ({info.distinct} distinct up to "
+          f"{counted(info.positions, 'position')} ({info.distinct:,} distinct up to "
           f"symmetry), {counted(info.errors, 'error')}")
     versions = ", ".join(f"{version} ({counted(n, 'file')})"
                          for version, n in info.gohash_versions.items())

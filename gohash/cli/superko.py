@@ -41,9 +41,10 @@ def register(subparsers: Any) -> None:
         "superko",
         help="find moves that break a ko rule (superko, simple ko) or are suicide",
         description="Replay every game and report each board play that recreates an earlier "
-        "position under the ko rule, each forbidden suicide and each play on an occupied point. "
-        "Every verdict is confirmed on the exact positions, never on a hash alone.  After an "
-        "illegal move the check goes on from the position the record shows.  PATH is an SGF "
+        "position under the ko rule and each forbidden suicide.  Every verdict is confirmed on "
+        "the exact positions, never on a hash alone.  After such a move the check goes on from "
+        "the position the record shows.  A play on an occupied point is an error of the record, "
+        "as in every command: it is reported and ends its game.  PATH is an SGF "
         "file, a folder (searched recursively for *.sgf), a zip or tar archive, or - for "
         "standard input.  Violations are printed as each file is checked.",
         epilog="Rulesets: tromp-taylor (positional, suicide allowed), chinese (positional), "
