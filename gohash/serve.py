@@ -2,8 +2,10 @@
 
 Scope: :func:`create_app` and its JSON endpoints; the page itself is static
 (``gohash/web/``: one HTML, one script, one style sheet).  The index is
-opened read-only; the command line (:mod:`gohash.cli.serve`) only parses its
-arguments and runs uvicorn.
+opened read-only.  :func:`listen` binds the port first (a busy port is one
+clear error, before anything is printed) and :func:`run_app` serves the app with
+uvicorn on that socket; the command line (:mod:`gohash.cli.serve`) only
+parses its arguments and prints the address.
 
 The page keeps its whole state in its URL and sends the same parameters to
 the endpoints, which replay the position with :class:`~gohash.board.Board`
@@ -37,7 +39,10 @@ request.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import socket
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -69,6 +74,8 @@ __all__ = [
     "MAX_QUERY_BYTES",
     "BadRequest",
     "create_app",
+    "listen",
+    "run_app",
 ]
 
 DEFAULT_PAGE = 20
@@ -468,3 +475,47 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
 
+
+
+# -- listening -----------------------------------------------------------------------------------
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host`` and ``port`` (0: any free port) and
+    listening, for :func:`run_app`: bound before anything is printed or served,
+    so that a busy port is one clear :class:`~gohash.errors.GohashError`
+    (naming the port and ``--port``), and no other process can take the port
+    between the check and the serving."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise GohashError(f"cannot listen on {host!r}: {e.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        where = f"port {port} on {host}"
+        if e.errno == errno.EADDRINUSE:
+            raise GohashError(f"{where} is in use: choose another with --port N") from None
+        if e.errno == errno.EACCES:
+            raise GohashError(f"{where} is not open to this user: choose another with --port N "
+                              "(ports below 1024 need privileges)") from None
+        raise GohashError(f"cannot listen on {where}: {e.strerror}") from None
+    return sock
+
+
+def run_app(app: Starlette, sock: socket.socket) -> None:
+    """Serve ``app`` with uvicorn on the listening socket ``sock`` (:func:`listen`);
+    return when Ctrl-C stops it (uvicorn shuts down, then raises the interrupt
+    again: here it is the expected end, not an error).  The socket is closed
+    afterwards."""
+    import uvicorn
+
+    with sock:
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])
