@@ -172,7 +172,7 @@ class _Query:
     replayed: Replay
     filters: Filters | None
     symmetry: str
-    to_move: str | None
+    to_move: str
 
 
 class _Explorer:
@@ -203,7 +203,7 @@ class _Explorer:
         turn = _choice(params, "turn", ("0", "1"))
         return _Query(
             size, format_steps(steps, size), replayed, _filters(params), symmetry,
-            None if turn == "0" else replayed.board.to_move,
+            "any" if turn == "0" else replayed.board.to_move,
         )
 
     def info(self) -> dict[str, Any]:
@@ -295,6 +295,7 @@ def _continuations_json(found: Continuations, size: int) -> dict[str, Any]:
             "same_colours": found.same_colours,
             "exchanged_colours": found.exchanged_colours,
             "symmetries": [g.name for g in found.symmetries],
+            "to_move": found.to_move or "any",
         },
         "continuations": [
             {
