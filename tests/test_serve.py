@@ -174,7 +174,7 @@ def test_info_lists_sizes_and_counts(
     assert info["counts"] == counts
     assert info["sizes"]["19"] >= 120 and {"9", "13"} <= set(info["sizes"])
     assert info["default_size"] == 19
-    assert info["scheme"] == "huima64"
+    assert info["scheme"] == "regular128"
 
 
 def test_page_and_static_files_are_served(client: TestClient) -> None:

@@ -44,6 +44,7 @@ from ..index import (
 from ..indexfile import IndexInfo
 from ..indexing import PARSE_VERSION
 from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
+from ..schemes import DEFAULT_SCHEME
 from ..sgf import find_inputs
 from .options import (
     EXIT_CLEAN,
@@ -92,7 +93,8 @@ def register(subparsers: Any) -> None:
     build.add_argument("paths", nargs="+", metavar="PATH")
     add_scheme(
         build, default=None,
-        help="key scheme of a new index (default huima64); an existing index keeps its own",
+        help=f"key scheme of a new index (default {DEFAULT_SCHEME}); an existing index "
+        "keeps its own",
     )
     add_variations(
         build, help="a new index stores every variation's positions, not only the main "
