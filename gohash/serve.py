@@ -487,8 +487,11 @@ def listen(host: str, port: int) -> socket.socket:
     so that a busy port is one clear :class:`~gohash.errors.GohashError`
     (naming the port and ``--port``), and no other process can take the port
     between the check and the serving."""
+    # As uvicorn decides: IPv6 for an address with a colon, IPv4 for anything else.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
     except socket.gaierror as e:
         raise GohashError(f"cannot listen on {host!r}: {e.strerror}") from None
     family, kind, proto, _, address = infos[0]
