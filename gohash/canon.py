@@ -69,6 +69,7 @@ from .coords import gtp, sgf_letters
 from .errors import GohashError
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map, scratch_folder
 from .positions import PositionBatch, positions
+from .schemes import DEFAULT_SCHEME
 from .schemes import scheme as get_scheme
 from .sgf import Input, SgfError, Source, find_inputs, read_input, read_input_ends
 from .symmetry import ELEMENTS, elements_of
@@ -105,11 +106,13 @@ _TASKS = 4 * MAX_TASKS_PER_BATCH
 
 @dataclass(frozen=True)
 class CanonOptions:
-    """What ``gohash canon`` computes: key scheme, group, variations, format,
+    """What ``gohash canon`` computes: key scheme (default regular128, whose
+    canonical keys merge no distinct positions of the test corpus; huima64 is
+    the paper's, see docs/schemes.md), group, variations, format,
     whether suicide is allowed in every game (None: as each game's ``RU`` says),
     and whether records hold the exact canonical ``position``."""
 
-    scheme: str = "huima64"
+    scheme: str = DEFAULT_SCHEME
     group: str = "full"
     variations: bool = False
     format: str = "jsonl"

@@ -105,9 +105,10 @@ POSITION_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("to_move", "dictionary<int8, string>", "'b' or 'w': the side to move in this position"),
     ("setup", "bool", "whether the node that led here has setup stones (AB, AW, AE)"),
     ("hash", "uint64 | fixed_size_binary(16)",
-     "position hash; 128-bit schemes: 16 big-endian bytes"),
+     "position hash: uint64 for the 64-bit schemes, 16 big-endian bytes for regular128 "
+     "(the default); the marker's bits says which"),
     ("key", "uint64 | fixed_size_binary(16)",
-     "canonical key, as hash: a filter, two positions are equal only if position is"),
+     "canonical key, as wide as hash: a filter, two positions are equal only if position is"),
     ("transform", "dictionary<int8, string>",
      "the lowest element mapping the position onto its frame"),
     ("symmetries", "list<dictionary<int8, string>>",

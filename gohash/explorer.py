@@ -26,6 +26,14 @@ symmetries (rotations and reflections that fix ``Q``): they are one
 continuation, shown at its point of highest ``row * size + col`` (the top
 row first, then the rightmost column, row 0 being the bottom line), with
 every equivalent point in :attr:`Continuation.equivalent`.
+
+Side to move.  An occurrence's side to move is the record's: Black at first
+(setup included), then the opponent of the last mover.  Continuations keep,
+by default, the occurrences whose side to move, seen in the query's colours,
+is the query's own (:meth:`gohash.index.Index.continuations`): in a hit with
+colours exchanged, the game's White to move is the query's Black to move, and
+White's move there is the query's Black's.  So every move listed by default
+is one the player to move could play.
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ from .sgf import Source, find_inputs, read_input
 from .symmetry import Element, Point
 
 __all__ = [
+    "TO_MOVE",
     "Continuation",
     "ContinuationRow",
     "Continuations",
@@ -63,6 +72,11 @@ __all__ = [
     "merge_continuations",
     "read_game",
 ]
+
+
+TO_MOVE = ("b", "w", "any")
+"""The sides to move a search can keep occurrences for, in the query's colours:
+Black, White, or either (``"any"``)."""
 
 
 # -- filters -----------------------------------------------------------------------------------
@@ -288,7 +302,9 @@ class Continuations:
     ``white_wins`` and ``other`` count the results of all ``total`` games
     in the query's colours; ``years`` counts the occurrences by the year of
     their game (those with a date).  ``symmetries`` are the elements that map
-    the query onto itself (the identity first).
+    the query onto itself (the identity first).  ``to_move`` is the side to
+    move the occurrences were kept for, in the query's colours (``'b'``,
+    ``'w'``), or None: either side.
     """
 
     key: int
@@ -303,6 +319,7 @@ class Continuations:
     moves: list[Continuation]
     years: dict[int, int]
     symmetries: tuple[Element, ...]
+    to_move: str | None = None
 
 
 @dataclass
@@ -366,7 +383,7 @@ class QueryView:
     the query through ``h = e^-1 . t . g`` for each symmetry ``t`` of the frame
     (module docstring); the views allowed are those of the ``h`` that keep the
     colours unless ``colour_swap``, and that give the side to move ``to_move``
-    (``'b'``, ``'w'``) if it is asked for.  Of the views allowed, those that keep
+    (``'b'``, ``'w'``; ``'any'`` or None: either).  Of the views allowed, those that keep
     the colours are taken if there are any: so a position that is its own
     colour-exchanged image matches with the same colours, unless only the
     exchanged view gives the side to move asked for.  An occurrence is known
@@ -378,12 +395,12 @@ class QueryView:
         self, onto: Sequence[Element], size: int, *, colour_swap: bool = True,
         to_move: str | None = None,
     ) -> None:
-        if to_move not in (None, "b", "w"):
-            raise GohashError(f"to_move {to_move!r} is not 'b', 'w' or None")
+        if to_move not in (None, *TO_MOVE):
+            raise GohashError(f"to_move {to_move!r} is not 'b', 'w', 'any' or None")
         self.element = onto[0]
         self.size = size
         self.colour_swap = colour_swap
-        self.to_move = to_move
+        self.to_move = None if to_move == "any" else to_move
         self.frame_symmetries = [t.compose(self.element.inverse) for t in onto]
         self.symmetries = tuple(self.element.inverse.compose(t) for t in onto)
         self._moves: dict[tuple[int, int, bool, int], tuple[str, Point | None, tuple[Point, ...]]]
@@ -474,7 +491,8 @@ def merge_continuations(
 ) -> Continuations:
     """The continuations of a query from the index's grouped occurrences (those
     that match), seen through ``view``."""
-    result = Continuations(key, view.size, 0, 0, 0, 0, 0, 0, 0, [], {}, view.symmetries)
+    result = Continuations(key, view.size, 0, 0, 0, 0, 0, 0, 0, [], {}, view.symmetries,
+                           view.to_move)
     moves: dict[tuple[str, Point | None], _Move] = {}
     for row in rows:
         exchanged = view.exchanged(row.swapped, row.to_move)

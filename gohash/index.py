@@ -160,7 +160,9 @@ class Index(IndexFile):
         and ``offset`` page through them, and ``total`` counts them all.
         ``filters`` keep the games they let through (:class:`Filters`);
         ``to_move`` (``'b'``/``'w'``) the occurrences with that side to move,
-        in the query's colours.
+        in the query's colours (None or ``'any'``: either side, whatever the
+        query's; unlike :meth:`continuations`, which asks what the player to
+        move plays, this asks where the stones stood).
         """
         size, key, onto, position_id, rejected = self._lookup(position)
         view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
@@ -199,17 +201,23 @@ class Index(IndexFile):
         limit: int | None = None,
     ) -> Continuations:
         """What was played next wherever ``position`` (a Board or an (N, N) array)
-        occurred, each move seen in the query's orientation and colours
-        (:mod:`gohash.explorer` says how), most played first.
+        occurred with the query's side to move, each move seen in the query's
+        orientation and colours (:mod:`gohash.explorer` says how), most played
+        first.
 
-        ``symmetry`` ``"full"`` matches rotations, reflections and colour
-        exchange, ``"d4"`` rotations and reflections only.  ``filters`` keep
-        the games they let through; ``to_move`` (``'b'``/``'w'``) the
-        occurrences with that side to move, in the query's colours.  ``limit``
-        keeps the most played moves only (None: all); the counts cover all.
+        ``to_move`` is the side to move kept, in the query's colours: None (the
+        default) the query's own, ``position.to_move`` for a Board (whose side
+        to move is the record's in :func:`position_from_sgf`), either side for
+        an array, which has none; ``'b'`` or ``'w'`` that side; ``'any'``
+        either side.  ``symmetry`` ``"full"`` matches rotations, reflections
+        and colour exchange, ``"d4"`` rotations and reflections only.
+        ``filters`` keep the games they let through.  ``limit`` keeps the most
+        played moves only (None: all); the counts cover all.
         """
         if symmetry not in ("full", "d4"):
             raise GohashError(f"symmetry {symmetry!r} is not 'full' or 'd4'")
+        if to_move is None:
+            to_move = position.to_move if isinstance(position, Board) else "any"
         size, key, onto, position_id, _ = self._lookup(position)
         view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
         if position_id is None:
@@ -341,7 +349,7 @@ class _PositionPicker(BaseVisitor):
     def __init__(self, game: int, move: int | None) -> None:
         self.game = game
         self.move = move
-        self.found: bytes | None = None
+        self.found: tuple[bytes, str] | None = None
         self.last_move = -1
         self.games = 0
         self.error: GohashError | None = None
@@ -353,7 +361,7 @@ class _PositionPicker(BaseVisitor):
         if event.game == self.game:
             self.last_move = event.move_number
             if self.move is None or event.move_number == self.move:
-                self.found = event.board.position_key()
+                self.found = event.board.position_key(), event.board.to_move
 
     def handle_error(self, error: GohashError) -> bool:
         if error.game is None or error.game == self.game:
@@ -366,7 +374,9 @@ def position_from_sgf(
 ) -> Board:
     """The position of game ``game`` of an SGF file (``-``: standard input) on its main
     line after move ``move`` (None: the last), setup included; suicide allowed as
-    ``suicide_allowed`` says, or the game's ``RU`` if None."""
+    ``suicide_allowed`` says, or the game's ``RU`` if None.  The board has no
+    history; its side to move is the record's there, as an index stores it:
+    Black at first, then the opponent of the last mover."""
     picker = _PositionPicker(game, move)
     options = {} if suicide_allowed is None else {"suicide_allowed": suicide_allowed}
     for inp in find_inputs([path]):
@@ -383,4 +393,5 @@ def position_from_sgf(
             f"move {move!r} is beyond the end of the main line (move {picker.last_move})",
             file=path, game=game,
         )
-    return Board.from_position_key(picker.found)
+    key, to_move = picker.found
+    return Board.from_array(Board.from_position_key(key).to_array(), to_move=to_move)

@@ -59,7 +59,7 @@ from .indexing import (
     input_frames,
 )
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
-from .schemes import SCHEMES, KeyScheme, scheme
+from .schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
 from .sgf import Input, find_inputs, read_input
 from .symmetry import check_size
 from .version import __version__
@@ -296,7 +296,7 @@ class IndexFile:
     """A gohash position index in an SQLite file.
 
     ``Index(path)`` opens an existing index; ``Index(path, create=True)`` also
-    creates one (with ``scheme``, default ``huima64``) if the file is missing or
+    creates one (with ``scheme``, default ``regular128``) if the file is missing or
     empty.  ``scheme`` may instead be a factory from board size to
     :class:`~gohash.schemes.KeyScheme`, for experiments with other key tables
     (it must be picklable for ``jobs > 1``); the index records its ``name``.
@@ -338,7 +338,7 @@ class IndexFile:
                         file=self.path,
                     )
             else:
-                factory = _factory(scheme if scheme is not None else "huima64")
+                factory = _factory(scheme if scheme is not None else DEFAULT_SCHEME)
                 self.variations = bool(variations)
                 self._create(_scheme_name(factory))
             # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps

@@ -72,6 +72,10 @@ from .symmetry import (
 HashArray = npt.NDArray[np.uint64]
 
 SCHEMES = ("huima64", "huima64-add", "regular64", "regular128")
+DEFAULT_SCHEME = "regular128"
+"""The scheme of the outputs users count (``gohash canon``, a new index): its
+canonical keys merge no two distinct positions of the test corpus, where
+huima64's merge 73 (docs/schemes.md)."""
 
 # Huima's generators on the byte slots z1..z8 (docs/design.md, section "The key schemes").
 HUIMA_ROT90: SlotPermutation = (1, 2, 3, 0, 5, 6, 7, 4)

@@ -2,8 +2,10 @@
 
 Scope: :func:`create_app` and its JSON endpoints; the page itself is static
 (``gohash/web/``: one HTML, one script, one style sheet).  The index is
-opened read-only; the command line (:mod:`gohash.cli.serve`) only parses its
-arguments and runs uvicorn.
+opened read-only.  :func:`listen` binds the port first (a busy port is one
+clear error, before anything is printed) and :func:`run_app` serves the app with
+uvicorn on that socket; the command line (:mod:`gohash.cli.serve`) only
+parses its arguments and prints the address.
 
 The page keeps its whole state in its URL and sends the same parameters to
 the endpoints, which replay the position with :class:`~gohash.board.Board`
@@ -37,7 +39,10 @@ request.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import socket
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -69,6 +74,8 @@ __all__ = [
     "MAX_QUERY_BYTES",
     "BadRequest",
     "create_app",
+    "listen",
+    "run_app",
 ]
 
 DEFAULT_PAGE = 20
@@ -165,7 +172,7 @@ class _Query:
     replayed: Replay
     filters: Filters | None
     symmetry: str
-    to_move: str | None
+    to_move: str
 
 
 class _Explorer:
@@ -196,7 +203,7 @@ class _Explorer:
         turn = _choice(params, "turn", ("0", "1"))
         return _Query(
             size, format_steps(steps, size), replayed, _filters(params), symmetry,
-            None if turn == "0" else replayed.board.to_move,
+            "any" if turn == "0" else replayed.board.to_move,
         )
 
     def info(self) -> dict[str, Any]:
@@ -288,6 +295,7 @@ def _continuations_json(found: Continuations, size: int) -> dict[str, Any]:
             "same_colours": found.same_colours,
             "exchanged_colours": found.exchanged_colours,
             "symmetries": [g.name for g in found.symmetries],
+            "to_move": found.to_move or "any",
         },
         "continuations": [
             {
@@ -468,3 +476,50 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
 
+
+
+# -- listening -----------------------------------------------------------------------------------
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host`` and ``port`` (0: any free port) and
+    listening, for :func:`run_app`: bound before anything is printed or served,
+    so that a busy port is one clear :class:`~gohash.errors.GohashError`
+    (naming the port and ``--port``), and no other process can take the port
+    between the check and the serving."""
+    # As uvicorn decides: IPv6 for an address with a colon, IPv4 for anything else.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise GohashError(f"cannot listen on {host!r}: {e.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        where = f"port {port} on {host}"
+        if e.errno == errno.EADDRINUSE:
+            raise GohashError(f"{where} is in use: choose another with --port N") from None
+        if e.errno == errno.EACCES:
+            raise GohashError(f"{where} is not open to this user: choose another with --port N "
+                              "(ports below 1024 need privileges)") from None
+        raise GohashError(f"cannot listen on {where}: {e.strerror}") from None
+    return sock
+
+
+def run_app(app: Starlette, sock: socket.socket) -> None:
+    """Serve ``app`` with uvicorn on the listening socket ``sock`` (:func:`listen`);
+    return when Ctrl-C stops it (uvicorn shuts down, then raises the interrupt
+    again: here it is the expected end, not an error).  The socket is closed
+    afterwards."""
+    import uvicorn
+
+    with sock:
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])

@@ -195,8 +195,9 @@ def test_json_lines_schema() -> None:
         "colour": None,
         "move": None,
         "gtp": None,
-        "hash": "0x0000000000000000",
-        "key": "0x0000000000000000",
+        # The default scheme, regular128: 32 hex digits, nothing lost.
+        "hash": "0x" + "0" * 32,
+        "key": "0x" + "0" * 32,
         "transform": "identity",
         "symmetries": [g.name for g in ELEMENTS],
     }

@@ -18,7 +18,7 @@ from sgfmill import boards, sgf, sgf_grammar
 from gohash.canon import CanonOptions, canon
 from gohash.cli import main
 from gohash.errors import GohashError
-from gohash.schemes import scheme
+from gohash.schemes import DEFAULT_SCHEME, scheme
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -29,12 +29,12 @@ pytestmark = pytest.mark.skipif(
 
 
 def sgfmill_hashes(path: Path) -> list[list[str]]:
-    """Per game, the hex hash of every position gohash visits on the main line."""
+    """Per game, the hex hash (default scheme) of every position gohash visits on the main line."""
     games = []
     for tree in sgf_grammar.parse_sgf_collection(path.read_bytes()):
         game = sgf.Sgf_game.from_coarse_game_tree(tree)
         size = game.get_size()
-        keys = scheme("huima64", size)
+        keys = scheme(DEFAULT_SCHEME, size)
         board = boards.Board(size)
         arrays = []
         for node in game.get_main_sequence():

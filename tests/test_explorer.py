@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from gohash.board import Board
 from gohash.errors import GohashError
 from gohash.explorer import Continuations
-from gohash.index import Filters, Index, Match
+from gohash.index import Filters, Index, Match, position_from_sgf
 from gohash.indexfile import SCHEMA_VERSION, IndexFileError
 from gohash.indexing import first_date, komi_value, rank_level, winner
 from gohash.symmetry import ELEMENTS
@@ -273,6 +273,51 @@ def test_a_colour_symmetric_position_and_the_side_to_move(records_index: Path) -
         assert index.find(query, to_move="b", colour_swap=False).total == 2
 
 
+def test_a_board_query_answers_for_its_side_to_move(
+    records_index: Path, collection: Collection
+) -> None:
+    """A Board query keeps, by default, the occurrences with its own side to move in
+    its colours (the reference's sides to move come from sgfmill's replay); ``"any"``
+    keeps both, as an array query does by default."""
+    rng = random.Random(21)
+    with Index(records_index) as index:
+        for game in collection.games:
+            for i in range(0, len(game.positions), 3):
+                query = image(game.positions[i], *SYMMETRIES[rng.randrange(16)])
+                for side in ("b", "w"):
+                    board = Board.from_array(query, to_move=side)
+                    moves = index.continuations(board)
+                    ref = collection.continuations(query, to_move=side)
+                    assert moves.to_move == side
+                    assert (moves.total, moves.ended, moves.exchanged_colours) == (
+                        ref.total, ref.ended, ref.exchanged)
+                    assert summary(moves) == reference_summary(ref)
+                either = index.continuations(board, to_move="any")
+                assert either.to_move is None
+                assert summary(either) == summary(index.continuations(query))
+                assert either.total == collection.continuations(query).total
+
+
+def test_a_query_from_a_record_has_the_records_side_to_move(records_index: Path) -> None:
+    """After B E5 W C7 (g1) Black is to move: g6 passed and went on with White
+    from the same stones, and only asking for either side shows it.  m3
+    reached its position after two moves with White first: White is to move."""
+    with Index(records_index) as index:
+        board = position_from_sgf(str(EXPLORER / "collection.sgf"), 2)
+        assert board.to_move == "b"
+        moves = index.continuations(board)
+        assert (moves.to_move, moves.total, moves.exchanged_colours) == ("b", 8, 1)
+        assert {m.colour for m in moves.moves} == {"b"}
+        either = index.continuations(board, to_move="any")
+        assert (either.to_move, either.total) == (None, 9)
+        assert [(m.colour, m.count) for m in either.moves if m.colour == "w"] == [("w", 1)]
+        mirrored = position_from_sgf(str(EXPLORER / "mirror.sgf"), 2, game=2)
+        assert mirrored.to_move == "w"
+        white = index.continuations(mirrored)
+        assert white.to_move == "w" and {m.colour for m in white.moves} == {"w"}
+        assert summary(white) == summary(index.continuations(mirrored.to_array(), to_move="w"))
+
+
 def test_handicap_stones_as_setup_or_as_moves_reach_the_same_position(
     records_index: Path,
 ) -> None:
@@ -418,8 +463,10 @@ def test_bad_options_are_clear_errors(records_index: Path) -> None:
     with Index(records_index) as index:
         with pytest.raises(GohashError, match="symmetry 'd8' is not"):
             index.continuations(stones("B:ee"), symmetry="d8")
-        with pytest.raises(GohashError, match="to_move 'black' is not"):
+        with pytest.raises(GohashError, match="to_move 'black' is not 'b', 'w', 'any'"):
             index.find(stones("B:ee"), to_move="black")
+        with pytest.raises(GohashError, match="to_move 'either' is not 'b', 'w', 'any'"):
+            index.continuations(stones("B:ee"), to_move="either")
 
 
 @pytest.mark.parametrize(("text", "level"), [
@@ -529,6 +576,13 @@ def test_an_index_of_another_schema_version_is_refused_with_the_rebuild_message(
 
 
 def test_board_queries_equal_array_queries(records_index: Path) -> None:
+    """With the same side to move asked for: a Board has one, an array none."""
     with Index(records_index) as index:
         board = Board.from_array(stones("B:ee W:cc"))
-        assert index.continuations(board) == index.continuations(stones("B:ee W:cc"))
+        for side in ("b", "w", "any"):
+            assert index.continuations(board, to_move=side) == index.continuations(
+                stones("B:ee W:cc"), to_move=side)
+        assert index.continuations(board) == index.continuations(
+            stones("B:ee W:cc"), to_move="b")
+        assert index.continuations(stones("B:ee W:cc")) == index.continuations(
+            board, to_move="any")

@@ -43,8 +43,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_continuations_text(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "find", str(db), "--position", QUERY, "--continuations")
     assert code == 0
-    # The summary on stderr, the results on stdout, as in every command.
-    assert err.startswith("gohash index find: 9x9 position, key 0x")
+    # The summary on stderr, the results on stdout, as in every command.  A
+    # diagram has no side to move: either side's occurrences count.
+    assert err.startswith("gohash index find: 9x9 position, either side to move, key 0x")
     assert err.endswith(": 9 occurrences, 1 with colours exchanged; 2 without a next move\n")
     lines = out.splitlines()
     assert lines[0] == "results: B 3, W 2, other 4"
@@ -55,6 +56,37 @@ def test_continuations_text(db: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert [line.split()[:3] for line in lines[3:6]] == [
         ["B", "G3", "1"], ["B", "pass", "1"], ["W", "G7", "1"]]
     assert lines[6] == "by year: 2001 1, 2016 1, 2017 2, 2018 1, 2019 2, 2020 1"
+
+
+def test_continuations_answer_for_the_records_side_to_move(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After B E5 W C7 in g1 Black is to move: g6's White move after Black's pass
+    (the same stones, White to move) is left out unless --to-move asks for it."""
+    sgf = ["find", str(db), "--sgf", str(EXPLORER / "collection.sgf"), "--move", "2",
+           "--continuations"]
+    code, out, err = run(capsys, *sgf)
+    assert code == 0
+    assert err.startswith("gohash index find: 9x9 position, Black to move, key 0x")
+    assert err.endswith(": 8 occurrences, 1 with colours exchanged; 2 without a next move\n")
+    lines = out.splitlines()
+    assert lines[0] == "results: B 3, W 2, other 3"
+    assert [line.split()[:3] for line in lines[2:5]] == [
+        ["B", "G7", "4"], ["B", "G3", "1"], ["B", "pass", "1"]]
+    assert lines[5].startswith("by year: ")
+    code, out, err = run(capsys, *sgf, "--to-move", "any")
+    assert code == 0 and "either side to move" in err and ": 9 occurrences" in err
+    assert ["W", "G7", "1"] in [line.split()[:3] for line in out.splitlines()]
+    code, out, _ = run(capsys, *sgf, "--to-move", "w", "--format", "json")
+    assert code == 0
+    result = json.loads(out)
+    assert (result["to_move"], result["total"]) == ("w", 1)
+    assert [(m["colour"], m["gtp"]) for m in result["moves"]] == [("w", "G7")]
+    code, out, _ = run(capsys, *sgf, "--format", "json")
+    assert json.loads(out)["to_move"] == "b"
+    code, out, _ = run(capsys, "find", str(db), "--position", QUERY, "--continuations",
+                       "--format", "json")
+    assert json.loads(out)["to_move"] == "any"
 
 
 def test_continuations_json_with_filters(db: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -548,7 +548,7 @@ def test_bad_index_files_give_clear_errors(tmp_path: Path) -> None:
 
     old = tmp_path / "old.db"
     Index(old, create=True).close()
-    with pytest.raises(IndexFileError, match="built with key scheme 'huima64', not 'regular64'"):
+    with pytest.raises(IndexFileError, match="built with key scheme 'regular128', not 'regular64'"):
         Index(old, create=True, scheme="regular64")
     with sqlite3.connect(old) as con:
         con.execute("PRAGMA user_version = 99")

@@ -146,7 +146,7 @@ def test_build_with_bad_records_exits_2_and_indexes_the_rest(
     (["find", "{db}", "--position", "X .\n. .", "--move", "3"], "--move goes with --sgf"),
     (["find", "{db}", "--position", "X .\n. .", "--game", "0"], "--game goes with --sgf"),
     (["find", "{db}", "--sgf", "{folder}"], "--sgf takes one SGF file, not the folder"),
-    (["build", "{db}", "{sgf}", "--scheme", "regular64"], "built with key scheme 'huima64'"),
+    (["build", "{db}", "{sgf}", "--scheme", "regular64"], "built with key scheme 'regular128'"),
     (["build", "{db}", "{sgf}", "--variations"], "index built without variations"),
     (["remove", "{db}", "{missing}"], "missing.db: not in the index"),
 ])

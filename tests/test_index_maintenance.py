@@ -56,7 +56,7 @@ def test_info_says_what_the_index_holds(
         occurrences = con.execute("SELECT count(*) FROM occurrences").fetchone()[0]
         distinct = con.execute("SELECT count(*) FROM positions").fetchone()[0]
     assert info == {
-        "path": str(db), "format_version": SCHEMA_VERSION, "scheme": "huima64",
+        "path": str(db), "format_version": SCHEMA_VERSION, "scheme": "regular128",
         "variations": False, "files": 5, "games": 5, "positions": occurrences,
         "distinct": distinct, "errors": 0, "gohash_versions": {__version__: 5},
         "outdated_files": 0,
@@ -66,7 +66,7 @@ def test_info_says_what_the_index_holds(
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         f"index {db}",
-        f"  format version {SCHEMA_VERSION}, key scheme huima64, main lines only",
+        f"  format version {SCHEMA_VERSION}, key scheme regular128, main lines only",
         f"  5 files, 5 games, 155 positions ({distinct} distinct up to symmetry), 0 errors",
         f"  indexed by gohash {__version__} (5 files)",
     ]

@@ -65,7 +65,7 @@ def test_datasets_unfit_for_an_index_are_refused(
         (CanonOptions(position=True, variations=True),
          "written with --variations; an index takes main lines replayed alone"),
         (CanonOptions(position=True, scheme="regular64"),
-         "written with key scheme 'regular64', and the index has 'huima64'"),
+         "written with key scheme 'regular64', and the index has 'regular128'"),
         (CanonOptions(position=True, suicide_allowed=False),
          "written with suicide_allowed False, not True as asked"),
     ]

@@ -108,9 +108,9 @@ DOCUMENTED = {
 
 
 def test_schemas_are_the_documented_columns_and_types(tmp_path: Path) -> None:
-    write_dataset([str(DATA / "game-9x9.sgf")], str(tmp_path / "a"), CanonOptions(position=True))
-    write_dataset([str(DATA / "game-9x9.sgf")], str(tmp_path / "b"),
-                  CanonOptions(scheme="regular128"))
+    write_dataset([str(DATA / "game-9x9.sgf")], str(tmp_path / "a"),
+                  CanonOptions(scheme="huima64", position=True))
+    write_dataset([str(DATA / "game-9x9.sgf")], str(tmp_path / "b"), CanonOptions())
     for root, bits, position in ((tmp_path / "a", 64, True), (tmp_path / "b", 128, False)):
         for name, columns in (("positions", POSITION_COLUMNS), ("games", GAME_COLUMNS),
                               ("files", FILE_COLUMNS)):

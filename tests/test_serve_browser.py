@@ -188,6 +188,33 @@ def test_undo_pass_edit_and_an_illegal_click(page: Page, server: str) -> None:
     rendered(page, "ee")
 
 
+def test_continuations_are_the_side_to_moves_unless_asked_for_both(
+    page: Page, server: str, games: list[Path]
+) -> None:
+    """After four moves of a corpus game Black is to move: the continuations are
+    Black's, those of colour-exchanged occurrences included.  Unticking "same
+    side to move" (turn=0) adds the occurrences with White to move in the
+    board's colours, and their White moves."""
+    _, _, line = main_line(games[0])
+    moves = ",".join(token[1:] for token in line[:4])
+    page.goto(f"{server}/?moves={moves}")
+    rendered(page, moves)
+    assert page.is_checked("#filters input[name=turn]")
+    mine = continuations(page)
+    assert mine and {colour for colour, _, _, _ in mine} == {"b"}
+    mine_total = int(page.inner_text("#games-count").strip("()"))
+    page.uncheck("#filters input[name=turn]")
+    page.click("#filters button[type=submit]")
+    page.wait_for_function("() => location.search.includes('turn=0')")
+    rendered(page, moves)
+    page.wait_for_function(
+        "n => document.querySelector('#games-count').innerText !== n", arg=f"({mine_total})")
+    both = continuations(page)
+    assert {colour for colour, _, _, _ in both} == {"b", "w"}
+    assert int(page.inner_text("#games-count").strip("()")) > mine_total
+    assert {(c, p, n) for c, p, n, _ in both if c == "b"} == {(c, p, n) for c, p, n, _ in mine}
+
+
 def test_a_bookmarked_url_shows_the_same_view(page: Page, server: str) -> None:
     page.goto(server + "/?size=19&moves=pd,dd,pq&result=B")
     rendered(page, "pd,dd,pq")

@@ -8,7 +8,7 @@ Scope: arguments and printing only; everything else is :mod:`gohash.index` and
   [--files-per-commit N] [--suicide allowed|forbidden]``
 - ``gohash index find DB (--sgf FILE [--move N] [--game G] [--suicide allowed|forbidden]
   | --position DIAGRAM) [--symmetry d4|full] [--format text|json] [--limit N] [--offset N]
-  [--continuations] [--to-move b|w] [--player NAME] [--date-from D] [--date-to D]
+  [--continuations] [--to-move b|w|any] [--player NAME] [--date-from D] [--date-to D]
   [--result B|W|other] [--min-rank R] [--event TEXT] [--handicap | --no-handicap]``
 - ``gohash index dupes DB [--min-positions N] [--format text|json]``
 - ``gohash index info DB [--format text|json]``
@@ -31,6 +31,7 @@ from typing import Any
 from ..board import Board
 from ..coords import gtp, sgf_letters
 from ..errors import GohashError, counted
+from ..explorer import TO_MOVE
 from ..index import (
     Continuations,
     DupeGroup,
@@ -43,6 +44,7 @@ from ..index import (
 from ..indexfile import IndexInfo
 from ..indexing import PARSE_VERSION
 from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
+from ..schemes import DEFAULT_SCHEME
 from ..sgf import find_inputs
 from .options import (
     EXIT_CLEAN,
@@ -91,7 +93,8 @@ def register(subparsers: Any) -> None:
     build.add_argument("paths", nargs="+", metavar="PATH")
     add_scheme(
         build, default=None,
-        help="key scheme of a new index (default huima64); an existing index keeps its own",
+        help=f"key scheme of a new index (default {DEFAULT_SCHEME}); an existing index "
+        "keeps its own",
     )
     add_variations(
         build, help="a new index stores every variation's positions, not only the main "
@@ -144,8 +147,13 @@ def register(subparsers: Any) -> None:
         help="instead of the games, the moves played next, seen in the query's orientation "
         "and colours, most played first, with results and dates (--limit: moves shown)",
     )
-    find.add_argument("--to-move", choices=("b", "w"),
-                      help="only occurrences with this side to move (in the query's colours)")
+    find.add_argument(
+        "--to-move", choices=TO_MOVE,
+        help="only occurrences with this side to move, in the query's colours (any: "
+        "either side); default with --continuations: the query's, the record's side to "
+        "move with --sgf (Black at first, then the opponent of the last mover), either "
+        "side for a --position diagram (it has none); default without: either side",
+    )
     filters = find.add_argument_group(
         "filters", "count only the games these let through (all that are given)"
     )
@@ -281,8 +289,10 @@ def _run_find(args: argparse.Namespace) -> int:
     board = _query(args)
     with Index(args.db) as index:
         if args.continuations:
+            # A diagram has no side to move: either, unless --to-move names one.
+            to_move = args.to_move or ("any" if args.position is not None else None)
             moves = index.continuations(
-                board, symmetry=args.symmetry, filters=filters, to_move=args.to_move,
+                board, symmetry=args.symmetry, filters=filters, to_move=to_move,
                 limit=args.limit or None,
             )
             hex_key = index.keys(board.size).hex(moves.key)
@@ -366,6 +376,7 @@ def _continuations_json(moves: Continuations, hex_key: str) -> dict[str, Any]:
     return {
         "key": hex_key,
         "size": moves.size,
+        "to_move": moves.to_move or "any",
         "total": moves.total,
         "ended": moves.ended,
         "same_colours": moves.same_colours,
@@ -392,7 +403,8 @@ def _continuations_json(moves: Continuations, hex_key: str) -> dict[str, Any]:
 def _print_continuations(moves: Continuations, hex_key: str, report: Reporter) -> None:
     size = moves.size
     exchanged = f", {moves.exchanged_colours:,} with colours exchanged" if moves.total else ""
-    report.say(f"{size}x{size} position, key {hex_key}: "
+    side = {"b": "Black", "w": "White", None: "either side"}[moves.to_move]
+    report.say(f"{size}x{size} position, {side} to move, key {hex_key}: "
                f"{counted(moves.total, 'occurrence')}{exchanged}; "
                f"{moves.ended:,} without a next move")
     if not moves.total:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
-from ..schemes import SCHEMES
+from ..schemes import DEFAULT_SCHEME, SCHEMES
 
 __all__ = [
     "EXIT_CLEAN",
@@ -63,8 +63,6 @@ SYMMETRY_HELP = (
     "8 rotations and reflections, each with or without exchanging the colours; the "
     "default) or d4 (the 8 rotations and reflections, colours as they are)"
 )
-
-DEFAULT_SCHEME = "huima64"
 
 FORMAT_HELP: Mapping[str, str] = {
     "text": "lines for people",

@@ -4,7 +4,8 @@ Scope: arguments only; the app is :func:`gohash.serve.create_app` and uvicorn
 runs it.  Starlette and uvicorn come with the ``web`` extra
 (``pip install 'gohash[web]'``); without them the command says so.
 
-Exit codes: 0 when stopped (Ctrl-C), 2 for a bad index or a missing extra; the
+Exit codes: 0 when stopped (Ctrl-C), 2 for a bad index, a port it cannot
+listen on (checked before anything is printed) or a missing extra; the
 address goes to standard error, as every command's messages do.
 """
 
@@ -35,27 +36,33 @@ def register(subparsers: Any) -> None:
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
     parser.add_argument(
-        "--port", type=int, default=8000, metavar="N", help="port to listen on (default 8000)"
+        "--port", type=int, default=8000, metavar="N",
+        help="port to listen on (default 8000; 0: any free port, the one taken is printed)",
     )
     add_exit_codes(parser)
     leaf(parser, run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 1 <= args.port <= 65535:
-        raise GohashError(f"--port must be between 1 and 65535, not {args.port!r}")
+    if not 0 <= args.port <= 65535:
+        raise GohashError(f"--port must be between 0 and 65535, not {args.port!r}")
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (the web extra, checked before anything else)
 
-        from ..serve import create_app
+        from ..serve import create_app, listen, run_app
     except ImportError as e:
         raise GohashError(
             f"gohash serve needs the web extra ({e.name} is missing): "
             "pip install 'gohash[web]'"
         ) from None
-    app = create_app(args.db)
-    Reporter(args.prog).say(
-        f"exploring {args.db} at http://{args.host}:{args.port}/ (Ctrl-C stops)"
-    )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    sock = listen(args.host, args.port)
+    try:
+        app = create_app(args.db)
+    except BaseException:
+        sock.close()
+        raise
+    port = sock.getsockname()[1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    Reporter(args.prog).say(f"exploring {args.db} at http://{host}:{port}/ (Ctrl-C stops)")
+    run_app(app, sock)
     return 0
