@@ -26,7 +26,7 @@ A row group larger than pack writes (more than :data:`READ_GROUP_BYTES` of
 data) is read one record at a time, so memory holds one record and the
 Parquet page holding it (pyarrow decompresses a page whole: pack's pages hold
 about 1 MiB or one record; a hand-made page of many large records is read
-whole, within the 2 GiB of one Arrow binary array), not the group.  A
+whole, up to the 2 GiB a page header can declare), not the group.  A
 part's records count against its input's decompression budget
 (:class:`gohash.sources.Budget`), as an archive's members do.
 """
