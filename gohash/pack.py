@@ -276,12 +276,12 @@ def slices(path: str, max_bytes: int) -> list[PackedSlice]:
 
 def read_slice(part: PackedSlice, budget: Budget | None = None) -> Iterator[Source | SgfError]:
     """The records of some row groups of a part, checked against their SHA-256 and the
-    size limit, within ``budget`` (by default :func:`gohash.sources.budget_for` the
-    part's size); a part that cannot be read is one error, and so is the rest of
-    a part beyond its budget."""
+    size limit, within ``budget`` (by default :func:`_slice_budget`); a part that
+    cannot be read is one error, and so is the rest of a slice beyond its budget."""
     try:
         reader = _open(part.path)
-        meter = Meter(part.path, budget or budget_for(os.path.getsize(part.path)))
+        meter = Meter(part.path, budget or _slice_budget(part.path, reader.metadata,
+                                                         part.row_groups))
     except (SgfError, OSError) as e:
         yield e if isinstance(e, SgfError) else SgfError(f"cannot read it: {e}", file=part.path)
         return
@@ -322,6 +322,22 @@ def read_slice(part: PackedSlice, budget: Budget | None = None) -> Iterator[Sour
                 yield e
                 return
             yield from _records(part.path, group, paths, datas, digests, notes)
+
+
+def _slice_budget(path: str, metadata: Any, groups: tuple[int, ...]) -> Budget:
+    """The share of the part's budget (:func:`gohash.sources.budget_for` its size)
+    that its row groups ``groups`` hold, by their compressed bytes: the slices of
+    a part together get the part's budget, whatever their number."""
+    whole = budget_for(os.path.getsize(path))
+
+    def stored(group: int) -> int:
+        row_group = metadata.row_group(group)
+        return sum(row_group.column(i).total_compressed_size
+                   for i in range(row_group.num_columns))
+
+    total = sum(stored(group) for group in range(metadata.num_row_groups))
+    share = sum(stored(group) for group in groups) / total if total else 1.0
+    return Budget(int(whole.bytes * share), whole.seconds * share)
 
 
 def _records(part: str, group: int, paths: list[Any], datas: list[Any], digests: list[Any],

@@ -103,17 +103,19 @@ def dictionary_bomb(record: bytes, count: int) -> dict[str, Any]:
 
 
 def packed(folder: Path, columns: dict[str, Any], marker: str | None = None,
-           dictionary: bool = True, store_schema: bool = True) -> Path:
+           dictionary: bool = True, store_schema: bool = True,
+           row_group_size: int | None = None) -> Path:
     """``folder`` made, a packed dataset of one part holding ``columns`` (all
     dictionary-encoded, as pyarrow writes by default, or only ``path``, as pack
-    writes), under ``marker`` or a valid one."""
+    writes; ``row_group_size`` rows a row group), under ``marker`` or a valid one."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     folder.mkdir()
     table = pa.Table.from_arrays(list(columns.values()), names=list(columns))
     pq.write_table(table, folder / "part-00000.parquet", compression="zstd",
-                   use_dictionary=True if dictionary else ["path"], store_schema=store_schema)
+                   use_dictionary=True if dictionary else ["path"], store_schema=store_schema,
+                   row_group_size=row_group_size)
     (folder / PACK_MARKER).write_text(marker or json.dumps(
         {"format": "gohash-pack", "version": 1, "parts": ["part-00000.parquet"]}))
     return folder

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from gohash import pack
 from gohash.board import MAX_HISTORY, Board, HistoryLimitError
 from gohash.errors import GohashError
 from gohash.pack import slices
@@ -567,6 +568,25 @@ def test_a_packed_part_with_more_columns_is_read_by_its_data_column(tmp_path: Pa
     (piece,) = slices(str(folder / "part-00000.parquet"), 1 << 40)
     assert 30 * MIB <= piece.bytes < 31 * MIB
     assert [s.data for s in read_all(folder)] == [record] * 30
+
+
+def test_the_slices_of_a_part_share_its_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty row groups of dictionary bombs, read as twenty slices (as Dask
+    partitions read them): together they produce no more than the part's budget."""
+    record = GAME + b" " * (MIB - len(GAME))
+    folder = packed(tmp_path / "pack", dictionary_bomb(record, 200), store_schema=False,
+                    row_group_size=10)
+    part = folder / "part-00000.parquet"
+    monkeypatch.setattr(pack, "budget_for", lambda size: Budget(8 * MIB, 60))
+    pieces = slices(str(part), 1)
+    assert len(pieces) == 20
+    found = [s for piece in pieces for s in pack.read_slice(piece)]
+    assert sum(len(s.data) for s in found if isinstance(s, Source)) <= 8 * MIB
+    assert sum(isinstance(s, SgfBudgetError) for s in found) == 20
+    whole = list(pack.read_slice(pack.PackedSlice(str(part), tuple(range(20)), 0)))
+    assert [type(s) for s in whole] == [Source] * 8 + [SgfBudgetError]
 
 
 def test_a_packed_record_beyond_the_limit_is_not_read(tmp_path: Path) -> None:
