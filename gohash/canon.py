@@ -45,8 +45,10 @@ variation, of a move (by board size and point), of the transform and
 symmetries is made once and picked per row by numpy, the hex of the hashes,
 keys and frames is made for the whole batch at once, and each line is one
 f-string of those pieces.  Every string that can hold arbitrary text (the file
-name) is escaped with :mod:`json` (or :mod:`csv`).  In CSV, lists are
-space-separated and null is the empty cell (a pass has ``gtp`` ``pass``).
+name) is escaped with :mod:`json` (or quoted by :mod:`csv`), once the bytes of
+a name that are not UTF-8 are written as ``\\xHH`` (:func:`gohash.names.name_text`).
+In CSV, lists are space-separated and null is the empty cell (a pass has ``gtp``
+``pass``).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ import numpy.typing as npt
 
 from .coords import gtp, sgf_letters
 from .errors import GohashError
+from .names import name_text
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map, scratch_folder
 from .positions import PositionBatch, positions
 from .schemes import DEFAULT_SCHEME
@@ -187,10 +190,13 @@ def records(
 
 def _lead(as_csv: bool, file: str, game: int, variation: str) -> str:
     """The line up to the move number."""
+    file = name_text(file)
     if as_csv:
+        # The csv module quotes a field holding a line break only if the line
+        # terminator holds it: the terminator is written, then cut.
         out = io.StringIO()
-        csv.writer(out, lineterminator="").writerow([file])
-        return f"{out.getvalue()},{game},{variation},"
+        csv.writer(out, lineterminator="\r\n").writerow([file])
+        return f"{out.getvalue()[:-2]},{game},{variation},"
     return f'{{"file":{json.dumps(file)},"game":{game},"variation":{variation},"move_number":'
 
 

@@ -95,7 +95,7 @@ def _weighed(paths: Iterable[str], partition_bytes: int) -> Iterator[tuple[Item,
             try:
                 yield from ((piece, piece.bytes) for piece in slices(inp.name, partition_bytes))
             except GohashError as e:
-                yield SgfError(str(e), file=inp.name), 0
+                yield SgfError(e.reason, file=e.file or inp.name), 0
         elif inp.kind == "stdin":  # a worker has no stdin of ours: read here
             for source in read_input(inp):
                 yield source, 0 if isinstance(source, SgfError) else len(source.data)

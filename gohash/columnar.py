@@ -60,6 +60,7 @@ from .coords import gtp, sgf_letters, sgf_point_table
 from .errors import GohashError
 from .frames import packed_rows, unpack_rows
 from .indexing import FileFrames, GameFrames, SourceError, game_digest, point_images
+from .names import name_text
 from .pack import PackedSlice, read_slice
 from .positions import GameTable, PositionBatch, positions
 from .schemes import scheme as get_scheme
@@ -258,7 +259,7 @@ def positions_table(batch: PositionBatch, position: bool, variations: bool) -> p
     ``variations`` says whether the batch may hold rows off the main line."""
     count = len(batch)
     ids = sorted(batch.files)
-    names = pa.array([batch.files[i] for i in ids], pa.string())
+    names = pa.array([name_text(batch.files[i]) for i in ids], pa.string())
     # A batch's file ids run on from its first one (searched for, were there gaps).
     where = (batch.file - ids[0] if ids and ids[-1] - ids[0] == len(ids) - 1
              else np.searchsorted(np.array(ids, dtype=np.int32), batch.file))
@@ -373,9 +374,9 @@ class _Files:
         for source in _sources(items):
             if isinstance(source, SgfError):
                 self.errors[len(self.rows)] = [source]
-                self.rows.append((source.file or "", None, None))
+                self.rows.append((name_text(source.file or ""), None, None))
                 continue
-            self.rows.append((source.name, hashlib.sha256(source.data).digest(),
+            self.rows.append((name_text(source.name), hashlib.sha256(source.data).digest(),
                               len(source.data)))
             self.row_of[self.sources] = len(self.rows) - 1
             self.sources += 1

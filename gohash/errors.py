@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import ClassVar, TypeVar
 
+from .names import shown_name
+
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """``count`` and ``noun``, in the plural unless ``count`` is 1: ``"1 game"``,
@@ -66,10 +68,11 @@ class GohashError(ValueError):
         return self
 
     def where(self) -> str:
-        """The location as ``file, game G, move M`` (the known parts only)."""
+        """The location as ``file, game G, move M`` (the known parts only); the
+        file's name escaped as :func:`gohash.names.shown_name` does."""
         parts = []
         if self.file is not None:
-            parts.append(self.file)
+            parts.append(shown_name(self.file))
         if self.game is not None:
             parts.append(f"game {self.game}")
         if self.move_number is not None:

@@ -52,6 +52,7 @@ import numpy.typing as npt
 from .errors import GohashError
 from .frames import unpack_frames
 from .indexing import first_date, game_digest, rank_level
+from .names import fs_name
 from .positions import TEXT_PROPERTIES, positions
 from .sgf import Source, find_inputs, read_input
 from .symmetry import Element, Point
@@ -613,6 +614,8 @@ def _source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
     candidates = [name]
     if not os.path.isabs(name) and name != "-":
         candidates += [os.path.join(folder, name) for folder in folders]
+    # A stored name holds the bytes of a name that are not UTF-8 as escapes.
+    candidates += [fs for candidate in candidates if (fs := fs_name(candidate)) != candidate]
     for candidate in candidates:
         # An archive member is named "archive:member"; the archive is the part
         # before a colon that is a file.

@@ -58,6 +58,7 @@ from .indexing import (
     Task,
     input_frames,
 )
+from .names import name_text
 from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
 from .schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
 from .sgf import Input, find_inputs, read_input
@@ -624,10 +625,11 @@ def _tasks(
         elif inp.kind == "packed":  # its records' paths are those of the files packed
             yield inp, known
         elif inp.kind in ("zip", "tar"):
-            prefix = inp.name + ":"
+            prefix = name_text(inp.name) + ":"  # paths are stored as name_text gives them
             yield inp, {p: sha for p, sha in known.items() if p.startswith(prefix)}
         else:
-            yield inp, ({inp.name: known[inp.name]} if inp.name in known else {})
+            path = name_text(inp.name)
+            yield inp, ({path: known[path]} if path in known else {})
 
 
 def _prepared(

@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from .errors import GohashError
 from .frames import NamedSchemes, SchemeFactory
+from .names import name_text
 from .positions import PositionBatch, positions
 from .sgf import Input, Source, read_input
 from .symmetry import ELEMENTS
@@ -191,7 +192,8 @@ def input_frames(
                 results.append(SourceError(None, None, str(source)))
                 continue
             sha = hashlib.sha256(source.data).hexdigest()
-            item = FileFrames(source.name, sha, unchanged=known.get(source.name) == sha)
+            path = name_text(source.name)  # stored as text, any bytes it held escaped
+            item = FileFrames(path, sha, unchanged=known.get(path) == sha)
             results.append(item)
             if not item.unchanged:
                 fresh.append(source)

@@ -15,10 +15,20 @@ version, its parts in order, counts) and the parts ``part-NNNNN.parquet``, each
 a table of :data:`PACK_COLUMNS`: one row per SGF source, in the order the
 sources were read, Zstandard-compressed, in row groups of about
 :data:`GROUP_BYTES` of SGF.  A record holds a source as gohash read it
-(``path`` as found, ``data`` after any UTF-16 decoding, the notes that reading
-made), so every command gives the same output on the packed dataset as on the
-files themselves.  Reading checks each record's SHA-256 and the source size
-limit (:data:`gohash.sgf.MAX_SOURCE_BYTES`).
+(``path`` as found, its bytes that are not UTF-8 as ``\\xHH``; ``data`` after
+any UTF-16 decoding; the notes that reading made), so every command gives the
+same output on the packed dataset as on the files themselves.
+
+Reading trusts nothing a part says: the marker and each part's columns and
+types are checked (a clear error naming the file otherwise), each record's
+SHA-256 and the source size limit (:data:`gohash.sgf.MAX_SOURCE_BYTES`) too.
+A row group larger than pack writes (more than :data:`READ_GROUP_BYTES` of
+data) is read one record at a time, so memory holds one record and the
+Parquet page holding it (pyarrow decompresses a page whole: pack's pages hold
+about 1 MiB or one record; a hand-made page of many large records is read
+whole, up to the 2 GiB a page header can declare), not the group.  A
+part's records count against its input's decompression budget
+(:class:`gohash.sources.Budget`), as an archive's members do.
 """
 
 from __future__ import annotations
@@ -26,18 +36,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import GohashError, counted
+from .names import name_text
 from .sources import (
     MAX_SOURCE_BYTES,
     PACK_MARKER,
+    Budget,
     Input,
+    Meter,
     SgfError,
+    SgfLimitError,
     Source,
+    budget_for,
     find_inputs,
     read_input,
 )
@@ -49,6 +65,7 @@ __all__ = [
     "PACK_MARKER",
     "PACK_VERSION",
     "PART_BYTES",
+    "READ_GROUP_BYTES",
     "PackSummary",
     "PackedSlice",
     "is_pack",
@@ -65,9 +82,15 @@ PART_BYTES = 64 * 1024 * 1024
 """SGF bytes per part, at most (a larger source goes alone)."""
 GROUP_BYTES = 1024 * 1024
 """SGF bytes per row group, at most (a larger source goes alone)."""
+READ_GROUP_BYTES = MAX_SOURCE_BYTES + GROUP_BYTES
+"""A row group whose ``data`` holds more than this (uncompressed, as its metadata
+says) is read one record at a time."""
+MARKER_BYTES = 64 * 1024 * 1024
+"""The largest marker read (some 30 bytes a part)."""
 
 PACK_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("path", "string", "the source's name as gohash found it (archive members: ARCHIVE:MEMBER)"),
+    ("path", "string", "the source's name as gohash found it (archive members: ARCHIVE:MEMBER; "
+                       "bytes that are not UTF-8 as \\xHH)"),
     ("data", "binary", "its bytes as read (UTF-16 text decoded to UTF-8)"),
     ("sha256", "fixed_size_binary(32)", "SHA-256 of data"),
     ("notes", "list<string>", "notes on how it was read (UTF-16 decoded)"),
@@ -125,10 +148,15 @@ def is_pack(path: str) -> bool:
 def _marker(path: str) -> dict[str, Any]:
     name = os.path.join(path, PACK_MARKER)
     try:
-        with open(name, encoding="utf-8") as f:
-            info = json.load(f)
-    except (OSError, ValueError) as e:
-        raise SgfError(f"cannot read the packed dataset's marker: {e}", file=path) from None
+        with open(name, "rb") as f:
+            text = f.read(MARKER_BYTES + 1)
+        if len(text) > MARKER_BYTES:
+            raise ValueError(f"larger than the limit of {MARKER_BYTES} bytes")
+        info = json.loads(text)
+    except (OSError, ValueError, RecursionError) as e:  # RecursionError: nested too deep
+        reason = "nested too deeply" if isinstance(e, RecursionError) else e
+        raise SgfError(f"cannot read the packed dataset's marker {PACK_MARKER}: {reason}",
+                       file=path) from None
     if not isinstance(info, dict) or info.get("format") != PACK_FORMAT:
         raise SgfError(f"{PACK_MARKER} does not describe a {PACK_FORMAT} dataset", file=path)
     if info.get("version") != PACK_VERSION:
@@ -156,8 +184,9 @@ def pack_inputs(path: str) -> Iterator[Input]:
         yield Input("packed", os.path.join(path, part))
 
 
-def read_packed(inp: Input) -> Iterator[Source | SgfError]:
-    """Every record of one part (an input of :func:`pack_inputs`), in order."""
+def read_packed(inp: Input, budget: Budget | None = None) -> Iterator[Source | SgfError]:
+    """Every record of one part (an input of :func:`pack_inputs`), in order, within
+    ``budget`` (by default :func:`gohash.sources.budget_for` the part's size)."""
     if os.path.isdir(inp.name):  # pack_inputs found its marker damaged
         try:
             _marker(inp.name)
@@ -169,7 +198,7 @@ def read_packed(inp: Input) -> Iterator[Source | SgfError]:
     except SgfError as e:
         yield e
         return
-    yield from read_slice(PackedSlice(inp.name, tuple(range(count)), 0))
+    yield from read_slice(PackedSlice(inp.name, tuple(range(count)), 0), budget)
 
 
 def _open(path: str) -> Any:
@@ -178,17 +207,58 @@ def _open(path: str) -> Any:
         part = pq.ParquetFile(path)
     except (OSError, ValueError) as e:
         raise SgfError(f"cannot read the packed part: {e}", file=path) from None
-    missing = [name for name, _, _ in PACK_COLUMNS if name not in part.schema_arrow.names]
-    if missing:
-        raise SgfError(f"not a packed part: no column {missing[0]!r}", file=path)
+    schema = part.schema_arrow
+    for name, type_name, _ in PACK_COLUMNS:
+        found = schema.get_all_field_indices(name)
+        if len(found) != 1:
+            count = f"{len(found)} columns" if found else "no column"
+            raise SgfError(f"not a packed part: {count} {name!r}", file=path)
+        column_type = schema.field(found[0]).type
+        if not _TYPE_CHECKS[name](column_type):
+            raise SgfError(f"not a packed part: column {name!r} is {str(column_type)!r}, "
+                           f"not {type_name}", file=path)
     return part
+
+
+def _is_text(t: Any) -> bool:
+    pa = _pyarrow()
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
+
+
+def _is_list_of_text(t: Any) -> bool:
+    pa = _pyarrow()
+    return bool((pa.types.is_list(t) or pa.types.is_large_list(t)) and _is_text(t.value_type))
+
+
+def _is_bytes(t: Any) -> bool:
+    pa = _pyarrow()
+    return bool(pa.types.is_binary(t) or pa.types.is_large_binary(t))
+
+
+def _is_digest(t: Any) -> bool:
+    pa = _pyarrow()
+    return bool(pa.types.is_fixed_size_binary(t) and t.byte_width == 32)
+
+
+# What each column's type may be: as pack writes it, or its large variant.
+_TYPE_CHECKS = {"path": _is_text, "data": _is_bytes, "sha256": _is_digest,
+                "notes": _is_list_of_text}
+
+
+def _data_column(metadata: Any) -> int:
+    """The index of the ``data`` column among a part's Parquet columns, where a
+    nested column counts one per leaf (a part :func:`_open` accepted has one)."""
+    schema = metadata.schema
+    return next(i for i in range(len(schema)) if schema.column(i).path == "data")
 
 
 def slices(path: str, max_bytes: int) -> list[PackedSlice]:
     """The row groups of one part, in runs of up to ``max_bytes`` of SGF (at least one
     row group each)."""
     metadata = _open(path).metadata
-    column = metadata.schema.names.index("data")
+    column = _data_column(metadata)
     found: list[PackedSlice] = []
     groups: list[int] = []
     size = 0
@@ -204,35 +274,86 @@ def slices(path: str, max_bytes: int) -> list[PackedSlice]:
     return found
 
 
-def read_slice(part: PackedSlice) -> Iterator[Source | SgfError]:
+def read_slice(part: PackedSlice, budget: Budget | None = None) -> Iterator[Source | SgfError]:
     """The records of some row groups of a part, checked against their SHA-256 and the
-    size limit; a part that cannot be read is one error."""
+    size limit, within ``budget`` (by default :func:`_slice_budget`); a part that
+    cannot be read is one error, and so is the rest of a slice beyond its budget."""
     try:
         reader = _open(part.path)
-    except SgfError as e:
-        yield e
+        meter = Meter(part.path, budget or _slice_budget(part.path, reader.metadata,
+                                                         part.row_groups))
+    except (SgfError, OSError) as e:
+        yield e if isinstance(e, SgfError) else SgfError(f"cannot read it: {e}", file=part.path)
         return
     names = [name for name, _, _ in PACK_COLUMNS]
+    data_column = _data_column(reader.metadata)
+    pa = _pyarrow()
     for group in part.row_groups:
-        try:
-            table = reader.read_row_group(group, columns=names)
-        except (OSError, ValueError) as e:
-            yield SgfError(f"cannot read row group {group} of the packed part: {e}",
-                           file=part.path)
+        metadata = reader.metadata.row_group(group)
+        chunk = metadata.column(data_column)
+        size = chunk.total_uncompressed_size
+        # A dictionary's values (which pack does not write) are repeated in every
+        # record that names them: its size says nothing of the records'.
+        dictionary = chunk.has_dictionary_page
+        if size > READ_GROUP_BYTES and (dictionary or metadata.num_rows == 1):
+            what = "a dictionary of data" if dictionary else "one record"
+            yield SgfLimitError(f"row group {group} holds {what} larger than the limit "
+                                f"of {MAX_SOURCE_BYTES:,} bytes", file=part.path)
             continue
-        paths, datas, digests, notes = (table.column(name).to_pylist() for name in names)
-        for path, data, digest, said in zip(paths, datas, digests, notes, strict=True):
-            name = path if isinstance(path, str) else f"{part.path}: row group {group}"
-            if not isinstance(data, bytes):
-                yield SgfError("a packed record without data", file=name)
-            elif len(data) > MAX_SOURCE_BYTES:
-                yield SgfError(f"{name!r} is larger than the limit of {MAX_SOURCE_BYTES:,} bytes",
-                               file=name)
-            elif hashlib.sha256(data).digest() != digest:
-                yield SgfError(f"packed record damaged: its bytes do not match its SHA-256 "
-                               f"(in {part.path!r})", file=name)
-            else:
-                yield Source(name, data, tuple(said or ()))
+        # A row group unlike those pack writes is read a record at a time.
+        tables = iter([reader.read_row_group(group, columns=names)]) if (
+            size <= READ_GROUP_BYTES and not dictionary) else reader.iter_batches(
+                batch_size=1, row_groups=[group], columns=names)
+        while True:
+            try:
+                start = time.thread_time()
+                table = next(tables, None)
+                seconds = time.thread_time() - start
+            except (OSError, ValueError, pa.ArrowException) as e:
+                yield SgfError(f"cannot read row group {group} of the packed part: {e}",
+                               file=part.path)
+                break
+            if table is None:
+                break
+            paths, datas, digests, notes = (table.column(name).to_pylist() for name in names)
+            try:
+                meter.charge(sum(len(d) for d in datas if isinstance(d, bytes)), seconds)
+            except SgfError as e:
+                yield e
+                return
+            yield from _records(part.path, group, paths, datas, digests, notes)
+
+
+def _slice_budget(path: str, metadata: Any, groups: tuple[int, ...]) -> Budget:
+    """The share of the part's budget (:func:`gohash.sources.budget_for` its size)
+    that its row groups ``groups`` hold, by their compressed bytes: the slices of
+    a part together get the part's budget, whatever their number."""
+    whole = budget_for(os.path.getsize(path))
+
+    def stored(group: int) -> int:
+        row_group = metadata.row_group(group)
+        return sum(row_group.column(i).total_compressed_size
+                   for i in range(row_group.num_columns))
+
+    total = sum(stored(group) for group in range(metadata.num_row_groups))
+    share = sum(stored(group) for group in groups) / total if total else 1.0
+    return Budget(int(whole.bytes * share), whole.seconds * share)
+
+
+def _records(part: str, group: int, paths: list[Any], datas: list[Any], digests: list[Any],
+             notes: list[Any]) -> Iterator[Source | SgfError]:
+    for path, data, digest, said in zip(paths, datas, digests, notes, strict=True):
+        name = path if isinstance(path, str) else f"{part}: row group {group}"
+        if not isinstance(data, bytes):
+            yield SgfError("a packed record without data", file=name)
+        elif len(data) > MAX_SOURCE_BYTES:
+            yield SgfLimitError(f"{name!r} is larger than the limit of {MAX_SOURCE_BYTES:,} "
+                                "bytes", file=name)
+        elif hashlib.sha256(data).digest() != digest:
+            yield SgfError(f"packed record damaged: its bytes do not match its SHA-256 "
+                           f"(in {part!r})", file=name)
+        else:
+            yield Source(name, data, tuple(said or ()))
 
 
 def pack(
@@ -313,7 +434,7 @@ def _flush(writer: _PartWriter | None, group: list[Source], out: str, names: lis
         names.append(f"part-{len(names):05d}.parquet")
         writer = _PartWriter(out, names[-1], schema)
     table = pa.Table.from_pydict({
-        "path": [s.name for s in group],
+        "path": [name_text(s.name) for s in group],
         "data": [s.data for s in group],
         "sha256": [hashlib.sha256(s.data).digest() for s in group],
         "notes": [list(s.notes) for s in group],

@@ -48,6 +48,7 @@ import numpy.typing as npt
 from .batchcolumns import Exact, PureColumns, concatenate, rehash
 from .errors import GohashError
 from .frames import SchemeFactory
+from .names import shown_name
 from .rules import record_ruleset
 from .schemes import KeyScheme, scheme
 from .sgf import (
@@ -408,7 +409,7 @@ class _Batches:
     def _source_notes(self, source: Source, file_id: int) -> None:
         """The walker's notes on how the source was read (UTF-16 decoded), which it
         gives with game 0 when it replays that."""
-        self.builder.notes += (f"{source.name}: {note}" for note in source.notes)
+        self.builder.notes += (f"{shown_name(source.name)}: {note}" for note in source.notes)
         self.builder.note_files += [file_id] * len(source.notes)
 
     def _add_pure(self, source: Source, file_id: int, first_game: int) -> Iterator[PositionBatch]:

@@ -25,13 +25,29 @@ a packed one (``gohash pack``, :data:`PACK_MARKER`) is read record by record as
 its files were (:mod:`gohash.pack`, which needs pyarrow); a canon dataset
 (:data:`CANON_MARKER`) is input for ``gohash index build`` only.
 
-Limit (:data:`MAX_SOURCE_BYTES`): a file, archive member, standard input or
-decompressed file larger than 64 MiB (UTF-16 text: once decoded) is an error
-for that source, found before the data is used.
+Limits.  A file, archive member, standard input or decompressed file larger
+than 64 MiB (:data:`MAX_SOURCE_BYTES`; UTF-16 text: once decoded) is an error
+for that source, found before the data is used.  Each input has a budget
+(:class:`Budget`, :func:`budget_for`): the bytes its decompression produces
+(archive members read or skipped, a packed part's records) and the CPU seconds
+that takes, counted in one place, a wrapper around the decompressed stream
+(:class:`Meter`).  An input beyond its budget is an error
+(:class:`SgfBudgetError`) and the rest of it is not read; the sources read
+before it stand.  Reading is linear in the bytes produced, for every codec:
+the archive's stream is decompressed by :mod:`gzip`, :mod:`bz2` or
+:mod:`lzma`, never by :mod:`tarfile`'s stream mode, whose buffer is copied
+on every read (quadratic in what one compressed block expands to).
+
+Names are data: a file name or archive member name that is not UTF-8 is
+carried as Python's file system names are, its bytes as surrogate escapes
+(:mod:`gohash.names`).  Only regular files (symbolic links followed) are read from
+folders: a pipe, socket or device found there is not opened, which for a pipe
+would wait for a writer for ever; an error names it.
 """
 
 from __future__ import annotations
 
+import bisect
 import bz2
 import codecs
 import gzip
@@ -39,31 +55,52 @@ import io
 import lzma
 import os
 import stat
+import struct
 import sys
 import tarfile
+import time
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import IO
+from typing import IO, Any, cast
 
 from .errors import GohashError
 
 __all__ = [
+    "BUDGET_EXPANSION",
+    "BUDGET_MIN_BYTES",
+    "BUDGET_MIN_SECONDS",
+    "BUDGET_SECONDS_PER_MIB",
     "CANON_MARKER",
     "MAX_SOURCE_BYTES",
     "PACK_MARKER",
+    "Budget",
     "Input",
+    "Meter",
+    "SgfBudgetError",
     "SgfError",
     "SgfLimitError",
     "SgfReadError",
     "Source",
+    "budget_for",
     "find_inputs",
     "read_input",
     "read_input_ends",
 ]
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
+BUDGET_EXPANSION = 100
+"""Bytes an input's decompression may produce per byte of the input (SGF text
+compresses some 5 to 10 times), beyond :data:`BUDGET_MIN_BYTES`."""
+BUDGET_MIN_BYTES = 256 * 1024 * 1024
+"""Bytes any input's decompression may produce: four sources at the size limit."""
+BUDGET_SECONDS_PER_MIB = 1.0
+"""CPU seconds an input's decompression may take per MiB of the input (bzip2,
+the slowest, takes about a fifth of that), beyond :data:`BUDGET_MIN_SECONDS`."""
+BUDGET_MIN_SECONDS = 30.0
+"""CPU seconds any input's decompression may take."""
 
 
 class SgfError(GohashError):
@@ -78,11 +115,98 @@ class SgfLimitError(SgfReadError):
     """A source, a value, a node, a game's setup or a nesting beyond the documented limits."""
 
 
+class SgfBudgetError(SgfLimitError):
+    """An input whose decompression went beyond its :class:`Budget`: the rest of it
+    is not read."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What reading one input may cost: ``bytes`` its decompression produces
+    (archive members read or skipped, a packed part's records), and ``seconds``
+    of CPU time spent producing them."""
+
+    bytes: int
+    seconds: float
+
+
+def budget_for(size: int) -> Budget:
+    """The budget of an input of ``size`` bytes as stored (compressed): at least
+    :data:`BUDGET_MIN_BYTES` and :data:`BUDGET_MIN_SECONDS`, more in proportion
+    to ``size``, so a large archive of real records is read whole."""
+    return Budget(max(BUDGET_MIN_BYTES, BUDGET_EXPANSION * size),
+                  max(BUDGET_MIN_SECONDS, BUDGET_SECONDS_PER_MIB * size / (1024 * 1024)))
+
+
+class Meter:
+    """What one input's decompression has produced and cost, against its budget.
+
+    Every decompressed stream of the input is read through :meth:`wrap`, and a
+    packed part's records are counted with :meth:`charge`: one count per
+    input, whatever its archive members or row groups.  CPU time is the
+    reading thread's (:func:`time.thread_time`), spent in the stream's reads:
+    gzip, bzip2, xz and zip's inflate, and Parquet's, decompress in the thread
+    that asks.
+    """
+
+    def __init__(self, name: str, budget: Budget) -> None:
+        self.name = name
+        self.budget = budget
+        self.bytes = 0
+        self.seconds = 0.0
+
+    def charge(self, count: int, seconds: float) -> None:
+        """Count ``count`` bytes produced in ``seconds``; raises
+        :class:`SgfBudgetError` once the budget is spent."""
+        self.bytes += count
+        self.seconds += seconds
+        if self.bytes > self.budget.bytes:
+            raise SgfBudgetError(
+                "the input expands to more than its budget of "
+                f"{self.budget.bytes:,} bytes (decompressed, members read or skipped "
+                "counted): the rest of it is not read", file=self.name)
+        if self.seconds > self.budget.seconds:
+            raise SgfBudgetError(
+                "the input took more than its budget of "
+                f"{self.budget.seconds:g} CPU seconds to decompress: the rest of it is "
+                "not read", file=self.name)
+
+    def wrap(self, stream: IO[bytes] | io.BufferedIOBase) -> IO[bytes]:
+        """``stream``, its reads counted."""
+        return cast(IO[bytes], _Metered(stream, self))
+
+
+class _Metered(io.RawIOBase):
+    """A decompressed stream whose reads are charged to a :class:`Meter`."""
+
+    def __init__(self, stream: IO[bytes] | io.BufferedIOBase, meter: Meter) -> None:
+        super().__init__()
+        self._stream = stream
+        self._meter = meter
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1, /) -> bytes:
+        # Not RawIOBase's read, which would allocate ``size`` bytes up front.
+        start = time.thread_time()
+        data = self._stream.read(size)
+        self._meter.charge(len(data), time.thread_time() - start)
+        return data
+
+    def readinto(self, buffer: Any, /) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
 @dataclass(frozen=True)
 class Input:
     """One thing named on the command line, resolved: a file, an archive or stdin.
 
-    ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression), ``"packed"``
+    ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression), ``"special"``
+    (a pipe, socket or device found in a folder: not read; ``format`` says
+    which), ``"packed"``
     (a part of a packed dataset), ``"canon-parquet"`` (a canon dataset, which
     only ``gohash index build`` reads),
     ``"compressed"`` (one SGF file, gzip, bzip2 or xz), ``"unsupported"`` (an
@@ -146,7 +270,9 @@ _ARCHIVE_NAMES = (
     (".txz", "tar"),
 )
 _ARCHIVE_SUFFIXES = tuple(suffix for suffix, _ in _ARCHIVE_NAMES)
-_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError)
+_READ_ERRORS = (
+    OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError, zlib.error,
+)
 
 
 # Two bytes, not one: zstd's magic begins with "(", as every SGF file does.
@@ -249,9 +375,28 @@ def find_inputs(paths: Iterable[str]) -> Iterator[Input]:
                 subfolders.sort()
                 for name in sorted(files):
                     if name.lower().endswith(".sgf"):
-                        yield Input("file", os.path.join(folder, name))
+                        found = os.path.join(folder, name)
+                        yield _found_in_folder(found, _mode(found))
         else:
             yield _input_for(path, mode)
+
+
+def _found_in_folder(path: str, mode: int | None) -> Input:
+    """A ``*.sgf`` found in a folder: a file (symbolic links followed), or, for
+    anything else (a pipe, whose reading would block, a socket, a device), an
+    input that :func:`read_input` reports as not read."""
+    if mode is None or stat.S_ISREG(mode):  # gone since listed: read_input says so
+        return Input("file", path)
+    kind = next((what for test, what in _SPECIAL if test(mode)), "not a regular file")
+    return Input("special", path, kind)
+
+
+_SPECIAL = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
 
 
 PACK_MARKER = "_gohash_pack.json"
@@ -319,42 +464,55 @@ def read_input_ends(inp: Input) -> Iterator[tuple[Source | SgfError | None, bool
     yield previous, True
 
 
-def read_input(inp: Input, *, limit: int = MAX_SOURCE_BYTES) -> Iterator[Source | SgfError]:
+def read_input(
+    inp: Input, *, limit: int = MAX_SOURCE_BYTES, budget: Budget | None = None
+) -> Iterator[Source | SgfError]:
     """The SGF sources of one input: one for a file or stdin, one per ``.sgf``
     member of an archive.  A source that cannot be read is yielded as an error
     (so an archive's other members are still read); an archive that cannot be
-    opened at all is yielded as one error.  Data read whole (stdin, a pipe, a
-    file found in a folder) is recognised by content as well."""
+    opened at all is yielded as one error, and so is an input beyond its
+    ``budget`` (by default :func:`budget_for` its size), after the sources read
+    before.  Data read whole (stdin, a pipe, a file found in a folder) is
+    recognised by content as well."""
     name = inp.name
     try:
         if inp.kind == "missing":
             yield SgfError("no such file or folder", file=name)
         elif inp.kind == "stdin":
             data = _read_limited(sys.stdin.buffer, "standard input", limit)
-            yield from _data_sources(name, data, limit)
+            meter = Meter(name, budget or budget_for(len(data)))
+            yield from _data_sources(name, data, limit, meter)
         elif inp.kind == "file":
             # Unbuffered: a file is read whole, and the buffer's copy cost a
-            # fifth of the time of reading a small file.
+            # fifth of the time of reading a small file.  A pipe named on the
+            # command line is read; one found in a folder is "special".
             with open(name, "rb", buffering=0) as raw:
                 data = _read_limited(raw, name, limit, os.fstat(raw.fileno()).st_size)
-            yield from _data_sources(name, data, limit)
+            meter = Meter(name, budget or budget_for(len(data)))
+            yield from _data_sources(name, data, limit, meter)
+        elif inp.kind == "special":
+            yield SgfError(f"{inp.format}, not a regular file: not read", file=name)
         elif inp.kind == "zip":
-            yield from _zip_sources(name, name, limit)
+            meter = Meter(name, budget or budget_for(os.path.getsize(name)))
+            with open(name, "rb") as f:
+                yield from _zip_sources(name, f, limit, meter)
         elif inp.kind == "tar":
-            with tarfile.open(name, mode="r|*") as archive:
-                yield from _tar_sources(name, archive, limit)
+            meter = Meter(name, budget or budget_for(os.path.getsize(name)))
+            with open(name, "rb") as f:
+                yield from _tar_file_sources(name, f, inp.format, limit, meter)
         elif inp.kind == "packed":
             from .pack import read_packed  # pyarrow, imported only for packed datasets
 
-            yield from read_packed(inp)
+            yield from read_packed(inp, budget)
         elif inp.kind == "canon-parquet":
             yield SgfError(
                 "a gohash canon dataset (Parquet positions): only gohash index build reads "
                 "it; give the SGF files, or a packed dataset (gohash pack)", file=name,
             )
         elif inp.kind == "compressed":
+            meter = Meter(name, budget or budget_for(os.path.getsize(name)))
             with open(name, "rb") as f, _DECOMPRESSORS[inp.format](f) as inner:
-                yield _text_source(name, _read_limited(inner, name, limit), limit)
+                yield _text_source(name, _read_limited(meter.wrap(inner), name, limit), limit)
         else:
             yield _unsupported(name, inp.format)
     except SgfError as e:
@@ -372,51 +530,174 @@ def _unsupported(name: str, fmt: str) -> SgfError:
     )
 
 
-def _data_sources(name: str, data: bytes, limit: int) -> Iterator[Source | SgfError]:
+def _data_sources(
+    name: str, data: bytes, limit: int, meter: Meter
+) -> Iterator[Source | SgfError]:
     """The sources in data read whole: an archive's members, or the data itself."""
     fmt = _sniff(data[: tarfile.BLOCKSIZE])
     if fmt in _DECOMPRESSORS:
         if _inner_kind(io.BytesIO(data), fmt) == "tar":
-            fmt = "tar"
-        else:
-            with _DECOMPRESSORS[fmt](io.BytesIO(data)) as inner:
-                data = _read_limited(inner, name, limit)
-            fmt = None
+            yield from _tar_file_sources(name, io.BytesIO(data), fmt, limit, meter)
+            return
+        with _DECOMPRESSORS[fmt](io.BytesIO(data)) as inner:
+            data = _read_limited(meter.wrap(inner), name, limit)
+        fmt = None
     if fmt == "zip":
-        yield from _zip_sources(name, io.BytesIO(data), limit)
+        yield from _zip_sources(name, io.BytesIO(data), limit, meter)
     elif fmt == "tar":
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r|*") as archive:
-            yield from _tar_sources(name, archive, limit)
+        yield from _tar_file_sources(name, io.BytesIO(data), fmt, limit, meter)
     elif fmt is not None:
         yield _unsupported(name, fmt)
     else:
         yield _text_source(name, data, limit)
 
 
-def _zip_sources(path: str, file: str | IO[bytes], limit: int) -> Iterator[Source | SgfError]:
-    with zipfile.ZipFile(file) as archive:
-        for info in archive.infolist():
-            if info.is_dir() or not info.filename.lower().endswith(".sgf"):
+def _zip_sources(
+    path: str, file: IO[bytes], limit: int, meter: Meter
+) -> Iterator[Source | SgfError]:
+    try:
+        archive = zipfile.ZipFile(file)
+        names = [info.filename for info in archive.infolist()]
+    except UnicodeDecodeError:  # a name flagged UTF-8 that is not
+        unflagged = _ZipNames(file)
+        archive = zipfile.ZipFile(unflagged)
+        if len(archive.infolist()) != len(unflagged.flagged):
+            raise zipfile.BadZipFile("the central directory's entries cannot be counted") from None
+        names = [unflagged.name(info.filename, flagged) for info, flagged
+                 in zip(archive.infolist(), unflagged.flagged, strict=True)]
+    with archive:
+        for info, member_name in zip(archive.infolist(), names, strict=True):
+            if info.is_dir() or not member_name.lower().endswith(".sgf"):
                 continue
-            name = f"{path}:{info.filename}"
+            name = f"{path}:{member_name}"
             if info.file_size > limit:
                 yield SgfLimitError(
-                    f"archive member {info.filename!r} is larger than the limit of {limit:,} bytes",
+                    f"archive member {member_name!r} is larger than the limit of {limit:,} bytes",
                     file=name,
                 )
                 continue
             try:
+                # Every member is charged, as entries can share their data: a
+                # zip of many entries naming one stream is a bomb.
                 with archive.open(info) as member:
-                    yield _text_source(name, _read_limited(member, info.filename, limit), limit)
+                    data = _read_limited(meter.wrap(member), member_name, limit)
+                yield _text_source(name, data, limit)
+            except SgfBudgetError:
+                raise
             except SgfLimitError as e:
                 e.file = name
                 yield e
             except (OSError, zipfile.BadZipFile, EOFError, ValueError) as e:
-                yield SgfError(f"cannot read archive member {info.filename!r}: {e}", file=name)
+                yield SgfError(f"cannot read archive member {member_name!r}: {e}", file=name)
+
+
+class _ZipNames(io.RawIOBase):
+    """A zip file as :mod:`zipfile` is to see it: its central directory and local
+    headers flagging no name as UTF-8.  zipfile decodes a flagged name
+    strictly, so it cannot open a zip holding a flagged name that is not
+    UTF-8; unflagged, every name is decoded as cp437, which takes any bytes,
+    and :meth:`name` gives what a flagged one's bytes spell in UTF-8, the
+    others as surrogate escapes.  The end record is found by zipfile's own
+    search, so the central directory read here is the one zipfile reads.
+    ``flagged`` says, for each entry in order, whether it was."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        super().__init__()
+        end = zipfile._EndRecData(file)  # type: ignore[attr-defined]
+        if not end:
+            raise zipfile.BadZipFile("File is not a zip file")
+        size = end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+        start = end[zipfile._ECD_LOCATION] - size  # type: ignore[attr-defined]
+        if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # type: ignore[attr-defined]
+            start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator  # type: ignore[attr-defined]
+        concat = start - end[zipfile._ECD_OFFSET]  # type: ignore[attr-defined]
+        file.seek(start)
+        directory = bytearray(file.read(size))
+        self.flagged: list[bool] = []
+        # The byte holding the flag of each flagged entry's local header, by offset.
+        local: dict[int, int] = {}
+        at = 0
+        while directory[at : at + 4] == b"PK\x01\x02" and at + 46 <= len(directory):
+            flagged = bool(directory[at + 9] & _UTF8_FLAG)
+            self.flagged.append(flagged)
+            if flagged:
+                directory[at + 9] ^= _UTF8_FLAG
+                (header,) = struct.unpack_from("<I", directory, at + 42)
+                flags = header + concat + 7
+                file.seek(max(flags, 0))
+                byte = file.read(1)
+                if byte and flags >= 0:
+                    local[flags] = byte[0] & (0xFF ^ _UTF8_FLAG)
+            lengths = struct.unpack_from("<HHH", directory, at + 28)
+            at += 46 + sum(lengths)
+        self._file = file
+        self._start = start
+        self._directory = bytes(directory)
+        self._local = local
+        self._local_offsets = sorted(local)
+
+    @staticmethod
+    def name(decoded: str, flagged: bool) -> str:
+        """An entry's name: as zipfile decoded it unflagged (cp437), or for an
+        entry that was flagged, its bytes as UTF-8, any others as surrogate escapes."""
+        return decoded.encode("cp437").decode("utf-8", "surrogateescape") if flagged else decoded
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0, /) -> int:
+        return self._file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def read(self, size: int = -1, /) -> bytes:
+        at = self._file.tell()
+        data = self._file.read(size)
+        low, high = max(at, self._start), min(at + len(data), self._start + len(self._directory))
+        offsets = self._local_offsets
+        first = bisect.bisect_left(offsets, at)
+        last = bisect.bisect_left(offsets, at + len(data))
+        if low >= high and first == last:
+            return data
+        patched = bytearray(data)
+        if low < high:
+            patched[low - at : high - at] = self._directory[low - self._start : high - self._start]
+        for offset in offsets[first:last]:
+            patched[offset - at] = self._local[offset]
+        return bytes(patched)
+
+    def readinto(self, buffer: Any, /) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+_UTF8_FLAG = 0x08  # bit 11 of the flags: the second byte's bit 3
+
+
+def _tar_file_sources(
+    path: str, file: IO[bytes], fmt: str, limit: int, meter: Meter
+) -> Iterator[Source | SgfError]:
+    """The members of a tar archive, plain or compressed (``fmt``), in ``file``."""
+    if fmt in _DECOMPRESSORS:
+        with _DECOMPRESSORS[fmt](file) as inner:
+            yield from _tar_stream_sources(path, meter.wrap(inner), limit)
+    else:
+        yield from _tar_stream_sources(path, meter.wrap(file), limit)
+
+
+def _tar_stream_sources(path: str, stream: IO[bytes], limit: int) -> Iterator[Source | SgfError]:
+    # Stream mode ("r|"), uncompressed: members are read in order, never
+    # extracted to disk; decompression is the stream's (see the module docstring).
+    with tarfile.open(fileobj=stream, mode="r|") as archive:
+        yield from _tar_sources(path, archive, limit)
 
 
 def _tar_sources(path: str, archive: tarfile.TarFile, limit: int) -> Iterator[Source | SgfError]:
-    # Stream mode ("r|*"): members are read in order, never extracted to disk.
     for info in archive:
         if not info.isfile() or not info.name.lower().endswith(".sgf"):
             continue

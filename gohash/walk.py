@@ -85,6 +85,7 @@ from typing import Any
 from .board import Board
 from .coords import gtp, sgf_letters, sgf_point_table
 from .errors import GohashError, HandicapPlacementError, OccupiedPointError, counted
+from .names import shown_name
 from .rules import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from .sgf import (
     NODE,
@@ -366,7 +367,7 @@ def walk_games(
     core), which it does only for games without errors or notes.
     """
     if first_game == 0:
-        summary.notes += (f"{source.name}: {note}" for note in source.notes)
+        summary.notes += (f"{shown_name(source.name)}: {note}" for note in source.notes)
     walker = _GameWalker(source.name, visitor, summary, variations, board_options or {})
     games = game_events(source.data, source.name)
     while True:
@@ -385,7 +386,7 @@ def walk_games(
         summary.games += 1
         readable = walker.walk_game(game)
         for note in game.notes:
-            walker.keep_note(f"{source.name}, game {game.index}: {note}")
+            walker.keep_note(f"{shown_name(source.name)}, game {game.index}: {note}")
         if not readable:
             break
         if len(summary.errors) >= MAX_FILE_ERRORS:

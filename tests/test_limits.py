@@ -1,20 +1,29 @@
-"""Limits bound what input expands to, not only the bytes read (defect 5): point-list
-rectangles, values repeated in a node, setup points in a game and in a file, the
-undo history of a line, the nesting of variations.  Each hostile file gives one
-clear limit error (or a correct result) and ``gohash canon`` stays under 200 MB,
+"""Limits bound what input expands to, not only the bytes read (defect 5, issue 22):
+point-list rectangles, values repeated in a node, setup points in a game and in
+a file, the undo history of a line, the nesting of variations; and each input's
+decompression budget (tar with every codec, zip entries sharing one stream,
+archives in files read whole, packed datasets), with hand-made packed parts.
+Each hostile file gives one clear limit error (or a correct result) and
+``gohash canon`` stays under 200 MB (the budget's bombs: 400 and 800 MB),
 measured as the peak RSS of the command run in a child process."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
+import lzma
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from gohash import pack
 from gohash.board import MAX_HISTORY, Board, HistoryLimitError
 from gohash.errors import GohashError
+from gohash.pack import slices
 from gohash.sgf import (
     MAX_DEPTH,
     MAX_GAME_SETUP_POINTS,
@@ -29,7 +38,18 @@ from gohash.sgf import (
     decode_point_list,
     game_events,
 )
+from gohash.sources import (
+    MAX_SOURCE_BYTES,
+    PACK_MARKER,
+    Budget,
+    SgfBudgetError,
+    SgfError,
+    budget_for,
+    find_inputs,
+    read_input,
+)
 from gohash.walk import MAX_FILE_ERRORS, MAX_FILE_NOTES, BaseVisitor, walk_source
+from tests.hostile import GAME, dictionary_bomb, overlapping_zip, pack_columns, packed, tar_of
 
 COMMAND = Path(sys.executable).parent / "gohash"
 RSS_LIMIT_KIB = 200 * 1000  # 200 MB
@@ -361,3 +381,230 @@ def test_errors_within_one_game_are_cut_at_the_error_limit() -> None:
     assert isinstance(visitor.errors[-1], SgfLimitError)
     assert all(e.__traceback__ is None for e in summary.errors)
     assert summary.games == 1  # the file ends there: the second game is not read
+
+
+# -- what an input expands to: archives, packed datasets, the budget ----------------------
+
+
+MIB = 1024 * 1024
+COMPRESS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}
+
+
+def read_all(path: Path | str, budget: Budget | None = None) -> list[Source | SgfError]:
+    return [s for inp in find_inputs([str(path)]) for s in read_input(inp, budget=budget)]
+
+
+@pytest.mark.parametrize("codec", ["", "gz", "bz2", "xz"])
+def test_a_tar_is_read_within_its_budget(tmp_path: Path, codec: str) -> None:
+    """The members read or skipped count: a non-SGF member of 4 MiB of zeros, in a
+    budget of 3 MiB, ends the archive with one error naming it, after the
+    record before it and before the one after it."""
+    data = tar_of([("a.sgf", GAME), ("big.bin", bytes(4 * MIB)), ("b.sgf", GAME)])
+    path = tmp_path / (f"t.tar.{codec}" if codec else "t.tar")
+    path.write_bytes(COMPRESS[codec](data) if codec else data)
+    first, error = read_all(path, Budget(3 * MIB, 60))
+    assert isinstance(first, Source) and first.name == f"{path}:a.sgf"
+    assert isinstance(error, SgfBudgetError) and error.file == str(path)
+    assert str(error) == (f"{path}: the input expands to more than its budget of 3,145,728 "
+                          "bytes (decompressed, members read or skipped counted): the rest "
+                          "of it is not read")
+    assert [s.name for s in read_all(path, Budget(5 * MIB, 60))] == [
+        f"{path}:a.sgf", f"{path}:b.sgf"]
+
+
+# Not gzip with flipped bytes: deflate may decode them to other bytes, and its
+# checksum is at the end of the stream, which a tar's reading stops before.
+@pytest.mark.parametrize(("codec", "damage"), [
+    ("gz", "cut"), ("bz2", "cut"), ("xz", "cut"), ("bz2", "flipped"), ("xz", "flipped")])
+def test_a_damaged_compressed_tar_is_one_error(tmp_path: Path, codec: str, damage: str) -> None:
+    """Decompressed by gzip, bz2 and lzma, not tarfile: their errors are still one
+    error naming the archive."""
+    data = bytearray(COMPRESS[codec](tar_of([("a.sgf", GAME * 5000), ("b.sgf", GAME)])))
+    if damage == "cut":
+        del data[len(data) // 2 :]
+    else:
+        data[len(data) // 2 : len(data) // 2 + 2] = bytes(b ^ 0xFF for b in data[len(data) // 2 :
+                                                                              len(data) // 2 + 2])
+    path = tmp_path / f"t.tar.{codec}"
+    path.write_bytes(data)
+    *_, error = read_all(path)
+    assert isinstance(error, SgfError) and str(error).startswith(f"{path}: cannot read ")
+
+
+def test_cpu_seconds_are_budgeted_too(tmp_path: Path) -> None:
+    path = tmp_path / "t.tar.bz2"
+    path.write_bytes(bz2.compress(tar_of([("big.bin", bytes(8 * MIB)), ("b.sgf", GAME)])))
+    (error,) = read_all(path, Budget(1 << 40, 1e-9))
+    assert isinstance(error, SgfBudgetError)
+    assert "took more than its budget of 1e-09 CPU seconds to decompress" in str(error)
+
+
+def test_the_default_budget_grows_with_the_input() -> None:
+    assert budget_for(0) == Budget(256 * MIB, 30.0)
+    assert budget_for(10 * MIB) == Budget(1000 * MIB, 30.0)
+    assert budget_for(100 * MIB) == Budget(10_000 * MIB, 100.0)
+
+
+def test_zip_entries_sharing_one_stream_count_once_each(tmp_path: Path) -> None:
+    path = tmp_path / "overlap.zip"
+    overlapping_zip(path, 1000, GAME + b" " * (MIB - len(GAME)))
+    found = read_all(path, Budget(5 * MIB + 1, 60))
+    assert [type(s) for s in found] == [Source] * 5 + [SgfBudgetError]
+    assert found[-1].file == str(path)
+
+
+def test_an_archive_in_a_file_found_in_a_folder_is_budgeted(tmp_path: Path) -> None:
+    """Data read whole (a *.sgf in a folder) that is an archive is read within the
+    budget too; an archive inside an archive's member is not opened: it is text."""
+    (tmp_path / "games").mkdir()
+    bomb = lzma.compress(tar_of([("big.bin", bytes(4 * MIB)), ("b.sgf", GAME)]))
+    (tmp_path / "games" / "bomb.sgf").write_bytes(bomb)
+    (error,) = read_all(tmp_path / "games", Budget(MIB, 60))
+    assert isinstance(error, SgfBudgetError) and error.file.endswith("bomb.sgf")
+    outer = tmp_path / "outer.tar.gz"
+    outer.write_bytes(gzip.compress(tar_of([("inner.sgf", bomb)])))
+    (inner,) = read_all(outer)
+    assert isinstance(inner, Source) and inner.data == bomb
+
+
+def test_a_tar_bomb_through_the_command(tmp_path: Path) -> None:
+    """A 100-entry zip of one 64 MiB stream (70 KB): the default budget stops it after
+    four entries, and the file given before it is written."""
+    overlapping_zip(tmp_path / "overlap.zip", 100, bytes(64 * MIB))
+    (tmp_path / "good.sgf").write_bytes(GAME)
+    code, peak, stderr, out = canon_paths(tmp_path, [tmp_path / "good.sgf",
+                                                     tmp_path / "overlap.zip"])
+    assert code == 2
+    assert peak < 400 * 1000, f"{peak} KiB"
+    assert stderr[-2] == (
+        f"gohash canon: error: {tmp_path / 'overlap.zip'}: the input expands to more than its "
+        "budget of 268,435,456 bytes (decompressed, members read or skipped counted): the "
+        "rest of it is not read")
+    assert stderr[-1] == "gohash canon: 5 files, 1 game, 3 positions, 5 errors"
+    assert len(out.read_text().splitlines()) == 3
+
+
+def canon_paths(tmp_path: Path, paths: list[Path]) -> tuple[int, int, list[str], Path]:
+    """``gohash canon`` of ``paths``: exit code, peak RSS in KiB, stderr lines, output."""
+    out = tmp_path / "out.jsonl"
+    report = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(out), str(COMMAND), "canon", *map(str, paths)],
+        capture_output=True, text=True, check=True, timeout=300,
+    ).stdout
+    code, peak, stderr = json.loads(report)
+    return code, peak, stderr.splitlines(), out
+
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda c: c.update(notes=pa.array([True])),
+         "not a packed part: column 'notes' is 'bool', not list<string>"),
+        (lambda c: c.update(sha256=pa.array([b"x"], pa.binary())),
+         "not a packed part: column 'sha256' is 'binary', not fixed_size_binary(32)"),
+        (lambda c: c.pop("path"), "not a packed part: no column 'path'"),
+    ],
+)
+def test_packed_parts_of_the_wrong_shape(tmp_path: Path, change: Any, reason: str) -> None:
+    columns = pack_columns([GAME])
+    change(columns)
+    folder = packed(tmp_path / "pack", columns)
+    (error,) = read_all(folder)
+    assert str(error) == f"{folder / 'part-00000.parquet'}: {reason}"
+
+
+def test_a_packed_part_with_two_data_columns(tmp_path: Path) -> None:
+    columns = pack_columns([GAME])
+    # A dict holds one "data": the second goes in by a name the table then repeats.
+    columns["data2"] = pa.array([GAME], pa.binary())
+    folder = packed(tmp_path / "pack", columns)
+    part = folder / "part-00000.parquet"
+    table = pq.read_table(part)
+    pq.write_table(table.rename_columns([*table.column_names[:-1], "data"]), part)
+    (error,) = read_all(folder)
+    assert str(error) == f"{folder / 'part-00000.parquet'}: not a packed part: 2 columns 'data'"
+
+
+@pytest.mark.parametrize(
+    ("marker", "reason"),
+    [
+        ("[" * 100_000, "nested too deeply"),
+        ('{"format": "gohash-pack", "version": 1, "parts": [' + "[" * 10_000,
+         "nested too deeply"),
+        ("\xff", "Expecting value: line 1 column 1 (char 0)"),
+    ],
+)
+def test_hand_made_pack_markers(tmp_path: Path, marker: str, reason: str) -> None:
+    folder = packed(tmp_path / "pack", pack_columns([GAME]), marker)
+    (error,) = read_all(folder)
+    assert str(error) == (f"{folder}: cannot read the packed dataset's marker "
+                          f"{PACK_MARKER}: {reason}")
+
+
+def test_a_packed_row_group_is_read_within_the_budget(tmp_path: Path) -> None:
+    """Thirty equal records of 1 MiB compress to almost nothing (a dictionary of one
+    value): they are read a record at a time and count against the budget."""
+    record = GAME + b" " * (MIB - len(GAME))
+    folder = packed(tmp_path / "pack", pack_columns([record] * 30))
+    part = folder / "part-00000.parquet"
+    assert pq.ParquetFile(part).metadata.row_group(0).column(1).has_dictionary_page
+    found = read_all(folder, Budget(3 * MIB, 60))
+    assert [type(s) for s in found] == [Source] * 3 + [SgfBudgetError]
+    assert found[-1].file == str(part)
+    assert len(read_all(folder, Budget(31 * MIB, 60))) == 30
+
+
+def test_a_packed_part_with_more_columns_is_read_by_its_data_column(tmp_path: Path) -> None:
+    """Columns beyond pack's are left alone; a nested one before ``data`` (three
+    Parquet columns) does not make another column be taken for it."""
+    record = GAME + b" " * (MIB - len(GAME))
+    extra = pa.array([{"a": 1, "b": 2, "c": b"x" * 10}] * 30)
+    folder = packed(tmp_path / "pack", {"extra": extra, **pack_columns([record] * 30)},
+                    dictionary=False)
+    (piece,) = slices(str(folder / "part-00000.parquet"), 1 << 40)
+    assert 30 * MIB <= piece.bytes < 31 * MIB
+    assert [s.data for s in read_all(folder)] == [record] * 30
+
+
+def test_the_slices_of_a_part_share_its_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty row groups of dictionary bombs, read as twenty slices (as Dask
+    partitions read them): together they produce no more than the part's budget."""
+    record = GAME + b" " * (MIB - len(GAME))
+    folder = packed(tmp_path / "pack", dictionary_bomb(record, 200), store_schema=False,
+                    row_group_size=10)
+    part = folder / "part-00000.parquet"
+    monkeypatch.setattr(pack, "budget_for", lambda size: Budget(8 * MIB, 60))
+    pieces = slices(str(part), 1)
+    assert len(pieces) == 20
+    found = [s for piece in pieces for s in pack.read_slice(piece)]
+    assert sum(len(s.data) for s in found if isinstance(s, Source)) <= 8 * MIB
+    assert sum(isinstance(s, SgfBudgetError) for s in found) == 20
+    whole = list(pack.read_slice(pack.PackedSlice(str(part), tuple(range(20)), 0)))
+    assert [type(s) for s in whole] == [Source] * 8 + [SgfBudgetError]
+
+
+def test_a_packed_record_beyond_the_limit_is_not_read(tmp_path: Path) -> None:
+    folder = packed(tmp_path / "pack", pack_columns([bytes(MAX_SOURCE_BYTES + 2 * MIB)]),
+                    dictionary=False)
+    (error,) = read_all(folder)
+    assert isinstance(error, SgfLimitError)
+    assert str(error) == (f"{folder / 'part-00000.parquet'}: row group 0 holds one record "
+                          f"larger than the limit of {MAX_SOURCE_BYTES:,} bytes")
+
+
+def test_a_packed_dictionary_bomb_through_the_command(tmp_path: Path) -> None:
+    """Thirty records of 60 MB in a 3 KB part: once 5.9 GB; now the default budget
+    ends the part after four records, a record at a time in memory."""
+    record = b"(;" + b" " * (60_000_000 - 4) + b")"
+    folder = packed(tmp_path / "pack", dictionary_bomb(record, 30), store_schema=False)
+    code, peak, stderr, _ = canon_paths(tmp_path, [folder])
+    assert code == 2
+    assert peak < 800 * 1000, f"{peak} KiB"
+    assert stderr[-2].startswith(f"gohash canon: error: {folder / 'part-00000.parquet'}: the "
+                                 "input expands to more than its budget of 268,435,456 bytes")

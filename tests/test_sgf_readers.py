@@ -1,19 +1,31 @@
 """Records that other SGF readers (Sabaki, GoGui, sgfmill, KataGo, KaTrain) read and
 gohash once refused: UTF-16 text, a root node without its ``;``, nodes after a
 closed variation (FF[3] era), empty point lists and GTP-style move coordinates.
-Each is read with a note; what stays refused gets one clear error line."""
+Each is read with a note; what stays refused gets one clear error line.  Names
+are data (issue 22): file and member names in any bytes are read, stored and
+written; only regular files are read from folders."""
 
 from __future__ import annotations
 
+import csv
 import io
+import json
+import os
+import socket
+import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sgfmill import sgf_grammar
 
 from gohash.board import Board
 from gohash.errors import GohashError
+from gohash.index import Index
+from gohash.names import fs_name, name_text, shown_name
 from gohash.sgf import (
     CLOSE,
     NODE,
@@ -30,6 +42,9 @@ from gohash.sgf import (
     read_input,
 )
 from gohash.walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_source
+from tests.hostile import FLAGGED_NAME, GAME, flagged_zip, latin1_folder, tar_of
+
+pq = pytest.importorskip("pyarrow.parquet")
 
 Event = tuple[int, dict[str, list[bytes]] | None]
 
@@ -309,3 +324,129 @@ def test_refused_moves_get_one_clear_error_line() -> None:
         "(GTP coordinates have no column I)"
     )
     assert len(visitor.positions) == 2
+
+
+# -- names are data; only regular files are read from folders -----------------------------
+
+COMMAND = Path(sys.executable).parent / "gohash"
+LATIN1 = os.fsdecode(b"lat\xe9n1.sgf")  # the Latin-1 bytes, as surrogate escapes
+
+
+@given(st.binary(min_size=1, max_size=40))
+def test_name_text_is_utf8_and_fs_name_reads_it_back(raw: bytes) -> None:
+    name = raw.decode("utf-8", "surrogateescape")
+    text = name_text(name)
+    text.encode("utf-8")  # storable: SQLite text, Parquet strings, UTF-8 output
+    if "\\x" not in name:  # a name holding an escape as text reads back as its bytes
+        assert fs_name(text) == name
+    shown = shown_name(name)
+    assert shown.isprintable() and shown.encode("utf-8")
+    if name.isprintable():
+        assert text == shown == name
+
+
+def test_names_shown_and_stored() -> None:
+    assert name_text(LATIN1) == "lat\\xe9n1.sgf"
+    assert shown_name("new\nline\x1b.sgf") == "new\\nline\\x1b.sgf"
+    assert shown_name(LATIN1 + "\t") == "lat\\xe9n1.sgf\\t"
+    assert name_text("趙治勲.sgf") == shown_name("趙治勲.sgf") == "趙治勲.sgf"
+    assert fs_name("a\\x41\\xe9.sgf") == "a\\x41" + os.fsdecode(b"\xe9") + ".sgf"
+    error = SgfError("bad", file="new\nline.sgf", game=0)
+    assert str(error) == "new\\nline.sgf, game 0: bad"
+
+
+def run(*args: str | Path, cwd: Path) -> tuple[int, str, str]:
+    done = subprocess.run([str(COMMAND), *map(str, args)], capture_output=True, cwd=cwd,
+                          timeout=60)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_a_folder_with_a_latin1_name_is_read_by_every_command(tmp_path: Path) -> None:
+    """Once a UnicodeEncodeError in index build and canon --format parquet: now the
+    name is stored as lat\\xe9n1.sgf and its game can be read again from the index."""
+    latin1_folder(tmp_path / "games")
+    escaped = "games/lat\\xe9n1.sgf"
+    code, out, err = run("canon", "games", cwd=tmp_path)
+    assert code == 0, err
+    assert {json.loads(line)["file"] for line in out.splitlines()} == {
+        "games/good.sgf", escaped}
+    code, out, err = run("canon", "--format", "csv", "games", cwd=tmp_path)
+    assert code == 0, err
+    assert {row["file"] for row in csv.DictReader(io.StringIO(out))} == {
+        "games/good.sgf", escaped}
+    code, _, err = run("canon", "--format", "parquet", "-o", "out", "games", cwd=tmp_path)
+    assert code == 0, err
+    files = pq.read_table(tmp_path / "out" / "files").column("file").to_pylist()
+    assert sorted(files) == ["games/good.sgf", escaped]
+    code, _, err = run("index", "build", "i.db", "games", cwd=tmp_path)
+    assert code == 0, err
+    code, _, err = run("index", "build", "i.db", "games", cwd=tmp_path)  # unchanged
+    assert code == 0 and "0 files indexed (0 replaced), 2 unchanged" in err, err
+    index = Index(str(tmp_path / "i.db"))
+    paths = dict(index._db.execute("SELECT path, id FROM files").fetchall())
+    assert sorted(paths) == ["games/good.sgf", escaped]
+    (game_id,) = index._db.execute("SELECT id FROM games WHERE file_id = ?",
+                                   (paths[escaped],)).fetchone()
+    assert len(index.game(game_id).positions) == 3  # read again from its file
+
+
+def test_a_file_name_with_a_line_break_is_quoted_in_csv(tmp_path: Path) -> None:
+    (tmp_path / "new\nline.sgf").write_bytes(GAME)
+    code, out, err = run("canon", "--format", "csv", "new\nline.sgf", cwd=tmp_path)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out, newline="")))
+    assert [row["file"] for row in rows] == ["new\nline.sgf"] * 3
+    assert [row["move_number"] for row in rows] == ["0", "1", "2"]
+
+
+def test_tar_member_names_that_are_not_utf8(tmp_path: Path) -> None:
+    data = tar_of([("good.sgf", GAME), ("lat\xe9n1.sgf", GAME)], encoding="latin-1")
+    (tmp_path / "names.tar").write_bytes(data)
+    assert [s.name for s in sources(str(tmp_path / "names.tar"))] == [
+        f"{tmp_path}/names.tar:good.sgf", f"{tmp_path}/names.tar:{LATIN1}"]
+    code, _, err = run("index", "build", "i.db", "names.tar", cwd=tmp_path)
+    assert code == 0, err
+    code, out, err = run("canon", "--format", "csv", "names.tar", cwd=tmp_path)
+    assert code == 0 and "names.tar:lat\\xe9n1.sgf,0,,2,w,cc,C7," in out, err
+
+
+def test_zip_names_flagged_utf8_that_are_not(tmp_path: Path) -> None:
+    """zipfile refuses the whole zip (UnicodeDecodeError; canon once wrote nothing,
+    not even for the file before it): every member is read, named by its bytes."""
+    path = flagged_zip(tmp_path / "names.zip")
+    with pytest.raises(UnicodeDecodeError):
+        zipfile.ZipFile(path)
+    found = sources(str(path))
+    assert [s.name for s in found] == [
+        f"{path}:good.sgf", f"{path}:" + os.fsdecode(FLAGGED_NAME)]
+    assert all(isinstance(s, Source) and s.data == GAME for s in found)
+    (tmp_path / "first.sgf").write_bytes(GAME)
+    code, out, err = run("canon", "first.sgf", "names.zip", cwd=tmp_path)
+    assert code == 0, err
+    assert [json.loads(line)["file"] for line in out.splitlines()][::3] == [
+        "first.sgf", "names.zip:good.sgf", "names.zip:lat\\xe9an1.sgf"]
+
+
+def test_only_regular_files_are_read_from_folders(tmp_path: Path) -> None:
+    """A FIFO named *.sgf once blocked index build for ever: now it is one error line."""
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "good.sgf").write_bytes(GAME)
+    os.mkfifo(games / "pipe.sgf")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(games / "socket.sgf"))
+        found = sources(str(games))
+        assert [str(s) for s in found if isinstance(s, SgfError)] == [
+            f"{games / 'pipe.sgf'}: a named pipe (FIFO), not a regular file: not read",
+            f"{games / 'socket.sgf'}: a socket, not a regular file: not read",
+        ]
+    (games / "socket.sgf").unlink()
+    (games / "link.sgf").symlink_to("good.sgf")  # symbolic links are followed
+    code, _, err = run("index", "build", "i.db", "games", cwd=tmp_path)
+    assert code == 2
+    assert err.splitlines()[:2] == [
+        "gohash index build: error: games/pipe.sgf: a named pipe (FIFO), not a regular "
+        "file: not read",
+        "gohash index build: 2 files indexed (0 replaced), 0 unchanged; 2 games, 6 positions "
+        "(3 new distinct); 1 error",
+    ]

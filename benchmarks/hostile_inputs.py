@@ -1,0 +1,195 @@
+"""Benchmark: time and peak memory of gohash on hostile inputs (issue 22), made here.
+
+Each case writes its input under a scratch folder (bombs are made, never
+stored), runs one gohash command on it in a child process with a timeout, and
+prints the wall time, the child's peak RSS, its exit code and the first line
+of its standard error.  A case that runs past the timeout is killed and shown
+as such.
+
+Run: .venv/bin/python benchmarks/hostile_inputs.py [--timeout S] [--gohash CMD] [CASE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import gzip
+import json
+import lzma
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the builders the tests use
+from tests.hostile import (
+    GAME,
+    dictionary_bomb,
+    flagged_zip,
+    latin1_folder,
+    overlapping_zip,
+    pack_columns,
+    packed,
+    tar_of,
+)
+
+GOHASH = Path(sys.executable).parent / "gohash"
+MIB = 1024 * 1024
+
+# Runs the command; prints exit code, peak RSS (KiB) of the only child, stderr.
+MEASURE = """
+import json, resource, subprocess, sys
+try:
+    done = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          timeout=float(sys.argv[1]))
+    code, err = done.returncode, done.stderr.decode("utf-8", "replace")
+except subprocess.TimeoutExpired as e:
+    code, err = "timeout", (e.stderr or b"").decode("utf-8", "replace")
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps([code, peak, err]))
+"""
+
+
+def tar_bomb(folder: Path, compression: str) -> list[str]:
+    """A tar, compressed, of a 64 MiB member of zeros that is no SGF, then a record."""
+    data = tar_of([("big.bin", bytes(64 * MIB)), ("game.sgf", GAME)])
+    compress: dict[str, Callable[[bytes], bytes]] = {
+        "gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}
+    path = folder / f"bomb.tar.{compression}"
+    path.write_bytes(compress[compression](data))
+    return ["canon", str(path)]
+
+
+def tar_xz_giant(folder: Path) -> list[str]:
+    """A tar.xz (some 300 KB) of a 2 GiB member of zeros, then a record, compressed
+    a MiB at a time."""
+    info = tarfile.TarInfo("big.bin")
+    info.size = 2 << 30
+    packer = lzma.LZMACompressor(preset=0)
+    parts = [packer.compress(info.tobuf(tarfile.GNU_FORMAT))]
+    zeros = bytes(MIB)
+    parts += [packer.compress(zeros) for _ in range(info.size // MIB)]
+    parts += [packer.compress(tar_of([("game.sgf", GAME)])), packer.flush()]
+    path = folder / "giant.tar.xz"
+    path.write_bytes(b"".join(parts))
+    return ["canon", str(path)]
+
+
+def zip_case(folder: Path, entries: int = 100) -> list[str]:
+    return ["canon", str(overlapping_zip(folder / "overlap.zip", entries, bytes(64 * MIB)))]
+
+
+def parquet_case(folder: Path) -> list[str]:
+    """A packed dataset whose one part holds 30 zstd records of 60 MB in one row group."""
+    record = b"(;" + b" " * (60_000_000 - 4) + b")"
+    return ["canon", str(packed(folder / "pack", dictionary_bomb(record, 30),
+                                store_schema=False))]
+
+
+def marker_case(folder: Path) -> list[str]:
+    return ["canon", str(packed(folder / "pack", pack_columns([GAME]), "[" * 100_000))]
+
+
+def part_case(folder: Path, column: str) -> list[str]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = pack_columns([GAME])
+    if column == "bool notes":
+        columns["notes"] = pa.array([True])
+    else:  # a second data column, under a name the part then repeats
+        columns["data2"] = pa.array([GAME], pa.binary())
+    pack = packed(folder / "pack", columns)
+    if column == "two data":
+        table = pq.read_table(pack / "part-00000.parquet")
+        pq.write_table(table.rename_columns([*table.column_names[:-1], "data"]),
+                       pack / "part-00000.parquet")
+    return ["canon", str(pack)]
+
+
+def latin1_index(folder: Path) -> list[str]:
+    return ["index", "build", str(folder / "i.db"), str(latin1_folder(folder / "games"))]
+
+
+def latin1_parquet(folder: Path) -> list[str]:
+    return ["canon", "--format", "parquet", "-o", str(folder / "out"),
+            str(latin1_folder(folder / "games"))]
+
+
+def latin1_tar(folder: Path) -> list[str]:
+    path = folder / "names.tar"
+    path.write_bytes(tar_of([("good.sgf", GAME), ("lat\xe9n1.sgf", GAME)], encoding="latin-1"))
+    return ["index", "build", str(folder / "i.db"), str(path)]
+
+
+def bad_utf8_zip_case(folder: Path) -> list[str]:
+    return ["canon", str(folder / "first.sgf"), str(flagged_zip(folder / "names.zip"))]
+
+
+def newline_csv(folder: Path) -> list[str]:
+    (folder / "new\nline.sgf").write_bytes(GAME)
+    return ["canon", "--format", "csv", str(folder / "new\nline.sgf")]
+
+
+def fifo_case(folder: Path) -> list[str]:
+    games = folder / "games"
+    games.mkdir()
+    (games / "good.sgf").write_bytes(GAME)
+    os.mkfifo(games / "pipe.sgf")
+    return ["index", "build", str(folder / "i.db"), str(games)]
+
+
+CASES: dict[str, Callable[[Path], list[str]]] = {
+    "tar.gz 64 MiB member": lambda f: tar_bomb(f, "gz"),
+    "tar.bz2 64 MiB member": lambda f: tar_bomb(f, "bz2"),
+    "tar.xz 64 MiB member": lambda f: tar_bomb(f, "xz"),
+    "tar.xz 2 GiB member": tar_xz_giant,
+    "zip 100 overlapping entries": zip_case,
+    "zip 1000 overlapping entries": lambda f: zip_case(f, 1000),
+    "parquet 30 x 60 MB records": parquet_case,
+    "pack marker 100,000 [": marker_case,
+    "pack bool notes": lambda f: part_case(f, "bool notes"),
+    "pack two data columns": lambda f: part_case(f, "two data"),
+    "latin-1 name: index build": latin1_index,
+    "latin-1 name: canon parquet": latin1_parquet,
+    "latin-1 tar member: index build": latin1_tar,
+    "zip invalid UTF-8 name": bad_utf8_zip_case,
+    "csv newline name": newline_csv,
+    "fifo in folder: index build": fifo_case,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--gohash", default=str(GOHASH),
+                        help="the gohash command to run (another checkout's, for a baseline)")
+    parser.add_argument("cases", nargs="*", help="case names (substrings); all by default")
+    args = parser.parse_args()
+    print(f"{'case':32} {'time s':>8} {'peak MB':>8} {'exit':>7}  stderr (first line)")
+    for name, make in CASES.items():
+        if args.cases and not any(c in name for c in args.cases):
+            continue
+        with tempfile.TemporaryDirectory() as scratch:
+            folder = Path(scratch)
+            (folder / "first.sgf").write_bytes(GAME)
+            command = [args.gohash, *make(folder)]
+            start = time.perf_counter()
+            report = subprocess.run(
+                [sys.executable, "-c", MEASURE, str(args.timeout), *command],
+                capture_output=True, text=True, check=True).stdout
+            elapsed = time.perf_counter() - start
+            code, peak, stderr = json.loads(report)
+            first = next((line for line in stderr.splitlines() if line.strip()), "")
+            if "Traceback" in stderr:
+                first = "Traceback: " + stderr.strip().splitlines()[-1]
+            print(f"{name:32} {elapsed:8.1f} {peak / 1000:8.0f} {code!s:>7}  {first[:110]}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
