@@ -206,7 +206,7 @@ def test_bad_move_lists_name_the_step_and_the_reason(text: str, size: int, messa
 
 
 def test_too_many_steps_are_refused_before_any_replay() -> None:
-    with pytest.raises(MoveListError, match=f"{MAX_STEPS + 1} steps; at most {MAX_STEPS}"):
+    with pytest.raises(MoveListError, match=f"{MAX_STEPS + 1:,} steps; at most {MAX_STEPS:,}"):
         parse_steps(",".join(["pass"] * (MAX_STEPS + 1)), 19)
     assert len(parse_steps(",".join(["pass"] * MAX_STEPS), 19)) == MAX_STEPS
 
