@@ -12,13 +12,11 @@ import pytest
 from gohash.canon import CanonOptions
 from gohash.cli import main
 from gohash.cluster import write_dataset
+from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 TABLES = ("files", "games", "errors", "positions", "occurrences")
 

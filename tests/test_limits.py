@@ -30,6 +30,7 @@ from gohash.sgf import (
     game_events,
 )
 from gohash.walk import MAX_FILE_ERRORS, MAX_FILE_NOTES, BaseVisitor, walk_source
+from tests.conftest import CORPUS
 
 COMMAND = Path(sys.executable).parent / "gohash"
 RSS_LIMIT_KIB = 200 * 1000  # 200 MB
@@ -158,14 +159,14 @@ def test_walker_reports_the_history_limit_and_goes_on() -> None:
 # -- real records stay far from the limits ------------------------------------------------
 
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
+@pytest.mark.corpus
 def test_real_collections_are_far_from_every_limit() -> None:
     """Every record of the corpus, parsed: its largest node, game, file, nesting and
     line stay below a tenth of each limit."""
     files = sorted(CORPUS.rglob("*.sgf"))
-    assert len(files) > 9000, f"corpus not found at {CORPUS}"
+    assert len(files) > 9000, f"{CORPUS} holds only {len(files)} records"
     largest = dict.fromkeys(["values", "node", "game", "file", "depth", "line"], 0)
     for path in files:
         in_file = 0

@@ -19,13 +19,11 @@ from gohash.canon import CanonOptions
 from gohash.cli import main
 from gohash.cluster import partitions, write_dataset
 from gohash.pack import PackedSlice, pack
+from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 @pytest.fixture(scope="module")

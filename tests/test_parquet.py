@@ -33,13 +33,11 @@ from gohash.columnar import (
 )
 from gohash.positions import positions
 from gohash.sgf import find_inputs
+from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 INPUTS = [str(DATA), str(CORPUS / "small")]
 
