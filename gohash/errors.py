@@ -154,3 +154,13 @@ class KoError(IllegalMoveError):
 
 class SuicideError(IllegalMoveError):
     """A play that leaves its own group without liberties, on a board that forbids it."""
+
+
+class OutputExistsError(GohashError):
+    """An output that would replace earlier output, or that is also an input.
+
+    A file that holds anything, a dataset folder or an index of another kind is
+    written over only when the caller asks (``overwrite=True``, ``--overwrite``);
+    a folder or file that gohash did not write is never replaced.  ``file`` is
+    the output.
+    """

@@ -77,7 +77,7 @@ def test_datasets_unfit_for_an_index_are_refused(
                                        f"cannot feed an index: {reason}")
     # An incomplete dataset: its run failed or is still going on.
     out = tmp_path / "out0"
-    write_dataset(nine, str(out), CanonOptions(position=True))
+    write_dataset(nine, str(out), CanonOptions(position=True), overwrite=True)
     marker = out / "_gohash_canon.json"
     marker.write_text(marker.read_text().replace('"complete": true', '"complete": false'))
     assert main(["index", "build", str(tmp_path / "x.db"), str(out)]) == 2
