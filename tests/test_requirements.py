@@ -2,37 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from tests import conftest, serve_fixtures
 
 
-def test_missing_corpus_skips_and_fails_in_ci(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("module", "name", "require", "reason"),
+    [
+        (conftest, "CORPUS", conftest.require_corpus, "the corpus {} is missing"),
+        (serve_fixtures, "CHROMIUM", serve_fixtures.require_chromium, "Chromium not found at {}"),
+    ],
+    ids=["corpus", "chromium"],
+)
+def test_missing_skips_and_fails_in_ci(
+    module: ModuleType, name: str, require: Callable[[], object], reason: str,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(conftest, "CORPUS", tmp_path / "corpus")
+    path = tmp_path / "missing"
+    monkeypatch.setattr(module, name, path if name == "CORPUS" else str(path))
     monkeypatch.delenv("CI", raising=False)
-    with pytest.raises(pytest.skip.Exception, match=f"the corpus {tmp_path}/corpus is missing"):
-        conftest.require_corpus()
-    monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="CI=true: a failure, not a skip"):
-        conftest.require_corpus()
-    (tmp_path / "corpus").mkdir()
-    assert conftest.require_corpus() == tmp_path / "corpus"
-
-
-def test_missing_chromium_skips_and_fails_in_ci(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(serve_fixtures, "CHROMIUM", str(tmp_path / "chromium"))
-    monkeypatch.delenv("CI", raising=False)
-    with pytest.raises(pytest.skip.Exception, match=f"Chromium not found at {tmp_path}"):
-        serve_fixtures.require_chromium()
+    with pytest.raises(pytest.skip.Exception, match=reason.format(path)):
+        require()
     monkeypatch.setenv("CI", "True")
-    with pytest.raises(pytest.fail.Exception, match="Chromium not found"):
-        serve_fixtures.require_chromium()
+    with pytest.raises(pytest.fail.Exception, match="CI=true: a failure, not a skip"):
+        require()
 
 
 def test_the_corpus_marker_is_registered(pytestconfig: pytest.Config) -> None:
