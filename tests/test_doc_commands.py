@@ -44,6 +44,7 @@ import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -136,11 +137,16 @@ def steps(page: Path) -> list[Step]:
 
 def matches(shown: list[str], printed: list[str]) -> bool:
     """Whether ``printed`` is ``shown``, each line ``...`` standing for any lines."""
-    if not shown:
-        return not printed
-    if shown[0] == "...":
-        return any(matches(shown[1:], printed[i:]) for i in range(len(printed) + 1))
-    return bool(printed) and printed[0] == shown[0] and matches(shown[1:], printed[1:])
+
+    @cache
+    def at(i: int, j: int) -> bool:  # shown[i:] against printed[j:]
+        if i == len(shown):
+            return j == len(printed)
+        if shown[i] == "...":
+            return any(at(i + 1, k) for k in range(j, len(printed) + 1))
+        return j < len(printed) and printed[j] == shown[i] and at(i + 1, j + 1)
+
+    return at(0, 0)
 
 
 def compare(shown: list[str], printed: str, where: str) -> None:
