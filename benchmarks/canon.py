@@ -79,6 +79,7 @@ def gohash_canon(
     command = [
         sys.executable, "-c", "import sys; from gohash.cli import main; sys.exit(main())",
         "canon", *paths, "--format", "jsonl", "-o", str(output), "--jobs", str(jobs),
+        "--overwrite",
     ]
     with tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()

@@ -105,7 +105,7 @@ def main() -> None:
         before = worker_cpu(address)
         start = time.perf_counter()
         summary = write_dataset(paths, str(work / "out"), partition_bytes=args.partition_size,
-                                dask=address)
+                                dask=address, overwrite=True)
         seconds = time.perf_counter() - start
         if seconds < best.get(name, float("inf")):
             best[name] = seconds

@@ -76,7 +76,8 @@ def main() -> None:
     try:
         def parquet(position: bool) -> Callable[[], int]:
             out = str(work / ("pq-position" if position else "pq"))
-            return lambda: write_dataset(paths, out, CanonOptions(position=position)).positions
+            return lambda: write_dataset(paths, out, CanonOptions(position=position),
+                                         overwrite=True).positions
 
         def jsonl(position: bool) -> Callable[[], int]:
             out = work / ("position.jsonl" if position else "canon.jsonl")

@@ -56,8 +56,9 @@ from .columnar import (
     dataset_info,
     write_part,
 )
-from .errors import GohashError
-from .pack import PackedSlice, slices
+from .errors import GohashError, OutputExistsError
+from .outputs import REPLACE_HINT, check_not_input
+from .pack import PackedSlice, is_pack, slices
 from .pool import ordered_map
 from .schemes import scheme as get_scheme
 from .sgf import Input, SgfError, find_inputs, read_input
@@ -120,12 +121,16 @@ def write_dataset(
     partition_bytes: int = PARTITION_BYTES,
     jobs: int = 1,
     dask: str | None = None,
+    overwrite: bool = False,
     on_error: Callable[[GohashError], object] | None = None,
     on_note: Callable[[str], object] | None = None,
     progress: Callable[[int, int], object] | None = None,
 ) -> WalkSummary:
-    """Write the canon dataset of ``paths`` at ``out`` (a folder or fsspec URL, missing,
-    empty, or an earlier canon dataset, which is replaced).
+    """Write the canon dataset of ``paths`` at ``out`` (a folder or fsspec URL, missing or
+    empty).  An earlier canon dataset there is refused
+    (:class:`~gohash.errors.OutputExistsError`, before any input is read) unless
+    ``overwrite``, which replaces it; any other folder that is not empty (a packed
+    dataset, one of the inputs, files gohash did not write) is refused even then.
 
     Partitions are written in this process, in ``jobs`` worker processes, or on the
     Dask cluster ``dask`` (see the module docstring).  Errors and notes go to
@@ -135,6 +140,8 @@ def write_dataset(
     options = options or CanonOptions()
     if "://" not in out:
         out = os.path.abspath(out)
+    paths = list(paths)
+    _check_output(out, paths, overwrite)
     parts = partitions(paths, partition_bytes)
     _begin(out, options, partition_bytes, len(parts))
     total = WalkSummary()
@@ -219,15 +226,40 @@ def _write_marker(out: str, info: dict[str, Any]) -> None:
         json.dump(info, f, indent=1)
 
 
+def _check_output(out: str, paths: list[str], overwrite: bool) -> None:
+    """Refuse ``out`` unless it is missing, an empty folder, or (with ``overwrite``) an
+    earlier canon dataset that holds none of ``paths``."""
+    check_not_input(out, paths)
+    fs, path = fsspec.core.url_to_fs(out)
+    if not fs.exists(path):
+        return
+    if not fs.isdir(path):
+        raise OutputExistsError("exists and is not a folder; give a new or empty folder",
+                                file=out)
+    info = dataset_info(out)
+    if info is None:
+        if not fs.ls(path):
+            return
+        kind = "a packed dataset (gohash pack)" if "://" not in out and is_pack(out) else (
+            "files gohash did not write")
+        raise OutputExistsError(f"a folder holding {kind}, not a canon dataset; "
+                                "give a new or empty folder", file=out)
+    if not overwrite:
+        written = [str(info.get("scheme"))]
+        written.append("with --position" if info.get("position") else "without --position")
+        if info.get("variations"):
+            written.append("--variations")
+        if info.get("group") not in (None, "full"):
+            written.append(f"--symmetry {info.get('group')}")
+        raise OutputExistsError(f"holds a canon dataset ({', '.join(written)}); "
+                                f"{REPLACE_HINT}", file=out)
+
+
 def _begin(out: str, options: CanonOptions, partition_bytes: int, count: int) -> None:
-    """Make ``out`` an empty dataset, removing the parts of an earlier one there."""
+    """Make ``out`` an empty dataset, removing the parts of an earlier one there
+    (:func:`_check_output` has allowed it)."""
     fs, path = fsspec.core.url_to_fs(out)
     if fs.exists(path):
-        if not fs.isdir(path):
-            raise GohashError("exists and is not a folder", file=out)
-        if dataset_info(out) is None and fs.ls(path):
-            raise GohashError("a folder that is neither empty nor a gohash canon dataset; "
-                              "give a new or empty folder", file=out)
         for table in TABLES:
             if fs.exists(f"{path}/{table}"):
                 fs.rm(f"{path}/{table}", recursive=True)

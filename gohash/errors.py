@@ -200,3 +200,12 @@ class SuicideError(IllegalMoveError):
 class HandicapPlacementError(GohashError):
     """``HA`` without ``AB`` where every known placement of the stones has one
     under a move of the game: where the record's stones stood is unknown."""
+
+class OutputExistsError(GohashError):
+    """An output that would replace earlier output, or that is also an input.
+
+    A file that holds anything, a dataset folder or an index of another kind is
+    written over only when the caller asks (``overwrite=True``, ``--overwrite``);
+    a folder or file that gohash did not write is never replaced.  ``file`` is
+    the output.
+    """

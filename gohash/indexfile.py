@@ -39,6 +39,7 @@ explorer columns, no variations and no parse versions.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sqlite3
@@ -69,10 +70,12 @@ from .writer import Writer
 __all__ = [
     "SCHEMA_VERSION",
     "BuildSummary",
+    "Built",
     "IndexFile",
     "IndexFileError",
     "IndexInfo",
     "Removed",
+    "build_index",
     "database_errors",
 ]
 
@@ -653,3 +656,91 @@ def _prepared(
             name = inp.file if isinstance(inp, GohashError) else inp.name
             result = [SourceError(None, None, str(result.located(file=name)))]
         yield result
+
+
+# -- building a file -------------------------------------------------------------------------
+
+
+@dataclass
+class Built:
+    """What :func:`build_index` did: the build's summary, and what the index holds
+    after it (:meth:`IndexFile.counts`), or None when no index was kept."""
+
+    summary: BuildSummary
+    counts: dict[str, int] | None
+
+
+def build_index(
+    path: str | os.PathLike[str],
+    paths: Iterable[str],
+    *,
+    scheme: str | SchemeFactory | None = None,
+    variations: bool | None = None,
+    overwrite: bool = False,
+    jobs: int = 1,
+    files_per_commit: int | None = None,
+    progress: Callable[[int, int], object] | None = None,
+    suicide_allowed: bool | None = None,
+) -> Built:
+    """Create or extend the index at ``path`` and build it from ``paths``
+    (:meth:`IndexFile.build`, whose keywords these are).
+
+    An existing index of another scheme, variations or version is refused
+    (:class:`IndexFileError`) unless ``overwrite``, which removes it first, as it
+    removes an index of the same kind (that one is otherwise extended); a file
+    that is not a gohash index is never removed.  A build that found ``path``
+    missing or empty and indexed no file, with errors or an exception, leaves
+    ``path`` as it was: no empty index is left behind.
+    """
+    path = os.fspath(path)
+    if overwrite and _is_index(path):
+        _remove_index(path, keep_empty=False)
+    existed = os.path.exists(path)
+    fresh = not existed or (os.path.isfile(path) and os.path.getsize(path) == 0)
+    try:
+        index = IndexFile(path, create=True, scheme=scheme, variations=variations)
+    except IndexFileError as e:
+        if not _is_index(path):
+            raise
+        raise IndexFileError(f"{e.reason}; --overwrite replaces it", file=path) from None
+    discard = False
+    try:
+        with index:
+            try:
+                summary = index.build(paths, jobs=jobs, files_per_commit=files_per_commit,
+                                      progress=progress, suicide_allowed=suicide_allowed)
+            except BaseException:
+                discard = fresh and index.counts()["files"] == 0
+                raise
+            counts = index.counts()
+    finally:
+        if discard:
+            _remove_index(path, keep_empty=existed)
+    if fresh and counts["files"] == 0 and summary.errors:
+        _remove_index(path, keep_empty=existed)
+        return Built(summary, None)
+    return Built(summary, counts)
+
+
+def _is_index(path: str) -> bool:
+    """Whether ``path`` is a file holding a gohash index (of any version)."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(72)
+    except OSError:
+        return False
+    # The header's application_id field (bytes 68-71), which PRAGMA application_id sets.
+    return header[:16] == SQLITE_HEADER and int.from_bytes(header[68:72], "big") == APPLICATION_ID
+
+
+def _remove_index(path: str, keep_empty: bool) -> None:
+    """Remove the index at ``path`` and SQLite's files beside it; ``keep_empty``
+    leaves ``path`` as an empty file."""
+    for extra in ("-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + extra)
+    if keep_empty:
+        open(path, "wb").close()
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)

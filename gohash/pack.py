@@ -36,14 +36,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import GohashError, counted
+from .errors import GohashError, OutputExistsError, counted
 from .names import name_text
+from .outputs import REPLACE_HINT, check_not_input
 from .sources import (
     MAX_SOURCE_BYTES,
     PACK_MARKER,
@@ -362,17 +364,21 @@ def pack(
     *,
     part_bytes: int = PART_BYTES,
     group_bytes: int = GROUP_BYTES,
+    overwrite: bool = False,
     on_error: Callable[[GohashError], object] | None = None,
     progress: Callable[[PackSummary], object] | None = None,
 ) -> PackSummary:
     """Store every SGF source of ``paths`` (files, folders, archives, ``-``, packed
     datasets) in a new packed dataset at ``out`` (a folder that is missing or
-    empty).  Sources that cannot be read are errors, given to ``on_error`` and
+    empty).  An earlier packed dataset there is refused
+    (:class:`~gohash.errors.OutputExistsError`) unless ``overwrite``, which
+    replaces it (its marker and parts; nothing else in the folder is touched);
+    any other folder that is not empty, or one holding an input, is refused even
+    then.  Sources that cannot be read are errors, given to ``on_error`` and
     left out.  ``progress`` is called after each part."""
     pa = _pyarrow()
-    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
-        raise GohashError("exists and is not an empty folder; pack writes a new dataset",
-                          file=out)
+    paths = list(paths)
+    _prepare_output(out, paths, overwrite)
     os.makedirs(out, exist_ok=True)
     schema = _schema()
     summary = PackSummary()
@@ -409,6 +415,26 @@ def pack(
     with open(os.path.join(out, PACK_MARKER), "w", encoding="utf-8") as f:
         json.dump(info, f, indent=1)
     return summary
+
+
+# A part, or a part being written (see _PartWriter).
+_PART_NAME = re.compile(r"part-\d+\.parquet|\.part-\d+\.parquet\.[0-9a-f]+\.tmp")
+
+
+def _prepare_output(out: str, paths: list[str], overwrite: bool) -> None:
+    """Refuse ``out`` unless it is missing, an empty folder, or (with ``overwrite``)
+    an earlier packed dataset holding none of ``paths``, whose files are removed."""
+    check_not_input(out, paths)
+    if not os.path.exists(out) or (os.path.isdir(out) and not os.listdir(out)):
+        return
+    if not is_pack(out):
+        raise OutputExistsError("exists and is not an empty folder or a packed dataset; "
+                                "give a new or empty folder", file=out)
+    if not overwrite:
+        raise OutputExistsError(f"holds a packed dataset; {REPLACE_HINT}", file=out)
+    for name in os.listdir(out):
+        if name == PACK_MARKER or _PART_NAME.fullmatch(name):
+            os.remove(os.path.join(out, name))
 
 
 class _PartWriter:

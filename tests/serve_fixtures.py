@@ -4,6 +4,7 @@ Debian's Chromium under Playwright (never a downloaded browser)."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -16,10 +17,9 @@ from sgfmill import sgf
 from gohash.index import Index
 from gohash.movelist import point_letters
 from gohash.serve import create_app
+from tests.conftest import ROOT, missing, require_corpus
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "sgf"
-CORPUS = ROOT.parent / "shared" / "corpus"
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 
 CHROMIUM = "/usr/bin/chromium"
@@ -34,10 +34,20 @@ CHROMIUM_ARGS = [
 
 
 def corpus_games(count: int, month: str = "kgs-19-2017-01-new") -> list[Path]:
-    """The first ``count`` records (by name) of one month of kgs-6d."""
-    files = sorted((CORPUS / "kgs-6d" / month).glob("*.sgf"))
-    assert len(files) >= count, f"corpus not found at {CORPUS} (CI always has it)"
+    """The first ``count`` records (by name) of one month of kgs-6d; a skip (a failure
+    under ``CI=true``) without the corpus."""
+    folder = require_corpus() / "kgs-6d" / month
+    files = sorted(folder.glob("*.sgf"))
+    assert len(files) >= count, f"{folder} holds {len(files)} records, not {count}"
     return files[:count]
+
+
+def require_chromium() -> str:
+    """Debian's Chromium; a skip (a failure under ``CI=true``) when it is not installed."""
+    if not os.access(CHROMIUM, os.X_OK):
+        missing(f"Chromium not found at {CHROMIUM} (install the Debian package 'chromium'; "
+                ".ci/run does)")
+    return CHROMIUM
 
 
 def build_index(db: Path, paths: list[Path]) -> Path:

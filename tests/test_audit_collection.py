@@ -23,8 +23,8 @@ from gohash.errors import GohashError
 from gohash.positions import positions
 from gohash.schemes import SCHEMES
 from gohash.structure import handicap_stones
+from tests.conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 
 GAMES = {
@@ -229,11 +229,9 @@ def test_main_dispatches_to_audit(games: list[str], capsys: pytest.CaptureFixtur
     assert data["collection"]["schemes"]["regular128"]["merged"] == 0
 
 
+@pytest.mark.corpus
 def test_corpus_small_has_no_splits_and_regular128_merges_nothing() -> None:
-    small = CORPUS / "small"
-    if not small.is_dir():
-        pytest.skip(f"corpus not found at {small}")
-    result = audit_paths([str(small)])
+    result = audit_paths([str(CORPUS / "small")])
     assert result.positions > 40_000
     for name in SCHEMES:
         assert sum(s.split[name] for s in result.sizes) == 0

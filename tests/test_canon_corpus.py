@@ -19,13 +19,11 @@ from gohash.canon import CanonOptions, canon
 from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.schemes import DEFAULT_SCHEME, scheme
+from tests.conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 def sgfmill_hashes(path: Path) -> list[list[str]]:

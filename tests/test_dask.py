@@ -22,14 +22,12 @@ from distributed import Client
 from gohash.canon import CanonOptions, canon
 from gohash.cluster import partitions, write_dataset
 from gohash.pack import pack
+from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 BIN = Path(sys.executable).parent
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 def free_port() -> int:

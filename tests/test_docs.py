@@ -3,8 +3,8 @@
 The site (``docs/``, MyST Markdown) is built here, as CI builds it, with
 warnings as errors; its CLI reference must name every subcommand and option of
 gohash's own parser.  Every ``gohash`` command shown in a shell example must be
-one the parser accepts, and the tutorial runs as written: what it shows is what
-its commands print.  Docstrings and comments that cite the design notes
+one the parser accepts (tests/test_doc_commands.py runs them all as written).
+Docstrings and comments that cite the design notes
 cite ``docs/design.md`` (with a section that exists), never a file outside the
 repository.
 """
@@ -137,49 +137,6 @@ def test_every_command_shown_is_one_gohash_accepts(
     except SystemExit:
         pytest.fail(f"{page}: {line!r}: {capsys.readouterr().err}")
     assert callable(args.run)
-
-
-def fenced_blocks(page: Path) -> Iterator[tuple[str, str]]:
-    """``(language, text)`` of every fenced code block of a Markdown page, in order."""
-    language, body = None, []
-    for line in page.read_text(encoding="utf-8").splitlines():
-        if line.startswith("```"):
-            if language is None:
-                language, body = line[3:].strip(), []
-            else:
-                yield language, "\n".join(body) + "\n"
-                language = None
-        elif language is not None:
-            body.append(line)
-
-
-def shown_in(shown: str, output: str) -> bool:
-    """Whether every line shown (but ``...``, which elides) is a line of the output."""
-    lines = set(output.splitlines())
-    return all(line in lines for line in shown.splitlines() if line != "...")
-
-
-def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
-    # Its shell commands and Python run in order, in a folder with the repository's
-    # data/; every text or JSON block after one of them must be what it printed,
-    # or what it left in a file (the records of canon -o, the diagram written).
-    (tmp_path / "data").symlink_to(ROOT / "data")
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
-    output: str | None = None
-    checked = 0
-    for language, text in fenced_blocks(DOCS / "tutorial.md"):
-        if language in ("sh", "python"):
-            command = ["sh", "-c", text] if language == "sh" else [sys.executable, "-c", text]
-            run = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True,
-                                 text=True, timeout=300)
-            output = run.stdout + run.stderr
-            assert "Traceback" not in output, f"{text}\n{output}"
-        elif language in ("text", "json") and output is not None:
-            files = [p.read_text(encoding="utf-8", errors="replace")
-                     for p in tmp_path.iterdir() if p.is_file() and p.suffix != ".db"]
-            assert any(shown_in(text, out) for out in [output, *files]), f"{text}\n{output}"
-            checked += 1
-    assert checked >= 6
 
 
 def test_the_licence_is_the_one_pyproject_names() -> None:

@@ -16,14 +16,12 @@ from sgfmill import sgf, sgf_grammar
 
 from gohash.canon import CanonOptions, canon
 from gohash.cluster import write_dataset
+from tests.conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "sgf"
-CORPUS = ROOT.parent / "shared" / "corpus"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 def queries() -> dict[str, str]:

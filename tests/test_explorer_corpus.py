@@ -14,15 +14,13 @@ import numpy as np
 import pytest
 
 from gohash.index import Filters, Index
+from tests.conftest import CORPUS
 from tests.explorer_reference import SYMMETRIES, Collection, date, image, winner
 from tests.test_explorer import check_against_reference, reference_summary, summary
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 SMALL = CORPUS / "small"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 @pytest.fixture(scope="module")

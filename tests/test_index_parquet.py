@@ -12,13 +12,11 @@ import pytest
 from gohash.canon import CanonOptions
 from gohash.cli import main
 from gohash.cluster import write_dataset
+from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 TABLES = ("files", "games", "errors", "positions", "occurrences")
 
@@ -79,7 +77,7 @@ def test_datasets_unfit_for_an_index_are_refused(
                                        f"cannot feed an index: {reason}")
     # An incomplete dataset: its run failed or is still going on.
     out = tmp_path / "out0"
-    write_dataset(nine, str(out), CanonOptions(position=True))
+    write_dataset(nine, str(out), CanonOptions(position=True), overwrite=True)
     marker = out / "_gohash_canon.json"
     marker.write_text(marker.read_text().replace('"complete": true', '"complete": false'))
     assert main(["index", "build", str(tmp_path / "x.db"), str(out)]) == 2

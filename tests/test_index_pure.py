@@ -16,14 +16,12 @@ import pytest
 from gohash.audit import audit_paths
 from gohash.index import Index
 from gohash.positions import CORE_AVAILABLE, positions
+from tests.conftest import CORPUS
 from tests.test_index import INDEX_TABLES, table_rows
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 PATHS = [str(ROOT / "data" / "sgf"), str(CORPUS / "small")]
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 def test_the_core_replays_most_of_the_files() -> None:

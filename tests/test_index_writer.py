@@ -23,6 +23,7 @@ from gohash.index import Index
 from gohash.indexing import PARSE_VERSION, FileFrames, input_frames, sql_keys
 from gohash.sgf import find_inputs
 from gohash.version import __version__
+from tests.conftest import CORPUS
 from tests.test_index import (
     INDEX_TABLES,
     consistency_problems,
@@ -34,10 +35,7 @@ from tests.test_index import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 # -- the reference -----------------------------------------------------------------------------

@@ -49,6 +49,7 @@ from gohash.sources import (
     read_input,
 )
 from gohash.walk import MAX_FILE_ERRORS, MAX_FILE_NOTES, BaseVisitor, walk_source
+from tests.conftest import CORPUS
 from tests.hostile import GAME, dictionary_bomb, overlapping_zip, pack_columns, packed, tar_of
 
 COMMAND = Path(sys.executable).parent / "gohash"
@@ -178,14 +179,14 @@ def test_walker_reports_the_history_limit_and_goes_on() -> None:
 # -- real records stay far from the limits ------------------------------------------------
 
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
+@pytest.mark.corpus
 def test_real_collections_are_far_from_every_limit() -> None:
     """Every record of the corpus, parsed: its largest node, game, file, nesting and
     line stay below a tenth of each limit."""
     files = sorted(CORPUS.rglob("*.sgf"))
-    assert len(files) > 9000, f"corpus not found at {CORPUS}"
+    assert len(files) > 9000, f"{CORPUS} holds only {len(files)} records"
     largest = dict.fromkeys(["values", "node", "game", "file", "depth", "line"], 0)
     for path in files:
         in_file = 0

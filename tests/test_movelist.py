@@ -21,8 +21,8 @@ from gohash.movelist import (
     point_letters,
     replay,
 )
+from tests.conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -76,6 +76,7 @@ def rows_of(board_cells: bytes, size: int) -> list[str | None]:
     ]
 
 
+@pytest.mark.corpus
 def test_replay_equals_sgfmill_on_corpus_games() -> None:
     games = corpus_games(12)
     replayed = 0
@@ -92,6 +93,7 @@ def test_replay_equals_sgfmill_on_corpus_games() -> None:
     assert replayed >= 20
 
 
+@pytest.mark.corpus
 def test_short_form_round_trips_a_corpus_game() -> None:
     path = corpus_games(1)[0]
     size, tokens, after = sgfmill_tokens(path)

@@ -19,13 +19,11 @@ from gohash.canon import CanonOptions
 from gohash.cli import main
 from gohash.cluster import partitions, write_dataset
 from gohash.pack import PackedSlice, pack
+from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +161,7 @@ def test_pack_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     (tmp_path / "full" / "x").write_text("mine")
     code, _, err = run(capsys, "pack", str(DATA), "-o", str(tmp_path / "full"))
     assert (code, err) == (2, f"gohash pack: error: {tmp_path / 'full'}: exists and is not an "
-                              "empty folder; pack writes a new dataset\n")
+                              "empty folder or a packed dataset; give a new or empty folder\n")
     code, out, err = run(capsys, "pack", str(DATA / "game-9x9.sgf"), str(tmp_path / "none.sgf"),
                          "-o", str(tmp_path / "p"))
     assert code == 2

@@ -33,13 +33,11 @@ from gohash.columnar import (
 )
 from gohash.positions import positions
 from gohash.sgf import find_inputs
+from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 INPUTS = [str(DATA), str(CORPUS / "small")]
 
@@ -211,8 +209,9 @@ def test_a_part_written_twice_is_replaced_not_doubled(tmp_path: Path) -> None:
     assert table(out, "positions") == before
     assert sorted(p.name for p in (out / "games").iterdir()) == [
         f"part-{n:05d}.parquet" for n in range(len(partitions([str(DATA)], 4000)))]
-    # A new run over the dataset replaces it, and removes what killed tasks left.
-    write_dataset([str(DATA / "game-9x9.sgf")], str(out))
+    # A new run told to overwrite the dataset replaces it, and removes what killed
+    # tasks left.
+    write_dataset([str(DATA / "game-9x9.sgf")], str(out), overwrite=True)
     assert not stale.exists()
     assert len(table(out, "positions")) == 73
     assert [p.name for p in (out / "positions").iterdir()] == ["part-00000.parquet"]
@@ -246,7 +245,7 @@ def test_output_folder_and_option_errors(tmp_path: Path, capsys: Any) -> None:
     cases = [
         (["--format", "parquet"], "--format parquet writes a dataset folder: give -o DIR"),
         (["--format", "parquet", "-o", str(tmp_path / "full")],
-         "neither empty nor a gohash canon dataset"),
+         "a folder holding files gohash did not write, not a canon dataset"),
         (["-o", str(tmp_path / "x.jsonl"), "--dask", "local:1"],
          "--dask and --partition-size go with --format parquet"),
         (["--format", "parquet", "-o", str(tmp_path / "y"), "--dask", "local:0"],

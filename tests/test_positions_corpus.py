@@ -4,18 +4,13 @@ leaves only the few unusual files to the walker."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gohash.positions import positions
+from tests.conftest import CORPUS
 from tests.test_positions import assert_same_as_pure
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 
 @pytest.mark.parametrize("folder", ["small", "kgs-6d", "ai-games"])

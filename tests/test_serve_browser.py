@@ -15,13 +15,13 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.serve_fixtures import (
-    CHROMIUM,
     CHROMIUM_ARGS,
     DATA,
     SCREENSHOTS,
     build_index,
     corpus_games,
     main_line,
+    require_chromium,
     running_server,
 )
 
@@ -40,9 +40,10 @@ def server(tmp_path_factory: pytest.TempPathFactory, games: list[Path]) -> Itera
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    executable = require_chromium()
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            executable_path=executable, args=CHROMIUM_ARGS, headless=True
         )
         yield chromium
         chromium.close()

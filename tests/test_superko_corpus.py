@@ -9,8 +9,6 @@ One walk per variations setting feeds a visitor for each ruleset, as
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gohash.errors import GohashError
@@ -18,13 +16,10 @@ from gohash.ko import SuperkoVisitor
 from gohash.positions import CORE_AVAILABLE
 from gohash.superko import RULESETS, CheckResult, Ruleset, check
 from gohash.walk import BaseVisitor, GameInfo, PositionEvent, walk
+from tests.conftest import CORPUS
 from tests.test_superko_columns import outcome
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS} (CI always has it)"
-)
+pytestmark = pytest.mark.corpus
 
 RULES: dict[str, Ruleset] = {
     "chinese": RULESETS["chinese"],

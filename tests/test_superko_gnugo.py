@@ -23,6 +23,7 @@ from sgfmill import sgf, sgf_grammar
 from gohash.errors import OccupiedPointError
 from gohash.superko import RULESETS, check
 from tests import gtp
+from tests.conftest import CORPUS
 from tests.gtp import GnuGo, require_gnugo
 from tests.kofight import games_with_repetitions
 from tests.sgfgen import sgf_point
@@ -31,7 +32,6 @@ Point = tuple[int, int]
 Move = tuple[str, Point | None]
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 # Real games in which gohash and GNU Go find repetitions: cycles of 3 (PSK only:
 # the other player is to move) and of 6 and 8 (both rules), and a record that
 # plays on an occupied point again and again.
@@ -136,11 +136,10 @@ def test_gnugo_agrees_on_data_records(rule: str, tmp_path: Path) -> None:
     assert len(compared) >= len(superko_records) + 5  # the walker's records too
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("rule", ["positional", "situational"])
 def test_gnugo_agrees_on_real_games(rule: str, tmp_path: Path) -> None:
     """The small/ part of the corpus (9x9 and 13x13), and real games with repetitions."""
-    if not CORPUS.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
     program = require_gnugo()
     paths = sorted((CORPUS / "small").rglob("*.sgf")) + [CORPUS / p for p in REAL_REPETITIONS]
     compared = refused = 0

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from ..canon import FORMATS, CanonOptions, canon
 from ..errors import GohashError
+from ..outputs import check_file
 from ..rules import SUICIDE_OPTIONS
 from ..walk import WalkSummary
 from .options import (
@@ -27,6 +28,7 @@ from .options import (
     add_exit_codes,
     add_format,
     add_jobs,
+    add_overwrite,
     add_scheme,
     add_suicide,
     add_symmetry,
@@ -63,6 +65,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write records to FILE "
                         "(--format parquet: the dataset folder or fsspec URL DIR)")
+    add_overwrite(parser, "a non-empty FILE or an earlier canon dataset DIR")
     add_jobs(parser)
     parser.add_argument(
         "--dask", metavar="ADDRESS", help="with --format parquet: run the partitions on the "
@@ -96,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         out: TextIO = sys.stdout
         if args.output:
+            check_file(args.output, args.paths, args.overwrite)
             try:
                 out = stack.enter_context(open(args.output, "w", encoding="utf-8", newline=""))
             except OSError as e:
@@ -141,5 +145,6 @@ def _parquet(args: argparse.Namespace, options: CanonOptions, report: Reporter) 
     return write_dataset(
         args.paths, args.output, options,
         partition_bytes=args.partition_size or PARTITION_BYTES, jobs=args.jobs,
-        dask=args.dask, on_error=report.error, on_note=report.note, progress=report.progress,
+        dask=args.dask, overwrite=args.overwrite, on_error=report.error, on_note=report.note,
+        progress=report.progress,
     )

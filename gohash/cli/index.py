@@ -4,7 +4,7 @@ games, look after it.
 Scope: arguments and printing only; everything else is :mod:`gohash.index` and
 :mod:`gohash.indexfile`.
 
-- ``gohash index build DB PATH... [--scheme S] [--variations] [--jobs N]
+- ``gohash index build DB PATH... [--scheme S] [--variations] [--overwrite] [--jobs N]
   [--files-per-commit N] [--suicide allowed|forbidden]``
 - ``gohash index find DB (--sgf FILE [--move N] [--game G] [--suicide allowed|forbidden]
   | --position DIAGRAM) [--symmetry d4|full] [--format text|json] [--limit N] [--offset N]
@@ -41,7 +41,7 @@ from ..index import (
     Record,
     position_from_sgf,
 )
-from ..indexfile import IndexInfo
+from ..indexfile import IndexInfo, build_index
 from ..indexing import PARSE_VERSION
 from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..schemes import DEFAULT_SCHEME
@@ -54,6 +54,7 @@ from .options import (
     add_exit_codes,
     add_format,
     add_jobs,
+    add_overwrite,
     add_scheme,
     add_suicide,
     add_symmetry,
@@ -101,6 +102,8 @@ def register(subparsers: Any) -> None:
         "line's (find reports the variation; dupes compares main lines); an existing "
         "index keeps what it was created with",
     )
+    add_overwrite(build, "an index DB with a new one", "without it an index of another key "
+                  "scheme, variations or version is refused, and one of the same kind extended")
     add_jobs(build)
     build.add_argument(
         "--files-per-commit", type=positive_int, default=None, metavar="N",
@@ -221,17 +224,19 @@ def register(subparsers: Any) -> None:
 
 def _run_build(args: argparse.Namespace) -> int:
     report = Reporter(args.prog)
-    with Index(args.db, create=True, scheme=args.scheme,
-               variations=True if args.variations else None) as index:
-        summary = index.build(args.paths, jobs=args.jobs,
-                              files_per_commit=args.files_per_commit, progress=report.progress,
-                              suicide_allowed=_suicide(args))
-        counts = index.counts()
+    built = build_index(args.db, args.paths, scheme=args.scheme,
+                        variations=True if args.variations else None, overwrite=args.overwrite,
+                        jobs=args.jobs, files_per_commit=args.files_per_commit,
+                        progress=report.progress, suicide_allowed=_suicide(args))
+    summary, counts = built.summary, built.counts
     for note in summary.notes:
         report.note(note)
     for message in summary.errors:
         report.error(message)
     report.say(str(summary))
+    if counts is None:
+        report.say(f"no index written: {args.db} left as it was")
+        return EXIT_ERRORS
     report.say(f"index {args.db}: {counted(counts['files'], 'file')}, "
                f"{counted(counts['games'], 'game')}, "
                f"{counted(counts['occurrences'], 'position')}, "

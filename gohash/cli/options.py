@@ -1,7 +1,7 @@
 """The options the ``gohash`` subcommands share, each defined once.
 
 Scope: one ``add_*`` function per shared option (``--symmetry``, ``--scheme``,
-``--jobs``, ``--variations``, ``--format``, ``--suicide``), each giving the
+``--jobs``, ``--variations``, ``--format``, ``--suicide``, ``--overwrite``), each giving the
 option the same spelling, choices, default and help wherever it applies; the
 argument types of counts; the exit codes and the epilog line that states
 them; the deprecated spellings of earlier releases; and :func:`leaf`, which
@@ -36,6 +36,7 @@ __all__ = [
     "add_exit_codes",
     "add_format",
     "add_jobs",
+    "add_overwrite",
     "add_scheme",
     "add_suicide",
     "add_symmetry",
@@ -152,6 +153,13 @@ def add_jobs(parser: argparse.ArgumentParser) -> None:
         help="worker processes reading and replaying the files (default 1); the "
         "output is the same, in input order, whatever N",
     )
+
+
+def add_overwrite(parser: argparse.ArgumentParser, replaced: str,
+                  refused: str = "refused without it") -> None:
+    """``--overwrite``: replace the earlier output ``replaced`` names, which is
+    ``refused`` without it (a folder or index gohash did not write never is)."""
+    parser.add_argument("--overwrite", action="store_true", help=f"replace {replaced} ({refused})")
 
 
 def add_variations(parser: argparse.ArgumentParser, help: str | None = None) -> None:

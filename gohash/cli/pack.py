@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..pack import PART_BYTES, pack
-from .options import EXIT_CLEAN, EXIT_ERRORS, add_exit_codes, leaf, size_bytes
+from .options import EXIT_CLEAN, EXIT_ERRORS, add_exit_codes, add_overwrite, leaf, size_bytes
 from .progress import Reporter
 
 __all__ = ["register", "run"]
@@ -29,6 +29,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="the dataset folder (missing or empty)")
+    add_overwrite(parser, "an earlier packed dataset DIR")
     parser.add_argument(
         "--part-size", type=size_bytes, default=None, metavar="SIZE",
         help="SGF bytes per part file (suffix K, M or G; default 64M)",
@@ -40,6 +41,6 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     report = Reporter(args.prog)
     summary = pack(args.paths, args.output, part_bytes=args.part_size or PART_BYTES,
-                   on_error=report.error)
+                   overwrite=args.overwrite, on_error=report.error)
     report.say(str(summary))
     return EXIT_ERRORS if summary.errors else EXIT_CLEAN
