@@ -33,7 +33,9 @@ the first ``--limit``; each side reads the same folder of links to them.
 3. A table of gohash/Kombilo ratios and issue 24's targets, each met or not.
 
 The machine is shared (2 cores): the 1-minute load average is printed before
-and after; wall times under load say less than CPU times, which are printed too.
+and after; wall times under load say less than CPU times, which are printed
+too.  A build that another process slowed can look faster than its peer, so
+the build target counts as met only where gohash's CPU time meets it too.
 """
 
 from __future__ import annotations
@@ -319,6 +321,9 @@ def main() -> int:
                       f"{b.run.rss / 1e6:>8.0f} MB{b.size / 1e6:>8.1f} MB{b.files:>6}"
                       f"{b.games:>7}{load():>7}")
             builds.append((n, kombilo, gohash))
+        print(f"gohash index build of {steps[-1]} games, on standard error:")
+        for line in builds[-1][2].run.stderr.strip().splitlines()[-SHOWN:]:
+            print(f"  {line}")
         print()
 
         print("per game")
@@ -379,9 +384,9 @@ def main() -> int:
     rows = [
         ("build, wall", f"{kombilo.run.wall:.2f} s", f"{gohash.run.wall:.2f} s",
          gohash.run.wall / kombilo.run.wall, "<= Kombilo's",
-         verdict(gohash.run.wall <= kombilo.run.wall)),
+         verdict(gohash.run.wall <= kombilo.run.wall and gohash.run.cpu <= kombilo.run.cpu)),
         ("build, CPU", f"{kombilo.run.cpu:.2f} s", f"{gohash.run.cpu:.2f} s",
-         gohash.run.cpu / kombilo.run.cpu, "", ""),
+         gohash.run.cpu / kombilo.run.cpu, "(and the CPU's)", ""),
         ("on disk", f"{kombilo.size / 1e6:.1f} MB ({kombilo.files} files)",
          f"{gohash.size / 1e6:.1f} MB ({gohash.files} files)", gohash.size / kombilo.size,
          "<= Kombilo's", verdict(gohash.size <= kombilo.size)),
