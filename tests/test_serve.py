@@ -35,6 +35,8 @@ from gohash.serve import MAX_QUERY_BYTES, create_app
 from tests.serve_fixtures import DATA, build_index, corpus_games, main_line
 
 Array = npt.NDArray[np.int8]
+LOCAL = "http://localhost"
+"""The test client's address: its default host, ``testserver``, is refused."""
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,7 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Pat
 
 @pytest.fixture(scope="module")
 def client(collection: tuple[Path, list[Path]]) -> TestClient:
-    return TestClient(create_app(collection[0]), raise_server_exceptions=False)
+    return TestClient(create_app(collection[0]), raise_server_exceptions=False, base_url=LOCAL)
 
 
 def get(client: TestClient, path: str, **params: Any) -> Any:
@@ -296,15 +298,15 @@ def test_game_viewer_shows_the_query_position_at_the_match(client: TestClient) -
     assert matches
     views = set()
     for match in matches[:12]:
-        game = get(client, f"/api/game/{match['game_id']}", view=match["view"])
+        game = get(client, f"/api/game/{match['game_id']}", view=match["view"], count=500)
         assert game["positions"][match["seq"]] == answer["stones"]
         assert game["move_numbers"][match["seq"]] == match["move_number"]
         assert game["colours_exchanged"] == match["colours_exchanged"]
         views.add(match["view"])
         # The game as a move list replays to every one of its positions.
         for i in (0, match["seq"], len(game["positions"]) - 1):
-            steps = ",".join(game["steps"][: game["step_counts"][i]])
-            board = replay(parse_steps(steps, 19), 19).board
+            steps = get(client, f"/api/game/{match['game_id']}/steps", view=match["view"], at=i)
+            board = replay(parse_steps(",".join(steps["steps"]), 19), 19).board
             assert rows_of(board.to_array()) == game["positions"][i]
     assert len(views) > 1
 
@@ -316,9 +318,10 @@ def test_game_viewer_identity_is_the_record_as_sgfmill_reads_it(
     answer = get(client, "/api/games", size=19, moves="", limit=200)
     by_file = {m["file"]: m["game_id"] for m in answer["matches"]}
     path = games[3]
-    game = get(client, f"/api/game/{by_file[str(path)]}")
+    game = get(client, f"/api/game/{by_file[str(path)]}", count=500)
     _, arrays, follows = sgfmill_positions(path)
     assert game["positions"] == [rows_of(a) for a in arrays]
+    assert game["positions_total"] == len(arrays) and game["start"] == 0
     assert game["last"][1:] == [move[1] for move in follows[:-1] if move is not None]
     assert game["root"]["PB"] == game["black"]
 
@@ -328,8 +331,8 @@ def test_handicap_setup_becomes_edit_steps(client: TestClient) -> None:
     assert len(setup) == 4
     match = get(client, "/api/games", size=size, moves=",".join(setup))["matches"][0]
     assert match["seq"] == 0 and match["handicap"] == 4
-    game = get(client, f"/api/game/{match['game_id']}", view=match["view"])
-    assert sorted(game["steps"][: game["step_counts"][0]]) == sorted(setup)
+    steps = get(client, f"/api/game/{match['game_id']}/steps", view=match["view"], at=0)
+    assert sorted(steps["steps"]) == sorted(setup)
 
 
 # -- bad input ---------------------------------------------------------------------------------
@@ -430,7 +433,7 @@ def test_game_whose_file_changed_on_disk_gets_409(tmp_path: Path) -> None:
     record = tmp_path / "game.sgf"
     shutil.copy(DATA / "game-9x9.sgf", record)
     db = build_index(tmp_path / "index.db", [record])
-    client = TestClient(create_app(db), raise_server_exceptions=False)
+    client = TestClient(create_app(db), raise_server_exceptions=False, base_url=LOCAL)
     game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
     assert get(client, f"/api/game/{game_id}")["positions"]
     record.write_bytes(record.read_bytes().replace(b"]", b"] ", 1))
@@ -443,7 +446,7 @@ def test_the_index_is_opened_read_only(tmp_path: Path) -> None:
     db = build_index(tmp_path / "index.db", [DATA / "game-9x9.sgf"])
     before = db.read_bytes()
     app = create_app(db)
-    client = TestClient(app, raise_server_exceptions=False)
+    client = TestClient(app, raise_server_exceptions=False, base_url=LOCAL)
     assert get(client, "/api/position", size=9, moves="ee")["summary"]["total"] >= 0
     # SQLite itself refuses to write through the app's connection (mode=ro).
     with pytest.raises(IndexFileError, match="attempt to write a readonly database"):
@@ -455,7 +458,7 @@ def test_the_index_is_opened_read_only(tmp_path: Path) -> None:
 
 def test_an_index_damaged_while_serving_gets_503(tmp_path: Path) -> None:
     db = build_index(tmp_path / "index.db", [DATA / "game-9x9.sgf"])
-    client = TestClient(create_app(db), raise_server_exceptions=False)
+    client = TestClient(create_app(db), raise_server_exceptions=False, base_url=LOCAL)
     game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
     with sqlite3.connect(db) as con:  # another process breaks the index under the server
         con.execute("DROP TABLE occurrences")

@@ -1,7 +1,8 @@
-"""``gohash serve DB [--host H] [--port N]``: the position explorer in a web browser.
+"""``gohash serve DB [--host H] [--port N] [--allow-host NAME]``: the position
+explorer in a web browser.
 
 Scope: arguments only; the app is :func:`gohash.serve.create_app` and uvicorn
-runs it.  Starlette and uvicorn come with the ``web`` extra
+runs it with :func:`gohash.serve.server_config`.  Starlette and uvicorn come with the ``web`` extra
 (``pip install 'gohash[web]'``); without them the command says so.
 
 Exit codes: 0 when stopped (Ctrl-C), 2 for a bad index or a missing extra; the
@@ -37,6 +38,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--port", type=int, default=8000, metavar="N", help="port to listen on (default 8000)"
     )
+    parser.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="a host name the page may be opened under, besides localhost, IP addresses "
+        "and --host (repeatable); requests for other names are refused, so that a web "
+        "page cannot reach the server under a name of its own (DNS rebinding)",
+    )
     add_exit_codes(parser)
     leaf(parser, run)
 
@@ -47,15 +54,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ..serve import create_app
+        from ..serve import create_app, server_config
     except ImportError as e:
         raise GohashError(
             f"gohash serve needs the web extra ({e.name} is missing): "
             "pip install 'gohash[web]'"
         ) from None
-    app = create_app(args.db)
+    app = create_app(args.db, allowed_hosts=[args.host, *args.allow_host])
     Reporter(args.prog).say(
         f"exploring {args.db} at http://{args.host}:{args.port}/ (Ctrl-C stops)"
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    uvicorn.Server(server_config(app, host=args.host, port=args.port)).run()
     return 0
