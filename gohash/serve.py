@@ -44,11 +44,11 @@ one of the names the app is given is refused with 400 (a DNS-rebinding page
 reaches the server under a name of its own); every answer carries a
 Content-Security-Policy (scripts and styles from the server's own files only,
 no framing), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY`` and
-``Referrer-Policy: no-referrer``.  Requests share no lock: each works on a
-read-only connection of its own while it needs one, and games are read again on
-connections and threads of their own, at most :data:`MAX_GAME_READS` at once
-(each page reads the file again and checks it), so slow work (a game in a large
-archive, a long game) never holds up the other endpoints.  :func:`server_config`
+``Referrer-Policy: no-referrer``.  Requests share no lock: each works on one of
+a few read-only connections while it needs one, and games are read again in
+worker processes (:data:`MAX_GAME_READS`), each page reading the file again and
+checking it, so slow work (a game in a large archive, a long game) never holds
+up the other endpoints, nor takes the server's memory.  :func:`server_config`
 gives uvicorn's settings: a request must arrive within ``request_timeout``
 seconds (uvicorn has no such limit of its own), at most
 :data:`MAX_CONNECTIONS` connections are served at once.
@@ -60,17 +60,20 @@ import asyncio
 import ipaddress
 import os
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from multiprocessing import get_context
 from typing import Any
 
-import anyio
 import h11
 import numpy as np
 import numpy.typing as npt
 import uvicorn
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -120,7 +123,10 @@ DEFAULT_GAME_PAGE = 200
 MAX_GAME_PAGE = 500
 """The most positions of a game one answer holds (some 230 KB of JSON on 19x19)."""
 MAX_GAME_READS = 2
-"""Games read again from their files at once; more wait (the work is CPU and memory)."""
+"""Worker processes reading games again from their files; more requests wait."""
+WORKER_NICENESS = 10
+"""How much lower the workers' CPU priority is than the server's: the system runs
+small requests first, and reads games with the time left."""
 QUERY_CONNECTIONS = 4
 """Connections to the index that the position and games endpoints share."""
 MAX_CONNECTIONS = 128
@@ -149,7 +155,8 @@ _POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result",
 
 
 class BadRequest(GohashError):
-    """A request the explorer cannot answer; ``status`` is its HTTP status (4xx)."""
+    """A request the explorer cannot answer; ``status`` is its HTTP status (4xx, or
+    503 when the server cannot answer it now)."""
 
     def __init__(self, reason: str, status: int = 400) -> None:
         super().__init__(reason)
@@ -260,8 +267,6 @@ class _Explorer:
 
     def __init__(self, db_path: str) -> None:
         self.indexes = _Indexes(db_path, QUERY_CONNECTIONS)
-        # Games read again have connections of their own: they hold one for seconds.
-        self.game_indexes = _Indexes(db_path, MAX_GAME_READS)
         with self.indexes.use() as index:
             self.first = index
             self.sizes = index.sizes()
@@ -320,17 +325,84 @@ class _Explorer:
             "matches": [_match_json(match, query.size) for match in found.matches],
         }
 
-    def game(self, game_id: int) -> GameRecord:
+
+class _GameReader:
+    """Games read again from their files in worker processes of their own, at most
+    :data:`MAX_GAME_READS` at once: the work (decompressing an archive, replaying
+    and converting a long game) takes neither the server's interpreter lock nor
+    its memory.  Workers are spawned at the first game asked for, and each keeps
+    its own read-only connection to the index; they run at a lower CPU priority
+    (:data:`WORKER_NICENESS`).  A worker that dies (out of
+    memory) fails its request with a 503, and the next request gets new workers."""
+
+    def __init__(self, db_path: str) -> None:
+        self.db_path = db_path
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    async def answer(self, game_id: int, view: Element, start: int, count: int,
+                     at: int | None) -> dict[str, Any]:
+        """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    MAX_GAME_READS, mp_context=get_context("spawn"), initializer=os.nice,
+                    initargs=(WORKER_NICENESS,),
+                )
+            pool = self._pool
         try:
-            with self.game_indexes.use() as index:
-                return index.game(game_id)
-        except UnknownGameError as e:
-            raise BadRequest(str(e), 404) from None
-        except IndexFileError:
-            raise
-        except GohashError as e:
-            # The file moved, changed or no longer replays as indexed.
-            raise BadRequest(str(e), 409) from None
+            outcome = await asyncio.wrap_future(pool.submit(
+                _read_game, self.db_path, game_id, view.name, start, count, at
+            ))
+        except BrokenProcessPool:
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise BadRequest(
+                f"reading game {game_id} again stopped its worker process (out of memory?)", 503
+            ) from None
+        if "error" in outcome:
+            raise BadRequest(outcome["error"], outcome["status"])
+        answer: dict[str, Any] = outcome["answer"]
+        return answer
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+_WORKER_INDEXES: dict[str, Index] = {}
+"""In a worker process of :class:`_GameReader`: its connection to each index."""
+
+
+def _read_game(
+    db_path: str, game_id: int, view_name: str, start: int, count: int, at: int | None
+) -> dict[str, Any]:
+    """In a worker process: ``{"answer": ...}``, the page or steps of the game, or
+    ``{"error": message, "status": status}``."""
+    try:
+        index = _WORKER_INDEXES.get(db_path)
+        if index is None:
+            index = _WORKER_INDEXES[db_path] = Index(db_path, read_only=True)
+        game = index.game(game_id)
+        view = element(view_name)
+        if at is None:
+            return {"answer": _game_json(game, view, start, count)}
+        if at >= len(game.positions):
+            raise BadRequest(f"at must be below {len(game.positions)}, not {at}")
+        return {"answer": _steps_json(game, view, at)}
+    except BadRequest as e:
+        return {"error": str(e), "status": e.status}
+    except UnknownGameError as e:
+        return {"error": str(e), "status": 404}
+    except IndexFileError as e:
+        return {"error": str(e), "status": 503}  # the index became unreadable: not the request's
+    except GohashError as e:
+        # The file moved, changed or no longer replays as indexed.
+        return {"error": str(e), "status": 409}
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -498,19 +570,13 @@ Handler = Callable[..., dict[str, Any]]
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def _endpoint(
-    allowed: tuple[str, ...], handler: Handler, limiter: anyio.CapacityLimiter | None = None
-) -> Endpoint:
-    """An endpoint that checks the query parameters and runs ``handler(params, **path)``
-    in a worker thread (it replays boards and reads SQLite), counted by ``limiter``
-    (None: anyio's default, shared by the endpoints)."""
+def _endpoint(allowed: tuple[str, ...], handler: Handler) -> Endpoint:
+    """An endpoint that checks the query parameters and runs ``handler(params)``
+    in a worker thread (it replays boards and reads SQLite)."""
 
     async def run(request: Request) -> Response:
         params = _params(request, allowed)
-        body = await anyio.to_thread.run_sync(
-            lambda: handler(params, **request.path_params), limiter=limiter
-        )
-        return JSONResponse(body)
+        return JSONResponse(await run_in_threadpool(handler, params))
 
     return run
 
@@ -527,9 +593,7 @@ def create_app(
     Raises :class:`~gohash.indexfile.IndexFileError` at once if it is not a usable index.
     """
     explorer = _Explorer(os.fspath(db_path))
-    # Games read again wait for their own threads: however many are asked for,
-    # the threads of the other endpoints stay free.
-    game_threads = anyio.CapacityLimiter(4 * MAX_GAME_READS)
+    reader = _GameReader(os.fspath(db_path))
 
     def info(params: dict[str, str]) -> dict[str, Any]:
         return explorer.info()
@@ -543,24 +607,28 @@ def create_app(
         offset = _int(params, "offset", 0, 0, 10**9)
         return explorer.games(query, offset, _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE))
 
-    def game_of(params: dict[str, str], game_id: str) -> tuple[GameRecord, Element]:
+    def game_of(request: Request, allowed: tuple[str, ...]) -> tuple[int, Element, dict[str, str]]:
+        params = _params(request, allowed)
+        game_id: str = request.path_params["game_id"]
         if not (game_id.isascii() and game_id.isdigit() and len(game_id) <= 18):
             raise BadRequest(f"a game id is a whole number, not {game_id[:40]!r}")
-        view = element(params.get("view", "identity"))
-        return explorer.game(int(game_id)), view
+        return int(game_id), element(params.get("view", "identity")), params
 
-    def game(params: dict[str, str], game_id: str) -> dict[str, Any]:
+    async def game(request: Request) -> Response:
+        game_id, view, params = game_of(request, ("view", "start", "count"))
         start = _int(params, "start", 0, 0, 10**9)
         count = _int(params, "count", DEFAULT_GAME_PAGE, 1, MAX_GAME_PAGE)
-        found, view = game_of(params, game_id)
-        return _game_json(found, view, start, count)
+        return JSONResponse(await reader.answer(game_id, view, start, count, None))
 
-    def steps(params: dict[str, str], game_id: str) -> dict[str, Any]:
+    async def steps(request: Request) -> Response:
+        game_id, view, params = game_of(request, ("view", "at"))
         at = _int(params, "at", 0, 0, 10**9)
-        found, view = game_of(params, game_id)
-        if at >= len(found.positions):
-            raise BadRequest(f"at must be below {len(found.positions)}, not {at}")
-        return _steps_json(found, view, at)
+        return JSONResponse(await reader.answer(game_id, view, 0, 0, at))
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        reader.close()
 
     async def page(request: Request) -> Response:
         # The page's own parameters are read by its script, which reports bad ones.
@@ -572,8 +640,8 @@ def create_app(
         Route("/api/info", _endpoint((), info)),
         Route("/api/position", _endpoint((*_POSITION_PARAMS, "limit"), position)),
         Route("/api/games", _endpoint((*_POSITION_PARAMS, "offset", "limit"), games)),
-        Route("/api/game/{game_id}", _endpoint(("view", "start", "count"), game, game_threads)),
-        Route("/api/game/{game_id}/steps", _endpoint(("view", "at"), steps, game_threads)),
+        Route("/api/game/{game_id}", game),
+        Route("/api/game/{game_id}/steps", steps),
         Mount("/static", static, name="static"),
     ]
     app = Starlette(
@@ -583,6 +651,7 @@ def create_app(
             Middleware(GZipMiddleware, minimum_size=2048),
         ],
         exception_handlers={GohashError: _gohash_error, HTTPException: _http_error},
+        lifespan=lifespan,
     )
     app.state.index = explorer.first
     return app

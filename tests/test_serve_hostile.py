@@ -8,22 +8,23 @@ from __future__ import annotations
 
 import http.client
 import json
+import multiprocessing
+import os
 import random
 import re
+import signal
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
-import gohash.index
 from gohash.movelist import MAX_STEPS
-from gohash.serve import CONTENT_SECURITY_POLICY, MAX_GAME_PAGE, create_app
+from gohash.serve import CONTENT_SECURITY_POLICY, MAX_GAME_PAGE, MAX_GAME_READS, create_app
 from tests.serve_fixtures import DATA, build_index, running_server
 
 PASSES = 199_990
@@ -282,33 +283,45 @@ def test_the_steps_to_a_position_of_a_long_game_are_bounded(
 # -- slow work beside small requests --------------------------------------------------------------
 
 
-def test_slow_game_reads_never_hold_up_other_requests(
-    server: str, long_game: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Four game reads that cannot finish until released: meanwhile every other
-    endpoint answers, as it would not if a read held a lock they need."""
-    release = threading.Event()
-    started = threading.Semaphore(0)
-    read_game = gohash.index.read_game
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        started.release()
-        assert release.wait(60), "never released"
-        return read_game(*args, **kwargs)
-
-    monkeypatch.setattr(gohash.index, "read_game", held)
+def test_slow_game_reads_never_hold_up_other_requests(server: str, long_game: int) -> None:
+    """Game reads that cannot finish (their worker processes stopped): meanwhile every
+    other endpoint answers, as it would not if a read held something they need."""
     port = port_of(server)
     with ThreadPoolExecutor(4) as pool:
-        slow = [pool.submit(get, port, f"/api/game/{long_game}?start={n}") for n in range(4)]
+        # Two reads at once start the server's two workers; every worker process of
+        # this one (those of other tests' apps too) is stopped.
+        assert list(pool.map(lambda n: get(port, f"/api/game/1?start={n}"), range(2))) == [200] * 2
+        workers = multiprocessing.active_children()
+        assert len(workers) >= MAX_GAME_READS
+        for worker in workers:
+            os.kill(worker.pid, signal.SIGSTOP)
         try:
-            assert started.acquire(timeout=30)  # at least one read is under way
+            slow = [pool.submit(get, port, f"/api/game/{long_game}?start={n}") for n in range(4)]
             for path in ["/api/info", "/api/position?size=9&moves=ee", "/api/games?size=19",
                          "/api/position?size=19&moves=pd,dp", "/", "/static/app.js"] * 5:
                 assert get(port, path) == 200, path
             assert not any(future.done() for future in slow)
         finally:
-            release.set()
+            for worker in workers:
+                os.kill(worker.pid, signal.SIGCONT)
         assert [future.result() for future in slow] == [200] * 4
+
+
+def test_a_worker_killed_while_reading_gets_503_and_the_next_read_works(
+    server: str, long_game: int
+) -> None:
+    port = port_of(server)
+    assert get(port, "/api/game/1") == 200
+    workers = multiprocessing.active_children()
+    for worker in workers:
+        os.kill(worker.pid, signal.SIGSTOP)
+    with ThreadPoolExecutor(1) as pool:
+        killed = pool.submit(get, port, f"/api/game/{long_game}")
+        time.sleep(0.5)  # the request reaches the (stopped) workers
+        for worker in workers:
+            os.kill(worker.pid, signal.SIGKILL)
+        assert killed.result() == 503
+    assert get(port, "/api/game/1") == 200  # new workers
 
 
 # -- load --------------------------------------------------------------------------------------
