@@ -59,13 +59,13 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from multiprocessing import get_context
 from typing import Any
 
 import h11
@@ -90,6 +90,7 @@ from .explorer import Continuations, Filters, GameRecord, Record
 from .index import Index, Match, UnknownGameError
 from .indexfile import IndexFileError
 from .movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
+from .pool import WorkerPool
 from .symmetry import Element, Point, element
 
 __all__ = [
@@ -124,9 +125,6 @@ MAX_GAME_PAGE = 500
 """The most positions of a game one answer holds (some 230 KB of JSON on 19x19)."""
 MAX_GAME_READS = 2
 """Worker processes reading games again from their files; more requests wait."""
-WORKER_NICENESS = 10
-"""How much lower the workers' CPU priority is than the server's: the system runs
-small requests first, and reads games with the time left."""
 QUERY_CONNECTIONS = 4
 """Connections to the index that the position and games endpoints share."""
 MAX_CONNECTIONS = 128
@@ -134,6 +132,9 @@ MAX_CONNECTIONS = 128
 REQUEST_TIMEOUT = 10.0
 """Seconds a connection may take to send a whole request (from its opening, or
 the end of the previous answer); then it is closed."""
+SHUTDOWN_TIMEOUT = 5
+"""Seconds a stopping server waits for the requests under way (a game read again
+can take minutes); then it cancels them and stops the workers."""
 MAX_HEAD_BYTES = MAX_QUERY_BYTES + 16 * 1024
 """The longest request line and headers read: the longest query string, and room
 for a browser's headers."""
@@ -327,17 +328,19 @@ class _Explorer:
 
 
 class _GameReader:
-    """Games read again from their files in worker processes of their own, at most
-    :data:`MAX_GAME_READS` at once: the work (decompressing an archive, replaying
-    and converting a long game) takes neither the server's interpreter lock nor
-    its memory.  Workers are spawned at the first game asked for, and each keeps
-    its own read-only connection to the index; they run at a lower CPU priority
-    (:data:`WORKER_NICENESS`).  A worker that dies (out of
-    memory) fails its request with a 503, and the next request gets new workers."""
+    """Games read again from their files in worker processes of their own
+    (:class:`~gohash.pool.WorkerPool`), at most :data:`MAX_GAME_READS` at once:
+    the work (decompressing an archive, replaying and converting a long game)
+    takes neither the server's interpreter lock nor its memory.  Workers start
+    at the first game asked for, and each keeps its own read-only connection to
+    the index.  A worker that dies (out of memory) fails its request with a 503,
+    and the next request gets new workers; :meth:`close` stops them at once,
+    reads under way included."""
 
     def __init__(self, db_path: str) -> None:
         self.db_path = db_path
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: WorkerPool | None = None
+        self._folder: str | None = None
         self._lock = threading.Lock()
 
     async def answer(self, game_id: int, view: Element, start: int, count: int,
@@ -345,22 +348,22 @@ class _GameReader:
         """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``."""
         with self._lock:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    MAX_GAME_READS, mp_context=get_context("spawn"), initializer=os.nice,
-                    initargs=(WORKER_NICENESS,),
-                )
+                if self._folder is None:
+                    self._folder = tempfile.mkdtemp(prefix="gohash-serve-")
+                self._pool = WorkerPool(MAX_GAME_READS, self._folder)
             pool = self._pool
         try:
-            outcome = await asyncio.wrap_future(pool.submit(
+            outcome = await asyncio.wrap_future(pool.executor.submit(
                 _read_game, self.db_path, game_id, view.name, start, count, at
             ))
         except BrokenProcessPool:
             with self._lock:
                 if self._pool is pool:
                     self._pool = None
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.close()
             raise BadRequest(
-                f"reading game {game_id} again stopped its worker process (out of memory?)", 503
+                f"reading game {game_id} again stopped its worker process "
+                f"({pool.death()})", 503
             ) from None
         if "error" in outcome:
             raise BadRequest(outcome["error"], outcome["status"])
@@ -370,8 +373,11 @@ class _GameReader:
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
+            folder, self._folder = self._folder, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.close()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 _WORKER_INDEXES: dict[str, Index] = {}
@@ -783,10 +789,12 @@ def server_config(
 ) -> uvicorn.Config:
     """uvicorn's settings for ``app`` on ``host``:``port``: the request deadline of
     ``request_timeout`` seconds, at most :data:`MAX_CONNECTIONS` connections, request
-    heads of at most :data:`MAX_HEAD_BYTES`, warnings only in the log."""
+    heads of at most :data:`MAX_HEAD_BYTES`, :data:`SHUTDOWN_TIMEOUT` seconds to
+    stop, warnings only in the log."""
     protocol = type("_TimedProtocol", (_Protocol,), {"request_timeout": request_timeout})
     return uvicorn.Config(
         app, host=host, port=port, http=protocol, log_level="warning", server_header=False,
         limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
+        timeout_graceful_shutdown=SHUTDOWN_TIMEOUT,
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
     )
