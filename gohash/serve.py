@@ -50,8 +50,9 @@ worker processes (:data:`MAX_GAME_READS`), each page reading the file again and
 checking it, so slow work (a game in a large archive, a long game) never holds
 up the other endpoints, nor takes the server's memory.  :func:`server_config`
 gives uvicorn's settings: a request must arrive within ``request_timeout``
-seconds (uvicorn has no such limit of its own), at most
-:data:`MAX_CONNECTIONS` connections are served at once.
+seconds (uvicorn has no such limit of its own), so connections that never send
+a whole request are closed rather than counted against a limit that would turn
+others away.
 """
 
 from __future__ import annotations
@@ -97,7 +98,6 @@ __all__ = [
     "CONTENT_SECURITY_POLICY",
     "DEFAULT_GAME_PAGE",
     "DEFAULT_PAGE",
-    "MAX_CONNECTIONS",
     "MAX_CONTINUATIONS",
     "MAX_GAME_PAGE",
     "MAX_GAME_READS",
@@ -127,8 +127,6 @@ MAX_GAME_READS = 2
 """Worker processes reading games again from their files; more requests wait."""
 QUERY_CONNECTIONS = 4
 """Connections to the index that the position and games endpoints share."""
-MAX_CONNECTIONS = 128
-"""Connections served at once; a request beyond them gets a 503."""
 REQUEST_TIMEOUT = 10.0
 """Seconds a connection may take to send a whole request (from its opening, or
 the end of the previous answer); then it is closed."""
@@ -788,13 +786,12 @@ def server_config(
     request_timeout: float = REQUEST_TIMEOUT,
 ) -> uvicorn.Config:
     """uvicorn's settings for ``app`` on ``host``:``port``: the request deadline of
-    ``request_timeout`` seconds, at most :data:`MAX_CONNECTIONS` connections, request
-    heads of at most :data:`MAX_HEAD_BYTES`, :data:`SHUTDOWN_TIMEOUT` seconds to
-    stop, warnings only in the log."""
+    ``request_timeout`` seconds, request heads of at most :data:`MAX_HEAD_BYTES`,
+    :data:`SHUTDOWN_TIMEOUT` seconds to stop, warnings only in the log."""
     protocol = type("_TimedProtocol", (_Protocol,), {"request_timeout": request_timeout})
     return uvicorn.Config(
         app, host=host, port=port, http=protocol, log_level="warning", server_header=False,
-        limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=5,
+        timeout_keep_alive=5,
         timeout_graceful_shutdown=SHUTDOWN_TIMEOUT,
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
     )

@@ -14,6 +14,8 @@ import time
 import urllib.parse
 import urllib.request
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards, sgf
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from gohash.cli import main
@@ -48,8 +51,20 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Pat
 
 
 @pytest.fixture(scope="module")
-def client(collection: tuple[Path, list[Path]]) -> TestClient:
-    return TestClient(create_app(collection[0]), raise_server_exceptions=False, base_url=LOCAL)
+def client(collection: tuple[Path, list[Path]]) -> Iterator[TestClient]:
+    with TestClient(create_app(collection[0]), raise_server_exceptions=False,
+                    base_url=LOCAL) as client:
+        yield client
+
+
+@pytest.fixture
+def local() -> Iterator[Callable[[Starlette], TestClient]]:
+    """Makes test clients of apps, started (their lifespan runs) and stopped after
+    the test, so that an app's game-reading workers end with it."""
+    with ExitStack() as stack:
+        yield lambda app: stack.enter_context(
+            TestClient(app, raise_server_exceptions=False, base_url=LOCAL)
+        )
 
 
 def get(client: TestClient, path: str, **params: Any) -> Any:
@@ -429,11 +444,13 @@ def test_bad_game_requests(client: TestClient) -> None:
     assert client.get("/api/nothing").status_code == 404
 
 
-def test_game_whose_file_changed_on_disk_gets_409(tmp_path: Path) -> None:
+def test_game_whose_file_changed_on_disk_gets_409(
+    tmp_path: Path, local: Callable[[Starlette], TestClient]
+) -> None:
     record = tmp_path / "game.sgf"
     shutil.copy(DATA / "game-9x9.sgf", record)
     db = build_index(tmp_path / "index.db", [record])
-    client = TestClient(create_app(db), raise_server_exceptions=False, base_url=LOCAL)
+    client = local(create_app(db))
     game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
     assert get(client, f"/api/game/{game_id}")["positions"]
     record.write_bytes(record.read_bytes().replace(b"]", b"] ", 1))
@@ -442,11 +459,13 @@ def test_game_whose_file_changed_on_disk_gets_409(tmp_path: Path) -> None:
     assert error(client, f"/api/game/{game_id}", 409)
 
 
-def test_the_index_is_opened_read_only(tmp_path: Path) -> None:
+def test_the_index_is_opened_read_only(
+    tmp_path: Path, local: Callable[[Starlette], TestClient]
+) -> None:
     db = build_index(tmp_path / "index.db", [DATA / "game-9x9.sgf"])
     before = db.read_bytes()
     app = create_app(db)
-    client = TestClient(app, raise_server_exceptions=False, base_url=LOCAL)
+    client = local(app)
     assert get(client, "/api/position", size=9, moves="ee")["summary"]["total"] >= 0
     # SQLite itself refuses to write through the app's connection (mode=ro).
     with pytest.raises(IndexFileError, match="attempt to write a readonly database"):
@@ -456,9 +475,11 @@ def test_the_index_is_opened_read_only(tmp_path: Path) -> None:
         Index(tmp_path / "new.db", create=True, read_only=True)
 
 
-def test_an_index_damaged_while_serving_gets_503(tmp_path: Path) -> None:
+def test_an_index_damaged_while_serving_gets_503(
+    tmp_path: Path, local: Callable[[Starlette], TestClient]
+) -> None:
     db = build_index(tmp_path / "index.db", [DATA / "game-9x9.sgf"])
-    client = TestClient(create_app(db), raise_server_exceptions=False, base_url=LOCAL)
+    client = local(create_app(db))
     game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
     with sqlite3.connect(db) as con:  # another process breaks the index under the server
         con.execute("DROP TABLE occurrences")

@@ -45,8 +45,11 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(db: Path) -> TestClient:
-    return TestClient(create_app(db), raise_server_exceptions=False, base_url="http://localhost")
+def client(db: Path) -> Iterator[TestClient]:
+    # Entered, so that the app's lifespan stops its game-reading workers at the end.
+    with TestClient(create_app(db), raise_server_exceptions=False,
+                    base_url="http://localhost") as client:
+        yield client
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +172,7 @@ def rest_then_closed(sock: socket.socket) -> bool:
 def test_partial_requests_are_closed_after_the_request_timeout(server: str) -> None:
     port = port_of(server)
     partial = []
-    for n in range(100):
+    for n in range(300):
         sock = socket.create_connection(("127.0.0.1", port), timeout=15)
         # Nothing at all, half a request line, or headers without their end.
         sock.sendall([b"", b"GET /api/in", b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n"][n % 3])
