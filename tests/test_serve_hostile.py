@@ -14,6 +14,8 @@ import random
 import re
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -359,3 +361,41 @@ def test_mixed_load_from_several_clients_gets_no_errors(server: str, long_game: 
         errors = [e for part in pool.map(client, [requests[i::8] for i in range(8)])
                   for e in part]
     assert errors == []
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def test_gohash_serve_allows_the_hosts_it_is_given(db: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = Path(sys.executable).parent / "gohash"
+    server = subprocess.Popen(
+        [str(command), "serve", str(db), "--port", str(port), "--allow-host", "explorer.lan"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+
+        def status(host: str) -> int:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                conn.request("GET", "/api/info", headers={"Host": host})
+                return conn.getresponse().status
+            finally:
+                conn.close()
+
+        while True:
+            try:
+                assert status(f"explorer.lan:{port}") == 200
+                break
+            except OSError:
+                assert server.poll() is None, server.communicate()
+                assert time.monotonic() < deadline, "gohash serve did not answer"
+                time.sleep(0.2)
+        assert status(f"localhost:{port}") == status(f"127.0.0.1:{port}") == 200
+        assert status("evil.example") == status("explorer.lan.evil.example") == 400
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
