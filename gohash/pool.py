@@ -1,7 +1,8 @@
 """Worker processes for the batch commands: tasks in, results out in input order.
 
 Scope: :func:`ordered_map`, the one process pool of gohash (``gohash canon
---jobs N`` and ``gohash index build --jobs N`` use it), and :class:`WorkerDied`,
+--jobs N`` and ``gohash index build --jobs N`` use it; ``gohash serve`` reads
+games in a :class:`WorkerPool` of its own), and :class:`WorkerDied`,
 the outcome of a task whose worker process died on it.  Running in this process
 (``--jobs 1``) is the callers' business.
 
@@ -72,6 +73,7 @@ __all__ = [
     "MAX_BATCH_BYTES",
     "MAX_TASKS_PER_BATCH",
     "WorkerDied",
+    "WorkerPool",
     "batches",
     "ordered_map",
     "scratch_folder",
@@ -242,8 +244,11 @@ class _Context(_StartContext):
         return process
 
 
-class _Pool:
-    """An executor and the worker processes it started."""
+class WorkerPool:
+    """An executor of ``jobs`` worker processes, and the processes it started: the
+    pool of :func:`ordered_map`, and of ``gohash serve``'s game reads.  Each
+    worker's :func:`scratch_folder` is ``folder``, and a worker exits once its
+    parent is gone."""
 
     def __init__(self, jobs: int, folder: str) -> None:
         self.context = _Context()
@@ -291,8 +296,8 @@ class _Runner(Generic[T, R]):
         self.jobs = jobs
         self.folder = folder
         self.on_death = on_death
-        self.pool: _Pool | None = None
-        self.retry_pool: _Pool | None = None
+        self.pool: WorkerPool | None = None
+        self.retry_pool: WorkerPool | None = None
         self.pending: deque[tuple[list[T], Future[None], str]] = deque()
         self.sent = 0
 
@@ -301,7 +306,7 @@ class _Runner(Generic[T, R]):
             if len(self.pending) >= 2 * self.jobs:
                 yield from self._oldest()
             if self.pool is None:
-                self.pool = _Pool(self.jobs, self.folder)
+                self.pool = WorkerPool(self.jobs, self.folder)
             if not self._submit(self.pool, batch):
                 yield from self._recover()
         while self.pending:
@@ -313,7 +318,7 @@ class _Runner(Generic[T, R]):
                 pool.close()
         self.pool = self.retry_pool = None
 
-    def _submit(self, pool: _Pool, batch: list[T]) -> bool:
+    def _submit(self, pool: WorkerPool, batch: list[T]) -> bool:
         """Send ``batch`` to ``pool``; False if the pool is broken (the batch
         is then in flight as a broken one, to be retried)."""
         path = os.path.join(self.folder, str(self.sent))
@@ -367,14 +372,14 @@ class _Runner(Generic[T, R]):
         path = os.path.join(self.folder, str(self.sent))
         self.sent += 1
         if self.retry_pool is None:
-            self.retry_pool = _Pool(1, self.folder)
+            self.retry_pool = WorkerPool(1, self.folder)
         try:
             future = self.retry_pool.executor.submit(_run_batch, self.function, [task], path)
         except BrokenProcessPool:
             # The worker died idle, before this task.  A fresh executor starts
             # its workers on its first task, so cannot be broken before it.
             self.retry_pool.close()
-            self.retry_pool = _Pool(1, self.folder)
+            self.retry_pool = WorkerPool(1, self.folder)
             future = self.retry_pool.executor.submit(_run_batch, self.function, [task], path)
         if not _broke(future):
             future.result()  # raises what the function raised

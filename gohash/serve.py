@@ -17,10 +17,15 @@ the endpoints, which replay the position with :class:`~gohash.board.Board`
   (:meth:`gohash.index.Index.continuations`) and the first page of those
   games (``limit``, default 20).
 - ``GET /api/games?size=N&moves=LIST&offset=K&limit=L``: a page of those games.
-- ``GET /api/game/ID?view=ELEMENT``: a game recorded in the index, read again
-  from its file, every position of its main line seen through ``ELEMENT``
-  (the element that shows it in the orientation and colours of the query
-  that found it; default ``identity``).
+- ``GET /api/game/ID?view=ELEMENT&start=S&count=C``: a game recorded in the
+  index, read again from its file, and a page of its main line: ``count``
+  positions (default 200, at most :data:`MAX_GAME_PAGE`) from position
+  ``start`` (0, the initial position, by default), seen through ``ELEMENT``
+  (the element that shows it in the orientation and colours of the query that
+  found it; default ``identity``); ``positions_total`` says how many there are.
+- ``GET /api/game/ID/steps?view=ELEMENT&at=I``: the move list that leads to
+  position ``I`` of that game, as the explorer takes it (at most
+  :data:`~gohash.movelist.MAX_STEPS` steps).
 
 The position endpoints also take the filters of
 :class:`~gohash.explorer.Filters` (``player``, ``date_from``, ``date_to``, ``result``,
@@ -35,23 +40,47 @@ move list, an illegal move, an unknown game, a game whose file changed) is
 answered with a 4xx status and ``{"error": message}``, never a 500.  The
 game viewer serves the games of the index only, by id: no path comes from a
 request.
+
+Hostile clients: a request whose ``Host`` is not ``localhost``, an IP address or
+one of the names the app is given is refused with 400 (a DNS-rebinding page
+reaches the server under a name of its own); every answer carries a
+Content-Security-Policy (scripts and styles from the server's own files only,
+no framing), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY`` and
+``Referrer-Policy: no-referrer``.  Requests share no lock: each works on one of
+a few read-only connections while it needs one, and games are read again in
+worker processes (:data:`MAX_GAME_READS`), each page reading the file again and
+checking it, so slow work (a game in a large archive, a long game) never holds
+up the other endpoints, nor takes the server's memory.  :func:`server_config`
+gives uvicorn's settings: a request must arrive within ``request_timeout``
+seconds (uvicorn has no such limit of its own), so connections that never send
+a whole request are closed rather than counted against a limit that would turn
+others away.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
+import ipaddress
 import os
+import shutil
 import socket
+import tempfile
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import h11
 import numpy as np
 import numpy.typing as npt
+import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
@@ -59,23 +88,32 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .errors import GohashError
 from .explorer import Continuations, Filters, GameRecord, Record
 from .index import Index, Match, UnknownGameError
 from .indexfile import IndexFileError
-from .movelist import Replay, format_steps, parse_steps, point_letters, replay
+from .movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
+from .pool import WorkerPool
 from .symmetry import Element, Point, element
 
 __all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "DEFAULT_GAME_PAGE",
     "DEFAULT_PAGE",
     "MAX_CONTINUATIONS",
+    "MAX_GAME_PAGE",
+    "MAX_GAME_READS",
     "MAX_PAGE",
     "MAX_QUERY_BYTES",
+    "REQUEST_TIMEOUT",
     "BadRequest",
     "create_app",
     "listen",
     "run_app",
+    "server_config",
 ]
 
 DEFAULT_PAGE = 20
@@ -88,6 +126,34 @@ MAX_QUERY_BYTES = 16 * 1024
 """The longest query string accepted (a 2,000-step move list takes some 8 KiB)."""
 MAX_FILTER_CHARS = 200
 """The longest player or event name a filter may give."""
+DEFAULT_GAME_PAGE = 200
+"""Positions of a game per answer unless ``count`` says otherwise."""
+MAX_GAME_PAGE = 500
+"""The most positions of a game one answer holds (some 230 KB of JSON on 19x19)."""
+MAX_GAME_READS = 2
+"""Worker processes reading games again from their files; more requests wait."""
+QUERY_CONNECTIONS = 4
+"""Connections to the index that the position and games endpoints share."""
+REQUEST_TIMEOUT = 10.0
+"""Seconds a connection may take to send a whole request (from its opening, or
+the end of the previous answer); then it is closed."""
+SHUTDOWN_TIMEOUT = 5
+"""Seconds a stopping server waits for the requests under way (a game read again
+can take minutes); then it cancels them and stops the workers."""
+MAX_HEAD_BYTES = MAX_QUERY_BYTES + 16 * 1024
+"""The longest request line and headers read: the longest query string, and room
+for a browser's headers."""
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+"""The page's scripts, styles and requests are the server's own; it may not be framed."""
+_SECURITY_HEADERS = {
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+}
 
 _SYMBOLS = ".XO"
 _POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result", "min_rank",
@@ -95,7 +161,8 @@ _POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result",
 
 
 class BadRequest(GohashError):
-    """A request the explorer cannot answer; ``status`` is its HTTP status (4xx)."""
+    """A request the explorer cannot answer; ``status`` is its HTTP status (4xx, or
+    503 when the server cannot answer it now)."""
 
     def __init__(self, reason: str, status: int = 400) -> None:
         super().__init__(reason)
@@ -175,18 +242,42 @@ class _Query:
     to_move: str
 
 
-class _Explorer:
-    """The open index and the answers built from it.
+class _Indexes:
+    """Up to ``size`` read-only connections to the index, each used by one thread at
+    a time: a request waits for a connection, never for another request's work on
+    one.  Connections are opened as needed and kept (each holds SQLite's page
+    cache, so there are few)."""
 
-    One read-only connection serves every request; a lock serialises the SQLite
-    work, as Starlette's worker threads share the connection.
-    """
+    def __init__(self, path: str, size: int) -> None:
+        self.path = path
+        self._idle: list[Index] = []
+        self._free = threading.BoundedSemaphore(size)
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def use(self) -> Iterator[Index]:
+        with self._free:
+            with self._lock:
+                index = self._idle.pop() if self._idle else None
+            if index is None:
+                index = Index(self.path, read_only=True)
+            try:
+                yield index
+            finally:
+                with self._lock:
+                    self._idle.append(index)
+
+
+class _Explorer:
+    """The index and the answers built from it."""
 
     def __init__(self, db_path: str) -> None:
-        self.index = Index(db_path, read_only=True)
-        self.lock = threading.Lock()
-        self.sizes = self.index.sizes()
-        self.counts = self.index.counts()
+        self.indexes = _Indexes(db_path, QUERY_CONNECTIONS)
+        with self.indexes.use() as index:
+            self.first = index
+            self.sizes = index.sizes()
+            self.counts = index.counts()
+            self.scheme = index.scheme_name
 
     @property
     def default_size(self) -> int:
@@ -211,13 +302,13 @@ class _Explorer:
             "sizes": {str(size): count for size, count in sorted(self.sizes.items())},
             "default_size": self.default_size,
             "counts": self.counts,
-            "scheme": self.index.scheme_name,
+            "scheme": self.scheme,
         }
 
     def position(self, query: _Query, limit: int) -> dict[str, Any]:
         board = query.replayed.board
-        with self.lock:
-            found = self.index.continuations(
+        with self.indexes.use() as index:
+            found = index.continuations(
                 board, symmetry=query.symmetry, filters=query.filters, to_move=query.to_move,
                 limit=MAX_CONTINUATIONS,
             )
@@ -228,8 +319,8 @@ class _Explorer:
         }
 
     def games(self, query: _Query, offset: int, limit: int) -> dict[str, Any]:
-        with self.lock:
-            found = self.index.find(
+        with self.indexes.use() as index:
+            found = index.find(
                 query.replayed.board, colour_swap=query.symmetry == "full",
                 filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
             )
@@ -240,18 +331,89 @@ class _Explorer:
             "matches": [_match_json(match, query.size) for match in found.matches],
         }
 
-    def game(self, game_id: int, view: Element) -> dict[str, Any]:
-        with self.lock:
-            try:
-                game = self.index.game(game_id)
-            except UnknownGameError as e:
-                raise BadRequest(str(e), 404) from None
-            except IndexFileError:
-                raise
-            except GohashError as e:
-                # The file moved, changed or no longer replays as indexed.
-                raise BadRequest(str(e), 409) from None
-        return _game_json(game, view)
+
+class _GameReader:
+    """Games read again from their files in worker processes of their own
+    (:class:`~gohash.pool.WorkerPool`), at most :data:`MAX_GAME_READS` at once:
+    the work (decompressing an archive, replaying and converting a long game)
+    takes neither the server's interpreter lock nor its memory.  Workers start
+    at the first game asked for, and each keeps its own read-only connection to
+    the index.  A worker that dies (out of memory) fails its request with a 503,
+    and the next request gets new workers; :meth:`close` stops them at once,
+    reads under way included."""
+
+    def __init__(self, db_path: str) -> None:
+        self.db_path = db_path
+        self._pool: WorkerPool | None = None
+        self._folder: str | None = None
+        self._lock = threading.Lock()
+
+    async def answer(self, game_id: int, view: Element, start: int, count: int,
+                     at: int | None) -> dict[str, Any]:
+        """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``."""
+        with self._lock:
+            if self._pool is None:
+                if self._folder is None:
+                    self._folder = tempfile.mkdtemp(prefix="gohash-serve-")
+                self._pool = WorkerPool(MAX_GAME_READS, self._folder)
+            pool = self._pool
+        try:
+            outcome = await asyncio.wrap_future(pool.executor.submit(
+                _read_game, self.db_path, game_id, view.name, start, count, at
+            ))
+        except BrokenProcessPool:
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            pool.close()
+            raise BadRequest(
+                f"reading game {game_id} again stopped its worker process "
+                f"({pool.death()})", 503
+            ) from None
+        if "error" in outcome:
+            raise BadRequest(outcome["error"], outcome["status"])
+        answer: dict[str, Any] = outcome["answer"]
+        return answer
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+            folder, self._folder = self._folder, None
+        if pool is not None:
+            pool.close()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+_WORKER_INDEXES: dict[str, Index] = {}
+"""In a worker process of :class:`_GameReader`: its connection to each index."""
+
+
+def _read_game(
+    db_path: str, game_id: int, view_name: str, start: int, count: int, at: int | None
+) -> dict[str, Any]:
+    """In a worker process: ``{"answer": ...}``, the page or steps of the game, or
+    ``{"error": message, "status": status}``."""
+    try:
+        index = _WORKER_INDEXES.get(db_path)
+        if index is None:
+            index = _WORKER_INDEXES[db_path] = Index(db_path, read_only=True)
+        game = index.game(game_id)
+        view = element(view_name)
+        if at is None:
+            return {"answer": _game_json(game, view, start, count)}
+        if at >= len(game.positions):
+            raise BadRequest(f"at must be below {len(game.positions)}, not {at}")
+        return {"answer": _steps_json(game, view, at)}
+    except BadRequest as e:
+        return {"error": str(e), "status": e.status}
+    except UnknownGameError as e:
+        return {"error": str(e), "status": 404}
+    except IndexFileError as e:
+        return {"error": str(e), "status": 503}  # the index became unreadable: not the request's
+    except GohashError as e:
+        # The file moved, changed or no longer replays as indexed.
+        return {"error": str(e), "status": 409}
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -353,36 +515,52 @@ def _match_json(match: Match, size: int) -> dict[str, Any]:
     }
 
 
-def _game_json(game: GameRecord, view: Element) -> dict[str, Any]:
-    """The game seen through ``view``: per position its rows, move number and last move,
-    and the game as a move list (``steps``; ``step_counts[i]`` of them give position i)."""
+def _game_json(game: GameRecord, view: Element, start: int, count: int) -> dict[str, Any]:
+    """Positions ``start`` to ``start + count`` of the game seen through ``view``: per
+    position its rows, move number and last move; and how many positions there are."""
     size = game.record.size
-    positions, numbers, last, steps, counts = [], [], [], [], []
-    previous: npt.NDArray[np.integer[Any]] = np.zeros((size, size), dtype=np.int8)
-    for position in game.positions:
+    page = game.positions[start : start + count]
+    positions, last = [], []
+    for position in page:
         stones = view.image_array(position.stones)
-        point = None if position.point is None else view.map_point(position.point, size)
-        if position.colour is not None and not position.setup:
-            colour = view.map_colour(position.colour)
-            steps.append(colour + ("pass" if point is None else point_letters(point, size)))
-        elif not np.array_equal(stones, previous):
-            steps += _edits(previous, stones, size)
         positions.append(_rows(stones.astype(np.uint8).tobytes(), size))
-        numbers.append(position.move_number)
+        point = None if position.point is None else view.map_point(position.point, size)
         last.append(None if position.colour is None else _letters(point, size))
-        counts.append(len(steps))
-        previous = stones
     return {
         **_record_json(game.record),
         "root": game.root,
         "view": view.name,
         "colours_exchanged": view.swap,
+        "positions_total": len(game.positions),
+        "final_move_number": game.positions[-1].move_number if game.positions else 0,
+        "start": start,
         "positions": positions,
-        "move_numbers": numbers,
+        "move_numbers": [position.move_number for position in page],
         "last": last,
-        "steps": steps,
-        "step_counts": counts,
     }
+
+
+def _steps_json(game: GameRecord, view: Element, at: int) -> dict[str, Any]:
+    """The move list to position ``at`` of the game seen through ``view``: its moves,
+    and edit steps for its setup; refused when longer than the explorer takes."""
+    size = game.record.size
+    steps: list[str] = []
+    previous: npt.NDArray[np.integer[Any]] = np.zeros((size, size), dtype=np.int8)
+    for position in game.positions[: at + 1]:
+        stones = view.image_array(position.stones)
+        if position.colour is not None and not position.setup:
+            point = None if position.point is None else view.map_point(position.point, size)
+            colour = view.map_colour(position.colour)
+            steps.append(colour + ("pass" if point is None else point_letters(point, size)))
+        elif not np.array_equal(stones, previous):
+            steps += _edits(previous, stones, size)
+        if len(steps) > MAX_STEPS:
+            raise BadRequest(
+                f"position {at} of game {game.record.id} takes more than {MAX_STEPS} steps; "
+                "the explorer takes at most that many"
+            )
+        previous = stones
+    return {"game_id": game.record.id, "size": size, "view": view.name, "at": at, "steps": steps}
 
 
 def _edits(
@@ -405,23 +583,29 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def _endpoint(allowed: tuple[str, ...], handler: Handler) -> Endpoint:
-    """An endpoint that checks the query parameters and runs ``handler(params, **path)``
+    """An endpoint that checks the query parameters and runs ``handler(params)``
     in a worker thread (it replays boards and reads SQLite)."""
 
     async def run(request: Request) -> Response:
         params = _params(request, allowed)
-        body = await run_in_threadpool(handler, params, **request.path_params)
-        return JSONResponse(body)
+        return JSONResponse(await run_in_threadpool(handler, params))
 
     return run
 
 
-def create_app(db_path: str | os.PathLike[str]) -> Starlette:
+def create_app(
+    db_path: str | os.PathLike[str], *, allowed_hosts: Iterable[str] = ()
+) -> Starlette:
     """The explorer over the index at ``db_path``, opened read-only.
+
+    Requests are answered when their ``Host`` is ``localhost``, an IP address, or
+    one of ``allowed_hosts`` (names, compared without case; the server's own
+    name if it is served under one); others get a 400.
 
     Raises :class:`~gohash.indexfile.IndexFileError` at once if it is not a usable index.
     """
     explorer = _Explorer(os.fspath(db_path))
+    reader = _GameReader(os.fspath(db_path))
 
     def info(params: dict[str, str]) -> dict[str, Any]:
         return explorer.info()
@@ -435,10 +619,28 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
         offset = _int(params, "offset", 0, 0, 10**9)
         return explorer.games(query, offset, _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE))
 
-    def game(params: dict[str, str], game_id: str) -> dict[str, Any]:
+    def game_of(request: Request, allowed: tuple[str, ...]) -> tuple[int, Element, dict[str, str]]:
+        params = _params(request, allowed)
+        game_id: str = request.path_params["game_id"]
         if not (game_id.isascii() and game_id.isdigit() and len(game_id) <= 18):
             raise BadRequest(f"a game id is a whole number, not {game_id[:40]!r}")
-        return explorer.game(int(game_id), element(params.get("view", "identity")))
+        return int(game_id), element(params.get("view", "identity")), params
+
+    async def game(request: Request) -> Response:
+        game_id, view, params = game_of(request, ("view", "start", "count"))
+        start = _int(params, "start", 0, 0, 10**9)
+        count = _int(params, "count", DEFAULT_GAME_PAGE, 1, MAX_GAME_PAGE)
+        return JSONResponse(await reader.answer(game_id, view, start, count, None))
+
+    async def steps(request: Request) -> Response:
+        game_id, view, params = game_of(request, ("view", "at"))
+        at = _int(params, "at", 0, 0, 10**9)
+        return JSONResponse(await reader.answer(game_id, view, 0, 0, at))
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        reader.close()
 
     async def page(request: Request) -> Response:
         # The page's own parameters are read by its script, which reports bad ones.
@@ -450,15 +652,20 @@ def create_app(db_path: str | os.PathLike[str]) -> Starlette:
         Route("/api/info", _endpoint((), info)),
         Route("/api/position", _endpoint((*_POSITION_PARAMS, "limit"), position)),
         Route("/api/games", _endpoint((*_POSITION_PARAMS, "offset", "limit"), games)),
-        Route("/api/game/{game_id}", _endpoint(("view",), game)),
+        Route("/api/game/{game_id}", game),
+        Route("/api/game/{game_id}/steps", steps),
         Mount("/static", static, name="static"),
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
+        middleware=[
+            Middleware(_Guard, hosts=frozenset(h.lower().rstrip(".") for h in allowed_hosts)),
+            Middleware(GZipMiddleware, minimum_size=2048),
+        ],
         exception_handlers={GohashError: _gohash_error, HTTPException: _http_error},
+        lifespan=lifespan,
     )
-    app.state.index = explorer.index
+    app.state.index = explorer.first
     return app
 
 
@@ -517,9 +724,128 @@ def run_app(app: Starlette, sock: socket.socket) -> None:
     return when Ctrl-C stops it (uvicorn shuts down, then raises the interrupt
     again: here it is the expected end, not an error).  The socket is closed
     afterwards."""
-    import uvicorn
-
     with sock:
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        server = uvicorn.Server(server_config(app))
         with contextlib.suppress(KeyboardInterrupt):
             server.run(sockets=[sock])
+
+
+# -- hostile clients -------------------------------------------------------------------------
+
+
+def _host_allowed(host: str | None, names: frozenset[str]) -> bool:
+    """Whether a ``Host`` header names this server: ``localhost``, an IP address (a
+    DNS-rebinding page can only reach the server under a name), or one of ``names``;
+    with or without a port."""
+    if not host:
+        return False
+    host = host.strip().lower()
+    if host.startswith("["):  # an IPv6 address
+        name, bracket, rest = host[1:].partition("]")
+        if not bracket or rest[:1] not in ("", ":"):
+            return False
+        port = rest[1:]
+    else:
+        name, _, port = host.partition(":")
+    if port and not (port.isascii() and port.isdigit()):
+        return False
+    name = name.rstrip(".")
+    if name == "localhost" or name in names:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class _Guard:
+    """Refuses requests for other hosts with 400 and adds the security headers to
+    every answer."""
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str]) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in _SECURITY_HEADERS.items():
+                    headers[name] = value
+            await send(message)
+
+        host = Headers(scope=scope).get("host")
+        if not _host_allowed(host, self.hosts):
+            refused = JSONResponse(
+                {"error": f"this server does not answer for the host {host!r} "
+                          "(gohash serve --allow-host NAME names one)"},
+                status_code=400,
+            )
+            await refused(scope, receive, send_secured)
+            return
+        await self.app(scope, receive, send_secured)
+
+
+class _Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline for each request: the request
+    line, headers and body must arrive within :attr:`request_timeout` seconds of
+    the connection's opening or of the previous answer's end, or the connection
+    is closed.  uvicorn's keep-alive timeout covers an idle connection only: one
+    byte resets it, so a client sending a header a byte at a time held a
+    connection for ever."""
+
+    request_timeout = REQUEST_TIMEOUT
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
+            self._disarm()  # the whole request is in (or the connection is ending)
+
+    def on_response_complete(self) -> None:
+        # Armed first: the next pipelined request, if any, is read at once and disarms it.
+        self._arm()
+        super().on_response_complete()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.request_timeout, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+def server_config(
+    app: ASGIApp, *, host: str = "127.0.0.1", port: int = 8000,
+    request_timeout: float = REQUEST_TIMEOUT,
+) -> uvicorn.Config:
+    """uvicorn's settings for ``app`` on ``host``:``port``: the request deadline of
+    ``request_timeout`` seconds, request heads of at most :data:`MAX_HEAD_BYTES`,
+    :data:`SHUTDOWN_TIMEOUT` seconds to stop, warnings only in the log."""
+    protocol = type("_TimedProtocol", (_Protocol,), {"request_timeout": request_timeout})
+    return uvicorn.Config(
+        app, host=host, port=port, http=protocol, log_level="warning", server_header=False,
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=SHUTDOWN_TIMEOUT,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+    )

@@ -16,7 +16,7 @@ from sgfmill import sgf
 
 from gohash.index import Index
 from gohash.movelist import point_letters
-from gohash.serve import create_app
+from gohash.serve import REQUEST_TIMEOUT, create_app, server_config
 from tests.conftest import ROOT, missing, require_corpus
 
 DATA = ROOT / "data" / "sgf"
@@ -74,9 +74,10 @@ def main_line(path: Path) -> tuple[int, list[str], list[str]]:
 
 
 @contextmanager
-def running_server(db: Path) -> Iterator[str]:
-    """``gohash serve``'s app on a free port of 127.0.0.1, in a thread; yields its URL."""
-    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=0, log_level="warning")
+def running_server(db: Path, request_timeout: float = REQUEST_TIMEOUT) -> Iterator[str]:
+    """``gohash serve``'s app and settings on a free port of 127.0.0.1, in a thread;
+    yields its URL."""
+    config = server_config(create_app(db), port=0, request_timeout=request_timeout)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

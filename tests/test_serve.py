@@ -14,6 +14,8 @@ import time
 import urllib.parse
 import urllib.request
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards, sgf
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from gohash.cli import main
@@ -35,6 +38,8 @@ from gohash.serve import MAX_QUERY_BYTES, create_app
 from tests.serve_fixtures import DATA, build_index, corpus_games, main_line
 
 Array = npt.NDArray[np.int8]
+LOCAL = "http://localhost"
+"""The test client's address: its default host, ``testserver``, is refused."""
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +51,20 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Pat
 
 
 @pytest.fixture(scope="module")
-def client(collection: tuple[Path, list[Path]]) -> TestClient:
-    return TestClient(create_app(collection[0]), raise_server_exceptions=False)
+def client(collection: tuple[Path, list[Path]]) -> Iterator[TestClient]:
+    with TestClient(create_app(collection[0]), raise_server_exceptions=False,
+                    base_url=LOCAL) as client:
+        yield client
+
+
+@pytest.fixture
+def local() -> Iterator[Callable[[Starlette], TestClient]]:
+    """Makes test clients of apps, started (their lifespan runs) and stopped after
+    the test, so that an app's game-reading workers end with it."""
+    with ExitStack() as stack:
+        yield lambda app: stack.enter_context(
+            TestClient(app, raise_server_exceptions=False, base_url=LOCAL)
+        )
 
 
 def get(client: TestClient, path: str, **params: Any) -> Any:
@@ -297,15 +314,15 @@ def test_game_viewer_shows_the_query_position_at_the_match(client: TestClient) -
     assert matches
     views = set()
     for match in matches[:12]:
-        game = get(client, f"/api/game/{match['game_id']}", view=match["view"])
+        game = get(client, f"/api/game/{match['game_id']}", view=match["view"], count=500)
         assert game["positions"][match["seq"]] == answer["stones"]
         assert game["move_numbers"][match["seq"]] == match["move_number"]
         assert game["colours_exchanged"] == match["colours_exchanged"]
         views.add(match["view"])
         # The game as a move list replays to every one of its positions.
         for i in (0, match["seq"], len(game["positions"]) - 1):
-            steps = ",".join(game["steps"][: game["step_counts"][i]])
-            board = replay(parse_steps(steps, 19), 19).board
+            steps = get(client, f"/api/game/{match['game_id']}/steps", view=match["view"], at=i)
+            board = replay(parse_steps(",".join(steps["steps"]), 19), 19).board
             assert rows_of(board.to_array()) == game["positions"][i]
     assert len(views) > 1
 
@@ -317,9 +334,10 @@ def test_game_viewer_identity_is_the_record_as_sgfmill_reads_it(
     answer = get(client, "/api/games", size=19, moves="", limit=200)
     by_file = {m["file"]: m["game_id"] for m in answer["matches"]}
     path = games[3]
-    game = get(client, f"/api/game/{by_file[str(path)]}")
+    game = get(client, f"/api/game/{by_file[str(path)]}", count=500)
     _, arrays, follows = sgfmill_positions(path)
     assert game["positions"] == [rows_of(a) for a in arrays]
+    assert game["positions_total"] == len(arrays) and game["start"] == 0
     assert game["last"][1:] == [move[1] for move in follows[:-1] if move is not None]
     assert game["root"]["PB"] == game["black"]
 
@@ -329,8 +347,8 @@ def test_handicap_setup_becomes_edit_steps(client: TestClient) -> None:
     assert len(setup) == 4
     match = get(client, "/api/games", size=size, moves=",".join(setup))["matches"][0]
     assert match["seq"] == 0 and match["handicap"] == 4
-    game = get(client, f"/api/game/{match['game_id']}", view=match["view"])
-    assert sorted(game["steps"][: game["step_counts"][0]]) == sorted(setup)
+    steps = get(client, f"/api/game/{match['game_id']}/steps", view=match["view"], at=0)
+    assert sorted(steps["steps"]) == sorted(setup)
 
 
 # -- bad input ---------------------------------------------------------------------------------
@@ -427,11 +445,13 @@ def test_bad_game_requests(client: TestClient) -> None:
     assert client.get("/api/nothing").status_code == 404
 
 
-def test_game_whose_file_changed_on_disk_gets_409(tmp_path: Path) -> None:
+def test_game_whose_file_changed_on_disk_gets_409(
+    tmp_path: Path, local: Callable[[Starlette], TestClient]
+) -> None:
     record = tmp_path / "game.sgf"
     shutil.copy(DATA / "game-9x9.sgf", record)
     db = build_index(tmp_path / "index.db", [record])
-    client = TestClient(create_app(db), raise_server_exceptions=False)
+    client = local(create_app(db))
     game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
     assert get(client, f"/api/game/{game_id}")["positions"]
     record.write_bytes(record.read_bytes().replace(b"]", b"] ", 1))
@@ -440,11 +460,13 @@ def test_game_whose_file_changed_on_disk_gets_409(tmp_path: Path) -> None:
     assert error(client, f"/api/game/{game_id}", 409)
 
 
-def test_the_index_is_opened_read_only(tmp_path: Path) -> None:
+def test_the_index_is_opened_read_only(
+    tmp_path: Path, local: Callable[[Starlette], TestClient]
+) -> None:
     db = build_index(tmp_path / "index.db", [DATA / "game-9x9.sgf"])
     before = db.read_bytes()
     app = create_app(db)
-    client = TestClient(app, raise_server_exceptions=False)
+    client = local(app)
     assert get(client, "/api/position", size=9, moves="ee")["summary"]["total"] >= 0
     # SQLite itself refuses to write through the app's connection (mode=ro).
     with pytest.raises(IndexFileError, match="attempt to write a readonly database"):
@@ -454,9 +476,11 @@ def test_the_index_is_opened_read_only(tmp_path: Path) -> None:
         Index(tmp_path / "new.db", create=True, read_only=True)
 
 
-def test_an_index_damaged_while_serving_gets_503(tmp_path: Path) -> None:
+def test_an_index_damaged_while_serving_gets_503(
+    tmp_path: Path, local: Callable[[Starlette], TestClient]
+) -> None:
     db = build_index(tmp_path / "index.db", [DATA / "game-9x9.sgf"])
-    client = TestClient(create_app(db), raise_server_exceptions=False)
+    client = local(create_app(db))
     game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
     with sqlite3.connect(db) as con:  # another process breaks the index under the server
         con.execute("DROP TABLE occurrences")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from gohash.serve import CONTENT_SECURITY_POLICY
 from tests.serve_fixtures import (
     CHROMIUM_ARGS,
     DATA,
@@ -49,14 +50,25 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+# Records what the server's Content-Security-Policy blocks (Chromium also logs it).
+CSP_WATCH = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+"""
+
+
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     page = browser.new_page(viewport={"width": 1300, "height": 950})
+    page.add_init_script(CSP_WATCH)
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     yield page
+    violations = page.evaluate("() => window.__cspViolations")
     page.close()
+    assert violations == []
     # An illegal move is answered 400 on purpose; anything else is a bug of the page.
     assert [p for p in problems if "status of 400" not in p] == []
 
@@ -101,7 +113,9 @@ def test_play_a_corpus_game_click_a_continuation_open_a_game_and_step(
 ) -> None:
     size, setup, line = main_line(games[0])
     assert size == 19 and not setup and line[0][0] == "b"
-    page.goto(server + "/")
+    response = page.goto(server + "/")
+    assert response is not None and response.headers["content-security-policy"] == (
+        CONTENT_SECURITY_POLICY)
     rendered(page, "")
     empty = continuations(page)
     assert empty and sum(count for _, _, count, _ in empty) >= 50
@@ -270,3 +284,45 @@ def test_games_are_paged_and_a_game_position_can_be_explored(page: Page, server:
     )
     assert stones(page, "board") == shown
     assert "game=" not in page.url
+
+
+PASSES = 5_000
+SHOWN = "i => document.querySelector('#viewer-board').dataset.index === String(i)"
+
+
+@pytest.fixture(scope="module")
+def long_game_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server over one generated record of 5,000 passes (25 pages of positions)."""
+    folder = tmp_path_factory.mktemp("long")
+    record = folder / "long.sgf"
+    body = "".join(";B[]" if i % 2 == 0 else ";W[]" for i in range(PASSES))
+    record.write_text(f"(;GM[1]FF[4]SZ[9]PB[long]PW[game]{body})")
+    with running_server(build_index(folder / "index.db", [record])) as url:
+        yield url
+
+
+def test_a_long_game_is_fetched_page_by_page(page: Page, long_game_server: str) -> None:
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if "/api/game/" in r.url else None)
+    page.goto(long_game_server + "/?size=9&game=1&at=3&view=identity")
+    page.wait_for_function(SHOWN, arg=3)
+    assert page.input_value("#viewer-slider") == "3"
+    assert page.get_attribute("#viewer-slider", "max") == str(PASSES)
+    assert len(fetched) == 1 and "start=0" in fetched[0] and "count=200" in fetched[0]
+    page.click("#viewer-last")
+    page.wait_for_function(SHOWN, arg=PASSES)
+    assert page.inner_text("#viewer-move") == f"move {PASSES} of {PASSES}"
+    assert len(fetched) == 2 and f"start={PASSES - PASSES % 200}" in fetched[1]
+    page.keyboard.press("ArrowLeft")  # on the page before
+    page.wait_for_function(SHOWN, arg=PASSES - 1)
+    assert len(fetched) == 3 and f"start={PASSES - PASSES % 200 - 200}" in fetched[2]
+    page.click("#viewer-first")  # its page is kept: nothing fetched again
+    page.wait_for_function(SHOWN, arg=0)
+    assert len(fetched) == 3
+    for i in (1, 2, 3):
+        page.click("#viewer-next")
+        page.wait_for_function(SHOWN, arg=i)
+    page.click("#viewer-explore")
+    page.wait_for_selector("#viewer", state="hidden")
+    rendered(page, "pass,pass,pass")
+    assert "White to play" in page.inner_text("#status")

@@ -1,7 +1,8 @@
-"""``gohash serve DB [--host H] [--port N]``: the position explorer in a web browser.
+"""``gohash serve DB [--host H] [--port N] [--allow-host NAME]``: the position
+explorer in a web browser.
 
 Scope: arguments only; the app is :func:`gohash.serve.create_app` and uvicorn
-runs it.  Starlette and uvicorn come with the ``web`` extra
+runs it with :func:`gohash.serve.server_config`.  Starlette and uvicorn come with the ``web`` extra
 (``pip install 'gohash[web]'``); without them the command says so.
 
 Exit codes: 0 when stopped (Ctrl-C), 2 for a bad index, a port it cannot
@@ -39,6 +40,12 @@ def register(subparsers: Any) -> None:
         "--port", type=int, default=8000, metavar="N",
         help="port to listen on (default 8000; 0: any free port, the one taken is printed)",
     )
+    parser.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="a host name the page may be opened under, besides localhost, IP addresses "
+        "and --host (repeatable); requests for other names are refused, so that a web "
+        "page cannot reach the server under a name of its own (DNS rebinding)",
+    )
     add_exit_codes(parser)
     leaf(parser, run)
 
@@ -57,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     sock = listen(args.host, args.port)
     try:
-        app = create_app(args.db)
+        app = create_app(args.db, allowed_hosts=[args.host, *args.allow_host])
     except BaseException:
         sock.close()
         raise

@@ -27,7 +27,7 @@ const state = {
 };
 let mode = "play";
 let shown = null; // the last position answer drawn
-let viewerGame = null; // the game answer shown in the viewer
+let viewerGame = null; // the game in the viewer: its first page (info) and pages kept
 let requestSeq = 0;
 let info = null;
 
@@ -408,6 +408,12 @@ async function pageGames(delta) {
 }
 
 // -- the game viewer -------------------------------------------------------------------------------
+// A game comes in pages of GAME_PAGE positions, fetched as the viewer reaches them; the
+// last GAME_PAGES_KEPT pages are kept.
+
+const GAME_PAGE = 200;
+const GAME_PAGES_KEPT = 20;
+let viewerSeq = 0;
 
 function openGame(match) {
   state.game = String(match.game_id);
@@ -417,42 +423,72 @@ function openGame(match) {
   loadGame();
 }
 
+function fetchGamePage(id, view, start) {
+  return getJson(`/api/game/${encodeURIComponent(id)}`, { view, start, count: GAME_PAGE });
+}
+
+function keepPage(game, page) {
+  game.pages.set(page.start, page);
+  while (game.pages.size > GAME_PAGES_KEPT) game.pages.delete(game.pages.keys().next().value);
+}
+
 async function loadGame() {
+  const seq = ++viewerSeq;
   if (state.game === null) {
     $("viewer").hidden = true;
     viewerGame = null;
     return;
   }
   try {
-    const game = await getJson(`/api/game/${encodeURIComponent(state.game)}`, { view: state.view });
+    const at = Math.max(0, state.at);
+    const first = await fetchGamePage(state.game, state.view, at - (at % GAME_PAGE));
+    if (seq !== viewerSeq) return;
+    const game = { id: state.game, view: state.view, info: first, pages: new Map() };
+    keepPage(game, first);
     viewerGame = game;
     $("viewer").hidden = false;
     $("viewer-title").textContent =
-      game.colours_exchanged
-        ? `${player(game.black, game.black_rank)} (Black, shown as White) vs ` +
-          `${player(game.white, game.white_rank)} (White, shown as Black)`
-        : `${player(game.black, game.black_rank)} (B) vs ${player(game.white, game.white_rank)} (W)`;
-    $("viewer-info").textContent = [game.date, game.result, game.event, game.file]
+      first.colours_exchanged
+        ? `${player(first.black, first.black_rank)} (Black, shown as White) vs ` +
+          `${player(first.white, first.white_rank)} (White, shown as Black)`
+        : `${player(first.black, first.black_rank)} (B) vs ` +
+          `${player(first.white, first.white_rank)} (W)`;
+    $("viewer-info").textContent = [first.date, first.result, first.event, first.file]
       .filter(Boolean).join(" \u00b7 ") +
-      (game.colours_exchanged ? " \u00b7 shown with colours exchanged" : "");
-    const slider = $("viewer-slider");
-    slider.max = game.positions.length - 1;
-    showGameAt(state.at);
+      (first.colours_exchanged ? " \u00b7 shown with colours exchanged" : "");
+    $("viewer-slider").max = first.positions_total - 1;
+    await showGameAt(state.at);
   } catch (error) {
+    if (seq !== viewerSeq) return;
     showMessage(error.message);
     $("viewer").hidden = true;
   }
 }
 
-function showGameAt(i) {
+// Shows position i of the game, fetching its page first if it is not kept; a position
+// asked for while another is fetched replaces it.
+async function showGameAt(i) {
   const game = viewerGame;
   if (!game) return;
-  const index = Math.min(Math.max(i, 0), game.positions.length - 1);
-  drawBoard($("viewer-board"), game.size, game.positions[index], { last: game.last[index] });
+  const seq = ++viewerSeq;
+  const index = Math.min(Math.max(i, 0), game.info.positions_total - 1);
+  const start = index - (index % GAME_PAGE);
+  let page = game.pages.get(start);
+  if (!page) {
+    try {
+      page = await fetchGamePage(game.id, game.view, start);
+    } catch (error) {
+      showMessage(error.message);
+      return;
+    }
+    keepPage(game, page);
+    if (seq !== viewerSeq || game !== viewerGame) return;
+  }
+  const k = index - start;
+  drawBoard($("viewer-board"), game.info.size, page.positions[k], { last: page.last[k] });
   $("viewer-slider").value = index;
   $("viewer-board").dataset.index = index;
-  $("viewer-move").textContent =
-    `move ${game.move_numbers[index]} of ${game.move_numbers[game.move_numbers.length - 1]}`;
+  $("viewer-move").textContent = `move ${page.move_numbers[k]} of ${game.info.final_move_number}`;
   state.at = index;
   pushUrl(true);
 }
@@ -467,16 +503,23 @@ function closeGame() {
   loadGame();
 }
 
-function exploreFromViewer() {
+async function exploreFromViewer() {
   const game = viewerGame;
   if (!game) return;
-  const steps = game.steps.slice(0, game.step_counts[viewerIndex()]);
+  let answer;
+  try {
+    answer = await getJson(`/api/game/${encodeURIComponent(game.id)}/steps`,
+      { view: game.view, at: viewerIndex() });
+  } catch (error) {
+    showMessage(error.message);
+    return;
+  }
   state.game = null;
   $("viewer").hidden = true;
   viewerGame = null;
   change(() => {
-    state.size = game.size;
-    state.moves = steps;
+    state.size = answer.size;
+    state.moves = answer.steps;
   });
 }
 
