@@ -656,17 +656,27 @@ def create_app(
         Route("/api/game/{game_id}/steps", steps),
         Mount("/static", static, name="static"),
     ]
-    app = Starlette(
+    app = _App(
         routes=routes,
-        middleware=[
-            Middleware(_Guard, hosts=frozenset(h.lower().rstrip(".") for h in allowed_hosts)),
-            Middleware(GZipMiddleware, minimum_size=2048),
-        ],
+        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
         exception_handlers={GohashError: _gohash_error, HTTPException: _http_error},
         lifespan=lifespan,
     )
+    app.hosts = frozenset(h.lower().rstrip(".") for h in allowed_hosts)
     app.state.index = explorer.first
     return app
+
+
+class _App(Starlette):
+    """Starlette with :class:`_Guard` outermost, around Starlette's own error
+    middleware: the 500 that answers an unexpected exception is sent past every
+    middleware given to Starlette, and must carry the security headers too."""
+
+    hosts: frozenset[str] = frozenset()
+    """The names answered besides ``localhost`` and IP addresses."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return _Guard(super().build_middleware_stack(), self.hosts)
 
 
 async def _gohash_error(request: Request, exc: Exception) -> Response:
