@@ -368,9 +368,13 @@ class _GameReader:
                 self._pool = WorkerPool(MAX_GAME_READS, self._folder)
             pool = self._pool
         try:
-            outcome = await asyncio.wrap_future(pool.executor.submit(
-                _read_game, self.db_path, game_id, view.name, start, count, at
-            ))
+            # Submitted from a thread: a submission may start a worker process,
+            # which would hold up the event loop.
+            future = await run_in_threadpool(
+                pool.executor.submit, _read_game, self.db_path, game_id, view.name, start,
+                count, at,
+            )
+            outcome = await asyncio.wrap_future(future)
         except BrokenProcessPool:
             with self._lock:
                 if self._pool is pool:
