@@ -418,14 +418,19 @@ def _identity(paths: Iterable[str]) -> _Identity:
 
 def _game_files(db_path: str, name: str) -> list[str]:
     """Every file that :meth:`~gohash.index.Index.game` could read a game stored
-    under ``name`` from, and the index: the name as given and from the index's
-    folder, as stored and with its escaped bytes restored, and for each the part
-    before any colon (an archive member is stored as ``archive:member``)."""
-    paths = [db_path, db_path + "-wal"]
+    under ``name`` from: the name as given and from the index's folder, as
+    stored and with its escaped bytes restored, and for each the part before any
+    colon (an archive member is stored as ``archive:member``)."""
+    paths = []
     for candidate in (name, os.path.join(os.path.dirname(os.path.abspath(db_path)), name)):
         for variant in (candidate, fs_name(candidate)):
             paths += [variant[:i] for i, c in enumerate(variant + ":") if c == ":" and i]
     return paths
+
+
+def _identities(db_path: str, name: str) -> tuple[_Identity, _Identity]:
+    """The identity of the index's files, and of the files of the game stored under ``name``."""
+    return _identity((db_path, db_path + "-wal")), _identity(_game_files(db_path, name))
 
 
 class _GameCache:
@@ -443,9 +448,9 @@ class _GameCache:
         self.max_bytes = max_bytes
         self.settled_ns = settled_ns
         self.bytes = 0
-        self._games: OrderedDict[tuple[str, int], tuple[_Identity, GameRecord, int]] = (
-            OrderedDict()
-        )
+        self._games: OrderedDict[
+            tuple[str, int], tuple[tuple[_Identity, _Identity], GameRecord, int]
+        ] = OrderedDict()
 
     def game(self, index: Index, db_path: str, game_id: int) -> GameRecord:
         key = (db_path, game_id)
@@ -453,18 +458,20 @@ class _GameCache:
         if kept is not None:
             self.bytes -= kept[2]
             identity, game, size = kept
-            if _identity(_game_files(db_path, game.record.file)) == identity:
+            if _identities(db_path, game.record.file) == identity:
                 self._keep(key, identity, game, size)
                 return game
         began = time.time_ns()
         game = index.game(game_id)
-        identity = _identity(_game_files(db_path, game.record.file))
-        if all(ctime < began - self.settled_ns for _, _, _, ctime, _ in identity):
+        identity = _identities(db_path, game.record.file)
+        # The index is served read-only: its files (a connection that opens makes
+        # the write-ahead log anew) only tell whether it was replaced.
+        if all(ctime < began - self.settled_ns for _, _, _, ctime, _ in identity[1]):
             self._keep(key, identity, game, _game_bytes(game))
         return game
 
-    def _keep(self, key: tuple[str, int], identity: _Identity, game: GameRecord,
-              size: int) -> None:
+    def _keep(self, key: tuple[str, int], identity: tuple[_Identity, _Identity],
+              game: GameRecord, size: int) -> None:
         if size > self.max_bytes:
             return
         while self._games and self.bytes + size > self.max_bytes:
