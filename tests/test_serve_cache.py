@@ -3,8 +3,10 @@ changes, within their bound in bytes, the least recently used dropped first."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,27 @@ def test_the_bound_holds_and_the_least_recently_used_go_first(
     assert small.game(index, db, ids[big]) is not small.game(index, db, ids[big])
     assert small.game(index, db, ids[a]) is kept
     assert small.bytes == size[a]
+
+
+def test_a_game_of_an_archive_is_kept_until_the_archive_changes(tmp_path: Path) -> None:
+    """A member is stored as ``archive:member``: the archive's identity is what counts."""
+    archive = tmp_path / "games.tar"
+
+    def write(record: bytes) -> None:
+        with tarfile.open(archive, "w") as tar:
+            info = tarfile.TarInfo("game.sgf")
+            info.size = len(record)
+            tar.addfile(info, io.BytesIO(record))
+
+    record = (DATA / "game-9x9.sgf").read_bytes()
+    write(record)
+    db = build_index(tmp_path / "index.db", [archive])
+    index = Index(db, read_only=True)
+    [(game_id, stored)] = index.records().items()
+    assert stored.file == f"{archive}:game.sgf"
+    cache = _GameCache(1 << 20, settled_ns=0)
+    first = cache.game(index, str(db), game_id)
+    assert cache.game(index, str(db), game_id) is first
+    write(record.replace(b"]", b"}", 1))
+    with pytest.raises(GohashError, match="changed since it was indexed"):
+        cache.game(index, str(db), game_id)
