@@ -29,7 +29,7 @@ from .frames import frame_batch, unpack_array, unpack_rows
 from .pool import WorkerDied, ordered_map
 from .positions import PositionBatch, positions
 from .schemes import SCHEMES, scheme
-from .sgf import Input, SgfError, Source, find_inputs, read_input
+from .sgf import Input, SgfError, Skipped, Source, find_inputs, read_input
 from .symmetry import ELEMENTS, elements_of
 
 __all__ = [
@@ -106,6 +106,7 @@ class CollectionAudit:
     games: int
     sizes: list[SizeAudit]
     errors: list[GohashError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def positions(self) -> int:
@@ -157,6 +158,7 @@ class CollectionAudit:
                 }
                 for e in self.errors
             ],
+            "notes": list(self.notes),
         }
 
 
@@ -204,6 +206,7 @@ class CollectionAuditor:
         self.group = group
         self.examples = examples
         self.errors: list[GohashError] = []
+        self.notes: list[str] = []
         self.files = 0
         self.locations: list[tuple[str, int]] = []
         """File and game number of each game, indexed by the ``game`` of :meth:`add_positions`."""
@@ -224,6 +227,7 @@ class CollectionAuditor:
             )
         self.files += len(batch.files)
         self.errors += batch.errors
+        self.notes += batch.notes
         games = batch.games
         base = len(self.locations)
         self.locations += [
@@ -293,7 +297,8 @@ class CollectionAuditor:
     def result(self) -> CollectionAudit:
         sizes = [self._size_audit(size, self._sizes[size]) for size in sorted(self._sizes)]
         return CollectionAudit(
-            self.schemes, self.group, self.files, len(self.locations), sizes, list(self.errors)
+            self.schemes, self.group, self.files, len(self.locations), sizes, list(self.errors),
+            list(self.notes),
         )
 
     def _size_audit(self, size: int, batches: _SizeBatches) -> SizeAudit:
@@ -421,6 +426,8 @@ def audit_paths(
         for source in read_input(inp):
             if isinstance(source, SgfError):
                 auditor.errors.append(source)
+            elif isinstance(source, Skipped):
+                auditor.notes.append(str(source))
             else:
                 tasks.append(source)
     done = 0

@@ -61,7 +61,7 @@ from .outputs import REPLACE_HINT, check_not_input
 from .pack import PackedSlice, is_pack, slices
 from .pool import ordered_map
 from .schemes import scheme as get_scheme
-from .sgf import Input, SgfError, find_inputs, read_input
+from .sgf import Input, SgfError, Source, find_inputs, read_input
 from .walk import WalkSummary
 
 __all__ = ["PARTITION_BYTES", "partitions", "write_dataset"]
@@ -99,7 +99,7 @@ def _weighed(paths: Iterable[str], partition_bytes: int) -> Iterator[tuple[Item,
                 yield SgfError(e.reason, file=e.file or inp.name), 0
         elif inp.kind == "stdin":  # a worker has no stdin of ours: read here
             for source in read_input(inp):
-                yield source, 0 if isinstance(source, SgfError) else len(source.data)
+                yield source, len(source.data) if isinstance(source, Source) else 0
         else:
             yield inp, _size(inp.name)
 

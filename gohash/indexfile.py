@@ -56,6 +56,7 @@ from .indexing import (
     PARSE_VERSION,
     FileFrames,
     SourceError,
+    SourceNote,
     Task,
     input_frames,
 )
@@ -537,6 +538,8 @@ class IndexFile:
                 for item in results:
                     if isinstance(item, SourceError):
                         summary.errors.append(item.message)
+                    elif isinstance(item, SourceNote):
+                        summary.notes.append(item.message)
                     elif item.unchanged:
                         summary.files_unchanged += 1
                     else:
@@ -637,10 +640,10 @@ def _tasks(
 
 def _prepared(
     tasks: Sequence[Task],
-    replay: Callable[[list[Task]], list[list[FileFrames | SourceError]]],
+    replay: Callable[[list[Task]], list[list[FileFrames | SourceError | SourceNote]]],
     jobs: int,
     on_death: Callable[[str], object],
-) -> Iterator[list[FileFrames | SourceError]]:
+) -> Iterator[list[FileFrames | SourceError | SourceNote]]:
     """The frames of each task, in order, replayed a batch of tasks at a time, in
     ``jobs`` worker processes if more than one; a task whose worker died on it
     (twice) is an error naming its input."""

@@ -33,7 +33,7 @@ from .errors import GohashError
 from .frames import NamedSchemes, SchemeFactory
 from .names import name_text
 from .positions import PositionBatch, positions
-from .sgf import Input, Source, read_input
+from .sgf import Input, Skipped, Source, read_input
 from .symmetry import ELEMENTS
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "FileFrames",
     "GameFrames",
     "SourceError",
+    "SourceNote",
     "SqlKey",
     "Task",
     "first_date",
@@ -115,6 +116,13 @@ class SourceError:
     message: str
 
 
+@dataclass
+class SourceNote:
+    """An input not read, a note (:class:`gohash.sgf.Skipped`: a pipe found in a folder)."""
+
+    message: str
+
+
 def _empty(dtype: type[np.generic]) -> Callable[[], npt.NDArray[Any]]:
     return lambda: np.zeros(0, dtype=dtype)
 
@@ -154,8 +162,8 @@ class FileFrames:
             setattr(self, name, np.concatenate([held, column]) if len(held) else column)
 
 
-Task = tuple[Input | Source | GohashError, dict[str, str]]
-"""An input (or a source or error read beforehand) and the SHA-256 of its files
+Task = tuple[Input | Source | GohashError | Skipped, dict[str, str]]
+"""An input (or a source, error or note read beforehand) and the SHA-256 of its files
 already indexed, by path.  An input of kind ``canon-parquet`` is one part of a
 canon dataset, read back (:func:`gohash.columnar.part_frames`), not replayed."""
 
@@ -165,31 +173,34 @@ def input_frames(
     factory: SchemeFactory,
     suicide_allowed: bool | None,
     variations: bool = False,
-) -> list[list[FileFrames | SourceError]]:
+) -> list[list[FileFrames | SourceError | SourceNote]]:
     """Frames of every source of each input (in a worker process, or this one), all
     replayed together: the fixed costs of a replay are shared by many small files.
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
     or each game's ``RU`` decides if None; ``variations`` replays every variation.
     Sources with the same SHA-256 as before are only marked unchanged;
-    unreadable ones become errors."""
-    out: list[list[FileFrames | SourceError]] = []
+    unreadable ones become errors, inputs not read notes."""
+    out: list[list[FileFrames | SourceError | SourceNote]] = []
     fresh: list[Source] = []
     replayed: list[FileFrames] = []
     for inp, known in tasks:
-        results: list[FileFrames | SourceError] = []
+        results: list[FileFrames | SourceError | SourceNote] = []
         out.append(results)
         if isinstance(inp, Input) and inp.kind == "canon-parquet":
             from .columnar import part_frames  # pyarrow, for canon datasets only
 
             results += part_frames(inp.name, known)
             continue
-        sources: Iterable[Source | GohashError] = (
+        sources: Iterable[Source | GohashError | Skipped] = (
             read_input(inp) if isinstance(inp, Input) else [inp]
         )
         for source in sources:
             if isinstance(source, GohashError):
                 results.append(SourceError(None, None, str(source)))
+                continue
+            if isinstance(source, Skipped):
+                results.append(SourceNote(str(source)))
                 continue
             sha = hashlib.sha256(source.data).hexdigest()
             path = name_text(source.name)  # stored as text, any bytes it held escaped

@@ -42,7 +42,8 @@ Names are data: a file name or archive member name that is not UTF-8 is
 carried as Python's file system names are, its bytes as surrogate escapes
 (:mod:`gohash.names`).  Only regular files (symbolic links followed) are read from
 folders: a pipe, socket or device found there is not opened, which for a pipe
-would wait for a writer for ever; an error names it.
+would wait for a writer for ever; a note (:class:`Skipped`) names it.  One named
+on the command line is read (a pipe: until its writer ends).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from functools import partial
 from typing import IO, Any, cast
 
 from .errors import GohashError
+from .names import shown_name
 
 __all__ = [
     "BUDGET_EXPANSION",
@@ -83,6 +85,7 @@ __all__ = [
     "SgfError",
     "SgfLimitError",
     "SgfReadError",
+    "Skipped",
     "Source",
     "budget_for",
     "find_inputs",
@@ -205,8 +208,8 @@ class Input:
     """One thing named on the command line, resolved: a file, an archive or stdin.
 
     ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression), ``"special"``
-    (a pipe, socket or device found in a folder: not read; ``format`` says
-    which), ``"packed"``
+    (a pipe, socket or device found in a folder: not read, see
+    :class:`Skipped`; ``format`` says which), ``"packed"``
     (a part of a packed dataset), ``"canon-parquet"`` (a canon dataset, which
     only ``gohash index build`` reads),
     ``"compressed"`` (one SGF file, gzip, bzip2 or xz), ``"unsupported"`` (an
@@ -219,6 +222,19 @@ class Input:
     kind: str
     name: str
     format: str = ""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An input found in a folder and not read, because it is no regular file (a
+    pipe, whose reading would block, a socket, a device): a note, not an error.
+    ``str()`` gives the note: the name, shown escaped, and ``reason``."""
+
+    name: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{shown_name(self.name)}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -452,11 +468,13 @@ def _read_up_to(read: Callable[[int], bytes], count: int) -> bytes:
     return b"".join(parts)
 
 
-def read_input_ends(inp: Input) -> Iterator[tuple[Source | SgfError | None, bool]]:
+def read_input_ends(
+    inp: Input,
+) -> Iterator[tuple[Source | SgfError | Skipped | None, bool]]:
     """The sources of :func:`read_input`, each with whether it is the input's last;
     an input with none (an empty archive) gives ``(None, True)``, so that every
     input ends once (progress counts inputs)."""
-    previous: Source | SgfError | None = None
+    previous: Source | SgfError | Skipped | None = None
     for source in read_input(inp):
         if previous is not None:
             yield previous, False
@@ -466,13 +484,14 @@ def read_input_ends(inp: Input) -> Iterator[tuple[Source | SgfError | None, bool
 
 def read_input(
     inp: Input, *, limit: int = MAX_SOURCE_BYTES, budget: Budget | None = None
-) -> Iterator[Source | SgfError]:
+) -> Iterator[Source | SgfError | Skipped]:
     """The SGF sources of one input: one for a file or stdin, one per ``.sgf``
     member of an archive.  A source that cannot be read is yielded as an error
     (so an archive's other members are still read); an archive that cannot be
     opened at all is yielded as one error, and so is an input beyond its
     ``budget`` (by default :func:`budget_for` its size), after the sources read
-    before.  Data read whole (stdin, a pipe, a file found in a folder) is
+    before.  A special file found in a folder is yielded as :class:`Skipped`,
+    unopened.  Data read whole (stdin, a pipe, a file found in a folder) is
     recognised by content as well."""
     name = inp.name
     try:
@@ -491,7 +510,7 @@ def read_input(
             meter = Meter(name, budget or budget_for(len(data)))
             yield from _data_sources(name, data, limit, meter)
         elif inp.kind == "special":
-            yield SgfError(f"{inp.format}, not a regular file: not read", file=name)
+            yield Skipped(name, f"{inp.format}, not a regular file: skipped")
         elif inp.kind == "zip":
             meter = Meter(name, budget or budget_for(os.path.getsize(name)))
             with open(name, "rb") as f:

@@ -95,6 +95,7 @@ from .sgf import (
     SgfError,
     SgfLimitError,
     SgfReadError,
+    Skipped,
     Source,
     board_size,
     decode_move,
@@ -334,13 +335,16 @@ def walk(
 
 
 def walk_source(
-    source: Source,
+    source: Source | Skipped,
     visitor: BaseVisitor,
     *,
     variations: bool = False,
     board_options: dict[str, Any] | None = None,
 ) -> WalkSummary:
-    """Walk every game of one SGF file's bytes."""
+    """Walk every game of one SGF file's bytes; an input not read (a pipe found in
+    a folder) has none, and a summary of its note only."""
+    if isinstance(source, Skipped):
+        return WalkSummary(notes=[str(source)])
     summary = WalkSummary(files=1)
     for _ in walk_games(source, visitor, summary, variations=variations,
                         board_options=board_options):
