@@ -154,3 +154,14 @@ class KoError(IllegalMoveError):
 
 class SuicideError(IllegalMoveError):
     """A play that leaves its own group without liberties, on a board that forbids it."""
+
+
+class IndexFileError(GohashError):
+    """A database path that is missing, not SQLite, not a gohash index, of another
+    schema version, or built with another key scheme."""
+
+
+class DamagedIndexError(IndexFileError):
+    """An index whose contents are not what gohash wrote: a value out of range, a
+    frame that does not decode, or keys that its frames and key scheme do not give
+    (``gohash index check`` lists every such fault)."""

@@ -48,9 +48,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec, TypeVar
 
-from .errors import GohashError, counted
+from .errors import DamagedIndexError, GohashError, IndexFileError, counted
 from .explorer import contains
 from .frames import NamedSchemes, SchemeFactory
+from .indexcheck import check_index, damaged, frame_faults
 from .indexing import (
     PARSE_VERSION,
     FileFrames,
@@ -68,11 +69,13 @@ from .writer import Writer
 __all__ = [
     "SCHEMA_VERSION",
     "BuildSummary",
+    "DamagedIndexError",
     "IndexFile",
     "IndexFileError",
     "IndexInfo",
     "Removed",
     "database_errors",
+    "read_only_uri",
 ]
 
 SCHEMA_VERSION = 2
@@ -157,11 +160,6 @@ CREATE TABLE variations (
 # continuations read the index alone, never the table.
 
 
-class IndexFileError(GohashError):
-    """A database path that is missing, not SQLite, not a gohash index, of another
-    schema version, or built with another key scheme."""
-
-
 # -- results ---------------------------------------------------------------------------------
 
 
@@ -244,14 +242,43 @@ def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
     try:
         if read_only:
             # One connection serves a web server's threads, which serialise their use.
-            uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
-            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            db = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None,
+                                 check_same_thread=False)
         else:
             db = sqlite3.connect(path, isolation_level=None)
     except sqlite3.Error as e:
         raise IndexFileError(f"cannot open the index: {e}", file=path) from None
     db.create_function("gohash_contains", 2, contains, deterministic=True)
     return db
+
+
+def read_only_uri(path: str) -> str:
+    """The SQLite URI that opens the index ``path`` for reading only.
+
+    ``mode=ro`` always.  An index at rest is in rollback-journal mode (a build
+    leaves it so), which a reader opens without creating any file.  One in WAL
+    mode (a build running, or one that could not leave WAL mode) needs its
+    ``-wal`` and ``-shm`` files, which a reader creates if they are missing and
+    leaves behind; where it cannot create them (a folder it cannot write, a
+    read-only mount) and there is no ``-wal`` file, no writer has the index open
+    and every commit is in the database file: ``immutable=1`` reads it as it is.
+    """
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    folder = os.path.dirname(os.path.abspath(path))
+    if (_wal_mode(path) and not os.path.exists(path + "-wal")
+            and not os.access(folder, os.W_OK)):
+        uri += "&immutable=1"
+    return uri
+
+
+def _wal_mode(path: str) -> bool:
+    """Whether the database header says WAL mode (file format versions 2)."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(20)
+    except OSError:
+        return False
+    return header[18:20] == b"\x02\x02"
 
 
 def _check_sqlite_file(path: str) -> bool:
@@ -330,6 +357,7 @@ class IndexFile:
         try:
             if initialised:
                 factory = self._check_existing(scheme)
+                self._check_keys(factory)
                 self.variations = self._meta("variations") == "1"
                 if variations is not None and variations != self.variations:
                     built = "with" if self.variations else "without"
@@ -380,6 +408,33 @@ class IndexFile:
                 file=self.path,
             )
         return factory
+
+    def _check_keys(self, factory: SchemeFactory) -> None:
+        """Refuse an index whose first positions' keys are not those their frames
+        give under ``factory``: a damaged index, or a meta table naming another
+        key scheme than the keys were made with (searches would find nothing)."""
+        rows = self._db.execute(
+            "SELECT id, key, frame FROM positions ORDER BY id LIMIT 16"
+        ).fetchall()
+        faults = frame_faults(rows, lambda size: factory(check_size(size)))
+        if not faults:
+            return
+        stored = _scheme_name(factory)
+        for name in SCHEMES:
+            if name != stored and not frame_faults(rows, NamedSchemes(name)):
+                raise DamagedIndexError(
+                    f"the meta table names key scheme {stored!r}, but the keys were made "
+                    f"with {name!r}", file=self.path,
+                )
+        position_id, reason = faults[0]
+        raise damaged(self.path, f"position {position_id}: {reason}")
+
+    @database_errors
+    def check(self) -> list[str]:
+        """Every fault of the index, one line each (empty: none found); what is
+        checked is :mod:`gohash.indexcheck`'s.  Reads every row: minutes for an
+        index of millions of games."""
+        return check_index(self._db, _SCHEMA, self.keys, self.variations)
 
     def _create(self, scheme_name: str) -> None:
         db = self._db
@@ -506,6 +561,9 @@ class IndexFile:
         if files_per_commit is not None and files_per_commit < 1:
             raise GohashError(f"files per commit must be at least 1, not {files_per_commit!r}")
         db = self._db
+        # WAL while building: readers go on reading, and a killed build loses
+        # only its open transaction.
+        db.execute("PRAGMA journal_mode = WAL")
         # Each file dirties a few hundred pages of the key index (keys are random);
         # checkpointing them into the database every 1000 pages (the default)
         # costs more than the whole build.  A WAL of up to 256 MiB costs only disk
@@ -555,7 +613,22 @@ class IndexFile:
             if db.in_transaction:
                 db.execute("ROLLBACK")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._leave_wal()
         return summary
+
+    def _leave_wal(self) -> None:
+        """Put the index back in rollback-journal mode, in which readers create no
+        files (:func:`read_only_uri`), unless another connection has it open: that
+        one keeps WAL mode, and the next build tries again."""
+        db = self._db
+        timeout = db.execute("PRAGMA busy_timeout").fetchone()[0]
+        db.execute("PRAGMA busy_timeout = 0")
+        try:
+            db.execute("PRAGMA journal_mode = DELETE")
+        except sqlite3.OperationalError:
+            pass  # "database is locked": a reader is there
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(timeout)}")
 
     @staticmethod
     def _write(item: FileFrames, summary: BuildSummary, writer: Writer) -> None:
