@@ -58,8 +58,9 @@ from .indexing import (
     SourceError,
     Task,
     input_frames,
+    stream_frames,
 )
-from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
+from .pool import WorkerDied, ordered_map
 from .schemes import SCHEMES, KeyScheme, scheme
 from .sgf import Input, find_inputs, read_input
 from .symmetry import check_size
@@ -84,6 +85,10 @@ COMMIT_SECONDS = 1.0
 writes every page it dirtied (keys are random, so each file dirties a few
 hundred pages of the key index), and files of a second share most of them:
 one transaction per file made the database 90% of a build's time."""
+CACHE_KIB = 64 * 1024
+"""SQLite's page cache per connection: with a batch of replayed positions
+(:data:`~gohash.indexing.BATCH_POSITIONS`) and the writer's staged rows
+(:data:`~gohash.writer.STAGED_ROWS`), what bounds a build's memory."""
 APPLICATION_ID = 0x67686978  # "ghix": marks an SQLite file as a gohash index
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -372,7 +377,7 @@ class IndexFile:
             # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps
             # every committed file, and only a power failure can lose the last ones.
             self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.execute("PRAGMA cache_size = -262144")
+            self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             self._db.execute("PRAGMA temp_store = MEMORY")
         except sqlite3.DatabaseError as e:
             self._db.close()
@@ -575,6 +580,10 @@ class IndexFile:
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
         tasks = list(_tasks(normalised, known, self.scheme_name, suicide_allowed))
+        stream = functools.partial(
+            stream_frames, factory=self._factory, suicide_allowed=suicide_allowed,
+            variations=self.variations,
+        )
         replay = functools.partial(
             input_frames, factory=self._factory, suicide_allowed=suicide_allowed,
             variations=self.variations,
@@ -584,28 +593,32 @@ class IndexFile:
         writer = Writer(db, suicide=suicide_allowed, parse_version=PARSE_VERSION,
                         wide=self.keys(19).bits == 128, delete_file=self._delete_file)
         began = 0.0
+        done = 0
         try:
-            for done, results in enumerate(
-                _prepared(tasks, replay, jobs, summary.notes.append), 1
-            ):
-                for item in results:
-                    if isinstance(item, SourceError):
-                        summary.errors.append(item.message)
-                    elif item.unchanged:
-                        summary.files_unchanged += 1
-                    else:
-                        if not db.in_transaction:
-                            writer.begin()
-                            began = time.monotonic()
-                        self._write(item, written, writer)
-                        if (written.files_indexed >= files_per_commit
-                                if files_per_commit is not None
-                                else time.monotonic() - began >= COMMIT_SECONDS):
-                            written.new_positions += writer.commit()
-                            summary.add(written)
-                            written = BuildSummary()
-                if progress is not None:
+            for task, item in _prepared(tasks, stream, replay, jobs, summary.notes.append):
+                if progress is not None and task > done:
+                    done = task
                     progress(done, len(tasks))
+                if isinstance(item, SourceError):
+                    summary.errors.append(item.message)
+                elif item.unchanged:
+                    summary.files_unchanged += 1
+                else:
+                    if not db.in_transaction:
+                        writer.begin()
+                        began = time.monotonic()
+                    self._write(item, written, writer)
+                    # A file's parts are written in one transaction.
+                    if not item.more and (
+                        written.files_indexed >= files_per_commit
+                        if files_per_commit is not None
+                        else time.monotonic() - began >= COMMIT_SECONDS
+                    ):
+                        written.new_positions += writer.commit()
+                        summary.add(written)
+                        written = BuildSummary()
+            if progress is not None:
+                progress(len(tasks), len(tasks))
             if db.in_transaction:
                 written.new_positions += writer.commit()
                 summary.add(written)
@@ -639,7 +652,8 @@ class IndexFile:
                 summary.files_reread += 1
             else:
                 summary.files_replaced += 1
-        summary.files_indexed += 1
+        if not item.part:
+            summary.files_indexed += 1
         summary.games += len(item.games)
         summary.positions += sum(game.end - game.start for game in item.games)
         summary.errors += [e.message for e in item.errors]
@@ -705,22 +719,24 @@ def _tasks(
 
 def _prepared(
     tasks: Sequence[Task],
+    stream: Callable[[list[Task]], Iterator[tuple[int, FileFrames | SourceError]]],
     replay: Callable[[list[Task]], list[list[FileFrames | SourceError]]],
     jobs: int,
     on_death: Callable[[str], object],
-) -> Iterator[list[FileFrames | SourceError]]:
-    """The frames of each task, in order, replayed a batch of tasks at a time, in
-    ``jobs`` worker processes if more than one; a task whose worker died on it
-    (twice) is an error naming its input."""
+) -> Iterator[tuple[int, FileFrames | SourceError]]:
+    """The frames of each task as ``(task number, item)``, in order: streamed
+    (:func:`~gohash.indexing.stream_frames`), or replayed in ``jobs`` worker
+    processes if more than one, each answering for a batch of tasks whole; a
+    task whose worker died on it (twice) is an error naming its input."""
     if jobs <= 1 or len(tasks) <= 1:
-        for batch in batches(tasks, MAX_TASKS_PER_BATCH, None):
-            yield from replay(batch)
+        yield from stream(list(tasks))
         return
     results = ordered_map(
         replay, tasks, jobs=jobs, expected=len(tasks), on_death=on_death, batched=True
     )
-    for (inp, _), result in results:
+    for task, ((inp, _), result) in enumerate(results):
         if isinstance(result, WorkerDied):
             name = inp.file if isinstance(inp, GohashError) else inp.name
             result = [SourceError(None, None, str(result.located(file=name)))]
-        yield result
+        for item in result:
+            yield task, item

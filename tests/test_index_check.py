@@ -14,14 +14,23 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import gohash.indexfile
+import gohash.indexing
 from gohash.cli import main
 from gohash.errors import DamagedIndexError
 from gohash.index import Index, position_from_sgf
 from gohash.indexfile import read_only_uri
-from tests.test_index import random_game, write_game
+from tests.test_index import (
+    consistency_problems,
+    random_game,
+    sgf,
+    table_rows,
+    write_game,
+)
 from tests.test_index_cli import run
 
 
@@ -71,8 +80,8 @@ def test_an_occurrence_out_of_range_is_an_error_of_find_and_check(
     assert code == 2 and out == ""
     assert "damaged: game 1 seq 5" in err and "Traceback" not in err
     code, out, err = run(capsys, "check", str(db))
-    assert code == 2
-    assert "occurrences: game 1 seq 5: element" in out
+    assert (code, out) == (2, "")
+    assert "gohash index check: error: occurrences: game 1 seq 5: element" in err
     assert err.endswith("1 fault\n")
 
 
@@ -109,9 +118,9 @@ def test_a_frame_that_does_not_decode_is_an_error_not_zero_occurrences(
                f"|| x'03' AS BLOB) WHERE id = {position_id}")
     with Index(db) as index, pytest.raises(DamagedIndexError, match="does not decode"):
         index.find(query)
-    code, out, _ = run(capsys, "check", str(db))
+    code, _, err = run(capsys, "check", str(db))
     assert code == 2
-    assert f"positions: position {position_id}: frame" in out
+    assert f"error: positions: position {position_id}: frame" in err
 
 
 def test_check_finds_keys_frames_references_and_schema_faults(
@@ -241,3 +250,44 @@ def test_another_user_reads_an_index_in_a_folder_they_cannot_write(
         assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(db.parent)) == before
     assert stat.S_IMODE(db.parent.stat().st_mode) == 0o555
+
+
+# -- memory: long files in parts -----------------------------------------------------------
+
+
+def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(5)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    games = [random_game(rng, 9, rng.randrange(0, 30)) for _ in range(12)]
+    (folder / "long.sgf").write_text("".join(sgf(9, moves) for moves in games))
+    write_game(folder, "short.sgf", 9, games[3])
+    (folder / "after.sgf").write_text(sgf(9, games[0]) + sgf(9, games[5]))
+    whole = tmp_path / "whole.db"
+    with Index(whole, create=True) as index:
+        expected = index.build([str(folder)])
+    parts: list[tuple[str, int, bool]] = []
+    real = gohash.indexing.stream_frames
+
+    def recording(*args: Any, **kwargs: Any) -> Iterator[tuple[int, Any]]:
+        for task, item in real(*args, **kwargs):
+            parts.append((Path(item.path).name, item.part, item.more))
+            yield task, item
+
+    monkeypatch.setattr(gohash.indexing, "BATCH_POSITIONS", 40)
+    monkeypatch.setattr(gohash.indexfile, "stream_frames", recording)
+    in_parts = tmp_path / "parts.db"
+    with Index(in_parts, create=True) as index:
+        summary = index.build([str(folder)], files_per_commit=1)
+        assert index.check() == []
+    assert max(part for name, part, _ in parts if name == "long.sgf") >= 3
+    assert str(summary) == str(expected)
+    assert table_rows(in_parts) == table_rows(whole)
+    # Replaced while in parts: as a fresh build of the new content.
+    (folder / "long.sgf").write_text("".join(sgf(9, moves) for moves in games[::-1]))
+    with Index(in_parts) as index:
+        assert index.build([str(folder)]).files_replaced == 1
+        assert index.check() == []
+    assert consistency_problems(in_parts) == []

@@ -201,7 +201,7 @@ def register(subparsers: Any) -> None:
         description="Read every row of an index and check it: SQLite's integrity check, "
         "the schema and format version, the meta table, every value in range, references "
         "between tables, and every stored position (its frame decodes and gives its stored "
-        "key under the index's key scheme).  Each fault is printed on a line.",
+        "key under the index's key scheme).  Each fault is an error line.",
     )
     check.add_argument("db", metavar="DB", help="the index file")
     add_exit_codes(check)
@@ -520,7 +520,7 @@ def _run_check(args: argparse.Namespace) -> int:
     with Index(args.db, read_only=True) as index:
         faults = index.check()
     for fault in faults:
-        print(fault)
+        report.error(fault)
     report.say(f"index {args.db}: {counted(len(faults), 'fault')}")
     return EXIT_ERRORS if faults else EXIT_CLEAN
 
