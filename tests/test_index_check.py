@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 import gohash.indexfile
 import gohash.indexing
@@ -24,6 +25,7 @@ from gohash.cli import main
 from gohash.errors import DamagedIndexError
 from gohash.index import Index, position_from_sgf
 from gohash.indexfile import read_only_uri
+from gohash.serve import create_app
 from tests.test_index import (
     consistency_problems,
     random_game,
@@ -291,3 +293,12 @@ def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
         assert index.build([str(folder)]).files_replaced == 1
         assert index.check() == []
     assert consistency_problems(in_parts) == []
+
+
+def test_the_web_app_answers_503_for_a_damaged_index(built: tuple[Path, Path]) -> None:
+    _, db = built
+    tamper(db, "UPDATE occurrences SET to_move = 9 WHERE seq = 0")  # the empty board
+    client = TestClient(create_app(db), raise_server_exceptions=False)
+    response = client.get("/api/position", params={"size": 9})
+    assert response.status_code == 503, response.text
+    assert "damaged: game 1 seq 0" in response.json()["error"]
