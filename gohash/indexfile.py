@@ -336,7 +336,11 @@ class IndexFile:
     an existing index keeps what it was created with (None), and asking it for
     the other is an error, as for the scheme.
     ``read_only=True`` opens an existing index for searching only (SQLite's
-    ``mode=ro``), on a connection any thread may use, one at a time.
+    ``mode=ro``, :func:`read_only_uri`), on a connection any thread may use,
+    one at a time: it needs no write access to the index or its folder.
+    Opening an index recomputes the keys of its first positions from their
+    frames, and refuses it (:class:`~gohash.errors.DamagedIndexError`) if they
+    differ: a damaged index, or a meta table naming another key scheme.
     Use as a context manager, or call :meth:`close`.
     """
 
