@@ -201,6 +201,7 @@ class HandicapPlacementError(GohashError):
     """``HA`` without ``AB`` where every known placement of the stones has one
     under a move of the game: where the record's stones stood is unknown."""
 
+
 class OutputExistsError(GohashError):
     """An output that would replace earlier output, or that is also an input.
 
@@ -209,3 +210,14 @@ class OutputExistsError(GohashError):
     a folder or file that gohash did not write is never replaced.  ``file`` is
     the output.
     """
+
+
+class IndexFileError(GohashError):
+    """A database path that is missing, not SQLite, not a gohash index, of another
+    schema version, or built with another key scheme."""
+
+
+class DamagedIndexError(IndexFileError):
+    """An index whose contents are not what gohash wrote: a value out of range, a
+    frame that does not decode, or keys that its frames and key scheme do not give
+    (``gohash index check`` lists every such fault)."""

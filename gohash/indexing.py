@@ -21,7 +21,8 @@ import hashlib
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -37,6 +38,7 @@ from .sgf import Input, Skipped, Source, read_input
 from .symmetry import ELEMENTS
 
 __all__ = [
+    "BATCH_POSITIONS",
     "PARSE_VERSION",
     "FileFrames",
     "GameFrames",
@@ -52,6 +54,7 @@ __all__ = [
     "point_images",
     "rank_level",
     "sql_keys",
+    "stream_frames",
     "winner",
 ]
 
@@ -60,6 +63,10 @@ PARSE_VERSION = 1
 reading or replaying records that changes a file's games, positions or errors
 (a fixed reading of a property, a new rule), so that ``gohash index build``
 re-reads the files an earlier gohash indexed."""
+
+BATCH_POSITIONS = 1 << 16
+"""Positions (or games) per batch of :func:`stream_frames`'s replay: with the
+sources read, what bounds a build's memory (a long file comes in parts)."""
 
 SqlKey = int | bytes
 """A canonical key as the index stores it: a 64-bit key as the signed integer of
@@ -139,11 +146,17 @@ class FileFrames:
     as recorded) and the next move (:func:`next_moves`): ``next_colour`` (0 none,
     1, 2, as recorded) and ``next_point`` (in the frame's orientation, -1 a pass;
     meaningless where ``next_colour`` is 0, stored as NULL).
+
+    A file of more games than one batch of :func:`stream_frames` comes in
+    parts, ``part`` 0, 1, ...: each holds whole games, its rows and games
+    counted from its own start; ``more`` says another part follows.
     """
 
     path: str
     sha256: str
     unchanged: bool = False
+    part: int = 0
+    more: bool = False
     games: list[GameFrames] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
     moves: npt.NDArray[np.int32] = field(default_factory=_empty(np.int32))
@@ -174,56 +187,96 @@ def input_frames(
     suicide_allowed: bool | None,
     variations: bool = False,
 ) -> list[list[FileFrames | SourceError | SourceNote]]:
-    """Frames of every source of each input (in a worker process, or this one), all
-    replayed together: the fixed costs of a replay are shared by many small files.
+    """What :func:`stream_frames` gives, as a list per task (a worker process's
+    answer)."""
+    out: list[list[FileFrames | SourceError | SourceNote]] = [[] for _ in tasks]
+    for task, item in stream_frames(tasks, factory, suicide_allowed, variations):
+        out[task].append(item)
+    return out
+
+
+def stream_frames(
+    tasks: Sequence[Task],
+    factory: SchemeFactory,
+    suicide_allowed: bool | None,
+    variations: bool = False,
+) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
+    """Frames of every source of each input, as ``(task number, item)`` in task
+    order, all replayed together: the fixed costs of a replay are shared by many
+    small files.  A file's frames come as soon as it is replayed, a long file's
+    in parts (:class:`FileFrames`), so memory is bounded by a batch of
+    :func:`gohash.positions.positions` (and the sources read), not by a file.
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
     or each game's ``RU`` decides if None; ``variations`` replays every variation.
     Sources with the same SHA-256 as before are only marked unchanged;
     unreadable ones become errors, inputs not read notes."""
-    out: list[list[FileFrames | SourceError | SourceNote]] = []
-    fresh: list[Source] = []
-    replayed: list[FileFrames] = []
-    for inp, known in tasks:
-        results: list[FileFrames | SourceError | SourceNote] = []
-        out.append(results)
-        if isinstance(inp, Input) and inp.kind == "canon-parquet":
-            from .columnar import part_frames  # pyarrow, for canon datasets only
+    # What to give, in order, as (task, item, file id): -1 for an item given as
+    # it is (an error, an unchanged file), else the number of a replayed source.
+    queue: deque[tuple[int, FileFrames | SourceError | SourceNote, int]] = deque()
+    replayed: dict[int, FileFrames] = {}  # by source number, until their replay begins
+    numbers = itertools.count()
 
-            results += part_frames(inp.name, known)
-            continue
-        sources: Iterable[Source | GohashError | Skipped] = (
-            read_input(inp) if isinstance(inp, Input) else [inp]
-        )
-        for source in sources:
-            if isinstance(source, GohashError):
-                results.append(SourceError(None, None, str(source)))
+    def fresh() -> Iterator[Source]:
+        """The sources to replay, read one at a time as the replay asks for them."""
+        for task, (inp, known) in enumerate(tasks):
+            if isinstance(inp, Input) and inp.kind == "canon-parquet":
+                from .columnar import part_frames  # pyarrow, for canon datasets only
+
+                queue.extend((task, item, -1) for item in part_frames(inp.name, known))
                 continue
-            if isinstance(source, Skipped):
-                results.append(SourceNote(str(source)))
-                continue
-            sha = hashlib.sha256(source.data).hexdigest()
-            path = name_text(source.name)  # stored as text, any bytes it held escaped
-            item = FileFrames(path, sha, unchanged=known.get(path) == sha)
-            results.append(item)
-            if not item.unchanged:
-                fresh.append(source)
-                replayed.append(item)
-    if fresh:
-        # A named scheme hashes on the walker's boards; another factory from the
-        # exact positions.
-        keys: str | SchemeFactory = (
-            factory.name if isinstance(factory, NamedSchemes) else factory
-        )
-        for batch in positions(
-            fresh, scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
-            variations=variations,
-        ):
-            _fill(batch, replayed)
-    return out
+            sources: Iterable[Source | GohashError | Skipped] = (
+                read_input(inp) if isinstance(inp, Input) else [inp]
+            )
+            for source in sources:
+                if isinstance(source, GohashError):
+                    queue.append((task, SourceError(None, None, str(source)), -1))
+                    continue
+                if isinstance(source, Skipped):
+                    queue.append((task, SourceNote(str(source)), -1))
+                    continue
+                sha = hashlib.sha256(source.data).hexdigest()
+                path = name_text(source.name)  # stored as text, any bytes it held escaped
+                item = FileFrames(path, sha, unchanged=known.get(path) == sha)
+                if item.unchanged:
+                    queue.append((task, item, -1))
+                else:
+                    file_id = next(numbers)
+                    replayed[file_id] = item
+                    queue.append((task, item, file_id))
+                    yield source
+
+    parts: dict[int, FileFrames] = {}  # the part in hand of each file being replayed
+    # A named scheme hashes on the walker's boards; another factory from the
+    # exact positions.
+    keys: str | SchemeFactory = factory.name if isinstance(factory, NamedSchemes) else factory
+    for batch in positions(
+        fresh(), scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
+        variations=variations, batch_size=BATCH_POSITIONS,
+    ):
+        ids = list(batch.files)
+        for file_id in ids:
+            if file_id not in parts:
+                parts[file_id] = replayed.pop(file_id)
+        _fill(batch, parts)
+        # Every file before the batch's last is whole; the last may go on.
+        last = ids[-1] if ids else -1
+        while queue and queue[0][2] < last:
+            task, entry, file_id = queue.popleft()
+            yield task, parts.pop(file_id, entry)
+        if queue and queue[0][2] == last and parts[last].games:
+            # Given now, as a part; what follows comes in a new one.
+            task, held, _ = queue.popleft()
+            assert held is parts[last]
+            held.more = True
+            yield task, held
+            parts[last] = FileFrames(held.path, held.sha256, part=held.part + 1)
+            queue.appendleft((task, parts[last], last))
+    for task, entry, file_id in queue:
+        yield task, parts.get(file_id, entry)
 
 
-def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
+def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
     """The games, positions and errors of ``batch`` added to ``items`` (indexed by
     the file ids positions() gives): a file's games may span batches."""
     assert batch.packed_offsets is not None and batch.packed_data is not None
