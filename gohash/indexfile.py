@@ -597,7 +597,7 @@ class IndexFile:
         )
         replay = functools.partial(
             spooled_frames, factory=self._factory, suicide_allowed=suicide_allowed,
-            variations=self.variations,
+            variations=self.variations, share=jobs,
         )
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction

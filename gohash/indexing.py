@@ -220,6 +220,7 @@ def spooled_frames(
     factory: SchemeFactory,
     suicide_allowed: bool | None,
     variations: bool = False,
+    share: int = 1,
 ) -> list[Spooled]:
     """In a worker of :func:`gohash.pool.ordered_map`: what :func:`stream_frames`
     gives, each item pickled as it comes to one file of the worker's
@@ -227,7 +228,8 @@ def spooled_frames(
 
     So a worker holds a batch of positions, not its tasks' files whole, and the
     parent reads the items back one at a time (:class:`SpoolReader`): the
-    memory of a build in workers is bounded as a build in one process is."""
+    memory of a build in workers is bounded as a build in one process is.
+    ``share`` workers replaying at once share one batch (:func:`stream_frames`)."""
     folder = scratch_folder()
     if folder is None:
         raise AssertionError("spooled_frames runs in a worker process of ordered_map")
@@ -235,7 +237,7 @@ def spooled_frames(
     offsets = [0] * len(tasks)
     counts = [0] * len(tasks)
     with open(fd, "wb") as f:
-        for task, item in stream_frames(tasks, factory, suicide_allowed, variations):
+        for task, item in stream_frames(tasks, factory, suicide_allowed, variations, share):
             if not counts[task]:
                 offsets[task] = f.tell()
             pickle.dump(item, f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -270,6 +272,7 @@ def stream_frames(
     factory: SchemeFactory,
     suicide_allowed: bool | None,
     variations: bool = False,
+    share: int = 1,
 ) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
     """Frames of every source of each input, as ``(task number, item)`` in task
     order, all replayed together: the fixed costs of a replay are shared by many
@@ -279,6 +282,8 @@ def stream_frames(
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
     or each game's ``RU`` decides if None; ``variations`` replays every variation.
+    With ``share``, a batch is a share of :data:`BATCH_POSITIONS`: that many
+    worker processes replaying at once hold about one batch between them.
     Sources with the same SHA-256 as before are only marked unchanged;
     unreadable ones become errors, inputs not read notes."""
     # What to give, in order, as (task, item, file id): -1 for an item given as
@@ -322,7 +327,7 @@ def stream_frames(
     keys: str | SchemeFactory = factory.name if isinstance(factory, NamedSchemes) else factory
     for batch in positions(
         fresh(), scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
-        variations=variations, batch_size=BATCH_POSITIONS,
+        variations=variations, batch_size=max(1, BATCH_POSITIONS // share),
     ):
         ids = list(batch.files)
         for file_id in ids:

@@ -190,11 +190,11 @@ def killing_canon_tasks(
 
 def killing_spooled_frames(
     tasks: Sequence[Task], factory: SchemeFactory, suicide_allowed: bool | None,
-    variations: bool = False,
+    variations: bool = False, share: int = 1,
 ) -> list[Spooled]:
     if any(is_killer(inp) for inp, _ in tasks):
         os.kill(os.getpid(), signal.SIGKILL)
-    return REAL_SPOOLED_FRAMES(tasks, factory, suicide_allowed, variations)
+    return REAL_SPOOLED_FRAMES(tasks, factory, suicide_allowed, variations, share)
 
 
 def killing_check_tasks(
