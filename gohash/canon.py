@@ -57,7 +57,6 @@ import codecs
 import csv
 import io
 import json
-import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -70,7 +69,14 @@ import numpy.typing as npt
 from .coords import gtp, sgf_letters
 from .errors import GohashError
 from .names import name_text
-from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map, scratch_folder
+from .pool import (
+    MAX_TASKS_PER_BATCH,
+    SpoolFiles,
+    WorkerDied,
+    batches,
+    ordered_map,
+    scratch_folder,
+)
 from .positions import PositionBatch, positions
 from .schemes import DEFAULT_SCHEME
 from .schemes import scheme as get_scheme
@@ -356,29 +362,22 @@ class _Spooled:
     last: bool
 
 
-class _SpoolReader:
+class _SpoolReader(SpoolFiles):
     """Copies the records of spooled tasks on, in task order, a MiB at a time
     through one buffer, as bytes if ``write_bytes`` takes them (no decoding and
-    encoding again).  A batch's file is opened once and removed after its last
-    task."""
+    encoding again)."""
 
     def __init__(self, write: Callable[[str], object], write_bytes: BytesWriter | None) -> None:
+        super().__init__()
         self.write, self.write_bytes = write, write_bytes
         self.buffer = memoryview(bytearray(1 << 20))
-        self.path = ""
-        self.file: io.FileIO | None = None
 
     def copy(self, spooled: _Spooled) -> None:
-        if spooled.path != self.path:
-            self.close()
-            self.file = open(spooled.path, "rb", buffering=0)  # noqa: SIM115 (closed in close)
-            self.path = spooled.path
-        assert self.file is not None
-        self.file.seek(spooled.offset)
+        file = self.at(spooled.path, spooled.offset)
         decoder = codecs.getincrementaldecoder("utf-8")()
         left = spooled.length
         while left:
-            got = self.file.readinto(self.buffer[: min(left, len(self.buffer))])
+            got = file.readinto(self.buffer[: min(left, len(self.buffer))])
             if not got:
                 raise GohashError(f"records of a worker cut short in {spooled.path!r}")
             if self.write_bytes is not None:
@@ -386,14 +385,7 @@ class _SpoolReader:
             else:
                 self.write(decoder.decode(self.buffer[:got], final=got == left))
             left -= got
-        if spooled.last:
-            self.close()
-            os.remove(spooled.path)
-
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-            self.file, self.path = None, ""
+        self.done(spooled.path, spooled.last)
 
 
 # What a worker sends back for one task: the records, then files, games,

@@ -58,8 +58,10 @@ from .indexing import (
     FileFrames,
     SourceError,
     SourceNote,
+    Spooled,
+    SpoolReader,
     Task,
-    input_frames,
+    spooled_frames,
     stream_frames,
 )
 from .names import name_text
@@ -594,8 +596,8 @@ class IndexFile:
             variations=self.variations,
         )
         replay = functools.partial(
-            input_frames, factory=self._factory, suicide_allowed=suicide_allowed,
-            variations=self.variations,
+            spooled_frames, factory=self._factory, suicide_allowed=suicide_allowed,
+            variations=self.variations, share=jobs,
         )
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
@@ -732,26 +734,32 @@ def _tasks(
 def _prepared(
     tasks: Sequence[Task],
     stream: Callable[[list[Task]], Iterator[tuple[int, FileFrames | SourceError | SourceNote]]],
-    replay: Callable[[list[Task]], list[list[FileFrames | SourceError | SourceNote]]],
+    replay: Callable[[list[Task]], list[Spooled]],
     jobs: int,
     on_death: Callable[[str], object],
 ) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
     """The frames of each task as ``(task number, item)``, in order: streamed
     (:func:`~gohash.indexing.stream_frames`), or replayed in ``jobs`` worker
-    processes if more than one, each answering for a batch of tasks whole; a
-    task whose worker died on it (twice) is an error naming its input."""
+    processes if more than one, which spool them to files read back here an
+    item at a time (:func:`~gohash.indexing.spooled_frames`); a task whose
+    worker died on it (twice) is an error naming its input."""
     if jobs <= 1 or len(tasks) <= 1:
         yield from stream(list(tasks))
         return
     results = ordered_map(
         replay, tasks, jobs=jobs, expected=len(tasks), on_death=on_death, batched=True
     )
-    for task, ((inp, _), result) in enumerate(results):
-        if isinstance(result, WorkerDied):
-            name = inp.file if isinstance(inp, GohashError) else inp.name
-            result = [SourceError(None, None, str(result.located(file=name)))]
-        for item in result:
-            yield task, item
+    reader = SpoolReader()
+    try:
+        for task, ((inp, _), result) in enumerate(results):
+            if isinstance(result, WorkerDied):
+                name = inp.file if isinstance(inp, GohashError) else inp.name
+                yield task, SourceError(None, None, str(result.located(file=name)))
+                continue
+            for item in reader.items(result):
+                yield task, item
+    finally:
+        reader.close()
 
 
 # -- building a file -------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The replay of SGF inputs into what an index stores, in :mod:`gohash.indexfile`'s workers.
 
-Scope: :func:`input_frames`, the tasks of ``gohash index build``: read inputs
+Scope: :func:`stream_frames`, the tasks of ``gohash index build``: read inputs
 (files, archives, or sources read beforehand), skip the files whose SHA-256
 the index already holds, and replay the others together with
 :func:`gohash.positions.positions` into :class:`FileFrames`: per game its root
@@ -11,7 +11,9 @@ frame, the side to move, and the game's next move with its point in the
 frame's orientation; and what the opening explorer reads from a root
 (:func:`rank_level`, :func:`first_date`, :func:`winner`, :func:`komi_value`).
 Results are plain data, ready to pickle and to write; nothing here knows SQL
-but the form keys are stored in.  :data:`PARSE_VERSION` versions this replay.
+but the form keys are stored in.  In a worker process, :func:`spooled_frames`
+pickles them to a file as they come, and :class:`SpoolReader` reads them back
+one at a time.  :data:`PARSE_VERSION` versions this replay.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ import bisect
 import hashlib
 import itertools
 import math
+import os
+import pickle
 import re
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +38,7 @@ import numpy.typing as npt
 from .errors import GohashError
 from .frames import NamedSchemes, SchemeFactory
 from .names import name_text
+from .pool import SpoolFiles, scratch_folder
 from .positions import PositionBatch, positions
 from .sgf import Input, Skipped, Source, read_input
 from .symmetry import ELEMENTS
@@ -44,6 +50,8 @@ __all__ = [
     "GameFrames",
     "SourceError",
     "SourceNote",
+    "SpoolReader",
+    "Spooled",
     "SqlKey",
     "Task",
     "first_date",
@@ -53,6 +61,7 @@ __all__ = [
     "next_moves",
     "point_images",
     "rank_level",
+    "spooled_frames",
     "sql_keys",
     "stream_frames",
     "winner",
@@ -187,12 +196,75 @@ def input_frames(
     suicide_allowed: bool | None,
     variations: bool = False,
 ) -> list[list[FileFrames | SourceError | SourceNote]]:
-    """What :func:`stream_frames` gives, as a list per task (a worker process's
-    answer)."""
+    """What :func:`stream_frames` gives, as a list per task, all in memory."""
     out: list[list[FileFrames | SourceError | SourceNote]] = [[] for _ in tasks]
     for task, item in stream_frames(tasks, factory, suicide_allowed, variations):
         out[task].append(item)
     return out
+
+
+@dataclass(frozen=True)
+class Spooled:
+    """Where a worker put a task's items: ``count`` pickles from ``offset`` of the
+    file ``path`` it wrote for its batch; ``last`` if no later task of the batch
+    has items there, so that the file goes once they are read."""
+
+    path: str
+    offset: int
+    count: int
+    last: bool
+
+
+def spooled_frames(
+    tasks: Sequence[Task],
+    factory: SchemeFactory,
+    suicide_allowed: bool | None,
+    variations: bool = False,
+    share: int = 1,
+) -> list[Spooled]:
+    """In a worker of :func:`gohash.pool.ordered_map`: what :func:`stream_frames`
+    gives, each item pickled as it comes to one file of the worker's
+    :func:`~gohash.pool.scratch_folder`, and where each task's items are.
+
+    So a worker holds a batch of positions, not its tasks' files whole, and the
+    parent reads the items back one at a time (:class:`SpoolReader`): the
+    memory of a build in workers is bounded as a build in one process is.
+    ``share`` workers replaying at once share one batch (:func:`stream_frames`)."""
+    folder = scratch_folder()
+    if folder is None:
+        raise AssertionError("spooled_frames runs in a worker process of ordered_map")
+    fd, path = tempfile.mkstemp(dir=folder, suffix=".frames")
+    offsets = [0] * len(tasks)
+    counts = [0] * len(tasks)
+    with open(fd, "wb") as f:
+        for task, item in stream_frames(tasks, factory, suicide_allowed, variations, share):
+            if not counts[task]:
+                offsets[task] = f.tell()
+            pickle.dump(item, f, protocol=pickle.HIGHEST_PROTOCOL)
+            counts[task] += 1
+    last = max((task for task, count in enumerate(counts) if count), default=-1)
+    if last < 0:
+        os.remove(path)
+    return [
+        Spooled(path, offsets[task], counts[task], task == last) for task in range(len(tasks))
+    ]
+
+
+class SpoolReader(SpoolFiles):
+    """Reads the items of spooled tasks back, in task order, one at a time."""
+
+    def items(self, spooled: Spooled) -> Iterator[FileFrames | SourceError | SourceNote]:
+        """The task's items, each read as it is asked for."""
+        if not spooled.count:
+            return
+        file = self.at(spooled.path, spooled.offset)
+        for _ in range(spooled.count):
+            try:
+                item: FileFrames | SourceError | SourceNote = pickle.load(file)
+            except EOFError:
+                raise GohashError(f"frames of a worker cut short in {spooled.path!r}") from None
+            yield item
+        self.done(spooled.path, spooled.last)
 
 
 def stream_frames(
@@ -200,6 +272,7 @@ def stream_frames(
     factory: SchemeFactory,
     suicide_allowed: bool | None,
     variations: bool = False,
+    share: int = 1,
 ) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
     """Frames of every source of each input, as ``(task number, item)`` in task
     order, all replayed together: the fixed costs of a replay are shared by many
@@ -209,6 +282,8 @@ def stream_frames(
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
     or each game's ``RU`` decides if None; ``variations`` replays every variation.
+    With ``share``, a batch is a share of :data:`BATCH_POSITIONS`: that many
+    worker processes replaying at once hold about one batch between them.
     Sources with the same SHA-256 as before are only marked unchanged;
     unreadable ones become errors, inputs not read notes."""
     # What to give, in order, as (task, item, file id): -1 for an item given as
@@ -252,7 +327,7 @@ def stream_frames(
     keys: str | SchemeFactory = factory.name if isinstance(factory, NamedSchemes) else factory
     for batch in positions(
         fresh(), scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
-        variations=variations, batch_size=BATCH_POSITIONS,
+        variations=variations, batch_size=max(1, BATCH_POSITIONS // share),
     ):
         ids = list(batch.files)
         for file_id in ids:

@@ -46,6 +46,7 @@ The design, and why:
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import shutil
@@ -72,6 +73,7 @@ else:
 __all__ = [
     "MAX_BATCH_BYTES",
     "MAX_TASKS_PER_BATCH",
+    "SpoolFiles",
     "WorkerDied",
     "WorkerPool",
     "batches",
@@ -104,6 +106,37 @@ def scratch_folder() -> str | None:
     reads it and removes it): it is removed with the pool, also when the parent
     is killed.  None in any other process."""
     return _scratch
+
+
+class SpoolFiles:
+    """The files a task's results were spooled to in workers'
+    :func:`scratch_folder`, read back in task order: each batch's file opened
+    once, and removed after the last task with results there."""
+
+    def __init__(self) -> None:
+        self.path = ""
+        self.file: io.FileIO | None = None
+
+    def at(self, path: str, offset: int) -> io.FileIO:
+        """The file ``path``, at ``offset``."""
+        if path != self.path:
+            self.close()
+            self.file = open(path, "rb", buffering=0)  # noqa: SIM115 (closed in close)
+            self.path = path
+        assert self.file is not None
+        self.file.seek(offset)
+        return self.file
+
+    def done(self, path: str, last: bool) -> None:
+        """A task's results in ``path`` read; ``last`` if no later task has any there."""
+        if last:
+            self.close()
+            os.remove(path)
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file, self.path = None, ""
 
 
 class WorkerDied(GohashError):

@@ -5,8 +5,11 @@ Debian's Chromium under Playwright (never a downloaded browser)."""
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +34,30 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
+
+
+def free_port() -> int:
+    """A loopback port free now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def first_answer(server: subprocess.Popen[str], request: urllib.request.Request | str) -> bytes:
+    """The body of ``request``'s first 200 answer from the ``gohash serve`` process
+    ``server``, once it is up (within 30 s, while it runs)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(request, timeout=5) as answer:
+                assert answer.status == 200
+                body: bytes = answer.read()
+                return body
+        except OSError:
+            assert server.poll() is None, server.communicate()
+            assert time.monotonic() < deadline, "gohash serve did not answer"
+            time.sleep(0.1)
 
 
 def corpus_games(count: int, month: str = "kgs-19-2017-01-new") -> list[Path]:

@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,10 @@ from gohash.cli import main
 from gohash.errors import DamagedIndexError
 from gohash.index import Index, position_from_sgf
 from gohash.indexfile import read_only_uri
+from gohash.indexing import FileFrames
 from gohash.serve import create_app
+from tests.conftest import missing
+from tests.serve_fixtures import first_answer, free_port
 from tests.test_index import (
     consistency_problems,
     random_game,
@@ -254,11 +258,78 @@ def test_another_user_reads_an_index_in_a_folder_they_cannot_write(
     assert stat.S_IMODE(db.parent.stat().st_mode) == 0o555
 
 
+GOHASH = "import sys; from gohash.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def in_read_only_mount(source: Path, target: Path, *argv: str) -> list[str]:
+    """A command that runs ``argv`` with ``source`` bind-mounted read-only on
+    ``target``, in a mount namespace of its own (the mount goes with it)."""
+    mount = (f"mount --bind {source} {target} && mount -o remount,ro,bind {target} "
+             f"&& touch {target}/probe 2>/dev/null && exit 3; exec \"$@\"")
+    return ["unshare", "-m", "sh", "-c", mount, "sh", *argv]
+
+
+@pytest.fixture
+def read_only_mount(
+    built: tuple[Path, Path], tmp_path: Path
+) -> tuple[Path, Path, Path]:
+    """The folder of the game and its index, a mount point, and whether a
+    read-only bind mount of one on the other can be made here (else a skip, a
+    failure under ``CI=true``)."""
+    game, db = built
+    target = tmp_path / "mounted"
+    target.mkdir()
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("mount") is None:
+        missing("mounts a folder read-only: needs root, unshare and mount (util-linux)")
+    probe = subprocess.run(in_read_only_mount(db.parent, target, "true"),
+                           capture_output=True, text=True, timeout=60)
+    if probe.returncode == 3:
+        pytest.fail("a read-only bind mount could still be written")
+    if probe.returncode != 0:
+        missing(f"cannot bind-mount a folder read-only here: {probe.stderr.strip()!r}")
+    return db.parent, target, game
+
+
+@pytest.mark.parametrize("wal", [False, True])
+def test_every_read_command_and_serve_read_an_index_on_a_read_only_mount(
+    read_only_mount: tuple[Path, Path, Path], wal: bool
+) -> None:
+    source, target, game = read_only_mount
+    if wal:  # as a build that could not leave WAL mode leaves it
+        tamper(source / "index.db", "PRAGMA journal_mode = WAL")
+        assert (source / "index.db").read_bytes()[18:20] == b"\x02\x02"
+    before = sorted(os.listdir(source))
+    db, mounted_game = str(target / "index.db"), str(target / game.name)
+    for argv in (["info", db], ["dupes", db], ["check", db],
+                 ["find", db, "--sgf", mounted_game, "--move", "3"]):
+        result = subprocess.run(
+            in_read_only_mount(source, target, sys.executable, "-c", GOHASH, "index", *argv),
+            capture_output=True, text=True, timeout=60, cwd="/",
+        )
+        assert result.returncode == 0, (argv, result.stderr)
+    port = free_port()
+    server = subprocess.Popen(
+        in_read_only_mount(source, target, sys.executable, "-c", GOHASH,
+                           "serve", db, "--port", str(port)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/",
+    )
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/info",
+                                     headers={"Host": "localhost"})
+    try:
+        assert b'"games":1' in first_answer(server, request)
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+    assert sorted(os.listdir(source)) == before
+    assert os.listdir(target) == []  # the mount went with its namespace
+
+
 # -- memory: long files in parts -----------------------------------------------------------
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
 def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
 ) -> None:
     rng = random.Random(5)
     folder = tmp_path / "games"
@@ -271,18 +342,19 @@ def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
     with Index(whole, create=True) as index:
         expected = index.build([str(folder)])
     parts: list[tuple[str, int, bool]] = []
-    real = gohash.indexing.stream_frames
+    real = gohash.indexfile.IndexFile._write
 
-    def recording(*args: Any, **kwargs: Any) -> Iterator[tuple[int, Any]]:
-        for task, item in real(*args, **kwargs):
-            parts.append((Path(item.path).name, item.part, item.more))
-            yield task, item
+    def recording(item: FileFrames, *args: Any) -> None:
+        parts.append((Path(item.path).name, item.part, item.more))
+        real(item, *args)
 
+    # Workers are forked: they replay in batches of 40 positions too, and
+    # pass each part on through their spool file as it comes.
     monkeypatch.setattr(gohash.indexing, "BATCH_POSITIONS", 40)
-    monkeypatch.setattr(gohash.indexfile, "stream_frames", recording)
+    monkeypatch.setattr(gohash.indexfile.IndexFile, "_write", staticmethod(recording))
     in_parts = tmp_path / "parts.db"
     with Index(in_parts, create=True) as index:
-        summary = index.build([str(folder)], files_per_commit=1)
+        summary = index.build([str(folder)], files_per_commit=1, jobs=jobs)
         assert index.check() == []
     assert max(part for name, part, _ in parts if name == "long.sgf") >= 3
     assert str(summary) == str(expected)

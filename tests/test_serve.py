@@ -10,7 +10,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.parse
 import urllib.request
 from collections import Counter
@@ -35,7 +34,14 @@ from gohash.index import Index
 from gohash.indexfile import IndexFileError
 from gohash.movelist import parse_steps, point_letters, replay
 from gohash.serve import MAX_QUERY_BYTES, create_app
-from tests.serve_fixtures import DATA, build_index, corpus_games, main_line
+from tests.serve_fixtures import (
+    DATA,
+    build_index,
+    corpus_games,
+    first_answer,
+    free_port,
+    main_line,
+)
 
 Array = npt.NDArray[np.int8]
 LOCAL = "http://localhost"
@@ -507,27 +513,14 @@ def test_bad_index_files_are_refused_at_start(
 
 
 def test_gohash_serve_command_answers_on_localhost(collection: tuple[Path, list[Path]]) -> None:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     command = Path(sys.executable).parent / "gohash"
     server = subprocess.Popen(
         [str(command), "serve", str(collection[0]), "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=5) as r:
-                    assert r.status == 200 and b'"default_size":19' in r.read()
-                break
-            except OSError:
-                assert server.poll() is None, server.communicate()
-                assert time.monotonic() < deadline, "gohash serve did not answer"
-                time.sleep(0.1)
+        assert b'"default_size":19' in first_answer(server, f"http://127.0.0.1:{port}/api/info")
     finally:
         server.terminate()
         out, err = server.communicate(timeout=30)

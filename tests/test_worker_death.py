@@ -29,7 +29,7 @@ from gohash.canon import CanonOptions
 from gohash.cli import main
 from gohash.frames import SchemeFactory
 from gohash.index import Index
-from gohash.indexing import FileFrames, SourceError, Task
+from gohash.indexing import Spooled, Task
 from gohash.sgf import Input, Source
 from tests.test_index import consistency_problems, random_game, table_dump, write_game
 from tests.test_index_resume import files_indexed
@@ -170,7 +170,7 @@ def test_index_build_recovers_from_a_killed_worker(collection: Path, tmp_path: P
 # on the file "killer": workers are forked, so they inherit the replacement.
 
 REAL_CANON_TASKS = gohash.canon._canon_tasks
-REAL_INPUT_FRAMES = gohash.indexing.input_frames
+REAL_SPOOLED_FRAMES = gohash.indexing.spooled_frames
 REAL_CHECK_TASKS = gohash.superko._check_tasks
 KILLER = "030-killer.sgf"  # in the middle of the folder
 
@@ -188,13 +188,13 @@ def killing_canon_tasks(
     return REAL_CANON_TASKS(works, options, write, spool)
 
 
-def killing_input_frames(
+def killing_spooled_frames(
     tasks: Sequence[Task], factory: SchemeFactory, suicide_allowed: bool | None,
-    variations: bool = False,
-) -> list[list[FileFrames | SourceError]]:
+    variations: bool = False, share: int = 1,
+) -> list[Spooled]:
     if any(is_killer(inp) for inp, _ in tasks):
         os.kill(os.getpid(), signal.SIGKILL)
-    return REAL_INPUT_FRAMES(tasks, factory, suicide_allowed, variations)
+    return REAL_SPOOLED_FRAMES(tasks, factory, suicide_allowed, variations, share)
 
 
 def killing_check_tasks(
@@ -242,7 +242,7 @@ def test_index_build_reports_a_file_that_kills_every_worker(
     folder, killer = with_killer
     db = tmp_path / "killer.db"
     with monkeypatch.context() as patch:
-        patch.setattr(gohash.indexfile, "input_frames", killing_input_frames)
+        patch.setattr(gohash.indexfile, "spooled_frames", killing_spooled_frames)
         assert main(["index", "build", str(db), str(folder), "--jobs", "2"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
