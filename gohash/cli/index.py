@@ -2,7 +2,7 @@
 games, look after it.
 
 Scope: arguments and printing only; everything else is :mod:`gohash.index` and
-:mod:`gohash.indexfile`.
+:mod:`gohash.index.store`.
 
 - ``gohash index build DB PATH... [--scheme S] [--variations] [--overwrite] [--jobs N]
   [--files-per-commit N] [--suicide allowed|forbidden]``
@@ -28,24 +28,16 @@ import os
 import sys
 from typing import Any
 
-from ..board import Board
-from ..coords import gtp, sgf_letters
 from ..errors import GohashError, counted
-from ..explorer import TO_MOVE
-from ..index import (
-    Continuations,
-    DupeGroup,
-    Filters,
-    FindResult,
-    Index,
-    Record,
-    position_from_sgf,
-)
-from ..indexfile import IndexInfo, build_index
-from ..indexing import PARSE_VERSION
-from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
-from ..schemes import DEFAULT_SCHEME
-from ..sgf import find_inputs
+from ..go.board import Board
+from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
+from ..group.coords import gtp, sgf_letters
+from ..group.schemes import DEFAULT_SCHEME
+from ..index.index import DupeGroup, Index, position_from_sgf
+from ..index.queries import TO_MOVE, Continuations, Filters, FindResult, Record
+from ..index.records import PARSE_VERSION
+from ..index.store import IndexInfo, build_index
+from ..sgf.sources import find_inputs
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,

@@ -1,20 +1,20 @@
 """``gohash serve``: the position explorer, a web page over an index, as a Starlette app.
 
 Scope: :func:`create_app` and its JSON endpoints; the page itself is static
-(``gohash/web/``: one HTML, one script, one style sheet).  The index is
+(``gohash/explorer/static/``: one HTML, one script, one style sheet).  The index is
 opened read-only.  :func:`listen` binds the port first (a busy port is one
 clear error, before anything is printed) and :func:`run_app` serves the app with
 uvicorn on that socket; the command line (:mod:`gohash.cli.serve`) only
 parses its arguments and prints the address.
 
 The page keeps its whole state in its URL and sends the same parameters to
-the endpoints, which replay the position with :class:`~gohash.board.Board`
+the endpoints, which replay the position with :class:`~gohash.go.board.Board`
 (legality, captures, ko) and answer in JSON:
 
 - ``GET /api/info``: the index's board sizes, counts and key scheme.
 - ``GET /api/position?size=N&moves=LIST``: the board after the move list
-  (:mod:`gohash.movelist`), what was played next wherever it occurred
-  (:meth:`gohash.index.Index.continuations`) and the first page of those
+  (:mod:`gohash.index.movelist`), what was played next wherever it occurred
+  (:meth:`gohash.Index.continuations`) and the first page of those
   games (``limit``, default 20).
 - ``GET /api/games?size=N&moves=LIST&offset=K&limit=L``: a page of those games.
 - ``GET /api/game/ID?view=ELEMENT&start=S&count=C``: a game recorded in the
@@ -25,10 +25,10 @@ the endpoints, which replay the position with :class:`~gohash.board.Board`
   found it; default ``identity``); ``positions_total`` says how many there are.
 - ``GET /api/game/ID/steps?view=ELEMENT&at=I``: the move list that leads to
   position ``I`` of that game, as the explorer takes it (at most
-  :data:`~gohash.movelist.MAX_STEPS` steps).
+  :data:`~gohash.index.movelist.MAX_STEPS` steps).
 
 The position endpoints also take the filters of
-:class:`~gohash.explorer.Filters` (``player``, ``date_from``, ``date_to``, ``result``,
+:class:`~gohash.index.queries.Filters` (``player``, ``date_from``, ``date_to``, ``result``,
 ``min_rank``, ``event``, ``handicap`` ``yes``/``no``), ``symmetry``
 (``full``: rotations, reflections and colour exchange, the default; ``d4``:
 no colour exchange) and ``turn`` (``1``, the default: only occurrences with the
@@ -91,13 +91,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .errors import GohashError
-from .explorer import Continuations, Filters, GameRecord, Record
-from .index import Index, Match, UnknownGameError
-from .indexfile import IndexFileError
-from .movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
-from .pool import WorkerPool
-from .symmetry import Element, Point, element
+from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
+from ..group.symmetry import Element, Point, element
+from ..index.index import Index
+from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
+from ..index.queries import Continuations, Filters, GameRecord, Match, Record
+from ..pipeline.pool import WorkerPool
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
@@ -109,7 +108,6 @@ __all__ = [
     "MAX_PAGE",
     "MAX_QUERY_BYTES",
     "REQUEST_TIMEOUT",
-    "BadRequest",
     "create_app",
     "listen",
     "run_app",
@@ -158,15 +156,6 @@ _SECURITY_HEADERS = {
 _SYMBOLS = ".XO"
 _POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result", "min_rank",
                     "event", "handicap", "symmetry", "turn")
-
-
-class BadRequest(GohashError):
-    """A request the explorer cannot answer; ``status`` is its HTTP status (4xx, or
-    503 when the server cannot answer it now)."""
-
-    def __init__(self, reason: str, status: int = 400) -> None:
-        super().__init__(reason)
-        self.status = status
 
 
 # -- query parameters ---------------------------------------------------------------------------
@@ -334,7 +323,7 @@ class _Explorer:
 
 class _GameReader:
     """Games read again from their files in worker processes of their own
-    (:class:`~gohash.pool.WorkerPool`), at most :data:`MAX_GAME_READS` at once:
+    (:class:`~gohash.pipeline.pool.WorkerPool`), at most :data:`MAX_GAME_READS` at once:
     the work (decompressing an archive, replaying and converting a long game)
     takes neither the server's interpreter lock nor its memory.  Workers start
     at the first game asked for, and each keeps its own read-only connection to
@@ -602,7 +591,7 @@ def create_app(
     one of ``allowed_hosts`` (names, compared without case; the server's own
     name if it is served under one); others get a 400.
 
-    Raises :class:`~gohash.indexfile.IndexFileError` at once if it is not a usable index.
+    Raises :class:`~gohash.index.store.IndexFileError` at once if it is not a usable index.
     """
     explorer = _Explorer(os.fspath(db_path))
     reader = _GameReader(os.fspath(db_path))
@@ -646,7 +635,7 @@ def create_app(
         # The page's own parameters are read by its script, which reports bad ones.
         return await static.get_response("index.html", request.scope)
 
-    static = StaticFiles(packages=[("gohash", "web")])
+    static = StaticFiles(packages=[("gohash.explorer", "static")])
     routes = [
         Route("/", page),
         Route("/api/info", _endpoint((), info)),

@@ -5,7 +5,7 @@ stones with captures, enforces the simple-ko and suicide rules (each can be
 relaxed for the superko checker and for rulesets that allow suicide), applies
 SGF setup (AB/AW/AE) exactly as ``sgfmill.boards.Board.apply_setup`` does, and
 undoes any number of steps.  Every change updates the position hash of the
-board's :class:`~gohash.schemes.KeyScheme` in O(changed stones), so the hash,
+board's :class:`~gohash.group.schemes.KeyScheme` in O(changed stones), so the hash,
 the situation hash and the canonical key are always at hand.
 
 The board converts to and from numpy arrays (0 empty, 1 black, 2 white),
@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from gohash.coords import gtp
-from gohash.errors import (
+from ..errors import (
     BoardSizeError,
     ColourError,
     HistoryLimitError,
@@ -41,24 +40,18 @@ from gohash.errors import (
     PositionError,
     SuicideError,
 )
-from gohash.symmetry import MAX_SIZE, MIN_SIZE, check_size, elements_of
+from ..group.coords import gtp
+from ..group.symmetry import MAX_SIZE, MIN_SIZE, check_size, elements_of
 
 if TYPE_CHECKING:
     import sgfmill.boards
 
-    from gohash.schemes import KeyScheme
-    from gohash.symmetry import Element
+    from ..group.schemes import KeyScheme
+    from ..group.symmetry import Element
 
 __all__ = [
     "MAX_HISTORY",
     "Board",
-    "ColourError",
-    "HistoryLimitError",
-    "IllegalMoveError",
-    "KoError",
-    "OccupiedPointError",
-    "OffBoardError",
-    "SuicideError",
 ]
 
 Point = tuple[int, int]
@@ -133,7 +126,7 @@ def _colour_error(colour: object, *, move_number: int | None) -> ColourError:
 
 
 def _resolve_scheme(scheme: str | KeyScheme, size: int) -> KeyScheme:
-    from gohash.schemes import scheme as scheme_named
+    from ..group.schemes import scheme as scheme_named
 
     if isinstance(scheme, str):
         return scheme_named(scheme, size)

@@ -1,13 +1,13 @@
 """Ko and superko rules on a walked game: which board plays repeat an earlier position.
 
 Scope: the ko rules of docs/design.md, section "Ko and superko", and the
-rulesets that choose them, a visitor for :func:`gohash.walk.walk` that finds
+rulesets that choose them, a visitor for :func:`gohash.sgf.walk.walk` that finds
 every violation in a game (:class:`SuperkoVisitor`), and the violations it
 reports (:class:`Violation`).  Checking paths, on the compiled core's columns
-where it can, is :mod:`gohash.superko`'s.
+where it can, is :mod:`gohash.tools.superko`'s.
 
 Every game line keeps its history: all positions since the start, setup
-included, each with its exact position (:meth:`~gohash.board.Board.position_key`)
+included, each with its exact position (:meth:`~gohash.go.board.Board.position_key`)
 in a multimap from position hash to every exact position with that hash.  The
 hash only narrows the search; every verdict compares exact positions, so neither
 a hash collision nor two positions sharing a hash (Huima's zero sums,
@@ -31,7 +31,7 @@ Rules (``rule``), for board plays (passes and setup are never violations):
   ``"no result"`` (a repetition cycle voids the game under Japanese and Korean
   rules).
 
-Rulesets (:mod:`gohash.rules`, docs/design.md, section "Ko and superko") choose
+Rulesets (:mod:`gohash.go.rulesets`, docs/design.md, section "Ko and superko") choose
 the ko rule and whether suicide is allowed.  A game is judged under the ruleset
 given to the visitor; without one, under the ruleset its ``RU`` names
 (``chinese`` if none, or one gohash does not know); the ko rule or suicide rule
@@ -51,11 +51,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
+from ..errors import GohashError
+from ..group.coords import GTP_COLUMNS, gtp, sgf_letters
+from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent
 from .board import Board
-from .coords import GTP_COLUMNS, gtp, sgf_letters
-from .errors import GohashError
-from .rules import DEFAULT_RULESET, RULESETS, Ruleset
-from .walk import BaseVisitor, GameInfo, PositionEvent
+from .rulesets import DEFAULT_RULESET, RULESETS, Ruleset
 
 __all__ = ["KINDS", "SuperkoVisitor", "Violation", "marked_diagram"]
 
@@ -147,7 +147,7 @@ class _History:
     to every exact position with that hash, each to its entries in line order.
 
     The hash only narrows the search; the exact key (one
-    :meth:`~gohash.board.Board.position_key` per position, about 2 us) decides,
+    :meth:`~gohash.go.board.Board.position_key` per position, about 2 us) decides,
     so neither a collision nor two positions with one hash can change a verdict.
     Entries are pushed and popped in stack order, so every index list stays
     sorted and popping removes the last element of one.
@@ -214,7 +214,7 @@ class SuperkoVisitor(BaseVisitor):
     """Finds the ko and suicide violations of every game walked.
 
     Walk with ``board_options=SuperkoVisitor.BOARD_OPTIONS`` (plus a ``scheme``
-    if wanted), as :func:`gohash.superko.check` does.  ``violations`` and
+    if wanted), as :func:`gohash.tools.superko.check` does.  ``violations`` and
     ``errors`` collect, in the order found; an error ends its game, as it does
     in every tool.
     """

@@ -6,9 +6,9 @@ Scope: the ruleset table of docs/design.md, section "Ko and superko"
 (:func:`record_ruleset`), and the spelling of the ``--suicide`` option every
 command shares (:data:`SUICIDE_OPTIONS`).
 
-The walker (:mod:`gohash.walk`) gives every game the ruleset its ``RU`` names
+The walker (:mod:`gohash.sgf.walk`) gives every game the ruleset its ``RU`` names
 and replays it with that ruleset's suicide rule unless the caller overrides it;
-the superko checker (:mod:`gohash.superko`) also takes the ko rule from it
+the superko checker (:mod:`gohash.tools.superko`) also takes the ko rule from it
 unless the user names a ruleset.
 
 ``RU`` spellings are matched case-insensitively, with spaces, ``-``, ``_``,
@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import GohashError
+from ..errors import UnknownRuleError
 
 __all__ = [
     "DEFAULT_RULESET",
@@ -54,17 +54,12 @@ __all__ = [
     "SUICIDE_HELP",
     "SUICIDE_OPTIONS",
     "Ruleset",
-    "UnknownRuleError",
     "record_ruleset",
     "ruleset",
 ]
 
 RULES = ("positional", "situational", "natural", "simple")
 """The ko rules: positional, situational and natural situational superko, simple ko."""
-
-
-class UnknownRuleError(GohashError):
-    """A ko rule or ruleset name that gohash does not know."""
 
 
 @dataclass(frozen=True)

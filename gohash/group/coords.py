@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from .errors import PositionError
+from ..errors import PositionError
 from .symmetry import Point, check_size
 
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"

@@ -51,8 +51,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import ColourError, PositionError, UnknownSchemeError
 from .coords import check_position_array
-from .errors import ColourError, PositionError, UnknownSchemeError
 from .symmetry import (
     D4,
     ELEMENTS,

@@ -1,7 +1,7 @@
 """The structure of the key schemes: what their construction leaves each key and hash.
 
 Scope: measurements, no printing; the figures of ``gohash audit`` without games
-(:mod:`gohash.audit` measures a collection).  For one scheme and board size:
+(:mod:`gohash.tools.audit` measures a collection).  For one scheme and board size:
 
 - free bits per point class.  A board map ``h`` that fixes a point ``p`` forces
   ``T_h(Z(p)) = Z(p)`` in every scheme (the theorem applied to a one-stone
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import GohashError
 from .coords import gtp
-from .errors import GohashError
 from .schemes import KeyScheme, scheme
 from .symmetry import (
     D4,

@@ -27,7 +27,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from .errors import BoardSizeError, UnknownElementError
+from ..errors import BoardSizeError, UnknownElementError
 
 Point = tuple[int, int]
 SlotPermutation = tuple[int, ...]

@@ -1,16 +1,16 @@
 """A position index of SGF collections in SQLite: search up to symmetry, find duplicate games.
 
-Scope: :class:`Index`, which adds to :class:`~gohash.indexfile.IndexFile`
-(the database: its schema, opening, building and upkeep) the exact position
+Scope: :class:`Index`, which holds an :class:`~gohash.index.store.IndexFile`
+(the database: its schema, opening, building and upkeep) and adds the exact position
 search with its filters and the continuations of a position (their
-semantics and results are :mod:`gohash.explorer`'s), reading an indexed game
+semantics and results are :mod:`gohash.index.queries`'s), reading an indexed game
 again, and duplicate and prefix detection; and :func:`position_from_sgf`,
 which takes a query position from a record.  The command line
 (:mod:`gohash.cli.index`) only parses arguments and prints.
 
 Exactness.  Every position is stored once per class under G = D4 x colour swap,
 as its canonical key and its frame, a canonical form of the class
-(:mod:`gohash.frames`): two positions are images of each other iff their keys
+(:mod:`gohash.pipeline.frames`): two positions are images of each other iff their keys
 and frames are equal.  A query compares frames byte for byte; positions that
 only share a key are counted as rejected and never returned.  Position ids are
 therefore exact too, and duplicate games are found by comparing sequences of ids.
@@ -20,64 +20,42 @@ Duplicate games are found on main lines only.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .board import Board
-from .coords import check_position_array
-from .errors import GohashError
-from .explorer import (
-    Continuation,
+from ..errors import GohashError, UnknownGameError
+from ..go.board import Board
+from ..group.coords import check_position_array
+from ..group.schemes import KeyScheme
+from ..group.symmetry import ELEMENTS, Element
+from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements
+from ..sgf.sources import find_inputs, read_input
+from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+from .queries import (
     ContinuationRow,
     Continuations,
     Filters,
     FindResult,
-    GamePosition,
     GameRecord,
-    Match,
     QueryView,
     Record,
     merge_continuations,
     read_game,
 )
-from .frames import Board8, frame_and_elements
-
-# The names imported as themselves are imported from here by users, with Index;
-# they are documented in gohash.indexfile, so not listed in __all__ again.
-from .indexfile import SCHEMA_VERSION as SCHEMA_VERSION
-from .indexfile import BuildSummary as BuildSummary
-from .indexfile import IndexFile, database_errors
-from .indexfile import IndexFileError as IndexFileError
-from .indexfile import IndexInfo as IndexInfo
-from .indexfile import Removed as Removed
-from .indexing import sql_keys
-from .sgf import find_inputs, read_input
-from .symmetry import ELEMENTS, Element
-from .walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+from .records import sql_keys
+from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
 
 __all__ = [
-    "Continuation",
-    "Continuations",
     "DupeGroup",
     "Dupes",
-    "Filters",
-    "FindResult",
-    "GamePosition",
-    "GameRecord",
     "Index",
-    "Match",
     "Prefix",
-    "Record",
-    "UnknownGameError",
     "position_from_sgf",
 ]
-
-
-class UnknownGameError(GohashError):
-    """A game id that is not in the index."""
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -107,9 +85,83 @@ class Dupes:
     prefixes: list[Prefix]
 
 
-class Index(IndexFile):
-    """A gohash position index in an SQLite file: opened, created, built and looked
-    after as :class:`~gohash.indexfile.IndexFile` says, and searched."""
+class Index:
+    """A gohash position index in an SQLite file, searched.
+
+    The arguments open or create its :attr:`file` (an
+    :class:`~gohash.index.store.IndexFile`, which documents them); building and
+    upkeep are the file's, and are offered here too.  Use as a context manager,
+    or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        scheme: str | SchemeFactory | None = None,
+        variations: bool | None = None,
+        read_only: bool = False,
+    ) -> None:
+        self.file = IndexFile(path, create=create, scheme=scheme, variations=variations,
+                              read_only=read_only)
+        self._db = self.file.connection
+
+    @property
+    def path(self) -> str:
+        return self.file.path
+
+    @property
+    def variations(self) -> bool:
+        return self.file.variations
+
+    @property
+    def scheme_name(self) -> str:
+        return self.file.scheme_name
+
+    def close(self) -> None:
+        self.file.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def keys(self, size: int) -> KeyScheme:
+        """The key scheme of the index for one board size."""
+        return self.file.keys(size)
+
+    def build(
+        self,
+        paths: Iterable[str],
+        *,
+        jobs: int = 1,
+        files_per_commit: int | None = None,
+        progress: Callable[[int, int], object] | None = None,
+        suicide_allowed: bool | None = None,
+    ) -> BuildSummary:
+        """Index every SGF file of ``paths`` (:meth:`IndexFile.build
+        <gohash.index.store.IndexFile.build>`)."""
+        return self.file.build(paths, jobs=jobs, files_per_commit=files_per_commit,
+                               progress=progress, suicide_allowed=suicide_allowed)
+
+    def remove(self, paths: Iterable[str]) -> Removed:
+        """Remove the files of ``paths`` (:meth:`IndexFile.remove
+        <gohash.index.store.IndexFile.remove>`)."""
+        return self.file.remove(paths)
+
+    def info(self) -> IndexInfo:
+        """What the index holds and how it was built (:class:`~gohash.index.store.IndexInfo`)."""
+        return self.file.info()
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table: files, games, positions (distinct), occurrences."""
+        return self.file.counts()
+
+    def sizes(self) -> dict[int, int]:
+        """Games per board size."""
+        return self.file.sizes()
 
     # -- searching -----------------------------------------------------------------------------
 
@@ -202,7 +254,7 @@ class Index(IndexFile):
     ) -> Continuations:
         """What was played next wherever ``position`` (a Board or an (N, N) array)
         occurred with the query's side to move, each move seen in the query's
-        orientation and colours (:mod:`gohash.explorer` says how), most played
+        orientation and colours (:mod:`gohash.index.queries` says how), most played
         first.
 
         ``to_move`` is the side to move kept, in the query's colours: None (the

@@ -1,7 +1,7 @@
 """The explorer's move list: a position written as the steps that lead to it.
 
 Scope: the notation that ``gohash serve`` keeps in its URLs (``moves=``), its
-parser, and the replay of a list onto a :class:`~gohash.board.Board`, which
+parser, and the replay of a list onto a :class:`~gohash.go.board.Board`, which
 decides legality (captures, suicide, simple ko).  Nothing here knows HTTP or
 the index.
 
@@ -25,14 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .board import Board
-from .coords import gtp
-from .errors import GohashError
-from .symmetry import Point, check_size
+from ..errors import GohashError, MoveListError
+from ..go.board import Board
+from ..group.coords import gtp
+from ..group.symmetry import Point, check_size
 
 __all__ = [
     "MAX_STEPS",
-    "MoveListError",
     "Replay",
     "Step",
     "format_steps",
@@ -48,18 +47,6 @@ bounds what one request costs (the board replays every step)."""
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _EDIT_COLOURS = {"B": "b", "W": "w", "E": None}
-
-
-class MoveListError(GohashError):
-    """A move list that cannot be read or replayed; ``step`` is the bad step (from 1).
-
-    Steps are not moves (edits are steps too), so the message says "step N" and
-    ``move_number`` is left unset.
-    """
-
-    def __init__(self, reason: str, *, step: int | None = None) -> None:
-        super().__init__(reason)
-        self.step = step
 
 
 @dataclass(frozen=True)

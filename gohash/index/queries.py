@@ -6,13 +6,13 @@ Scope: :class:`Filters` and the SQL condition they put on the index's
 :class:`QueryView` and :func:`merge_continuations`, which map the next moves
 the index stores back into the query's orientation and colours; and
 :func:`read_game`, which reads an indexed game again from its file.
-:mod:`gohash.indexfile` owns the database and :mod:`gohash.index` runs every
+:mod:`gohash.index.store` owns the database and :mod:`gohash.index` runs every
 query; nothing here opens it.  What the index reads from a record's root
-(ranks, dates, winner) is :mod:`gohash.indexing`'s.
+(ranks, dates, winner) is :mod:`gohash.index.records`'s.
 
 Continuations.  The index stores, for each occurrence of a position ``P`` in
 a game, the element ``e`` that maps ``P`` onto its frame ``F``
-(:mod:`gohash.frames`), and the game's next move: its colour as recorded and
+(:mod:`gohash.pipeline.frames`), and the game's next move: its colour as recorded and
 its point mapped by ``e`` (in ``F``'s orientation).  A query ``Q`` with
 ``g.Q = F`` matched the occurrence through every ``h = e^-1 . t . g`` with
 ``t`` in the stabilizer of ``F``; the move seen from ``Q`` is ``h^-1`` of the
@@ -49,13 +49,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import GohashError
-from .frames import unpack_frames
-from .indexing import first_date, game_digest, rank_level
-from .names import fs_name
-from .positions import TEXT_PROPERTIES, positions
-from .sgf import Source, find_inputs, read_input
-from .symmetry import Element, Point
+from ..errors import GohashError
+from ..group.symmetry import Element, Point
+from ..pipeline.frames import unpack_frames
+from ..pipeline.positions import TEXT_PROPERTIES, positions
+from ..sgf.inputs import Source
+from ..sgf.names import fs_name
+from ..sgf.sources import find_inputs, read_input
+from .records import first_date, game_digest, rank_level
 
 __all__ = [
     "TO_MOVE",
@@ -94,7 +95,7 @@ class Filters:
       compared case-insensitively (Unicode case folding).
     - ``date_from``, ``date_to``: ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, both
       inclusive.  A game's date is its ``DT``'s first date
-      (:func:`gohash.indexing.first_date`), as precise as recorded; the two are
+      (:func:`gohash.index.records.first_date`), as precise as recorded; the two are
       compared on the precision they share (each stands for its days, and
       they must overlap), so ``2017`` lies within ``2017-03`` to ``2017-06``,
       and ``2017-05-02`` within ``2017`` to ``2017``.  Games without a date are
@@ -103,7 +104,7 @@ class Filters:
       (draw, void, unknown or no ``RE``), as the record says: the game's
       colours, not the query's.
     - ``min_rank``: like ``'5d'``, ``'3k'``, ``'9p'``
-      (:func:`gohash.indexing.rank_level` orders them).  A game is left out
+      (:func:`gohash.index.records.rank_level` orders them).  A game is left out
       when a player's recorded rank is below it; a player with no rank
       recorded (or one gohash cannot read) does not leave the game out.
     - ``event``: a substring of ``EV``, case-insensitive; games without one
@@ -197,7 +198,7 @@ def contains(text: str | None, part: str) -> bool:
 class Record:
     """One game record of the index, with what its root says.
 
-    ``dt`` is ``DT`` as recorded, ``date`` its first date (:func:`gohash.indexing.first_date`);
+    ``dt`` is ``DT`` as recorded, ``date`` its first date (:func:`gohash.index.records.first_date`);
     ``winner`` ``'B'``, ``'W'`` or None (:func:`winner` of ``result``);
     ``handicap`` is ``HA`` (0 without); ranks are ``BR``, ``WR`` as recorded.
     """
@@ -380,7 +381,7 @@ class QueryView:
     """How the occurrences of a query's frame look from the query.
 
     ``onto`` lists every element mapping the query onto its frame, lowest
-    first (:func:`gohash.frames.frame_and_elements`).  An occurrence matches
+    first (:func:`gohash.pipeline.frames.frame_and_elements`).  An occurrence matches
     the query through ``h = e^-1 . t . g`` for each symmetry ``t`` of the frame
     (module docstring); the views allowed are those of the ``h`` that keep the
     colours unless ``colour_swap``, and that give the side to move ``to_move``
@@ -568,7 +569,7 @@ def read_game(
     (``suicide_allowed`` as given to it; None: the game's ``RU``).
 
     The file must have the SHA-256 ``file_sha`` and the game replay to the
-    positions known by ``game_sha`` (:func:`gohash.indexing.game_digest`), or
+    positions known by ``game_sha`` (:func:`gohash.index.records.game_digest`), or
     this raises :class:`GohashError`.  A relative path is tried from the
     current folder, then from each of ``folders``.
     """

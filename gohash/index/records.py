@@ -1,12 +1,12 @@
-"""The replay of SGF inputs into what an index stores, in :mod:`gohash.indexfile`'s workers.
+"""The replay of SGF inputs into what an index stores, in :mod:`gohash.index.store`'s workers.
 
 Scope: :func:`input_frames`, the tasks of ``gohash index build``: read inputs
 (files, archives, or sources read beforehand), skip the files whose SHA-256
 the index already holds, and replay the others together with
-:func:`gohash.positions.positions` into :class:`FileFrames`: per game its root
+:func:`gohash.pipeline.positions.positions` into :class:`FileFrames`: per game its root
 text, the SHA-256 of its exact positions and its error, and per position of
 its main line (and of its other variations, if asked) its move number,
-canonical key, frame (:mod:`gohash.frames`), the element mapping it onto that
+canonical key, frame (:mod:`gohash.pipeline.frames`), the element mapping it onto that
 frame, the side to move, and the game's next move with its point in the
 frame's orientation; and what the opening explorer reads from a root
 (:func:`rank_level`, :func:`first_date`, :func:`winner`, :func:`komi_value`).
@@ -16,12 +16,10 @@ but the form keys are stored in.  :data:`PARSE_VERSION` versions this replay.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
-import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -29,12 +27,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import GohashError
-from .frames import NamedSchemes, SchemeFactory
-from .names import name_text
-from .positions import PositionBatch, positions
-from .sgf import Input, Source, read_input
-from .symmetry import ELEMENTS
+from ..errors import GohashError
+from ..group.symmetry import ELEMENTS
+from ..sgf.inputs import Input, Source
 
 __all__ = [
     "PARSE_VERSION",
@@ -45,9 +40,7 @@ __all__ = [
     "Task",
     "first_date",
     "game_digest",
-    "input_frames",
     "komi_value",
-    "next_moves",
     "point_images",
     "rank_level",
     "sql_keys",
@@ -157,159 +150,7 @@ class FileFrames:
 Task = tuple[Input | Source | GohashError, dict[str, str]]
 """An input (or a source or error read beforehand) and the SHA-256 of its files
 already indexed, by path.  An input of kind ``canon-parquet`` is one part of a
-canon dataset, read back (:func:`gohash.columnar.part_frames`), not replayed."""
-
-
-def input_frames(
-    tasks: Sequence[Task],
-    factory: SchemeFactory,
-    suicide_allowed: bool | None,
-    variations: bool = False,
-) -> list[list[FileFrames | SourceError]]:
-    """Frames of every source of each input (in a worker process, or this one), all
-    replayed together: the fixed costs of a replay are shared by many small files.
-
-    ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
-    or each game's ``RU`` decides if None; ``variations`` replays every variation.
-    Sources with the same SHA-256 as before are only marked unchanged;
-    unreadable ones become errors."""
-    out: list[list[FileFrames | SourceError]] = []
-    fresh: list[Source] = []
-    replayed: list[FileFrames] = []
-    for inp, known in tasks:
-        results: list[FileFrames | SourceError] = []
-        out.append(results)
-        if isinstance(inp, Input) and inp.kind == "canon-parquet":
-            from .columnar import part_frames  # pyarrow, for canon datasets only
-
-            results += part_frames(inp.name, known)
-            continue
-        sources: Iterable[Source | GohashError] = (
-            read_input(inp) if isinstance(inp, Input) else [inp]
-        )
-        for source in sources:
-            if isinstance(source, GohashError):
-                results.append(SourceError(None, None, str(source)))
-                continue
-            sha = hashlib.sha256(source.data).hexdigest()
-            path = name_text(source.name)  # stored as text, any bytes it held escaped
-            item = FileFrames(path, sha, unchanged=known.get(path) == sha)
-            results.append(item)
-            if not item.unchanged:
-                fresh.append(source)
-                replayed.append(item)
-    if fresh:
-        # A named scheme hashes on the walker's boards; another factory from the
-        # exact positions.
-        keys: str | SchemeFactory = (
-            factory.name if isinstance(factory, NamedSchemes) else factory
-        )
-        for batch in positions(
-            fresh, scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
-            variations=variations,
-        ):
-            _fill(batch, replayed)
-    return out
-
-
-def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
-    """The games, positions and errors of ``batch`` added to ``items`` (indexed by
-    the file ids positions() gives): a file's games may span batches."""
-    assert batch.packed_offsets is not None and batch.packed_data is not None
-    assert batch.frame_offsets is not None and batch.frame_data is not None
-    file_ids = batch.file.astype(np.int64)
-    # Rows come file by file, game by game: one sorted key finds each game's rows.
-    row_keys = (file_ids << 32) | batch.game
-    games = batch.games
-    game_keys = (games.file.astype(np.int64) << 32) | games.game
-    starts = np.searchsorted(row_keys, game_keys, side="left").tolist()
-    ends = np.searchsorted(row_keys, game_keys, side="right").tolist()
-    ids = list(batch.files)
-    file_starts = np.searchsorted(file_ids, [*ids, ids[-1] + 1] if ids else []).tolist()
-    colours, points = next_moves(batch)
-    # Where each file's rows of this batch begin in its FileFrames' columns.
-    base: dict[int, int] = {}
-    for i, file_id in enumerate(ids):
-        item = items[file_id]
-        low, high = file_starts[i], file_starts[i + 1]
-        base[file_id] = len(item.frames) - low
-        item.add_rows(
-            _frames(batch, low, high), moves=batch.move_number[low:high],
-            keys=batch.canonical[low:high], elements=batch.transform[low:high],
-            to_move=batch.to_move[low:high], next_colour=colours[low:high],
-            next_point=points[low:high],
-        )
-    text = games.text
-    blacks, whites, results = text["PB"], text["PW"], text["RE"]
-    # The main line comes first in a game's rows, then each other variation, each
-    # a run of rows of one variation number.
-    main_line = batch.variations.index(()) if () in batch.variations else -1
-    off_main = np.flatnonzero(batch.variation != main_line).tolist()
-    packed = batch.packed_data.data
-    packed_offsets = batch.packed_offsets
-    moves = batch.move_number
-    for row, (file_id, game, size, handicap) in enumerate(zip(
-        games.file.tolist(), games.game.tolist(), games.size.tolist(), games.handicap.tolist(),
-        strict=True,
-    )):
-        black, white, result = blacks[row], whites[row], results[row]
-        start, end = starts[row], ends[row]
-        # The game's first row off the main line, if any, ends its main line.
-        first_off = bisect.bisect_left(off_main, start)
-        main = min(end, off_main[first_off]) if first_off < len(off_main) else end
-        digest = game_digest(size, black, white, result,
-                             packed[packed_offsets[start] : packed_offsets[main]])
-        items[file_id].games.append(GameFrames(
-            game, size, black, white, result, digest,
-            int(moves[start:main].max()) if main > start else 0,
-            start + base[file_id], end + base[file_id], main - start,
-            _lines(batch, start, main, end), black_rank=text["BR"][row],
-            white_rank=text["WR"][row], dt=text["DT"][row], event=text["EV"][row],
-            komi=text["KM"][row], handicap=handicap,
-        ))
-    for error, file_id in zip(batch.errors, batch.error_files, strict=True):
-        # Sources are read before replay here: every error belongs to a file.
-        item = items[file_id]
-        item.errors.append(SourceError(error.game, error.move_number, str(error)))
-        for game in item.games:
-            if game.game == error.game:
-                game.error = str(error)
-
-
-def _frames(batch: PositionBatch, low: int, high: int) -> list[bytes]:
-    """The frames of rows ``low`` to ``high`` as bytes."""
-    assert batch.frame_offsets is not None and batch.frame_data is not None
-    offsets, data = batch.frame_offsets, batch.frame_data
-    if low < high and (batch.size[low:high] == batch.size[low]).all():
-        # Frames of one width: numpy makes the bytes objects, as fixed-size voids
-        # (fixed-size strings would lose trailing zero bytes).
-        width = int(offsets[low + 1] - offsets[low])
-        frames: list[bytes] = data[offsets[low] : offsets[high]].view(f"V{width}").tolist()
-        return frames
-    bounds = (offsets[low : high + 1] - offsets[low]).tolist()
-    blob = data[offsets[low] : offsets[high]].tobytes()
-    return [blob[a:b] for a, b in itertools.pairwise(bounds)]
-
-
-def _lines(batch: PositionBatch, start: int, main: int, end: int) -> list[tuple[int, int, str]]:
-    """The variations of the game of rows ``start`` to ``end`` beyond its main line
-    (rows up to ``main``): (first row, the row it branches from, path), rows counted
-    from ``start``.  A row's parent is the latest earlier row one shallower."""
-    if main == end:
-        return []
-    variation = batch.variation[start:end].tolist()
-    depth = batch.depth[start:end].tolist()
-    lines = []
-    # The latest row at each depth so far, the main line's first.
-    latest = list(range(main - start))
-    for row in range(main - start, end - start):
-        d = depth[row]
-        if variation[row] != variation[row - 1]:
-            path = ".".join(map(str, batch.variations[variation[row]]))
-            lines.append((row, latest[d - 1], path))
-        del latest[d:]
-        latest.append(row)
-    return lines
+canon dataset, read back (:func:`gohash.tools.parquet.part_frames`), not replayed."""
 
 
 # A rank is a number and a unit, either way round ("5d", "5 dan", "P9", "9段"),
@@ -402,36 +243,6 @@ def game_digest(
     digest = hashlib.sha256(f"{size}|{black}|{white}|{result}|".encode())
     digest.update(packed)
     return digest.hexdigest()
-
-
-def next_moves(batch: PositionBatch) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16]]:
-    """The next move of each main-line row of ``batch``: its colour (0 none, 1, 2,
-    as recorded) and its point mapped by the row's ``transform`` (the element
-    onto its frame), -1 for a pass (and where there is no move).
-
-    The next move is the move of the following row of the same game.  There is
-    none after a game's last row, and none where a setup node comes next (with
-    or without a move in it): the stones it changes were not played.
-    """
-    count = len(batch)
-    colour = np.zeros(count, dtype=np.int8)
-    point = np.full(count, -1, dtype=np.int16)
-    if count < 2:
-        return colour, point
-    follows = (
-        (batch.file[1:] == batch.file[:-1]) & (batch.game[1:] == batch.game[:-1])
-        & (batch.variation[1:] == 0) & (batch.variation[:-1] == 0)
-        & ~batch.setup[1:] & (batch.colour[1:] != 0)
-    )
-    colour[:-1] = np.where(follows, batch.colour[1:], 0)
-    played = np.flatnonzero(follows & (batch.point[1:] >= 0))
-    nexts = batch.point[1:][played].astype(np.intp)
-    elements = batch.transform[:-1][played]
-    sizes = batch.size[:-1][played]
-    for size in np.unique(sizes).tolist():
-        at = sizes == size
-        point[played[at]] = point_images(size)[elements[at], nexts[at]]
-    return colour, point
 
 
 @cache

@@ -2,8 +2,8 @@
 
 Scope: :class:`IndexFile`, the database (schema, versioning, opening and
 checking it), building it from SGF files (incremental, whole files per
-transaction; files are replayed into frames by :mod:`gohash.indexing`,
-optionally in worker processes, and written by :mod:`gohash.writer`),
+transaction; files are replayed into frames by :mod:`gohash.index.records`,
+optionally in worker processes, and written by :mod:`gohash.index.writer`),
 removing files from it and saying what it holds.  Searching it and finding
 duplicate games is :class:`gohash.index.Index`'s, which adds them to an
 :class:`IndexFile`; why a stored position is exact is said there.  The
@@ -20,11 +20,11 @@ table as ``variations``): then a game's occurrences hold its main line first
 (``seq`` below ``games.positions``), then each other variation in the
 walker's order, each a run of consecutive ``seq`` whose first row, the seq
 of the position it branches from (``parent``) and its path (``"1.0"``, as
-:attr:`gohash.walk.PositionEvent.variation` names it) are a row of the
+:attr:`gohash.sgf.walk.PositionEvent.variation` names it) are a row of the
 ``variations`` table.
 
 Each file row records the gohash that indexed it (``gohash_version``) and the
-:data:`~gohash.indexing.PARSE_VERSION` of its replay; a build re-reads every
+:data:`~gohash.index.records.PARSE_VERSION` of its replay; a build re-reads every
 file it is given whose parse version is not the running one's, so an index
 follows changes in how gohash reads records.
 
@@ -47,24 +47,20 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from .errors import GohashError, counted
-from .explorer import contains
-from .frames import NamedSchemes, SchemeFactory
-from .indexing import (
-    PARSE_VERSION,
-    FileFrames,
-    SourceError,
-    Task,
-    input_frames,
-)
-from .names import name_text
-from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map
-from .schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
-from .sgf import Input, find_inputs, read_input
-from .symmetry import check_size
-from .version import __version__
+from ..errors import GohashError, IndexFileError, WorkerDied, counted
+from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
+from ..group.symmetry import check_size
+from ..pipeline.frames import NamedSchemes, SchemeFactory
+from ..pipeline.pool import MAX_TASKS_PER_BATCH, batches, ordered_map
+from ..sgf.inputs import Input
+from ..sgf.names import name_text
+from ..sgf.sources import find_inputs, read_input
+from ..version import __version__
+from .build import input_frames
+from .queries import contains
+from .records import PARSE_VERSION, FileFrames, SourceError, Task
 from .writer import Writer
 
 __all__ = [
@@ -72,7 +68,6 @@ __all__ = [
     "BuildSummary",
     "Built",
     "IndexFile",
-    "IndexFileError",
     "IndexInfo",
     "Removed",
     "build_index",
@@ -159,11 +154,6 @@ CREATE TABLE variations (
 """
 # Every column of occurrences is in occurrences_by_position: searches and
 # continuations read the index alone, never the table.
-
-
-class IndexFileError(GohashError):
-    """A database path that is missing, not SQLite, not a gohash index, of another
-    schema version, or built with another key scheme."""
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -276,7 +266,12 @@ def _check_sqlite_file(path: str) -> bool:
     return True
 
 
-_I = TypeVar("_I", bound="IndexFile")
+class _Located(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+_I = TypeVar("_I", bound=_Located)
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -297,12 +292,12 @@ def database_errors(
 
 
 class IndexFile:
-    """A gohash position index in an SQLite file.
+    """A gohash position index in an SQLite file: its schema, opening, building and upkeep.
 
-    ``Index(path)`` opens an existing index; ``Index(path, create=True)`` also
+    ``IndexFile(path)`` opens an existing index; ``IndexFile(path, create=True)`` also
     creates one (with ``scheme``, default ``regular128``) if the file is missing or
     empty.  ``scheme`` may instead be a factory from board size to
-    :class:`~gohash.schemes.KeyScheme`, for experiments with other key tables
+    :class:`~gohash.group.schemes.KeyScheme`, for experiments with other key tables
     (it must be picklable for ``jobs > 1``); the index records its ``name``.
     ``variations=True`` makes a new index store every variation's positions;
     an existing index keeps what it was created with (None), and asking it for
@@ -407,6 +402,11 @@ class IndexFile:
             raise IndexFileError(f"index has no {name!r} entry in its meta table", file=self.path)
         return str(row[0])
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The open SQLite connection, for the queries of :class:`~gohash.index.index.Index`."""
+        return self._db
+
     def close(self) -> None:
         self._db.close()
 
@@ -505,7 +505,7 @@ class IndexFile:
         ``suicide_allowed`` holds for every game replayed if given, else each
         game's ``RU`` decides; files skipped as unchanged are not replayed again.
         A file indexed under another parse version
-        (:data:`~gohash.indexing.PARSE_VERSION`) is replayed even if unchanged.
+        (:data:`~gohash.index.records.PARSE_VERSION`) is replayed even if unchanged.
         """
         if files_per_commit is not None and files_per_commit < 1:
             raise GohashError(f"files per commit must be at least 1, not {files_per_commit!r}")
@@ -616,7 +616,7 @@ def _tasks(
             for source in read_input(inp):
                 yield source, {}
         elif inp.kind == "canon-parquet":
-            from .columnar import dataset_parts  # pyarrow, for canon datasets only
+            from ..tools.parquet import dataset_parts  # pyarrow, for canon datasets only
 
             try:
                 parts = dataset_parts(inp.name, scheme_name, suicide_allowed)

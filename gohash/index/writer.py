@@ -1,7 +1,7 @@
 """Writing replayed files into a gohash index, for :meth:`gohash.index.Index.build`.
 
-Scope: :class:`Writer`, which writes the :class:`~gohash.indexing.FileFrames`
-of a build into the index's tables (schema and meaning: :mod:`gohash.indexfile`)
+Scope: :class:`Writer`, which writes the :class:`~gohash.index.records.FileFrames`
+of a build into the index's tables (schema and meaning: :mod:`gohash.index.store`)
 in the build's transactions, and :class:`PositionIds`, which finds the
 positions already stored.  What is written is what writing one file at a
 time, in order, would write, ids included; only the number of statements
@@ -28,8 +28,8 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from .indexing import FileFrames, sql_keys
-from .version import __version__
+from ..version import __version__
+from .records import FileFrames, sql_keys
 
 __all__ = ["STAGED_ROWS", "PositionIds", "Writer"]
 

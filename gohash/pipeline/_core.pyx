@@ -1,15 +1,15 @@
 # cython: language_level=3, boundscheck=True, wraparound=False, cdivision=True
-"""The compiled fast path of :func:`gohash.positions.positions`: clean SGF files only.
+"""The compiled fast path of :func:`gohash.pipeline.positions.positions`: clean SGF files only.
 
-Scope: the replay of every game that :mod:`gohash._scan` read from a file
+Scope: the replay of every game that :mod:`gohash.pipeline._scan` read from a file
 (captures, simple ko, suicide, setup, undo back to branch points) with the
 position hash of a key scheme and the exact packed position (always: the
 Python layer finds exact symmetries and frames from it), written to growing
 columns.
 
 The design is a strict fast path.  Anything the core is not sure to do
-exactly as :mod:`gohash.walk` does -- whatever the scan refuses (see
-:mod:`gohash._scan`), any illegal move, setup that leaves a
+exactly as :mod:`gohash.sgf.walk` does -- whatever the scan refuses (see
+:mod:`gohash.pipeline._scan`), any illegal move, setup that leaves a
 group without liberties, a file over 64 MiB -- makes
 :meth:`Replayer.scan_file` return None or :meth:`Replayer.replay_game` False
 with nothing written, and the Python layer replays that file, or that game and
@@ -582,7 +582,7 @@ def pack_frames(
     the image of its packed position (``data[offsets[row]:]``, as
     ``Board.position_key`` packs it) under element ``which[i]``.  The image's
     point ``k`` holds the position's point ``gathers[g, k]``; elements 8 and up
-    also exchange the colours.  The twin of :func:`gohash.frames.frame_rows`.
+    also exchange the colours.  The twin of :func:`gohash.pipeline.frames.frame_rows`.
 
     Every index is checked once, before it is used (rows, elements, the point
     table, both ends of every packed position), so the inner loops run without
@@ -645,7 +645,7 @@ def settle_symmetric(
     (``data[offsets[row]:]``) is the position itself, and the lowest element
     among those of bit mask ``attains[i]`` (the elements attaining the key)
     whose image is least, digit by digit from the first point, as packings
-    compare.  The twin of the numpy pass in :func:`gohash.frames.frame_batch`;
+    compare.  The twin of the numpy pass in :func:`gohash.pipeline.frames.frame_batch`;
     each comparison stops at the first point that differs, so a position with
     no symmetry costs a few points per element, not a whole board.
     """

@@ -5,14 +5,14 @@ from libc.stdint cimport int8_t, int32_t, uint8_t
 
 cdef enum:
     MAX_VALUE = 1024 * 1024  # gohash.sgf.MAX_VALUE_BYTES
-    # The other limits of gohash.sgf and gohash.board, met at or before the walker
+    # The other limits of gohash.sgf and gohash.go.board, met at or before the walker
     # meets them: a file that comes near one goes to the walker, which reports it.
     MAX_NODE_VALUES = 10000  # gohash.sgf.MAX_NODE_VALUES
     MAX_NODE_SETUP = 4 * 26 * 26  # gohash.sgf.MAX_NODE_SETUP_POINTS
     MAX_GAME_SETUP = 1000000  # gohash.sgf.MAX_GAME_SETUP_POINTS
     MAX_SOURCE_SETUP = 10000000  # gohash.sgf.MAX_SOURCE_SETUP_POINTS
     # Nodes in a game: a line of a game with fewer has fewer undo steps than
-    # gohash.board.MAX_HISTORY.
+    # gohash.go.board.MAX_HISTORY.
     MAX_GAME_NODES = 200000
     # Far below the pure reader's 1,000,000: deeper files go to the walker.
     MAX_DEPTH = 10000

@@ -3,9 +3,9 @@
 
 Scope: one pass over a file (SGF tokens, the tree's shape, the values of B, W,
 AB, AW, AE, and the root's SZ, CA, HA and text properties) into the arrays
-of :class:`Scanner`, which :mod:`gohash._core` replays.  Anything unusual --
+of :class:`Scanner`, which :mod:`gohash.pipeline._core` replays.  Anything unusual --
 any syntax irregularity or limit of :mod:`gohash.sgf` (and a game of more
-nodes than the undo history of :mod:`gohash.board` holds), NUL bytes, lower-case
+nodes than the undo history of :mod:`gohash.go.board` holds), NUL bytes, lower-case
 letters in a property name, a value of B/W/AB/AW/AE that is not two
 lower-case letters (or an empty move), a point list rectangle, a move in the
 root, SZ other than 1..26 as plain digits, HA other than plain digits, HA of 2
@@ -24,7 +24,7 @@ from ._scan cimport (
 import numpy as np
 
 MAX_SIZE = 26
-cdef int HANDICAP_LOOKAHEAD = 64  # gohash.walk._LOOKAHEAD
+cdef int HANDICAP_LOOKAHEAD = 64  # gohash.sgf.walk._LOOKAHEAD
 LIMITS = {
     "node_values": MAX_NODE_VALUES,
     "node_setup_points": MAX_NODE_SETUP,
@@ -34,7 +34,7 @@ LIMITS = {
     "handicap_lookahead": HANDICAP_LOOKAHEAD,
 }
 """The limits the scan leaves files to the walker at, for tests to hold against
-:mod:`gohash.sgf`'s and :data:`gohash.board.MAX_HISTORY`."""
+:mod:`gohash.sgf`'s and :data:`gohash.go.board.MAX_HISTORY`."""
 TEXT_PROPERTIES = tuple(
     (name, name.encode("ascii"))
     for name in ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
@@ -133,7 +133,7 @@ cdef class Scanner:
     cdef object scan(self, const uint8_t[:] d, object data):
         """The games of the file as ``(first event, end event, size, root)``, or
         None (with :attr:`reason`) for anything unusual.  ``root`` is what
-        :meth:`gohash._core.Replayer.scan_file` returns for the game."""
+        :meth:`gohash.pipeline._core.Replayer.scan_file` returns for the game."""
         cdef Py_ssize_t n = d.shape[0], pos = 0, start, ilen, vstart, first_start, first_end
         cdef Py_ssize_t node_values = 0, game_setup = 0
         cdef int depth, kind, nvals, c
@@ -328,7 +328,7 @@ cdef int _has_black_setup(Scanner self, int32_t root) except -1:
 cdef int _setup_opens(Scanner self, Py_ssize_t first, Py_ssize_t end) except -1:
     """Whether the main line after the root (its events from ``first``) comes to a
     node with AB before any node with a move, within the walker's read-ahead of
-    :data:`HANDICAP_LOOKAHEAD` events (``gohash.walk._read_to_first_move``): the
+    :data:`HANDICAP_LOOKAHEAD` events (``gohash.sgf.walk._read_to_first_move``): the
     walker then places no handicap stones and notes nothing."""
     cdef Py_ssize_t e
     cdef int32_t event

@@ -1,13 +1,13 @@
 """The columns of a batch of positions: the walker's rows, joined pieces, exact fields.
 
-Scope: the column work under :func:`gohash.positions.positions`, which decides
+Scope: the column work under :func:`gohash.pipeline.positions.positions`, which decides
 what replays each game and where batches end.  :class:`PureColumns` collects
 what the pure walker visits into the columns the compiled core writes, so the
 two paths give one layout; :func:`concatenate` joins a batch's pieces, from
 either path, into one set of columns, and :func:`rehash` gives the walker's rows
 the hashes of a scheme factory.  :class:`Exact` completes a batch from its exact
 packed positions: canonical keys, the lowest element onto each frame, exact
-symmetries and packed frames (:func:`gohash.frames.frame_batch`; the compiled
+symmetries and packed frames (:func:`gohash.pipeline.frames.frame_batch`; the compiled
 core settles symmetric positions and packs frames where it is built).
 """
 
@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import GohashError
+from ..errors import GohashError
+from ..group.symmetry import elements_of
+from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent
 from .frames import SchemeFactory, frame_batch, frame_rows, gathers, unpack_rows
-from .symmetry import elements_of
-from .walk import BaseVisitor, GameInfo, PositionEvent
 
 __all__ = ["Exact", "PureColumns", "concatenate", "rehash"]
 
@@ -190,7 +190,7 @@ def _settle_compiled(
     at: npt.NDArray[np.intp], size: int, count: int,
     rows: npt.NDArray[np.intp], attains: npt.NDArray[np.uint16],
 ) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]:
-    """:func:`gohash.frames.settle_stones` by the core, reading the packed
+    """:func:`gohash.pipeline.frames.settle_stones` by the core, reading the packed
     positions in place (``rows`` index into ``at``, the batch's rows).
 
     Each distinct position (with its attaining elements) of a run of rows is
@@ -237,7 +237,7 @@ _EXACT_ROWS = 1 << 15
 
 class Exact:
     """Canonical keys, exact transforms and symmetries, and frames of a batch, by
-    each board size's scheme (:func:`gohash.frames.frame_batch`)."""
+    each board size's scheme (:func:`gohash.pipeline.frames.frame_batch`)."""
 
     def __init__(
         self, keys_of: SchemeFactory, group: str, frames: bool, hashes: npt.NDArray[np.uint64],
@@ -245,7 +245,7 @@ class Exact:
         compiled: Any,
     ) -> None:
         """``compiled`` is the core module, which packs the frames, or None to pack
-        them with numpy (:func:`gohash.frames.frame_rows`, its twin)."""
+        them with numpy (:func:`gohash.pipeline.frames.frame_rows`, its twin)."""
         count = len(sizes)
         self.canonical = np.empty_like(hashes)
         self.transform = np.empty(count, dtype=np.uint8)

@@ -4,10 +4,10 @@ Scope: packing position arrays into bytes, the frame of a position (a canonical
 form under G = D4 x colour swap, or under D4 alone, found from its canonical key)
 as a scalar function and its numpy batch twin (:func:`frame_batch`, which also
 finds each position's exact symmetries).  Whole collections get their frames
-from :func:`gohash.positions.positions`.
+from :func:`gohash.pipeline.positions.positions`.
 
 Frames.  The canonical key ``K`` of a position ``P`` is the least ``T_g(hash)``
-(:meth:`~gohash.schemes.KeyScheme.canonical`); its frame ``X`` is the least
+(:meth:`~gohash.group.schemes.KeyScheme.canonical`); its frame ``X`` is the least
 packed image ``pack(t.P)`` over the elements ``t`` that attain ``K``.  For
 ``Q = g.P`` the attaining elements of ``Q`` are those of ``P`` composed with
 ``g^-1``, so ``P`` and ``Q`` have the same set of such images and the same frame:
@@ -20,7 +20,7 @@ take the least of several, and only they can have a symmetry: ``g.P = P`` gives
 ``T_g(hash) = hash``.  Their symmetries are found by comparing their images point
 by point, never from the key.
 
-Packing is :meth:`gohash.board.Board.position_key`'s: a size byte, then the
+Packing is :meth:`gohash.go.board.Board.position_key`'s: a size byte, then the
 points in ``row * size + col`` order as base-4 digits (0 empty, 1 black,
 2 white), most significant first; 92 bytes for 19x19.
 """
@@ -34,9 +34,9 @@ from functools import cache, partial
 import numpy as np
 import numpy.typing as npt
 
-from .errors import PositionError
-from .schemes import KeyScheme, scheme
-from .symmetry import ELEMENTS, Element, elements_of
+from ..errors import PositionError
+from ..group.schemes import KeyScheme, scheme
+from ..group.symmetry import ELEMENTS, Element, elements_of
 
 __all__ = [
     "FrameBatch",
@@ -190,7 +190,7 @@ class FrameBatch:
     ``keys``: canonical keys (the scheme's hash array); ``elements``: index of the
     lowest element mapping each position onto its frame; ``symmetries``: each
     position's exact stabilizer within the group, as a bit mask over the indexes
-    of :data:`~gohash.symmetry.ELEMENTS` (bit 0, the identity, always set); only a
+    of :data:`~gohash.group.symmetry.ELEMENTS` (bit 0, the identity, always set); only a
     position whose key some ``T_g`` (g not the identity) fixes can have more (the
     theorem: ``g.P = P`` gives ``T_g(key) = key``); ``frames``: the packed frames
     as rows of :func:`packed_rows`, if asked for.
@@ -213,7 +213,7 @@ Settle = Callable[
 ]
 """``settle(rows, attains)``: the exact stabilizers and frame elements of the
 given rows, from the bit masks of the elements attaining their keys (see
-:func:`settle_stones`, and its compiled twin ``gohash._core.settle_symmetric``)."""
+:func:`settle_stones`, and its compiled twin ``gohash.pipeline._core.settle_symmetric``)."""
 
 
 def frame_batch(
@@ -273,7 +273,7 @@ def settle_stones(
     """The stabilizer (a bit mask over the first ``count`` elements) of each
     position of ``rows``, and the lowest element among those of ``attains[i]``
     whose image is least as packings compare: its frame.  The numpy twin of the
-    compiled ``gohash._core.settle_symmetric``."""
+    compiled ``gohash.pipeline._core.settle_symmetric``."""
     sub = stones_at(rows)
     symmetries = np.empty(len(rows), dtype=np.uint16)
     bits = ((attains[:, np.newaxis] >> np.arange(count, dtype=np.uint16)) & 1).astype(bool)
@@ -305,7 +305,7 @@ def frame_rows(
 ) -> npt.NDArray[np.uint8]:
     """The packed frames (rows of :func:`packed_rows`) of flat ``stones[B, N*N]``,
     each the image under element ``which[b]``; the twin of the compiled
-    ``gohash._core.pack_frames``."""
+    ``gohash.pipeline._core.pack_frames``."""
     count = len(which)
     framed = np.empty((count, size * size), dtype=np.int8)
     table = gathers(size)

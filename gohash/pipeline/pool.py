@@ -60,7 +60,7 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, Generic, Literal, TypeVar, cast, overload
 
-from .errors import GohashError
+from ..errors import WorkerDied
 
 if sys.platform == "win32":
     from multiprocessing.context import SpawnContext as _StartContext
@@ -72,7 +72,6 @@ else:
 __all__ = [
     "MAX_BATCH_BYTES",
     "MAX_TASKS_PER_BATCH",
-    "WorkerDied",
     "WorkerPool",
     "batches",
     "ordered_map",
@@ -104,13 +103,6 @@ def scratch_folder() -> str | None:
     reads it and removes it): it is removed with the pool, also when the parent
     is killed.  None in any other process."""
     return _scratch
-
-
-class WorkerDied(GohashError):
-    """A task whose worker process died on it, and died again when it was retried alone.
-
-    ``reason`` says how: ``worker process died (killed by signal 9; out of
-    memory?)``; the caller fills in ``file`` with :meth:`GohashError.located`."""
 
 
 @overload

@@ -1,15 +1,15 @@
 """Positions of whole collections as columns, replayed by a compiled core where it can.
 
-Scope: :func:`positions` reads SGF sources as :func:`gohash.walk.walk` does and
+Scope: :func:`positions` reads SGF sources as :func:`gohash.sgf.walk.walk` does and
 yields :class:`PositionBatch` es: one row per position the walker visits, with
 its place (file, game, variation, move number), the move that led to it, the
 side to move, the position hash of a key scheme, its canonical key, and from
 the exact position its symmetries and the lowest element mapping it onto its
-frame (:mod:`gohash.frames`); on request the exact packed position and its
+frame (:mod:`gohash.pipeline.frames`); on request the exact packed position and its
 packed frame; beside them a table of the games' root properties and the
 walker's errors and notes.
 
-Two paths give the same batches.  The compiled core (:mod:`gohash._core`)
+Two paths give the same batches.  The compiled core (:mod:`gohash.pipeline._core`)
 replays games that it is sure to replay exactly as the walker does, and
 refuses anything unusual; from the first game it refuses (or the whole file,
 if it refuses the file's syntax), and every file when the core is not built or
@@ -17,7 +17,7 @@ if it refuses the file's syntax), and every file when the core is not built or
 rest of the file into the same columns (:attr:`PositionBatch.walker_from`).
 Errors and notes are therefore always the walker's own, in its order.
 
-Symmetries, transforms and frames are those of :func:`gohash.frames.frame_batch`,
+Symmetries, transforms and frames are those of :func:`gohash.pipeline.frames.frame_batch`,
 from the packed positions that both paths always make: the canonical key only
 pre-filters, and the few positions whose key some ``T_g`` fixes are compared
 point by point, never judged by their key.
@@ -45,23 +45,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from .batchcolumns import Exact, PureColumns, concatenate, rehash
-from .errors import GohashError
+from ..errors import GohashError, SgfError
+from ..go.rulesets import record_ruleset
+from ..group.schemes import KeyScheme, scheme
+from ..group.symmetry import elements_of
+from ..sgf.inputs import Input, Source
+from ..sgf.names import shown_name
+from ..sgf.parser import encoding_of, root_text
+from ..sgf.sources import find_inputs, read_input
+from ..sgf.walk import WalkSummary, walk_games
+from .columns import Exact, PureColumns, concatenate, rehash
 from .frames import SchemeFactory
-from .names import shown_name
-from .rules import record_ruleset
-from .schemes import KeyScheme, scheme
-from .sgf import (
-    Input,
-    SgfError,
-    Source,
-    encoding_of,
-    find_inputs,
-    read_input,
-    root_text,
-)
-from .symmetry import elements_of
-from .walk import WalkSummary, walk_games
 
 if TYPE_CHECKING:
     from ._core import Replayer
@@ -117,7 +111,7 @@ class PositionBatch:
     ``hash``, ``canonical`` are ``uint64`` arrays of shape ``(n,)``, or ``(n, 2)``
     (high word, low word) for 128-bit schemes.  ``transform`` is the index in
     :data:`gohash.ELEMENTS` of the lowest element mapping the position onto its
-    frame (its canonical form, :mod:`gohash.frames`); ``symmetries`` the exact
+    frame (its canonical form, :mod:`gohash.pipeline.frames`); ``symmetries`` the exact
     stabilizer of the position within the group, bit ``i`` set for
     ``ELEMENTS[i]`` (bit 0, the identity, always).  The packed position
     (``Board.position_key``) of row ``i`` is
@@ -158,7 +152,7 @@ class PositionBatch:
     note_files: list[int] = field(default_factory=list)
     """The file id of each note."""
     file_games: dict[int, int] = field(default_factory=dict)
-    """The games read in each file, as :class:`gohash.walk.WalkSummary` counts them:
+    """The games read in each file, as :class:`gohash.sgf.walk.WalkSummary` counts them:
     those abandoned at the root (no rows, not in :attr:`games`) included."""
     walker_from: dict[int, int] = field(default_factory=dict)
     """For each file of the batch the pure walker replayed (in part), the first
@@ -214,12 +208,12 @@ def positions(
 ) -> Iterator[PositionBatch]:
     """Batches of the positions of every game in ``sources``.
 
-    ``sources`` are what :func:`gohash.walk.walk` takes (files, folders searched
+    ``sources`` are what :func:`gohash.sgf.walk.walk` takes (files, folders searched
     for ``*.sgf``, zip and tar archives, ``-`` for standard input)
     or :class:`gohash.sgf.Input` and :class:`gohash.sgf.Source` objects (inputs
     already found, bytes in memory).  ``scheme`` is a
     key scheme name, or a factory from board size to
-    :class:`~gohash.schemes.KeyScheme` (:data:`gohash.frames.SchemeFactory`);
+    :class:`~gohash.group.schemes.KeyScheme` (:data:`gohash.pipeline.frames.SchemeFactory`);
     ``group`` the group of the canonical keys, symmetries and frames
     (``"full"`` or ``"d4"``); ``variations`` replays every variation as the
     walker does.  ``packed=True`` adds the exact packed positions,
@@ -281,7 +275,7 @@ class _Options:
     def board_options(self) -> dict[str, object]:
         """The walker's board options: a named scheme hashes on the board; a
         factory's hashes are made from the exact positions
-        (:func:`gohash.batchcolumns.rehash`)."""
+        (:func:`gohash.pipeline.columns.rehash`)."""
         options: dict[str, object] = {}
         if isinstance(self.scheme, str):
             options["scheme"] = self.scheme

@@ -1,12 +1,13 @@
-"""Many small SGF files packed into a few Parquet parts (``gohash pack``), and read back.
+"""Packed datasets: many small SGF files in a few Parquet parts, read back.
 
-Scope: writing a packed dataset (:func:`pack`), recognising one (:func:`is_pack`),
-and reading its records back as :class:`~gohash.sgf.Source` objects, whole
-(:func:`read_packed`, which :func:`gohash.sgf.read_input` calls, so every
+Scope: the format, recognising a dataset (:func:`is_pack`), and reading its
+records back as :class:`~gohash.sgf.inputs.Source` objects, whole
+(:func:`read_packed`, which :func:`gohash.sgf.sources.read_input` calls, so every
 command reads a packed dataset as it reads a folder) or a few row groups at a
 time (:func:`slices`, :func:`read_slice`: the partitions of
-:mod:`gohash.cluster`).  Needs pyarrow (the ``parquet`` extra) to write or
-read records; recognising a dataset does not.
+:mod:`gohash.tools.dataset`).  Needs pyarrow (the ``parquet`` extra) to write or
+read records; recognising a dataset does not.  Writing one is
+:mod:`gohash.tools.pack`'s job.
 
 A corpus of millions of files of a few KB is slow to list, open and ship to
 workers one by one; packed, it is a few hundred parts of tens of MB.  A packed
@@ -21,14 +22,14 @@ same output on the packed dataset as on the files themselves.
 
 Reading trusts nothing a part says: the marker and each part's columns and
 types are checked (a clear error naming the file otherwise), each record's
-SHA-256 and the source size limit (:data:`gohash.sgf.MAX_SOURCE_BYTES`) too.
+SHA-256 and the source size limit (:data:`gohash.sgf.inputs.MAX_SOURCE_BYTES`) too.
 A row group larger than pack writes (more than :data:`READ_GROUP_BYTES` of
 data) is read one record at a time, so memory holds one record and the
 Parquet page holding it (pyarrow decompresses a page whole: pack's pages hold
 about 1 MiB or one record; a hand-made page of many large records is read
 whole, up to the 2 GiB a page header can declare), not the group.  A
 part's records count against its input's decompression budget
-(:class:`gohash.sources.Budget`), as an archive's members do.
+(:class:`gohash.sgf.inputs.Budget`), as an archive's members do.
 """
 
 from __future__ import annotations
@@ -36,43 +37,25 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
-import uuid
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from .errors import GohashError, OutputExistsError, counted
-from .names import name_text
-from .outputs import REPLACE_HINT, check_not_input
-from .sources import (
-    MAX_SOURCE_BYTES,
-    PACK_MARKER,
-    Budget,
-    Input,
-    Meter,
-    SgfError,
-    SgfLimitError,
-    Source,
-    budget_for,
-    find_inputs,
-    read_input,
-)
+from ..errors import GohashError, SgfError, SgfLimitError
+from .inputs import MAX_SOURCE_BYTES, PACK_MARKER, Budget, Input, Meter, Source, budget_for
 
 __all__ = [
     "GROUP_BYTES",
     "PACK_COLUMNS",
     "PACK_FORMAT",
-    "PACK_MARKER",
     "PACK_VERSION",
-    "PART_BYTES",
     "READ_GROUP_BYTES",
-    "PackSummary",
     "PackedSlice",
     "is_pack",
-    "pack",
     "pack_inputs",
+    "pack_schema",
+    "pyarrow_module",
     "read_packed",
     "read_slice",
     "slices",
@@ -80,8 +63,6 @@ __all__ = [
 
 PACK_FORMAT = "gohash-pack"
 PACK_VERSION = 1
-PART_BYTES = 64 * 1024 * 1024
-"""SGF bytes per part, at most (a larger source goes alone)."""
 GROUP_BYTES = 1024 * 1024
 """SGF bytes per row group, at most (a larger source goes alone)."""
 READ_GROUP_BYTES = MAX_SOURCE_BYTES + GROUP_BYTES
@@ -100,20 +81,6 @@ PACK_COLUMNS: tuple[tuple[str, str, str], ...] = (
 """Name, type and meaning of each column of a pack part, in order."""
 
 
-@dataclass
-class PackSummary:
-    """What one :func:`pack` stored; ``errors``: the sources it could not read."""
-
-    records: int = 0
-    bytes: int = 0
-    parts: int = 0
-    errors: list[GohashError] = field(default_factory=list)
-
-    def __str__(self) -> str:
-        return (f"{counted(self.records, 'record')}, {self.bytes:,} bytes in "
-                f"{counted(self.parts, 'part')}, {counted(len(self.errors), 'error')}")
-
-
 @dataclass(frozen=True)
 class PackedSlice:
     """Row groups of one part of a packed dataset, and the SGF bytes they hold."""
@@ -123,7 +90,7 @@ class PackedSlice:
     bytes: int
 
 
-def _pyarrow() -> Any:
+def pyarrow_module() -> Any:
     try:
         import pyarrow
         import pyarrow.parquet
@@ -134,8 +101,8 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def _schema() -> Any:
-    pa = _pyarrow()
+def pack_schema() -> Any:
+    pa = pyarrow_module()
     types = {"path": pa.string(), "data": pa.binary(), "sha256": pa.binary(32),
              "notes": pa.list_(pa.string())}
     return pa.schema([pa.field(name, types[name], metadata={"description": text})
@@ -188,7 +155,7 @@ def pack_inputs(path: str) -> Iterator[Input]:
 
 def read_packed(inp: Input, budget: Budget | None = None) -> Iterator[Source | SgfError]:
     """Every record of one part (an input of :func:`pack_inputs`), in order, within
-    ``budget`` (by default :func:`gohash.sources.budget_for` the part's size)."""
+    ``budget`` (by default :func:`gohash.sgf.inputs.budget_for` the part's size)."""
     if os.path.isdir(inp.name):  # pack_inputs found its marker damaged
         try:
             _marker(inp.name)
@@ -204,7 +171,7 @@ def read_packed(inp: Input, budget: Budget | None = None) -> Iterator[Source | S
 
 
 def _open(path: str) -> Any:
-    pq = _pyarrow().parquet
+    pq = pyarrow_module().parquet
     try:
         part = pq.ParquetFile(path)
     except (OSError, ValueError) as e:
@@ -223,24 +190,24 @@ def _open(path: str) -> Any:
 
 
 def _is_text(t: Any) -> bool:
-    pa = _pyarrow()
+    pa = pyarrow_module()
     if pa.types.is_dictionary(t):
         t = t.value_type
     return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
 
 
 def _is_list_of_text(t: Any) -> bool:
-    pa = _pyarrow()
+    pa = pyarrow_module()
     return bool((pa.types.is_list(t) or pa.types.is_large_list(t)) and _is_text(t.value_type))
 
 
 def _is_bytes(t: Any) -> bool:
-    pa = _pyarrow()
+    pa = pyarrow_module()
     return bool(pa.types.is_binary(t) or pa.types.is_large_binary(t))
 
 
 def _is_digest(t: Any) -> bool:
-    pa = _pyarrow()
+    pa = pyarrow_module()
     return bool(pa.types.is_fixed_size_binary(t) and t.byte_width == 32)
 
 
@@ -289,7 +256,7 @@ def read_slice(part: PackedSlice, budget: Budget | None = None) -> Iterator[Sour
         return
     names = [name for name, _, _ in PACK_COLUMNS]
     data_column = _data_column(reader.metadata)
-    pa = _pyarrow()
+    pa = pyarrow_module()
     for group in part.row_groups:
         metadata = reader.metadata.row_group(group)
         chunk = metadata.column(data_column)
@@ -327,7 +294,7 @@ def read_slice(part: PackedSlice, budget: Budget | None = None) -> Iterator[Sour
 
 
 def _slice_budget(path: str, metadata: Any, groups: tuple[int, ...]) -> Budget:
-    """The share of the part's budget (:func:`gohash.sources.budget_for` its size)
+    """The share of the part's budget (:func:`gohash.sgf.inputs.budget_for` its size)
     that its row groups ``groups`` hold, by their compressed bytes: the slices of
     a part together get the part's budget, whatever their number."""
     whole = budget_for(os.path.getsize(path))
@@ -356,115 +323,3 @@ def _records(part: str, group: int, paths: list[Any], datas: list[Any], digests:
                            f"(in {part!r})", file=name)
         else:
             yield Source(name, data, tuple(said or ()))
-
-
-def pack(
-    paths: Iterable[str],
-    out: str,
-    *,
-    part_bytes: int = PART_BYTES,
-    group_bytes: int = GROUP_BYTES,
-    overwrite: bool = False,
-    on_error: Callable[[GohashError], object] | None = None,
-    progress: Callable[[PackSummary], object] | None = None,
-) -> PackSummary:
-    """Store every SGF source of ``paths`` (files, folders, archives, ``-``, packed
-    datasets) in a new packed dataset at ``out`` (a folder that is missing or
-    empty).  An earlier packed dataset there is refused
-    (:class:`~gohash.errors.OutputExistsError`) unless ``overwrite``, which
-    replaces it (its marker and parts; nothing else in the folder is touched);
-    any other folder that is not empty, or one holding an input, is refused even
-    then.  Sources that cannot be read are errors, given to ``on_error`` and
-    left out.  ``progress`` is called after each part."""
-    pa = _pyarrow()
-    paths = list(paths)
-    _prepare_output(out, paths, overwrite)
-    os.makedirs(out, exist_ok=True)
-    schema = _schema()
-    summary = PackSummary()
-    names: list[str] = []
-    group: list[Source] = []
-    group_size = 0
-    writer: _PartWriter | None = None
-    for inp in find_inputs(paths):
-        for source in read_input(inp):
-            if isinstance(source, SgfError):
-                summary.errors.append(source)
-                if on_error is not None:
-                    on_error(source)
-                continue
-            if group and group_size + len(source.data) > group_bytes:
-                writer = _flush(writer, group, out, names, schema, pa)
-                group, group_size = [], 0
-                if writer.bytes >= part_bytes:
-                    writer.close()
-                    writer = None
-                    if progress is not None:
-                        progress(summary)
-            group.append(source)
-            group_size += len(source.data)
-            summary.records += 1
-            summary.bytes += len(source.data)
-    if group:
-        writer = _flush(writer, group, out, names, schema, pa)
-    if writer is not None:
-        writer.close()
-    summary.parts = len(names)
-    info = {"format": PACK_FORMAT, "version": PACK_VERSION, "parts": names,
-            "records": summary.records, "bytes": summary.bytes}
-    with open(os.path.join(out, PACK_MARKER), "w", encoding="utf-8") as f:
-        json.dump(info, f, indent=1)
-    return summary
-
-
-# A part, or a part being written (see _PartWriter).
-_PART_NAME = re.compile(r"part-\d+\.parquet|\.part-\d+\.parquet\.[0-9a-f]+\.tmp")
-
-
-def _prepare_output(out: str, paths: list[str], overwrite: bool) -> None:
-    """Refuse ``out`` unless it is missing, an empty folder, or (with ``overwrite``)
-    an earlier packed dataset holding none of ``paths``, whose files are removed."""
-    check_not_input(out, paths)
-    if not os.path.exists(out) or (os.path.isdir(out) and not os.listdir(out)):
-        return
-    if not is_pack(out):
-        raise OutputExistsError("exists and is not an empty folder or a packed dataset; "
-                                "give a new or empty folder", file=out)
-    if not overwrite:
-        raise OutputExistsError(f"holds a packed dataset; {REPLACE_HINT}", file=out)
-    for name in os.listdir(out):
-        if name == PACK_MARKER or _PART_NAME.fullmatch(name):
-            os.remove(os.path.join(out, name))
-
-
-class _PartWriter:
-    """One part, written under a hidden temporary name and renamed when closed."""
-
-    def __init__(self, out: str, name: str, schema: Any) -> None:
-        pq = _pyarrow().parquet
-        self.final = os.path.join(out, name)
-        self.temporary = os.path.join(out, f".{name}.{uuid.uuid4().hex}.tmp")
-        self.writer = pq.ParquetWriter(self.temporary, schema, compression="zstd",
-                                       use_dictionary=["path"])
-        self.bytes = 0
-
-    def close(self) -> None:
-        self.writer.close()
-        os.replace(self.temporary, self.final)
-
-
-def _flush(writer: _PartWriter | None, group: list[Source], out: str, names: list[str],
-           schema: Any, pa: Any) -> _PartWriter:
-    """Write one row group, into a new part if none is open."""
-    if writer is None:
-        names.append(f"part-{len(names):05d}.parquet")
-        writer = _PartWriter(out, names[-1], schema)
-    table = pa.Table.from_pydict({
-        "path": [name_text(s.name) for s in group],
-        "data": [s.data for s in group],
-        "sha256": [hashlib.sha256(s.data).digest() for s in group],
-        "notes": [list(s.notes) for s in group],
-    }, schema=schema)
-    writer.writer.write_table(table)
-    writer.bytes += sum(len(s.data) for s in group)
-    return writer

@@ -3,10 +3,10 @@
 Scope: a streaming parser for SGF collections, the limits that bound what
 untrusted input expands to, and the decoding of the property values the
 walker needs (board size, encoding, points, moves, text).  Replaying moves is
-:mod:`gohash.walk`'s job.
+:mod:`gohash.sgf.walk`'s job.
 
 Sources (files, folders, archives, standard input, UTF-16 text) are
-:mod:`gohash.sources`'s; their names are imported here too.
+:mod:`gohash.sgf.sources`'s; their names are imported here too.
 
 The grammar is sgfmill's (:mod:`sgfmill.sgf_grammar`): the same tokens, the same
 leniency (lower-case letters in property names are dropped, a repeated property
@@ -61,7 +61,7 @@ file, since where that game ends is then unknown.
   board) in one node, 1,000,000 in one game (every variation counted) or
   10,000,000 in one file.  They bound the setup work and the undo history it
   leaves (2 bytes a changed point).
-- :data:`gohash.board.MAX_HISTORY`: the board keeps at most 200,000 undo
+- :data:`gohash.go.board.MAX_HISTORY`: the board keeps at most 200,000 undo
   steps, so one line of a game replays at most 200,000 moves and setup nodes
   (a long file of passes included); the walker reports the
   :class:`~gohash.errors.HistoryLimitError` at the move that reaches it.
@@ -80,20 +80,9 @@ from dataclasses import dataclass
 
 from sgfmill import sgf_grammar, sgf_properties
 
-from .coords import GTP_COLUMNS, sgf_point_table
-from .errors import BoardSizeError
-from .sources import (
-    MAX_SOURCE_BYTES,
-    Input,
-    SgfError,
-    SgfLimitError,
-    SgfReadError,
-    Source,
-    find_inputs,
-    read_input,
-    read_input_ends,
-)
-from .symmetry import MAX_SIZE, MIN_SIZE
+from ..errors import BoardSizeError, SgfError, SgfLimitError, SgfSyntaxError
+from ..group.coords import GTP_COLUMNS, sgf_point_table
+from ..group.symmetry import MAX_SIZE, MIN_SIZE
 
 __all__ = [
     "CLOSE",
@@ -101,30 +90,20 @@ __all__ = [
     "MAX_GAME_SETUP_POINTS",
     "MAX_NODE_SETUP_POINTS",
     "MAX_NODE_VALUES",
-    "MAX_SOURCE_BYTES",
     "MAX_SOURCE_SETUP_POINTS",
     "MAX_VALUE_BYTES",
     "NODE",
     "OPEN",
     "GameText",
-    "Input",
     "Limits",
     "Properties",
-    "SgfError",
-    "SgfLimitError",
-    "SgfReadError",
-    "SgfSyntaxError",
-    "Source",
     "board_size",
     "decode_move",
     "decode_point",
     "decode_point_list",
     "decode_text",
     "encoding_of",
-    "find_inputs",
     "game_events",
-    "read_input",
-    "read_input_ends",
     "root_text",
 ]
 
@@ -140,10 +119,6 @@ MAX_SOURCE_SETUP_POINTS = 10_000_000
 
 # Event kinds yielded by game_events.
 NODE, OPEN, CLOSE = 0, 1, 2
-
-
-class SgfSyntaxError(SgfReadError):
-    """Data that is not SGF."""
 
 
 # -- the streaming parser -----------------------------------------------------------------

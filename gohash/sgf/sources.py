@@ -22,7 +22,7 @@ before parsing, with a note; a CA naming UTF-16 or UTF-32 then means UTF-8.
 
 A folder holding the marker of a Parquet dataset gohash wrote is that dataset:
 a packed one (``gohash pack``, :data:`PACK_MARKER`) is read record by record as
-its files were (:mod:`gohash.pack`, which needs pyarrow); a canon dataset
+its files were (:mod:`gohash.sgf.pack`, which needs pyarrow); a canon dataset
 (:data:`CANON_MARKER`) is input for ``gohash index build`` only.
 
 Limits.  A file, archive member, standard input or decompressed file larger
@@ -40,7 +40,7 @@ on every read (quadratic in what one compressed block expands to).
 
 Names are data: a file name or archive member name that is not UTF-8 is
 carried as Python's file system names are, its bytes as surrogate escapes
-(:mod:`gohash.names`).  Only regular files (symbolic links followed) are read from
+(:mod:`gohash.sgf.names`).  Only regular files (symbolic links followed) are read from
 folders: a pipe, socket or device found there is not opened, which for a pipe
 would wait for a writer for ever; an error names it.
 """
@@ -58,178 +58,25 @@ import stat
 import struct
 import sys
 import tarfile
-import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import partial
-from typing import IO, Any, cast
+from typing import IO, Any
 
-from .errors import GohashError
+from ..errors import SgfBudgetError, SgfError, SgfLimitError
+from .inputs import (
+    CANON_MARKER,
+    MAX_SOURCE_BYTES,
+    PACK_MARKER,
+    Budget,
+    Input,
+    Meter,
+    Source,
+    budget_for,
+)
 
-__all__ = [
-    "BUDGET_EXPANSION",
-    "BUDGET_MIN_BYTES",
-    "BUDGET_MIN_SECONDS",
-    "BUDGET_SECONDS_PER_MIB",
-    "CANON_MARKER",
-    "MAX_SOURCE_BYTES",
-    "PACK_MARKER",
-    "Budget",
-    "Input",
-    "Meter",
-    "SgfBudgetError",
-    "SgfError",
-    "SgfLimitError",
-    "SgfReadError",
-    "Source",
-    "budget_for",
-    "find_inputs",
-    "read_input",
-    "read_input_ends",
-]
-
-MAX_SOURCE_BYTES = 64 * 1024 * 1024
-BUDGET_EXPANSION = 100
-"""Bytes an input's decompression may produce per byte of the input (SGF text
-compresses some 5 to 10 times), beyond :data:`BUDGET_MIN_BYTES`."""
-BUDGET_MIN_BYTES = 256 * 1024 * 1024
-"""Bytes any input's decompression may produce: four sources at the size limit."""
-BUDGET_SECONDS_PER_MIB = 1.0
-"""CPU seconds an input's decompression may take per MiB of the input (bzip2,
-the slowest, takes about a fifth of that), beyond :data:`BUDGET_MIN_SECONDS`."""
-BUDGET_MIN_SECONDS = 30.0
-"""CPU seconds any input's decompression may take."""
-
-
-class SgfError(GohashError):
-    """Malformed SGF data, or a source that cannot be read."""
-
-
-class SgfReadError(SgfError):
-    """Data that cannot be read on: the rest of the file is skipped."""
-
-
-class SgfLimitError(SgfReadError):
-    """A source, a value, a node, a game's setup or a nesting beyond the documented limits."""
-
-
-class SgfBudgetError(SgfLimitError):
-    """An input whose decompression went beyond its :class:`Budget`: the rest of it
-    is not read."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    """What reading one input may cost: ``bytes`` its decompression produces
-    (archive members read or skipped, a packed part's records), and ``seconds``
-    of CPU time spent producing them."""
-
-    bytes: int
-    seconds: float
-
-
-def budget_for(size: int) -> Budget:
-    """The budget of an input of ``size`` bytes as stored (compressed): at least
-    :data:`BUDGET_MIN_BYTES` and :data:`BUDGET_MIN_SECONDS`, more in proportion
-    to ``size``, so a large archive of real records is read whole."""
-    return Budget(max(BUDGET_MIN_BYTES, BUDGET_EXPANSION * size),
-                  max(BUDGET_MIN_SECONDS, BUDGET_SECONDS_PER_MIB * size / (1024 * 1024)))
-
-
-class Meter:
-    """What one input's decompression has produced and cost, against its budget.
-
-    Every decompressed stream of the input is read through :meth:`wrap`, and a
-    packed part's records are counted with :meth:`charge`: one count per
-    input, whatever its archive members or row groups.  CPU time is the
-    reading thread's (:func:`time.thread_time`), spent in the stream's reads:
-    gzip, bzip2, xz and zip's inflate, and Parquet's, decompress in the thread
-    that asks.
-    """
-
-    def __init__(self, name: str, budget: Budget) -> None:
-        self.name = name
-        self.budget = budget
-        self.bytes = 0
-        self.seconds = 0.0
-
-    def charge(self, count: int, seconds: float) -> None:
-        """Count ``count`` bytes produced in ``seconds``; raises
-        :class:`SgfBudgetError` once the budget is spent."""
-        self.bytes += count
-        self.seconds += seconds
-        if self.bytes > self.budget.bytes:
-            raise SgfBudgetError(
-                "the input expands to more than its budget of "
-                f"{self.budget.bytes:,} bytes (decompressed, members read or skipped "
-                "counted): the rest of it is not read", file=self.name)
-        if self.seconds > self.budget.seconds:
-            raise SgfBudgetError(
-                "the input took more than its budget of "
-                f"{self.budget.seconds:g} CPU seconds to decompress: the rest of it is "
-                "not read", file=self.name)
-
-    def wrap(self, stream: IO[bytes] | io.BufferedIOBase) -> IO[bytes]:
-        """``stream``, its reads counted."""
-        return cast(IO[bytes], _Metered(stream, self))
-
-
-class _Metered(io.RawIOBase):
-    """A decompressed stream whose reads are charged to a :class:`Meter`."""
-
-    def __init__(self, stream: IO[bytes] | io.BufferedIOBase, meter: Meter) -> None:
-        super().__init__()
-        self._stream = stream
-        self._meter = meter
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1, /) -> bytes:
-        # Not RawIOBase's read, which would allocate ``size`` bytes up front.
-        start = time.thread_time()
-        data = self._stream.read(size)
-        self._meter.charge(len(data), time.thread_time() - start)
-        return data
-
-    def readinto(self, buffer: Any, /) -> int:
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-
-@dataclass(frozen=True)
-class Input:
-    """One thing named on the command line, resolved: a file, an archive or stdin.
-
-    ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression), ``"special"``
-    (a pipe, socket or device found in a folder: not read; ``format`` says
-    which), ``"packed"``
-    (a part of a packed dataset), ``"canon-parquet"`` (a canon dataset, which
-    only ``gohash index build`` reads),
-    ``"compressed"`` (one SGF file, gzip, bzip2 or xz), ``"unsupported"`` (an
-    archive or compression gohash does not read), ``"stdin"`` or ``"missing"``;
-    ``name`` is the path as given or as found under a given folder; ``format``
-    names the compression or archive format found by content, if any.  Inputs
-    are small and picklable, so worker processes can be sent them.
-    """
-
-    kind: str
-    name: str
-    format: str = ""
-
-
-@dataclass(frozen=True)
-class Source:
-    """The bytes of one SGF file, the name to report it under, and notes on how it
-    was read (text decoded from UTF-16, for one)."""
-
-    name: str
-    data: bytes
-    notes: tuple[str, ...] = ()
-
+__all__ = ["find_inputs", "read_input", "read_input_ends"]
 
 # Recognised by content: (leading bytes, format).
 _MAGIC = (
@@ -363,8 +210,8 @@ def _input_for(path: str, mode: int | None) -> Input:
 def find_inputs(paths: Iterable[str]) -> Iterator[Input]:
     """Resolve paths: folders become their ``*.sgf`` files (recursively, sorted);
     a file's format is found from its first bytes.  A packed dataset
-    (:mod:`gohash.pack`) becomes its parts, a canon dataset
-    (:mod:`gohash.columnar`) its ``positions`` parts."""
+    (:mod:`gohash.sgf.pack`) becomes its parts, a canon dataset
+    (:mod:`gohash.tools.parquet`) its ``positions`` parts."""
     for path in paths:
         mode = None if path == "-" else _mode(path)
         is_folder = mode is not None and stat.S_ISDIR(mode)
@@ -397,12 +244,6 @@ _SPECIAL = (
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
 )
-
-
-PACK_MARKER = "_gohash_pack.json"
-"""The file that makes a folder a packed dataset (:mod:`gohash.pack`)."""
-CANON_MARKER = "_gohash_canon.json"
-"""The file that makes a folder a canon dataset (:mod:`gohash.columnar`)."""
 
 
 def _is_dataset(path: str) -> bool:

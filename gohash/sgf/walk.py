@@ -2,7 +2,7 @@
 
 Scope: the walker.  :func:`walk` reads every game of the given paths (see
 :mod:`gohash.sgf` for sources and parsing), replays it on a
-:class:`~gohash.board.Board` and calls a visitor, in the style of python-chess's
+:class:`~gohash.go.board.Board` and calls a visitor, in the style of python-chess's
 ``chess.pgn.BaseVisitor``: the walker replays, visitors decide what to keep.
 
 Positions visited: the initial position (move number 0: the root's setup
@@ -51,11 +51,11 @@ walker reads ahead of the root at most :data:`_LOOKAHEAD` (64) events of the
 main line (nodes and the "(" before them), stopping at the first node with a
 move or AB; a main line with neither in them counts as having no move.
 
-Rules.  Every game gets the ruleset its ``RU`` names (:mod:`gohash.rules`;
+Rules.  Every game gets the ruleset its ``RU`` names (:mod:`gohash.go.rulesets`;
 ``GameInfo.ruleset``, the default ``chinese`` with a note if ``RU`` is not
 known), and its board allows suicide if that ruleset does, unless the caller
 gives ``suicide_allowed`` in ``board_options``, which then holds for every
-game.  The walker never forbids superko: that is :mod:`gohash.superko`'s to judge.
+game.  The walker never forbids superko: that is :mod:`gohash.tools.superko`'s to judge.
 
 Errors: every error a game's data can cause is a :class:`~gohash.errors.GohashError`
 located at file, game and move number and handed to the visitor's
@@ -82,29 +82,33 @@ from functools import cache
 from itertools import chain
 from typing import Any
 
-from .board import Board
-from .coords import gtp, sgf_letters, sgf_point_table
-from .errors import GohashError, HandicapPlacementError, OccupiedPointError, counted
+from ..errors import (
+    GohashError,
+    HandicapPlacementError,
+    OccupiedPointError,
+    SgfError,
+    SgfLimitError,
+    SgfReadError,
+    counted,
+)
+from ..go.board import Board
+from ..go.rulesets import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
+from ..group.coords import gtp, sgf_letters, sgf_point_table
+from .inputs import Source
 from .names import shown_name
-from .rules import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
-from .sgf import (
+from .parser import (
     NODE,
     OPEN,
     GameText,
     Properties,
-    SgfError,
-    SgfLimitError,
-    SgfReadError,
-    Source,
     board_size,
     decode_move,
     decode_point_list,
     encoding_of,
-    find_inputs,
     game_events,
-    read_input,
     root_text,
 )
+from .sources import find_inputs, read_input
 
 __all__ = [
     "BaseVisitor",
@@ -164,7 +168,7 @@ class PositionEvent:
 class GameInfo:
     """What the root node says about a game, and what the walker noticed.
 
-    ``ruleset`` is the one the record's ``RU`` names (:func:`gohash.rules.record_ruleset`),
+    ``ruleset`` is the one the record's ``RU`` names (:func:`gohash.go.rulesets.record_ruleset`),
     whatever the caller overrides.
     """
 
@@ -313,10 +317,10 @@ def walk(
     board_options: dict[str, Any] | None = None,
 ) -> WalkSummary:
     """Walk every game of every file, folder (``*.sgf``, recursively), archive
-    (zip, or tar plain or compressed: :mod:`gohash.sources`) or ``-`` (standard
+    (zip, or tar plain or compressed: :mod:`gohash.sgf.sources`) or ``-`` (standard
     input) in ``paths``.
 
-    ``board_options`` go to :class:`~gohash.board.Board` (``scheme``,
+    ``board_options`` go to :class:`~gohash.go.board.Board` (``scheme``,
     ``suicide_allowed``, ``simple_ko``); without ``suicide_allowed``, each
     game's ``RU`` decides it.
     """

@@ -1,13 +1,13 @@
 """Audit of a collection: what the key schemes' canonical keys merge in real games.
 
 Scope: measurements, no printing; the structure of the schemes themselves,
-measured without games, is :mod:`gohash.structure`'s.
+measured without games, is :mod:`gohash.group.structure`'s.
 
 For a collection of games (:class:`CollectionAuditor`, :func:`audit_paths`, which
-reads them with :func:`gohash.positions.positions`, in worker processes if
+reads them with :func:`gohash.pipeline.positions.positions`, in worker processes if
 asked): every
 position is reduced to its exact canonical form, its frame
-(:mod:`gohash.frames`, the form the index stores), and grouped by that form and
+(:mod:`gohash.pipeline.frames`, the form the index stores), and grouped by that form and
 by each scheme's canonical key.  Exactness comes from comparing packed
 positions, never from hashes; a scheme's key merges positions when one key
 covers several forms.
@@ -23,14 +23,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .coords import check_position_array
-from .errors import GohashError
-from .frames import frame_batch, unpack_array, unpack_rows
-from .pool import WorkerDied, ordered_map
-from .positions import PositionBatch, positions
-from .schemes import SCHEMES, scheme
-from .sgf import Input, SgfError, Source, find_inputs, read_input
-from .symmetry import ELEMENTS, elements_of
+from ..errors import GohashError, SgfError, WorkerDied
+from ..group.coords import check_position_array
+from ..group.schemes import SCHEMES, scheme
+from ..group.symmetry import ELEMENTS, elements_of
+from ..pipeline.frames import frame_batch, unpack_array, unpack_rows
+from ..pipeline.pool import ordered_map
+from ..pipeline.positions import PositionBatch, positions
+from ..sgf.inputs import Input, Source
+from ..sgf.sources import find_inputs, read_input
 
 __all__ = [
     "SCHEME_COLUMNS",
@@ -181,10 +182,10 @@ class _SizeBatches:
 class CollectionAuditor:
     """Collects, for every position, its exact canonical form and every scheme's
     canonical key; :meth:`result` groups them.  Positions come as the batches of
-    :func:`gohash.positions.positions` (:meth:`add_batch`, as :func:`audit_paths`
+    :func:`gohash.pipeline.positions.positions` (:meth:`add_batch`, as :func:`audit_paths`
     reads them) or as arrays (:meth:`add_positions`).
 
-    The exact form is the frame (:mod:`gohash.frames`) under the first scheme of
+    The exact form is the frame (:mod:`gohash.pipeline.frames`) under the first scheme of
     ``schemes``: the least packed image among the elements attaining its canonical
     key.  As the theorem holds for every scheme, the frame of any is a canonical
     form, equal for two positions exactly when one is an image of the other; each
@@ -404,7 +405,7 @@ def audit_paths(
     """Replay and audit the games of ``paths`` (files, folders, archives); errors are
     kept.  ``suicide_allowed`` holds for every game if given, else each game's ``RU``
     decides.  ``jobs`` > 1 replays the inputs in that many worker processes
-    (:func:`gohash.pool.ordered_map`; a worker's death is a note for ``on_death``,
+    (:func:`gohash.pipeline.pool.ordered_map`; a worker's death is a note for ``on_death``,
     an input that kills its worker twice an error), with the same result.
     ``progress(done, total)`` is called as inputs are done."""
     auditor = CollectionAuditor(schemes, group=group, examples=examples)

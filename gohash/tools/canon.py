@@ -1,7 +1,7 @@
 """Canonical keys for every position of an SGF collection (``gohash canon``).
 
 Scope: the records of ``gohash canon`` and how they are made.
-:func:`records` formats the columns of :func:`gohash.positions.positions` (a
+:func:`records` formats the columns of :func:`gohash.pipeline.positions.positions` (a
 compiled core, the pure walker where it refuses a file) as JSON Lines or CSV
 lines; :func:`canon` runs it over files, folders and archives, in this process
 or in worker processes (output in input order either way).  The CLI only
@@ -16,7 +16,7 @@ hex of the scheme's width), ``transform`` and ``symmetries``; with
 ``CanonOptions(position=True)`` (``--position``) also ``position``.
 
 - ``transform``: the lowest element mapping the position onto its canonical
-  frame (:mod:`gohash.frames`), the least packed image of the position under the
+  frame (:mod:`gohash.pipeline.frames`), the least packed image of the position under the
   elements whose ``T_g`` maps the hash onto the key.  Usually one element
   attains the key; when several do, it is the lowest of those whose image is
   least, not merely the lowest of them.
@@ -28,7 +28,7 @@ hex of the scheme's width), ``transform`` and ``symmetries``; with
   points hash to 0 (erratum E3), a key every element fixes; their symmetries
   are the eight board maps, not the colour swaps.
 - ``position``: the canonical frame itself, as lower-case hex (no ``0x``) of
-  its packing, the packing of :meth:`gohash.board.Board.position_key`: one
+  its packing, the packing of :meth:`gohash.go.board.Board.position_key`: one
   byte holding the board size N, then the N*N points in ``row * N + col``
   order (row 0 the bottom line, col 0 the left) as base-4 digits, 0 empty,
   1 black, 2 white, most significant first, in ``ceil(N*N / 4)`` big-endian
@@ -46,7 +46,7 @@ symmetries is made once and picked per row by numpy, the hex of the hashes,
 keys and frames is made for the whole batch at once, and each line is one
 f-string of those pieces.  Every string that can hold arbitrary text (the file
 name) is escaped with :mod:`json` (or quoted by :mod:`csv`), once the bytes of
-a name that are not UTF-8 are written as ``\\xHH`` (:func:`gohash.names.name_text`).
+a name that are not UTF-8 are written as ``\\xHH`` (:func:`gohash.sgf.names.name_text`).
 In CSV, lists are space-separated and null is the empty cell (a pass has ``gtp``
 ``pass``).
 """
@@ -67,16 +67,17 @@ from typing import IO
 import numpy as np
 import numpy.typing as npt
 
-from .coords import gtp, sgf_letters
-from .errors import GohashError
-from .names import name_text
-from .pool import MAX_TASKS_PER_BATCH, WorkerDied, batches, ordered_map, scratch_folder
-from .positions import PositionBatch, positions
-from .schemes import DEFAULT_SCHEME
-from .schemes import scheme as get_scheme
-from .sgf import Input, SgfError, Source, find_inputs, read_input, read_input_ends
-from .symmetry import ELEMENTS, elements_of
-from .walk import WalkSummary
+from ..errors import GohashError, SgfError, WorkerDied
+from ..group.coords import gtp, sgf_letters
+from ..group.schemes import DEFAULT_SCHEME
+from ..group.schemes import scheme as get_scheme
+from ..group.symmetry import ELEMENTS, elements_of
+from ..pipeline.pool import MAX_TASKS_PER_BATCH, batches, ordered_map, scratch_folder
+from ..pipeline.positions import PositionBatch, positions
+from ..sgf.inputs import Input, Source
+from ..sgf.names import name_text
+from ..sgf.sources import find_inputs, read_input, read_input_ends
+from ..sgf.walk import WalkSummary
 
 __all__ = ["CSV_HEADER", "FIELDS", "FORMATS", "CanonOptions", "canon", "records"]
 
@@ -95,7 +96,7 @@ FIELDS = (
 )
 """The fields of a record without ``position``, in order."""
 FORMATS = ("jsonl", "csv", "parquet")
-"""Output formats; ``parquet``, a dataset folder, is :func:`gohash.cluster.write_dataset`'s."""
+"""Output formats; ``parquet``, a dataset folder, is :func:`gohash.tools.dataset.write_dataset`'s."""
 CSV_HEADER = ",".join(FIELDS) + "\r\n"
 """The CSV header line without ``position``."""
 
@@ -145,7 +146,7 @@ def records(
     batch: PositionBatch, options: CanonOptions, start: int = 0, stop: int | None = None
 ) -> list[str]:
     """The records of rows ``start:stop`` (all by default) of a batch of
-    :func:`gohash.positions.positions`, one line each (line end included),
+    :func:`gohash.pipeline.positions.positions`, one line each (line end included),
     formatted as ``options`` says.  The batch is made with the options' group,
     and with ``frames=True`` if they ask for ``position``."""
     stop = len(batch) if stop is None else min(stop, len(batch))
@@ -256,7 +257,7 @@ def _tails(
 @cache
 def _tail(as_csv: bool, position: bool, transform: int, symmetries: int) -> str:
     """The line after the key: the transform and symmetries (a bit mask over
-    :data:`~gohash.symmetry.ELEMENTS`) columns, then the end of the line or the
+    :data:`~gohash.group.symmetry.ELEMENTS`) columns, then the end of the line or the
     start of the position field."""
     names = [e.name for e in ELEMENTS if symmetries >> e.index & 1]
     name = ELEMENTS[transform].name
@@ -529,9 +530,9 @@ def canon(
 ) -> WalkSummary:
     """Write the records of every position of ``paths`` with ``write``, in input order.
 
-    Files are replayed by :func:`gohash.positions.positions` many at a time.
+    Files are replayed by :func:`gohash.pipeline.positions.positions` many at a time.
     ``jobs`` > 1 processes files (and archive members) in that many worker
-    processes (:func:`gohash.pool.ordered_map`: batches of up to 64, one run of
+    processes (:func:`gohash.pipeline.pool.ordered_map`: batches of up to 64, one run of
     positions() each, memory bounded by a few batches).  If a worker dies, the
     files it and the others had in hand are retried one at a time, with a note;
     a file whose retry kills its worker again is an error.  Errors and notes go to ``on_error``
@@ -545,7 +546,7 @@ def canon(
     """
     options = options or CanonOptions()
     if options.format == "parquet":
-        raise GohashError("Parquet is a dataset folder: gohash.cluster.write_dataset writes it")
+        raise GohashError("Parquet is a dataset folder: gohash.tools.dataset.write_dataset writes it")
     inputs = list(find_inputs(paths))
     total = WalkSummary()
     done = 0

@@ -4,12 +4,12 @@ in this process, in worker processes or on a Dask cluster.
 Scope: :func:`partitions` (the deterministic split of the input) and
 :func:`write_dataset` (the run: the dataset's marker, the partitions' tasks, their
 errors and notes in partition order, the summary).  A task is
-:func:`gohash.columnar.write_part`; this module only hands tasks out.
+:func:`gohash.tools.parquet.write_part`; this module only hands tasks out.
 
 Partitions.  The inputs, as :func:`gohash.sgf.find_inputs` resolves them, are
 cut in input order into runs of about ``partition_bytes`` bytes on disk (a larger
 input goes alone): files and archives are read by their task, standard input by
-this process, and a packed dataset's parts (:mod:`gohash.pack`) are cut into
+this process, and a packed dataset's parts (:mod:`gohash.sgf.pack`) are cut into
 runs of row groups, so a packed corpus spreads over any number of workers.  The
 same inputs and ``partition_bytes`` give the same partitions, so the same parts,
 whoever writes them: the rows of a run on Dask are those of a run in this
@@ -44,8 +44,16 @@ from typing import Any
 
 import fsspec
 
+from ..errors import GohashError, OutputExistsError, SgfError
+from ..group.schemes import scheme as get_scheme
+from ..pipeline.pool import ordered_map
+from ..sgf.inputs import Input
+from ..sgf.pack import PackedSlice, is_pack, slices
+from ..sgf.sources import find_inputs, read_input
+from ..sgf.walk import WalkSummary
 from .canon import CanonOptions
-from .columnar import (
+from .outputs import REPLACE_HINT, check_not_input
+from .parquet import (
     DATASET_FORMAT,
     DATASET_MARKER,
     DATASET_VERSION,
@@ -56,13 +64,6 @@ from .columnar import (
     dataset_info,
     write_part,
 )
-from .errors import GohashError, OutputExistsError
-from .outputs import REPLACE_HINT, check_not_input
-from .pack import PackedSlice, is_pack, slices
-from .pool import ordered_map
-from .schemes import scheme as get_scheme
-from .sgf import Input, SgfError, find_inputs, read_input
-from .walk import WalkSummary
 
 __all__ = ["PARTITION_BYTES", "partitions", "write_dataset"]
 
@@ -332,7 +333,7 @@ def _run_dask(address: str, parts: list[Part], out: str, options: CanonOptions,
 
 
 def _dask_task(part: Part, root: str, options: CanonOptions) -> PartResult:
-    """:func:`~gohash.columnar.write_part` in a Dask worker, with the C heap as a
+    """:func:`~gohash.tools.parquet.write_part` in a Dask worker, with the C heap as a
     process of its own has it."""
     _heap_as_usual()
     return write_part(part, root, options)

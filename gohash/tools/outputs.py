@@ -2,7 +2,7 @@
 
 Scope: the checks made before writing anything (``canon -o FILE``, the Parquet
 dataset of ``canon``, ``pack``'s dataset; the index of ``index build`` is
-checked in :func:`gohash.indexfile.build_index`).  An output that already holds
+checked in :func:`gohash.index.store.build_index`).  An output that already holds
 something is refused with :class:`~gohash.errors.OutputExistsError` unless the
 caller passes ``overwrite=True`` (``--overwrite``); an output that is one of
 the inputs, or holds one, is refused even then.
@@ -14,7 +14,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from .errors import OutputExistsError
+from ..errors import OutputExistsError
 
 __all__ = ["REPLACE_HINT", "check_file", "check_not_input"]
 

@@ -3,14 +3,14 @@
 Scope: the schema of a canon dataset (:data:`POSITION_COLUMNS`,
 :data:`GAME_COLUMNS`, :data:`FILE_COLUMNS`: one constant each, the Arrow
 types made from them and each field's description stored in the files), the
-conversion of a :class:`~gohash.positions.PositionBatch` into a ``positions``
+conversion of a :class:`~gohash.pipeline.positions.PositionBatch` into a ``positions``
 table (numpy columns passed to Arrow without a copy where the types agree),
 and :func:`write_part`, which replays one partition of the input and writes
 its three part files; and reading a dataset back as the
-:class:`~gohash.indexing.FileFrames` an index stores (:func:`dataset_parts`,
+:class:`~gohash.index.records.FileFrames` an index stores (:func:`dataset_parts`,
 :func:`part_frames`: ``gohash index build DB DATASET``, so one walk feeds both).
 Splitting the input into partitions and running them (here, in worker
-processes or on Dask) is :mod:`gohash.cluster`'s job; this module needs pyarrow
+processes or on Dask) is :mod:`gohash.tools.dataset`'s job; this module needs pyarrow
 and fsspec (the ``parquet`` extra), the rest of gohash does not.
 
 A dataset is a folder (or an fsspec URL) holding ``_gohash_canon.json`` (the
@@ -55,18 +55,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..errors import GohashError, SgfError
+from ..group.coords import gtp, sgf_letters, sgf_point_table
+from ..group.schemes import scheme as get_scheme
+from ..group.symmetry import ELEMENTS
+from ..index.records import FileFrames, GameFrames, SourceError, game_digest, point_images
+from ..pipeline.frames import packed_rows, unpack_rows
+from ..pipeline.positions import GameTable, PositionBatch, positions
+from ..sgf.inputs import CANON_MARKER, Input, Source
+from ..sgf.names import name_text
+from ..sgf.pack import PackedSlice, read_slice
+from ..sgf.sources import read_input
 from .canon import CanonOptions
-from .coords import gtp, sgf_letters, sgf_point_table
-from .errors import GohashError
-from .frames import packed_rows, unpack_rows
-from .indexing import FileFrames, GameFrames, SourceError, game_digest, point_images
-from .names import name_text
-from .pack import PackedSlice, read_slice
-from .positions import GameTable, PositionBatch, positions
-from .schemes import scheme as get_scheme
-from .sgf import Input, SgfError, Source, read_input
-from .sources import CANON_MARKER
-from .symmetry import ELEMENTS
 
 __all__ = [
     "DATASET_FORMAT",
@@ -314,7 +314,7 @@ def positions_table(batch: PositionBatch, position: bool, variations: bool) -> p
 Item = Input | Source | SgfError | PackedSlice
 """What a partition holds: an input its task reads (a file, an archive), the bytes of
 a source read beforehand (standard input), an error met while finding it, or rows
-of a packed dataset (:mod:`gohash.pack`)."""
+of a packed dataset (:mod:`gohash.sgf.pack`)."""
 
 
 @dataclass(frozen=True)
@@ -584,7 +584,7 @@ def dataset_parts(path: str, scheme: str, suicide_allowed: bool | None) -> list[
 
 def part_frames(part: str, known: dict[str, str]) -> list[FileFrames | SourceError]:
     """The files of one ``positions`` part (a path from :func:`dataset_parts`) as
-    :func:`gohash.indexing.input_frames` gives them: unchanged ones (their SHA-256 is
+    :func:`gohash.index.records.input_frames` gives them: unchanged ones (their SHA-256 is
     ``known[path]``) marked so, unreadable ones as errors."""
     root = os.path.dirname(os.path.dirname(part))
     number = int(os.path.basename(part)[len("part-"):-len(".parquet")])
@@ -686,7 +686,7 @@ class _Columns:
 
     def _next_moves(self, colours: list[int], points: list[int], start: int, end: int,
                     size: int) -> None:
-        """The next move of each row of one game, as :func:`gohash.indexing.next_moves`
+        """The next move of each row of one game, as :func:`gohash.index.build.next_moves`
         finds it in a batch: the move of the next row, unless that node has setup."""
         table = sgf_point_table(size)
         images = point_images(size)

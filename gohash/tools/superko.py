@@ -1,8 +1,8 @@
 """Superko checking of game records: which board plays repeat an earlier position.
 
 Scope: :func:`check` and :func:`check_files`, which judge paths with the
-visitor of :mod:`gohash.ko` (whose docstring gives the rules) or, for the files
-the compiled core replays, on :func:`gohash.positions.positions` columns.
+visitor of :mod:`gohash.go.ko` (whose docstring gives the rules) or, for the files
+the compiled core replays, on :func:`gohash.pipeline.positions.positions` columns.
 
 :func:`check` gives the same result, faster, from columns.  The core replays
 only files whose every game is legal under simple ko with suicide refused (it
@@ -30,33 +30,22 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from .board import Board
-from .errors import GohashError
-from .ko import KINDS, SuperkoVisitor, Violation, marked_diagram
-from .pool import MAX_BATCH_BYTES, WorkerDied, batches, ordered_map
-from .positions import CORE_AVAILABLE, PositionBatch, positions
-from .rules import (
-    RULES,
-    RULESETS,
-    Ruleset,
-    UnknownRuleError,
-    record_ruleset,
-    ruleset,
-)
-from .schemes import SCHEMES, KeyScheme
-from .sgf import Input, SgfError, Source, find_inputs, read_input_ends
-from .walk import WalkSummary, walk_games
+from ..errors import GohashError, SgfError, WorkerDied
+from ..go.board import Board
+from ..go.ko import KINDS, SuperkoVisitor, Violation, marked_diagram
+from ..go.rulesets import Ruleset, record_ruleset
+from ..group.schemes import SCHEMES, KeyScheme
+from ..pipeline.pool import MAX_BATCH_BYTES, batches, ordered_map
+from ..pipeline.positions import CORE_AVAILABLE, PositionBatch, positions
+from ..sgf.inputs import Input, Source
+from ..sgf.sources import find_inputs, read_input_ends
+from ..sgf.walk import WalkSummary, walk_games
 
 __all__ = [
-    "RULES",
-    "RULESETS",
     "CheckResult",
     "FileCheck",
-    "Ruleset",
-    "UnknownRuleError",
     "check",
     "check_files",
-    "ruleset",
 ]
 
 COLUMNS_MAX_GROUP_BYTES = 1024 * 1024
@@ -107,7 +96,7 @@ def check(
     default) judges the files the compiled core replays on their columns,
     unless ``GOHASH_PURE=1`` is set or the core is not built.  Both give the
     same result.  ``scheme`` is the hash that narrows the search (a
-    :class:`~gohash.schemes.KeyScheme` object is walked).  ``jobs`` worker
+    :class:`~gohash.group.schemes.KeyScheme` object is walked).  ``jobs`` worker
     processes check the files (:func:`check_files`); the result is the same.
     """
     result = CheckResult()
@@ -141,7 +130,7 @@ def check_files(
     Files are judged in groups of about :data:`COLUMNS_MAX_GROUP_BYTES` (small
     ones on columns, a large one or any the core leaves walked alone).  ``jobs``
     > 1 checks the groups in that many worker processes
-    (:func:`gohash.pool.ordered_map`); if a worker dies, ``on_death`` gets a
+    (:func:`gohash.pipeline.pool.ordered_map`); if a worker dies, ``on_death`` gets a
     note, the files in hand are retried one at a time, and a file whose retry
     kills its worker again is an error.  ``progress(done, total)`` is called as
     inputs (the files and archives found under ``paths``) are done.
@@ -200,7 +189,7 @@ def _tasks(inputs: list[Input]) -> Iterator[_Task]:
 
 def _task_weight(task: _Task) -> int:
     """A source's share of a group: its bytes, scaled so that a group of
-    :data:`gohash.pool.MAX_BATCH_BYTES` holds about :data:`COLUMNS_MAX_GROUP_BYTES`
+    :data:`gohash.pipeline.pool.MAX_BATCH_BYTES` holds about :data:`COLUMNS_MAX_GROUP_BYTES`
     of records.  Columns cost some 80 times a file's bytes while a group is
     judged: memory stays bounded."""
     work = task[0]
