@@ -32,10 +32,10 @@ import time
 from pathlib import Path
 
 import uvicorn
-from gohash.explorer.app import create_app
 from playwright.sync_api import Page, sync_playwright
 from sgfmill import sgf
 
+from gohash.explorer.app import create_app
 from gohash.index.index import Index
 from gohash.index.movelist import point_letters
 

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
-from gohash.explorer.app import REQUEST_TIMEOUT, create_app, server_config
 from sgfmill import sgf
 
+from gohash.explorer.app import REQUEST_TIMEOUT, create_app, server_config
 from gohash.index.index import Index
 from gohash.index.movelist import point_letters
 from tests.conftest import ROOT, missing, require_corpus

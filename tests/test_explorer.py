@@ -25,7 +25,7 @@ from gohash.group.symmetry import ELEMENTS
 from gohash.index.index import Index, position_from_sgf
 from gohash.index.queries import Continuations, Filters, Match
 from gohash.index.records import first_date, komi_value, rank_level, winner
-from gohash.index.store import SCHEMA_VERSION
+from gohash.index.schema import SCHEMA_VERSION
 from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

@@ -18,7 +18,7 @@ from sgfmill import boards, sgf
 import gohash.index.store
 from gohash.cli import main
 from gohash.index.index import Index
-from gohash.index.store import SCHEMA_VERSION
+from gohash.index.schema import SCHEMA_VERSION
 from gohash.pipeline.frames import unpack_array
 from gohash.version import __version__
 from tests.test_index import consistency_problems, random_game, table_dump, write_game

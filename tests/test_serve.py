@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from gohash.explorer.app import MAX_QUERY_BYTES, create_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards, sgf
@@ -32,6 +31,7 @@ from starlette.testclient import TestClient
 
 from gohash.cli import main
 from gohash.errors import GohashError, IndexFileError
+from gohash.explorer.app import MAX_QUERY_BYTES, create_app
 from gohash.index.index import Index
 from gohash.index.movelist import parse_steps, point_letters, replay
 from tests.serve_fixtures import DATA, build_index, corpus_games, main_line

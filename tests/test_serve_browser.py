@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gohash.explorer.app import CONTENT_SECURITY_POLICY
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from gohash.explorer.app import CONTENT_SECURITY_POLICY
 from tests.serve_fixtures import (
     CHROMIUM_ARGS,
     DATA,

@@ -23,14 +23,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
+
 from gohash.explorer.app import (
     CONTENT_SECURITY_POLICY,
     MAX_GAME_PAGE,
     MAX_GAME_READS,
     create_app,
 )
-from starlette.testclient import TestClient
-
 from gohash.index.movelist import MAX_STEPS
 from tests.serve_fixtures import DATA, build_index, running_server
 

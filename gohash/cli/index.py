@@ -3,21 +3,6 @@ games, look after it.
 
 Scope: arguments and printing only; everything else is :mod:`gohash.index` and
 :mod:`gohash.index.store`.
-
-- ``gohash index build DB PATH... [--scheme S] [--variations] [--overwrite] [--jobs N]
-  [--files-per-commit N] [--suicide allowed|forbidden]``
-- ``gohash index find DB (--sgf FILE [--move N] [--game G] [--suicide allowed|forbidden]
-  | --position DIAGRAM) [--symmetry d4|full] [--format text|json] [--limit N] [--offset N]
-  [--continuations] [--to-move b|w|any] [--player NAME] [--date-from D] [--date-to D]
-  [--result B|W|other] [--min-rank R] [--event TEXT] [--handicap | --no-handicap]``
-- ``gohash index dupes DB [--min-positions N] [--format text|json]``
-- ``gohash index info DB [--format text|json]``
-- ``gohash index remove DB PATH...``
-
-Results go to standard output, notes, errors, summaries and the progress bar
-to standard error.  Exit codes: 0 success; 1 for ``dupes`` when it finds
-duplicate or prefix games; 2 for any error (for ``build``: any file or game in
-error, the others are still indexed; for ``remove``: a path not in the index).
 """
 
 from __future__ import annotations

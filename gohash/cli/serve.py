@@ -2,8 +2,9 @@
 explorer in a web browser.
 
 Scope: arguments only; the app is :func:`gohash.explorer.app.create_app` and uvicorn
-runs it with :func:`gohash.explorer.app.server_config`.  Starlette and uvicorn come with the ``web`` extra
-(``pip install 'gohash[web]'``); without them the command says so.
+runs it with :func:`gohash.explorer.app.server_config`.  Starlette and uvicorn
+come with the ``web`` extra (``pip install 'gohash[web]'``); without them the
+command says so.
 
 Exit codes: 0 when stopped (Ctrl-C), 2 for a bad index, a port it cannot
 listen on (checked before anything is printed) or a missing extra; the

@@ -6,55 +6,6 @@ opened read-only.  :func:`listen` binds the port first (a busy port is one
 clear error, before anything is printed) and :func:`run_app` serves the app with
 uvicorn on that socket; the command line (:mod:`gohash.cli.serve`) only
 parses its arguments and prints the address.
-
-The page keeps its whole state in its URL and sends the same parameters to
-the endpoints, which replay the position with :class:`~gohash.go.board.Board`
-(legality, captures, ko) and answer in JSON:
-
-- ``GET /api/info``: the index's board sizes, counts and key scheme.
-- ``GET /api/position?size=N&moves=LIST``: the board after the move list
-  (:mod:`gohash.index.movelist`), what was played next wherever it occurred
-  (:meth:`gohash.Index.continuations`) and the first page of those
-  games (``limit``, default 20).
-- ``GET /api/games?size=N&moves=LIST&offset=K&limit=L``: a page of those games.
-- ``GET /api/game/ID?view=ELEMENT&start=S&count=C``: a game recorded in the
-  index, read again from its file, and a page of its main line: ``count``
-  positions (default 200, at most :data:`MAX_GAME_PAGE`) from position
-  ``start`` (0, the initial position, by default), seen through ``ELEMENT``
-  (the element that shows it in the orientation and colours of the query that
-  found it; default ``identity``); ``positions_total`` says how many there are.
-- ``GET /api/game/ID/steps?view=ELEMENT&at=I``: the move list that leads to
-  position ``I`` of that game, as the explorer takes it (at most
-  :data:`~gohash.index.movelist.MAX_STEPS` steps).
-
-The position endpoints also take the filters of
-:class:`~gohash.index.queries.Filters` (``player``, ``date_from``, ``date_to``, ``result``,
-``min_rank``, ``event``, ``handicap`` ``yes``/``no``), ``symmetry``
-(``full``: rotations, reflections and colour exchange, the default; ``d4``:
-no colour exchange) and ``turn`` (``1``, the default: only occurrences with the
-board's side to move, in the query's colours, as an opening explorer asks "what
-does the player to move play here"; ``0``: every occurrence).
-
-Bad input (an unknown or repeated parameter, a malformed number, filter or
-move list, an illegal move, an unknown game, a game whose file changed) is
-answered with a 4xx status and ``{"error": message}``, never a 500.  The
-game viewer serves the games of the index only, by id: no path comes from a
-request.
-
-Hostile clients: a request whose ``Host`` is not ``localhost``, an IP address or
-one of the names the app is given is refused with 400 (a DNS-rebinding page
-reaches the server under a name of its own); every answer carries a
-Content-Security-Policy (scripts and styles from the server's own files only,
-no framing), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY`` and
-``Referrer-Policy: no-referrer``.  Requests share no lock: each works on one of
-a few read-only connections while it needs one, and games are read again in
-worker processes (:data:`MAX_GAME_READS`), each page reading the file again and
-checking it, so slow work (a game in a large archive, a long game) never holds
-up the other endpoints, nor takes the server's memory.  :func:`server_config`
-gives uvicorn's settings: a request must arrive within ``request_timeout``
-seconds (uvicorn has no such limit of its own), so connections that never send
-a whole request are closed rather than counted against a limit that would turn
-others away.
 """
 
 from __future__ import annotations

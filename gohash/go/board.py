@@ -11,11 +11,6 @@ the situation hash and the canonical key are always at hand.
 The board converts to and from numpy arrays (0 empty, 1 black, 2 white),
 ``sgfmill.boards.Board`` and ASCII diagrams, and draws itself as SVG in
 notebooks.  Superko, SGF reading and collection indexing live elsewhere.
-
-Internals, for speed: the stones live in a flat bytearray indexed
-``row * size + col`` (0 empty, 1 black, 2 white); every point has a tuple of
-neighbour indices, computed once per board size.  Capture detection searches a
-group only until it finds a liberty.
 """
 
 from __future__ import annotations

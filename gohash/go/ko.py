@@ -12,37 +12,6 @@ in a multimap from position hash to every exact position with that hash.  The
 hash only narrows the search; every verdict compares exact positions, so neither
 a hash collision nor two positions sharing a hash (Huima's zero sums,
 docs/design.md, section "E3") can make or hide a verdict.
-
-The record is replayed as written (``Board(simple_ko=False,
-suicide_allowed=True)``): after a move that breaks the ko or suicide rule the
-checker reports it and goes on from the position the record shows, so every
-violation of a game is listed.  A play on an occupied point (or off the board)
-is no rule's to judge: it is an error of the record, as in every tool, and ends
-the game (:attr:`SuperkoVisitor.errors`; the violations before it stay).
-
-Rules (``rule``), for board plays (passes and setup are never violations):
-
-- ``positional``: a play may not recreate any earlier position.
-- ``situational``: a play may not recreate an earlier position with the same
-  player to move; positions after passes and setup count too.
-- ``natural``: as situational, but only situations created by board plays count.
-- ``simple``: no immediate recapture of a single-stone ko; any other play that
-  recreates an earlier position, whoever is to move, is reported as
-  ``"no result"`` (a repetition cycle voids the game under Japanese and Korean
-  rules).
-
-Rulesets (:mod:`gohash.go.rulesets`, docs/design.md, section "Ko and superko") choose
-the ko rule and whether suicide is allowed.  A game is judged under the ruleset
-given to the visitor; without one, under the ruleset its ``RU`` names
-(``chinese`` if none, or one gohash does not know); the ko rule or suicide rule
-given as overrides replaces that ruleset's in either case.
-
-The setup position's player to move is the player of the first move.
-Suicide, when forbidden, is reported as ``"suicide"`` (the group is removed,
-as the record implies, and the game goes on).  With variations, every line
-has its own history: the walker's ``PositionEvent.depth`` says how many of the
-positions kept belong to the event's line, so going back to a branch point
-forgets exactly the line left.
 """
 
 from __future__ import annotations

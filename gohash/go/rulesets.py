@@ -10,34 +10,6 @@ The walker (:mod:`gohash.sgf.walk`) gives every game the ruleset its ``RU`` name
 and replays it with that ruleset's suicide rule unless the caller overrides it;
 the superko checker (:mod:`gohash.tools.superko`) also takes the ko rule from it
 unless the user names a ruleset.
-
-``RU`` spellings are matched case-insensitively, with spaces, ``-``, ``_``,
-``/`` and ``.`` between words ignored (``Tromp/Taylor``, ``tromp-taylor`` and
-``Tromp Taylor`` are one spelling; marks after the last word are kept, so
-``TT--`` is not ``TT``):
-
-=================================  ============
-RU value                           ruleset
-=================================  ============
-Chinese                            chinese
-Japanese                           japanese
-Korean                             korean
-AGA                                aga
-NZ, New Zealand                    new-zealand
-Tromp-Taylor, TT                   tromp-taylor
-GOE, Ing                           tromp-taylor
-TT--, CGOS                         chinese
-=================================  ============
-
-The Computer Go Server (CGOS) writes ``RU[TT--]``: its rules are
-Tromp-Taylor's without suicide, positional superko with suicide forbidden,
-which is the chinese row of the table.  Ing's rules (SGF's ``GOE``) allow
-suicide and forbid recreating any earlier position in the EGF's simplified
-statement of them, which is the tromp-taylor row of the table; Ing's own ko
-rules (fighting and disturbing kos) are not modelled.
-
-A missing or empty ``RU`` means the default, ``chinese``; any other value also
-gets the default, and a note saying so (the walker adds it to the game's notes).
 """
 
 from __future__ import annotations

@@ -10,31 +10,6 @@ hash by a fixed slot permutation ``T_g`` and every key table satisfies
 ``Z(g.stone) = T_g(Z(stone))``, so ``Z(g.P) = T_g(Z(P))`` for every position.
 
 Schemes (docs/design.md, section "The key schemes"):
-
-``huima64``
-    Huima's scheme: 8 byte slots; rot90 rotates each 32-bit half left by 8
-    bits, flip byte-reverses each half, swap exchanges the halves.  XOR.
-``huima64-add``
-    The same keys, combined by byte-wise addition mod 256.
-``regular64``, ``regular128``
-    16 slots of 4 or 8 bits, one per element: slot ``s`` of a hash is the plain
-    Zobrist hash of the image ``s.P``.  XOR.
-
-Key generation.  All randomness is the SHAKE-256 stream of the ASCII label
-``gohash-keys-v1|<family>|<size>`` (family ``huima64`` or ``regular<bits>``),
-read in order, so tables never depend on numpy, the platform or the Python
-version.  huima64: for each D4-orbit of points in order of its lowest point
-``p`` (by ``(row, col)``), 8 bytes ``v[0..7]``; slots that the stabilizer of
-``p`` moves into each other take the byte of the lowest slot among them; then
-``Z_B(g.p) = T_g(value)`` and ``Z_W(p) = T_swap(Z_B(p))``.  Then 2 bytes ``a, b``
-(``b`` is replaced by ``(a + 1) % 256`` if equal) give the side-to-move key
-``t_B = aaaabbbb``.  regular: for each point in ``row*size + col`` order, one
-byte for black then one for white, each truncated to ``slot_bits``; then two
-for the side to move (the second bumped if equal).
-
-Array representation.  64-bit hashes are ``uint64`` arrays.  128-bit hashes
-are ``uint64`` arrays with a last axis of length 2: ``[..., 0]`` the high 64
-bits, ``[..., 1]`` the low.
 """
 
 from __future__ import annotations

@@ -2,20 +2,6 @@
 
 Scope: measurements, no printing; the figures of ``gohash audit`` without games
 (:mod:`gohash.tools.audit` measures a collection).  For one scheme and board size:
-
-- free bits per point class.  A board map ``h`` that fixes a point ``p`` forces
-  ``T_h(Z(p)) = Z(p)`` in every scheme (the theorem applied to a one-stone
-  position), so a key can only take the values fixed by the slot permutations of
-  the stabilizer of ``p``: ``slot_bits`` times the number of slot orbits.  Both
-  generators draw exactly that many random bits per point (huima64: 16 at tengen,
-  32 on the axes, 48 on the diagonals, 64 elsewhere on odd N).
-- the rank over GF(2) of the key set (black and white keys as bit vectors), for
-  XOR schemes; byte-wise addition is not linear over GF(2), so no rank is given.
-- bits left to the hash of a position that some element fixes (erratum E5).
-- structured families of key sets that hash like something else (errata E3 and
-  E4): full D4-orbits, 4-point orbits on the axes and on the diagonals, the
-  handicap pattern and the E4 pair pattern, each as a pair of positions whose
-  hashes are compared.
 """
 
 from __future__ import annotations

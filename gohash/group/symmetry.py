@@ -11,11 +11,6 @@ Conventions (docs/design.md, section "The 16 elements"): a point is
 ``flip`` mirrors it left-right, ``(x, y) -> (N-1-x, y)``.  Every board map is
 ``flip**f . rot90**k`` and every element is that map with or without colour
 exchange (``swap``).
-
-A slot permutation ``P`` acts on a tuple of slots by ``out[i] = in[P[i]]``;
-then the permutation of ``a . b`` (apply ``b`` first) is ``P_b[P_a[i]]``, and
-``g -> P_g`` is a group homomorphism whenever the images of the generators
-satisfy the relations of G.
 """
 
 from __future__ import annotations
@@ -62,11 +57,6 @@ class Element:
     @property
     def inverse(self) -> Element:
         return ELEMENTS[_INVERSE[self.index]]
-
-    @property
-    def board_map(self) -> Element:
-        """The same rotation or reflection without colour exchange."""
-        return ELEMENTS[self.index & 7]
 
     def map_point(self, point: Point, size: int) -> Point:
         """Image of ``point`` on a ``size`` x ``size`` board."""

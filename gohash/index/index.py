@@ -7,14 +7,6 @@ semantics and results are :mod:`gohash.index.queries`'s), reading an indexed gam
 again, and duplicate and prefix detection; and :func:`position_from_sgf`,
 which takes a query position from a record.  The command line
 (:mod:`gohash.cli.index`) only parses arguments and prints.
-
-Exactness.  Every position is stored once per class under G = D4 x colour swap,
-as its canonical key and its frame, a canonical form of the class
-(:mod:`gohash.pipeline.frames`): two positions are images of each other iff their keys
-and frames are equal.  A query compares frames byte for byte; positions that
-only share a key are counted as rejected and never returned.  Position ids are
-therefore exact too, and duplicate games are found by comparing sequences of ids.
-Duplicate games are found on main lines only.
 """
 
 from __future__ import annotations

@@ -8,17 +8,6 @@ the index.
 A move list is a comma-separated list of steps, each one undo step of the
 board; points are SGF letters (column first, ``a`` the left column; row
 second, ``a`` the top row), so ``pd`` is Q16 on 19x19:
-
-- ``pd``: the side to move plays at ``pd``; ``pass``: the side to move passes;
-- ``bpd``, ``wpd``, ``bpass``, ``wpass``: black or white plays or passes,
-  whoever is to move (continuations of the index may be either colour's);
-- ``Bpd``, ``Wpd``, ``Epd``: edit the board, as SGF's AB, AW and AE: put a
-  black or a white stone on ``pd`` (replacing what is there) or clear it.  The
-  side to move does not change; an edit that leaves a group without liberties
-  is refused.
-
-The empty string is the empty board.  :func:`format_steps` writes the short
-form back (the colour only where it is not the side to move's).
 """
 
 from __future__ import annotations

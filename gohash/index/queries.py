@@ -1,39 +1,14 @@
 """The opening explorer's side of the index: filters, search results, continuations.
 
 Scope: :class:`Filters` and the SQL condition they put on the index's
-``games`` table; the results of :meth:`gohash.index.Index.find`,
-:meth:`gohash.index.Index.continuations` and :meth:`gohash.index.Index.game`;
+``games`` table; the results of :meth:`gohash.index.index.Index.find`,
+:meth:`gohash.index.index.Index.continuations` and :meth:`gohash.index.index.Index.game`;
 :class:`QueryView` and :func:`merge_continuations`, which map the next moves
 the index stores back into the query's orientation and colours; and
 :func:`read_game`, which reads an indexed game again from its file.
 :mod:`gohash.index.store` owns the database and :mod:`gohash.index` runs every
 query; nothing here opens it.  What the index reads from a record's root
 (ranks, dates, winner) is :mod:`gohash.index.records`'s.
-
-Continuations.  The index stores, for each occurrence of a position ``P`` in
-a game, the element ``e`` that maps ``P`` onto its frame ``F``
-(:mod:`gohash.pipeline.frames`), and the game's next move: its colour as recorded and
-its point mapped by ``e`` (in ``F``'s orientation).  A query ``Q`` with
-``g.Q = F`` matched the occurrence through every ``h = e^-1 . t . g`` with
-``t`` in the stabilizer of ``F``; the move seen from ``Q`` is ``h^-1`` of the
-recorded one, ``g^-1 . t^-1`` of the stored one.  If one such ``h`` keeps the
-colours, the hit counts as one with the same colours (only those ``h`` are
-used); otherwise the colours are exchanged, and the move's colour, the side
-to move and the game's winner are exchanged with them.  (Asking for a side
-to move narrows the choice first: see :class:`QueryView`.)  The moves that
-different ``t`` give are the images of one another under the query's own
-symmetries (rotations and reflections that fix ``Q``): they are one
-continuation, shown at its point of highest ``row * size + col`` (the top
-row first, then the rightmost column, row 0 being the bottom line), with
-every equivalent point in :attr:`Continuation.equivalent`.
-
-Side to move.  An occurrence's side to move is the record's: Black at first
-(setup included), then the opponent of the last mover.  Continuations keep,
-by default, the occurrences whose side to move, seen in the query's colours,
-is the query's own (:meth:`gohash.index.Index.continuations`): in a hit with
-colours exchanged, the game's White to move is the query's Black to move, and
-White's move there is the query's Black's.  So every move listed by default
-is one the player to move could play.
 """
 
 from __future__ import annotations
@@ -230,7 +205,7 @@ class Match:
     (``Index.game(record.id).positions[seq]``); ``to_move`` the side to move
     there and ``next_move`` the move played next (colour and point, None for a
     pass), both in the query's orientation and colours as
-    :meth:`gohash.index.Index.continuations` gives them; ``next_move`` is None where the
+    :meth:`gohash.index.index.Index.continuations` gives them; ``next_move`` is None where the
     game has no next move.  ``variation`` is the line of the game it occurred
     on, ``()`` the main line (an index built with variations).
     """
@@ -293,7 +268,7 @@ class Continuation:
 
 @dataclass
 class Continuations:
-    """What was played from a position (:meth:`gohash.index.Index.continuations`).
+    """What was played from a position (:meth:`gohash.index.index.Index.continuations`).
 
     ``total`` occurrences matched (filters applied), ``same_colours`` and
     ``exchanged_colours`` of them by how they matched; ``ended`` of them have
@@ -341,11 +316,11 @@ class GamePosition:
 
 @dataclass
 class GameRecord:
-    """A game of the index read again from its file (:meth:`gohash.index.Index.game`).
+    """A game of the index read again from its file (:meth:`gohash.index.index.Index.game`).
 
     ``root`` holds the root's text properties that are present (``PB``,
     ``PW``, ``BR``, ``WR``, ``RE``, ``KM``, ``GN``, ``DT``, ``EV``, ``RU``);
-    ``positions[seq]`` is the position of :attr:`gohash.index.Match.seq`
+    ``positions[seq]`` is the position of :attr:`gohash.index.queries.Match.seq`
     ``seq``: the main line as the index holds it, the initial position first.
     """
 

@@ -1,17 +1,13 @@
-"""The replay of SGF inputs into what an index stores, in :mod:`gohash.index.store`'s workers.
+"""What an index stores of a file and its games, as plain data.
 
-Scope: :func:`input_frames`, the tasks of ``gohash index build``: read inputs
-(files, archives, or sources read beforehand), skip the files whose SHA-256
-the index already holds, and replay the others together with
-:func:`gohash.pipeline.positions.positions` into :class:`FileFrames`: per game its root
-text, the SHA-256 of its exact positions and its error, and per position of
-its main line (and of its other variations, if asked) its move number,
-canonical key, frame (:mod:`gohash.pipeline.frames`), the element mapping it onto that
-frame, the side to move, and the game's next move with its point in the
-frame's orientation; and what the opening explorer reads from a root
+Scope: :class:`FileFrames` and :class:`GameFrames` (per game its root text, the
+SHA-256 of its exact positions and its error; per position its move number,
+canonical key, frame, the element mapping it onto that frame, the side to
+move and the next move in the frame's orientation), :class:`SourceError`, the
+game digest, and what the opening explorer reads from a root
 (:func:`rank_level`, :func:`first_date`, :func:`winner`, :func:`komi_value`).
-Results are plain data, ready to pickle and to write; nothing here knows SQL
-but the form keys are stored in.  :data:`PARSE_VERSION` versions this replay.
+:mod:`gohash.index.build` makes them; nothing here knows SQL but the form keys
+are stored in.  :data:`PARSE_VERSION` versions the replay.
 """
 
 from __future__ import annotations

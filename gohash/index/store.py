@@ -2,39 +2,16 @@
 
 Scope: :class:`IndexFile`, the database (schema, versioning, opening and
 checking it), building it from SGF files (incremental, whole files per
-transaction; files are replayed into frames by :mod:`gohash.index.records`,
+transaction; files are replayed into frames by :mod:`gohash.index.build`,
 optionally in worker processes, and written by :mod:`gohash.index.writer`),
 removing files from it and saying what it holds.  Searching it and finding
-duplicate games is :class:`gohash.index.Index`'s, which adds them to an
+duplicate games is :class:`gohash.index.index.Index`'s, which holds an
 :class:`IndexFile`; why a stored position is exact is said there.  The
 command line (:mod:`gohash.cli.index`) only parses arguments and prints.
 
 Keys are stored as SQLite INTEGERs: an unsigned 64-bit key ``k`` is stored as
 the signed ``k - 2**64`` when ``k >= 2**63`` (the bits of ``k`` read as int64).
 128-bit keys (``regular128``) are stored as 16-byte big-endian BLOBs.
-
-Positions are the stones only: the side to move is not part of them.  Only
-the main line of each game is indexed, unless the index was created with
-``variations=True`` (``gohash index build --variations``, kept in the meta
-table as ``variations``): then a game's occurrences hold its main line first
-(``seq`` below ``games.positions``), then each other variation in the
-walker's order, each a run of consecutive ``seq`` whose first row, the seq
-of the position it branches from (``parent``) and its path (``"1.0"``, as
-:attr:`gohash.sgf.walk.PositionEvent.variation` names it) are a row of the
-``variations`` table.
-
-Each file row records the gohash that indexed it (``gohash_version``) and the
-:data:`~gohash.index.records.PARSE_VERSION` of its replay; a build re-reads every
-file it is given whose parse version is not the running one's, so an index
-follows changes in how gohash reads records.
-
-Each occurrence also stores the side to move and the game's next move on the
-main line (colour as recorded, point in the frame's orientation); each game
-what its root says (players, ranks, date, result, event, komi, handicap).
-
-Versions: the schema version is the database's ``user_version``; an index of
-another version is refused with a message to rebuild it.  Version 1 had no
-explorer columns, no variations and no parse versions.
 """
 
 from __future__ import annotations
@@ -61,10 +38,10 @@ from ..version import __version__
 from .build import input_frames
 from .queries import contains
 from .records import PARSE_VERSION, FileFrames, SourceError, Task
+from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
 from .writer import Writer
 
 __all__ = [
-    "SCHEMA_VERSION",
     "BuildSummary",
     "Built",
     "IndexFile",
@@ -74,86 +51,11 @@ __all__ = [
     "database_errors",
 ]
 
-SCHEMA_VERSION = 2
 COMMIT_SECONDS = 1.0
 """A build commits the files it wrote once a transaction is this old: each commit
 writes every page it dirtied (keys are random, so each file dirties a few
 hundred pages of the key index), and files of a second share most of them:
-one transaction per file made the database 90% of a build's time."""
-APPLICATION_ID = 0x67686978  # "ghix": marks an SQLite file as a gohash index
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-_SCHEMA = """
-CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files (
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    sha256 TEXT NOT NULL,
-    games INTEGER NOT NULL,
-    gohash_version TEXT NOT NULL,
-    parse_version INTEGER NOT NULL,
-    suicide INTEGER
-);
-CREATE TABLE games (
-    id INTEGER PRIMARY KEY,
-    file_id INTEGER NOT NULL REFERENCES files(id),
-    game INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    black TEXT,
-    white TEXT,
-    result TEXT,
-    sha256 TEXT NOT NULL,
-    positions INTEGER NOT NULL,
-    moves INTEGER NOT NULL,
-    error TEXT,
-    black_rank TEXT,
-    white_rank TEXT,
-    black_level INTEGER,
-    white_level INTEGER,
-    dt TEXT,
-    date TEXT,
-    event TEXT,
-    komi REAL,
-    handicap INTEGER NOT NULL,
-    winner TEXT,
-    UNIQUE (file_id, game)
-);
-CREATE TABLE errors (
-    file_id INTEGER NOT NULL REFERENCES files(id),
-    game INTEGER,
-    move INTEGER,
-    message TEXT NOT NULL
-);
-CREATE INDEX errors_by_file ON errors (file_id);
-CREATE TABLE positions (
-    id INTEGER PRIMARY KEY,
-    key NOT NULL,
-    frame BLOB NOT NULL
-);
-CREATE INDEX positions_by_key ON positions (key);
-CREATE TABLE occurrences (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    move INTEGER NOT NULL,
-    position_id INTEGER NOT NULL REFERENCES positions(id),
-    element INTEGER NOT NULL,
-    to_move INTEGER NOT NULL,
-    next_colour INTEGER NOT NULL,
-    next_point INTEGER,
-    PRIMARY KEY (game_id, seq)
-) WITHOUT ROWID;
-CREATE INDEX occurrences_by_position ON occurrences
-    (position_id, game_id, seq, move, element, to_move, next_colour, next_point);
-CREATE TABLE variations (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    parent INTEGER NOT NULL,
-    path TEXT NOT NULL,
-    PRIMARY KEY (game_id, seq)
-) WITHOUT ROWID;
-"""
-# Every column of occurrences is in occurrences_by_position: searches and
-# continuations read the index alone, never the table.
+one transaction per file made the database most of a build's time."""
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -384,7 +286,7 @@ class IndexFile:
         db = self._db
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("BEGIN")
-        for statement in _SCHEMA.split(";"):
+        for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
         db.executemany(

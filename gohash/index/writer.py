@@ -1,4 +1,4 @@
-"""Writing replayed files into a gohash index, for :meth:`gohash.index.Index.build`.
+"""Writing replayed files into a gohash index, for :meth:`gohash.index.index.Index.build`.
 
 Scope: :class:`Writer`, which writes the :class:`~gohash.index.records.FileFrames`
 of a build into the index's tables (schema and meaning: :mod:`gohash.index.store`)
@@ -6,18 +6,6 @@ in the build's transactions, and :class:`PositionIds`, which finds the
 positions already stored.  What is written is what writing one file at a
 time, in order, would write, ids included; only the number of statements
 differs.
-
-Staging.  A file's own rows (files, games, variations, errors) are written as
-it comes, for their ids; its positions and occurrences are staged, and written
-for all the files staged together (:meth:`Writer.flush`): a transaction's
-files at its commit, or every :data:`STAGED_ROWS` positions, or before a file
-is replaced.  Position ids are given in order of first appearance, the next
-after the highest stored, as one file at a time gives them.
-
-Exactness.  A key only proposes: a position is one already stored (or met
-earlier among the staged rows) iff their frames are equal, byte for byte.
-Frames alone decide, as a frame determines its key: both are functions of the
-position's class.
 """
 
 from __future__ import annotations
@@ -220,7 +208,7 @@ class Writer:
     """Writes the files of a build into the index, in transactions it begins and commits.
 
     ``delete_file(file_id)`` removes an indexed file's rows (those of
-    :meth:`gohash.index.Index.remove`); ``suicide`` is the build's suicide rule
+    :meth:`gohash.index.index.Index.remove`); ``suicide`` is the build's suicide rule
     and ``parse_version`` its replay's version, as the files table stores them;
     ``wide`` says the keys are 128-bit.
     """

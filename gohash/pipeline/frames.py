@@ -5,24 +5,6 @@ form under G = D4 x colour swap, or under D4 alone, found from its canonical key
 as a scalar function and its numpy batch twin (:func:`frame_batch`, which also
 finds each position's exact symmetries).  Whole collections get their frames
 from :func:`gohash.pipeline.positions.positions`.
-
-Frames.  The canonical key ``K`` of a position ``P`` is the least ``T_g(hash)``
-(:meth:`~gohash.group.schemes.KeyScheme.canonical`); its frame ``X`` is the least
-packed image ``pack(t.P)`` over the elements ``t`` that attain ``K``.  For
-``Q = g.P`` the attaining elements of ``Q`` are those of ``P`` composed with
-``g^-1``, so ``P`` and ``Q`` have the same set of such images and the same frame:
-the frame is a canonical form of the class of ``P``, and two positions are images
-of each other iff their frames are equal (a frame is an image of its position, so
-equal frames need no key to vouch for them).  Usually one element attains the key
-and the frame costs one image; positions whose hash some ``T_g`` fixes (the empty
-board, symmetric positions, and hashes symmetric by accident, like erratum E3's)
-take the least of several, and only they can have a symmetry: ``g.P = P`` gives
-``T_g(hash) = hash``.  Their symmetries are found by comparing their images point
-by point, never from the key.
-
-Packing is :meth:`gohash.go.board.Board.position_key`'s: a size byte, then the
-points in ``row * size + col`` order as base-4 digits (0 empty, 1 black,
-2 white), most significant first; 92 bytes for 19x19.
 """
 
 from __future__ import annotations
@@ -122,7 +104,7 @@ _DIGITS = (
 def unpack_rows(rows: npt.NDArray[np.uint8], size: int) -> Board8:
     """Packed positions of one size as rows ``[B, 1 + ceil(N*N/4)]`` (what
     :func:`packed_rows` makes) to flat stones ``[B, N*N]``; the inverse of :func:`packed_rows`."""
-    # One look-up of four digits per byte: twenty times faster than shifts and masks.
+    # One look-up of four digits per byte: far faster than shifts and masks.
     digits = np.take(_DIGITS, rows[:, 1:]).view(np.int8)
     flat: Board8 = digits.reshape(rows.shape[0], 4 * (rows.shape[1] - 1))[:, -size * size :]
     return flat
@@ -172,7 +154,7 @@ def gathers(size: int) -> npt.NDArray[np.intp]:
 
 def _images(stones: npt.NDArray[np.integer], size: int, count: int) -> Board8:
     """``images[b, g]``: the flat stones ``stones[b]`` mapped by element ``g < count``."""
-    # np.take, not stones[:, gathers]: mixing a slice with an index array is 7x slower.
+    # np.take, not stones[:, gathers]: mixing a slice with an index array is much slower.
     images: Board8 = np.take(stones, gathers(size)[:count], axis=1).astype(np.int8)
     images[:, 8:] = np.take(_SWAP_COLOURS, images[:, 8:])
     return images

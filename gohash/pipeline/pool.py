@@ -2,46 +2,9 @@
 
 Scope: :func:`ordered_map`, the one process pool of gohash (``gohash canon
 --jobs N`` and ``gohash index build --jobs N`` use it; ``gohash serve`` reads
-games in a :class:`WorkerPool` of its own), and :class:`WorkerDied`,
-the outcome of a task whose worker process died on it.  Running in this process
+games in a :class:`WorkerPool` of its own); a task whose worker process died
+on it is a :class:`~gohash.errors.WorkerDied`.  Running in this process
 (``--jobs 1``) is the callers' business.
-
-The design, and why:
-
-- :class:`concurrent.futures.ProcessPoolExecutor`, not
-  :class:`multiprocessing.Pool`: when a worker of a ``Pool`` dies (the OOM killer
-  sends SIGKILL), the pool starts another and the tasks the dead one held never
-  finish, so ``imap`` waits forever.  The executor notices the death and fails
-  every unfinished future with ``BrokenProcessPool``, which can be handled.
-- Tasks travel in batches of up to :data:`MAX_TASKS_PER_BATCH` (fewer once the
-  task data read by this process, ``weight``, reaches :data:`MAX_BATCH_BYTES`),
-  sized for at least eight batches per worker so the work is shared out evenly
-  to the end: each message costs this process about 0.2 ms, as much as replaying
-  a few hundred positions.
-- At most two batches per worker are in flight (one running, one waiting, so no
-  worker waits for this process): memory is bounded by a few batches whatever
-  the input.  Batches are taken oldest first, so results come out in input order.
-- Results come back through a file per batch in a private temporary folder, and
-  the executor's pipe carries only a few bytes, which a pipe writes atomically.
-  A worker killed while writing a large result into the pipe leaves half a
-  message there, and the executor's reader thread waits for the rest forever
-  (Python 3.11: a SIGKILL while a 400 MB result is being sent hangs the
-  executor); a half-written file is simply never read.
-- A dead worker breaks the whole executor; batches that finished before are
-  kept.  The tasks of the broken batches are retried one at a time in a pool of
-  one worker, so a task that kills its worker again is known for certain and
-  only it is lost: it comes out as a :class:`WorkerDied`, in its place.  A fresh
-  pool then takes the rest.  So every task comes out exactly once, in order.
-- A pool no longer needed has its workers terminated, not shut down: the
-  executor's shutdown waits for each worker to take a stop message from the
-  task queue, and a worker killed while idle holds that queue's lock for ever
-  (before this, half the runs of ``tests/test_pool.py``'s timed kills hung).
-- A parent killed with SIGKILL cannot stop its workers, which would wait for
-  tasks for ever: each watches its parent and, once it is gone, removes the
-  result folder and exits.
-- Workers are forked (spawned on Windows), as gohash is already imported here.
-  The executor starts them through a context of ours that remembers the process
-  objects: only their exit codes say how a worker died.
 """
 
 from __future__ import annotations

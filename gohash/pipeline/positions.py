@@ -8,28 +8,6 @@ the exact position its symmetries and the lowest element mapping it onto its
 frame (:mod:`gohash.pipeline.frames`); on request the exact packed position and its
 packed frame; beside them a table of the games' root properties and the
 walker's errors and notes.
-
-Two paths give the same batches.  The compiled core (:mod:`gohash.pipeline._core`)
-replays games that it is sure to replay exactly as the walker does, and
-refuses anything unusual; from the first game it refuses (or the whole file,
-if it refuses the file's syntax), and every file when the core is not built or
-``GOHASH_PURE=1`` is set (or ``pure=True`` given), the pure walker replays the
-rest of the file into the same columns (:attr:`PositionBatch.walker_from`).
-Errors and notes are therefore always the walker's own, in its order.
-
-Symmetries, transforms and frames are those of :func:`gohash.pipeline.frames.frame_batch`,
-from the packed positions that both paths always make: the canonical key only
-pre-filters, and the few positions whose key some ``T_g`` fixes are compared
-point by point, never judged by their key.
-
-Batches hold whole games, in the order the sources are read: a batch ends
-before the game that would begin once it holds ``batch_size`` positions or
-games, so memory is bounded by the batch (and the largest single game, at most
-200,000 positions), not by a file: a file's games may span batches.  Columns
-are contiguous numpy arrays, so each converts to Arrow without a copy
-(``pyarrow.array(column)``; the packed positions as a ``large_binary`` array
-from :attr:`PositionBatch.packed_offsets` and :attr:`PositionBatch.packed_data`,
-the frames likewise).
 """
 
 from __future__ import annotations

@@ -8,28 +8,6 @@ time (:func:`slices`, :func:`read_slice`: the partitions of
 :mod:`gohash.tools.dataset`).  Needs pyarrow (the ``parquet`` extra) to write or
 read records; recognising a dataset does not.  Writing one is
 :mod:`gohash.tools.pack`'s job.
-
-A corpus of millions of files of a few KB is slow to list, open and ship to
-workers one by one; packed, it is a few hundred parts of tens of MB.  A packed
-dataset is a folder holding ``_gohash_pack.json`` (format ``gohash-pack``,
-version, its parts in order, counts) and the parts ``part-NNNNN.parquet``, each
-a table of :data:`PACK_COLUMNS`: one row per SGF source, in the order the
-sources were read, Zstandard-compressed, in row groups of about
-:data:`GROUP_BYTES` of SGF.  A record holds a source as gohash read it
-(``path`` as found, its bytes that are not UTF-8 as ``\\xHH``; ``data`` after
-any UTF-16 decoding; the notes that reading made), so every command gives the
-same output on the packed dataset as on the files themselves.
-
-Reading trusts nothing a part says: the marker and each part's columns and
-types are checked (a clear error naming the file otherwise), each record's
-SHA-256 and the source size limit (:data:`gohash.sgf.inputs.MAX_SOURCE_BYTES`) too.
-A row group larger than pack writes (more than :data:`READ_GROUP_BYTES` of
-data) is read one record at a time, so memory holds one record and the
-Parquet page holding it (pyarrow decompresses a page whole: pack's pages hold
-about 1 MiB or one record; a hand-made page of many large records is read
-whole, up to the 2 GiB a page header can declare), not the group.  A
-part's records count against its input's decompression budget
-(:class:`gohash.sgf.inputs.Budget`), as an archive's members do.
 """
 
 from __future__ import annotations

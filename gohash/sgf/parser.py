@@ -3,73 +3,8 @@
 Scope: a streaming parser for SGF collections, the limits that bound what
 untrusted input expands to, and the decoding of the property values the
 walker needs (board size, encoding, points, moves, text).  Replaying moves is
-:mod:`gohash.sgf.walk`'s job.
-
-Sources (files, folders, archives, standard input, UTF-16 text) are
-:mod:`gohash.sgf.sources`'s; their names are imported here too.
-
-The grammar is sgfmill's (:mod:`sgfmill.sgf_grammar`): the same tokens, the same
-leniency (lower-case letters in property names are dropped, a repeated property
-in a node adds values), the same errors (empty variation, property outside a
-node, data after the end).  The parser differs in one way: it does not build the
-tree.  :func:`game_events` yields the nodes and the parentheses of one game in
-file order, which is a pre-order walk of the tree, so the walker can replay
-every variation with undo and the memory used is bounded by the input, not by
-a tree of Python objects 50 times its size.  Nothing here recurses, so a tree
-of any depth is read with constant stack.
-
-Beyond sgfmill, what other readers read is read too, each with a note:
-
-- a root node missing its ``;`` (``(GM[1]SZ[19];B[pd])``, as some exports
-  write): the properties right after a game's ``(`` are its root node.  Only
-  upper-case names start such a game, so text like ``(see [1])`` before a game
-  is not taken for one, and only the root may lack its ``;``.
-- nodes after a closed variation, as FF[3]-era files hold
-  (``(;SZ[9](;B[aa])(;B[bb]);W[cc])``), read as GoGui reads them.  GoGui's
-  ``SgfReader.readNext`` (net.sf.gogui.sgf) appends each node to the node
-  before it; a ``(`` reads variations as children of the node before it and
-  returns that node, and a ``)`` ends the sequence.  So a node after ``)``
-  becomes a further child of the node the variations branch from, and the
-  nodes after it follow it: the example is ``(;SZ[9](;B[aa])(;B[bb])(;W[cc]))``.
-  The parser yields an implied ``(`` before such a node and its ``)`` before
-  the ``)`` that closes the enclosing sequence.
-- an empty value in a point list is no point (``AE[]``, as sgfmill reads it).
-- moves in GTP-style coordinates, as SmartGo writes them and GoGui reads
-  them (``B[R16]``: column letter without I, row number from the bottom,
-  either case; ``B[pass]``), when the value cannot be SGF letters
-  (:func:`decode_move`; the walker notes it).  GoGui also reads ``I`` as
-  ``J``; here a column I is an error, and point lists take SGF letters only.
-
-Limits.  Every one bounds what input expands to; none is reached by a real
-record (the corpus's largest: 541 moves on a line, 31 nested variations, 236
-values and 11 setup points in a node), and each is an error for the game that
-reaches it.  Those the parser enforces (:class:`SgfLimitError`) also end the
-file, since where that game ends is then unknown.
-
-- :data:`MAX_SOURCE_BYTES`: a file, archive member, standard input or
-  decompressed file larger than 64 MiB (UTF-16 text: once decoded) is an error
-  for that source, found before the data is used.
-- :data:`MAX_VALUE_BYTES`: a property value larger than 1 MiB (the up to 17
-  values the tokeniser reads at once count together).
-- :data:`MAX_DEPTH`: variations nested more than 200,000 deep (implied ones
-  included).
-- :data:`MAX_NODE_VALUES`: more than 10,000 property values in one node, all
-  properties together (a repeated property adds values).
-- :data:`MAX_NODE_SETUP_POINTS`, :data:`MAX_GAME_SETUP_POINTS`,
-  :data:`MAX_SOURCE_SETUP_POINTS`: the points AB, AW and AE name, a rectangle
-  ``aa:ss`` counted by its area, more than 2,704 (four times the largest
-  board) in one node, 1,000,000 in one game (every variation counted) or
-  10,000,000 in one file.  They bound the setup work and the undo history it
-  leaves (2 bytes a changed point).
-- :data:`gohash.go.board.MAX_HISTORY`: the board keeps at most 200,000 undo
-  steps, so one line of a game replays at most 200,000 moves and setup nodes
-  (a long file of passes included); the walker reports the
-  :class:`~gohash.errors.HistoryLimitError` at the move that reaches it.
-
-So one game takes well under 200 MB whatever its shape: the source's bytes,
-a line's undo history and one node's values.  Values are found without the
-regex engine's state per escape or per value, which would take some 300
-bytes each.
+:mod:`gohash.sgf.walk`'s job.  Sources (files,
+folders, archives, standard input, UTF-16 text) are :mod:`gohash.sgf.sources`'s.
 """
 
 from __future__ import annotations

@@ -4,45 +4,6 @@ Scope: resolving the paths a user names (:func:`find_inputs`) and reading the
 SGF sources in them (:func:`read_input`), within a size limit, with the errors
 of SGF reading (:class:`SgfError` and the classes :mod:`gohash.sgf` raises).
 Parsing is :mod:`gohash.sgf`'s job; its names for these are the same.
-
-A path is a file, a folder (searched recursively for ``*.sgf``) or
-``-`` for standard input.  Archives are read in memory member by member
-(``*.sgf`` members; nothing is extracted to disk): zip, and tar plain or
-compressed with gzip, bzip2 or xz (``.tar``, ``.tar.gz``/``.tgz``,
-``.tar.bz2``/``.tbz2``/``.tbz``, ``.tar.xz``/``.txz``).  They are recognised by
-their first bytes, whatever the name; a file of no known format whose name
-says zip or tar is read as the name says, so a damaged archive is reported as
-one.  A lone gzip, bzip2 or xz file is read as one SGF file.  7z, RAR,
-Zstandard, lzip and compress (``.Z``) data are an error naming the format.
-Data read whole (standard input, a pipe, a ``*.sgf`` found in a folder) is
-recognised the same way.  Text in UTF-16 (little or big endian, with or
-without a byte-order mark: without one, NUL bytes at odd or even offsets in
-the first 4 KiB tell) or in UTF-32 with a byte-order mark is decoded to UTF-8
-before parsing, with a note; a CA naming UTF-16 or UTF-32 then means UTF-8.
-
-A folder holding the marker of a Parquet dataset gohash wrote is that dataset:
-a packed one (``gohash pack``, :data:`PACK_MARKER`) is read record by record as
-its files were (:mod:`gohash.sgf.pack`, which needs pyarrow); a canon dataset
-(:data:`CANON_MARKER`) is input for ``gohash index build`` only.
-
-Limits.  A file, archive member, standard input or decompressed file larger
-than 64 MiB (:data:`MAX_SOURCE_BYTES`; UTF-16 text: once decoded) is an error
-for that source, found before the data is used.  Each input has a budget
-(:class:`Budget`, :func:`budget_for`): the bytes its decompression produces
-(archive members read or skipped, a packed part's records) and the CPU seconds
-that takes, counted in one place, a wrapper around the decompressed stream
-(:class:`Meter`).  An input beyond its budget is an error
-(:class:`SgfBudgetError`) and the rest of it is not read; the sources read
-before it stand.  Reading is linear in the bytes produced, for every codec:
-the archive's stream is decompressed by :mod:`gzip`, :mod:`bz2` or
-:mod:`lzma`, never by :mod:`tarfile`'s stream mode, whose buffer is copied
-on every read (quadratic in what one compressed block expands to).
-
-Names are data: a file name or archive member name that is not UTF-8 is
-carried as Python's file system names are, its bytes as surrogate escapes
-(:mod:`gohash.sgf.names`).  Only regular files (symbolic links followed) are read from
-folders: a pipe, socket or device found there is not opened, which for a pipe
-would wait for a writer for ever; an error names it.
 """
 
 from __future__ import annotations

@@ -12,66 +12,6 @@ played or not, so move numbers are the record's; a setup-only node keeps the
 move number of the position before it.  The initial position is visited exactly
 once, before the root's own move if it has one, also when the root's setup is in
 error.
-
-By default the main line is replayed (the first child at every branch).  With
-``variations=True`` every variation is, in file order, undoing the board back
-to the branch point after each; ``PositionEvent.variation`` is then the child
-index taken at every branch point (a node with two or more children) on the way
-from the root, trailing zeros dropped: ``()`` on the main line.  Nothing
-recurses, so a tree of any depth is walked with constant stack.
-
-Lines, for visitors that keep a history: ``PositionEvent.depth`` is the number
-of positions visited on the event's line (from the root to its node) before it,
-so the initial position has depth 0 and a visitor that truncates its list of
-positions to ``depth`` before appending holds exactly the line's positions, at
-any branch point; it never has to guess where the walker went back to.  The
-positions of a line are consecutive events, each made from the one before by
-the setup (``node_has_setup``) and the move (``colour``) of one node.
-
-Real collections: a missing SZ means 19; ``B[tt]`` is a pass on boards up to
-19; two moves in a row by one colour are played as written; setup stones may
-come in any node (before the move of the same node); an HA that is not a
-number is ignored (noted in the summary); root text with bytes invalid in its
-encoding (:func:`gohash.sgf.root_text`) is noted in ``GameInfo.notes`` of each
-game and in the summary once per file.
-
-Handicap.  Records give handicap stones as AB, in the root or a later node, or
-as Black's opening moves (``HA[4];B[dd];B[pd];B[dp];B[pp];W[..]``, as IGS and
-KGS write them); some give only ``HA[n]``.  The rule: with ``HA[n]``, n >= 2,
-handicap stones are set up in the initial position exactly when no AB comes in
-the root or in the main line up to and including the node of its first move,
-and that first move is White's, or the main line has no move.  Which stones:
-the first placement of :func:`handicap_placements` (GTP's fixed handicap
-first) that no move of the main line lands on while its stone is there, found
-by replaying the main line from each (read afresh, not kept); where none fits,
-a :class:`~gohash.errors.HandicapPlacementError` ends the game.  When Black
-moves first, his moves are played as written, from an empty board.  Either
-decision is noted in ``GameInfo.notes`` and the summary.  To decide, the
-walker reads ahead of the root at most :data:`_LOOKAHEAD` (64) events of the
-main line (nodes and the "(" before them), stopping at the first node with a
-move or AB; a main line with neither in them counts as having no move.
-
-Rules.  Every game gets the ruleset its ``RU`` names (:mod:`gohash.go.rulesets`;
-``GameInfo.ruleset``, the default ``chinese`` with a note if ``RU`` is not
-known), and its board allows suicide if that ruleset does, unless the caller
-gives ``suicide_allowed`` in ``board_options``, which then holds for every
-game.  The walker never forbids superko: that is :mod:`gohash.tools.superko`'s to judge.
-
-Errors: every error a game's data can cause is a :class:`~gohash.errors.GohashError`
-located at file, game and move number and handed to the visitor's
-:meth:`BaseVisitor.handle_error`, which raises by default.  Errors in a node
-also carry the ``variation`` of the line the node is on.  A collecting visitor
-records the error and says whether to go on with the next node or abandon the
-game.  Going on: a node whose setup is in error is skipped whole (its move
-counts but is not played); a node whose move is in error keeps its setup, and
-if it has any the position after it is visited (``colour`` None, under the
-move's number).  An error in the root node's properties (board size, encoding)
-always ends the game; an error in the SGF syntax, or a property or nesting
-beyond the limits of :mod:`gohash.sgf`, ends the file too, since where that game
-ends is unknown.  A file's errors and notes are bounded too: at
-:data:`MAX_FILE_ERRORS` errors the rest of the file is skipped with a limit
-error, and past :data:`MAX_FILE_NOTES` notes one more says the rest are not
-kept.  Errors are kept without their tracebacks.
 """
 
 from __future__ import annotations

@@ -6,49 +6,6 @@ compiled core, the pure walker where it refuses a file) as JSON Lines or CSV
 lines; :func:`canon` runs it over files, folders and archives, in this process
 or in worker processes (output in input order either way).  The CLI only
 parses arguments and prints.
-
-Record fields, in order (:data:`FIELDS`): ``file``, ``game`` (0-based index in
-the file), ``variation`` (child indexes at branch points, ``[]`` on the main
-line), ``move_number``, ``colour`` (``"b"``, ``"w"`` or null), ``move`` (SGF
-letters, ``""`` for a pass, null without a move), ``gtp`` (``"D16"``,
-``"pass"`` or null), ``hash`` and ``key`` (``0x`` and zero-padded lower-case
-hex of the scheme's width), ``transform`` and ``symmetries``; with
-``CanonOptions(position=True)`` (``--position``) also ``position``.
-
-- ``transform``: the lowest element mapping the position onto its canonical
-  frame (:mod:`gohash.pipeline.frames`), the least packed image of the position under the
-  elements whose ``T_g`` maps the hash onto the key.  Usually one element
-  attains the key; when several do, it is the lowest of those whose image is
-  least, not merely the lowest of them.
-- ``symmetries``: every element of the group that maps the position onto
-  itself, identity first.  Found from the stones, never from the key: the key
-  only pre-filters (``g.P = P`` gives ``T_g(key) = key``, so a position whose key
-  no ``T_g`` fixes has no symmetry but the identity; the rare others are
-  compared point by point).  Under huima64 four black stones on the side star
-  points hash to 0 (erratum E3), a key every element fixes; their symmetries
-  are the eight board maps, not the colour swaps.
-- ``position``: the canonical frame itself, as lower-case hex (no ``0x``) of
-  its packing, the packing of :meth:`gohash.go.board.Board.position_key`: one
-  byte holding the board size N, then the N*N points in ``row * N + col``
-  order (row 0 the bottom line, col 0 the left) as base-4 digits, 0 empty,
-  1 black, 2 white, most significant first, in ``ceil(N*N / 4)`` big-endian
-  bytes (zero digits pad the front): the empty 9x9 board is ``09`` and 42
-  zeros.  It is the image of the position under ``transform``; two positions
-  are images of each other (under the group of ``--symmetry``) iff their
-  ``position`` fields are equal, whatever their keys.  Which image is the
-  frame depends on the keys, so compare the fields of one scheme and one
-  group.  Decode it with ``Board.from_position_key(bytes.fromhex(position))``.
-
-Lines are built from the columns by hand, not with ``json.dumps`` per record,
-because this is the hot path: the text of a game's file and number, of a
-variation, of a move (by board size and point), of the transform and
-symmetries is made once and picked per row by numpy, the hex of the hashes,
-keys and frames is made for the whole batch at once, and each line is one
-f-string of those pieces.  Every string that can hold arbitrary text (the file
-name) is escaped with :mod:`json` (or quoted by :mod:`csv`), once the bytes of
-a name that are not UTF-8 are written as ``\\xHH`` (:func:`gohash.sgf.names.name_text`).
-In CSV, lists are space-separated and null is the empty cell (a pass has ``gtp``
-``pass``).
 """
 
 from __future__ import annotations
@@ -79,7 +36,7 @@ from ..sgf.names import name_text
 from ..sgf.sources import find_inputs, read_input, read_input_ends
 from ..sgf.walk import WalkSummary
 
-__all__ = ["CSV_HEADER", "FIELDS", "FORMATS", "CanonOptions", "canon", "records"]
+__all__ = ["FIELDS", "FORMATS", "CanonOptions", "canon", "records"]
 
 FIELDS = (
     "file",
@@ -96,13 +53,12 @@ FIELDS = (
 )
 """The fields of a record without ``position``, in order."""
 FORMATS = ("jsonl", "csv", "parquet")
-"""Output formats; ``parquet``, a dataset folder, is :func:`gohash.tools.dataset.write_dataset`'s."""
-CSV_HEADER = ",".join(FIELDS) + "\r\n"
-"""The CSV header line without ``position``."""
+"""Output formats; ``parquet``, a dataset folder, is
+:func:`gohash.tools.dataset.write_dataset`'s."""
 
 # Positions per batch of positions(): numpy's per-call costs spread thin (larger
 # batches are no faster), the lines of a batch and their pieces (about 1 KB a
-# position) small: 68 MB peak for the corpus against 120 MB with 1 << 15.
+# position) small, which bounds peak memory (benchmarks/canon.py measures it).
 _BATCH = 1 << 13
 # Tasks (files, archive members) per run of positions() in this process (--jobs 1).
 _TASKS = 4 * MAX_TASKS_PER_BATCH
@@ -546,7 +502,9 @@ def canon(
     """
     options = options or CanonOptions()
     if options.format == "parquet":
-        raise GohashError("Parquet is a dataset folder: gohash.tools.dataset.write_dataset writes it")
+        raise GohashError(
+            "Parquet is a dataset folder: gohash.tools.dataset.write_dataset writes it"
+        )
     inputs = list(find_inputs(paths))
     total = WalkSummary()
     done = 0

@@ -5,26 +5,6 @@ Scope: :func:`partitions` (the deterministic split of the input) and
 :func:`write_dataset` (the run: the dataset's marker, the partitions' tasks, their
 errors and notes in partition order, the summary).  A task is
 :func:`gohash.tools.parquet.write_part`; this module only hands tasks out.
-
-Partitions.  The inputs, as :func:`gohash.sgf.find_inputs` resolves them, are
-cut in input order into runs of about ``partition_bytes`` bytes on disk (a larger
-input goes alone): files and archives are read by their task, standard input by
-this process, and a packed dataset's parts (:mod:`gohash.sgf.pack`) are cut into
-runs of row groups, so a packed corpus spreads over any number of workers.  The
-same inputs and ``partition_bytes`` give the same partitions, so the same parts,
-whoever writes them: the rows of a run on Dask are those of a run in this
-process.
-
-Dask.  ``dask="tcp://HOST:PORT"`` sends the tasks to that scheduler's workers;
-``dask="local:N"`` starts a ``LocalCluster`` of N one-thread worker processes
-for the run.  Workers read inputs by the names given, so relative names need
-workers running in this process's folder (checked before the run; the workers
-of ``local:N`` always do) and the output is made absolute.  A task that Dask
-runs again (its worker died, or the result it held was lost) writes its part
-again under a temporary name and renames it over the first: parts are never
-doubled.  A task that fails for good (Dask gives up after its workers died
-three times, or writing failed) is an error naming its partition; the others
-are still written, and the dataset's marker lists it.
 """
 
 from __future__ import annotations
@@ -315,8 +295,8 @@ def _run_dask(address: str, parts: list[Part], out: str, options: CanonOptions,
                 _check_folders(client)
         token = f"{os.getpid()}-{time.monotonic_ns()}"
         # The keys are ours, so pure=False: a pure map also hashes every item of
-        # every partition for a token it does not use, 0.4 s of this process's CPU
-        # for 9,000 files, taken from the workers on a small machine.
+        # every partition for a token it does not use, CPU time of this process
+        # taken from the workers on a small machine.
         futures = client.map(
             _dask_task, parts, root=out, options=options, pure=False,
             key=[f"gohash-part-{part.number:05d}-{token}" for part in parts],

@@ -12,24 +12,6 @@ its three part files; and reading a dataset back as the
 Splitting the input into partitions and running them (here, in worker
 processes or on Dask) is :mod:`gohash.tools.dataset`'s job; this module needs pyarrow
 and fsspec (the ``parquet`` extra), the rest of gohash does not.
-
-A dataset is a folder (or an fsspec URL) holding ``_gohash_canon.json`` (the
-marker: format, version, the options of the run, whether it completed) and
-three tables, each a folder of parts ``part-NNNNN.parquet``: part ``k`` of
-every table comes from partition ``k`` of the input.
-
-- ``positions``: one row per record of ``gohash canon`` (the same rows, in the
-  same order, as its JSON Lines output), typed (:data:`POSITION_COLUMNS`).
-- ``games``: one row per game that began: its root properties, how many moves
-  its main line has, how many rows it has in ``positions``, its errors.
-- ``files``: one row per SGF source: its SHA-256 and size, how many games it
-  holds, its notes and every error met in it (those of no game included).
-
-A part is written under a hidden temporary name (``.part-NNNNN.parquet.ID.tmp``,
-which neither ``*.parquet`` nor pyarrow's dataset reader picks up) and then
-renamed onto its final name, so a partition run twice (a retried task) leaves
-one copy, the last.  Parts are Zstandard-compressed; each write of a batch of
-positions is one row group.
 """
 
 from __future__ import annotations

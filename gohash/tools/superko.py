@@ -3,20 +3,6 @@
 Scope: :func:`check` and :func:`check_files`, which judge paths with the
 visitor of :mod:`gohash.go.ko` (whose docstring gives the rules) or, for the files
 the compiled core replays, on :func:`gohash.pipeline.positions.positions` columns.
-
-:func:`check` gives the same result, faster, from columns.  The core replays
-only files whose every game is legal under simple ko with suicide refused (it
-leaves any other file to the walker), so in them the only violations are
-repetitions.  One sort per batch finds the board plays whose (game, position
-hash) an earlier row shares; each is then judged as the visitor judges it, on
-the exact packed positions of its line (its ancestors by the ``depth``
-column).  Every file the core left is walked with the visitor, so its
-verdicts, errors and notes are the visitor's own, and the results of both
-kinds of file are merged in reading order.
-
-:func:`check_files` gives them file by file, as groups of files are judged
-(in worker processes with ``jobs``), so a long check reports as it goes;
-:func:`check` collects them.
 """
 
 from __future__ import annotations
