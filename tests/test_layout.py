@@ -50,7 +50,7 @@ def _graph() -> dict[str, set[str]]:
 
 
 def test_graph_sees_imports_inside_functions() -> None:
-    # The lazy import of the compiled core's fallback and the CLI's of the web app.
+    # Imports inside functions: the CLI's of the web app and of the Dask path.
     graph = _graph()
     assert "gohash.explorer.app" in graph["gohash.cli.serve"]
     assert "gohash.tools.dataset" in graph["gohash.cli.canon"]
