@@ -102,9 +102,16 @@ def rss_mib(pid: int, field: str = "VmRSS") -> float:
 
 
 def children(pid: int) -> list[int]:
-    """The server's child processes: its workers reading games."""
-    with open(f"/proc/{pid}/task/{pid}/children") as found:
-        return [int(child) for child in found.read().split()]
+    """The server's child processes: its workers reading games, started by any of
+    its threads (each thread's children are listed apart)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listed:
+                found += [int(child) for child in listed.read().split()]
+        except FileNotFoundError:  # a thread that just ended
+            continue
+    return found
 
 
 def workers_mib(pid: int) -> float:

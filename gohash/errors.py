@@ -201,6 +201,7 @@ class HandicapPlacementError(GohashError):
     """``HA`` without ``AB`` where every known placement of the stones has one
     under a move of the game: where the record's stones stood is unknown."""
 
+
 class OutputExistsError(GohashError):
     """An output that would replace earlier output, or that is also an input.
 
@@ -271,3 +272,9 @@ class BadRequest(GohashError):
     def __init__(self, reason: str, status: int = 400) -> None:
         super().__init__(reason)
         self.status = status
+
+
+class DamagedIndexError(IndexFileError):
+    """An index whose contents are not what gohash wrote: a value out of range, a
+    frame that does not decode, or keys that its frames and key scheme do not give
+    (``gohash index check`` lists every such fault)."""

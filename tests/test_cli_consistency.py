@@ -74,7 +74,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_every_command_is_walked() -> None:
     assert set(COMMANDS) == {
         "gohash canon", "gohash superko", "gohash audit", "gohash index build",
-        "gohash index find", "gohash index dupes", "gohash index info", "gohash index remove",
+        "gohash index find", "gohash index dupes", "gohash index info", "gohash index check",
+        "gohash index remove",
         "gohash serve", "gohash pack",
     }
 
@@ -177,6 +178,8 @@ def test_exit_codes_and_streams(tmp_path: Path, capsys: pytest.CaptureFixture[st
         (["index", "dupes", dupes], 1),
         (["index", "info", db], 0),
         (["index", "info", missing], 2),
+        (["index", "check", db], 0),
+        (["index", "check", missing], 2),
         (["index", "remove", dupes, str(same / "one.sgf")], 0),
         (["index", "dupes", dupes], 0),
         (["index", "remove", dupes, missing], 2),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ import pytest
 import gohash.index.writer
 from gohash.index.build import input_frames
 from gohash.index.index import Index
-from gohash.index.records import PARSE_VERSION, FileFrames, sql_keys
+from gohash.index.records import PARSE_VERSION, FileFrames, SourceError, sql_keys
 from gohash.pipeline.frames import NamedSchemes, SchemeFactory
 from gohash.sgf.sources import find_inputs
 from gohash.version import __version__
@@ -50,11 +51,31 @@ def reference_build(db: Path, paths: list[str], factory: SchemeFactory, *,
         con.execute("BEGIN")
         for inp in find_inputs(paths):
             for results in input_frames([(inp, known)], factory, None, variations):
-                for item in results:
+                for item in whole_files(results):
                     if isinstance(item, FileFrames) and not item.unchanged:
                         reference_write(con, item)
         con.execute("COMMIT")
     con.close()
+
+
+def whole_files(items: list[FileFrames | SourceError]) -> list[FileFrames | SourceError]:
+    """The parts of each long file (:attr:`FileFrames.part`) joined into one."""
+    out: list[FileFrames | SourceError] = []
+    for item in items:
+        if isinstance(item, FileFrames) and item.part:
+            whole = out[-1]
+            assert isinstance(whole, FileFrames) and whole.path == item.path
+            base = len(whole.frames)
+            whole.games += [replace(game, start=game.start + base, end=game.end + base)
+                            for game in item.games]
+            whole.errors += item.errors
+            if item.frames:  # a part without rows has keys of shape (0,) whatever the scheme
+                whole.add_rows(item.frames, moves=item.moves, keys=item.keys,
+                               elements=item.elements, to_move=item.to_move,
+                               next_colour=item.next_colour, next_point=item.next_point)
+        else:
+            out.append(item)
+    return out
 
 
 def reference_write(con: sqlite3.Connection, item: FileFrames) -> None:

@@ -82,7 +82,7 @@ def test_canon_dataset_is_not_replaced_by_another_without_overwrite(
     before = tree(out)
     code, _, err = run(capsys, "canon", NINE, "--format", "parquet", "-o", str(out))
     assert code == 2
-    assert err == (f"gohash canon: error: {out}: holds a canon dataset (huima64, with "
+    assert err == (f"gohash canon: error: {out}: holds a canon dataset (regular128, with "
                    "--position); --overwrite replaces it, or give another output\n")
     assert tree(out) == before
     assert run(capsys, "canon", THIRTEEN, "--format", "parquet", "-o", str(out),
@@ -202,17 +202,17 @@ def test_index_of_another_kind_is_replaced_only_with_overwrite(
     db = tmp_path / "games.db"
     assert run(capsys, "index", "build", str(db), NINE)[0] == 0
     before = db.read_bytes()
-    code, _, err = run(capsys, "index", "build", str(db), THIRTEEN, "--scheme", "regular128")
+    code, _, err = run(capsys, "index", "build", str(db), THIRTEEN, "--scheme", "huima64")
     assert code == 2
-    assert err == (f"gohash index build: error: {db}: index built with key scheme 'huima64', "
-                   "not 'regular128'; --overwrite replaces it\n")
+    assert err == (f"gohash index build: error: {db}: index built with key scheme 'regular128', "
+                   "not 'huima64'; --overwrite replaces it\n")
     assert db.read_bytes() == before
-    code, _, err = run(capsys, "index", "build", str(db), THIRTEEN, "--scheme", "regular128",
+    code, _, err = run(capsys, "index", "build", str(db), THIRTEEN, "--scheme", "huima64",
                        "--overwrite")
     assert code == 0 and f"index {db}: 1 file, 1 game" in err
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT value FROM meta WHERE name = 'scheme'").fetchone() == (
-            "regular128",)
+            "huima64",)
         assert con.execute("SELECT path FROM files").fetchall() == [(THIRTEEN,)]
 
 

@@ -143,6 +143,28 @@ def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
         assert headers["referrer-policy"] == "no-referrer", path
 
 
+def test_an_unexpected_error_is_a_500_with_the_security_headers(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starlette answers an exception no handler takes with a 500 of its own, sent
+    past the middleware it is given: the headers must be there all the same."""
+
+    def broken(self: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("gohash.explorer.app._Explorer.info", broken)
+    client = TestClient(create_app(db), raise_server_exceptions=False,
+                        base_url="http://localhost")
+    response = client.get("/api/info")
+    assert response.status_code == 500
+    assert "a bug" not in response.text
+    assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["x-frame-options"] == "DENY"
+    assert response.headers["referrer-policy"] == "no-referrer"
+    assert client.get("/api/info", headers={"host": "evil.example"}).status_code == 400
+
+
 def test_the_page_has_no_inline_script_or_style(client: TestClient) -> None:
     page = client.get("/").text
     assert "<script src=" in page and "<script>" not in page

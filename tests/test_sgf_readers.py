@@ -25,7 +25,8 @@ from sgfmill import sgf_grammar
 from gohash.errors import GohashError, SgfError, SgfLimitError, SgfSyntaxError
 from gohash.go.board import Board
 from gohash.index.index import Index
-from gohash.sgf.inputs import Source
+from gohash.pipeline.positions import positions
+from gohash.sgf.inputs import Skipped, Source
 from gohash.sgf.names import fs_name, name_text, shown_name
 from gohash.sgf.parser import (
     CLOSE,
@@ -104,7 +105,7 @@ def sgfmill_events(data: bytes) -> list[Event]:
     return events
 
 
-def sources(path: str) -> list[Source | SgfError]:
+def sources(path: str) -> list[Source | SgfError | Skipped]:
     return [s for inp in find_inputs([path]) for s in read_input(inp)]
 
 
@@ -424,7 +425,8 @@ def test_zip_names_flagged_utf8_that_are_not(tmp_path: Path) -> None:
 
 
 def test_only_regular_files_are_read_from_folders(tmp_path: Path) -> None:
-    """A FIFO named *.sgf once blocked index build for ever: now it is one error line."""
+    """A FIFO named *.sgf once blocked index build for ever: now a pipe, socket or
+    device found in a folder is never opened, and is a note."""
     games = tmp_path / "games"
     games.mkdir()
     (games / "good.sgf").write_bytes(GAME)
@@ -432,17 +434,82 @@ def test_only_regular_files_are_read_from_folders(tmp_path: Path) -> None:
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(games / "socket.sgf"))
         found = sources(str(games))
-        assert [str(s) for s in found if isinstance(s, SgfError)] == [
-            f"{games / 'pipe.sgf'}: a named pipe (FIFO), not a regular file: not read",
-            f"{games / 'socket.sgf'}: a socket, not a regular file: not read",
+        assert [s.name for s in found if isinstance(s, Source)] == [str(games / "good.sgf")]
+        assert [str(s) for s in found if isinstance(s, Skipped)] == [
+            f"{games / 'pipe.sgf'}: a named pipe (FIFO), not a regular file: skipped",
+            f"{games / 'socket.sgf'}: a socket, not a regular file: skipped",
         ]
+        assert not [s for s in found if isinstance(s, SgfError)]
     (games / "socket.sgf").unlink()
     (games / "link.sgf").symlink_to("good.sgf")  # symbolic links are followed
     code, _, err = run("index", "build", "i.db", "games", cwd=tmp_path)
-    assert code == 2
+    assert code == 0, err
     assert err.splitlines()[:2] == [
-        "gohash index build: error: games/pipe.sgf: a named pipe (FIFO), not a regular "
-        "file: not read",
+        "gohash index build: note: games/pipe.sgf: a named pipe (FIFO), not a regular "
+        "file: skipped",
         "gohash index build: 2 files indexed (0 replaced), 0 unchanged; 2 games, 6 positions "
-        "(3 new distinct); 1 error",
+        "(3 new distinct); 0 errors",
     ]
+
+
+_PIPE_NOTE = "games/pipe.sgf: a named pipe (FIFO), not a regular file: skipped"
+
+
+@pytest.mark.parametrize("command", [
+    ["canon", "games"],
+    ["canon", "--jobs", "2", "games"],
+    ["canon", "--format", "csv", "games", "good.sgf"],
+    ["canon", "--format", "parquet", "-o", "out", "games"],
+    ["index", "build", "i.db", "games"],
+    ["index", "build", "--jobs", "2", "i.db", "games", "good.sgf"],
+    ["superko", "games"],
+    ["superko", "--jobs", "2", "games", "good.sgf"],
+    ["audit", "games"],
+    ["audit", "--jobs", "2", "games", "good.sgf"],
+    ["pack", "-o", "out", "games"],
+])
+def test_a_pipe_in_a_folder_is_one_note_for_every_command(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Every command skips the pipe unopened (a read would wait for a writer: the
+    run's timeout fails the test), says so once, in its notes, and exits 0."""
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "good.sgf").write_bytes(GAME)
+    (tmp_path / "good.sgf").write_bytes(GAME)
+    os.mkfifo(games / "pipe.sgf")
+    code, _, err = run(*command, cwd=tmp_path)
+    prog = "gohash " + " ".join(command[:2] if command[0] == "index" else command[:1])
+    assert code == 0, err
+    lines = err.splitlines()
+    assert lines.count(f"{prog}: note: {_PIPE_NOTE}") == 1, err
+    assert sum(_PIPE_NOTE in line for line in lines) == 1, err
+    assert not [line for line in lines if line.startswith(f"{prog}: error:")], err
+
+
+def test_positions_gives_a_pipe_in_a_folder_as_a_note(tmp_path: Path) -> None:
+    (tmp_path / "good.sgf").write_bytes(GAME)
+    os.mkfifo(tmp_path / "pipe.sgf")
+    batches = list(positions([str(tmp_path)]))
+    assert [note for batch in batches for note in batch.notes] == [
+        f"{tmp_path / 'pipe.sgf'}: a named pipe (FIFO), not a regular file: skipped"]
+    assert [n for batch in batches for n in batch.note_files] == [-1]
+    assert not [e for batch in batches for e in batch.errors]
+    assert [name for batch in batches for name in batch.files.values()] == [
+        str(tmp_path / "good.sgf")]
+    # A batch holding nothing else still comes, for its note.
+    only = tmp_path / "only"
+    only.mkdir()
+    os.mkfifo(only / "pipe.sgf")
+    [batch] = positions([str(only)])
+    assert (len(batch), batch.files, batch.notes) == (
+        0, {}, [f"{only / 'pipe.sgf'}: a named pipe (FIFO), not a regular file: skipped"])
+    # Named on its own, a pipe is read, until its writer ends.
+    pipe = str(tmp_path / "pipe.sgf")
+    writer = subprocess.Popen([sys.executable, "-c", f"open({pipe!r}, 'wb').write({GAME!r})"])
+    try:
+        read = list(positions([pipe]))
+    finally:
+        writer.wait(timeout=30)
+    assert [name for batch in read for name in batch.files.values()] == [pipe]
+    assert sum(len(batch) for batch in read) == sum(len(batch) for batch in batches)

@@ -122,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
             _print_collection(collection, out)
     if collection is None:
         return EXIT_CLEAN
+    for note in collection.notes:
+        report.note(note)
     for error in collection.errors:
         report.error(error)
     merging = sum(collection.total("merged_keys", name) for name in collection.schemes)

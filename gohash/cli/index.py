@@ -182,6 +182,18 @@ def register(subparsers: Any) -> None:
     add_exit_codes(info)
     leaf(info, _run_info)
 
+    check = commands.add_parser(
+        "check",
+        help="check that an index is whole and consistent",
+        description="Read every row of an index and check it: SQLite's integrity check, "
+        "the schema and format version, the meta table, every value in range, references "
+        "between tables, and every stored position (its frame decodes and gives its stored "
+        "key under the index's key scheme).  Each fault is an error line.",
+    )
+    check.add_argument("db", metavar="DB", help="the index file")
+    add_exit_codes(check)
+    leaf(check, _run_check)
+
     remove = commands.add_parser(
         "remove",
         help="remove files from an index",
@@ -269,7 +281,7 @@ def _run_find(args: argparse.Namespace) -> int:
         raise GohashError("--offset pages through games, not --continuations")
     filters = _filters(args)
     board = _query(args)
-    with Index(args.db) as index:
+    with Index(args.db, read_only=True) as index:
         if args.continuations:
             # A diagram has no side to move: either, unless --to-move names one.
             to_move = args.to_move or ("any" if args.position is not None else None)
@@ -413,7 +425,7 @@ def _players(record: Record) -> str:
 
 
 def _run_dupes(args: argparse.Namespace) -> int:
-    with Index(args.db) as index:
+    with Index(args.db, read_only=True) as index:
         dupes = index.dupes(min_positions=args.min_positions)
     if args.format == "json":
         print(json.dumps({
@@ -459,7 +471,7 @@ def _print_group(group: DupeGroup) -> None:
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    with Index(args.db) as index:
+    with Index(args.db, read_only=True) as index:
         info = index.info()
     if args.format == "json":
         print(json.dumps(_info_json(info), ensure_ascii=False))
@@ -494,6 +506,16 @@ def _info_json(info: IndexInfo) -> dict[str, Any]:
         "gohash_versions": info.gohash_versions,
         "outdated_files": info.outdated,
     }
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    report = Reporter(args.prog)
+    with Index(args.db, read_only=True) as index:
+        faults = index.check()
+    for fault in faults:
+        report.error(fault)
+    report.say(f"index {args.db}: {counted(len(faults), 'fault')}")
+    return EXIT_ERRORS if faults else EXIT_CLEAN
 
 
 def _run_remove(args: argparse.Namespace) -> int:

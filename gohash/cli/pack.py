@@ -41,6 +41,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     report = Reporter(args.prog)
     summary = pack(args.paths, args.output, part_bytes=args.part_size or PART_BYTES,
-                   overwrite=args.overwrite, on_error=report.error)
+                   overwrite=args.overwrite, on_error=report.error,
+                   on_note=report.note)
     report.say(str(summary))
     return EXIT_ERRORS if summary.errors else EXIT_CLEAN

@@ -19,6 +19,8 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager, contextmanager
@@ -48,11 +50,13 @@ from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
 from ..index.queries import Continuations, Filters, GameRecord, Match, Record
 from ..pipeline.pool import WorkerPool
+from ..sgf.names import fs_name
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
     "DEFAULT_GAME_PAGE",
     "DEFAULT_PAGE",
+    "GAME_CACHE_BYTES",
     "MAX_CONTINUATIONS",
     "MAX_GAME_PAGE",
     "MAX_GAME_READS",
@@ -81,6 +85,11 @@ MAX_GAME_PAGE = 500
 """The most positions of a game one answer holds (some 230 KB of JSON on 19x19)."""
 MAX_GAME_READS = 2
 """Worker processes reading games again from their files; more requests wait."""
+GAME_CACHE_BYTES = 32 * 1024 * 1024
+"""Bytes of replayed games (estimated) each of those workers keeps, so that the
+pages of a game are not each a new read and replay: a game of 300 moves on 19x19
+takes some 200 KB; one larger than this (some 50,000 positions) is read again
+for every page."""
 QUERY_CONNECTIONS = 4
 """Connections to the index that the position and games endpoints share."""
 REQUEST_TIMEOUT = 10.0
@@ -104,7 +113,7 @@ _SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
 }
 
-_SYMBOLS = ".XO"
+_CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
 _POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result", "min_rank",
                     "event", "handicap", "symmetry", "turn")
 
@@ -289,7 +298,7 @@ class _GameReader:
         self._lock = threading.Lock()
 
     async def answer(self, game_id: int, view: Element, start: int, count: int,
-                     at: int | None) -> dict[str, Any]:
+                     at: int | None) -> Response:
         """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``."""
         with self._lock:
             if self._pool is None:
@@ -298,9 +307,13 @@ class _GameReader:
                 self._pool = WorkerPool(MAX_GAME_READS, self._folder)
             pool = self._pool
         try:
-            outcome = await asyncio.wrap_future(pool.executor.submit(
-                _read_game, self.db_path, game_id, view.name, start, count, at
-            ))
+            # Submitted from a thread: a submission may start a worker process,
+            # which would hold up the event loop.
+            future = await run_in_threadpool(
+                pool.executor.submit, _read_game, self.db_path, game_id, view.name, start,
+                count, at,
+            )
+            outcome = await asyncio.wrap_future(future)
         except BrokenProcessPool:
             with self._lock:
                 if self._pool is pool:
@@ -312,8 +325,7 @@ class _GameReader:
             ) from None
         if "error" in outcome:
             raise BadRequest(outcome["error"], outcome["status"])
-        answer: dict[str, Any] = outcome["answer"]
-        return answer
+        return Response(outcome["answer"], media_type="application/json")
 
     def close(self) -> None:
         with self._lock:
@@ -328,23 +340,116 @@ class _GameReader:
 _WORKER_INDEXES: dict[str, Index] = {}
 """In a worker process of :class:`_GameReader`: its connection to each index."""
 
+# (path, size, modification and change times, inode) of files that exist.
+_Identity = tuple[tuple[str, int, int, int, int], ...]
+
+
+def _identity(paths: Iterable[str]) -> _Identity:
+    found = []
+    for path in dict.fromkeys(paths):
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        found.append((path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
+    return tuple(found)
+
+
+def _game_files(db_path: str, name: str) -> list[str]:
+    """Every file that :meth:`~gohash.index.Index.game` could read a game stored
+    under ``name`` from: the name as given and from the index's folder, as
+    stored and with its escaped bytes restored, and for each the part before any
+    colon (an archive member is stored as ``archive:member``)."""
+    paths = []
+    for candidate in (name, os.path.join(os.path.dirname(os.path.abspath(db_path)), name)):
+        for variant in (candidate, fs_name(candidate)):
+            paths += [variant[:i] for i, c in enumerate(variant + ":") if c == ":" and i]
+    return paths
+
+
+def _identities(db_path: str, name: str) -> tuple[_Identity, _Identity]:
+    """The identity of the index's files, and of the files of the game stored under ``name``."""
+    return _identity((db_path, db_path + "-wal")), _identity(_game_files(db_path, name))
+
+
+class _GameCache:
+    """Games read again and replayed in one worker process, the least recently
+    used dropped first to keep their estimated size (:func:`_game_bytes`) within
+    ``max_bytes``; a larger game is not kept.  A game is kept with the identity
+    (path, size, times and inode) of its index and of every file it could have
+    been read from: a game whose file or index changed is read again.  A game
+    whose file changed less than ``settled_ns`` nanoseconds before its read is
+    not kept: a change between the read and the look at the file's identity
+    would go unseen, and file times can lag the clock by the file system's
+    granularity (two seconds on FAT)."""
+
+    def __init__(self, max_bytes: int, settled_ns: int = 2_000_000_000) -> None:
+        self.max_bytes = max_bytes
+        self.settled_ns = settled_ns
+        self.bytes = 0
+        self._games: OrderedDict[
+            tuple[str, int], tuple[tuple[_Identity, _Identity], GameRecord, int]
+        ] = OrderedDict()
+
+    def game(self, index: Index, db_path: str, game_id: int) -> GameRecord:
+        key = (db_path, game_id)
+        kept = self._games.pop(key, None)
+        if kept is not None:
+            self.bytes -= kept[2]
+            identity, game, size = kept
+            if _identities(db_path, game.record.file) == identity:
+                self._keep(key, identity, game, size)
+                return game
+        began = time.time_ns()
+        game = index.game(game_id)
+        identity = _identities(db_path, game.record.file)
+        # The index is served read-only: its files (a connection that opens makes
+        # the write-ahead log anew) only tell whether it was replaced.
+        if all(ctime < began - self.settled_ns for _, _, _, ctime, _ in identity[1]):
+            self._keep(key, identity, game, _game_bytes(game))
+        return game
+
+    def _keep(self, key: tuple[str, int], identity: tuple[_Identity, _Identity],
+              game: GameRecord, size: int) -> None:
+        if size > self.max_bytes:
+            return
+        while self._games and self.bytes + size > self.max_bytes:
+            self.bytes -= self._games.popitem(last=False)[1][2]
+        self._games[key] = identity, game, size
+        self.bytes += size
+
+
+def _game_bytes(game: GameRecord) -> int:
+    """An estimate of the memory a game read again holds: its positions' stones
+    and :data:`_POSITION_OVERHEAD` bytes for each position's objects."""
+    size = game.record.size
+    return len(game.positions) * (size * size + _POSITION_OVERHEAD)
+
+
+_POSITION_OVERHEAD = 300
+"""Bytes of Python objects per position of a game read again (its dataclass, tuple
+and integers: some 265 by tracemalloc)."""
+_WORKER_GAMES = _GameCache(GAME_CACHE_BYTES)
+"""In a worker process of :class:`_GameReader`: the games it read last."""
+
 
 def _read_game(
     db_path: str, game_id: int, view_name: str, start: int, count: int, at: int | None
 ) -> dict[str, Any]:
-    """In a worker process: ``{"answer": ...}``, the page or steps of the game, or
+    """In a worker process: ``{"answer": JSON}``, the page or steps of the game as
+    UTF-8 JSON (made here, not in the server's event loop), or
     ``{"error": message, "status": status}``."""
     try:
         index = _WORKER_INDEXES.get(db_path)
         if index is None:
             index = _WORKER_INDEXES[db_path] = Index(db_path, read_only=True)
-        game = index.game(game_id)
+        game = _WORKER_GAMES.game(index, db_path, game_id)
         view = element(view_name)
         if at is None:
-            return {"answer": _game_json(game, view, start, count)}
+            return {"answer": _json(_game_json(game, view, start, count))}
         if at >= len(game.positions):
             raise BadRequest(f"at must be below {len(game.positions)}, not {at}")
-        return {"answer": _steps_json(game, view, at)}
+        return {"answer": _json(_steps_json(game, view, at))}
     except BadRequest as e:
         return {"error": str(e), "status": e.status}
     except UnknownGameError as e:
@@ -364,11 +469,10 @@ def _letters(point: Point | None, size: int) -> str | None:
 
 
 def _rows(cells: bytes, size: int) -> list[str]:
-    """Rows of ``.XO``, the top row first, from cells in index order (row 0 at the bottom)."""
-    return [
-        "".join(_SYMBOLS[cells[row * size + col]] for col in range(size))
-        for row in range(size - 1, -1, -1)
-    ]
+    """Rows of ``.XO``, the top row first, from cells (0 empty, 1 black, 2 white) in
+    index order (row 0 at the bottom)."""
+    text = cells.translate(_CELLS).decode("ascii")
+    return [text[row * size : (row + 1) * size] for row in range(size - 1, -1, -1)]
 
 
 def _board_json(query: _Query) -> dict[str, Any]:
@@ -453,6 +557,11 @@ def _match_json(match: Match, size: int) -> dict[str, Any]:
         "colours_exchanged": match.colours_exchanged,
         "next_move": next_move,
     }
+
+
+def _json(answer: dict[str, Any]) -> bytes:
+    """An answer as the server's JSON responses render it."""
+    return bytes(JSONResponse(answer).body)
 
 
 def _game_json(game: GameRecord, view: Element, start: int, count: int) -> dict[str, Any]:
@@ -570,12 +679,12 @@ def create_app(
         game_id, view, params = game_of(request, ("view", "start", "count"))
         start = _int(params, "start", 0, 0, 10**9)
         count = _int(params, "count", DEFAULT_GAME_PAGE, 1, MAX_GAME_PAGE)
-        return JSONResponse(await reader.answer(game_id, view, start, count, None))
+        return await reader.answer(game_id, view, start, count, None)
 
     async def steps(request: Request) -> Response:
         game_id, view, params = game_of(request, ("view", "at"))
         at = _int(params, "at", 0, 0, 10**9)
-        return JSONResponse(await reader.answer(game_id, view, 0, 0, at))
+        return await reader.answer(game_id, view, 0, 0, at)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -596,17 +705,27 @@ def create_app(
         Route("/api/game/{game_id}/steps", steps),
         Mount("/static", static, name="static"),
     ]
-    app = Starlette(
+    app = _App(
         routes=routes,
-        middleware=[
-            Middleware(_Guard, hosts=frozenset(h.lower().rstrip(".") for h in allowed_hosts)),
-            Middleware(GZipMiddleware, minimum_size=2048),
-        ],
+        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
         exception_handlers={GohashError: _gohash_error, HTTPException: _http_error},
         lifespan=lifespan,
     )
+    app.hosts = frozenset(h.lower().rstrip(".") for h in allowed_hosts)
     app.state.index = explorer.first
     return app
+
+
+class _App(Starlette):
+    """Starlette with :class:`_Guard` outermost, around Starlette's own error
+    middleware: the 500 that answers an unexpected exception is sent past every
+    middleware given to Starlette, and must carry the security headers too."""
+
+    hosts: frozenset[str] = frozenset()
+    """The names answered besides ``localhost`` and IP addresses."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return _Guard(super().build_middleware_stack(), self.hosts)
 
 
 async def _gohash_error(request: Request, exc: Exception) -> Response:

@@ -1,6 +1,7 @@
 """The replay of SGF inputs into what an index stores, in :mod:`gohash.index.store`'s workers.
 
-Scope: :func:`input_frames`, the tasks of ``gohash index build``: read inputs
+Scope: :func:`stream_frames` (and :func:`input_frames`, its answer as lists),
+the tasks of ``gohash index build``: read inputs
 (files, archives, canon datasets, or sources read beforehand), skip the files
 whose SHA-256 the index already holds, and replay the others together with
 :func:`gohash.pipeline.positions.positions` into the
@@ -12,7 +13,8 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -20,12 +22,24 @@ import numpy.typing as npt
 from ..errors import GohashError
 from ..pipeline.frames import NamedSchemes, SchemeFactory
 from ..pipeline.positions import PositionBatch, positions
-from ..sgf.inputs import Input, Source
+from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.sources import read_input
-from .records import FileFrames, GameFrames, SourceError, Task, game_digest, point_images
+from .records import (
+    FileFrames,
+    GameFrames,
+    SourceError,
+    SourceNote,
+    Task,
+    game_digest,
+    point_images,
+)
 
-__all__ = ["input_frames", "next_moves"]
+__all__ = ["BATCH_POSITIONS", "input_frames", "next_moves", "stream_frames"]
+
+BATCH_POSITIONS = 1 << 16
+"""Positions (or games) per batch of :func:`stream_frames`'s replay: with the
+sources read, what bounds a build's memory (a long file comes in parts)."""
 
 
 def input_frames(
@@ -33,54 +47,97 @@ def input_frames(
     factory: SchemeFactory,
     suicide_allowed: bool | None,
     variations: bool = False,
-) -> list[list[FileFrames | SourceError]]:
-    """Frames of every source of each input (in a worker process, or this one), all
-    replayed together: the fixed costs of a replay are shared by many small files.
+) -> list[list[FileFrames | SourceError | SourceNote]]:
+    """What :func:`stream_frames` gives, as a list per task (a worker process's
+    answer)."""
+    out: list[list[FileFrames | SourceError | SourceNote]] = [[] for _ in tasks]
+    for task, item in stream_frames(tasks, factory, suicide_allowed, variations):
+        out[task].append(item)
+    return out
+
+
+def stream_frames(
+    tasks: Sequence[Task],
+    factory: SchemeFactory,
+    suicide_allowed: bool | None,
+    variations: bool = False,
+) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
+    """Frames of every source of each input, as ``(task number, item)`` in task
+    order, all replayed together: the fixed costs of a replay are shared by many
+    small files.  A file's frames come as soon as it is replayed, a long file's
+    in parts (:class:`FileFrames`), so memory is bounded by a batch of
+    :func:`gohash.pipeline.positions.positions` (and the sources read), not by a file.
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
     or each game's ``RU`` decides if None; ``variations`` replays every variation.
     Sources with the same SHA-256 as before are only marked unchanged;
-    unreadable ones become errors."""
-    out: list[list[FileFrames | SourceError]] = []
-    fresh: list[Source] = []
-    replayed: list[FileFrames] = []
-    for inp, known in tasks:
-        results: list[FileFrames | SourceError] = []
-        out.append(results)
-        if isinstance(inp, Input) and inp.kind == "canon-parquet":
-            from ..tools.parquet import part_frames  # pyarrow, for canon datasets only
+    unreadable ones become errors, inputs not read notes."""
+    # What to give, in order, as (task, item, file id): -1 for an item given as
+    # it is (an error, an unchanged file), else the number of a replayed source.
+    queue: deque[tuple[int, FileFrames | SourceError | SourceNote, int]] = deque()
+    replayed: dict[int, FileFrames] = {}  # by source number, until their replay begins
+    numbers = itertools.count()
 
-            results += part_frames(inp.name, known)
-            continue
-        sources: Iterable[Source | GohashError] = (
-            read_input(inp) if isinstance(inp, Input) else [inp]
-        )
-        for source in sources:
-            if isinstance(source, GohashError):
-                results.append(SourceError(None, None, str(source)))
+    def fresh() -> Iterator[Source]:
+        """The sources to replay, read one at a time as the replay asks for them."""
+        for task, (inp, known) in enumerate(tasks):
+            if isinstance(inp, Input) and inp.kind == "canon-parquet":
+                from ..tools.parquet import part_frames  # pyarrow, for canon datasets only
+
+                queue.extend((task, item, -1) for item in part_frames(inp.name, known))
                 continue
-            sha = hashlib.sha256(source.data).hexdigest()
-            path = name_text(source.name)  # stored as text, any bytes it held escaped
-            item = FileFrames(path, sha, unchanged=known.get(path) == sha)
-            results.append(item)
-            if not item.unchanged:
-                fresh.append(source)
-                replayed.append(item)
-    if fresh:
-        # A named scheme hashes on the walker's boards; another factory from the
-        # exact positions.
-        keys: str | SchemeFactory = (
-            factory.name if isinstance(factory, NamedSchemes) else factory
-        )
-        for batch in positions(
-            fresh, scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
-            variations=variations,
-        ):
-            _fill(batch, replayed)
-    return out
+            sources: Iterable[Source | GohashError | Skipped] = (
+                read_input(inp) if isinstance(inp, Input) else [inp]
+            )
+            for source in sources:
+                if isinstance(source, GohashError):
+                    queue.append((task, SourceError(None, None, str(source)), -1))
+                    continue
+                if isinstance(source, Skipped):
+                    queue.append((task, SourceNote(str(source)), -1))
+                    continue
+                sha = hashlib.sha256(source.data).hexdigest()
+                path = name_text(source.name)  # stored as text, any bytes it held escaped
+                item = FileFrames(path, sha, unchanged=known.get(path) == sha)
+                if item.unchanged:
+                    queue.append((task, item, -1))
+                else:
+                    file_id = next(numbers)
+                    replayed[file_id] = item
+                    queue.append((task, item, file_id))
+                    yield source
+
+    parts: dict[int, FileFrames] = {}  # the part in hand of each file being replayed
+    # A named scheme hashes on the walker's boards; another factory from the
+    # exact positions.
+    keys: str | SchemeFactory = factory.name if isinstance(factory, NamedSchemes) else factory
+    for batch in positions(
+        fresh(), scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
+        variations=variations, batch_size=BATCH_POSITIONS,
+    ):
+        ids = list(batch.files)
+        for file_id in ids:
+            if file_id not in parts:
+                parts[file_id] = replayed.pop(file_id)
+        _fill(batch, parts)
+        # Every file before the batch's last is whole; the last may go on.
+        last = ids[-1] if ids else -1
+        while queue and queue[0][2] < last:
+            task, entry, file_id = queue.popleft()
+            yield task, parts.pop(file_id, entry)
+        if queue and queue[0][2] == last and parts[last].games:
+            # Given now, as a part; what follows comes in a new one.
+            task, held, _ = queue.popleft()
+            assert held is parts[last]
+            held.more = True
+            yield task, held
+            parts[last] = FileFrames(held.path, held.sha256, part=held.part + 1)
+            queue.appendleft((task, parts[last], last))
+    for task, entry, file_id in queue:
+        yield task, parts.get(file_id, entry)
 
 
-def _fill(batch: PositionBatch, items: list[FileFrames]) -> None:
+def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
     """The games, positions and errors of ``batch`` added to ``items`` (indexed by
     the file ids positions() gives): a file's games may span batches."""
     assert batch.packed_offsets is not None and batch.packed_data is not None

@@ -27,6 +27,7 @@ from ..group.symmetry import ELEMENTS, Element
 from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+from .check import OCCURRENCE_FAULT, damaged, frame_faults
 from .queries import (
     ContinuationRow,
     Continuations,
@@ -155,6 +156,11 @@ class Index:
         """Games per board size."""
         return self.file.sizes()
 
+    def check(self) -> list[str]:
+        """Every fault of the index, one line each (:meth:`IndexFile.check
+        <gohash.index.store.IndexFile.check>`)."""
+        return self.file.check()
+
     # -- searching -----------------------------------------------------------------------------
 
     def _lookup(
@@ -170,7 +176,33 @@ class Index:
             "SELECT id, frame FROM positions WHERE key = ?", sql_keys(keys.from_ints([key]))
         ).fetchall()
         ids = [position_id for position_id, stored in rows if stored == frame]
+        if len(ids) < len(rows):
+            # Another position with this key is a collision only if its frame
+            # gives the key: a damaged frame must not pass for one.
+            self._check_frames(rows, key)
         return arr.shape[0], key, onto, (ids[0] if ids else None), len(rows) - len(ids)
+
+    def _check_frames(self, rows: list[tuple[int, bytes]], key: int) -> None:
+        keys = sql_keys(self.keys(19).from_ints([key]))
+        faults = frame_faults([(i, keys[0], frame) for i, frame in rows],
+                              lambda size: self.keys(size))
+        if faults:
+            position_id, reason = faults[0]
+            raise damaged(self.path, f"position {position_id}: {reason}")
+
+    def _check_occurrences(self, position_id: int, size: int) -> None:
+        """Raise :class:`~gohash.errors.DamagedIndexError` if an occurrence of the
+        position holds a value out of range (which a search would misread or fail on)."""
+        fault = OCCURRENCE_FAULT.format(o="o", last_point="?")
+        row = self._db.execute(
+            f"SELECT o.game_id, o.seq, o.element, o.to_move, o.next_colour, o.next_point "
+            f"FROM occurrences o WHERE o.position_id = ? AND {fault} LIMIT 1",
+            (position_id, size * size - 1),
+        ).fetchone()
+        if row is not None:
+            game_id, seq, *values = row
+            raise damaged(self.path, f"game {game_id} seq {seq}: element, side to move, "
+                                     f"next colour and point {tuple(values)!r} out of range")
 
     @staticmethod
     def _where(position_id: int, view: QueryView, filters: Filters | None) -> tuple[str, list[Any]]:
@@ -212,6 +244,7 @@ class Index:
         view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
         if position_id is None:
             return FindResult(key, 0, [], offset, limit, rejected)
+        self._check_occurrences(position_id, size)
         where, params = self._where(position_id, view, filters)
         join = "JOIN games g ON g.id = o.game_id" if filters is not None else ""
         total = self._db.execute(
@@ -266,6 +299,7 @@ class Index:
         view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
         if position_id is None:
             return merge_continuations([], key=key, view=view, limit=limit)
+        self._check_occurrences(position_id, size)
         where, params = self._where(position_id, view, filters)
         rows = [
             ContinuationRow(colour, point, bool(swapped), *rest)
@@ -335,6 +369,9 @@ class Index:
             else "SELECT game_id, position_id, element FROM occurrences ORDER BY game_id, seq"
         )
         for game_id, position_id, stored_element in self._db.execute(main_lines):
+            if stored_element not in _ELEMENT_INDEXES:
+                raise damaged(self.path, f"game {game_id}: element {stored_element!r} is "
+                                         "not 0..15")
             sequences.setdefault(game_id, []).append(position_id)
             last_element[game_id] = stored_element
         by_sequence: dict[tuple[int, ...], list[int]] = {}
@@ -367,6 +404,7 @@ class Index:
         return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
 
 
+_ELEMENT_INDEXES = frozenset(range(len(ELEMENTS)))
 _RECORD_COLUMNS = (
     "g.id, f.path, g.game, g.size, g.black, g.white, g.result, g.moves, g.black_rank, "
     "g.white_rank, g.dt, g.date, g.event, g.komi, g.handicap, g.winner"

@@ -25,13 +25,14 @@ import numpy.typing as npt
 
 from ..errors import GohashError
 from ..group.symmetry import ELEMENTS
-from ..sgf.inputs import Input, Source
+from ..sgf.inputs import Input, Skipped, Source
 
 __all__ = [
     "PARSE_VERSION",
     "FileFrames",
     "GameFrames",
     "SourceError",
+    "SourceNote",
     "SqlKey",
     "Task",
     "first_date",
@@ -104,6 +105,13 @@ class SourceError:
     message: str
 
 
+@dataclass
+class SourceNote:
+    """An input not read, a note (:class:`gohash.sgf.inputs.Skipped`: a pipe found in a folder)."""
+
+    message: str
+
+
 def _empty(dtype: type[np.generic]) -> Callable[[], npt.NDArray[Any]]:
     return lambda: np.zeros(0, dtype=dtype)
 
@@ -120,11 +128,18 @@ class FileFrames:
     as recorded) and the next move (:func:`next_moves`): ``next_colour`` (0 none,
     1, 2, as recorded) and ``next_point`` (in the frame's orientation, -1 a pass;
     meaningless where ``next_colour`` is 0, stored as NULL).
+
+    A file of more games than one batch of
+    :func:`gohash.index.build.stream_frames` comes in parts, ``part`` 0, 1, ...:
+    each holds whole games, its rows and games counted from its own start;
+    ``more`` says another part follows.
     """
 
     path: str
     sha256: str
     unchanged: bool = False
+    part: int = 0
+    more: bool = False
     games: list[GameFrames] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
     moves: npt.NDArray[np.int32] = field(default_factory=_empty(np.int32))
@@ -143,8 +158,8 @@ class FileFrames:
             setattr(self, name, np.concatenate([held, column]) if len(held) else column)
 
 
-Task = tuple[Input | Source | GohashError, dict[str, str]]
-"""An input (or a source or error read beforehand) and the SHA-256 of its files
+Task = tuple[Input | Source | GohashError | Skipped, dict[str, str]]
+"""An input (or a source, error or note read beforehand) and the SHA-256 of its files
 already indexed, by path.  An input of kind ``canon-parquet`` is one part of a
 canon dataset, read back (:func:`gohash.tools.parquet.part_frames`), not replayed."""
 

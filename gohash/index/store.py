@@ -26,18 +26,19 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from ..errors import GohashError, IndexFileError, WorkerDied, counted
+from ..errors import DamagedIndexError, GohashError, IndexFileError, WorkerDied, counted
 from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
 from ..group.symmetry import check_size
 from ..pipeline.frames import NamedSchemes, SchemeFactory
-from ..pipeline.pool import MAX_TASKS_PER_BATCH, batches, ordered_map
+from ..pipeline.pool import ordered_map
 from ..sgf.inputs import Input
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs, read_input
 from ..version import __version__
-from .build import input_frames
+from .build import input_frames, stream_frames
+from .check import check_index, damaged, frame_faults
 from .queries import contains
-from .records import PARSE_VERSION, FileFrames, SourceError, Task
+from .records import PARSE_VERSION, FileFrames, SourceError, SourceNote, Task
 from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
 from .writer import Writer
 
@@ -49,6 +50,7 @@ __all__ = [
     "Removed",
     "build_index",
     "database_errors",
+    "read_only_uri",
 ]
 
 COMMIT_SECONDS = 1.0
@@ -56,6 +58,10 @@ COMMIT_SECONDS = 1.0
 writes every page it dirtied (keys are random, so each file dirties a few
 hundred pages of the key index), and files of a second share most of them:
 one transaction per file made the database most of a build's time."""
+CACHE_KIB = 64 * 1024
+"""SQLite's page cache per connection: with a batch of replayed positions
+(:data:`~gohash.index.build.BATCH_POSITIONS`) and the writer's staged rows
+(:data:`~gohash.index.writer.STAGED_ROWS`), what bounds a build's memory."""
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -140,14 +146,43 @@ def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
     try:
         if read_only:
             # One connection serves a web server's threads, which serialise their use.
-            uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
-            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            db = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None,
+                                 check_same_thread=False)
         else:
             db = sqlite3.connect(path, isolation_level=None)
     except sqlite3.Error as e:
         raise IndexFileError(f"cannot open the index: {e}", file=path) from None
     db.create_function("gohash_contains", 2, contains, deterministic=True)
     return db
+
+
+def read_only_uri(path: str) -> str:
+    """The SQLite URI that opens the index ``path`` for reading only.
+
+    ``mode=ro`` always.  An index at rest is in rollback-journal mode (a build
+    leaves it so), which a reader opens without creating any file.  One in WAL
+    mode (a build running, or one that could not leave WAL mode) needs its
+    ``-wal`` and ``-shm`` files, which a reader creates if they are missing and
+    leaves behind; where it cannot create them (a folder it cannot write, a
+    read-only mount) and there is no ``-wal`` file, no writer has the index open
+    and every commit is in the database file: ``immutable=1`` reads it as it is.
+    """
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    folder = os.path.dirname(os.path.abspath(path))
+    if (_wal_mode(path) and not os.path.exists(path + "-wal")
+            and not os.access(folder, os.W_OK)):
+        uri += "&immutable=1"
+    return uri
+
+
+def _wal_mode(path: str) -> bool:
+    """Whether the database header says WAL mode (file format versions 2)."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(20)
+    except OSError:
+        return False
+    return header[18:20] == b"\x02\x02"
 
 
 def _check_sqlite_file(path: str) -> bool:
@@ -205,7 +240,11 @@ class IndexFile:
     an existing index keeps what it was created with (None), and asking it for
     the other is an error, as for the scheme.
     ``read_only=True`` opens an existing index for searching only (SQLite's
-    ``mode=ro``), on a connection any thread may use, one at a time.
+    ``mode=ro``, :func:`read_only_uri`), on a connection any thread may use,
+    one at a time: it needs no write access to the index or its folder.
+    Opening an index recomputes the keys of its first positions from their
+    frames, and refuses it (:class:`~gohash.errors.DamagedIndexError`) if they
+    differ: a damaged index, or a meta table naming another key scheme.
     Use as a context manager, or call :meth:`close`.
     """
 
@@ -231,6 +270,7 @@ class IndexFile:
         try:
             if initialised:
                 factory = self._check_existing(scheme)
+                self._check_keys(factory)
                 self.variations = self._meta("variations") == "1"
                 if variations is not None and variations != self.variations:
                     built = "with" if self.variations else "without"
@@ -245,7 +285,7 @@ class IndexFile:
             # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps
             # every committed file, and only a power failure can lose the last ones.
             self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.execute("PRAGMA cache_size = -262144")
+            self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             self._db.execute("PRAGMA temp_store = MEMORY")
         except sqlite3.DatabaseError as e:
             self._db.close()
@@ -281,6 +321,33 @@ class IndexFile:
                 file=self.path,
             )
         return factory
+
+    def _check_keys(self, factory: SchemeFactory) -> None:
+        """Refuse an index whose first positions' keys are not those their frames
+        give under ``factory``: a damaged index, or a meta table naming another
+        key scheme than the keys were made with (searches would find nothing)."""
+        rows = self._db.execute(
+            "SELECT id, key, frame FROM positions ORDER BY id LIMIT 16"
+        ).fetchall()
+        faults = frame_faults(rows, lambda size: factory(check_size(size)))
+        if not faults:
+            return
+        stored = _scheme_name(factory)
+        for name in SCHEMES:
+            if name != stored and not frame_faults(rows, NamedSchemes(name)):
+                raise DamagedIndexError(
+                    f"the meta table names key scheme {stored!r}, but the keys were made "
+                    f"with {name!r}", file=self.path,
+                )
+        position_id, reason = faults[0]
+        raise damaged(self.path, f"position {position_id}: {reason}")
+
+    @database_errors
+    def check(self) -> list[str]:
+        """Every fault of the index, one line each (empty: none found); what is
+        checked is :mod:`gohash.index.check`'s.  Reads every row: minutes for an
+        index of millions of games."""
+        return check_index(self._db, SCHEMA, self.keys, self.variations)
 
     def _create(self, scheme_name: str) -> None:
         db = self._db
@@ -412,6 +479,9 @@ class IndexFile:
         if files_per_commit is not None and files_per_commit < 1:
             raise GohashError(f"files per commit must be at least 1, not {files_per_commit!r}")
         db = self._db
+        # WAL while building: readers go on reading, and a killed build loses
+        # only its open transaction.
+        db.execute("PRAGMA journal_mode = WAL")
         # Each file dirties a few hundred pages of the key index (keys are random);
         # checkpointing them into the database every 1000 pages (the default)
         # costs more than the whole build.  A WAL of up to 256 MiB costs only disk
@@ -423,6 +493,10 @@ class IndexFile:
         # Files are known by path as found: "./games/" and "games" must be one path.
         normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
         tasks = list(_tasks(normalised, known, self.scheme_name, suicide_allowed))
+        stream = functools.partial(
+            stream_frames, factory=self._factory, suicide_allowed=suicide_allowed,
+            variations=self.variations,
+        )
         replay = functools.partial(
             input_frames, factory=self._factory, suicide_allowed=suicide_allowed,
             variations=self.variations,
@@ -432,28 +506,34 @@ class IndexFile:
         writer = Writer(db, suicide=suicide_allowed, parse_version=PARSE_VERSION,
                         wide=self.keys(19).bits == 128, delete_file=self._delete_file)
         began = 0.0
+        done = 0
         try:
-            for done, results in enumerate(
-                _prepared(tasks, replay, jobs, summary.notes.append), 1
-            ):
-                for item in results:
-                    if isinstance(item, SourceError):
-                        summary.errors.append(item.message)
-                    elif item.unchanged:
-                        summary.files_unchanged += 1
-                    else:
-                        if not db.in_transaction:
-                            writer.begin()
-                            began = time.monotonic()
-                        self._write(item, written, writer)
-                        if (written.files_indexed >= files_per_commit
-                                if files_per_commit is not None
-                                else time.monotonic() - began >= COMMIT_SECONDS):
-                            written.new_positions += writer.commit()
-                            summary.add(written)
-                            written = BuildSummary()
-                if progress is not None:
+            for task, item in _prepared(tasks, stream, replay, jobs, summary.notes.append):
+                if progress is not None and task > done:
+                    done = task
                     progress(done, len(tasks))
+                if isinstance(item, SourceError):
+                    summary.errors.append(item.message)
+                elif isinstance(item, SourceNote):
+                    summary.notes.append(item.message)
+                elif item.unchanged:
+                    summary.files_unchanged += 1
+                else:
+                    if not db.in_transaction:
+                        writer.begin()
+                        began = time.monotonic()
+                    self._write(item, written, writer)
+                    # A file's parts are written in one transaction.
+                    if not item.more and (
+                        written.files_indexed >= files_per_commit
+                        if files_per_commit is not None
+                        else time.monotonic() - began >= COMMIT_SECONDS
+                    ):
+                        written.new_positions += writer.commit()
+                        summary.add(written)
+                        written = BuildSummary()
+            if progress is not None:
+                progress(len(tasks), len(tasks))
             if db.in_transaction:
                 written.new_positions += writer.commit()
                 summary.add(written)
@@ -461,7 +541,22 @@ class IndexFile:
             if db.in_transaction:
                 db.execute("ROLLBACK")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._leave_wal()
         return summary
+
+    def _leave_wal(self) -> None:
+        """Put the index back in rollback-journal mode, in which readers create no
+        files (:func:`read_only_uri`), unless another connection has it open: that
+        one keeps WAL mode, and the next build tries again."""
+        db = self._db
+        timeout = db.execute("PRAGMA busy_timeout").fetchone()[0]
+        db.execute("PRAGMA busy_timeout = 0")
+        try:
+            db.execute("PRAGMA journal_mode = DELETE")
+        except sqlite3.OperationalError:
+            pass  # "database is locked": a reader is there
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(timeout)}")
 
     @staticmethod
     def _write(item: FileFrames, summary: BuildSummary, writer: Writer) -> None:
@@ -472,7 +567,8 @@ class IndexFile:
                 summary.files_reread += 1
             else:
                 summary.files_replaced += 1
-        summary.files_indexed += 1
+        if not item.part:
+            summary.files_indexed += 1
         summary.games += len(item.games)
         summary.positions += sum(game.end - game.start for game in item.games)
         summary.errors += [e.message for e in item.errors]
@@ -539,25 +635,27 @@ def _tasks(
 
 def _prepared(
     tasks: Sequence[Task],
-    replay: Callable[[list[Task]], list[list[FileFrames | SourceError]]],
+    stream: Callable[[list[Task]], Iterator[tuple[int, FileFrames | SourceError | SourceNote]]],
+    replay: Callable[[list[Task]], list[list[FileFrames | SourceError | SourceNote]]],
     jobs: int,
     on_death: Callable[[str], object],
-) -> Iterator[list[FileFrames | SourceError]]:
-    """The frames of each task, in order, replayed a batch of tasks at a time, in
-    ``jobs`` worker processes if more than one; a task whose worker died on it
-    (twice) is an error naming its input."""
+) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
+    """The frames of each task as ``(task number, item)``, in order: streamed
+    (:func:`~gohash.index.build.stream_frames`), or replayed in ``jobs`` worker
+    processes if more than one, each answering for a batch of tasks whole; a
+    task whose worker died on it (twice) is an error naming its input."""
     if jobs <= 1 or len(tasks) <= 1:
-        for batch in batches(tasks, MAX_TASKS_PER_BATCH, None):
-            yield from replay(batch)
+        yield from stream(list(tasks))
         return
     results = ordered_map(
         replay, tasks, jobs=jobs, expected=len(tasks), on_death=on_death, batched=True
     )
-    for (inp, _), result in results:
+    for task, ((inp, _), result) in enumerate(results):
         if isinstance(result, WorkerDied):
             name = inp.file if isinstance(inp, GohashError) else inp.name
             result = [SourceError(None, None, str(result.located(file=name)))]
-        yield result
+        for item in result:
+            yield task, item
 
 
 # -- building a file -------------------------------------------------------------------------

@@ -21,9 +21,10 @@ from .records import FileFrames, sql_keys
 
 __all__ = ["STAGED_ROWS", "PositionIds", "Writer"]
 
-STAGED_ROWS = 1 << 18
-"""Positions staged at most before they are written: bounds the memory of a
-transaction's staged rows (some 200 bytes a position, with its frame)."""
+STAGED_ROWS = 1 << 17
+"""Positions and games staged at most before they are written: bounds the memory
+of a transaction's staged rows (some 200 bytes a position, with its frame, and
+some 500 a game)."""
 
 IntArray = npt.NDArray[np.int64]
 
@@ -225,6 +226,7 @@ class Writer:
         self._staged: list[tuple[FileFrames, list[int]]] = []
         self._rows = 0
         self._new_positions = 0
+        self._file_id = 0  # the file whose parts are being written
 
     def begin(self) -> None:
         self._db.execute("BEGIN IMMEDIATE")
@@ -240,20 +242,32 @@ class Writer:
 
     def write(self, item: FileFrames) -> str | None:
         """Write (stage) one file, replacing the file of its path if indexed: that
-        file's SHA-256, None if there was none."""
+        file's SHA-256, None if there was none.  A part after the first
+        (:attr:`FileFrames.part`) adds its games to the file of the part before,
+        written in the same transaction, and returns None."""
         db = self._db
-        old = db.execute("SELECT id, sha256 FROM files WHERE path = ?", (item.path,)).fetchone()
-        if old is not None:
-            # The staged rows first: the old file's positions that no other
-            # occurrence uses go, and staged rows may be using them.
-            self.flush()
-            self._delete_file(old[0])
-        file_id = db.execute(
-            "INSERT INTO files (path, sha256, games, gohash_version, parse_version, suicide) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (item.path, item.sha256, len(item.games), __version__, self._parse_version,
-             self._suicide),
-        ).lastrowid
+        old = None
+        if item.part:
+            file_id = self._file_id
+            db.execute("UPDATE files SET games = games + ? WHERE id = ?",
+                       (len(item.games), file_id))
+        else:
+            old = db.execute(
+                "SELECT id, sha256 FROM files WHERE path = ?", (item.path,)
+            ).fetchone()
+            if old is not None:
+                # The staged rows first: the old file's positions that no other
+                # occurrence uses go, and staged rows may be using them.
+                self.flush()
+                self._delete_file(old[0])
+            new_id = db.execute(
+                "INSERT INTO files (path, sha256, games, gohash_version, parse_version, "
+                "suicide) VALUES (?, ?, ?, ?, ?, ?)",
+                (item.path, item.sha256, len(item.games), __version__, self._parse_version,
+                 self._suicide),
+            ).lastrowid
+            assert new_id is not None
+            file_id = self._file_id = new_id
         game_ids = []
         for game in item.games:
             game_id = db.execute(
@@ -277,7 +291,7 @@ class Writer:
                 [(file_id, e.game, e.move, e.message) for e in item.errors],
             )
         self._staged.append((item, game_ids))
-        self._rows += len(item.frames)
+        self._rows += len(item.frames) + len(item.games)
         if self._rows >= STAGED_ROWS:
             self.flush()
         return None if old is None else str(old[1])

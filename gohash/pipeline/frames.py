@@ -24,6 +24,7 @@ __all__ = [
     "FrameBatch",
     "NamedSchemes",
     "SchemeFactory",
+    "bad_packings",
     "canonical_frame",
     "canonical_frames",
     "frame_and_elements",
@@ -108,6 +109,18 @@ def unpack_rows(rows: npt.NDArray[np.uint8], size: int) -> Board8:
     digits = np.take(_DIGITS, rows[:, 1:]).view(np.int8)
     flat: Board8 = digits.reshape(rows.shape[0], 4 * (rows.shape[1] - 1))[:, -size * size :]
     return flat
+
+
+def bad_packings(rows: npt.NDArray[np.uint8], size: int) -> npt.NDArray[np.bool_]:
+    """Which rows ``[B, 1 + ceil(N*N/4)]`` are no packing of an ``N x N`` position
+    (``N`` = ``size``): a size byte other than ``size``, a digit 3, or a stone
+    before the first point (in the padding digits)."""
+    digits = np.take(_DIGITS, rows[:, 1:]).view(np.int8).reshape(rows.shape[0], -1)
+    padding = digits.shape[1] - size * size
+    bad: npt.NDArray[np.bool_] = (
+        (rows[:, 0] != size) | (digits > 2).any(axis=1) | (digits[:, :padding] != 0).any(axis=1)
+    )
+    return bad
 
 
 def unpack_array(packed: bytes) -> Board8:

@@ -27,7 +27,7 @@ from ..errors import GohashError, SgfError
 from ..go.rulesets import record_ruleset
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import elements_of
-from ..sgf.inputs import Input, Source
+from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import shown_name
 from ..sgf.parser import encoding_of, root_text
 from ..sgf.sources import find_inputs, read_input
@@ -128,7 +128,8 @@ class PositionBatch:
     error_files: list[int] = field(default_factory=list)
     """The file id of each error, -1 for a source that could not be read (no id)."""
     note_files: list[int] = field(default_factory=list)
-    """The file id of each note."""
+    """The file id of each note, -1 for an input not read (:class:`gohash.sgf.inputs.Skipped`:
+    a pipe found in a folder)."""
     file_games: dict[int, int] = field(default_factory=dict)
     """The games read in each file, as :class:`gohash.sgf.walk.WalkSummary` counts them:
     those abandoned at the root (no rows, not in :attr:`games`) included."""
@@ -202,7 +203,8 @@ def positions(
     core is not built.
 
     A game with an error is abandoned after the positions before it; errors
-    and notes come in :attr:`PositionBatch.errors` and :attr:`PositionBatch.notes`.
+    and notes come in :attr:`PositionBatch.errors` and :attr:`PositionBatch.notes`
+    (a pipe, socket or device found in a folder is not opened: a note).
     """
     keys_of = partial(_scheme_at, scheme) if isinstance(scheme, str) else scheme
     keys_of(19)  # raises UnknownSchemeError for a name it does not know
@@ -232,9 +234,13 @@ def positions(
                 batches.builder.errors.append(source)
                 batches.builder.error_files.append(-1)
                 continue
+            if isinstance(source, Skipped):
+                batches.builder.notes.append(str(source))
+                batches.builder.note_files.append(-1)
+                continue
             yield from batches.add(source, file_id)
             file_id += 1
-    if batches.builder.files or batches.builder.errors:
+    if batches.builder.files or batches.builder.errors or batches.builder.notes:
         yield batches.builder.finish()
 
 
@@ -262,7 +268,7 @@ class _Options:
         return options
 
 
-def _sources_of(item: str | Input | Source) -> Iterator[Source | SgfError]:
+def _sources_of(item: str | Input | Source) -> Iterator[Source | SgfError | Skipped]:
     if isinstance(item, Source):
         yield item
     elif isinstance(item, Input):

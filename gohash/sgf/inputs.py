@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import IO, Any, cast
 
 from ..errors import SgfBudgetError
+from .names import shown_name
 
 __all__ = [
     "BUDGET_EXPANSION",
@@ -23,6 +24,7 @@ __all__ = [
     "Budget",
     "Input",
     "Meter",
+    "Skipped",
     "Source",
     "budget_for",
 ]
@@ -125,8 +127,8 @@ class Input:
     """One thing named on the command line, resolved: a file, an archive or stdin.
 
     ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression), ``"special"``
-    (a pipe, socket or device found in a folder: not read; ``format`` says
-    which), ``"packed"``
+    (a pipe, socket or device found in a folder: not read, see
+    :class:`Skipped`; ``format`` says which), ``"packed"``
     (a part of a packed dataset), ``"canon-parquet"`` (a canon dataset, which
     only ``gohash index build`` reads),
     ``"compressed"`` (one SGF file, gzip, bzip2 or xz), ``"unsupported"`` (an
@@ -139,6 +141,19 @@ class Input:
     kind: str
     name: str
     format: str = ""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An input found in a folder and not read, because it is no regular file (a
+    pipe, whose reading would block, a socket, a device): a note, not an error.
+    ``str()`` gives the note: the name, shown escaped, and ``reason``."""
+
+    name: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{shown_name(self.name)}: {self.reason}"
 
 
 @dataclass(frozen=True)

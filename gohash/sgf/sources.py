@@ -33,6 +33,7 @@ from .inputs import (
     Budget,
     Input,
     Meter,
+    Skipped,
     Source,
     budget_for,
 )
@@ -254,11 +255,13 @@ def _read_up_to(read: Callable[[int], bytes], count: int) -> bytes:
     return b"".join(parts)
 
 
-def read_input_ends(inp: Input) -> Iterator[tuple[Source | SgfError | None, bool]]:
+def read_input_ends(
+    inp: Input,
+) -> Iterator[tuple[Source | SgfError | Skipped | None, bool]]:
     """The sources of :func:`read_input`, each with whether it is the input's last;
     an input with none (an empty archive) gives ``(None, True)``, so that every
     input ends once (progress counts inputs)."""
-    previous: Source | SgfError | None = None
+    previous: Source | SgfError | Skipped | None = None
     for source in read_input(inp):
         if previous is not None:
             yield previous, False
@@ -268,13 +271,14 @@ def read_input_ends(inp: Input) -> Iterator[tuple[Source | SgfError | None, bool
 
 def read_input(
     inp: Input, *, limit: int = MAX_SOURCE_BYTES, budget: Budget | None = None
-) -> Iterator[Source | SgfError]:
+) -> Iterator[Source | SgfError | Skipped]:
     """The SGF sources of one input: one for a file or stdin, one per ``.sgf``
     member of an archive.  A source that cannot be read is yielded as an error
     (so an archive's other members are still read); an archive that cannot be
     opened at all is yielded as one error, and so is an input beyond its
     ``budget`` (by default :func:`budget_for` its size), after the sources read
-    before.  Data read whole (stdin, a pipe, a file found in a folder) is
+    before.  A special file found in a folder is yielded as :class:`Skipped`,
+    unopened.  Data read whole (stdin, a pipe, a file found in a folder) is
     recognised by content as well."""
     name = inp.name
     try:
@@ -293,7 +297,7 @@ def read_input(
             meter = Meter(name, budget or budget_for(len(data)))
             yield from _data_sources(name, data, limit, meter)
         elif inp.kind == "special":
-            yield SgfError(f"{inp.format}, not a regular file: not read", file=name)
+            yield Skipped(name, f"{inp.format}, not a regular file: skipped")
         elif inp.kind == "zip":
             meter = Meter(name, budget or budget_for(os.path.getsize(name)))
             with open(name, "rb") as f:

@@ -34,7 +34,7 @@ from ..errors import (
 from ..go.board import Board
 from ..go.rulesets import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from ..group.coords import gtp, sgf_letters, sgf_point_table
-from .inputs import Source
+from .inputs import Skipped, Source
 from .names import shown_name
 from .parser import (
     NODE,
@@ -278,13 +278,16 @@ def walk(
 
 
 def walk_source(
-    source: Source,
+    source: Source | Skipped,
     visitor: BaseVisitor,
     *,
     variations: bool = False,
     board_options: dict[str, Any] | None = None,
 ) -> WalkSummary:
-    """Walk every game of one SGF file's bytes."""
+    """Walk every game of one SGF file's bytes; an input not read (a pipe found in
+    a folder) has none, and a summary of its note only."""
+    if isinstance(source, Skipped):
+        return WalkSummary(notes=[str(source)])
     summary = WalkSummary(files=1)
     for _ in walk_games(source, visitor, summary, variations=variations,
                         board_options=board_options):

@@ -30,7 +30,7 @@ from ..group.symmetry import ELEMENTS, elements_of
 from ..pipeline.frames import frame_batch, unpack_array, unpack_rows
 from ..pipeline.pool import ordered_map
 from ..pipeline.positions import PositionBatch, positions
-from ..sgf.inputs import Input, Source
+from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.sources import find_inputs, read_input
 
 __all__ = [
@@ -107,6 +107,7 @@ class CollectionAudit:
     games: int
     sizes: list[SizeAudit]
     errors: list[GohashError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def positions(self) -> int:
@@ -158,6 +159,7 @@ class CollectionAudit:
                 }
                 for e in self.errors
             ],
+            "notes": list(self.notes),
         }
 
 
@@ -205,6 +207,7 @@ class CollectionAuditor:
         self.group = group
         self.examples = examples
         self.errors: list[GohashError] = []
+        self.notes: list[str] = []
         self.files = 0
         self.locations: list[tuple[str, int]] = []
         """File and game number of each game, indexed by the ``game`` of :meth:`add_positions`."""
@@ -225,6 +228,7 @@ class CollectionAuditor:
             )
         self.files += len(batch.files)
         self.errors += batch.errors
+        self.notes += batch.notes
         games = batch.games
         base = len(self.locations)
         self.locations += [
@@ -294,7 +298,8 @@ class CollectionAuditor:
     def result(self) -> CollectionAudit:
         sizes = [self._size_audit(size, self._sizes[size]) for size in sorted(self._sizes)]
         return CollectionAudit(
-            self.schemes, self.group, self.files, len(self.locations), sizes, list(self.errors)
+            self.schemes, self.group, self.files, len(self.locations), sizes, list(self.errors),
+            list(self.notes),
         )
 
     def _size_audit(self, size: int, batches: _SizeBatches) -> SizeAudit:
@@ -422,6 +427,8 @@ def audit_paths(
         for source in read_input(inp):
             if isinstance(source, SgfError):
                 auditor.errors.append(source)
+            elif isinstance(source, Skipped):
+                auditor.notes.append(str(source))
             else:
                 tasks.append(source)
     done = 0

@@ -31,7 +31,7 @@ from ..group.schemes import scheme as get_scheme
 from ..group.symmetry import ELEMENTS, elements_of
 from ..pipeline.pool import MAX_TASKS_PER_BATCH, batches, ordered_map, scratch_folder
 from ..pipeline.positions import PositionBatch, positions
-from ..sgf.inputs import Input, Source
+from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs, read_input, read_input_ends
 from ..sgf.walk import WalkSummary
@@ -361,9 +361,10 @@ _Result = tuple[
     list[str],
 ]
 # A task: a file for the worker to read, the bytes of an archive member or of
-# stdin (read by the parent), an error met while reading, or nothing (an empty
-# archive); and whether it is the last task of its input.
-_Work = Input | Source | SgfError | None
+# stdin (read by the parent), an error met while reading, an input not read (a
+# pipe found in a folder: a note), or nothing (an empty archive); and whether it
+# is the last task of its input.
+_Work = Input | Source | SgfError | Skipped | None
 
 
 def _canon_tasks(
@@ -377,16 +378,16 @@ def _canon_tasks(
     gives, or else returned as text."""
     # For each task in order, its read errors and the ids positions() gives its
     # sources (a file found in a folder can be an archive of several).
-    slots: list[list[SgfError | int]] = [[] for _ in works]
+    slots: list[list[SgfError | Skipped | int]] = [[] for _ in works]
     owner: list[int] = []
 
     def sources() -> Iterator[Source]:
         for task, work in enumerate(works):
-            items: Iterable[Source | SgfError] = (
+            items: Iterable[Source | SgfError | Skipped] = (
                 read_input(work) if isinstance(work, Input) else [] if work is None else [work]
             )
             for item in items:
-                if isinstance(item, SgfError):
+                if isinstance(item, SgfError | Skipped):
                     slots[task].append(item)
                 else:
                     slots[task].append(len(owner))
@@ -432,13 +433,16 @@ def _canon_tasks(
         for item in slot:
             if isinstance(item, SgfError):
                 found.append(item)
+            elif isinstance(item, Skipped):
+                said.append(str(item))
             else:
                 found += errors.get(item, [])
                 said += notes.get(item, [])
+        read = [item for item in slot if isinstance(item, int)]
         results.append((
             texts.result(task),
-            sum(1 for item in slot if not isinstance(item, SgfError)),
-            sum(games[item] for item in slot if not isinstance(item, SgfError)),
+            len(read),
+            sum(games[item] for item in read),
             counts[task],
             [(e.reason, e.file, e.game, e.move_number) for e in found],
             said,
@@ -459,7 +463,7 @@ def _task_bytes(task: tuple[_Work, bool]) -> int:
 
 def _died(work: _Work, died: WorkerDied) -> _Result:
     """The result of a task whose worker died on it: one error naming its file."""
-    file = work.name if isinstance(work, Input | Source) else None
+    file = work.name if isinstance(work, Input | Source | Skipped) else None
     return b"", 0, 0, 0, [(died.reason, file, None, None)], []
 
 

@@ -27,7 +27,7 @@ import fsspec
 from ..errors import GohashError, OutputExistsError, SgfError
 from ..group.schemes import scheme as get_scheme
 from ..pipeline.pool import ordered_map
-from ..sgf.inputs import Input
+from ..sgf.inputs import Input, Source
 from ..sgf.pack import PackedSlice, is_pack, slices
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import WalkSummary
@@ -80,7 +80,7 @@ def _weighed(paths: Iterable[str], partition_bytes: int) -> Iterator[tuple[Item,
                 yield SgfError(e.reason, file=e.file or inp.name), 0
         elif inp.kind == "stdin":  # a worker has no stdin of ours: read here
             for source in read_input(inp):
-                yield source, 0 if isinstance(source, SgfError) else len(source.data)
+                yield source, len(source.data) if isinstance(source, Source) else 0
         else:
             yield inp, _size(inp.name)
 

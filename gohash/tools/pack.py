@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GohashError, OutputExistsError, SgfError, counted
-from ..sgf.inputs import PACK_MARKER, Source
+from ..sgf.inputs import PACK_MARKER, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.pack import GROUP_BYTES, PACK_FORMAT, PACK_VERSION, is_pack, pack_schema, pyarrow_module
 from ..sgf.sources import find_inputs, read_input
@@ -28,12 +28,14 @@ PART_BYTES = 64 * 1024 * 1024
 
 @dataclass
 class PackSummary:
-    """What one :func:`pack` stored; ``errors``: the sources it could not read."""
+    """What one :func:`pack` stored; ``errors``: the sources it could not read;
+    ``notes``: the inputs it did not read (a pipe found in a folder)."""
 
     records: int = 0
     bytes: int = 0
     parts: int = 0
     errors: list[GohashError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         return (f"{counted(self.records, 'record')}, {self.bytes:,} bytes in "
@@ -48,6 +50,7 @@ def pack(
     group_bytes: int = GROUP_BYTES,
     overwrite: bool = False,
     on_error: Callable[[GohashError], object] | None = None,
+    on_note: Callable[[str], object] | None = None,
     progress: Callable[[PackSummary], object] | None = None,
 ) -> PackSummary:
     """Store every SGF source of ``paths`` (files, folders, archives, ``-``, packed
@@ -57,7 +60,8 @@ def pack(
     replaces it (its marker and parts; nothing else in the folder is touched);
     any other folder that is not empty, or one holding an input, is refused even
     then.  Sources that cannot be read are errors, given to ``on_error`` and
-    left out.  ``progress`` is called after each part."""
+    left out; inputs not read (a pipe found in a folder) are notes, given to
+    ``on_note``.  ``progress`` is called after each part."""
     pa = pyarrow_module()
     paths = list(paths)
     _prepare_output(out, paths, overwrite)
@@ -74,6 +78,11 @@ def pack(
                 summary.errors.append(source)
                 if on_error is not None:
                     on_error(source)
+                continue
+            if isinstance(source, Skipped):
+                summary.notes.append(str(source))
+                if on_note is not None:
+                    on_note(str(source))
                 continue
             if group and group_size + len(source.data) > group_bytes:
                 writer = _flush(writer, group, out, names, schema, pa)

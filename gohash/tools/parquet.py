@@ -44,7 +44,7 @@ from ..group.symmetry import ELEMENTS
 from ..index.records import FileFrames, GameFrames, SourceError, game_digest, point_images
 from ..pipeline.frames import packed_rows, unpack_rows
 from ..pipeline.positions import GameTable, PositionBatch, positions
-from ..sgf.inputs import CANON_MARKER, Input, Source
+from ..sgf.inputs import CANON_MARKER, Input, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.pack import PackedSlice, read_slice
 from ..sgf.sources import read_input
@@ -124,10 +124,12 @@ GAME_COLUMNS: tuple[tuple[str, str, str], ...] = (
 
 FILE_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("file", "string", "the SGF source"),
-    ("sha256", "fixed_size_binary(32)", "SHA-256 of its bytes as read; null if unreadable"),
-    ("bytes", "int64", "its size in bytes as read (UTF-16 text: once decoded); null if unreadable"),
+    ("sha256", "fixed_size_binary(32)",
+     "SHA-256 of its bytes as read; null if unreadable or not read"),
+    ("bytes", "int64",
+     "its size in bytes as read (UTF-16 text: once decoded); null if unreadable or not read"),
     ("games", "int32", "games read in it (those that did not begin included)"),
-    ("notes", "list<string>", "notes on how it was read"),
+    ("notes", "list<string>", "notes on how it was read, or why not (a pipe found in a folder)"),
     ("errors", "list<struct<game: int32, move_number: int32, message: string>>",
      "every error met in it, in order, located"),
 )
@@ -293,10 +295,10 @@ def positions_table(batch: PositionBatch, position: bool, variations: bool) -> p
 
 # -- one partition: replayed and written -------------------------------------------------------
 
-Item = Input | Source | SgfError | PackedSlice
+Item = Input | Source | SgfError | Skipped | PackedSlice
 """What a partition holds: an input its task reads (a file, an archive), the bytes of
-a source read beforehand (standard input), an error met while finding it, or rows
-of a packed dataset (:mod:`gohash.sgf.pack`)."""
+a source read beforehand (standard input), an error met while finding it, an input
+not read (a note), or rows of a packed dataset (:mod:`gohash.sgf.pack`)."""
 
 
 @dataclass(frozen=True)
@@ -324,7 +326,7 @@ def part_path(root: str, table: str, number: int) -> str:
     return f"{root}/{table}/part-{number:05d}.parquet"
 
 
-def _sources(items: Sequence[Item]) -> Iterator[Source | SgfError]:
+def _sources(items: Sequence[Item]) -> Iterator[Source | SgfError | Skipped]:
     for item in items:
         if isinstance(item, Input):
             yield from read_input(item)
@@ -357,6 +359,10 @@ class _Files:
             if isinstance(source, SgfError):
                 self.errors[len(self.rows)] = [source]
                 self.rows.append((name_text(source.file or ""), None, None))
+                continue
+            if isinstance(source, Skipped):  # a pipe found in a folder: a note
+                self.notes[len(self.rows)] = [str(source)]
+                self.rows.append((name_text(source.name), None, None))
                 continue
             self.rows.append((name_text(source.name), hashlib.sha256(source.data).digest(),
                               len(source.data)))

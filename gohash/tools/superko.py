@@ -23,7 +23,7 @@ from ..go.rulesets import Ruleset, record_ruleset
 from ..group.schemes import SCHEMES, KeyScheme
 from ..pipeline.pool import MAX_BATCH_BYTES, batches, ordered_map
 from ..pipeline.positions import CORE_AVAILABLE, PositionBatch, positions
-from ..sgf.inputs import Input, Source
+from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.sources import find_inputs, read_input_ends
 from ..sgf.walk import WalkSummary, walk_games
 
@@ -162,10 +162,10 @@ class _Settings:
     columns: bool  # the compiled core's columns, where it replays a file
 
 
-_Work = Source | SgfError | None
+_Work = Source | SgfError | Skipped | None
 _Task = tuple[_Work, bool]
-"""A source read (an error met reading one, or nothing: an empty archive), and
-whether it is the last of its input."""
+"""A source read (an error met reading one, an input not read: a note, or nothing:
+an empty archive), and whether it is the last of its input."""
 
 
 def _tasks(inputs: list[Input]) -> Iterator[_Task]:
@@ -198,6 +198,8 @@ def _check_tasks(tasks: list[_Task], settings: _Settings) -> list[list[FileCheck
             group = []
         if isinstance(work, Source):
             checks.append([_walk_one(work, settings)])
+        elif isinstance(work, Skipped):
+            checks.append([FileCheck(work.name, summary=WalkSummary(notes=[str(work)]))])
         elif work is not None:
             summary = WalkSummary()
             summary.keep_error(work)

@@ -1,0 +1,305 @@
+"""Damaged and read-only indexes: ``gohash index check``, clear errors (exit 2, never a
+traceback or a silent wrong answer) for tampered values, keys, frames and meta, and
+read commands on indexes they cannot write, leaving no files behind."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+import gohash.index.build
+import gohash.index.store
+from gohash.cli import main
+from gohash.errors import DamagedIndexError
+from gohash.explorer.app import create_app
+from gohash.index.index import Index, position_from_sgf
+from gohash.index.store import read_only_uri
+from tests.test_index import (
+    consistency_problems,
+    random_game,
+    sgf,
+    table_rows,
+    write_game,
+)
+from tests.test_index_cli import run
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> tuple[Path, Path]:
+    """A 9x9 game of 40 moves and an index of it (one of a fresh copy per test)."""
+    game = write_game(tmp_path, "a.sgf", 9, random_game(random.Random(3), 9, 40))
+    db = tmp_path / "index.db"
+    assert main(["index", "build", str(db), str(game)]) == 0
+    return game, db
+
+
+def tamper(db: Path, *statements: str) -> None:
+    connection = sqlite3.connect(db)
+    for statement in statements:
+        connection.execute(statement)
+    connection.commit()
+    connection.close()
+
+
+def test_a_fresh_index_checks_clean(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, db = built
+    with Index(db) as index:
+        assert index.check() == []
+    assert run(capsys, "check", str(db)) == (0, "", f"gohash index check: index {db}: 0 faults\n")
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("element", 99), ("element", -1), ("element", "'x'"), ("to_move", 3),
+     ("next_colour", 7), ("next_point", 81)],
+)
+def test_an_occurrence_out_of_range_is_an_error_of_find_and_check(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str], column: str, value: object
+) -> None:
+    game, db = built
+    # seq 5's next move is a play, so next_point is read.
+    tamper(db, f"UPDATE occurrences SET {column} = {value} WHERE seq = 5")
+    query = position_from_sgf(str(game), 5)
+    with Index(db) as index, pytest.raises(DamagedIndexError, match=r"seq 5: .* out of range"):
+        index.find(query)
+    with Index(db) as index, pytest.raises(DamagedIndexError, match="out of range"):
+        index.continuations(query)
+    code, out, err = run(capsys, "find", str(db), "--sgf", str(game), "--move", "5")
+    assert code == 2 and out == ""
+    assert "damaged: game 1 seq 5" in err and "Traceback" not in err
+    code, out, err = run(capsys, "check", str(db))
+    assert (code, out) == (2, "")
+    assert "gohash index check: error: occurrences: game 1 seq 5: element" in err
+    assert err.endswith("1 fault\n")
+
+
+def test_dupes_refuses_an_element_out_of_range(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, db = built
+    tamper(db, "UPDATE occurrences SET element = 99 WHERE seq = 5")
+    code, _, err = run(capsys, "dupes", str(db))
+    assert code == 2
+    assert "damaged: game 1: element 99 is not 0..15" in err
+
+
+def test_a_wrong_scheme_in_meta_is_refused_naming_the_keys_scheme(built: tuple[Path, Path]) -> None:
+    _, db = built
+    tamper(db, "UPDATE meta SET value = 'regular64' WHERE name = 'scheme'")
+    with pytest.raises(DamagedIndexError, match="names key scheme 'regular64', but the keys "
+                                                "were made with 'regular128'"):
+        Index(db)
+
+
+def test_a_frame_that_does_not_decode_is_an_error_not_zero_occurrences(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    game, db = built
+    query = position_from_sgf(str(game), 30)
+    with Index(db) as index:
+        found = index.find(query)
+        assert found.total == 1
+        position_id = index._lookup(query)[3]
+    assert position_id is not None and position_id > 16  # beyond the sample read at opening
+    # The last byte's low digit becomes 3, which no point holds.
+    tamper(db, "UPDATE positions SET frame = CAST(substr(frame, 1, length(frame) - 1) "
+               f"|| x'03' AS BLOB) WHERE id = {position_id}")
+    with Index(db) as index, pytest.raises(DamagedIndexError, match="does not decode"):
+        index.find(query)
+    code, _, err = run(capsys, "check", str(db))
+    assert code == 2
+    assert f"error: positions: position {position_id}: frame" in err
+
+
+def test_check_finds_keys_frames_references_and_schema_faults(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, db = built
+    tamper(
+        db,
+        "UPDATE positions SET key = key + 1 WHERE id = 20",
+        "UPDATE positions SET frame = x'09' WHERE id = 21",
+        "UPDATE occurrences SET position_id = 99999 WHERE seq = 7",
+        "UPDATE games SET size = 40",
+        "UPDATE files SET games = 3",
+        "CREATE TABLE extra (a)",
+    )
+    with Index(db) as index:
+        faults = index.check()
+    text = "\n".join(faults)
+    for expected in [
+        "positions: position 20: key ",
+        "positions: position 21: frame of 1 bytes",
+        "references: occurrences row None refers to a missing row of positions",
+        "games: game 1: size 40",
+        "files: file 1: path ",
+        "schema: extra: not part of a gohash index",
+    ]:
+        assert expected in text
+    assert run(capsys, "check", str(db))[0] == 2
+
+
+# -- read-only indexes ---------------------------------------------------------------------
+
+
+def test_a_build_leaves_the_index_out_of_wal_mode_and_readers_leave_no_files(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    game, db = built
+    assert db.read_bytes()[18:20] == b"\x01\x01"  # rollback journal, not WAL
+    before = sorted(os.listdir(db.parent))
+    for argv in (["info", str(db)], ["dupes", str(db)], ["check", str(db)],
+                 ["find", str(db), "--sgf", str(game), "--move", "3"]):
+        assert run(capsys, *argv)[0] == 0
+    assert sorted(os.listdir(db.parent)) == before
+
+
+def test_a_reader_keeps_a_build_in_wal_mode_until_it_closes(built: tuple[Path, Path]) -> None:
+    game, db = built
+    other = write_game(db.parent, "b.sgf", 9, random_game(random.Random(4), 9, 20))
+    tamper(db, "PRAGMA journal_mode = WAL")  # as during a build
+    with Index(db, read_only=True) as reader:
+        assert reader.info().files == 1  # reading in WAL mode, as a server does
+        with Index(db) as writer:
+            writer.build([str(other)])
+        assert db.read_bytes()[18:20] == b"\x02\x02"  # the reader is there: still WAL
+        assert reader.info().files == 2
+    with Index(db) as writer:
+        writer.build([str(game)])
+    assert db.read_bytes()[18:20] == b"\x01\x01"
+    assert sorted(os.listdir(db.parent)) == ["a.sgf", "b.sgf", "index.db"]
+
+
+def test_read_only_uri_is_immutable_only_where_wal_files_cannot_be_made(
+    built: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, db = built
+    writable = True
+    monkeypatch.setattr(os, "access", lambda path, mode: writable)
+    assert read_only_uri(str(db)).endswith("?mode=ro")  # rollback journal: never needed
+    tamper(db, "PRAGMA journal_mode = WAL")
+    assert read_only_uri(str(db)).endswith("?mode=ro")
+    writable = False
+    assert read_only_uri(str(db)).endswith("?mode=ro&immutable=1")
+    (db.parent / (db.name + "-wal")).write_bytes(b"")  # a writer may be there
+    assert read_only_uri(str(db)).endswith("?mode=ro")
+
+
+NOBODY = 65534
+
+
+@pytest.fixture
+def unwritable(built: tuple[Path, Path]) -> Iterator[tuple[Path, Path]]:
+    """The game and its index in a folder of their own that only root may write
+    (world-readable, so that another user may read them)."""
+    game, db = built
+    folder = Path(tempfile.mkdtemp(prefix="gohash-ro-"))
+    try:
+        shutil.copy(game, folder / game.name)
+        shutil.copy(db, folder / db.name)
+        for path in (folder / game.name, folder / db.name):
+            path.chmod(0o444)
+        folder.chmod(0o555)
+        yield folder / game.name, folder / db.name
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def as_nobody(*argv: str) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from gohash.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+         sys.executable, "-c", code, *argv],
+        capture_output=True, text=True, timeout=60, cwd="/",
+    )
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="runs the commands as another user: needs root and setpriv",
+)
+@pytest.mark.parametrize("wal", [False, True])
+def test_another_user_reads_an_index_in_a_folder_they_cannot_write(
+    unwritable: tuple[Path, Path], wal: bool
+) -> None:
+    game, db = unwritable
+    if wal:  # as a build that could not leave WAL mode leaves it
+        db.chmod(0o644)
+        tamper(db, "PRAGMA journal_mode = WAL")
+        db.chmod(0o444)
+        assert db.read_bytes()[18:20] == b"\x02\x02"
+    before = sorted(os.listdir(db.parent))
+    probe = as_nobody("index", "build", str(db), str(game))
+    assert probe.returncode == 2, "the test needs a user who cannot write the index"
+    for argv in (["info", str(db)], ["dupes", str(db)], ["check", str(db)],
+                 ["find", str(db), "--sgf", str(game), "--move", "3"]):
+        result = as_nobody("index", *argv)
+        assert result.returncode == 0, result.stderr
+    assert sorted(os.listdir(db.parent)) == before
+    assert stat.S_IMODE(db.parent.stat().st_mode) == 0o555
+
+
+# -- memory: long files in parts -----------------------------------------------------------
+
+
+def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(5)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    games = [random_game(rng, 9, rng.randrange(0, 30)) for _ in range(12)]
+    (folder / "long.sgf").write_text("".join(sgf(9, moves) for moves in games))
+    write_game(folder, "short.sgf", 9, games[3])
+    (folder / "after.sgf").write_text(sgf(9, games[0]) + sgf(9, games[5]))
+    whole = tmp_path / "whole.db"
+    with Index(whole, create=True) as index:
+        expected = index.build([str(folder)])
+    parts: list[tuple[str, int, bool]] = []
+    real = gohash.index.build.stream_frames
+
+    def recording(*args: Any, **kwargs: Any) -> Iterator[tuple[int, Any]]:
+        for task, item in real(*args, **kwargs):
+            parts.append((Path(item.path).name, item.part, item.more))
+            yield task, item
+
+    monkeypatch.setattr(gohash.index.build, "BATCH_POSITIONS", 40)
+    monkeypatch.setattr(gohash.index.store, "stream_frames", recording)
+    in_parts = tmp_path / "parts.db"
+    with Index(in_parts, create=True) as index:
+        summary = index.build([str(folder)], files_per_commit=1)
+        assert index.check() == []
+    assert max(part for name, part, _ in parts if name == "long.sgf") >= 3
+    assert str(summary) == str(expected)
+    assert table_rows(in_parts) == table_rows(whole)
+    # Replaced while in parts: as a fresh build of the new content.
+    (folder / "long.sgf").write_text("".join(sgf(9, moves) for moves in games[::-1]))
+    with Index(in_parts) as index:
+        assert index.build([str(folder)]).files_replaced == 1
+        assert index.check() == []
+    assert consistency_problems(in_parts) == []
+
+
+def test_the_web_app_answers_503_for_a_damaged_index(built: tuple[Path, Path]) -> None:
+    _, db = built
+    tamper(db, "UPDATE occurrences SET to_move = 9 WHERE seq = 0")  # the empty board
+    client = TestClient(create_app(db), raise_server_exceptions=False,
+                        base_url="http://localhost")
+    response = client.get("/api/position", params={"size": 9})
+    assert response.status_code == 503, response.text
+    assert "damaged: game 1 seq 0" in response.json()["error"]
