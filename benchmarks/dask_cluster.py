@@ -6,7 +6,7 @@ files of ``kgs-6d/`` and ``ai-games/`` under ``../shared/corpus/`` are written a
 dataset (without ``--position``), each way ``--repeat`` times (default 3), alternating,
 best time kept:
 
-- in this process (:func:`gohash.cluster.write_dataset`, no Dask);
+- in this process (:func:`gohash.tools.dataset.write_dataset`, no Dask);
 - on a cluster of one worker process (one thread), then of two: ``dask scheduler`` and
   ``dask worker`` processes on 127.0.0.1, given by their ``tcp://`` address, as
   ``--dask tcp://...`` would be.  Each cluster is started for its run and stopped
@@ -39,7 +39,7 @@ from pathlib import Path
 
 from distributed import Client
 
-from gohash.cluster import partitions, write_dataset
+from gohash.tools.dataset import partitions, write_dataset
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 BIN = Path(sys.executable).parent
@@ -78,7 +78,7 @@ def cluster(workers: int) -> Iterator[str]:
                       for _ in range(workers)]
         with Client(address, timeout="30s") as client:
             client.wait_for_workers(workers, timeout=60)
-            client.run(lambda: __import__("gohash.columnar"))  # warm: imported everywhere
+            client.run(lambda: __import__("gohash.tools.parquet"))  # warm: imported everywhere
         yield address
     finally:
         for process in processes:

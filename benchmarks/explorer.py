@@ -1,10 +1,10 @@
-"""Benchmark of the opening explorer: :meth:`gohash.index.Index.continuations` latency.
+"""Benchmark of the opening explorer: :meth:`gohash.Index.continuations` latency.
 
 Run: ``.venv/bin/python benchmarks/explorer.py [--db PATH] [--queries N]``.
 
 1. The index: every file of ``../shared/corpus/`` (beside the checkout; all
    three folders, about 1.8 million positions), built with
-   :meth:`gohash.index.Index.build` (100 files per transaction, one process)
+   :meth:`gohash.Index.build` (100 files per transaction, one process)
    into ``--db`` if that file does not exist yet, else reused as it is (a
    reused index's build time is not known).  Printed: build time, file size
    and bytes per indexed position, and the size of each table and SQL index
@@ -37,9 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gohash.frames import unpack_frames
-from gohash.index import Filters, Index
-from gohash.symmetry import ELEMENTS
+from gohash.group.symmetry import ELEMENTS
+from gohash.index.index import Index
+from gohash.index.queries import Filters
+from gohash.pipeline.frames import unpack_frames
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FILES_PER_COMMIT = 100

@@ -4,12 +4,12 @@ Run: ``.venv/bin/python benchmarks/index.py [--limit N] [--queries N]``.  The
 files of ``kgs-6d/`` and ``ai-games/`` under ``../shared/corpus/`` (beside the
 checkout), all of them or the first ``--limit`` of each folder in name order:
 
-1. :meth:`gohash.index.Index.build` into an index in a temporary folder, a
+1. :meth:`gohash.Index.build` into an index in a temporary folder, a
    transaction about every second (the default): with the compiled core, then
    with ``GOHASH_PURE=1`` (the pure walker for every file), then the compiled
    build with ``--jobs 2`` and with one transaction per file (the default
    before).  Target: the compiled build at least 4x faster than the pure one.
-2. The replay alone, without the database (:func:`gohash.indexing.input_frames`
+2. The replay alone, without the database (:func:`gohash.index.records.input_frames`
    over the same files, as a build gives them): compiled and pure.  The
    difference to the builds is the database's share, the same for both paths.
 3. Latency of :meth:`Index.find` (library call, default limit of 100 matches),
@@ -41,13 +41,14 @@ from pathlib import Path
 
 import numpy as np
 
-from gohash.frames import NamedSchemes, unpack_frames
-from gohash.index import Index, position_from_sgf
-from gohash.indexing import FileFrames, Task, input_frames
-from gohash.pool import MAX_TASKS_PER_BATCH, batches
-from gohash.positions import CORE_AVAILABLE
-from gohash.sgf import find_inputs
-from gohash.symmetry import ELEMENTS
+from gohash.group.symmetry import ELEMENTS
+from gohash.index.build import input_frames
+from gohash.index.index import Index, position_from_sgf
+from gohash.index.records import FileFrames, Task
+from gohash.pipeline.frames import NamedSchemes, unpack_frames
+from gohash.pipeline.pool import MAX_TASKS_PER_BATCH, batches
+from gohash.pipeline.positions import CORE_AVAILABLE
+from gohash.sgf.sources import find_inputs
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FOLDERS = ("kgs-6d", "ai-games")

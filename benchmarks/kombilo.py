@@ -56,10 +56,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from gohash.frames import unpack_array
-from gohash.index import Index
-from gohash.positions import positions
-from gohash.symmetry import ELEMENTS
+from gohash.group.symmetry import ELEMENTS
+from gohash.index.index import Index
+from gohash.pipeline.frames import unpack_array
+from gohash.pipeline.positions import positions
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FOLDERS = ("kgs-6d", "ai-games")

@@ -7,9 +7,9 @@ times (default 3), alternating, best time kept (the machine is shared):
 
 - ``positions()`` with no output: the batch API, the floor (``frames=True`` too, the
   work ``--position`` adds);
-- :func:`gohash.cluster.write_dataset` in this process: the dataset of
+- :func:`gohash.tools.dataset.write_dataset` in this process: the dataset of
   ``gohash canon --format parquet -o DIR``, without and with ``--position``;
-- :func:`gohash.canon.canon` writing JSON Lines to a file, without and with ``--position``.
+- :func:`gohash.tools.canon.canon` writing JSON Lines to a file, without and with ``--position``.
 
 It prints positions per second, the ratio of Parquet to no output (target >= 0.8),
 bytes per position of the ``positions`` table and of JSON Lines, and the time DuckDB
@@ -29,9 +29,9 @@ from pathlib import Path
 
 import duckdb
 
-from gohash.canon import CanonOptions, canon
-from gohash.cluster import write_dataset
-from gohash.positions import positions
+from gohash.pipeline.positions import positions
+from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.dataset import write_dataset
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

@@ -1,4 +1,4 @@
-"""Benchmark ``gohash.positions.positions`` against sgfmill parsing and replaying.
+"""Benchmark ``gohash.pipeline.positions.positions`` against sgfmill parsing and replaying.
 
 Run: ``.venv/bin/python benchmarks/positions.py [--limit N] [--repeat N]``.  The files of
 ``kgs-6d/`` and ``ai-games/`` under ``../shared/corpus/`` (beside the checkout)
@@ -12,7 +12,7 @@ are read in one run by:
   path alone, ``positions()`` given the two folders (as ``gohash canon
   FOLDER`` is: no format sniffing of each path beforehand), and given the
   same bytes already in memory (``Source`` objects: the pipeline without
-  ``gohash.sgf.read_input``);
+  ``gohash.sgf.sources.read_input``);
 
 each compiled way ``--repeat`` times in turn (default 3; the best time is kept:
 the machine is shared, and sgfmill's one run of 15 s evens out what a run of
@@ -33,14 +33,15 @@ import tracemalloc
 from functools import partial
 from pathlib import Path
 
-from gohash.positions import (
+from gohash.pipeline.positions import (
     CORE_AVAILABLE,
     _key_table_for,
     _root_rows,
     _scheme_at,
     positions,
 )
-from gohash.sgf import Input, Source, read_input
+from gohash.sgf.inputs import Input, Source
+from gohash.sgf.sources import read_input
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from canon import sgfmill_replay
@@ -68,7 +69,7 @@ def run_positions(files: list[Path] | list[Source], pure: bool) -> tuple[int, in
 
 def parts(files: list[Path]) -> dict[str, float]:
     """CPU seconds of each part of the compiled path, run separately."""
-    from gohash import _core
+    from gohash.pipeline import _core
 
     clock = time.process_time
     start = clock()
@@ -137,7 +138,7 @@ def report() -> int:
     count, fallback = run_positions(files, True)
     rows.append(("positions(), pure path", count, time.perf_counter() - start,
                  time.process_time() - cpu, f"{fallback} files on the walker"))
-    # The same bytes already in memory: positions() less gohash.sgf.read_input.
+    # The same bytes already in memory: positions() less gohash.sgf.sources.read_input.
     in_memory = [Source(str(p), p.read_bytes()) for p in files]
     compiled = [("positions()", files)]
     if args.limit is None:

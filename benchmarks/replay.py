@@ -1,7 +1,7 @@
 """Benchmark: replay real 19x19 games on gohash's Board against sgfmill's Board.
 
 Replays the main line of every 19x19 game under ../shared/corpus/ (beside the
-checkout) on ``gohash.board.Board`` with an incrementally maintained hash, and
+checkout) on ``gohash.go.board.Board`` with an incrementally maintained hash, and
 the same moves, parsed beforehand with sgfmill, on ``sgfmill.boards.Board.play``
 (the baseline: captures only, no hash, no ko or suicide check).  Only the play
 loops are timed; both boards get the root's setup stones untimed.  Games that
@@ -26,7 +26,7 @@ from pathlib import Path
 import sgfmill.boards
 import sgfmill.sgf
 
-from gohash.board import Board
+from gohash.go.board import Board
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 SIZE = 19

@@ -35,9 +35,9 @@ import uvicorn
 from playwright.sync_api import Page, sync_playwright
 from sgfmill import sgf
 
-from gohash.index import Index
-from gohash.movelist import point_letters
-from gohash.serve import create_app
+from gohash.explorer.app import create_app
+from gohash.index.index import Index
+from gohash.index.movelist import point_letters
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 CHROMIUM = "/usr/bin/chromium"

@@ -48,8 +48,8 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from gohash.index import Index
-from gohash.movelist import point_letters
+from gohash.index.index import Index
+from gohash.index.movelist import point_letters
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -32,8 +32,9 @@ import time
 from pathlib import Path
 
 from gohash.cli import main
-from gohash.positions import CORE_AVAILABLE
-from gohash.superko import RULESETS, check
+from gohash.go.rulesets import RULESETS
+from gohash.pipeline.positions import CORE_AVAILABLE
+from gohash.tools.superko import check
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from canon import sgfmill_replay

@@ -4,58 +4,99 @@ Rotating, mirroring or colour-swapping a position maps its hash by a fixed
 slot permutation, so the hashes of all 16 symmetric images, and a canonical
 key, come from the hash alone.
 
-Layers, each its own module: :mod:`~gohash.symmetry` (the group),
-:mod:`~gohash.schemes` (key tables and the group's action on hashes),
-:mod:`~gohash.board` (rules, undo, incremental hashes), :mod:`~gohash.sgf` and
-:mod:`~gohash.walk` (reading collections, replaying them for visitors),
-:mod:`~gohash.positions` (whole collections as columns, with a compiled core), and the
-tools built on them: :mod:`~gohash.canon`, :mod:`~gohash.superko`,
-:mod:`~gohash.index` (with :mod:`~gohash.indexfile`, :mod:`~gohash.frames` and
-:mod:`~gohash.indexing`) and :mod:`~gohash.audit`.
-Functions named like their module (``walk.walk``, ``canon.canon``) are imported
-from the module, so that ``gohash.walk`` stays the module.
+A package per concept: :mod:`gohash.group` (the symmetry group and the key
+schemes, no I/O), :mod:`gohash.go` (board, rulesets, ko), :mod:`gohash.sgf`
+(sources, parser, walker, packed datasets), :mod:`gohash.pipeline` (whole
+collections as columns, with a compiled core), :mod:`gohash.tools` (canon,
+superko, audit), :mod:`gohash.index` (the position index and its queries),
+:mod:`gohash.explorer` (the web app) and :mod:`gohash.cli`; every exception is
+in :mod:`gohash.errors`.  The names below are loaded on first use, so that
+``import gohash`` stays light.
 """
 
-from .audit import (
-    CollectionAudit,
-    CollectionAuditor,
-    audit_paths,
-)
-from .board import (
-    Board,
-    IllegalMoveError,
-    KoError,
-    OccupiedPointError,
-    OffBoardError,
-    SuicideError,
-)
-from .canon import CanonOptions
-from .errors import (
-    BoardSizeError,
-    ColourError,
-    GohashError,
-    PositionError,
-    UnknownElementError,
-    UnknownSchemeError,
-)
-from .frames import canonical_frame, canonical_frames
-from .index import Continuations, Filters, Index, position_from_sgf
-from .indexfile import IndexFileError
-from .ko import SuperkoVisitor, Violation
-from .positions import GameTable, PositionBatch
-from .schemes import SCHEMES, KeyScheme, scheme
-from .sgf import SgfError, SgfLimitError, SgfReadError, SgfSyntaxError
-from .structure import SchemeStructure, scheme_structure
-from .superko import (
-    RULESETS,
-    Ruleset,
-    UnknownRuleError,
-    ruleset,
-)
-from .superko import check as check_superko
-from .symmetry import D4, ELEMENTS, Element, element
-from .version import __version__ as __version__
-from .walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .errors import (
+        BoardSizeError,
+        ColourError,
+        GohashError,
+        IllegalMoveError,
+        IndexFileError,
+        KoError,
+        OccupiedPointError,
+        OffBoardError,
+        PositionError,
+        SgfError,
+        SgfLimitError,
+        SgfReadError,
+        SgfSyntaxError,
+        SuicideError,
+        UnknownElementError,
+        UnknownRuleError,
+        UnknownSchemeError,
+    )
+    from .go.board import Board
+    from .go.ko import SuperkoVisitor, Violation
+    from .go.rulesets import RULESETS, Ruleset, ruleset
+    from .group.schemes import SCHEMES, KeyScheme, scheme
+    from .group.structure import SchemeStructure, scheme_structure
+    from .group.symmetry import D4, ELEMENTS, Element, element
+    from .index.index import Index, position_from_sgf
+    from .index.queries import Continuations, Filters
+    from .pipeline.frames import canonical_frame, canonical_frames
+    from .pipeline.positions import GameTable, PositionBatch
+    from .sgf.walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary
+    from .tools.audit import CollectionAudit, CollectionAuditor, audit_paths
+    from .tools.canon import CanonOptions
+    from .tools.superko import check as check_superko
+    from .version import __version__ as __version__
+
+# Each public name: the module that defines it, and its name there.
+_WHERE: dict[str, tuple[str, str]] = {
+    **{name: ("errors", name) for name in (
+        "BoardSizeError", "ColourError", "GohashError", "IllegalMoveError", "IndexFileError",
+        "KoError", "OccupiedPointError", "OffBoardError", "PositionError", "SgfError",
+        "SgfLimitError", "SgfReadError", "SgfSyntaxError", "SuicideError",
+        "UnknownElementError", "UnknownRuleError", "UnknownSchemeError",
+    )},
+    "Board": ("go.board", "Board"),
+    "SuperkoVisitor": ("go.ko", "SuperkoVisitor"),
+    "Violation": ("go.ko", "Violation"),
+    "RULESETS": ("go.rulesets", "RULESETS"),
+    "Ruleset": ("go.rulesets", "Ruleset"),
+    "ruleset": ("go.rulesets", "ruleset"),
+    "SCHEMES": ("group.schemes", "SCHEMES"),
+    "KeyScheme": ("group.schemes", "KeyScheme"),
+    "scheme": ("group.schemes", "scheme"),
+    "SchemeStructure": ("group.structure", "SchemeStructure"),
+    "scheme_structure": ("group.structure", "scheme_structure"),
+    "D4": ("group.symmetry", "D4"),
+    "ELEMENTS": ("group.symmetry", "ELEMENTS"),
+    "Element": ("group.symmetry", "Element"),
+    "element": ("group.symmetry", "element"),
+    "Index": ("index.index", "Index"),
+    "position_from_sgf": ("index.index", "position_from_sgf"),
+    "Continuations": ("index.queries", "Continuations"),
+    "Filters": ("index.queries", "Filters"),
+    "canonical_frame": ("pipeline.frames", "canonical_frame"),
+    "canonical_frames": ("pipeline.frames", "canonical_frames"),
+    "GameTable": ("pipeline.positions", "GameTable"),
+    "PositionBatch": ("pipeline.positions", "PositionBatch"),
+    "BaseVisitor": ("sgf.walk", "BaseVisitor"),
+    "GameInfo": ("sgf.walk", "GameInfo"),
+    "PositionEvent": ("sgf.walk", "PositionEvent"),
+    "WalkSummary": ("sgf.walk", "WalkSummary"),
+    "CollectionAudit": ("tools.audit", "CollectionAudit"),
+    "CollectionAuditor": ("tools.audit", "CollectionAuditor"),
+    "audit_paths": ("tools.audit", "audit_paths"),
+    "CanonOptions": ("tools.canon", "CanonOptions"),
+    "check_superko": ("tools.superko", "check"),
+    "__version__": ("version", "__version__"),
+}
 
 __all__ = [
     "D4",
@@ -108,3 +149,18 @@ __all__ = [
     "scheme",
     "scheme_structure",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use (PEP 562)."""
+    try:
+        module, attribute = _WHERE[name]
+    except KeyError:
+        raise AttributeError(f"module 'gohash' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar, TypeVar
 
-from .names import shown_name
+from .sgf.names import shown_name
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -29,7 +29,7 @@ class GohashError(ValueError):
     the error was found; each is ``None`` where it does not apply or is unknown.
     The walker fills them in for errors raised while replaying a game, and
     ``variation`` too (the line of the game tree, as
-    :attr:`gohash.walk.PositionEvent.variation` names it: ``()`` for the main
+    :attr:`gohash.sgf.walk.PositionEvent.variation` names it: ``()`` for the main
     line); it is not part of :meth:`where`.
     """
 
@@ -69,7 +69,7 @@ class GohashError(ValueError):
 
     def where(self) -> str:
         """The location as ``file, game G, move M`` (the known parts only); the
-        file's name escaped as :func:`gohash.names.shown_name` does."""
+        file's name escaped as :func:`gohash.sgf.names.shown_name` does."""
         parts = []
         if self.file is not None:
             parts.append(shown_name(self.file))
@@ -212,9 +212,66 @@ class OutputExistsError(GohashError):
     """
 
 
+class SgfError(GohashError):
+    """Malformed SGF data, or a source that cannot be read."""
+
+
+class SgfReadError(SgfError):
+    """Data that cannot be read on: the rest of the file is skipped."""
+
+
+class SgfLimitError(SgfReadError):
+    """A source, a value, a node, a game's setup or a nesting beyond the documented limits."""
+
+
+class SgfBudgetError(SgfLimitError):
+    """An input whose decompression went beyond its :class:`Budget`: the rest of it
+    is not read."""
+
+
+class SgfSyntaxError(SgfReadError):
+    """Data that is not SGF."""
+
+
+class UnknownRuleError(GohashError):
+    """A ko rule or ruleset name that gohash does not know."""
+
+
+class WorkerDied(GohashError):
+    """A task whose worker process died on it, and died again when it was retried alone.
+
+    ``reason`` says how: ``worker process died (killed by signal 9; out of
+    memory?)``; the caller fills in ``file`` with :meth:`GohashError.located`."""
+
+
 class IndexFileError(GohashError):
     """A database path that is missing, not SQLite, not a gohash index, of another
     schema version, or built with another key scheme."""
+
+
+class UnknownGameError(GohashError):
+    """A game id that is not in the index."""
+
+
+class MoveListError(GohashError):
+    """A move list that cannot be read or replayed; ``step`` is the bad step (from 1).
+
+    Steps are not moves (edits are steps too), so the message says "step N" and
+    ``move_number`` is left unset.
+    """
+
+    def __init__(self, reason: str, *, step: int | None = None) -> None:
+        super().__init__(reason)
+        self.step = step
+
+
+class BadRequest(GohashError):
+    """A request the explorer cannot answer; ``status`` is its HTTP status (4xx, or
+    503 when the server cannot answer it now)."""
+
+    def __init__(self, reason: str, status: int = 400) -> None:
+        super().__init__(reason)
+        self.status = status
 
 
 class DamagedIndexError(IndexFileError):

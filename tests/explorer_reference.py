@@ -3,7 +3,7 @@
 Every game's main line is replayed with sgfmill's board (never gohash's);
 positions are compared up to the 16 symmetries with numpy alone (``np.rot90``,
 ``np.fliplr`` and ``3 - v`` for the colour exchange), never with
-:mod:`gohash.symmetry`; the next move of an occurrence is carried back into
+:mod:`gohash.group.symmetry`; the next move of an occurrence is carried back into
 the query's orientation by brute force: every symmetry that maps the query
 onto the occurrence gives one image, and the continuation is the set of those
 images.  Results, dates and ranks are read from the root with sgfmill and

@@ -26,7 +26,7 @@ from tests.conftest import missing
 Point = tuple[int, int]
 
 # GTP vertices (GTP 2 section 2.11), written out here rather than taken from
-# gohash.coords, so that what GNU Go is told and what it answers does not go
+# gohash.group.coords, so that what GNU Go is told and what it answers does not go
 # through the code under test: columns A..T without I, rows from 1 at the bottom
 # (GNU Go plays up to 19x19).
 COLUMNS = "ABCDEFGHJKLMNOPQRST"

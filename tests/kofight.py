@@ -11,8 +11,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from gohash.board import Board, IllegalMoveError
-from gohash.schemes import KeyScheme
+from gohash.errors import IllegalMoveError
+from gohash.go.board import Board
+from gohash.group.schemes import KeyScheme
 from tests.sgfgen import sgf_point
 
 Point = tuple[int, int]
@@ -48,7 +49,7 @@ class RandomGame:
 
 def sgf_nodes(size: int, moves: tuple[Move, ...]) -> str:
     """The moves as a sequence of SGF nodes: ``;B[cc];W[]``.  The letters are the
-    test's own (tests.sgfgen), not gohash.coords': GNU Go gets the same moves as points."""
+    test's own (tests.sgfgen), not gohash.group.coords': GNU Go gets the same moves as points."""
     return "".join(
         f";{colour.upper()}[{'' if point is None else sgf_point(point, size)}]"
         for colour, point in moves

@@ -17,9 +17,9 @@ from pathlib import Path
 import uvicorn
 from sgfmill import sgf
 
-from gohash.index import Index
-from gohash.movelist import point_letters
-from gohash.serve import REQUEST_TIMEOUT, create_app, server_config
+from gohash.explorer.app import REQUEST_TIMEOUT, create_app, server_config
+from gohash.index.index import Index
+from gohash.index.movelist import point_letters
 from tests.conftest import ROOT, missing, require_corpus
 
 DATA = ROOT / "data" / "sgf"

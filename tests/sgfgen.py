@@ -17,14 +17,14 @@ stones back by AE and playing them again, so that setup positions repeat too.
 :class:`Record` holds the description: games of :class:`Tree` of
 :class:`Node`, every property value as written, and ``Record.sgf()`` the text.
 :func:`replay` replays a description as gohash's walker documents it (the
-module docstring of gohash.walk: which positions are visited, how moves are
+module docstring of gohash.sgf.walk: which positions are visited, how moves are
 numbered, what an error skips) on ``sgfmill.boards.Board``, recursively, every
 line carrying its own earlier positions: a reference for the walker and for
 anything built on it.  The record is played as written, as sgfmill plays it:
 suicides remove the group, kos are retaken (the walker with
 ``board_options={"suicide_allowed": True, "simple_ko": False}``).  It uses
 nothing of gohash but the handicap placements
-(``gohash.walk.handicap_placements``: GTP's first, checked against GNU Go by
+(``gohash.sgf.walk.handicap_placements``: GTP's first, checked against GNU Go by
 tests/test_walk.py, the others against a table written out by hand in
 tests/test_handicap.py); which one a record implies, it finds by its own replay
 of the main line.
@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 from sgfmill.boards import Board
 
 from gohash.errors import GohashError
-from gohash.walk import handicap_placements
+from gohash.sgf.walk import handicap_placements
 
 Point = tuple[int, int]
 T = TypeVar("T")

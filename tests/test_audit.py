@@ -14,12 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gohash import ELEMENTS, SCHEMES, scheme
-from gohash.audit import CollectionAuditor
-from gohash.board import Board
-from gohash.coords import parse_gtp
 from gohash.errors import GohashError, PositionError
-from gohash.frames import canonical_frame, pack_array, packed_rows, unpack_array
-from gohash.structure import (
+from gohash.go.board import Board
+from gohash.group.coords import parse_gtp
+from gohash.group.structure import (
     FAMILIES,
     e4_openings,
     fixed_bits,
@@ -33,7 +31,9 @@ from gohash.structure import (
     point_class,
     scheme_structure,
 )
-from gohash.symmetry import D4, point_orbits
+from gohash.group.symmetry import D4, point_orbits
+from gohash.pipeline.frames import canonical_frame, pack_array, packed_rows, unpack_array
+from gohash.tools.audit import CollectionAuditor
 from tests.test_schemes import positions
 
 # -- independent linear algebra ------------------------------------------------------------
@@ -365,7 +365,7 @@ def brute_images(board: np.ndarray, group: str) -> list[np.ndarray]:
     """Every image of ``board[row, col]`` under the group, from the point maps of
     docs/design.md, section "The 16 elements", with numpy's own rotations (row 0
     the bottom line: rot90 counter-clockwise is numpy's clockwise quarter turn of
-    the stored array), not gohash.symmetry."""
+    the stored array), not gohash.group.symmetry."""
     maps = [np.rot90(board, -k) for k in range(4)]
     maps += [np.flip(m, axis=1) for m in maps]
     if group == "full":

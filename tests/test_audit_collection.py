@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gohash.audit import CollectionAuditor, audit_paths
 from gohash.cli import main
 from gohash.errors import GohashError
-from gohash.positions import positions
-from gohash.schemes import SCHEMES
-from gohash.structure import handicap_stones
+from gohash.group.schemes import SCHEMES
+from gohash.group.structure import handicap_stones
+from gohash.pipeline.positions import positions
+from gohash.tools.audit import CollectionAuditor, audit_paths
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

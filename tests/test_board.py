@@ -1,4 +1,4 @@
-"""Hand-written rules cases for gohash.board, written as ASCII diagrams.
+"""Hand-written rules cases for gohash.go.board, written as ASCII diagrams.
 
 Each case sets up a position with ``Board.from_diagram``, plays, and compares
 the result with the diagram it should give.  The random differential and hash
@@ -13,17 +13,19 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from gohash.board import (
-    Board,
+from gohash.errors import (
+    BoardSizeError,
     ColourError,
+    GohashError,
     IllegalMoveError,
     KoError,
     OccupiedPointError,
     OffBoardError,
+    PositionError,
     SuicideError,
 )
-from gohash.coords import gtp, parse_gtp
-from gohash.errors import BoardSizeError, GohashError, PositionError
+from gohash.go.board import Board
+from gohash.group.coords import gtp, parse_gtp
 
 
 def board(diagram: str, **options: bool) -> Board:

@@ -1,4 +1,4 @@
-"""Differential test of gohash.board against GNU Go's board.
+"""Differential test of gohash.go.board against GNU Go's board.
 
 Random games (the strategy of test_board_properties.py: plays confined to a
 small area, so captures, kos and suicides are frequent) are played on gohash's
@@ -16,7 +16,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import event, given, settings
 
-from gohash.board import Board, IllegalMoveError
+from gohash.errors import IllegalMoveError
+from gohash.go.board import Board
 from tests.gtp import GnuGo, point_of, require_gnugo
 from tests.test_board_properties import Game, Point, games
 

@@ -1,4 +1,4 @@
-"""Property tests of gohash.board over random games (hypothesis).
+"""Property tests of gohash.go.board over random games (hypothesis).
 
 - Differential: random games on random sizes give, after every play, setup
   and undo, the same stones and the same removed stones as
@@ -18,7 +18,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from gohash import ELEMENTS, SCHEMES, scheme
-from gohash.board import Board, IllegalMoveError, KoError, SuicideError
+from gohash.errors import IllegalMoveError, KoError, SuicideError
+from gohash.go.board import Board
 from tests.test_symmetry import design_map
 
 Point = tuple[int, int]

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from sgfmill import boards, sgf, sgf_grammar, sgf_properties
 
-import gohash.pool
-from gohash.canon import CSV_HEADER, FIELDS, CanonOptions, canon
+import gohash.pipeline.pool
 from gohash.errors import GohashError, UnknownElementError, UnknownSchemeError
-from gohash.frames import pack_array
-from gohash.schemes import SCHEMES, scheme
-from gohash.symmetry import ELEMENTS, Element, element, elements_of
+from gohash.group.schemes import SCHEMES, scheme
+from gohash.group.symmetry import ELEMENTS, Element, element, elements_of
+from gohash.pipeline.frames import pack_array
+from gohash.tools.canon import FIELDS, CanonOptions, canon
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 # Every record of ours but the one whose handicap stones are implied by HA (GTP's
@@ -223,7 +223,8 @@ def test_csv_has_the_same_columns_and_values(position: bool) -> None:
     out: list[str] = []
     canon(paths, out.append, CanonOptions(format="csv", variations=True, position=position))
     text = "".join(out)
-    assert text.startswith(CSV_HEADER if not position else CSV_HEADER[:-2] + ",position\r\n")
+    header = ",".join([*FIELDS, "position"] if position else FIELDS) + "\r\n"
+    assert text.startswith(header)
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == len(jsonl)
     for row, r in zip(rows, jsonl, strict=True):
@@ -308,7 +309,7 @@ def test_bad_options() -> None:
 def test_archive_members_are_spread_and_progress_counts_inputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(gohash.pool, "MAX_BATCH_BYTES", 1000)  # batches split by bytes
+    monkeypatch.setattr(gohash.pipeline.pool, "MAX_BATCH_BYTES", 1000)  # batches split by bytes
     archive = tmp_path / "games.zip"
     with zipfile.ZipFile(archive, "w") as z:
         for path in GAMES:

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from sgfmill import boards, sgf, sgf_grammar
 
-from gohash.canon import CanonOptions, canon
 from gohash.cli import main
 from gohash.errors import GohashError
-from gohash.schemes import DEFAULT_SCHEME, scheme
+from gohash.group.schemes import DEFAULT_SCHEME, scheme
+from gohash.tools.canon import CanonOptions, canon
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

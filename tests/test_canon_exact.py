@@ -1,7 +1,7 @@
 """``gohash canon``'s ``symmetries``, ``transform`` and ``position`` come from the exact
 position, checked against a brute force written here from the point maps of
 docs/design.md, section "The 16 elements", with ``np.rot90``/``np.flip`` (not
-:mod:`gohash.symmetry`), under every scheme and a weak 8-bit one whose keys are
+:mod:`gohash.group.symmetry`), under every scheme and a weak 8-bit one whose keys are
 fixed by some ``T_g`` all the time.
 
 Also: the E3 position (four black stones on the side star points, hash 0 under
@@ -23,13 +23,13 @@ from hypothesis import strategies as st
 from sgfmill import boards as sgfmill_boards
 from sgfmill import sgf_properties
 
-from gohash.board import Board
-from gohash.canon import CanonOptions, canon, records
 from gohash.cli import main
-from gohash.frames import canonical_frame, canonical_frames
-from gohash.positions import positions as replay
-from gohash.schemes import SCHEMES, KeyScheme, scheme
-from gohash.sgf import Source
+from gohash.go.board import Board
+from gohash.group.schemes import SCHEMES, KeyScheme, scheme
+from gohash.pipeline.frames import canonical_frame, canonical_frames
+from gohash.pipeline.positions import positions as replay
+from gohash.sgf.inputs import Source
+from gohash.tools.canon import CanonOptions, canon, records
 from tests.test_index import weak_scheme
 
 Array = npt.NDArray[np.integer]

@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 
 import gohash.cli.progress
-import gohash.superko
+import gohash.tools.superko
 from gohash.cli import EXIT_CODES, build_parser, main
 from gohash.cli.options import FORMAT_HELP, positive_int
-from gohash.ko import KINDS
-from gohash.positions import positions
-from gohash.schemes import SCHEMES
+from gohash.go.ko import KINDS
+from gohash.group.schemes import SCHEMES
+from gohash.pipeline.positions import positions
 from gohash.version import __version__
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -251,7 +251,7 @@ def test_one_verdict_per_fact(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert out.count("\n\n") == 1  # superko's one violation
     assert [str(e) for batch in positions([occupied, str(off)], suicide_allowed=True)
             for e in batch.errors] == errors
-    (check,) = gohash.superko.check([occupied]).violations
+    (check,) = gohash.tools.superko.check([occupied]).violations
     assert (check.move_number, check.kind) == (5, "suicide")
     assert "occupied" not in KINDS
 
@@ -349,9 +349,9 @@ def test_a_progress_bar_on_a_terminal_only(
 def test_superko_prints_each_file_as_it_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     """The violations of the first file are out before the last file is read."""
     reads: list[str] = []
-    real_read_input = gohash.superko.read_input_ends
+    real_read_input = gohash.tools.superko.read_input_ends
 
-    def read_input(inp: gohash.superko.Input) -> object:
+    def read_input(inp: gohash.tools.superko.Input) -> object:
         reads.append(inp.name)
         return real_read_input(inp)
 
@@ -362,8 +362,8 @@ def test_superko_prints_each_file_as_it_is_checked(monkeypatch: pytest.MonkeyPat
             written_after.append(len(reads))
             return super().write(text)
 
-    monkeypatch.setattr(gohash.superko, "read_input_ends", read_input)
-    monkeypatch.setattr(gohash.superko, "COLUMNS_MAX_GROUP_BYTES", 1)  # a file a group
+    monkeypatch.setattr(gohash.tools.superko, "read_input_ends", read_input)
+    monkeypatch.setattr(gohash.tools.superko, "COLUMNS_MAX_GROUP_BYTES", 1)  # a file a group
     monkeypatch.setattr(sys, "stdout", Output())
     paths = [str(RECORDS / "triple-ko.sgf"), NINE, str(DATA / "game-13x13.sgf")]
     assert main(["superko", "--ruleset", "korean", *paths]) == 1

@@ -1,6 +1,6 @@
-"""The compiled frame packer (``gohash._core.pack_frames``) and settler of symmetric
-keys (``gohash._core.settle_symmetric``) against their numpy twins,
-:func:`gohash.frames.frame_rows` and :func:`gohash.frames.settle_stones`, and
+"""The compiled frame packer (``gohash.pipeline._core.pack_frames``) and settler of symmetric
+keys (``gohash.pipeline._core.settle_symmetric``) against their numpy twins,
+:func:`gohash.pipeline.frames.frame_rows` and :func:`gohash.pipeline.frames.settle_stones`, and
 against bad indices."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gohash import _core
-from gohash.frames import frame_rows, gathers, packed_rows, settle_stones
+from gohash.pipeline import _core
+from gohash.pipeline.frames import frame_rows, gathers, packed_rows, settle_stones
 
 
 def packed(stones: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -112,7 +112,7 @@ def test_compiled_settling_equals_the_numpy_twin(size: int, count: int, seed: in
     assert np.array_equal(compiled[0], twin[0])
     assert np.array_equal(compiled[1], twin[1])
     # The stabilizer by brute force with numpy's own turns and flips, not gohash's
-    # tables, in the order of gohash.symmetry.ELEMENTS (rot90 turns clockwise).
+    # tables, in the order of gohash.group.symmetry.ELEMENTS (rot90 turns clockwise).
     for i, row in enumerate(rows.tolist()):
         board = stones[row].reshape(size, size)
         images = [np.rot90(board, -k) for k in range(4)]

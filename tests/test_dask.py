@@ -19,9 +19,9 @@ import pyarrow.parquet as pq
 import pytest
 from distributed import Client
 
-from gohash.canon import CanonOptions, canon
-from gohash.cluster import partitions, write_dataset
-from gohash.pack import pack
+from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.dataset import partitions, write_dataset
+from gohash.tools.pack import pack
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

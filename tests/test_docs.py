@@ -59,11 +59,13 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     for words in parser_words(build_parser()):
         assert words in cli, words
     api = (out / "api.html").read_text(encoding="utf-8")
-    for name in ("gohash.positions.positions", "gohash.board.Board", "gohash.walk.walk",
-                 "gohash.schemes.KeyScheme", "gohash.symmetry.Element",
-                 "gohash.frames.canonical_frame", "gohash.canon.canon", "gohash.superko.check",
-                 "gohash.index.Index", "gohash.audit.audit_paths", "gohash.errors.GohashError",
-                 "gohash.sgf.game_events", "gohash.sources.read_input"):
+    for name in ("gohash.pipeline.positions.positions", "gohash.go.board.Board",
+                 "gohash.sgf.walk.walk", "gohash.group.schemes.KeyScheme",
+                 "gohash.group.symmetry.Element", "gohash.pipeline.frames.canonical_frame",
+                 "gohash.tools.canon.canon", "gohash.tools.superko.check",
+                 "gohash.index.index.Index", "gohash.tools.audit.audit_paths",
+                 "gohash.errors.GohashError", "gohash.sgf.parser.game_events",
+                 "gohash.sgf.sources.read_input"):
         assert f'id="{name}"' in api, name
 
 

@@ -14,8 +14,8 @@ import duckdb
 import pytest
 from sgfmill import sgf, sgf_grammar
 
-from gohash.canon import CanonOptions, canon
-from gohash.cluster import write_dataset
+from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.dataset import write_dataset
 from tests.conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parents[1]

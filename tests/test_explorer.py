@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gohash.board import Board
-from gohash.errors import GohashError
-from gohash.explorer import Continuations
-from gohash.index import Filters, Index, Match, position_from_sgf
-from gohash.indexfile import SCHEMA_VERSION, IndexFileError
-from gohash.indexing import first_date, komi_value, rank_level, winner
-from gohash.symmetry import ELEMENTS
+from gohash.errors import GohashError, IndexFileError
+from gohash.go.board import Board
+from gohash.group.symmetry import ELEMENTS
+from gohash.index.index import Index, position_from_sgf
+from gohash.index.queries import Continuations, Filters, Match
+from gohash.index.records import first_date, komi_value, rank_level, winner
+from gohash.index.schema import SCHEMA_VERSION
 from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

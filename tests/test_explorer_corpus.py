@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gohash.index import Filters, Index
+from gohash.index.index import Index
+from gohash.index.queries import Filters
 from tests.conftest import CORPUS
 from tests.explorer_reference import SYMMETRIES, Collection, date, image, winner
 from tests.test_explorer import check_against_reference, reference_summary, summary

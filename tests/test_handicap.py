@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from gohash.board import Board
-from gohash.coords import gtp, parse_gtp
 from gohash.errors import GohashError, HandicapPlacementError
-from gohash.positions import CORE_AVAILABLE
-from gohash.sgf import Source
-from gohash.walk import BaseVisitor, GameInfo, PositionEvent, handicap_placements, walk_source
+from gohash.go.board import Board
+from gohash.group.coords import gtp, parse_gtp
+from gohash.pipeline.positions import CORE_AVAILABLE
+from gohash.sgf.inputs import Source
+from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, handicap_placements, walk_source
 from tests.test_positions import assert_same_as_pure
 
 # Each placement as GTP vertices, in the order tried (docs/reading-sgf.md).

@@ -22,20 +22,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gohash.board import Board, IllegalMoveError
-from gohash.errors import PositionError
-from gohash.frames import (
+from gohash.errors import IllegalMoveError, IndexFileError, PositionError
+from gohash.go.board import Board
+from gohash.group.schemes import KeyScheme, scheme
+from gohash.group.symmetry import ELEMENTS, Element, element
+from gohash.index.index import Index, position_from_sgf
+from gohash.pipeline.frames import (
     canonical_frame,
     canonical_frames,
     pack_array,
     pack_arrays,
     unpack_frames,
 )
-from gohash.index import Index, position_from_sgf
-from gohash.indexfile import IndexFileError
-from gohash.schemes import KeyScheme, scheme
-from gohash.symmetry import ELEMENTS, Element, element
-from gohash.walk import BaseVisitor, PositionEvent, walk
+from gohash.sgf.walk import BaseVisitor, PositionEvent, walk
 
 Move = tuple[str, "tuple[int, int] | None"]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"

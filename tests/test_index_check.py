@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-import gohash.indexfile
-import gohash.indexing
+import gohash.index.build
+import gohash.index.store
 from gohash.cli import main
 from gohash.errors import DamagedIndexError
-from gohash.index import Index, position_from_sgf
-from gohash.indexfile import read_only_uri
-from gohash.indexing import FileFrames
-from gohash.serve import create_app
+from gohash.explorer.app import create_app
+from gohash.index.index import Index, position_from_sgf
+from gohash.index.records import FileFrames
+from gohash.index.store import read_only_uri
 from tests.conftest import missing
 from tests.serve_fixtures import first_answer, free_port
 from tests.test_index import (
@@ -342,7 +342,7 @@ def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
     with Index(whole, create=True) as index:
         expected = index.build([str(folder)])
     parts: list[tuple[str, int, bool]] = []
-    real = gohash.indexfile.IndexFile._write
+    real = gohash.index.store.IndexFile._write
 
     def recording(item: FileFrames, *args: Any) -> None:
         parts.append((Path(item.path).name, item.part, item.more))
@@ -350,8 +350,8 @@ def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
 
     # Workers are forked: they replay in batches of 40 positions too, and
     # pass each part on through their spool file as it comes.
-    monkeypatch.setattr(gohash.indexing, "BATCH_POSITIONS", 40)
-    monkeypatch.setattr(gohash.indexfile.IndexFile, "_write", staticmethod(recording))
+    monkeypatch.setattr(gohash.index.build, "BATCH_POSITIONS", 40)
+    monkeypatch.setattr(gohash.index.store.IndexFile, "_write", staticmethod(recording))
     in_parts = tmp_path / "parts.db"
     with Index(in_parts, create=True) as index:
         summary = index.build([str(folder)], files_per_commit=1, jobs=jobs)

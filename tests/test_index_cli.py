@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gohash.board import Board
 from gohash.cli import main
-from gohash.symmetry import element
+from gohash.go.board import Board
+from gohash.group.symmetry import element
 from tests.test_index import array_at, random_game, sgf, transformed, write_game
 
 

@@ -15,11 +15,11 @@ import numpy.typing as npt
 import pytest
 from sgfmill import boards, sgf
 
-import gohash.indexfile
+import gohash.index.store
 from gohash.cli import main
-from gohash.frames import unpack_array
-from gohash.index import Index
-from gohash.indexfile import SCHEMA_VERSION
+from gohash.index.index import Index
+from gohash.index.schema import SCHEMA_VERSION
+from gohash.pipeline.frames import unpack_array
 from gohash.version import __version__
 from tests.test_index import consistency_problems, random_game, table_dump, write_game
 
@@ -131,7 +131,7 @@ def test_files_of_another_parse_version_are_read_again(
     assert run(capsys, "build", str(db), str(games))[0] == 0
     before = table_dump(db)
     # As if the next gohash read records differently.
-    monkeypatch.setattr(gohash.indexfile, "PARSE_VERSION", gohash.indexfile.PARSE_VERSION + 1)
+    monkeypatch.setattr(gohash.index.store, "PARSE_VERSION", gohash.index.store.PARSE_VERSION + 1)
     code, out, _ = run(capsys, "info", str(db))
     assert "  5 files indexed by a gohash that read records differently" in out
     code, _, err = run(capsys, "build", str(db), str(games / "sub"))
@@ -149,7 +149,7 @@ def test_files_of_another_parse_version_are_read_again(
     assert table_dump(db) == before and consistency_problems(db) == []
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT DISTINCT parse_version, gohash_version FROM files").fetchall() \
-            == [(gohash.indexfile.PARSE_VERSION, __version__)]
+            == [(gohash.index.store.PARSE_VERSION, __version__)]
 
 
 # -- variations ----------------------------------------------------------------------------------

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gohash.canon import CanonOptions
 from gohash.cli import main
-from gohash.cluster import write_dataset
+from gohash.tools.canon import CanonOptions
+from gohash.tools.dataset import write_dataset
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gohash.audit import audit_paths
-from gohash.index import Index
-from gohash.positions import CORE_AVAILABLE, positions
+from gohash.index.index import Index
+from gohash.pipeline.positions import CORE_AVAILABLE, positions
+from gohash.tools.audit import audit_paths
 from tests.conftest import CORPUS
 from tests.test_index import INDEX_TABLES, table_rows
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gohash.cli import main
-from gohash.index import Index
+from gohash.index.index import Index
 from tests.test_index import consistency_problems, random_game, table_dump, write_game
 
 FILES = 400
@@ -94,7 +94,7 @@ def test_default_build_commits_the_files_of_a_transactions_age(
     """Without files_per_commit, a transaction ends at the first file written once it
     is COMMIT_SECONDS old: at 0 each file commits alone, at 1e9 nothing has
     committed when the build is interrupted after three files."""
-    from gohash import indexfile
+    from gohash.index import store as indexfile
 
     monkeypatch.setattr(indexfile, "COMMIT_SECONDS", seconds)
 

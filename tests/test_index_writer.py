@@ -1,4 +1,4 @@
-"""The build's writer (:mod:`gohash.writer`: staged rows, position ids from a map in
+"""The build's writer (:mod:`gohash.index.writer`: staged rows, position ids from a map in
 memory or from the key index) against a straightforward reference that writes one
 file at a time, looking its keys up in the database and comparing frames in Python
 dictionaries, as gohash wrote before: every table, row for row, ids included.
@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-import gohash.writer
-from gohash.frames import NamedSchemes, SchemeFactory
-from gohash.index import Index
-from gohash.indexing import PARSE_VERSION, FileFrames, SourceError, input_frames, sql_keys
-from gohash.sgf import find_inputs
+import gohash.index.writer
+from gohash.index.build import input_frames
+from gohash.index.index import Index
+from gohash.index.records import PARSE_VERSION, FileFrames, SourceError, sql_keys
+from gohash.pipeline.frames import NamedSchemes, SchemeFactory
+from gohash.sgf.sources import find_inputs
 from gohash.version import __version__
 from tests.conftest import CORPUS
 from tests.test_index import (
@@ -154,20 +155,20 @@ class Paths:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: dict[str, int] = {"_candidates": 0, "_query_keys": 0, "_load": 0}
         for name in self.calls:
-            real = getattr(gohash.writer.PositionIds, name)
+            real = getattr(gohash.index.writer.PositionIds, name)
 
-            def spy(ids: gohash.writer.PositionIds, *args: object, real: object = real,
+            def spy(ids: gohash.index.writer.PositionIds, *args: object, real: object = real,
                     name: str = name) -> object:
                 self.calls[name] += 1
                 return real(ids, *args)  # type: ignore[operator]
 
-            monkeypatch.setattr(gohash.writer.PositionIds, name, spy)
+            monkeypatch.setattr(gohash.index.writer.PositionIds, name, spy)
 
 
 @pytest.fixture
 def paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[Paths]:
     # A few hundred positions a flush: many flushes, and files staged together.
-    monkeypatch.setattr(gohash.writer, "STAGED_ROWS", 300)
+    monkeypatch.setattr(gohash.index.writer, "STAGED_ROWS", 300)
     yield Paths(monkeypatch)
 
 

@@ -1,11 +1,11 @@
 """Key tables re-derived from the documented generator, independently of gohash.
 
-:mod:`gohash.schemes` documents how every key table is drawn from the SHAKE-256
+:mod:`gohash.group.schemes` documents how every key table is drawn from the SHAKE-256
 stream of ``gohash-keys-v1|<family>|<size>``.  This test follows that text with
 code of its own: the point maps of docs/design.md, section "The 16 elements"
 (written out in test_symmetry) and Huima's byte permutations are written out
 here, stabilizers and slot orbits are found by brute force, and nothing of
-:mod:`gohash.symmetry` or :mod:`gohash.schemes` is used but the finished tables
+:mod:`gohash.group.symmetry` or :mod:`gohash.group.schemes` is used but the finished tables
 under test.  Every key of every size must agree, and the golden values in
 ``test_schemes.py`` must be what this derivation gives.
 """
@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 
-from gohash.schemes import SCHEMES, scheme
+from gohash.group.schemes import SCHEMES, scheme
 from tests.test_schemes import GOLDEN, TEN_STONES
 from tests.test_symmetry import DESIGN_MAPS
 

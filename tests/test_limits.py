@@ -20,11 +20,12 @@ from typing import Any
 
 import pytest
 
-from gohash import pack
-from gohash.board import MAX_HISTORY, Board, HistoryLimitError
-from gohash.errors import GohashError
-from gohash.pack import slices
-from gohash.sgf import (
+from gohash.errors import GohashError, HistoryLimitError, SgfBudgetError, SgfError, SgfLimitError
+from gohash.go.board import MAX_HISTORY, Board
+from gohash.sgf import pack
+from gohash.sgf.inputs import MAX_SOURCE_BYTES, PACK_MARKER, Budget, Source, budget_for
+from gohash.sgf.pack import slices
+from gohash.sgf.parser import (
     MAX_DEPTH,
     MAX_GAME_SETUP_POINTS,
     MAX_NODE_SETUP_POINTS,
@@ -33,22 +34,11 @@ from gohash.sgf import (
     NODE,
     OPEN,
     Limits,
-    SgfLimitError,
-    Source,
     decode_point_list,
     game_events,
 )
-from gohash.sources import (
-    MAX_SOURCE_BYTES,
-    PACK_MARKER,
-    Budget,
-    SgfBudgetError,
-    SgfError,
-    budget_for,
-    find_inputs,
-    read_input,
-)
-from gohash.walk import MAX_FILE_ERRORS, MAX_FILE_NOTES, BaseVisitor, walk_source
+from gohash.sgf.sources import find_inputs, read_input
+from gohash.sgf.walk import MAX_FILE_ERRORS, MAX_FILE_NOTES, BaseVisitor, walk_source
 from tests.conftest import CORPUS
 from tests.hostile import GAME, dictionary_bomb, overlapping_zip, pack_columns, packed, tar_of
 

@@ -1,4 +1,4 @@
-"""The explorer's move-list notation (gohash.movelist): parsing, the short form written
+"""The explorer's move-list notation (gohash.index.movelist): parsing, the short form written
 back, replay against sgfmill's board on real games, edits, and clear errors for every
 malformed or illegal step."""
 
@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sgfmill import boards, sgf
 
-from gohash.movelist import (
+from gohash.errors import MoveListError
+from gohash.index.movelist import (
     MAX_STEPS,
-    MoveListError,
     Step,
     format_steps,
     parse_point,

@@ -19,7 +19,7 @@ import pytest
 
 from gohash.cli import main
 from gohash.errors import OutputExistsError
-from gohash.indexfile import build_index
+from gohash.index.store import build_index
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 NINE = str(DATA / "game-9x9.sgf")

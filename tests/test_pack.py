@@ -15,10 +15,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from gohash.canon import CanonOptions
 from gohash.cli import main
-from gohash.cluster import partitions, write_dataset
-from gohash.pack import PackedSlice, pack
+from gohash.sgf.pack import PackedSlice
+from gohash.tools.canon import CanonOptions
+from gohash.tools.dataset import partitions, write_dataset
+from gohash.tools.pack import pack
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

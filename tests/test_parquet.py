@@ -18,11 +18,13 @@ import pyarrow.parquet as pq
 import pytest
 from sgfmill import sgf
 
-from gohash import columnar
-from gohash.canon import CanonOptions, canon
 from gohash.cli import main
-from gohash.cluster import partitions, write_dataset
-from gohash.columnar import (
+from gohash.pipeline.positions import positions
+from gohash.sgf.sources import find_inputs
+from gohash.tools import parquet as columnar
+from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.dataset import partitions, write_dataset
+from gohash.tools.parquet import (
     FILE_COLUMNS,
     GAME_COLUMNS,
     POSITION_COLUMNS,
@@ -31,8 +33,6 @@ from gohash.columnar import (
     positions_schema,
     write_part,
 )
-from gohash.positions import positions
-from gohash.sgf import find_inputs
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

@@ -1,4 +1,4 @@
-"""The process pool (:mod:`gohash.pool`) with real worker processes that die:
+"""The process pool (:mod:`gohash.pipeline.pool`) with real worker processes that die:
 tasks kill their own worker with SIGKILL (as the OOM killer does) once or every
 time.  Every task comes out exactly once and in input order; one retried alone
 recovers, one that kills its worker again is a WorkerDied; nothing hangs."""
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gohash.errors import GohashError
-from gohash.pool import WorkerDied, ordered_map
+from gohash.errors import GohashError, WorkerDied
+from gohash.pipeline.pool import ordered_map
 
 DIED = "worker process died (killed by signal 9; out of memory?)"
 NOTE = re.compile(

@@ -13,19 +13,19 @@ import pytest
 from sgfmill import boards, sgf
 
 from gohash import ELEMENTS
-from gohash import positions as positions_module
-from gohash.board import MAX_HISTORY, Board
 from gohash.errors import GohashError
-from gohash.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
-from gohash.schemes import SCHEMES, scheme
-from gohash.sgf import (
+from gohash.go.board import MAX_HISTORY, Board
+from gohash.group.schemes import SCHEMES, scheme
+from gohash.pipeline import positions as positions_module
+from gohash.pipeline.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
+from gohash.sgf.inputs import Source
+from gohash.sgf.parser import (
     MAX_GAME_SETUP_POINTS,
     MAX_NODE_SETUP_POINTS,
     MAX_NODE_VALUES,
     MAX_SOURCE_SETUP_POINTS,
-    Source,
 )
-from gohash.walk import _LOOKAHEAD, BaseVisitor, PositionEvent, walk, walk_source
+from gohash.sgf.walk import _LOOKAHEAD, BaseVisitor, PositionEvent, walk, walk_source
 from tests.test_symmetry import design_map
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -196,7 +196,7 @@ def test_hashes_and_packed_positions_are_the_boards(name: str) -> None:
     """Every row's hash is that of the exact position it carries, hashed afresh from
     the position by numpy; its canonical key is the least hash of the position's
     16 images and its transform the element onto its frame: of the elements giving
-    that hash, the first whose image is least (:mod:`gohash.frames`; only where two
+    that hash, the first whose image is least (:mod:`gohash.pipeline.frames`; only where two
     different images share the least hash does it differ from the first element
     giving it, as regular64 has it for mirror-symmetric positions), by brute
     force, without the transform or canonical code of the schemes."""
@@ -466,7 +466,7 @@ def test_handicap_forms_go_to_the_walker_only_where_it_places_or_notes_stones(
 
 
 def test_core_reads_the_walkers_text_properties() -> None:
-    from gohash import _core
+    from gohash.pipeline import _core
 
     assert tuple(name for name, _ in _core.TEXT_PROPERTIES) == TEXT_PROPERTIES
 
@@ -474,7 +474,7 @@ def test_core_reads_the_walkers_text_properties() -> None:
 def test_the_cores_limits_are_the_readers() -> None:
     # The scan leaves a file to the walker at the reader's limits, so the walker
     # reports them; a limit changed on one side only would split the two paths.
-    from gohash import _scan
+    from gohash.pipeline import _scan
 
     assert _scan.LIMITS == {
         "node_values": MAX_NODE_VALUES,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gohash.positions import positions
+from gohash.pipeline.positions import positions
 from tests.conftest import CORPUS
 from tests.test_positions import assert_same_as_pure
 

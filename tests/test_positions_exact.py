@@ -1,6 +1,6 @@
 """positions()' exact columns and options: ``symmetries``, ``transform`` and the frames
 against the brute force of tests/test_canon_exact.py (np.rot90/np.flip images,
-not :mod:`gohash.symmetry`), compiled and pure alike; suicide by each game's RU
+not :mod:`gohash.group.symmetry`), compiled and pure alike; suicide by each game's RU
 or for every game, against sgfmill's board; the walker's note for an RU it does
 not know, on the compiled path too; and key schemes given as factories."""
 
@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from sgfmill import boards as sgfmill_boards
 from sgfmill import sgf
 
-from gohash.board import Board
-from gohash.frames import NamedSchemes, SchemeFactory
-from gohash.positions import PositionBatch, positions
-from gohash.schemes import SCHEMES, KeyScheme, scheme
-from gohash.sgf import Source
-from gohash.walk import walk
+from gohash.go.board import Board
+from gohash.group.schemes import SCHEMES, KeyScheme, scheme
+from gohash.pipeline.frames import NamedSchemes, SchemeFactory
+from gohash.pipeline.positions import PositionBatch, positions
+from gohash.sgf.inputs import Source
+from gohash.sgf.walk import walk
 from tests.test_canon_exact import (
     NAMES,
     Array,

@@ -11,10 +11,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gohash.coords import sgf_letters
-from gohash.positions import positions
-from gohash.schemes import SCHEMES
-from gohash.sgf import Source
+from gohash.group.coords import sgf_letters
+from gohash.group.schemes import SCHEMES
+from gohash.pipeline.positions import positions
+from gohash.sgf.inputs import Source
 from tests.kofight import Move, random_game
 from tests.test_positions import DATA_FILES, assert_same_as_pure
 

@@ -13,16 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards, sgf
 
-from gohash import rules, superko
-from gohash.audit import audit_paths
-from gohash.canon import CanonOptions, canon
+import gohash
 from gohash.cli import main
-from gohash.errors import GohashError
-from gohash.index import Index, position_from_sgf
-from gohash.rules import RULESETS, Ruleset, UnknownRuleError, record_ruleset
-from gohash.sgf import Source
-from gohash.superko import check
-from gohash.walk import BaseVisitor, GameInfo, PositionEvent, walk, walk_source
+from gohash.errors import GohashError, UnknownRuleError
+from gohash.go import rulesets
+from gohash.go.rulesets import RULESETS, Ruleset, record_ruleset
+from gohash.index.index import Index, position_from_sgf
+from gohash.sgf.inputs import Source
+from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk, walk_source
+from gohash.tools.audit import audit_paths
+from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.superko import check
 from tests.sgfgen import sgf_point
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -110,8 +111,8 @@ def test_an_unknown_ru_gets_the_default_and_a_note() -> None:
 
 
 def test_one_ruleset_table_for_every_tool() -> None:
-    assert superko.RULESETS is rules.RULESETS and superko.Ruleset is Ruleset
-    assert superko.ruleset("aga", suicide_allowed=True) == Ruleset("aga", "situational", True)
+    assert gohash.RULESETS is rulesets.RULESETS and gohash.Ruleset is Ruleset
+    assert gohash.ruleset("aga", suicide_allowed=True) == Ruleset("aga", "situational", True)
     assert RULESETS["new-zealand"].overridden(rule="natural") == Ruleset(
         "new-zealand", "natural", True
     )

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import gohash.schemes
+import gohash.group.schemes
 from gohash import (
     ELEMENTS,
     SCHEMES,
@@ -19,8 +19,8 @@ from gohash import (
     element,
     scheme,
 )
-from gohash.coords import parse_gtp
-from gohash.symmetry import stabilizer
+from gohash.group.coords import parse_gtp
+from gohash.group.symmetry import stabilizer
 from tests.test_symmetry import design_map
 
 # -- independent images ----------------------------------------------------------------------
@@ -432,7 +432,7 @@ def test_large_batches_take_the_chunked_parallel_path(
     # threads; symmetric hashes (a zero, a repeated byte pattern, four star
     # points) need the exact pass, random ones with a repeated least byte the
     # pass by halves.
-    monkeypatch.setattr(gohash.schemes, "_CHUNK", 1 << 10)
+    monkeypatch.setattr(gohash.group.schemes, "_CHUNK", 1 << 10)
     s = scheme("huima64", 19)
     rng = np.random.default_rng(11)
     words = rng.integers(0, 2**64 - 1, size=20 * 2**10 + 3, dtype=np.uint64, endpoint=True)

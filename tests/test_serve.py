@@ -1,4 +1,4 @@
-"""The explorer's JSON endpoints (gohash.serve) through Starlette's test client: every
+"""The explorer's JSON endpoints (gohash.explorer.app) through Starlette's test client: every
 endpoint, answers checked against a brute-force search of the games with sgfmill,
 the game viewer against the position it was opened from, and bad input of every
 kind answered with a 4xx and a message, never a 500.  Also ``gohash serve``'s
@@ -29,11 +29,10 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from gohash.cli import main
-from gohash.errors import GohashError
-from gohash.index import Index
-from gohash.indexfile import IndexFileError
-from gohash.movelist import parse_steps, point_letters, replay
-from gohash.serve import MAX_QUERY_BYTES, create_app
+from gohash.errors import GohashError, IndexFileError
+from gohash.explorer.app import MAX_QUERY_BYTES, create_app
+from gohash.index.index import Index
+from gohash.index.movelist import parse_steps, point_letters, replay
 from tests.serve_fixtures import (
     DATA,
     build_index,

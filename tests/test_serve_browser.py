@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from gohash.serve import CONTENT_SECURITY_POLICY
+from gohash.explorer.app import CONTENT_SECURITY_POLICY
 from tests.serve_fixtures import (
     CHROMIUM_ARGS,
     DATA,

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from gohash.errors import GohashError
-from gohash.index import Index
-from gohash.serve import _game_bytes, _GameCache
+from gohash.explorer.app import _game_bytes, _GameCache
+from gohash.index.index import Index
 from tests.serve_fixtures import DATA, build_index
 
 GAMES = ("game-9x9.sgf", "game-13x13.sgf", "passes-9x9.sgf", "handicap-4-19x19.sgf")

@@ -25,8 +25,13 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from gohash.movelist import MAX_STEPS
-from gohash.serve import CONTENT_SECURITY_POLICY, MAX_GAME_PAGE, MAX_GAME_READS, create_app
+from gohash.explorer.app import (
+    CONTENT_SECURITY_POLICY,
+    MAX_GAME_PAGE,
+    MAX_GAME_READS,
+    create_app,
+)
+from gohash.index.movelist import MAX_STEPS
 from tests.serve_fixtures import DATA, build_index, running_server
 
 PASSES = 199_990
@@ -147,7 +152,7 @@ def test_an_unexpected_error_is_a_500_with_the_security_headers(
     def broken(self: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("gohash.serve._Explorer.info", broken)
+    monkeypatch.setattr("gohash.explorer.app._Explorer.info", broken)
     client = TestClient(create_app(db), raise_server_exceptions=False,
                         base_url="http://localhost")
     response = client.get("/api/info")

@@ -18,27 +18,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sgfmill import sgf_grammar
 
-from gohash.errors import BoardSizeError
-from gohash.sgf import (
+from gohash.errors import BoardSizeError, SgfError, SgfLimitError, SgfSyntaxError
+from gohash.sgf.inputs import Input, Source
+from gohash.sgf.parser import (
     CLOSE,
     NODE,
     OPEN,
-    Input,
     Limits,
-    SgfError,
-    SgfLimitError,
-    SgfSyntaxError,
-    Source,
     board_size,
     decode_point,
     decode_point_list,
     decode_text,
     encoding_of,
-    find_inputs,
     game_events,
-    read_input,
 )
-from gohash.sources import _read_limited
+from gohash.sgf.sources import _read_limited, find_inputs, read_input
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 

@@ -22,28 +22,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sgfmill import sgf_grammar
 
-from gohash.board import Board
-from gohash.errors import GohashError
-from gohash.index import Index
-from gohash.names import fs_name, name_text, shown_name
-from gohash.positions import positions
-from gohash.sgf import (
+from gohash.errors import GohashError, SgfError, SgfLimitError, SgfSyntaxError
+from gohash.go.board import Board
+from gohash.index.index import Index
+from gohash.pipeline.positions import positions
+from gohash.sgf.inputs import Skipped, Source
+from gohash.sgf.names import fs_name, name_text, shown_name
+from gohash.sgf.parser import (
     CLOSE,
     NODE,
     OPEN,
-    SgfError,
-    SgfLimitError,
-    SgfSyntaxError,
-    Skipped,
-    Source,
     decode_move,
     decode_point_list,
     encoding_of,
-    find_inputs,
     game_events,
-    read_input,
 )
-from gohash.walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_source
+from gohash.sgf.sources import find_inputs, read_input
+from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_source
 from tests.hostile import FLAGGED_NAME, GAME, flagged_zip, latin1_folder, tar_of
 
 pq = pytest.importorskip("pyarrow.parquet")

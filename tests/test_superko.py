@@ -11,15 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from gohash.board import Board, OccupiedPointError
-from gohash.ko import KINDS, marked_diagram
-from gohash.superko import (
-    RULESETS,
-    Ruleset,
-    UnknownRuleError,
-    check,
-    ruleset,
-)
+from gohash.errors import OccupiedPointError, UnknownRuleError
+from gohash.go.board import Board
+from gohash.go.ko import KINDS, marked_diagram
+from gohash.go.rulesets import RULESETS, Ruleset, ruleset
+from gohash.tools.superko import check
 from tests.kofight import WeakScheme
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from gohash.cli import main
-from gohash.superko import RULESETS, check
+from gohash.go.rulesets import RULESETS
+from gohash.tools.superko import check
 from tests.test_superko import ERRORS, EXPECTED
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"

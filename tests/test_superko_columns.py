@@ -1,7 +1,7 @@
 """The superko check on positions() columns against the visitor walk and the reference.
 
 ``check()`` judges the files the compiled core replays on their columns and
-walks the others with :class:`~gohash.ko.SuperkoVisitor`; ``pure=True``
+walks the others with :class:`~gohash.go.ko.SuperkoVisitor`; ``pure=True``
 walks every file.  Both must give the same violations (diagrams included),
 errors, notes and counts, in the same order, and the same command-line
 output: on our records, under every ruleset and override, with and without
@@ -26,12 +26,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gohash import superko
-from gohash.board import Board
 from gohash.cli import main
-from gohash.ko import KINDS
-from gohash.positions import CORE_AVAILABLE, PositionBatch, positions
-from gohash.superko import RULESETS, CheckResult, Ruleset, check, ruleset
+from gohash.go.board import Board
+from gohash.go.ko import KINDS
+from gohash.go.rulesets import RULESETS, Ruleset, ruleset
+from gohash.pipeline.positions import CORE_AVAILABLE, PositionBatch, positions
+from gohash.tools import superko
+from gohash.tools.superko import CheckResult, check
 from tests import sgfgen
 from tests.kofight import random_game
 from tests.test_superko_properties import Verdict, Where, reference, rulesets

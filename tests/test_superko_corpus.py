@@ -12,10 +12,11 @@ from __future__ import annotations
 import pytest
 
 from gohash.errors import GohashError
-from gohash.ko import SuperkoVisitor
-from gohash.positions import CORE_AVAILABLE
-from gohash.superko import RULESETS, CheckResult, Ruleset, check
-from gohash.walk import BaseVisitor, GameInfo, PositionEvent, walk
+from gohash.go.ko import SuperkoVisitor
+from gohash.go.rulesets import RULESETS, Ruleset
+from gohash.pipeline.positions import CORE_AVAILABLE
+from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk
+from gohash.tools.superko import CheckResult, check
 from tests.conftest import CORPUS
 from tests.test_superko_columns import outcome
 

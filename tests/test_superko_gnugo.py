@@ -21,7 +21,8 @@ import pytest
 from sgfmill import sgf, sgf_grammar
 
 from gohash.errors import OccupiedPointError
-from gohash.superko import RULESETS, check
+from gohash.go.rulesets import RULESETS
+from gohash.tools.superko import check
 from tests import gtp
 from tests.conftest import CORPUS
 from tests.gtp import GnuGo, require_gnugo

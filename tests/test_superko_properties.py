@@ -22,12 +22,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from gohash.board import Board
-from gohash.ko import KINDS, SuperkoVisitor, Violation
-from gohash.schemes import SCHEMES, KeyScheme
-from gohash.sgf import Source
-from gohash.superko import RULES, Ruleset, check
-from gohash.walk import walk_source
+from gohash.go.board import Board
+from gohash.go.ko import KINDS, SuperkoVisitor, Violation
+from gohash.go.rulesets import RULES, Ruleset
+from gohash.group.schemes import SCHEMES, KeyScheme
+from gohash.sgf.inputs import Source
+from gohash.sgf.walk import walk_source
+from gohash.tools.superko import check
 from tests import sgfgen
 from tests.kofight import RandomGame, WeakScheme, random_game, sgf_nodes
 

@@ -10,8 +10,8 @@ import pytest
 
 from gohash import D4, ELEMENTS, UnknownElementError, element
 from gohash.errors import BoardSizeError
-from gohash.schemes import HUIMA_PERMUTATIONS, REGULAR_PERMUTATIONS
-from gohash.symmetry import check_size, compose_slots, elements_of, point_orbits, stabilizer
+from gohash.group.schemes import HUIMA_PERMUTATIONS, REGULAR_PERMUTATIONS
+from gohash.group.symmetry import check_size, compose_slots, elements_of, point_orbits, stabilizer
 
 # The point maps of docs/design.md, section "The 16 elements", written out
 # independently in x = col, y = row.  Every element's board map must be one of these.

@@ -14,10 +14,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gohash.index import Filters, Index
-from gohash.positions import CORE_AVAILABLE
-from gohash.sgf import Source, root_text
-from gohash.walk import BaseVisitor, GameInfo, walk, walk_source
+from gohash.index.index import Index
+from gohash.index.queries import Filters
+from gohash.pipeline.positions import CORE_AVAILABLE
+from gohash.sgf.inputs import Source
+from gohash.sgf.parser import root_text
+from gohash.sgf.walk import BaseVisitor, GameInfo, walk, walk_source
 from tests.test_positions import assert_same_as_pure
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -10,11 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import sgf_grammar
 
-from gohash.board import Board, OccupiedPointError
-from gohash.coords import gtp, parse_gtp
-from gohash.errors import BoardSizeError, GohashError, HandicapPlacementError
-from gohash.sgf import SgfError, SgfSyntaxError, Source
-from gohash.walk import (
+from gohash.errors import (
+    BoardSizeError,
+    GohashError,
+    HandicapPlacementError,
+    OccupiedPointError,
+    SgfError,
+    SgfSyntaxError,
+)
+from gohash.go.board import Board
+from gohash.group.coords import gtp, parse_gtp
+from gohash.sgf.inputs import Source
+from gohash.sgf.walk import (
     BaseVisitor,
     GameInfo,
     PositionEvent,

@@ -21,16 +21,18 @@ from pathlib import Path
 
 import pytest
 
-import gohash.canon
-import gohash.indexfile
-import gohash.indexing
-import gohash.superko
-from gohash.canon import CanonOptions
+import gohash.index.build
+import gohash.index.records
+import gohash.index.store
+import gohash.tools.canon
+import gohash.tools.superko
 from gohash.cli import main
-from gohash.frames import SchemeFactory
-from gohash.index import Index
-from gohash.indexing import Spooled, Task
-from gohash.sgf import Input, Source
+from gohash.index.build import Spooled
+from gohash.index.index import Index
+from gohash.index.records import Task
+from gohash.pipeline.frames import SchemeFactory
+from gohash.sgf.inputs import Input, Source
+from gohash.tools.canon import CanonOptions
 from tests.test_index import consistency_problems, random_game, table_dump, write_game
 from tests.test_index_resume import files_indexed
 
@@ -169,9 +171,9 @@ def test_index_build_recovers_from_a_killed_worker(collection: Path, tmp_path: P
 # The functions the workers run are replaced by ones that SIGKILL their worker
 # on the file "killer": workers are forked, so they inherit the replacement.
 
-REAL_CANON_TASKS = gohash.canon._canon_tasks
-REAL_SPOOLED_FRAMES = gohash.indexing.spooled_frames
-REAL_CHECK_TASKS = gohash.superko._check_tasks
+REAL_CANON_TASKS = gohash.tools.canon._canon_tasks
+REAL_SPOOLED_FRAMES = gohash.index.build.spooled_frames
+REAL_CHECK_TASKS = gohash.tools.superko._check_tasks
 KILLER = "030-killer.sgf"  # in the middle of the folder
 
 
@@ -180,9 +182,9 @@ def is_killer(work: object) -> bool:
 
 
 def killing_canon_tasks(
-    works: list[gohash.canon._Work], options: CanonOptions,
+    works: list[gohash.tools.canon._Work], options: CanonOptions,
     write: Callable[[str], object] | None = None, spool: str | None = None,
-) -> list[gohash.canon._Result]:
+) -> list[gohash.tools.canon._Result]:
     if any(is_killer(work) for work in works):
         os.kill(os.getpid(), signal.SIGKILL)
     return REAL_CANON_TASKS(works, options, write, spool)
@@ -198,8 +200,8 @@ def killing_spooled_frames(
 
 
 def killing_check_tasks(
-    tasks: list[gohash.superko._Task], settings: gohash.superko._Settings
-) -> list[list[gohash.superko.FileCheck]]:
+    tasks: list[gohash.tools.superko._Task], settings: gohash.tools.superko._Settings
+) -> list[list[gohash.tools.superko.FileCheck]]:
     if any(isinstance(work, Source) and Path(work.name).name == KILLER for work, _ in tasks):
         os.kill(os.getpid(), signal.SIGKILL)
     return REAL_CHECK_TASKS(tasks, settings)
@@ -225,7 +227,7 @@ def test_canon_reports_a_file_that_kills_every_worker(
     others = [str(p) for p in sorted(folder.iterdir()) if p != killer]
     assert main(["canon", *others]) == 0
     expected = capsys.readouterr()
-    monkeypatch.setattr(gohash.canon, "_canon_tasks", killing_canon_tasks)
+    monkeypatch.setattr(gohash.tools.canon, "_canon_tasks", killing_canon_tasks)
     assert main(["canon", str(folder), "--jobs", "2"]) == 2
     out, err = capsys.readouterr()
     assert out == expected.out  # all the other records, once, in order
@@ -242,7 +244,7 @@ def test_index_build_reports_a_file_that_kills_every_worker(
     folder, killer = with_killer
     db = tmp_path / "killer.db"
     with monkeypatch.context() as patch:
-        patch.setattr(gohash.indexfile, "spooled_frames", killing_spooled_frames)
+        patch.setattr(gohash.index.store, "spooled_frames", killing_spooled_frames)
         assert main(["index", "build", str(db), str(folder), "--jobs", "2"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -278,7 +280,7 @@ def test_superko_reports_a_file_that_kills_every_worker(
     others = [str(p) for p in sorted(folder.iterdir()) if p != killer]
     code = main(["superko", *others])
     expected = capsys.readouterr()
-    monkeypatch.setattr(gohash.superko, "_check_tasks", killing_check_tasks)
+    monkeypatch.setattr(gohash.tools.superko, "_check_tasks", killing_check_tasks)
     assert main(["superko", str(folder), "--jobs", "2"]) == 2
     out, err = capsys.readouterr()
     assert out == expected.out  # every other file's violations, once, in order

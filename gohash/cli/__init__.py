@@ -8,24 +8,6 @@ are defined once in :mod:`gohash.cli.options`, standard error is written by
 :mod:`gohash.cli.progress`, and all logic is in the library.
 
 Conventions, the same in every subcommand:
-
-- Results go to standard output; notes, errors, the summary and the progress
-  bar (on a terminal only) to standard error, whatever ``--format``.  Every
-  line on standard error starts with the command: ``gohash index build: error:
-  ...``, ``gohash superko: note: ...``.
-- ``--format json`` is one JSON document, ``--format jsonl`` one JSON object
-  per line, ``--format text`` lines for people.
-- Exit status (:data:`EXIT_CODES`, also in ``gohash --help``):
-
-  - 0: done, nothing found;
-  - 1: findings, and no error: superko violations (``superko``), duplicate or
-    prefix games (``index dupes``), canonical keys merging distinct positions
-    (``audit`` of a collection);
-  - 2: errors: bad arguments, an unusable index, or bad input in any file
-    (the other files are still processed and reported);
-  - 130: interrupted (Ctrl-C).
-
-  A user's mistake never shows a traceback.
 """
 
 from __future__ import annotations

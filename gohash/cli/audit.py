@@ -1,7 +1,7 @@
 """``gohash audit``: the structure of the key schemes, and what their keys merge in games.
 
 Scope: argument parsing and printing only; every figure comes from
-:mod:`gohash.structure` and :mod:`gohash.audit`.  Text for people,
+:mod:`gohash.group.structure` and :mod:`gohash.tools.audit`.  Text for people,
 ``--format json`` for programs (one JSON
 document: ``structure``, a list with one entry per scheme, and ``collection``,
 null without PATHs), on standard output; errors, the summary and the progress
@@ -19,17 +19,12 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..audit import (
-    SCHEME_COLUMNS,
-    CollectionAudit,
-    MergeExample,
-    audit_paths,
-)
-from ..board import Board
 from ..errors import counted
-from ..rules import SUICIDE_OPTIONS
-from ..schemes import SCHEMES
-from ..structure import SchemeStructure, scheme_structure
+from ..go.board import Board
+from ..go.rulesets import SUICIDE_OPTIONS
+from ..group.schemes import SCHEMES
+from ..group.structure import SchemeStructure, scheme_structure
+from ..tools.audit import SCHEME_COLUMNS, CollectionAudit, MergeExample, audit_paths
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,

@@ -1,7 +1,7 @@
 """``gohash canon``: a canonical key for every position of SGF files.
 
-Scope: arguments and printing only; records are made by :mod:`gohash.canon`,
-a Parquet dataset by :mod:`gohash.cluster`.  Records go to standard output or
+Scope: arguments and printing only; records are made by :mod:`gohash.tools.canon`,
+a Parquet dataset by :mod:`gohash.tools.dataset`.  Records go to standard output or
 ``-o FILE`` (``--format parquet``: the dataset folder ``-o DIR``, written here,
 with ``--jobs`` or on Dask with ``--dask``); errors, notes, the summary
 and (on a terminal) a progress bar go to standard error.  Exit code 0 without
@@ -17,11 +17,11 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..canon import FORMATS, CanonOptions, canon
 from ..errors import GohashError
-from ..outputs import check_file
-from ..rules import SUICIDE_OPTIONS
-from ..walk import WalkSummary
+from ..go.rulesets import SUICIDE_OPTIONS
+from ..sgf.walk import WalkSummary
+from ..tools.canon import FORMATS, CanonOptions, canon
+from ..tools.outputs import check_file
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -138,7 +138,7 @@ def _parquet(args: argparse.Namespace, options: CanonOptions, report: Reporter) 
     if not args.output:
         raise GohashError("--format parquet writes a dataset folder: give -o DIR")
     try:
-        from ..cluster import PARTITION_BYTES, write_dataset
+        from ..tools.dataset import PARTITION_BYTES, write_dataset
     except ImportError as e:
         raise GohashError(f"--format parquet needs pyarrow and fsspec ({e}): "
                           "pip install 'gohash[parquet]'") from None

@@ -2,23 +2,7 @@
 games, look after it.
 
 Scope: arguments and printing only; everything else is :mod:`gohash.index` and
-:mod:`gohash.indexfile`.
-
-- ``gohash index build DB PATH... [--scheme S] [--variations] [--overwrite] [--jobs N]
-  [--files-per-commit N] [--suicide allowed|forbidden]``
-- ``gohash index find DB (--sgf FILE [--move N] [--game G] [--suicide allowed|forbidden]
-  | --position DIAGRAM) [--symmetry d4|full] [--format text|json] [--limit N] [--offset N]
-  [--continuations] [--to-move b|w|any] [--player NAME] [--date-from D] [--date-to D]
-  [--result B|W|other] [--min-rank R] [--event TEXT] [--handicap | --no-handicap]``
-- ``gohash index dupes DB [--min-positions N] [--format text|json]``
-- ``gohash index info DB [--format text|json]``
-- ``gohash index check DB``
-- ``gohash index remove DB PATH...``
-
-Results go to standard output, notes, errors, summaries and the progress bar
-to standard error.  Exit codes: 0 success; 1 for ``dupes`` when it finds
-duplicate or prefix games; 2 for any error (for ``build``: any file or game in
-error, the others are still indexed; for ``remove``: a path not in the index).
+:mod:`gohash.index.store`.
 """
 
 from __future__ import annotations
@@ -29,24 +13,16 @@ import os
 import sys
 from typing import Any
 
-from ..board import Board
-from ..coords import gtp, sgf_letters
 from ..errors import GohashError, counted
-from ..explorer import TO_MOVE
-from ..index import (
-    Continuations,
-    DupeGroup,
-    Filters,
-    FindResult,
-    Index,
-    Record,
-    position_from_sgf,
-)
-from ..indexfile import IndexInfo, build_index
-from ..indexing import PARSE_VERSION
-from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
-from ..schemes import DEFAULT_SCHEME
-from ..sgf import find_inputs
+from ..go.board import Board
+from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
+from ..group.coords import gtp, sgf_letters
+from ..group.schemes import DEFAULT_SCHEME
+from ..index.index import DupeGroup, Index, position_from_sgf
+from ..index.queries import TO_MOVE, Continuations, Filters, FindResult, Record
+from ..index.records import PARSE_VERSION
+from ..index.store import IndexInfo, build_index
+from ..sgf.sources import find_inputs
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,

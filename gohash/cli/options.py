@@ -22,8 +22,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..rules import SUICIDE_HELP, SUICIDE_OPTIONS
-from ..schemes import DEFAULT_SCHEME, SCHEMES
+from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
+from ..group.schemes import DEFAULT_SCHEME, SCHEMES
 
 __all__ = [
     "EXIT_CLEAN",

@@ -1,6 +1,6 @@
 """``gohash pack``: store SGF records in a packed Parquet dataset.
 
-Scope: arguments and printing only; packing is :mod:`gohash.pack`.  The summary
+Scope: arguments and printing only; packing is :mod:`gohash.sgf.pack`.  The summary
 and errors (sources that could not be read, and are left out) go to standard
 error, as every command's messages do.  Exit code 0 without errors, 2 with any.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..pack import PART_BYTES, pack
+from ..tools.pack import PART_BYTES, pack
 from .options import EXIT_CLEAN, EXIT_ERRORS, add_exit_codes, add_overwrite, leaf, size_bytes
 from .progress import Reporter
 

@@ -1,9 +1,10 @@
 """``gohash serve DB [--host H] [--port N] [--allow-host NAME]``: the position
 explorer in a web browser.
 
-Scope: arguments only; the app is :func:`gohash.serve.create_app` and uvicorn
-runs it with :func:`gohash.serve.server_config`.  Starlette and uvicorn come with the ``web`` extra
-(``pip install 'gohash[web]'``); without them the command says so.
+Scope: arguments only; the app is :func:`gohash.explorer.app.create_app` and uvicorn
+runs it with :func:`gohash.explorer.app.server_config`.  Starlette and uvicorn
+come with the ``web`` extra (``pip install 'gohash[web]'``); without them the
+command says so.
 
 Exit codes: 0 when stopped (Ctrl-C), 2 for a bad index, a port it cannot
 listen on (checked before anything is printed) or a missing extra; the
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: F401  (the web extra, checked before anything else)
 
-        from ..serve import create_app, listen, run_app
+        from ..explorer.app import create_app, listen, run_app
     except ImportError as e:
         raise GohashError(
             f"gohash serve needs the web extra ({e.name} is missing): "

@@ -1,6 +1,6 @@
 """``gohash superko``: ko and suicide violations in SGF records.
 
-Scope: arguments and printing only; the checking is :mod:`gohash.superko`'s.
+Scope: arguments and printing only; the checking is :mod:`gohash.tools.superko`'s.
 Violations go to standard output as each file is checked (text with diagrams,
 or JSON Lines); input errors, notes, the summary and (on a terminal) a
 progress bar go to standard error, in either format.  Exit code 0: no
@@ -16,9 +16,9 @@ import sys
 from typing import Any
 
 from ..errors import counted
-from ..ko import KINDS
-from ..rules import RULES, RULESETS, SUICIDE_OPTIONS, Ruleset, ruleset
-from ..superko import check_files
+from ..go.ko import KINDS
+from ..go.rulesets import RULES, RULESETS, SUICIDE_OPTIONS, Ruleset, ruleset
+from ..tools.superko import check_files
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,

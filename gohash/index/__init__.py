@@ -1,0 +1,9 @@
+"""The position index, an SQLite file: :mod:`~gohash.index.index` (:class:`Index`,
+the library's entry point), :mod:`~gohash.index.store` (the file: opening,
+building, upkeep), :mod:`~gohash.index.schema` (its DDL and format version),
+:mod:`~gohash.index.build` (inputs replayed into what it stores),
+:mod:`~gohash.index.records` (what a file and a game contribute),
+:mod:`~gohash.index.writer` (inserts), :mod:`~gohash.index.check` (checking
+it end to end), :mod:`~gohash.index.queries` (the queries and their results)
+and :mod:`~gohash.index.movelist` (move lists).
+"""

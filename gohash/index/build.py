@@ -1,0 +1,348 @@
+"""The replay of SGF inputs into what an index stores, in :mod:`gohash.index.store`'s workers.
+
+Scope: :func:`stream_frames` (and :func:`input_frames`, its answer as lists),
+the tasks of ``gohash index build``: read inputs
+(files, archives, canon datasets, or sources read beforehand), skip the files
+whose SHA-256 the index already holds, and replay the others together with
+:func:`gohash.pipeline.positions.positions` into the
+:class:`~gohash.index.records.FileFrames` of :mod:`gohash.index.records`.
+In a worker process, :func:`spooled_frames` pickles them to a file as they
+come, and :class:`SpoolReader` reads them back one at a time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import os
+import pickle
+import tempfile
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import GohashError
+from ..pipeline.frames import NamedSchemes, SchemeFactory
+from ..pipeline.pool import SpoolFiles, scratch_folder
+from ..pipeline.positions import PositionBatch, positions
+from ..sgf.inputs import Input, Skipped, Source
+from ..sgf.names import name_text
+from ..sgf.sources import read_input
+from .records import (
+    FileFrames,
+    GameFrames,
+    SourceError,
+    SourceNote,
+    Task,
+    game_digest,
+    point_images,
+)
+
+__all__ = [
+    "BATCH_POSITIONS",
+    "SpoolReader",
+    "Spooled",
+    "input_frames",
+    "next_moves",
+    "spooled_frames",
+    "stream_frames",
+]
+
+BATCH_POSITIONS = 1 << 16
+"""Positions (or games) per batch of :func:`stream_frames`'s replay: with the
+sources read, what bounds a build's memory (a long file comes in parts)."""
+
+
+def input_frames(
+    tasks: Sequence[Task],
+    factory: SchemeFactory,
+    suicide_allowed: bool | None,
+    variations: bool = False,
+) -> list[list[FileFrames | SourceError | SourceNote]]:
+    """What :func:`stream_frames` gives, as a list per task, all in memory."""
+    out: list[list[FileFrames | SourceError | SourceNote]] = [[] for _ in tasks]
+    for task, item in stream_frames(tasks, factory, suicide_allowed, variations):
+        out[task].append(item)
+    return out
+
+
+@dataclass(frozen=True)
+class Spooled:
+    """Where a worker put a task's items: ``count`` pickles from ``offset`` of the
+    file ``path`` it wrote for its batch; ``last`` if no later task of the batch
+    has items there, so that the file goes once they are read."""
+
+    path: str
+    offset: int
+    count: int
+    last: bool
+
+
+def spooled_frames(
+    tasks: Sequence[Task],
+    factory: SchemeFactory,
+    suicide_allowed: bool | None,
+    variations: bool = False,
+    share: int = 1,
+) -> list[Spooled]:
+    """In a worker of :func:`gohash.pool.ordered_map`: what :func:`stream_frames`
+    gives, each item pickled as it comes to one file of the worker's
+    :func:`~gohash.pool.scratch_folder`, and where each task's items are.
+
+    So a worker holds a batch of positions, not its tasks' files whole, and the
+    parent reads the items back one at a time (:class:`SpoolReader`): the
+    memory of a build in workers is bounded as a build in one process is.
+    ``share`` workers replaying at once share one batch (:func:`stream_frames`)."""
+    folder = scratch_folder()
+    if folder is None:
+        raise AssertionError("spooled_frames runs in a worker process of ordered_map")
+    fd, path = tempfile.mkstemp(dir=folder, suffix=".frames")
+    offsets = [0] * len(tasks)
+    counts = [0] * len(tasks)
+    with open(fd, "wb") as f:
+        for task, item in stream_frames(tasks, factory, suicide_allowed, variations, share):
+            if not counts[task]:
+                offsets[task] = f.tell()
+            pickle.dump(item, f, protocol=pickle.HIGHEST_PROTOCOL)
+            counts[task] += 1
+    last = max((task for task, count in enumerate(counts) if count), default=-1)
+    if last < 0:
+        os.remove(path)
+    return [
+        Spooled(path, offsets[task], counts[task], task == last) for task in range(len(tasks))
+    ]
+
+
+class SpoolReader(SpoolFiles):
+    """Reads the items of spooled tasks back, in task order, one at a time."""
+
+    def items(self, spooled: Spooled) -> Iterator[FileFrames | SourceError | SourceNote]:
+        """The task's items, each read as it is asked for."""
+        if not spooled.count:
+            return
+        file = self.at(spooled.path, spooled.offset)
+        for _ in range(spooled.count):
+            try:
+                item: FileFrames | SourceError | SourceNote = pickle.load(file)
+            except EOFError:
+                raise GohashError(f"frames of a worker cut short in {spooled.path!r}") from None
+            yield item
+        self.done(spooled.path, spooled.last)
+
+
+def stream_frames(
+    tasks: Sequence[Task],
+    factory: SchemeFactory,
+    suicide_allowed: bool | None,
+    variations: bool = False,
+    share: int = 1,
+) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
+    """Frames of every source of each input, as ``(task number, item)`` in task
+    order, all replayed together: the fixed costs of a replay are shared by many
+    small files.  A file's frames come as soon as it is replayed, a long file's
+    in parts (:class:`FileFrames`), so memory is bounded by a batch of
+    :func:`gohash.pipeline.positions.positions` (and the sources read), not by a file.
+
+    ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
+    or each game's ``RU`` decides if None; ``variations`` replays every variation.
+    With ``share``, a batch is a share of :data:`BATCH_POSITIONS`: that many
+    worker processes replaying at once hold about one batch between them.
+    Sources with the same SHA-256 as before are only marked unchanged;
+    unreadable ones become errors, inputs not read notes."""
+    # What to give, in order, as (task, item, file id): -1 for an item given as
+    # it is (an error, an unchanged file), else the number of a replayed source.
+    queue: deque[tuple[int, FileFrames | SourceError | SourceNote, int]] = deque()
+    replayed: dict[int, FileFrames] = {}  # by source number, until their replay begins
+    numbers = itertools.count()
+
+    def fresh() -> Iterator[Source]:
+        """The sources to replay, read one at a time as the replay asks for them."""
+        for task, (inp, known) in enumerate(tasks):
+            if isinstance(inp, Input) and inp.kind == "canon-parquet":
+                from ..tools.parquet import part_frames  # pyarrow, for canon datasets only
+
+                queue.extend((task, item, -1) for item in part_frames(inp.name, known))
+                continue
+            sources: Iterable[Source | GohashError | Skipped] = (
+                read_input(inp) if isinstance(inp, Input) else [inp]
+            )
+            for source in sources:
+                if isinstance(source, GohashError):
+                    queue.append((task, SourceError(None, None, str(source)), -1))
+                    continue
+                if isinstance(source, Skipped):
+                    queue.append((task, SourceNote(str(source)), -1))
+                    continue
+                sha = hashlib.sha256(source.data).hexdigest()
+                path = name_text(source.name)  # stored as text, any bytes it held escaped
+                item = FileFrames(path, sha, unchanged=known.get(path) == sha)
+                if item.unchanged:
+                    queue.append((task, item, -1))
+                else:
+                    file_id = next(numbers)
+                    replayed[file_id] = item
+                    queue.append((task, item, file_id))
+                    yield source
+
+    parts: dict[int, FileFrames] = {}  # the part in hand of each file being replayed
+    # A named scheme hashes on the walker's boards; another factory from the
+    # exact positions.
+    keys: str | SchemeFactory = factory.name if isinstance(factory, NamedSchemes) else factory
+    for batch in positions(
+        fresh(), scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
+        variations=variations, batch_size=max(1, BATCH_POSITIONS // share),
+    ):
+        ids = list(batch.files)
+        for file_id in ids:
+            if file_id not in parts:
+                parts[file_id] = replayed.pop(file_id)
+        _fill(batch, parts)
+        # Every file before the batch's last is whole; the last may go on.
+        last = ids[-1] if ids else -1
+        while queue and queue[0][2] < last:
+            task, entry, file_id = queue.popleft()
+            yield task, parts.pop(file_id, entry)
+        if queue and queue[0][2] == last and parts[last].games:
+            # Given now, as a part; what follows comes in a new one.
+            task, held, _ = queue.popleft()
+            assert held is parts[last]
+            held.more = True
+            yield task, held
+            parts[last] = FileFrames(held.path, held.sha256, part=held.part + 1)
+            queue.appendleft((task, parts[last], last))
+    for task, entry, file_id in queue:
+        yield task, parts.get(file_id, entry)
+
+
+def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
+    """The games, positions and errors of ``batch`` added to ``items`` (indexed by
+    the file ids positions() gives): a file's games may span batches."""
+    assert batch.packed_offsets is not None and batch.packed_data is not None
+    assert batch.frame_offsets is not None and batch.frame_data is not None
+    file_ids = batch.file.astype(np.int64)
+    # Rows come file by file, game by game: one sorted key finds each game's rows.
+    row_keys = (file_ids << 32) | batch.game
+    games = batch.games
+    game_keys = (games.file.astype(np.int64) << 32) | games.game
+    starts = np.searchsorted(row_keys, game_keys, side="left").tolist()
+    ends = np.searchsorted(row_keys, game_keys, side="right").tolist()
+    ids = list(batch.files)
+    file_starts = np.searchsorted(file_ids, [*ids, ids[-1] + 1] if ids else []).tolist()
+    colours, points = next_moves(batch)
+    # Where each file's rows of this batch begin in its FileFrames' columns.
+    base: dict[int, int] = {}
+    for i, file_id in enumerate(ids):
+        item = items[file_id]
+        low, high = file_starts[i], file_starts[i + 1]
+        base[file_id] = len(item.frames) - low
+        item.add_rows(
+            _frames(batch, low, high), moves=batch.move_number[low:high],
+            keys=batch.canonical[low:high], elements=batch.transform[low:high],
+            to_move=batch.to_move[low:high], next_colour=colours[low:high],
+            next_point=points[low:high],
+        )
+    text = games.text
+    blacks, whites, results = text["PB"], text["PW"], text["RE"]
+    # The main line comes first in a game's rows, then each other variation, each
+    # a run of rows of one variation number.
+    main_line = batch.variations.index(()) if () in batch.variations else -1
+    off_main = np.flatnonzero(batch.variation != main_line).tolist()
+    packed = batch.packed_data.data
+    packed_offsets = batch.packed_offsets
+    moves = batch.move_number
+    for row, (file_id, game, size, handicap) in enumerate(zip(
+        games.file.tolist(), games.game.tolist(), games.size.tolist(), games.handicap.tolist(),
+        strict=True,
+    )):
+        black, white, result = blacks[row], whites[row], results[row]
+        start, end = starts[row], ends[row]
+        # The game's first row off the main line, if any, ends its main line.
+        first_off = bisect.bisect_left(off_main, start)
+        main = min(end, off_main[first_off]) if first_off < len(off_main) else end
+        digest = game_digest(size, black, white, result,
+                             packed[packed_offsets[start] : packed_offsets[main]])
+        items[file_id].games.append(GameFrames(
+            game, size, black, white, result, digest,
+            int(moves[start:main].max()) if main > start else 0,
+            start + base[file_id], end + base[file_id], main - start,
+            _lines(batch, start, main, end), black_rank=text["BR"][row],
+            white_rank=text["WR"][row], dt=text["DT"][row], event=text["EV"][row],
+            komi=text["KM"][row], handicap=handicap,
+        ))
+    for error, file_id in zip(batch.errors, batch.error_files, strict=True):
+        # Sources are read before replay here: every error belongs to a file.
+        item = items[file_id]
+        item.errors.append(SourceError(error.game, error.move_number, str(error)))
+        for game in item.games:
+            if game.game == error.game:
+                game.error = str(error)
+
+
+def _frames(batch: PositionBatch, low: int, high: int) -> list[bytes]:
+    """The frames of rows ``low`` to ``high`` as bytes."""
+    assert batch.frame_offsets is not None and batch.frame_data is not None
+    offsets, data = batch.frame_offsets, batch.frame_data
+    if low < high and (batch.size[low:high] == batch.size[low]).all():
+        # Frames of one width: numpy makes the bytes objects, as fixed-size voids
+        # (fixed-size strings would lose trailing zero bytes).
+        width = int(offsets[low + 1] - offsets[low])
+        frames: list[bytes] = data[offsets[low] : offsets[high]].view(f"V{width}").tolist()
+        return frames
+    bounds = (offsets[low : high + 1] - offsets[low]).tolist()
+    blob = data[offsets[low] : offsets[high]].tobytes()
+    return [blob[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def _lines(batch: PositionBatch, start: int, main: int, end: int) -> list[tuple[int, int, str]]:
+    """The variations of the game of rows ``start`` to ``end`` beyond its main line
+    (rows up to ``main``): (first row, the row it branches from, path), rows counted
+    from ``start``.  A row's parent is the latest earlier row one shallower."""
+    if main == end:
+        return []
+    variation = batch.variation[start:end].tolist()
+    depth = batch.depth[start:end].tolist()
+    lines = []
+    # The latest row at each depth so far, the main line's first.
+    latest = list(range(main - start))
+    for row in range(main - start, end - start):
+        d = depth[row]
+        if variation[row] != variation[row - 1]:
+            path = ".".join(map(str, batch.variations[variation[row]]))
+            lines.append((row, latest[d - 1], path))
+        del latest[d:]
+        latest.append(row)
+    return lines
+
+
+def next_moves(batch: PositionBatch) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16]]:
+    """The next move of each main-line row of ``batch``: its colour (0 none, 1, 2,
+    as recorded) and its point mapped by the row's ``transform`` (the element
+    onto its frame), -1 for a pass (and where there is no move).
+
+    The next move is the move of the following row of the same game.  There is
+    none after a game's last row, and none where a setup node comes next (with
+    or without a move in it): the stones it changes were not played.
+    """
+    count = len(batch)
+    colour = np.zeros(count, dtype=np.int8)
+    point = np.full(count, -1, dtype=np.int16)
+    if count < 2:
+        return colour, point
+    follows = (
+        (batch.file[1:] == batch.file[:-1]) & (batch.game[1:] == batch.game[:-1])
+        & (batch.variation[1:] == 0) & (batch.variation[:-1] == 0)
+        & ~batch.setup[1:] & (batch.colour[1:] != 0)
+    )
+    colour[:-1] = np.where(follows, batch.colour[1:], 0)
+    played = np.flatnonzero(follows & (batch.point[1:] >= 0))
+    nexts = batch.point[1:][played].astype(np.intp)
+    elements = batch.transform[:-1][played]
+    sizes = batch.size[:-1][played]
+    for size in np.unique(sizes).tolist():
+        at = sizes == size
+        point[played[at]] = point_images(size)[elements[at], nexts[at]]
+    return colour, point

@@ -1,0 +1,613 @@
+"""The opening explorer's side of the index: filters, search results, continuations.
+
+Scope: :class:`Filters` and the SQL condition they put on the index's
+``games`` table; the results of :meth:`gohash.index.index.Index.find`,
+:meth:`gohash.index.index.Index.continuations` and :meth:`gohash.index.index.Index.game`;
+:class:`QueryView` and :func:`merge_continuations`, which map the next moves
+the index stores back into the query's orientation and colours; and
+:func:`read_game`, which reads an indexed game again from its file.
+:mod:`gohash.index.store` owns the database and :mod:`gohash.index` runs every
+query; nothing here opens it.  What the index reads from a record's root
+(ranks, dates, winner) is :mod:`gohash.index.records`'s.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import GohashError
+from ..group.symmetry import Element, Point
+from ..pipeline.frames import unpack_frames
+from ..pipeline.positions import TEXT_PROPERTIES, positions
+from ..sgf.inputs import Source
+from ..sgf.names import fs_name
+from ..sgf.sources import find_inputs, read_input
+from .records import first_date, game_digest, rank_level
+
+__all__ = [
+    "TO_MOVE",
+    "Continuation",
+    "ContinuationRow",
+    "Continuations",
+    "Filters",
+    "FindResult",
+    "GamePosition",
+    "GameRecord",
+    "Match",
+    "QueryView",
+    "Record",
+    "contains",
+    "merge_continuations",
+    "read_game",
+]
+
+
+TO_MOVE = ("b", "w", "any")
+"""The sides to move a search can keep occurrences for, in the query's colours:
+Black, White, or either (``"any"``)."""
+
+
+# -- filters -----------------------------------------------------------------------------------
+
+_ISO_PREFIX = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_RESULTS = {"b": "B", "w": "W", "other": "other"}
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which games a search counts; every field left None lets every game through.
+
+    - ``player``: a substring of the Black or the White player's name,
+      compared case-insensitively (Unicode case folding).
+    - ``date_from``, ``date_to``: ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, both
+      inclusive.  A game's date is its ``DT``'s first date
+      (:func:`gohash.index.records.first_date`), as precise as recorded; the two are
+      compared on the precision they share (each stands for its days, and
+      they must overlap), so ``2017`` lies within ``2017-03`` to ``2017-06``,
+      and ``2017-05-02`` within ``2017`` to ``2017``.  Games without a date are
+      left out when either is given.
+    - ``result``: ``'B'`` (Black won), ``'W'`` (White won) or ``'other'``
+      (draw, void, unknown or no ``RE``), as the record says: the game's
+      colours, not the query's.
+    - ``min_rank``: like ``'5d'``, ``'3k'``, ``'9p'``
+      (:func:`gohash.index.records.rank_level` orders them).  A game is left out
+      when a player's recorded rank is below it; a player with no rank
+      recorded (or one gohash cannot read) does not leave the game out.
+    - ``event``: a substring of ``EV``, case-insensitive; games without one
+      are left out.
+    - ``handicap``: True for handicap games only (``HA`` of 2 or more), False for
+      even games only.
+    """
+
+    player: str | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    result: str | None = None
+    min_rank: str | None = None
+    event: str | None = None
+    handicap: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("date_from", "date_to"):
+            value = getattr(self, name)
+            if value is not None and not _is_date(value):
+                raise GohashError(
+                    f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD"
+                )
+        if self.result is not None and self.result.casefold() not in _RESULTS:
+            raise GohashError(f"result {self.result!r} is not one of 'B', 'W', 'other'")
+        if self.min_rank is not None and rank_level(self.min_rank) is None:
+            raise GohashError(
+                f"min_rank {self.min_rank!r} is not a rank like '3k', '5d' or '9p'"
+            )
+        for name in ("player", "event"):
+            value = getattr(self, name)
+            if value is not None and not value.strip():
+                raise GohashError(f"{name} {value!r} is empty: give a name or leave it out")
+        if self.handicap is not None and not isinstance(self.handicap, bool):
+            raise GohashError(f"handicap {self.handicap!r} is not True, False or None")
+
+    def sql(self, games: str = "g") -> tuple[str, list[Any]]:
+        """The condition on the index's games table (alias ``games``) and its
+        parameters; ``"1"`` if no filter is set.  Substrings are matched by the
+        SQL function ``gohash_contains`` that the index registers."""
+        terms: list[str] = []
+        params: list[Any] = []
+        g = games
+        if self.player is not None:
+            terms.append(f"gohash_contains({g}.black, ?) OR gohash_contains({g}.white, ?)")
+            params += [self.player, self.player]
+        # Dates compare on the precision both have: each the other's prefix.
+        if self.date_from is not None:
+            terms.append(f"substr({g}.date, 1, length(?)) >= substr(?, 1, length({g}.date))")
+            params += [self.date_from, self.date_from]
+        if self.date_to is not None:
+            terms.append(f"substr({g}.date, 1, length(?)) <= substr(?, 1, length({g}.date))")
+            params += [self.date_to, self.date_to]
+        if self.result is not None:
+            wanted = _RESULTS[self.result.casefold()]
+            if wanted == "other":
+                terms.append(f"{g}.winner IS NULL")
+            else:
+                terms.append(f"{g}.winner = ?")
+                params.append(wanted)
+        if self.min_rank is not None:
+            level = rank_level(self.min_rank)
+            terms.append(f"coalesce({g}.black_level >= ?, 1) AND coalesce({g}.white_level >= ?, 1)")
+            params += [level, level]
+        if self.event is not None:
+            terms.append(f"gohash_contains({g}.event, ?)")
+            params.append(self.event)
+        if self.handicap is not None:
+            terms.append(f"{g}.handicap {'>=' if self.handicap else '<'} 2")
+        return (" AND ".join(f"({t})" for t in terms) or "1"), params
+
+
+def _is_date(text: str) -> bool:
+    if not _ISO_PREFIX.match(text) or first_date(text) != text:
+        return False
+    try:
+        return len(text) < 10 or bool(datetime.date.fromisoformat(text))
+    except ValueError:  # 2017-02-30
+        return False
+
+
+def contains(text: str | None, part: str) -> bool:
+    """``part`` within ``text``, case-insensitively (the SQL ``gohash_contains``)."""
+    return text is not None and part.casefold() in text.casefold()
+
+
+# -- results -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Record:
+    """One game record of the index, with what its root says.
+
+    ``dt`` is ``DT`` as recorded, ``date`` its first date (:func:`gohash.index.records.first_date`);
+    ``winner`` ``'B'``, ``'W'`` or None (:func:`winner` of ``result``);
+    ``handicap`` is ``HA`` (0 without); ranks are ``BR``, ``WR`` as recorded.
+    """
+
+    id: int
+    file: str
+    game: int
+    size: int
+    black: str | None
+    white: str | None
+    result: str | None
+    moves: int
+    black_rank: str | None
+    white_rank: str | None
+    dt: str | None
+    date: str | None
+    event: str | None
+    komi: float | None
+    handicap: int
+    winner: str | None
+
+
+@dataclass(frozen=True)
+class Match:
+    """The query position occurred in ``record`` at ``move_number``, as
+    ``element`` applied to the query (``element.swap``: colours exchanged).
+
+    ``seq`` is the position's place in the game's main line as indexed
+    (``Index.game(record.id).positions[seq]``); ``to_move`` the side to move
+    there and ``next_move`` the move played next (colour and point, None for a
+    pass), both in the query's orientation and colours as
+    :meth:`gohash.index.index.Index.continuations` gives them; ``next_move`` is None where the
+    game has no next move.  ``variation`` is the line of the game it occurred
+    on, ``()`` the main line (an index built with variations).
+    """
+
+    record: Record
+    move_number: int
+    element: Element
+    seq: int
+    to_move: str
+    next_move: tuple[str, Point | None] | None
+    variation: tuple[int, ...] = ()
+
+    @property
+    def colours_exchanged(self) -> bool:
+        return self.element.swap
+
+
+@dataclass
+class FindResult:
+    """``total`` occurrences match; ``matches`` holds those from ``offset`` on, at most
+    ``limit``.  ``rejected``: positions with the same key but other stones."""
+
+    key: int
+    total: int
+    matches: list[Match]
+    offset: int
+    limit: int | None
+    rejected: int
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """One move played from the query position, in the query's orientation and colours.
+
+    ``point`` is ``(row, col)`` (row 0 the bottom line), None for a pass;
+    ``equivalent`` holds it and its images under the query's own symmetries
+    (one point for a position without symmetry; empty for a pass).  ``count``
+    occurrences went on with it, ``share`` of all that matched
+    (:attr:`Continuations.total`).  ``black_wins`` and ``white_wins`` count the
+    games won by the player of the query's Black or White stones (in a
+    colour-exchanged hit, the game's White and Black); ``other`` the rest.
+    ``first_date`` and ``last_date`` bound the dates of the games that have one.
+    ``same_colours`` and ``exchanged_colours`` split ``count`` by how the
+    occurrence matched the query.
+    """
+
+    point: Point | None
+    colour: str
+    count: int
+    share: float
+    black_wins: int
+    white_wins: int
+    other: int
+    first_date: str | None
+    last_date: str | None
+    same_colours: int
+    exchanged_colours: int
+    equivalent: tuple[Point, ...]
+
+
+@dataclass
+class Continuations:
+    """What was played from a position (:meth:`gohash.index.index.Index.continuations`).
+
+    ``total`` occurrences matched (filters applied), ``same_colours`` and
+    ``exchanged_colours`` of them by how they matched; ``ended`` of them have
+    no next move (the main line ends there, or a setup node comes next, which
+    is no move anyone played).  ``moves`` come by count, most played first,
+    then Black's before White's, then by ``row * size + col``, passes last;
+    ``limit`` cuts the list, never the counts.  ``black_wins``,
+    ``white_wins`` and ``other`` count the results of all ``total`` games
+    in the query's colours; ``years`` counts the occurrences by the year of
+    their game (those with a date).  ``symmetries`` are the elements that map
+    the query onto itself (the identity first).  ``to_move`` is the side to
+    move the occurrences were kept for, in the query's colours (``'b'``,
+    ``'w'``), or None: either side.
+    """
+
+    key: int
+    size: int
+    total: int
+    ended: int
+    same_colours: int
+    exchanged_colours: int
+    black_wins: int
+    white_wins: int
+    other: int
+    moves: list[Continuation]
+    years: dict[int, int]
+    symmetries: tuple[Element, ...]
+    to_move: str | None = None
+
+
+@dataclass
+class GamePosition:
+    """One position of a game's main line: after move ``move_number``, reached by
+    ``colour`` (``'b'``/``'w'``, None for the initial position and a setup-only
+    node) playing at ``point`` (``(row, col)``; None for a pass or no move);
+    ``setup`` if setup stones changed the board; ``stones`` the position
+    (0 empty, 1 black, 2 white)."""
+
+    move_number: int
+    colour: str | None
+    point: Point | None
+    setup: bool
+    stones: npt.NDArray[np.int8]
+
+
+@dataclass
+class GameRecord:
+    """A game of the index read again from its file (:meth:`gohash.index.index.Index.game`).
+
+    ``root`` holds the root's text properties that are present (``PB``,
+    ``PW``, ``BR``, ``WR``, ``RE``, ``KM``, ``GN``, ``DT``, ``EV``, ``RU``);
+    ``positions[seq]`` is the position of :attr:`gohash.index.queries.Match.seq`
+    ``seq``: the main line as the index holds it, the initial position first.
+    """
+
+    record: Record
+    root: dict[str, str]
+    positions: list[GamePosition] = field(default_factory=list)
+
+
+# -- continuations -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContinuationRow:
+    """Occurrences grouped as the index finds them: by next move as stored
+    (``colour`` as recorded, 0 for none; ``point`` in the frame's orientation,
+    -1 a pass), whether the occurrence's frame element exchanges colours
+    (``swapped``), the side to move as recorded (1, 2) and the year of the
+    game; with their games' results and dates."""
+
+    colour: int
+    point: int | None
+    swapped: bool
+    to_move: int
+    year: int | None
+    count: int
+    black_wins: int
+    white_wins: int
+    first_date: str | None
+    last_date: str | None
+
+
+class QueryView:
+    """How the occurrences of a query's frame look from the query.
+
+    ``onto`` lists every element mapping the query onto its frame, lowest
+    first (:func:`gohash.pipeline.frames.frame_and_elements`).  An occurrence matches
+    the query through ``h = e^-1 . t . g`` for each symmetry ``t`` of the frame
+    (module docstring); the views allowed are those of the ``h`` that keep the
+    colours unless ``colour_swap``, and that give the side to move ``to_move``
+    (``'b'``, ``'w'``; ``'any'`` or None: either).  Of the views allowed, those that keep
+    the colours are taken if there are any: so a position that is its own
+    colour-exchanged image matches with the same colours, unless only the
+    exchanged view gives the side to move asked for.  An occurrence is known
+    here by whether its frame element swaps (``swapped``) and its side to move
+    as recorded (1, 2): the views depend on nothing else.
+    """
+
+    def __init__(
+        self, onto: Sequence[Element], size: int, *, colour_swap: bool = True,
+        to_move: str | None = None,
+    ) -> None:
+        if to_move not in (None, *TO_MOVE):
+            raise GohashError(f"to_move {to_move!r} is not 'b', 'w', 'any' or None")
+        self.element = onto[0]
+        self.size = size
+        self.colour_swap = colour_swap
+        self.to_move = None if to_move == "any" else to_move
+        self.frame_symmetries = [t.compose(self.element.inverse) for t in onto]
+        self.symmetries = tuple(self.element.inverse.compose(t) for t in onto)
+        self._moves: dict[tuple[int, int, bool, int], tuple[str, Point | None, tuple[Point, ...]]]
+        self._moves = {}
+
+    def views(self, swapped: bool, to_move: int) -> list[Element]:
+        """The frame symmetries ``t`` of the views taken of an occurrence (none: it
+        does not match)."""
+        g = self.element
+        allowed = []
+        for t in self.frame_symmetries:
+            exchanged = swapped != (t.swap != g.swap)
+            seen = to_move if not exchanged else 3 - to_move
+            if (self.colour_swap or not exchanged) and (
+                self.to_move is None or "bw"[seen - 1] == self.to_move
+            ):
+                allowed.append(t)
+        same = [t for t in allowed if swapped == (t.swap != g.swap)]
+        return same or allowed
+
+    def matches(self, swapped: bool, to_move: int) -> bool:
+        return bool(self.views(swapped, to_move))
+
+    def exchanged(self, swapped: bool, to_move: int) -> bool:
+        """Whether an occurrence that matches does so with colours exchanged."""
+        t = self.views(swapped, to_move)[0]
+        return swapped != (t.swap != self.element.swap)
+
+    def elements(self, stored: Element, to_move: int) -> list[Element]:
+        """The elements mapping the query onto an occurrence (its frame element
+        ``stored``) in the views taken."""
+        return [stored.inverse.compose(t).compose(self.element)
+                for t in self.views(stored.swap, to_move)]
+
+    def condition(self) -> tuple[str, list[int]]:
+        """An SQL condition on occurrences ``o`` that keeps those that match, with
+        its parameters; ``"1"`` if all do."""
+        kinds = [(int(sw), tm) for sw in (False, True) for tm in (1, 2) if self.matches(sw, tm)]
+        if len(kinds) == 4:
+            return "1", []
+        if not kinds:
+            return "0", []
+        terms = " OR ".join("((o.element >= 8) = ? AND o.to_move = ?)" for _ in kinds)
+        return f"({terms})", [value for kind in kinds for value in kind]
+
+    def match(
+        self, record: Record, move_number: int, seq: int, stored: Element, to_move: int,
+        next_colour: int, next_point: int | None,
+    ) -> Match:
+        """The :class:`Match` of an occurrence that matches: its frame element
+        ``stored``, side to move and next move as the index stores them."""
+        exchanged = self.exchanged(stored.swap, to_move)
+        next_move = None
+        if next_colour and next_point is not None:
+            colour, point, _ = self.move(next_colour, next_point, stored.swap, to_move)
+            next_move = (colour, point)
+        return Match(
+            record, move_number, min(self.elements(stored, to_move), key=lambda h: h.index),
+            seq, "bw"[(to_move == 2) != exchanged], next_move,
+        )
+
+    def move(
+        self, colour: int, point: int, swapped: bool, to_move: int
+    ) -> tuple[str, Point | None, tuple[Point, ...]]:
+        """A stored next move (colour as recorded, 1 or 2; point in the frame's
+        orientation, -1 a pass) of a matching occurrence seen from the query:
+        its colour, its representative point (None: pass) and the points
+        equivalent to it, through ``g^-1 . t^-1`` for the views' ``t``."""
+        where = (colour, point, swapped, to_move)
+        if where not in self._moves:
+            maps = [self.element.inverse.compose(t.inverse) for t in self.views(swapped, to_move)]
+            recorded = "b" if colour == 1 else "w"
+            # The frame holds the move with its colour exchanged if the occurrence's element swaps.
+            stored = recorded if not swapped else ("w" if recorded == "b" else "b")
+            colours = {m.map_colour(stored) for m in maps}
+            assert len(colours) == 1, "the views agree on colour exchange"
+            if point < 0:
+                self._moves[where] = (colours.pop(), None, ())
+            else:
+                at = divmod(point, self.size)
+                points = sorted({m.map_point(at, self.size) for m in maps})
+                self._moves[where] = (colours.pop(), points[-1], tuple(points))
+        return self._moves[where]
+
+
+def merge_continuations(
+    rows: Iterable[ContinuationRow], *, key: int, view: QueryView, limit: int | None
+) -> Continuations:
+    """The continuations of a query from the index's grouped occurrences (those
+    that match), seen through ``view``."""
+    result = Continuations(key, view.size, 0, 0, 0, 0, 0, 0, 0, [], {}, view.symmetries,
+                           view.to_move)
+    moves: dict[tuple[str, Point | None], _Move] = {}
+    for row in rows:
+        exchanged = view.exchanged(row.swapped, row.to_move)
+        blacks, whites = (row.white_wins, row.black_wins) if exchanged else (
+            row.black_wins, row.white_wins)
+        result.total += row.count
+        result.black_wins += blacks
+        result.white_wins += whites
+        result.other += row.count - blacks - whites
+        if exchanged:
+            result.exchanged_colours += row.count
+        else:
+            result.same_colours += row.count
+        if row.year is not None:
+            result.years[row.year] = result.years.get(row.year, 0) + row.count
+        if row.colour == 0 or row.point is None:
+            result.ended += row.count
+            continue
+        colour, point, equivalent = view.move(row.colour, row.point, row.swapped, row.to_move)
+        move = moves.setdefault((colour, point), _Move(colour, point, equivalent))
+        move.add(row, blacks, whites, exchanged)
+    ordered = sorted(moves.values(), key=lambda m: (
+        -m.count, m.colour != "b", m.point is None, m.point or (0, 0)
+    ))
+    result.moves = [m.result(result.total) for m in ordered[:limit]]
+    result.years = dict(sorted(result.years.items()))
+    return result
+
+
+class _Move:
+    """A continuation being summed up."""
+
+    def __init__(self, colour: str, point: Point | None, equivalent: tuple[Point, ...]) -> None:
+        self.colour, self.point, self.equivalent = colour, point, equivalent
+        self.count = self.black_wins = self.white_wins = self.same = self.exchanged = 0
+        self.first: str | None = None
+        self.last: str | None = None
+
+    def add(self, row: ContinuationRow, blacks: int, whites: int, exchanged: bool) -> None:
+        self.count += row.count
+        self.black_wins += blacks
+        self.white_wins += whites
+        if exchanged:
+            self.exchanged += row.count
+        else:
+            self.same += row.count
+        if row.first_date is not None and (self.first is None or row.first_date < self.first):
+            self.first = row.first_date
+        if row.last_date is not None and (self.last is None or row.last_date > self.last):
+            self.last = row.last_date
+
+    def result(self, total: int) -> Continuation:
+        return Continuation(
+            self.point, self.colour, self.count, self.count / total, self.black_wins,
+            self.white_wins, self.count - self.black_wins - self.white_wins, self.first,
+            self.last, self.same, self.exchanged, self.equivalent,
+        )
+
+
+# -- games read again ----------------------------------------------------------------------------
+
+
+def read_game(
+    record: Record,
+    *,
+    file_sha: str,
+    game_sha: str,
+    suicide_allowed: bool | None,
+    folders: Sequence[str] = (),
+) -> GameRecord:
+    """Game ``record`` read again from its file and replayed as its build did
+    (``suicide_allowed`` as given to it; None: the game's ``RU``).
+
+    The file must have the SHA-256 ``file_sha`` and the game replay to the
+    positions known by ``game_sha`` (:func:`gohash.index.records.game_digest`), or
+    this raises :class:`GohashError`.  A relative path is tried from the
+    current folder, then from each of ``folders``.
+    """
+    source = _source_again(record.file, file_sha, folders)
+    for batch in positions([source], packed=True, suicide_allowed=suicide_allowed):
+        games = batch.games
+        found = np.flatnonzero(games.game == record.game)
+        if not found.size:
+            continue
+        text = {name: games.text[name][int(found[0])] for name in TEXT_PROPERTIES}
+        rows = np.flatnonzero((batch.game == record.game) & (batch.variation == 0))
+        low, high = (int(rows[0]), int(rows[-1]) + 1) if rows.size else (0, 0)
+        assert batch.packed_offsets is not None and batch.packed_data is not None
+        offsets = batch.packed_offsets
+        packed = batch.packed_data[offsets[low] : offsets[high]].tobytes()
+        if game_digest(record.size, text["PB"], text["PW"], text["RE"], packed) != game_sha:
+            break
+        stones = unpack_frames(packed, high - low, record.size)
+        colours = {0: None, 1: "b", 2: "w"}
+        return GameRecord(
+            record,
+            {name: value for name, value in text.items() if value is not None},
+            [
+                GamePosition(
+                    int(batch.move_number[i]),
+                    colours[int(batch.colour[i])],
+                    None if batch.point[i] < 0 else divmod(int(batch.point[i]), record.size),
+                    bool(batch.setup[i]),
+                    stones[i - low],
+                )
+                for i in range(low, high)
+            ],
+        )
+    raise GohashError(
+        "no longer replays to the positions indexed: rebuild the index",
+        file=record.file, game=record.game,
+    )
+
+
+def _source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
+    """The SGF source ``name`` (a file, or ``archive:member``) read again and
+    checked against its SHA-256; reported under ``name``."""
+    candidates = [name]
+    if not os.path.isabs(name) and name != "-":
+        candidates += [os.path.join(folder, name) for folder in folders]
+    # A stored name holds the bytes of a name that are not UTF-8 as escapes.
+    candidates += [fs for candidate in candidates if (fs := fs_name(candidate)) != candidate]
+    for candidate in candidates:
+        # An archive member is named "archive:member"; the archive is the part
+        # before a colon that is a file.
+        containers = [candidate[:i] for i in range(1, len(candidate) + 1)
+                      if candidate[i:i + 1] in (":", "") and os.path.isfile(candidate[:i])]
+        for container in containers:
+            for inp in find_inputs([container]):
+                for source in read_input(inp):
+                    if isinstance(source, Source) and source.name == candidate:
+                        if hashlib.sha256(source.data).hexdigest() != sha256:
+                            raise GohashError(
+                                "changed since it was indexed (its SHA-256 differs): "
+                                "rebuild the index", file=name,
+                            )
+                        return Source(name, source.data, source.notes)
+    raise GohashError(
+        "cannot read it again: not found (paths are as given to the build: relative "
+        "to the folder it ran in, or to the index's)", file=name,
+    )

@@ -1,0 +1,271 @@
+"""What an index stores of a file and its games, as plain data.
+
+Scope: :class:`FileFrames` and :class:`GameFrames` (per game its root text, the
+SHA-256 of its exact positions and its error; per position its move number,
+canonical key, frame, the element mapping it onto that frame, the side to
+move and the next move in the frame's orientation), :class:`SourceError`, the
+game digest, and what the opening explorer reads from a root
+(:func:`rank_level`, :func:`first_date`, :func:`winner`, :func:`komi_value`).
+:mod:`gohash.index.build` makes them; nothing here knows SQL but the form keys
+are stored in.  :data:`PARSE_VERSION` versions the replay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import GohashError
+from ..group.symmetry import ELEMENTS
+from ..sgf.inputs import Input, Skipped, Source
+
+__all__ = [
+    "PARSE_VERSION",
+    "FileFrames",
+    "GameFrames",
+    "SourceError",
+    "SourceNote",
+    "SqlKey",
+    "Task",
+    "first_date",
+    "game_digest",
+    "komi_value",
+    "point_images",
+    "rank_level",
+    "sql_keys",
+    "winner",
+]
+
+PARSE_VERSION = 1
+"""The version of what a replay stores for a file: raise it with every change to
+reading or replaying records that changes a file's games, positions or errors
+(a fixed reading of a property, a new rule), so that ``gohash index build``
+re-reads the files an earlier gohash indexed."""
+
+SqlKey = int | bytes
+"""A canonical key as the index stores it: a 64-bit key as the signed integer of
+its bits, a 128-bit key as 16 big-endian bytes."""
+
+
+@dataclass
+class GameFrames:
+    """One game: its root text, the SHA-256 of its root text fields and exact
+    main-line positions, its highest move number on the main line, why it was
+    cut short (``error``), and its positions: rows ``start`` to ``end`` of its
+    file's columns, the first ``main`` its main line, each other variation a
+    run of rows whose first (from ``start``), parent and path are in ``lines``;
+    and what the explorer reads from its root: ``BR``, ``WR`` as recorded and
+    as levels (:func:`rank_level`), ``DT`` and its first date, ``EV``, ``KM``,
+    ``HA`` and the winner named by ``RE``.
+    """
+
+    game: int
+    size: int
+    black: str | None
+    white: str | None
+    result: str | None
+    sha256: str
+    moves: int
+    start: int
+    end: int
+    main: int
+    lines: list[tuple[int, int, str]] = field(default_factory=list)
+    error: str | None = None
+    black_rank: str | None = None
+    white_rank: str | None = None
+    dt: str | None = None
+    event: str | None = None
+    komi: str | None = None
+    handicap: int = 0
+
+    def explorer_columns(self) -> tuple[object, ...]:
+        """black_rank, white_rank, black_level, white_level, dt, date, event, komi,
+        handicap, winner: the games table's explorer columns."""
+        return (
+            self.black_rank, self.white_rank, rank_level(self.black_rank),
+            rank_level(self.white_rank), self.dt, first_date(self.dt), self.event,
+            komi_value(self.komi), self.handicap, winner(self.result),
+        )
+
+
+@dataclass
+class SourceError:
+    """A located error as plain data (exceptions with keyword arguments do not pickle)."""
+
+    game: int | None
+    move: int | None
+    message: str
+
+
+@dataclass
+class SourceNote:
+    """An input not read, a note (:class:`gohash.sgf.inputs.Skipped`: a pipe found in a folder)."""
+
+    message: str
+
+
+def _empty(dtype: type[np.generic]) -> Callable[[], npt.NDArray[Any]]:
+    return lambda: np.zeros(0, dtype=dtype)
+
+
+@dataclass
+class FileFrames:
+    """The games of one SGF source; only ``path`` and ``sha256`` if ``unchanged``.
+
+    The main-line positions of all its games, in order, as numpy columns:
+    ``moves`` (move numbers), ``keys`` (canonical keys as positions() gives them,
+    ``uint64`` of shape ``(n,)`` or ``(n, 2)``; :func:`sql_keys` gives their
+    stored form), ``frames`` (bytes) and ``elements`` (the index of the lowest
+    element mapping each position onto its frame), ``to_move`` (1 Black, 2 White,
+    as recorded) and the next move (:func:`next_moves`): ``next_colour`` (0 none,
+    1, 2, as recorded) and ``next_point`` (in the frame's orientation, -1 a pass;
+    meaningless where ``next_colour`` is 0, stored as NULL).
+
+    A file of more games than one batch of
+    :func:`gohash.index.build.stream_frames` comes in parts, ``part`` 0, 1, ...:
+    each holds whole games, its rows and games counted from its own start;
+    ``more`` says another part follows.
+    """
+
+    path: str
+    sha256: str
+    unchanged: bool = False
+    part: int = 0
+    more: bool = False
+    games: list[GameFrames] = field(default_factory=list)
+    errors: list[SourceError] = field(default_factory=list)
+    moves: npt.NDArray[np.int32] = field(default_factory=_empty(np.int32))
+    keys: npt.NDArray[np.uint64] = field(default_factory=_empty(np.uint64))
+    frames: list[bytes] = field(default_factory=list)
+    elements: npt.NDArray[np.uint8] = field(default_factory=_empty(np.uint8))
+    to_move: npt.NDArray[np.int8] = field(default_factory=_empty(np.int8))
+    next_colour: npt.NDArray[np.int8] = field(default_factory=_empty(np.int8))
+    next_point: npt.NDArray[np.int16] = field(default_factory=_empty(np.int16))
+
+    def add_rows(self, frames: list[bytes], **columns: npt.NDArray[Any]) -> None:
+        """Rows after those it holds: a file's games may span positions() batches."""
+        self.frames += frames
+        for name, column in columns.items():
+            held = getattr(self, name)
+            setattr(self, name, np.concatenate([held, column]) if len(held) else column)
+
+
+Task = tuple[Input | Source | GohashError | Skipped, dict[str, str]]
+"""An input (or a source, error or note read beforehand) and the SHA-256 of its files
+already indexed, by path.  An input of kind ``canon-parquet`` is one part of a
+canon dataset, read back (:func:`gohash.tools.parquet.part_frames`), not replayed."""
+
+
+# A rank is a number and a unit, either way round ("5d", "5 dan", "P9", "9段"),
+# with KGS's "?" (uncertain) or "*" after it.
+_RANK_UNITS = {"k": "k", "kyu": "k", "級": "k", "d": "d", "dan": "d", "段": "d", "p": "p",
+               "pro": "p"}
+_RANK = re.compile(r"^(?:(\d{1,2})\s*([a-z]+|級|段)|(p|pro)\s*(\d{1,2}))[?*+]?$")
+_RANK_LIMITS = {"k": 30, "d": 9, "p": 9}
+
+
+def rank_level(text: str | None) -> int | None:
+    """A rank as a number that orders ranks (higher is stronger), or None if
+    ``text`` is not a rank gohash reads.
+
+    Kyu ranks (``30k`` to ``1k``) come below amateur dan ranks (``1d`` to ``9d``),
+    and those below professional ranks (``1p`` to ``9p``): ``30k`` is 0, ``1k``
+    29, ``1d`` 30, ``9d`` 38, ``1p`` 101, ``9p`` 109.  Read: ``5k``, ``5 kyu``,
+    ``5級``, ``5d``, ``5 dan``, ``5段`` (read as dan: records do not say whether
+    it is a professional's), ``9p``, ``9 pro``, ``P9``, case-insensitive, with
+    a trailing ``?`` or ``*`` (KGS).
+    """
+    if text is None:
+        return None
+    match = _RANK.match(text.strip().casefold())
+    if match is None:
+        return None
+    if match.group(1) is not None:
+        number, unit = int(match.group(1)), _RANK_UNITS.get(match.group(2))
+    else:
+        number, unit = int(match.group(4)), "p"
+    if unit is None or not 1 <= number <= _RANK_LIMITS[unit]:
+        return None
+    return {"k": 30 - number, "d": 29 + number, "p": 100 + number}[unit]
+
+
+_DATE = re.compile(r"^\s*(\d{4})(?:[-./](\d{1,2})(?:[-./](\d{1,2}))?)?(?!\d)")
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+
+
+def first_date(text: str | None) -> str | None:
+    """The first date of a ``DT`` value in ISO form, as precise as it is given:
+    ``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``; None if it has none.
+
+    Read: a date at the start (``2017-01-05``, ``2017.01.05 12:34``,
+    ``1996-06-20,21``, ``2003-10``), else the first four-digit number standing
+    alone, as a year (``05.01.2017`` gives ``2017``: day and month orders differ).
+    """
+    if text is None:
+        return None
+    match = _DATE.match(text)
+    if match is not None:
+        year, month, day = match.groups()
+        if month is None or not 1 <= int(month) <= 12:
+            return year
+        if day is None or not 1 <= int(day) <= 31:
+            return f"{year}-{int(month):02d}"
+        return f"{year}-{int(month):02d}-{int(day):02d}"
+    year_match = _YEAR.search(text)
+    return None if year_match is None else year_match.group(1)
+
+
+def winner(result: str | None) -> str | None:
+    """``'B'`` or ``'W'`` for a ``RE`` that names a winner (``B+R``, ``W+0.5``,
+    ``B``), None for anything else (draws, void, unknown, missing)."""
+    if result is None:
+        return None
+    text = result.strip().upper()
+    if text in ("B", "W") or text[:2] in ("B+", "W+"):
+        return text[0]
+    return None
+
+
+def komi_value(text: str | None) -> float | None:
+    """``KM`` as a number, or None if missing or not a finite number."""
+    if text is None:
+        return None
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def game_digest(
+    size: int, black: str | None, white: str | None, result: str | None,
+    packed: bytes | memoryview,
+) -> str:
+    """The SHA-256 a game is known by: of its size, players and result and its
+    main line's exact packed positions, concatenated."""
+    digest = hashlib.sha256(f"{size}|{black}|{white}|{result}|".encode())
+    digest.update(packed)
+    return digest.hexdigest()
+
+
+@cache
+def point_images(size: int) -> npt.NDArray[np.intp]:
+    """``perms[g, p]``: the image of point ``p`` under element ``g``."""
+    return np.stack([g.point_permutation(size) for g in ELEMENTS])
+
+
+def sql_keys(keys: npt.NDArray[np.uint64]) -> list[SqlKey]:
+    """Canonical keys in the form the index stores them (:data:`SqlKey`)."""
+    if keys.ndim == 1:
+        signed: list[SqlKey] = keys.view(np.int64).tolist()
+        return signed
+    blob = keys.astype(">u8").tobytes()
+    return [blob[i : i + 16] for i in range(0, len(blob), 16)]

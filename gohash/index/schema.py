@@ -1,0 +1,87 @@
+"""The index's SQLite schema and its format version.
+
+:data:`SCHEMA` is the DDL of a new index; :data:`SCHEMA_VERSION` (SQLite's
+``user_version``) changes with every change to it, and an index of another
+version is refused.  :data:`APPLICATION_ID` marks an SQLite file as a gohash
+index.
+"""
+
+from __future__ import annotations
+
+__all__ = ["APPLICATION_ID", "SCHEMA", "SCHEMA_VERSION", "SQLITE_HEADER"]
+
+SCHEMA_VERSION = 2
+APPLICATION_ID = 0x67686978  # "ghix"
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+SCHEMA = """
+CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    sha256 TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    gohash_version TEXT NOT NULL,
+    parse_version INTEGER NOT NULL,
+    suicide INTEGER
+);
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    game INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    black TEXT,
+    white TEXT,
+    result TEXT,
+    sha256 TEXT NOT NULL,
+    positions INTEGER NOT NULL,
+    moves INTEGER NOT NULL,
+    error TEXT,
+    black_rank TEXT,
+    white_rank TEXT,
+    black_level INTEGER,
+    white_level INTEGER,
+    dt TEXT,
+    date TEXT,
+    event TEXT,
+    komi REAL,
+    handicap INTEGER NOT NULL,
+    winner TEXT,
+    UNIQUE (file_id, game)
+);
+CREATE TABLE errors (
+    file_id INTEGER NOT NULL REFERENCES files(id),
+    game INTEGER,
+    move INTEGER,
+    message TEXT NOT NULL
+);
+CREATE INDEX errors_by_file ON errors (file_id);
+CREATE TABLE positions (
+    id INTEGER PRIMARY KEY,
+    key NOT NULL,
+    frame BLOB NOT NULL
+);
+CREATE INDEX positions_by_key ON positions (key);
+CREATE TABLE occurrences (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    move INTEGER NOT NULL,
+    position_id INTEGER NOT NULL REFERENCES positions(id),
+    element INTEGER NOT NULL,
+    to_move INTEGER NOT NULL,
+    next_colour INTEGER NOT NULL,
+    next_point INTEGER,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX occurrences_by_position ON occurrences
+    (position_id, game_id, seq, move, element, to_move, next_colour, next_point);
+CREATE TABLE variations (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    parent INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+"""
+# Every column of occurrences is in occurrences_by_position: searches and
+# continuations read the index alone, never the table.

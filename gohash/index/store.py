@@ -1,0 +1,752 @@
+"""The file of a position index: its SQLite schema, opening it, building it, looking after it.
+
+Scope: :class:`IndexFile`, the database (schema, versioning, opening and
+checking it), building it from SGF files (incremental, whole files per
+transaction; files are replayed into frames by :mod:`gohash.index.build`,
+optionally in worker processes, and written by :mod:`gohash.index.writer`),
+removing files from it and saying what it holds.  Searching it and finding
+duplicate games is :class:`gohash.index.index.Index`'s, which holds an
+:class:`IndexFile`; why a stored position is exact is said there.  The
+command line (:mod:`gohash.cli.index`) only parses arguments and prints.
+
+Keys are stored as SQLite INTEGERs: an unsigned 64-bit key ``k`` is stored as
+the signed ``k - 2**64`` when ``k >= 2**63`` (the bits of ``k`` read as int64).
+128-bit keys (``regular128``) are stored as 16-byte big-endian BLOBs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sqlite3
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
+
+from ..errors import DamagedIndexError, GohashError, IndexFileError, WorkerDied, counted
+from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
+from ..group.symmetry import check_size
+from ..pipeline.frames import NamedSchemes, SchemeFactory
+from ..pipeline.pool import ordered_map
+from ..sgf.inputs import Input
+from ..sgf.names import name_text
+from ..sgf.sources import find_inputs, read_input
+from ..version import __version__
+from .build import Spooled, SpoolReader, spooled_frames, stream_frames
+from .check import check_index, damaged, frame_faults
+from .queries import contains
+from .records import PARSE_VERSION, FileFrames, SourceError, SourceNote, Task
+from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
+from .writer import Writer
+
+__all__ = [
+    "BuildSummary",
+    "Built",
+    "IndexFile",
+    "IndexInfo",
+    "Removed",
+    "build_index",
+    "database_errors",
+    "read_only_uri",
+]
+
+COMMIT_SECONDS = 1.0
+"""A build commits the files it wrote once a transaction is this old: each commit
+writes every page it dirtied (keys are random, so each file dirties a few
+hundred pages of the key index), and files of a second share most of them:
+one transaction per file made the database most of a build's time."""
+CACHE_KIB = 64 * 1024
+"""SQLite's page cache per connection: with a batch of replayed positions
+(:data:`~gohash.index.build.BATCH_POSITIONS`) and the writer's staged rows
+(:data:`~gohash.index.writer.STAGED_ROWS`), what bounds a build's memory."""
+
+
+# -- results ---------------------------------------------------------------------------------
+
+
+@dataclass
+class BuildSummary:
+    """What one build did; ``errors`` are the messages of the files indexed this time,
+    ``notes`` say what went wrong but was recovered (a worker process died)."""
+
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_replaced: int = 0
+    files_reread: int = 0  # unchanged, but indexed under another parse version
+    games: int = 0
+    positions: int = 0
+    new_positions: int = 0
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, other: BuildSummary) -> None:
+        self.files_indexed += other.files_indexed
+        self.files_unchanged += other.files_unchanged
+        self.files_replaced += other.files_replaced
+        self.files_reread += other.files_reread
+        self.games += other.games
+        self.positions += other.positions
+        self.new_positions += other.new_positions
+        self.errors += other.errors
+        self.notes += other.notes
+
+    def __str__(self) -> str:
+        reread = (
+            f", {self.files_reread:,} re-read for this gohash" if self.files_reread else ""
+        )
+        return (
+            f"{counted(self.files_indexed, 'file')} indexed ({self.files_replaced:,} replaced"
+            f"{reread}), {self.files_unchanged:,} unchanged; {counted(self.games, 'game')}, "
+            f"{counted(self.positions, 'position')} ({self.new_positions:,} new distinct); "
+            f"{counted(len(self.errors), 'error')}"
+        )
+
+
+
+@dataclass
+class IndexInfo:
+    """What an index holds and how it was built.
+
+    ``positions`` counts occurrences (a position seen twice counts twice),
+    ``distinct`` the positions up to symmetry; ``gohash_versions`` gives the
+    files per gohash version that indexed them, and ``outdated`` the files
+    indexed under another parse version, which a build given them re-reads.
+    """
+
+    path: str
+    schema_version: int
+    scheme: str
+    variations: bool
+    files: int
+    games: int
+    positions: int
+    distinct: int
+    errors: int
+    gohash_versions: dict[str, int]
+    outdated: int
+
+
+@dataclass
+class Removed:
+    """What :meth:`Index.remove` removed: files by path, and their games; ``missing``
+    are the paths given that matched no file of the index."""
+
+    files: list[str] = field(default_factory=list)
+    games: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+# -- the database ----------------------------------------------------------------------------
+
+
+def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
+    try:
+        if read_only:
+            # One connection serves a web server's threads, which serialise their use.
+            db = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None,
+                                 check_same_thread=False)
+        else:
+            db = sqlite3.connect(path, isolation_level=None)
+    except sqlite3.Error as e:
+        raise IndexFileError(f"cannot open the index: {e}", file=path) from None
+    db.create_function("gohash_contains", 2, contains, deterministic=True)
+    return db
+
+
+def read_only_uri(path: str) -> str:
+    """The SQLite URI that opens the index ``path`` for reading only.
+
+    ``mode=ro`` always.  An index at rest is in rollback-journal mode (a build
+    leaves it so), which a reader opens without creating any file.  One in WAL
+    mode (a build running, or one that could not leave WAL mode) needs its
+    ``-wal`` and ``-shm`` files, which a reader creates if they are missing and
+    leaves behind; where it cannot create them (a folder it cannot write, a
+    read-only mount) and there is no ``-wal`` file, no writer has the index open
+    and every commit is in the database file: ``immutable=1`` reads it as it is.
+    """
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    folder = os.path.dirname(os.path.abspath(path))
+    if (_wal_mode(path) and not os.path.exists(path + "-wal")
+            and not os.access(folder, os.W_OK)):
+        uri += "&immutable=1"
+    return uri
+
+
+def _wal_mode(path: str) -> bool:
+    """Whether the database header says WAL mode (file format versions 2)."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(20)
+    except OSError:
+        return False
+    return header[18:20] == b"\x02\x02"
+
+
+def _check_sqlite_file(path: str) -> bool:
+    """True if ``path`` holds an SQLite database, False if it is empty; raise otherwise."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(len(SQLITE_HEADER))
+    except IsADirectoryError:
+        raise IndexFileError("a folder, not an index", file=path) from None
+    except OSError as e:
+        raise IndexFileError(f"cannot read the index: {e.strerror}", file=path) from None
+    if not header:
+        return False
+    if header != SQLITE_HEADER:
+        raise IndexFileError(
+            f"not an SQLite database (it starts with {header[:8]!r})", file=path
+        )
+    return True
+
+
+class _Located(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+_I = TypeVar("_I", bound=_Located)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def database_errors(
+    method: Callable[Concatenate[_I, _P], _R],
+) -> Callable[Concatenate[_I, _P], _R]:
+    """Report SQLite's errors on an open index (locked, damaged, disk full) as IndexFileError."""
+
+    @functools.wraps(method)
+    def wrapper(self: _I, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as e:
+            raise IndexFileError(f"cannot use the index: {e}", file=self.path) from None
+
+    return wrapper
+
+
+class IndexFile:
+    """A gohash position index in an SQLite file: its schema, opening, building and upkeep.
+
+    ``IndexFile(path)`` opens an existing index; ``IndexFile(path, create=True)`` also
+    creates one (with ``scheme``, default ``regular128``) if the file is missing or
+    empty.  ``scheme`` may instead be a factory from board size to
+    :class:`~gohash.group.schemes.KeyScheme`, for experiments with other key tables
+    (it must be picklable for ``jobs > 1``); the index records its ``name``.
+    ``variations=True`` makes a new index store every variation's positions;
+    an existing index keeps what it was created with (None), and asking it for
+    the other is an error, as for the scheme.
+    ``read_only=True`` opens an existing index for searching only (SQLite's
+    ``mode=ro``, :func:`read_only_uri`), on a connection any thread may use,
+    one at a time: it needs no write access to the index or its folder.
+    Opening an index recomputes the keys of its first positions from their
+    frames, and refuses it (:class:`~gohash.errors.DamagedIndexError`) if they
+    differ: a damaged index, or a meta table naming another key scheme.
+    Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        scheme: str | SchemeFactory | None = None,
+        variations: bool | None = None,
+        read_only: bool = False,
+    ) -> None:
+        if create and read_only:
+            raise GohashError("an index cannot be created read-only")
+        self.path = os.fspath(path)
+        exists = os.path.exists(self.path)
+        if not exists and not create:
+            raise IndexFileError("no such index (gohash index build creates one)", file=self.path)
+        initialised = exists and _check_sqlite_file(self.path)
+        if not initialised and not create:
+            raise IndexFileError("an empty file, not a gohash index", file=self.path)
+        self._db = _connect(self.path, read_only)
+        try:
+            if initialised:
+                factory = self._check_existing(scheme)
+                self._check_keys(factory)
+                self.variations = self._meta("variations") == "1"
+                if variations is not None and variations != self.variations:
+                    built = "with" if self.variations else "without"
+                    raise IndexFileError(
+                        f"index built {built} variations; build a new index to change that",
+                        file=self.path,
+                    )
+            else:
+                factory = _factory(scheme if scheme is not None else DEFAULT_SCHEME)
+                self.variations = bool(variations)
+                self._create(_scheme_name(factory))
+            # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps
+            # every committed file, and only a power failure can lose the last ones.
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+            self._db.execute("PRAGMA temp_store = MEMORY")
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise IndexFileError(f"not a usable SQLite database: {e}", file=self.path) from None
+        except BaseException:
+            self._db.close()
+            raise
+        self._factory = factory
+        self.scheme_name = _scheme_name(factory)
+
+    def _check_existing(self, requested: str | SchemeFactory | None) -> SchemeFactory:
+        app = self._db.execute("PRAGMA application_id").fetchone()[0]
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if app != APPLICATION_ID:
+            raise IndexFileError(
+                f"an SQLite database but not a gohash index (application_id {app:#x})",
+                file=self.path,
+            )
+        if version != SCHEMA_VERSION:
+            raise IndexFileError(
+                f"index schema version {version}; this gohash reads version "
+                f"{SCHEMA_VERSION} only: rebuild it with `gohash index build` (into "
+                "another path, or after removing this file)",
+                file=self.path,
+            )
+        stored = self._meta("scheme")
+        if requested is None:
+            return _factory(stored)
+        factory = _factory(requested)
+        if _scheme_name(factory) != stored:
+            raise IndexFileError(
+                f"index built with key scheme {stored!r}, not {_scheme_name(factory)!r}",
+                file=self.path,
+            )
+        return factory
+
+    def _check_keys(self, factory: SchemeFactory) -> None:
+        """Refuse an index whose first positions' keys are not those their frames
+        give under ``factory``: a damaged index, or a meta table naming another
+        key scheme than the keys were made with (searches would find nothing)."""
+        rows = self._db.execute(
+            "SELECT id, key, frame FROM positions ORDER BY id LIMIT 16"
+        ).fetchall()
+        faults = frame_faults(rows, lambda size: factory(check_size(size)))
+        if not faults:
+            return
+        stored = _scheme_name(factory)
+        for name in SCHEMES:
+            if name != stored and not frame_faults(rows, NamedSchemes(name)):
+                raise DamagedIndexError(
+                    f"the meta table names key scheme {stored!r}, but the keys were made "
+                    f"with {name!r}", file=self.path,
+                )
+        position_id, reason = faults[0]
+        raise damaged(self.path, f"position {position_id}: {reason}")
+
+    @database_errors
+    def check(self) -> list[str]:
+        """Every fault of the index, one line each (empty: none found); what is
+        checked is :mod:`gohash.index.check`'s.  Reads every row: minutes for an
+        index of millions of games."""
+        return check_index(self._db, SCHEMA, self.keys, self.variations)
+
+    def _create(self, scheme_name: str) -> None:
+        db = self._db
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("BEGIN")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.executemany(
+            "INSERT INTO meta (name, value) VALUES (?, ?)",
+            [("scheme", scheme_name), ("variations", str(int(self.variations))),
+             ("gohash_version", __version__)],
+        )
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+
+    def _meta(self, name: str) -> str:
+        row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise IndexFileError(f"index has no {name!r} entry in its meta table", file=self.path)
+        return str(row[0])
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The open SQLite connection, for the queries of :class:`~gohash.index.index.Index`."""
+        return self._db
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self: _I) -> _I:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def keys(self, size: int) -> KeyScheme:
+        """The key scheme of the index for one board size."""
+        return self._factory(check_size(size))
+
+    @database_errors
+    def counts(self) -> dict[str, int]:
+        """Rows per table: files, games, positions (distinct), occurrences."""
+        return {
+            table: self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("files", "games", "positions", "occurrences")
+        }
+
+    @database_errors
+    def info(self) -> IndexInfo:
+        """What the index holds and how it was built (:class:`IndexInfo`)."""
+        db = self._db
+        counts = self.counts()
+        versions = dict(db.execute(
+            "SELECT gohash_version, count(*) FROM files GROUP BY gohash_version ORDER BY 1"
+        ))
+        outdated = db.execute(
+            "SELECT count(*) FROM files WHERE parse_version != ?", (PARSE_VERSION,)
+        ).fetchone()[0]
+        errors = db.execute("SELECT count(*) FROM errors").fetchone()[0]
+        return IndexInfo(
+            self.path, SCHEMA_VERSION, self.scheme_name, self.variations, counts["files"],
+            counts["games"], counts["occurrences"], counts["positions"], errors, versions,
+            outdated,
+        )
+
+    @database_errors
+    def remove(self, paths: Iterable[str]) -> Removed:
+        """Remove the files of ``paths`` from the index, in one transaction: a path
+        as ``build`` was given it names the file of that path, every file under a
+        folder, or every member of an archive; the positions no other game has
+        go too."""
+        db = self._db
+        removed = Removed()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for path in paths:
+                name = path if path == "-" else os.path.normpath(path)
+                found = db.execute(
+                    "SELECT id, path, games FROM files WHERE path = ?1 "
+                    "OR substr(path, 1, length(?1) + 1) IN (?1 || ?2, ?1 || ':') ORDER BY path",
+                    (name, os.sep),
+                ).fetchall()
+                if not found:
+                    removed.missing.append(path)
+                for file_id, file, games in found:
+                    self._delete_file(file_id)
+                    removed.files.append(file)
+                    removed.games += games
+            db.execute("COMMIT")
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        return removed
+
+    def sizes(self) -> dict[int, int]:
+        """Games per board size."""
+        return dict(self._db.execute("SELECT size, count(*) FROM games GROUP BY size"))
+
+    # -- building ----------------------------------------------------------------------------
+
+    @database_errors
+    def build(
+        self,
+        paths: Iterable[str],
+        *,
+        jobs: int = 1,
+        files_per_commit: int | None = None,
+        progress: Callable[[int, int], object] | None = None,
+        suicide_allowed: bool | None = None,
+    ) -> BuildSummary:
+        """Index every SGF file of ``paths`` (files, folders, archives, ``-``).
+
+        A file already indexed with the same SHA-256 is skipped; a changed one
+        replaces its games.  Whole files are written in one transaction, by
+        default those of about a second (:data:`COMMIT_SECONDS`), or each
+        ``files_per_commit`` files: an interrupted build leaves a consistent
+        index that lacks at most the files of the last transaction, and
+        running it again completes it.  ``jobs`` worker processes read and replay the files;
+        this process writes.  If a worker dies, the inputs in hand are retried
+        one at a time (a note says so); one whose retry kills its worker again
+        is an error.  ``progress(done, total)`` is called after each input.
+        ``suicide_allowed`` holds for every game replayed if given, else each
+        game's ``RU`` decides; files skipped as unchanged are not replayed again.
+        A file indexed under another parse version
+        (:data:`~gohash.index.records.PARSE_VERSION`) is replayed even if unchanged.
+        """
+        if files_per_commit is not None and files_per_commit < 1:
+            raise GohashError(f"files per commit must be at least 1, not {files_per_commit!r}")
+        db = self._db
+        # WAL while building: readers go on reading, and a killed build loses
+        # only its open transaction.
+        db.execute("PRAGMA journal_mode = WAL")
+        # Each file dirties a few hundred pages of the key index (keys are random);
+        # checkpointing them into the database every 1000 pages (the default)
+        # costs more than the whole build.  A WAL of up to 256 MiB costs only disk
+        # space while building; it is folded back at the end.
+        db.execute("PRAGMA wal_autocheckpoint = 65536")
+        known: dict[str, str] = dict(db.execute(
+            "SELECT path, sha256 FROM files WHERE parse_version = ?", (PARSE_VERSION,)
+        ))
+        # Files are known by path as found: "./games/" and "games" must be one path.
+        normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
+        tasks = list(_tasks(normalised, known, self.scheme_name, suicide_allowed))
+        stream = functools.partial(
+            stream_frames, factory=self._factory, suicide_allowed=suicide_allowed,
+            variations=self.variations,
+        )
+        replay = functools.partial(
+            spooled_frames, factory=self._factory, suicide_allowed=suicide_allowed,
+            variations=self.variations, share=jobs,
+        )
+        summary = BuildSummary()
+        written = BuildSummary()  # files written in the open transaction
+        writer = Writer(db, suicide=suicide_allowed, parse_version=PARSE_VERSION,
+                        wide=self.keys(19).bits == 128, delete_file=self._delete_file)
+        began = 0.0
+        done = 0
+        try:
+            for task, item in _prepared(tasks, stream, replay, jobs, summary.notes.append):
+                if progress is not None and task > done:
+                    done = task
+                    progress(done, len(tasks))
+                if isinstance(item, SourceError):
+                    summary.errors.append(item.message)
+                elif isinstance(item, SourceNote):
+                    summary.notes.append(item.message)
+                elif item.unchanged:
+                    summary.files_unchanged += 1
+                else:
+                    if not db.in_transaction:
+                        writer.begin()
+                        began = time.monotonic()
+                    self._write(item, written, writer)
+                    # A file's parts are written in one transaction.
+                    if not item.more and (
+                        written.files_indexed >= files_per_commit
+                        if files_per_commit is not None
+                        else time.monotonic() - began >= COMMIT_SECONDS
+                    ):
+                        written.new_positions += writer.commit()
+                        summary.add(written)
+                        written = BuildSummary()
+            if progress is not None:
+                progress(len(tasks), len(tasks))
+            if db.in_transaction:
+                written.new_positions += writer.commit()
+                summary.add(written)
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._leave_wal()
+        return summary
+
+    def _leave_wal(self) -> None:
+        """Put the index back in rollback-journal mode, in which readers create no
+        files (:func:`read_only_uri`), unless another connection has it open: that
+        one keeps WAL mode, and the next build tries again."""
+        db = self._db
+        timeout = db.execute("PRAGMA busy_timeout").fetchone()[0]
+        db.execute("PRAGMA busy_timeout = 0")
+        try:
+            db.execute("PRAGMA journal_mode = DELETE")
+        except sqlite3.OperationalError:
+            pass  # "database is locked": a reader is there
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+
+    @staticmethod
+    def _write(item: FileFrames, summary: BuildSummary, writer: Writer) -> None:
+        """Replace the file's games, within the open transaction."""
+        old_sha = writer.write(item)
+        if old_sha is not None:
+            if old_sha == item.sha256:
+                summary.files_reread += 1
+            else:
+                summary.files_replaced += 1
+        if not item.part:
+            summary.files_indexed += 1
+        summary.games += len(item.games)
+        summary.positions += sum(game.end - game.start for game in item.games)
+        summary.errors += [e.message for e in item.errors]
+
+    def _delete_file(self, file_id: int) -> None:
+        db = self._db
+        games = "SELECT id FROM games WHERE file_id = ?"
+        touched = db.execute(
+            f"SELECT DISTINCT position_id FROM occurrences WHERE game_id IN ({games})", (file_id,)
+        ).fetchall()
+        db.execute(f"DELETE FROM occurrences WHERE game_id IN ({games})", (file_id,))
+        db.executemany(
+            "DELETE FROM positions WHERE id = ?1 AND NOT EXISTS "
+            "(SELECT 1 FROM occurrences WHERE position_id = ?1)",
+            touched,
+        )
+        db.execute(f"DELETE FROM variations WHERE game_id IN ({games})", (file_id,))
+        for table, column in (("errors", "file_id"), ("games", "file_id"), ("files", "id")):
+            db.execute(f"DELETE FROM {table} WHERE {column} = ?", (file_id,))
+
+
+def _factory(which: str | SchemeFactory) -> SchemeFactory:
+    if isinstance(which, str):
+        if which not in SCHEMES:
+            scheme(which, 19)  # raises UnknownSchemeError naming the choices
+        return NamedSchemes(which)
+    return which
+
+
+def _scheme_name(factory: SchemeFactory) -> str:
+    if isinstance(factory, NamedSchemes):
+        return factory.name
+    name: str = factory(19).name
+    return name
+
+
+def _tasks(
+    paths: list[str], known: dict[str, str], scheme_name: str, suicide_allowed: bool | None
+) -> Iterator[Task]:
+    """One task per input (per part of a canon dataset), with the known SHA-256 of its files."""
+    for inp in find_inputs(paths):
+        if inp.kind == "stdin":  # a worker process has no stdin of ours: read it here
+            for source in read_input(inp):
+                yield source, {}
+        elif inp.kind == "canon-parquet":
+            from ..tools.parquet import dataset_parts  # pyarrow, for canon datasets only
+
+            try:
+                parts = dataset_parts(inp.name, scheme_name, suicide_allowed)
+            except GohashError as e:
+                yield e, {}
+                continue
+            for part in parts:
+                yield Input("canon-parquet", part), known
+        elif inp.kind == "packed":  # its records' paths are those of the files packed
+            yield inp, known
+        elif inp.kind in ("zip", "tar"):
+            prefix = name_text(inp.name) + ":"  # paths are stored as name_text gives them
+            yield inp, {p: sha for p, sha in known.items() if p.startswith(prefix)}
+        else:
+            path = name_text(inp.name)
+            yield inp, ({path: known[path]} if path in known else {})
+
+
+def _prepared(
+    tasks: Sequence[Task],
+    stream: Callable[[list[Task]], Iterator[tuple[int, FileFrames | SourceError | SourceNote]]],
+    replay: Callable[[list[Task]], list[Spooled]],
+    jobs: int,
+    on_death: Callable[[str], object],
+) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
+    """The frames of each task as ``(task number, item)``, in order: streamed
+    (:func:`~gohash.index.build.stream_frames`), or replayed in ``jobs`` worker
+    processes if more than one, which spool them to files read back here an
+    item at a time (:func:`~gohash.index.build.spooled_frames`); a task whose
+    worker died on it (twice) is an error naming its input."""
+    if jobs <= 1 or len(tasks) <= 1:
+        yield from stream(list(tasks))
+        return
+    results = ordered_map(
+        replay, tasks, jobs=jobs, expected=len(tasks), on_death=on_death, batched=True
+    )
+    reader = SpoolReader()
+    try:
+        for task, ((inp, _), result) in enumerate(results):
+            if isinstance(result, WorkerDied):
+                name = inp.file if isinstance(inp, GohashError) else inp.name
+                yield task, SourceError(None, None, str(result.located(file=name)))
+                continue
+            for item in reader.items(result):
+                yield task, item
+    finally:
+        reader.close()
+
+
+# -- building a file -------------------------------------------------------------------------
+
+
+@dataclass
+class Built:
+    """What :func:`build_index` did: the build's summary, and what the index holds
+    after it (:meth:`IndexFile.counts`), or None when no index was kept."""
+
+    summary: BuildSummary
+    counts: dict[str, int] | None
+
+
+def build_index(
+    path: str | os.PathLike[str],
+    paths: Iterable[str],
+    *,
+    scheme: str | SchemeFactory | None = None,
+    variations: bool | None = None,
+    overwrite: bool = False,
+    jobs: int = 1,
+    files_per_commit: int | None = None,
+    progress: Callable[[int, int], object] | None = None,
+    suicide_allowed: bool | None = None,
+) -> Built:
+    """Create or extend the index at ``path`` and build it from ``paths``
+    (:meth:`IndexFile.build`, whose keywords these are).
+
+    An existing index of another scheme, variations or version is refused
+    (:class:`IndexFileError`) unless ``overwrite``, which removes it first, as it
+    removes an index of the same kind (that one is otherwise extended); a file
+    that is not a gohash index is never removed.  A build that found ``path``
+    missing or empty and indexed no file, with errors or an exception, leaves
+    ``path`` as it was: no empty index is left behind.
+    """
+    path = os.fspath(path)
+    if overwrite and _is_index(path):
+        _remove_index(path, keep_empty=False)
+    existed = os.path.exists(path)
+    fresh = not existed or (os.path.isfile(path) and os.path.getsize(path) == 0)
+    try:
+        index = IndexFile(path, create=True, scheme=scheme, variations=variations)
+    except IndexFileError as e:
+        if not _is_index(path):
+            raise
+        raise IndexFileError(f"{e.reason}; --overwrite replaces it", file=path) from None
+    discard = False
+    try:
+        with index:
+            try:
+                summary = index.build(paths, jobs=jobs, files_per_commit=files_per_commit,
+                                      progress=progress, suicide_allowed=suicide_allowed)
+            except BaseException:
+                discard = fresh and index.counts()["files"] == 0
+                raise
+            counts = index.counts()
+    finally:
+        if discard:
+            _remove_index(path, keep_empty=existed)
+    if fresh and counts["files"] == 0 and summary.errors:
+        _remove_index(path, keep_empty=existed)
+        return Built(summary, None)
+    return Built(summary, counts)
+
+
+def _is_index(path: str) -> bool:
+    """Whether ``path`` is a file holding a gohash index (of any version)."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(72)
+    except OSError:
+        return False
+    # The header's application_id field (bytes 68-71), which PRAGMA application_id sets.
+    return header[:16] == SQLITE_HEADER and int.from_bytes(header[68:72], "big") == APPLICATION_ID
+
+
+def _remove_index(path: str, keep_empty: bool) -> None:
+    """Remove the index at ``path`` and SQLite's files beside it; ``keep_empty``
+    leaves ``path`` as an empty file."""
+    for extra in ("-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + extra)
+    if keep_empty:
+        open(path, "wb").close()
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)

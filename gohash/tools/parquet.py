@@ -1,0 +1,718 @@
+"""Canon records as Arrow tables, written as Parquet parts (``gohash canon --format parquet``).
+
+Scope: the schema of a canon dataset (:data:`POSITION_COLUMNS`,
+:data:`GAME_COLUMNS`, :data:`FILE_COLUMNS`: one constant each, the Arrow
+types made from them and each field's description stored in the files), the
+conversion of a :class:`~gohash.pipeline.positions.PositionBatch` into a ``positions``
+table (numpy columns passed to Arrow without a copy where the types agree),
+and :func:`write_part`, which replays one partition of the input and writes
+its three part files; and reading a dataset back as the
+:class:`~gohash.index.records.FileFrames` an index stores (:func:`dataset_parts`,
+:func:`part_frames`: ``gohash index build DB DATASET``, so one walk feeds both).
+Splitting the input into partitions and running them (here, in worker
+processes or on Dask) is :mod:`gohash.tools.dataset`'s job; this module needs pyarrow
+and fsspec (the ``parquet`` extra), the rest of gohash does not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import fsspec
+import fsspec.implementations.local
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..errors import GohashError, SgfError
+from ..group.coords import gtp, sgf_letters, sgf_point_table
+from ..group.schemes import scheme as get_scheme
+from ..group.symmetry import ELEMENTS
+from ..index.records import FileFrames, GameFrames, SourceError, game_digest, point_images
+from ..pipeline.frames import packed_rows, unpack_rows
+from ..pipeline.positions import GameTable, PositionBatch, positions
+from ..sgf.inputs import CANON_MARKER, Input, Skipped, Source
+from ..sgf.names import name_text
+from ..sgf.pack import PackedSlice, read_slice
+from ..sgf.sources import read_input
+from .canon import CanonOptions
+
+__all__ = [
+    "DATASET_FORMAT",
+    "DATASET_MARKER",
+    "DATASET_VERSION",
+    "FILE_COLUMNS",
+    "GAME_COLUMNS",
+    "POSITION_COLUMNS",
+    "TABLES",
+    "Item",
+    "Part",
+    "PartResult",
+    "dataset_info",
+    "dataset_parts",
+    "files_schema",
+    "games_schema",
+    "part_frames",
+    "part_path",
+    "positions_schema",
+    "positions_table",
+    "write_part",
+]
+
+DATASET_MARKER = CANON_MARKER
+DATASET_FORMAT = "gohash-canon"
+DATASET_VERSION = 1
+TABLES = ("positions", "games", "files")
+
+POSITION_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("file", "dictionary<int32, string>", "the SGF source, as JSON Lines' file"),
+    ("game", "int32", "0-based index of the game in its file"),
+    ("variation", "list<int32>", "child indexes at branch points; empty on the main line"),
+    ("move_number", "int32", "moves played before this position on its line (0: start)"),
+    ("colour", "dictionary<int8, string>", "'b' or 'w', the move that led here; null if none"),
+    ("move", "dictionary<int16, string>", "SGF letters of that move, '' a pass, null if none"),
+    ("gtp", "dictionary<int16, string>", "GTP vertex of that move ('D16', 'pass'), null if none"),
+    ("to_move", "dictionary<int8, string>", "'b' or 'w': the side to move in this position"),
+    ("setup", "bool", "whether the node that led here has setup stones (AB, AW, AE)"),
+    ("hash", "uint64 | fixed_size_binary(16)",
+     "position hash: uint64 for the 64-bit schemes, 16 big-endian bytes for regular128 "
+     "(the default); the marker's bits says which"),
+    ("key", "uint64 | fixed_size_binary(16)",
+     "canonical key, as wide as hash: a filter, two positions are equal only if position is"),
+    ("transform", "dictionary<int8, string>",
+     "the lowest element mapping the position onto its frame"),
+    ("symmetries", "list<dictionary<int8, string>>",
+     "every element mapping the position onto itself"),
+    ("position", "binary",
+     "with --position only: the frame (canonical form), packed as Board.position_key"),
+)
+"""Name, type and meaning of each column of the ``positions`` table, in order."""
+
+GAME_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("file", "string", "the SGF source"),
+    ("game", "int32", "0-based index of the game in its file"),
+    ("size", "uint8", "board size"),
+    ("black", "string", "PB, null if absent"),
+    ("white", "string", "PW"),
+    ("black_rank", "string", "BR"),
+    ("white_rank", "string", "WR"),
+    ("date", "string", "DT"),
+    ("result", "string", "RE"),
+    ("komi", "float64", "KM as a number; null if absent or not a number"),
+    ("handicap", "int32", "HA (0 without HA)"),
+    ("rules", "string", "RU"),
+    ("event", "string", "EV"),
+    ("name", "string", "GN"),
+    ("moves", "int32", "the highest move number on the main line"),
+    ("positions", "int32", "rows of the game in the positions table"),
+    ("errors", "list<string>", "errors of the game (it is cut short at the first)"),
+)
+"""Name, type and meaning of each column of the ``games`` table, in order."""
+
+FILE_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("file", "string", "the SGF source"),
+    ("sha256", "fixed_size_binary(32)",
+     "SHA-256 of its bytes as read; null if unreadable or not read"),
+    ("bytes", "int64",
+     "its size in bytes as read (UTF-16 text: once decoded); null if unreadable or not read"),
+    ("games", "int32", "games read in it (those that did not begin included)"),
+    ("notes", "list<string>", "notes on how it was read, or why not (a pipe found in a folder)"),
+    ("errors", "list<struct<game: int32, move_number: int32, message: string>>",
+     "every error met in it, in order, located"),
+)
+"""Name, type and meaning of each column of the ``files`` table, in order."""
+
+_TEXT = {"black": "PB", "white": "PW", "black_rank": "BR", "white_rank": "WR",
+         "date": "DT", "result": "RE", "rules": "RU", "event": "EV", "name": "GN"}
+_ERROR = pa.struct([("game", pa.int32()), ("move_number", pa.int32()),
+                    ("message", pa.string())])
+_ELEMENT_NAMES = [e.name for e in ELEMENTS]
+# Positions per batch of positions(): one row group each.
+_BATCH = 1 << 16
+_NUMBER = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)\s*")
+
+
+def _schema(columns: tuple[tuple[str, str, str], ...], types: dict[str, pa.DataType],
+            names: Iterable[str] | None = None) -> pa.Schema:
+    described = {name: text for name, _, text in columns}
+    wanted = [name for name, _, _ in columns] if names is None else list(names)
+    return pa.schema([
+        pa.field(name, types[name], metadata={"description": described[name]})
+        for name in wanted
+    ])
+
+
+def positions_schema(bits: int, position: bool) -> pa.Schema:
+    """The ``positions`` schema of a scheme of ``bits`` (64 or 128) bits, with the
+    ``position`` column if asked for."""
+    word = pa.uint64() if bits == 64 else pa.binary(16)
+    types = {
+        "file": pa.dictionary(pa.int32(), pa.string()), "game": pa.int32(),
+        "variation": pa.list_(pa.int32()), "move_number": pa.int32(),
+        "colour": pa.dictionary(pa.int8(), pa.string()),
+        "move": pa.dictionary(pa.int16(), pa.string()),
+        "gtp": pa.dictionary(pa.int16(), pa.string()),
+        "to_move": pa.dictionary(pa.int8(), pa.string()), "setup": pa.bool_(),
+        "hash": word, "key": word,
+        "transform": pa.dictionary(pa.int8(), pa.string()),
+        "symmetries": pa.list_(pa.dictionary(pa.int8(), pa.string())),
+        "position": pa.binary(),
+    }
+    names = [name for name, _, _ in POSITION_COLUMNS if position or name != "position"]
+    return _schema(POSITION_COLUMNS, types, names)
+
+
+def games_schema() -> pa.Schema:
+    """The ``games`` schema."""
+    types: dict[str, pa.DataType] = {name: pa.string() for name in (*_TEXT, "file")}
+    types |= {"game": pa.int32(), "size": pa.uint8(), "komi": pa.float64(),
+              "handicap": pa.int32(), "moves": pa.int32(), "positions": pa.int32(),
+              "errors": pa.list_(pa.string())}
+    return _schema(GAME_COLUMNS, types)
+
+
+def files_schema() -> pa.Schema:
+    """The ``files`` schema."""
+    types = {"file": pa.string(), "sha256": pa.binary(32), "bytes": pa.int64(),
+             "games": pa.int32(), "notes": pa.list_(pa.string()), "errors": pa.list_(_ERROR)}
+    return _schema(FILE_COLUMNS, types)
+
+
+# -- positions: batch to table -----------------------------------------------------------------
+
+
+@cache
+def _move_dictionary(sizes: tuple[int, ...]) -> tuple[pa.Array, pa.Array, npt.NDArray[np.int64]]:
+    """SGF and GTP names of a pass and of every point of each size, one after the other,
+    and where each size's names start (indexed by size)."""
+    letters: list[str] = []
+    vertices: list[str] = []
+    base = np.zeros(27, dtype=np.int64)
+    for size in sizes:
+        base[size] = len(letters)
+        points = [None, *(divmod(i, size) for i in range(size * size))]
+        letters += [sgf_letters(p, size) for p in points]
+        vertices += [gtp(p, size) for p in points]
+    return pa.array(letters), pa.array(vertices), base
+
+
+def _words(values: npt.NDArray[np.uint64]) -> pa.Array:
+    """A hash column: uint64 as it is, 128 bits (high, low words) as 16 big-endian bytes."""
+    if values.ndim == 1:
+        return pa.array(values)
+    data = np.ascontiguousarray(values).astype(">u8")
+    return pa.Array.from_buffers(pa.binary(16), len(values), [None, pa.py_buffer(data)])
+
+
+# Set bits of every 16-bit mask: most rows have the identity alone, counted here.
+_BITS = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int32)
+
+
+def _symmetries(symmetries: npt.NDArray[np.uint16]) -> pa.Array:
+    """Each row's bit mask over ELEMENTS as the list of their names."""
+    count = len(symmetries)
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(_BITS[symmetries], out=offsets[1:])
+    values = np.zeros(int(offsets[-1]), dtype=np.int8)  # the identity, first of every list
+    rare = np.flatnonzero(symmetries != 1)
+    if len(rare):
+        bits = symmetries[rare, np.newaxis] >> np.arange(16, dtype=np.uint16) & 1
+        rows, elements = np.nonzero(bits)  # row-major: each row's elements in order
+        within = np.arange(len(rows)) - np.searchsorted(rows, rows)
+        values[offsets[rare[rows]] + within] = elements
+    names = pa.DictionaryArray.from_arrays(pa.array(values), pa.array(_ELEMENT_NAMES))
+    return pa.ListArray.from_arrays(pa.array(offsets), names)
+
+
+def positions_table(batch: PositionBatch, position: bool, variations: bool) -> pa.Table:
+    """The ``positions`` rows of one batch, as :data:`POSITION_COLUMNS` says: the rows of
+    ``gohash canon`` in order; ``position`` adds the frames (the batch must hold them);
+    ``variations`` says whether the batch may hold rows off the main line."""
+    count = len(batch)
+    ids = sorted(batch.files)
+    names = pa.array([name_text(batch.files[i]) for i in ids], pa.string())
+    # A batch's file ids run on from its first one (searched for, were there gaps).
+    where = (batch.file - ids[0] if ids and ids[-1] - ids[0] == len(ids) - 1
+             else np.searchsorted(np.array(ids, dtype=np.int32), batch.file))
+    file = pa.DictionaryArray.from_arrays(pa.array(where.astype(np.int32, copy=False)), names)
+    if variations:
+        paths = pa.array([list(p) for p in batch.variations], pa.list_(pa.int32()))
+        variation = paths.take(pa.array(batch.variation))
+    else:
+        variation = pa.ListArray.from_arrays(
+            pa.array(np.zeros(count + 1, dtype=np.int32)), pa.array([], pa.int32())
+        )
+    no_move = batch.colour == 0
+    colour = pa.DictionaryArray.from_arrays(
+        pa.array(batch.colour - 1, mask=no_move), pa.array(["b", "w"])
+    )
+    # bincount, not unique: unique sorts every row of the batch.
+    sizes = np.flatnonzero(np.bincount(batch.size)).tolist()
+    letters, vertices, base = _move_dictionary(tuple(sizes))
+    where = pa.array((base[batch.size] + batch.point + 1).astype(np.int16), mask=no_move)
+    columns: dict[str, pa.Array] = {
+        "file": file,
+        "game": pa.array(batch.game),
+        "variation": variation,
+        "move_number": pa.array(batch.move_number),
+        "colour": colour,
+        "move": pa.DictionaryArray.from_arrays(where, letters),
+        "gtp": pa.DictionaryArray.from_arrays(where, vertices),
+        "to_move": pa.DictionaryArray.from_arrays(
+            pa.array(batch.to_move - 1), pa.array(["b", "w"])
+        ),
+        "setup": pa.array(batch.setup),
+        "hash": _words(batch.hash),
+        "key": _words(batch.canonical),
+        "transform": pa.DictionaryArray.from_arrays(
+            pa.array(batch.transform.astype(np.int8)), pa.array(_ELEMENT_NAMES)
+        ),
+        "symmetries": _symmetries(batch.symmetries),
+    }
+    if position:
+        if batch.frame_offsets is None or batch.frame_data is None:
+            raise GohashError("a positions table with position needs frames (frames=True)")
+        offsets = pa.py_buffer(batch.frame_offsets.astype(np.int32))
+        columns["position"] = pa.Array.from_buffers(
+            pa.binary(), count, [None, offsets, pa.py_buffer(batch.frame_data)]
+        )
+    bits = 64 if batch.hash.ndim == 1 else 128
+    return pa.Table.from_pydict(columns, schema=positions_schema(bits, position))
+
+
+# -- one partition: replayed and written -------------------------------------------------------
+
+Item = Input | Source | SgfError | Skipped | PackedSlice
+"""What a partition holds: an input its task reads (a file, an archive), the bytes of
+a source read beforehand (standard input), an error met while finding it, an input
+not read (a note), or rows of a packed dataset (:mod:`gohash.sgf.pack`)."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """Partition ``number`` of a run: its items, in input order."""
+
+    number: int
+    items: tuple[Item, ...]
+
+
+@dataclass
+class PartResult:
+    """What writing a partition found: counts, and its errors and notes in order."""
+
+    number: int
+    files: int = 0
+    games: int = 0
+    positions: int = 0
+    errors: list[GohashError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def part_path(root: str, table: str, number: int) -> str:
+    """Where part ``number`` of ``table`` lives in the dataset at ``root``."""
+    return f"{root}/{table}/part-{number:05d}.parquet"
+
+
+def _sources(items: Sequence[Item]) -> Iterator[Source | SgfError | Skipped]:
+    for item in items:
+        if isinstance(item, Input):
+            yield from read_input(item)
+        elif isinstance(item, PackedSlice):
+            yield from read_slice(item)
+        else:
+            yield item
+
+
+# The games of a batch: each one's row in the files table, the batch's GameTable,
+# the moves of each game's main line and its positions.
+_GameChunk = tuple[list[int], GameTable, npt.NDArray[np.int32], npt.NDArray[np.int32]]
+
+
+class _Files:
+    """The sources a partition read, by the id positions() gives them, and what the
+    batches say about each: the rows of the ``games`` and ``files`` tables."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, bytes | None, int | None]] = []  # file, sha256, bytes
+        self.row_of: dict[int, int] = {}  # the row of each id positions() gives a source
+        self.errors: dict[int, list[GohashError]] = {}  # by row
+        self.notes: dict[int, list[str]] = {}
+        self.games: dict[int, int] = {}
+        self.game_chunks: list[_GameChunk] = []
+        self.sources = 0
+
+    def read(self, items: Sequence[Item]) -> Iterator[Source]:
+        for source in _sources(items):
+            if isinstance(source, SgfError):
+                self.errors[len(self.rows)] = [source]
+                self.rows.append((name_text(source.file or ""), None, None))
+                continue
+            if isinstance(source, Skipped):  # a pipe found in a folder: a note
+                self.notes[len(self.rows)] = [str(source)]
+                self.rows.append((name_text(source.name), None, None))
+                continue
+            self.rows.append((name_text(source.name), hashlib.sha256(source.data).digest(),
+                              len(source.data)))
+            self.row_of[self.sources] = len(self.rows) - 1
+            self.sources += 1
+            yield source
+
+    def take(self, batch: PositionBatch) -> None:
+        """The games, errors and notes of a batch."""
+        row_of = self.row_of
+        for file_id, count in batch.file_games.items():
+            self.games[row_of[file_id]] = self.games.get(row_of[file_id], 0) + count
+        for error, file_id in zip(batch.errors, batch.error_files, strict=True):
+            self.errors.setdefault(row_of[file_id], []).append(error)
+        for note, file_id in zip(batch.notes, batch.note_files, strict=True):
+            self.notes.setdefault(row_of[file_id], []).append(note)
+        games = batch.games
+        # Rows come file by file, game by game: one sorted key finds each game's rows.
+        row_keys = batch.file.astype(np.int64) << 32 | batch.game
+        game_keys = games.file.astype(np.int64) << 32 | games.game
+        starts = np.searchsorted(row_keys, game_keys, side="left")
+        ends = np.searchsorted(row_keys, game_keys, side="right")
+        main = np.where(batch.variation == 0, batch.move_number, 0)
+        moves = np.zeros(len(starts), dtype=np.int64)
+        rows = np.flatnonzero(ends > starts)
+        if len(rows):  # a game's rows run up to the next game's: every row has its game
+            moves[rows] = np.maximum.reduceat(main, starts[rows])
+        self.game_chunks.append((
+            [row_of[file_id] for file_id in games.file.tolist()], games,
+            moves.astype(np.int32), (ends - starts).astype(np.int32),
+        ))
+
+    def games_table(self) -> pa.Table:
+        by_game: dict[tuple[int, int], list[str]] = {}
+        for row, errors in self.errors.items():
+            for error in errors:
+                if error.game is not None:
+                    by_game.setdefault((row, error.game), []).append(str(error))
+        chunks = self.game_chunks
+        file_rows = [row for chunk in chunks for row in chunk[0]]
+
+        def column(take: Callable[[_GameChunk], npt.NDArray[Any]],
+                   dtype: type) -> npt.NDArray[Any]:
+            return np.concatenate([take(c) for c in chunks]) if chunks else np.zeros(0, dtype)
+
+        def text(prop: str) -> list[str | None]:
+            return [value for chunk in chunks for value in chunk[1].text[prop]]
+
+        game = column(lambda c: c[1].game, np.int32)
+        columns: dict[str, Any] = {
+            "file": [self.rows[row][0] for row in file_rows], "game": game,
+            "size": column(lambda c: c[1].size, np.uint8),
+        }
+        for name, prop in _TEXT.items():
+            columns[name] = text(prop)
+        columns["komi"] = [_komi(km) for km in text("KM")]
+        columns["handicap"] = column(lambda c: c[1].handicap, np.int32)
+        columns["moves"] = column(lambda c: c[2], np.int32)
+        columns["positions"] = column(lambda c: c[3], np.int32)
+        columns["errors"] = [by_game.get(key, []) for key in zip(file_rows, game.tolist(),
+                                                                  strict=True)]
+        return pa.Table.from_pydict(columns, schema=games_schema())
+
+    def files_table(self) -> pa.Table:
+        rows = range(len(self.rows))
+        return pa.Table.from_pydict({
+            "file": [r[0] for r in self.rows],
+            "sha256": [r[1] for r in self.rows],
+            "bytes": [r[2] for r in self.rows],
+            "games": [self.games.get(i, 0) for i in rows],
+            "notes": [self.notes.get(i, []) for i in rows],
+            "errors": [[{"game": e.game, "move_number": e.move_number, "message": str(e)}
+                        for e in self.errors.get(i, [])] for i in rows],
+        }, schema=files_schema())
+
+    def result(self, number: int, count: int) -> PartResult:
+        rows = range(len(self.rows))
+        return PartResult(
+            number, self.sources, sum(self.games.values()), count,
+            [e for i in rows for e in self.errors.get(i, [])],
+            [n for i in rows for n in self.notes.get(i, [])],
+        )
+
+
+def _komi(text: str | None) -> float | None:
+    if text is None or not _NUMBER.fullmatch(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+_POSITION_DICTIONARY = ["file", "colour", "move", "gtp", "transform", "symmetries.list.element"]
+# Statistics where a reader can skip row groups by them (keys are random: no use).
+_POSITION_STATISTICS = ["file", "game", "move_number"]
+
+
+def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
+    """Replay the items of ``part`` and write its parts of the three tables into the
+    dataset at ``root`` (a path or fsspec URL), replacing any earlier copy.  Errors in
+    the input are collected in the result, never raised."""
+    fs, path = fsspec.core.url_to_fs(root)
+    bits = get_scheme(options.scheme, 19).bits
+    files = _Files()
+    token = uuid.uuid4().hex
+    temporary = {t: f"{path}/{t}/.part-{part.number:05d}.parquet.{token}.tmp" for t in TABLES}
+    count = 0
+    for table in TABLES:
+        fs.makedirs(f"{path}/{table}", exist_ok=True)
+    try:
+        # Parquet encodes and compresses without the GIL: in a thread of its own it
+        # overlaps the replay of the next batch.  Two batches in flight at most.
+        with _output(fs, temporary["positions"]) as out, pq.ParquetWriter(
+            out, positions_schema(bits, options.position), compression="zstd",
+            use_dictionary=_POSITION_DICTIONARY, write_statistics=_POSITION_STATISTICS,
+        ) as writer, ThreadPoolExecutor(1) as thread:
+            pending: deque[Future[None]] = deque()
+            for batch in positions(
+                files.read(part.items), scheme=options.scheme, variations=options.variations,
+                group=options.group, frames=options.position,
+                suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
+            ):
+                files.take(batch)
+                if len(batch):
+                    table = positions_table(batch, options.position, options.variations)
+                    if len(pending) == 2:
+                        pending.popleft().result()
+                    pending.append(thread.submit(writer.write_table, table))
+                    count += len(batch)
+            # Made while the last batch is written.
+            tables = {"games": files.games_table(), "files": files.files_table()}
+            while pending:
+                pending.popleft().result()
+        for table, data in tables.items():
+            with _output(fs, temporary[table]) as out:
+                pq.write_table(data, out, compression="zstd")
+        for table in ("games", "files", "positions"):
+            fs.mv(temporary[table], part_path(path, table, part.number))
+    finally:
+        for name in temporary.values():
+            if fs.exists(name):
+                fs.rm(name)
+    return files.result(part.number, count)
+
+
+def _output(fs: Any, path: str) -> Any:
+    """A file of ``fs`` to write: on the local disk, Arrow's own, so that the
+    writer's thread writes without the GIL (through a Python file object it took
+    the GIL for every page, and the thread slowed the replay it should overlap:
+    Parquet output at 52% of the replay's speed against 77%)."""
+    if isinstance(fs, fsspec.implementations.local.LocalFileSystem):
+        return pa.OSFile(path, "wb")
+    return fs.open(path, "wb")
+
+
+def dataset_info(root: str) -> dict[str, Any] | None:
+    """The marker of the dataset at ``root`` (a path or fsspec URL), or None if there is none."""
+    fs, path = fsspec.core.url_to_fs(root)
+    try:
+        with fs.open(f"{path}/{DATASET_MARKER}", "r") as f:
+            info: dict[str, Any] = json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise GohashError(f"cannot read the dataset marker: {e}", file=root) from None
+    return info
+
+
+# -- read back: a dataset feeds an index (gohash index build DB DATASET) ------------------------
+#
+# An index stores main-line frames under the full group with its own key scheme, so
+# the dataset must have been written with --position, --symmetry full, without
+# --variations (an error in a variation would cut its game's main line short there),
+# with the index's scheme, and under the suicide rule the build asks for.  Each
+# game's SHA-256 covers its exact positions: the frames mapped back by the inverse
+# of their transform, exact, not looked up by key.
+
+_BY_NAME = {e.name: e.index for e in ELEMENTS}
+
+
+def dataset_parts(path: str, scheme: str, suicide_allowed: bool | None) -> list[str]:
+    """The ``positions`` parts of the canon dataset at ``path``, in order; raises
+    GohashError naming the dataset if it cannot feed an index of key scheme ``scheme``."""
+    info = dataset_info(path)
+    if info is None or info.get("format") != DATASET_FORMAT:
+        raise GohashError("not a gohash canon dataset", file=path)
+    if info.get("version") != DATASET_VERSION:
+        raise GohashError(f"canon dataset version {info.get('version')!r}; this gohash reads "
+                          f"version {DATASET_VERSION}", file=path)
+    wrong = [
+        (not info.get("complete"), "incomplete (its run failed or is still going on)"),
+        (not info.get("position"), "written without --position: it holds no frames"),
+        (info.get("group") != "full", f"written with --symmetry {info.get('group')!r}, "
+                                      "and an index stores frames under the full group"),
+        (bool(info.get("variations")), "written with --variations; an index takes main "
+                                       "lines replayed alone"),
+        (info.get("scheme") != scheme, f"written with key scheme {info.get('scheme')!r}, "
+                                       f"and the index has {scheme!r}"),
+        (suicide_allowed is not None and info.get("suicide_allowed") != suicide_allowed,
+         f"written with suicide_allowed {info.get('suicide_allowed')!r}, not "
+         f"{suicide_allowed!r} as asked"),
+    ]
+    for bad, reason in wrong:
+        if bad:
+            raise GohashError(f"the canon dataset cannot feed an index: {reason}", file=path)
+    return [part_path(path, "positions", n) for n in range(int(info["partitions"]))]
+
+
+def part_frames(part: str, known: dict[str, str]) -> list[FileFrames | SourceError]:
+    """The files of one ``positions`` part (a path from :func:`dataset_parts`) as
+    :func:`gohash.index.records.input_frames` gives them: unchanged ones (their SHA-256 is
+    ``known[path]``) marked so, unreadable ones as errors."""
+    root = os.path.dirname(os.path.dirname(part))
+    number = int(os.path.basename(part)[len("part-"):-len(".parquet")])
+    try:
+        files = pq.read_table(part_path(root, "files", number)).to_pylist()
+        games = pq.read_table(part_path(root, "games", number),
+                              columns=["file", "game", "size", "black", "white", "result",
+                                       "black_rank", "white_rank", "date", "event", "komi",
+                                       "handicap", "moves", "positions",
+                                       "errors"]).to_pylist()
+        rows = pq.read_table(part, columns=["file", "move_number", "colour", "move",
+                                            "to_move", "setup", "key", "transform",
+                                            "position"])
+    except (OSError, ValueError, KeyError, pa.ArrowException) as e:
+        return [SourceError(None, None, str(GohashError(f"cannot read the part: {e}",
+                                                        file=part)))]
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for game in games:
+        by_file.setdefault(game["file"], []).append(game)
+    columns = _Columns(rows)
+    out: list[FileFrames | SourceError] = []
+    for file in files:
+        if file["sha256"] is None:  # a source that could not be read
+            out += [SourceError(None, None, e["message"]) for e in file["errors"]]
+            continue
+        sha = file["sha256"].hex()
+        item = FileFrames(file["file"], sha, unchanged=known.get(file["file"]) == sha)
+        out.append(item)
+        if not item.unchanged:
+            columns.fill(item, by_file.get(file["file"], []), file["errors"])
+    return out
+
+
+class _Columns:
+    """The rows of a part, file by file, as FileFrames hold them."""
+
+    def __init__(self, rows: pa.Table) -> None:
+        file = rows.column("file").combine_chunks()
+        if isinstance(file, pa.DictionaryArray):
+            file = file.dictionary_decode()
+        self.files = file.to_pylist()
+        self.moves = rows.column("move_number").to_pylist()
+        key = rows.column("key").combine_chunks()
+        # 128-bit keys are 16 big-endian bytes: the high word, then the low one.
+        self.keys: npt.NDArray[np.uint64] = key.to_numpy(zero_copy_only=False) if (
+            pa.types.is_uint64(key.type)) else np.frombuffer(
+                b"".join(key.to_pylist()), dtype=">u8").reshape(-1, 2).astype(np.uint64)
+        self.frames: list[bytes] = rows.column("position").to_pylist()
+        transform = pc.cast(rows.column("transform"), pa.string()).to_pylist()
+        self.elements = [_BY_NAME[name] for name in transform]
+        self.colours = [None if c is None else _COLOURS[c]
+                        for c in pc.cast(rows.column("colour"), pa.string()).to_pylist()]
+        self.moves_played: list[str | None] = pc.cast(rows.column("move"),
+                                                      pa.string()).to_pylist()
+        self.to_move = [_COLOURS[c] for c in
+                        pc.cast(rows.column("to_move"), pa.string()).to_pylist()]
+        self.setup: list[bool] = rows.column("setup").to_pylist()
+        self.start = 0
+
+    def fill(self, item: FileFrames, games: list[dict[str, Any]],
+             errors: list[dict[str, Any]]) -> None:
+        """The rows of the file ``item`` (the next ones) and its games and errors."""
+        start = end = self.start
+        while end < len(self.files) and self.files[end] == item.path:
+            end += 1
+        self.start = end
+        item.moves = np.array(self.moves[start:end], dtype=np.int32)
+        item.keys = self.keys[start:end]
+        item.frames = self.frames[start:end]
+        elements = self.elements[start:end]
+        item.elements = np.array(elements, dtype=np.uint8)
+        item.to_move = np.array(self.to_move[start:end], dtype=np.int8)
+        exact = _originals(item.frames, elements)
+        next_colour: list[int] = []
+        next_point: list[int] = []
+        first = 0
+        for game in games:
+            last = first + game["positions"]
+            digest = game_digest(game["size"], game["black"], game["white"], game["result"],
+                                 b"".join(exact[first:last]))
+            item.games.append(GameFrames(
+                game["game"], game["size"], game["black"], game["white"], game["result"],
+                digest, game["moves"], first, last, last - first, [],
+                game["errors"][-1] if game["errors"] else None,
+                black_rank=game["black_rank"], white_rank=game["white_rank"],
+                dt=game["date"], event=game["event"],
+                komi=None if game["komi"] is None else repr(game["komi"]),
+                handicap=game["handicap"],
+            ))
+            self._next_moves(next_colour, next_point, start + first, start + last, game["size"])
+            first = last
+        item.next_colour = np.array(next_colour, dtype=np.int8)
+        item.next_point = np.array(next_point, dtype=np.int16)
+        if first != len(item.frames):
+            raise GohashError(f"the dataset's games of {item.path!r} hold {first:,} positions "
+                              f"and its positions table {len(item.frames):,}")
+        item.errors = [SourceError(e["game"], e["move_number"], e["message"]) for e in errors]
+
+
+    def _next_moves(self, colours: list[int], points: list[int], start: int, end: int,
+                    size: int) -> None:
+        """The next move of each row of one game, as :func:`gohash.index.build.next_moves`
+        finds it in a batch: the move of the next row, unless that node has setup."""
+        table = sgf_point_table(size)
+        images = point_images(size)
+        for row in range(start, end):
+            after = row + 1
+            colour = self.colours[after] if after < end else None
+            if colour is None or self.setup[after]:
+                colours.append(0)
+                points.append(-1)
+                continue
+            move = self.moves_played[after]
+            point = None if move is None else table[move.encode()]
+            colours.append(colour)
+            points.append(-1 if point is None else int(
+                images[self.elements[row], point[0] * size + point[1]]
+            ))
+
+
+_COLOURS = {"b": 1, "w": 2}
+
+
+def _originals(frames: list[bytes], elements: list[int]) -> list[bytes]:
+    """Each frame mapped back by the inverse of the element that made it: the exact
+    position as the walker packed it."""
+    out: list[bytes] = list(frames)
+    if not frames:
+        return out
+    sizes = np.array([frame[0] for frame in frames])
+    transform = np.array(elements)
+    for size in np.unique(sizes).tolist():
+        for element in np.unique(transform[sizes == size]).tolist():
+            if element == 0:
+                continue
+            which = np.flatnonzero((sizes == size) & (transform == element))
+            rows = np.frombuffer(b"".join(frames[i] for i in which.tolist()), dtype=np.uint8)
+            stones = unpack_rows(rows.reshape(len(which), -1), size)
+            back = ELEMENTS[element].inverse.image_array(stones.reshape(-1, size, size))
+            packed = packed_rows(back)
+            for i, row in zip(which.tolist(), packed, strict=True):
+                out[i] = row.tobytes()
+    return out
