@@ -6,7 +6,6 @@ part through the index's player filter; genuinely Latin-1 text stays Latin-1.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +19,8 @@ from gohash.pipeline.positions import CORE_AVAILABLE
 from gohash.sgf.inputs import Source
 from gohash.sgf.parser import root_text
 from gohash.sgf.walk import BaseVisitor, GameInfo, walk, walk_source
+from tests.conftest import CORPUS
 from tests.test_positions import assert_same_as_pure
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 # Real players' names: Chinese, Korean and Japanese professionals.
 NAMES = ["柯洁", "聂卫平", "芈昱廷", "이세돌", "박정환", "신진서", "井山裕太", "一力遼"]
@@ -178,10 +176,7 @@ def test_the_player_filter_finds_the_valid_part(tmp_path: Path) -> None:
                 assert [Path(m.record.file).name for m in found.matches] == [f"{number}.sgf"]
 
 
-@pytest.mark.skipif(
-    not CORPUS.is_dir() and os.environ.get("CI") != "true",
-    reason=f"corpus not found at {CORPUS} (CI always has it)",
-)
+@pytest.mark.corpus
 def test_the_corpus_latin1_file_stays_latin1() -> None:
     visitor = Infos()
     path = CORPUS / "small" / "fuego-regression-games" / "2010" / "LittleGolem" / "1177582.sgf"
