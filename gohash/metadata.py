@@ -64,7 +64,10 @@ FIELDS: tuple[Field, ...] = (
     Field("HA", "handicap", "int32", "HA (0 without HA)", text=False),
     Field("RU", "rules", "string", "RU"),
     Field("EV", "event", "string", "EV"),
-    Field("GN", "name", "string", "GN"),
+    Field("GN", "name", "string", "GN", stored=True,
+          filter=Filter("name", "substring", "Game name", "the game's name")),
+    Field("PC", "place", "string", "PC", stored=True,
+          filter=Filter("place", "substring", "Place", "the place")),
 )
 """Every field, in the order of the Parquet games table's columns."""
 
