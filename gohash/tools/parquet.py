@@ -75,7 +75,7 @@ __all__ = [
 
 DATASET_MARKER = CANON_MARKER
 DATASET_FORMAT = "gohash-canon"
-DATASET_VERSION = 1
+DATASET_VERSION = 2
 TABLES = ("positions", "games", "files")
 
 POSITION_COLUMNS: tuple[tuple[str, str, str], ...] = (
