@@ -3,10 +3,12 @@
 :data:`FIELDS` names, for each root property, its name in the tools' JSON and
 the canon dataset's ``games`` table, its Parquet type, and whether the index
 stores it as recorded (a column of the same name), with the filter that
-searches it.  The readers (both paths), the index's schema, inserts and
-selects, the Parquet games table, the JSON of the CLI and the server, the
-CLI's options, the server's parameters and the page's filters derive from it.
-No I/O, no imports beyond the standard library.
+searches it.  The readers (both paths) and the Parquet games table derive
+from every field; for the stored fields, the index's schema, inserts and
+selects, the JSON of the CLI and the server, the CLI's options, the server's
+parameters and the page's filters do.  (The index's other columns and their
+filters, derived values such as rank levels and winners, have code of their
+own.)  No I/O, no imports beyond the standard library.
 """
 
 from __future__ import annotations
