@@ -12,6 +12,7 @@ import pytest
 from gohash.cli import main
 from gohash.tools.canon import CanonOptions
 from gohash.tools.dataset import write_dataset
+from gohash.tools.parquet import DATASET_VERSION
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -82,6 +83,12 @@ def test_datasets_unfit_for_an_index_are_refused(
     marker.write_text(marker.read_text().replace('"complete": true', '"complete": false'))
     assert main(["index", "build", str(tmp_path / "x.db"), str(out)]) == 2
     assert "incomplete (its run failed or is still going on)" in capsys.readouterr().err
+    # A dataset of another version (version 1 had no place column) is refused.
+    marker.write_text(marker.read_text().replace('"complete": false', '"complete": true')
+                      .replace(f'"version": {DATASET_VERSION}', '"version": 1'))
+    assert main(["index", "build", str(tmp_path / "x.db"), str(out)]) == 2
+    assert f"canon dataset version 1; this gohash reads version {DATASET_VERSION}" \
+        in capsys.readouterr().err
     # Other commands name the dataset and say who reads it.
     assert main(["canon", str(out)]) == 2
     assert f"error: {out}: a gohash canon dataset (Parquet positions): only gohash index " \

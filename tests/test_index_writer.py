@@ -22,6 +22,7 @@ import gohash.index.writer
 from gohash.index.build import input_frames
 from gohash.index.index import Index
 from gohash.index.records import PARSE_VERSION, FileFrames, SourceError, sql_keys
+from gohash.index.schema import INSERT_GAME
 from gohash.pipeline.frames import NamedSchemes, SchemeFactory
 from gohash.sgf.sources import find_inputs
 from gohash.version import __version__
@@ -106,10 +107,7 @@ def reference_write(con: sqlite3.Connection, item: FileFrames) -> None:
         ids.append(same_key[frame])
     for game in item.games:
         game_id = con.execute(
-            "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
-            "positions, moves, error, black_rank, white_rank, black_level, white_level, "
-            "dt, date, event, komi, handicap, winner) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            INSERT_GAME,  # the columns of the table of game metadata
             (file_id, game.game, game.size, game.black, game.white, game.result,
              game.sha256, game.main, game.moves, game.error, *game.explorer_columns()),
         ).lastrowid

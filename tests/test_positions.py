@@ -16,8 +16,9 @@ from gohash import ELEMENTS
 from gohash.errors import GohashError
 from gohash.go.board import MAX_HISTORY, Board
 from gohash.group.schemes import SCHEMES, scheme
+from gohash.metadata import TEXT_PROPERTIES
 from gohash.pipeline import positions as positions_module
-from gohash.pipeline.positions import CORE_AVAILABLE, TEXT_PROPERTIES, PositionBatch, positions
+from gohash.pipeline.positions import CORE_AVAILABLE, PositionBatch, positions
 from gohash.sgf.inputs import Source
 from gohash.sgf.parser import (
     MAX_GAME_SETUP_POINTS,

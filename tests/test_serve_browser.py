@@ -239,6 +239,15 @@ def test_a_bookmarked_url_shows_the_same_view(page: Page, server: str) -> None:
     assert results and all(r.startswith("B+") for r in results)
 
 
+def test_the_stored_fields_filters_come_from_the_server(page: Page, server: str) -> None:
+    # The page has no list of its own: /api/info's filters (gohash.metadata) add the fields.
+    page.goto(server + "/?size=19&moves=pd&place=nowhere%20at%20all")
+    rendered(page, "pd")
+    assert page.input_value("#filters input[name='place']") == "nowhere at all"
+    assert page.locator("#filters input[name='name']").count() == 1
+    assert page.locator("#games tbody tr").count() == 0
+
+
 def test_a_broken_bookmark_says_why(page: Page, server: str) -> None:
     page.goto(server + "/?size=19&moves=pd,zz")
     page.wait_for_selector("#message:not([hidden])")

@@ -19,7 +19,7 @@ from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..group.coords import gtp, sgf_letters
 from ..group.schemes import DEFAULT_SCHEME
 from ..index.index import DupeGroup, Index, position_from_sgf
-from ..index.queries import TO_MOVE, Continuations, Filters, FindResult, Record
+from ..index.queries import FIELD_FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
 from ..index.records import PARSE_VERSION
 from ..index.store import IndexInfo, build_index
 from ..sgf.sources import find_inputs
@@ -150,6 +150,9 @@ def register(subparsers: Any) -> None:
     filters.add_argument("--event", metavar="TEXT", help="the event (EV) contains TEXT")
     filters.add_argument("--handicap", action=argparse.BooleanOptionalAction, default=None,
                          help="handicap games only (HA 2 or more); --no-handicap: even games")
+    for name, f in FIELD_FILTERS.items():
+        filters.add_argument(f"--{name.replace('_', '-')}", metavar="TEXT",
+                             help=f"{f.filter.help if f.filter else name} ({f.prop}) contains TEXT")
     add_exit_codes(find)
     leaf(find, _run_find)
 
@@ -273,7 +276,11 @@ def _check_one_file(path: str) -> None:
 def _filters(args: argparse.Namespace) -> Filters | None:
     given = {name: getattr(args, name) for name in
              ("player", "date_from", "date_to", "result", "min_rank", "event", "handicap")}
-    return Filters(**given) if any(v is not None for v in given.values()) else None
+    fields = {name: getattr(args, name) for name in FIELD_FILTERS
+              if getattr(args, name) is not None}
+    if not fields and all(v is None for v in given.values()):
+        return None
+    return Filters(**given, fields=fields)
 
 
 def _run_find(args: argparse.Namespace) -> int:
@@ -326,7 +333,7 @@ def _record_json(record: Record) -> dict[str, Any]:
         "black": record.black, "white": record.white, "black_rank": record.black_rank,
         "white_rank": record.white_rank, "result": record.result, "winner": record.winner,
         "date": record.date, "dt": record.dt, "event": record.event, "komi": record.komi,
-        "handicap": record.handicap,
+        "handicap": record.handicap, **record.fields,
     }
 
 

@@ -48,7 +48,7 @@ from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
-from ..index.queries import Continuations, Filters, GameRecord, Match, Record
+from ..index.queries import FIELD_FILTERS, Continuations, Filters, GameRecord, Match, Record
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 
@@ -115,7 +115,7 @@ _SECURITY_HEADERS = {
 
 _CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
 _POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result", "min_rank",
-                    "event", "handicap", "symmetry", "turn")
+                    "event", *FIELD_FILTERS, "handicap", "symmetry", "turn")
 
 
 # -- query parameters ---------------------------------------------------------------------------
@@ -170,10 +170,15 @@ def _filters(params: dict[str, str]) -> Filters | None:
     for name, value in text.items():
         if len(value) > MAX_FILTER_CHARS:
             raise BadRequest(f"{name} has {len(value)} characters; at most {MAX_FILTER_CHARS}")
+    fields = {name: params[name] for name in FIELD_FILTERS if params.get(name)}
+    for name, value in fields.items():
+        if len(value) > MAX_FILTER_CHARS:
+            raise BadRequest(f"{name} has {len(value)} characters; at most {MAX_FILTER_CHARS}")
     handicap = _choice(params, "handicap", ("yes", "no"))
-    if not text and handicap is None:
+    if not text and not fields and handicap is None:
         return None
-    return Filters(**text, handicap=None if handicap is None else handicap == "yes")
+    return Filters(**text, handicap=None if handicap is None else handicap == "yes",
+                   fields=fields)
 
 
 # -- the explorer --------------------------------------------------------------------------------
@@ -252,6 +257,9 @@ class _Explorer:
             "default_size": self.default_size,
             "counts": self.counts,
             "scheme": self.scheme,
+            "filters": [{"name": name, "kind": f.filter.kind, "label": f.filter.label,
+                         "help": f.filter.help}
+                        for name, f in FIELD_FILTERS.items() if f.filter is not None],
         }
 
     def position(self, query: _Query, limit: int) -> dict[str, Any]:
@@ -540,6 +548,7 @@ def _record_json(record: Record) -> dict[str, Any]:
         "komi": record.komi,
         "handicap": record.handicap,
         "moves": record.moves,
+        **record.fields,
     }
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import GohashError
+from ..metadata import STORED
 from ..pipeline.frames import NamedSchemes, SchemeFactory
 from ..pipeline.pool import SpoolFiles, scratch_folder
 from ..pipeline.positions import PositionBatch, positions
@@ -272,6 +273,7 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
             _lines(batch, start, main, end), black_rank=text["BR"][row],
             white_rank=text["WR"][row], dt=text["DT"][row], event=text["EV"][row],
             komi=text["KM"][row], handicap=handicap,
+            stored={f.name: text[f.prop][row] for f in STORED},
         ))
     for error, file_id in zip(batch.errors, batch.error_files, strict=True):
         # Sources are read before replay here: every error belongs to a file.

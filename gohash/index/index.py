@@ -29,6 +29,7 @@ from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import OCCURRENCE_FAULT, damaged, frame_faults
 from .queries import (
+    RECORD_COLUMNS,
     ContinuationRow,
     Continuations,
     Filters,
@@ -254,13 +255,13 @@ class Index:
         for seq, move, stored, stored_to_move, next_colour, next_point, line, *record in (
             self._db.execute(
                 f"SELECT o.seq, o.move, o.element, o.to_move, o.next_colour, o.next_point, "
-                f"{_LINE}, {_RECORD_COLUMNS} FROM occurrences o "
+                f"{_LINE}, {RECORD_COLUMNS} FROM occurrences o "
                 f"JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
                 f"WHERE {where} ORDER BY o.game_id, o.seq LIMIT ? OFFSET ?",
                 [*params, -1 if limit is None else limit, offset],
             )
         ):
-            match = view.match(Record(*record), move, seq, ELEMENTS[stored],
+            match = view.match(Record.from_row(record), move, seq, ELEMENTS[stored],
                                stored_to_move, next_colour, next_point)
             if line:
                 match = replace(match, variation=tuple(int(i) for i in line.split(".")))
@@ -326,7 +327,7 @@ class Index:
         suicide rule of its build, or this raises :class:`GohashError`.
         """
         row = self._db.execute(
-            f"SELECT {_RECORD_COLUMNS}, f.sha256, f.suicide, g.sha256 FROM games g "
+            f"SELECT {RECORD_COLUMNS}, f.sha256, f.suicide, g.sha256 FROM games g "
             "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
             (game_id,),
         ).fetchone()
@@ -334,7 +335,7 @@ class Index:
             raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
         file_sha, suicide, game_sha = row[-3:]
         return read_game(
-            Record(*row[:-3]), file_sha=file_sha, game_sha=game_sha,
+            Record.from_row(row[:-3]), file_sha=file_sha, game_sha=game_sha,
             suicide_allowed=None if suicide is None else bool(suicide),
             folders=[os.path.dirname(os.path.abspath(self.path))],
         )
@@ -345,9 +346,9 @@ class Index:
     def records(self) -> dict[int, Record]:
         """Every game record, by id."""
         return {
-            row[0]: Record(*row)
+            row[0]: Record.from_row(row)
             for row in self._db.execute(
-                f"SELECT {_RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id"
+                f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id"
             )
         }
 
@@ -405,10 +406,6 @@ class Index:
 
 
 _ELEMENT_INDEXES = frozenset(range(len(ELEMENTS)))
-_RECORD_COLUMNS = (
-    "g.id, f.path, g.game, g.size, g.black, g.white, g.result, g.moves, g.black_rank, "
-    "g.white_rank, g.dt, g.date, g.event, g.komi, g.handicap, g.winner"
-)
 # The path of the variation holding occurrence o ('' on the main line): that of
 # the latest variation run starting at or before it.
 _LINE = (

@@ -13,11 +13,12 @@ query; nothing here opens it.  What the index reads from a record's root
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,14 +27,17 @@ import numpy.typing as npt
 
 from ..errors import GohashError
 from ..group.symmetry import Element, Point
+from ..metadata import STORED, TEXT_PROPERTIES
 from ..pipeline.frames import unpack_frames
-from ..pipeline.positions import TEXT_PROPERTIES, positions
+from ..pipeline.positions import positions
 from ..sgf.inputs import Source
 from ..sgf.names import fs_name
 from ..sgf.sources import find_inputs, read_input
 from .records import first_date, game_digest, rank_level
 
 __all__ = [
+    "FIELD_FILTERS",
+    "RECORD_COLUMNS",
     "TO_MOVE",
     "Continuation",
     "ContinuationRow",
@@ -95,8 +99,17 @@ class Filters:
     min_rank: str | None = None
     event: str | None = None
     handicap: bool | None = None
+    fields: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """The :data:`gohash.metadata.STORED` fields' filters, by filter name: a
+    substring of the field, case-insensitive; games without one are left out."""
 
     def __post_init__(self) -> None:
+        for name, value in self.fields.items():
+            if name not in FIELD_FILTERS:
+                raise GohashError(f"no filter {name!r}: the fields' filters are "
+                                  f"{', '.join(FIELD_FILTERS) or 'none'}")
+            if not value.strip():
+                raise GohashError(f"{name} {value!r} is empty: give a text or leave it out")
         for name in ("date_from", "date_to"):
             value = getattr(self, name)
             if value is not None and not _is_date(value):
@@ -149,7 +162,14 @@ class Filters:
             params.append(self.event)
         if self.handicap is not None:
             terms.append(f"{g}.handicap {'>=' if self.handicap else '<'} 2")
+        for name, value in self.fields.items():
+            terms.append(f"gohash_contains({g}.{FIELD_FILTERS[name].name}, ?)")
+            params.append(value)
         return (" AND ".join(f"({t})" for t in terms) or "1"), params
+
+
+FIELD_FILTERS = {f.filter.name: f for f in STORED if f.filter is not None}
+"""The stored fields that have a filter, by filter name (all substring filters)."""
 
 
 def _is_date(text: str) -> bool:
@@ -194,6 +214,24 @@ class Record:
     komi: float | None
     handicap: int
     winner: str | None
+    fields: Mapping[str, str | None] = field(default_factory=dict, hash=False)
+    """The :data:`gohash.metadata.STORED` fields, by name: as recorded, None if absent."""
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> Record:
+        """The record of a row of :data:`RECORD_COLUMNS`."""
+        fixed = len(row) - len(STORED)
+        names = [f.name for f in dataclasses.fields(cls)][:fixed]
+        return cls(**dict(zip(names, row[:fixed], strict=True)),
+                   fields={f.name: v for f, v in zip(STORED, row[fixed:], strict=True)})
+
+
+RECORD_COLUMNS = ", ".join((
+    "g.id", "f.path", "g.game", "g.size", "g.black", "g.white", "g.result", "g.moves",
+    "g.black_rank", "g.white_rank", "g.dt", "g.date", "g.event", "g.komi", "g.handicap",
+    "g.winner", *(f"g.{f.name}" for f in STORED),
+))
+"""The columns of a :class:`Record` (``g`` the games table, ``f`` the files table)."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from ..errors import GohashError
 from ..group.symmetry import ELEMENTS
+from ..metadata import STORED
 from ..sgf.inputs import Input, Skipped, Source
 
 __all__ = [
@@ -85,14 +86,17 @@ class GameFrames:
     event: str | None = None
     komi: str | None = None
     handicap: int = 0
+    stored: dict[str, str | None] = field(default_factory=dict)
 
     def explorer_columns(self) -> tuple[object, ...]:
         """black_rank, white_rank, black_level, white_level, dt, date, event, komi,
-        handicap, winner: the games table's explorer columns."""
+        handicap, winner, then the :data:`gohash.metadata.STORED` fields: the games
+        table's explorer columns."""
         return (
             self.black_rank, self.white_rank, rank_level(self.black_rank),
             rank_level(self.white_rank), self.dt, first_date(self.dt), self.event,
             komi_value(self.komi), self.handicap, winner(self.result),
+            *(self.stored.get(f.name) for f in STORED),
         )
 
 

@@ -8,13 +8,18 @@ index.
 
 from __future__ import annotations
 
-__all__ = ["APPLICATION_ID", "SCHEMA", "SCHEMA_VERSION", "SQLITE_HEADER"]
+from ..metadata import STORED
 
-SCHEMA_VERSION = 2
+__all__ = ["APPLICATION_ID", "INSERT_GAME", "SCHEMA", "SCHEMA_VERSION", "SQLITE_HEADER"]
+
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x67686978  # "ghix"
 SQLITE_HEADER = b"SQLite format 3\x00"
 
-SCHEMA = """
+# The table's fields stored as recorded (gohash.metadata.STORED).
+_STORED_COLUMNS = "".join(f"\n    {f.name} TEXT," for f in STORED)
+
+SCHEMA = f"""
 CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (
     id INTEGER PRIMARY KEY,
@@ -46,7 +51,7 @@ CREATE TABLE games (
     event TEXT,
     komi REAL,
     handicap INTEGER NOT NULL,
-    winner TEXT,
+    winner TEXT,{_STORED_COLUMNS}
     UNIQUE (file_id, game)
 );
 CREATE TABLE errors (
@@ -85,3 +90,14 @@ CREATE TABLE variations (
 """
 # Every column of occurrences is in occurrences_by_position: searches and
 # continuations read the index alone, never the table.
+
+_GAME_COLUMNS = (
+    "file_id", "game", "size", "black", "white", "result", "sha256", "positions", "moves",
+    "error", "black_rank", "white_rank", "black_level", "white_level", "dt", "date", "event",
+    "komi", "handicap", "winner", *(f.name for f in STORED),
+)
+INSERT_GAME = (
+    f"INSERT INTO games ({', '.join(_GAME_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_GAME_COLUMNS))})"
+)
+"""A row of the games table, in the order of :class:`gohash.index.writer.Writer`'s values."""

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from ..version import __version__
 from .records import FileFrames, sql_keys
+from .schema import INSERT_GAME
 
 __all__ = ["STAGED_ROWS", "PositionIds", "Writer"]
 
@@ -271,10 +272,7 @@ class Writer:
         game_ids = []
         for game in item.games:
             game_id = db.execute(
-                "INSERT INTO games (file_id, game, size, black, white, result, sha256, "
-                "positions, moves, error, black_rank, white_rank, black_level, white_level, "
-                "dt, date, event, komi, handicap, winner) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                INSERT_GAME,
                 (file_id, game.game, game.size, game.black, game.white, game.result,
                  game.sha256, game.main, game.moves, game.error, *game.explorer_columns()),
             ).lastrowid

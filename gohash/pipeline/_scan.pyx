@@ -23,6 +23,8 @@ from ._scan cimport (
 
 import numpy as np
 
+from ..metadata import TEXT_PROPERTIES as _TEXT_PROPERTIES
+
 MAX_SIZE = 26
 cdef int HANDICAP_LOOKAHEAD = 64  # gohash.sgf.walk._LOOKAHEAD
 LIMITS = {
@@ -35,13 +37,9 @@ LIMITS = {
 }
 """The limits the scan leaves files to the walker at, for tests to hold against
 :mod:`gohash.sgf`'s and :data:`gohash.go.board.MAX_HISTORY`."""
-TEXT_PROPERTIES = tuple(
-    (name, name.encode("ascii"))
-    for name in ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
-)
-ROOT_PROPERTIES = frozenset(
-    (b"SZ", b"CA", b"HA", b"PB", b"PW", b"BR", b"WR", b"RE", b"KM", b"GN", b"DT", b"EV", b"RU")
-)
+# The text properties come from the one table of game metadata, read at import.
+TEXT_PROPERTIES = tuple((name, name.encode("ascii")) for name in _TEXT_PROPERTIES)
+ROOT_PROPERTIES = frozenset((b"SZ", b"CA", b"HA") + tuple(key for _, key in TEXT_PROPERTIES))
 
 
 cdef inline bint _is_space(uint8_t c) noexcept:

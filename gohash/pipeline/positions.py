@@ -27,6 +27,7 @@ from ..errors import GohashError, SgfError
 from ..go.rulesets import record_ruleset
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import elements_of
+from ..metadata import TEXT_PROPERTIES
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import shown_name
 from ..sgf.parser import encoding_of, root_text
@@ -46,13 +47,10 @@ except ImportError as error:  # not built: the pure path serves
 else:
     _CORE_MISSING = ""
 
-__all__ = ["CORE_AVAILABLE", "TEXT_PROPERTIES", "GameTable", "PositionBatch", "positions"]
+__all__ = ["CORE_AVAILABLE", "GameTable", "PositionBatch", "positions"]
 
 CORE_AVAILABLE = _core is not None
 """Whether the compiled core is built (``GOHASH_PURE=1`` still turns it off)."""
-
-TEXT_PROPERTIES = ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
-"""The root text properties of :attr:`GameTable.text`: the walker's ``GameInfo.root``."""
 
 _warned = False
 
@@ -64,7 +62,7 @@ class GameTable:
     """The games of a batch that began (whose root could be read), in order.
 
     ``text[name]`` holds the decoded root property ``name`` of each game (one of
-    :data:`TEXT_PROPERTIES`), None where the root has none.  ``handicap`` is HA
+    :data:`gohash.metadata.TEXT_PROPERTIES`), None where the root has none.  ``handicap`` is HA
     as a number (0 without HA).
     """
 

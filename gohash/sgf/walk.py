@@ -34,6 +34,7 @@ from ..errors import (
 from ..go.board import Board
 from ..go.rulesets import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from ..group.coords import gtp, sgf_letters, sgf_point_table
+from ..metadata import TEXT_PROPERTIES
 from .inputs import Skipped, Source
 from .names import shown_name
 from .parser import (
@@ -75,7 +76,6 @@ MAX_FILE_ERRORS = 10_000
 limit error (a file of a million broken games must not fill memory)."""
 MAX_FILE_NOTES = 10_000
 """Notes kept for one file: past this many, one more says the rest were dropped."""
-_TEXT_PROPERTIES = ("PB", "PW", "BR", "WR", "RE", "KM", "GN", "DT", "EV", "RU")
 _GTP_NOTE = "GTP-style coordinates (as SmartGo writes them), read as GoGui reads them"
 
 
@@ -393,7 +393,7 @@ class _GameWalker:
         size = board_size(props)
         encoding = encoding_of(props)
         root, repaired = root_text(
-            {name: props[name][0] for name in _TEXT_PROPERTIES if name in props}, encoding
+            {name: props[name][0] for name in TEXT_PROPERTIES if name in props}, encoding
         )
         handicap = 0
         bad_handicap = None

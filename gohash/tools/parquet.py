@@ -42,6 +42,7 @@ from ..group.coords import gtp, sgf_letters, sgf_point_table
 from ..group.schemes import scheme as get_scheme
 from ..group.symmetry import ELEMENTS
 from ..index.records import FileFrames, GameFrames, SourceError, game_digest, point_images
+from ..metadata import FIELDS, STORED
 from ..pipeline.frames import packed_rows, unpack_rows
 from ..pipeline.positions import GameTable, PositionBatch, positions
 from ..sgf.inputs import CANON_MARKER, Input, Skipped, Source
@@ -74,7 +75,7 @@ __all__ = [
 
 DATASET_MARKER = CANON_MARKER
 DATASET_FORMAT = "gohash-canon"
-DATASET_VERSION = 1
+DATASET_VERSION = 2
 TABLES = ("positions", "games", "files")
 
 POSITION_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -105,17 +106,7 @@ GAME_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("file", "string", "the SGF source"),
     ("game", "int32", "0-based index of the game in its file"),
     ("size", "uint8", "board size"),
-    ("black", "string", "PB, null if absent"),
-    ("white", "string", "PW"),
-    ("black_rank", "string", "BR"),
-    ("white_rank", "string", "WR"),
-    ("date", "string", "DT"),
-    ("result", "string", "RE"),
-    ("komi", "float64", "KM as a number; null if absent or not a number"),
-    ("handicap", "int32", "HA (0 without HA)"),
-    ("rules", "string", "RU"),
-    ("event", "string", "EV"),
-    ("name", "string", "GN"),
+    *((f.name, f.parquet, f.meaning) for f in FIELDS),
     ("moves", "int32", "the highest move number on the main line"),
     ("positions", "int32", "rows of the game in the positions table"),
     ("errors", "list<string>", "errors of the game (it is cut short at the first)"),
@@ -135,8 +126,8 @@ FILE_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 """Name, type and meaning of each column of the ``files`` table, in order."""
 
-_TEXT = {"black": "PB", "white": "PW", "black_rank": "BR", "white_rank": "WR",
-         "date": "DT", "result": "RE", "rules": "RU", "event": "EV", "name": "GN"}
+# The fields kept as text (KM is a number here, HA read as one).
+_TEXT = {f.name: f.prop for f in FIELDS if f.text and f.parquet == "string"}
 _ERROR = pa.struct([("game", pa.int32()), ("move_number", pa.int32()),
                     ("message", pa.string())])
 _ELEMENT_NAMES = [e.name for e in ELEMENTS]
@@ -581,8 +572,8 @@ def part_frames(part: str, known: dict[str, str]) -> list[FileFrames | SourceErr
         games = pq.read_table(part_path(root, "games", number),
                               columns=["file", "game", "size", "black", "white", "result",
                                        "black_rank", "white_rank", "date", "event", "komi",
-                                       "handicap", "moves", "positions",
-                                       "errors"]).to_pylist()
+                                       "handicap", "moves", "positions", "errors",
+                                       *(f.name for f in STORED)]).to_pylist()
         rows = pq.read_table(part, columns=["file", "move_number", "colour", "move",
                                             "to_move", "setup", "key", "transform",
                                             "position"])
@@ -660,7 +651,7 @@ class _Columns:
                 black_rank=game["black_rank"], white_rank=game["white_rank"],
                 dt=game["date"], event=game["event"],
                 komi=None if game["komi"] is None else repr(game["komi"]),
-                handicap=game["handicap"],
+                handicap=game["handicap"], stored={f.name: game[f.name] for f in STORED},
             ))
             self._next_moves(next_colour, next_point, start + first, start + last, game["size"])
             first = last

@@ -20,6 +20,7 @@ const CONTINUATION_LABELS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 const CELL = 30;
 const MARGIN = 32;
 
+// The stored fields' filters are added from /api/info (the server's table), see addFieldFilters.
 const FILTERS = ["player", "date_from", "date_to", "result", "min_rank", "event", "handicap",
   "symmetry", "turn"];
 const state = {
@@ -547,6 +548,21 @@ function showFilters() {
   }
 }
 
+function addFieldFilters(filters) {
+  const handicap = $("filters").elements.handicap.closest("label");
+  for (const filter of filters) {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.name = filter.name;
+    input.size = 10;
+    input.maxLength = 200;
+    input.title = filter.help;
+    label.append(`${filter.label} `, input);
+    handicap.before(label);
+    FILTERS.push(filter.name);
+  }
+}
+
 function setMode(next) {
   mode = next;
   for (const button of document.querySelectorAll("button.mode")) {
@@ -561,6 +577,7 @@ async function start() {
     showMessage(error.message);
     return;
   }
+  addFieldFilters(info.filters);
   const select = $("size");
   const sizes = Object.keys(info.sizes).length ? Object.keys(info.sizes) : [String(info.default_size)];
   select.replaceChildren(...sizes.map((s) => {
