@@ -34,6 +34,7 @@ from ..errors import (
 from ..go.board import Board
 from ..go.rulesets import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
 from ..group.coords import gtp, sgf_letters, sgf_point_table
+from ..group.symmetry import element
 from ..metadata import TEXT_PROPERTIES
 from .inputs import Skipped, Source
 from .names import shown_name
@@ -197,24 +198,21 @@ def handicap_placements(size: int, count: int) -> list[tuple[str, list[Point]]]:
             named.append(("classical Chinese handicap", [*stones[:2], (size // 2,) * 2]))
     placements: list[tuple[str, list[Point]]] = []
     seen: set[frozenset[Point]] = set()
-    for turned in range(8):
+    for turn in _PLACEMENT_TURNS:
         for name, points in named:
-            image = [_turned(p, turned, size) for p in points]
+            image = [turn.map_point(p, size) for p in points]
             if frozenset(image) not in seen:
                 seen.add(frozenset(image))
+                turned = turn.name != "identity"
                 placements.append((f"{name} (turned or mirrored)" if turned else name, image))
     return placements
 
 
-def _turned(point: Point, turn: int, size: int) -> Point:
-    """``point`` under one of the board's 8 symmetries (0 is the identity; then
-    the diagonal, the two mirrors, the antidiagonal and the three turns)."""
-    r, c = point
-    last = size - 1
-    return (
-        (r, c), (c, r), (r, last - c), (last - r, c), (last - c, last - r),
-        (c, last - r), (last - r, last - c), (last - c, r),
-    )[turn]
+_PLACEMENT_TURNS = tuple(element(name) for name in (
+    "identity", "transpose", "flip", "flipud", "antitranspose", "rot90", "rot180", "rot270"
+))
+"""The board maps :func:`handicap_placements` tries, in its order of preference:
+the diagonals and mirrors before the turns."""
 
 
 def fixed_handicap(size: int, count: int) -> list[Point]:
