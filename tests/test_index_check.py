@@ -203,13 +203,10 @@ def test_read_only_uri_is_immutable_only_where_wal_files_cannot_be_made(
     assert read_only_uri(str(db)).endswith("?mode=ro")
 
 
-NOBODY = 65534
-
-
 @pytest.fixture
 def unwritable(built: tuple[Path, Path]) -> Iterator[tuple[Path, Path]]:
-    """The game and its index in a folder of their own that only root may write
-    (world-readable, so that another user may read them)."""
+    """The game and its index in a folder of their own, read-only to everyone
+    (mode 555, files 444): only a process with root's capabilities may write it."""
     game, db = built
     folder = Path(tempfile.mkdtemp(prefix="gohash-ro-"))
     try:
@@ -224,10 +221,14 @@ def unwritable(built: tuple[Path, Path]) -> Iterator[tuple[Path, Path]]:
         shutil.rmtree(folder)
 
 
-def as_nobody(*argv: str) -> subprocess.CompletedProcess[str]:
+def unprivileged(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``gohash ARGV`` with every capability dropped, so the file modes bind it as
+    they bind any other user; it stays the same user, so it can still reach the
+    interpreter and the checkout wherever they are (another uid could not, from a
+    checkout in a private folder such as ``mktemp -d``'s)."""
     code = "import sys; from gohash.cli import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run(
-        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+        ["setpriv", "--bounding-set=-all", "--inh-caps=-all",
          sys.executable, "-c", code, *argv],
         capture_output=True, text=True, timeout=60, cwd="/",
     )
@@ -235,7 +236,7 @@ def as_nobody(*argv: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("setpriv") is None,
-    reason="runs the commands as another user: needs root and setpriv",
+    reason="runs the commands without root's capabilities: needs root and setpriv",
 )
 @pytest.mark.parametrize("wal", [False, True])
 def test_another_user_reads_an_index_in_a_folder_they_cannot_write(
@@ -248,11 +249,11 @@ def test_another_user_reads_an_index_in_a_folder_they_cannot_write(
         db.chmod(0o444)
         assert db.read_bytes()[18:20] == b"\x02\x02"
     before = sorted(os.listdir(db.parent))
-    probe = as_nobody("index", "build", str(db), str(game))
+    probe = unprivileged("index", "build", str(db), str(game))
     assert probe.returncode == 2, "the test needs a user who cannot write the index"
     for argv in (["info", str(db)], ["dupes", str(db)], ["check", str(db)],
                  ["find", str(db), "--sgf", str(game), "--move", "3"]):
-        result = as_nobody("index", *argv)
+        result = unprivileged("index", *argv)
         assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(db.parent)) == before
     assert stat.S_IMODE(db.parent.stat().st_mode) == 0o555
