@@ -48,7 +48,7 @@ from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
-from ..index.queries import FIELD_FILTERS, Continuations, Filters, GameRecord, Match, Record
+from ..index.queries import FIELD_FILTERS, Filters, GameRecord
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 
@@ -230,8 +230,7 @@ class _Explorer:
         with self.indexes.use() as index:
             self.first = index
             self.sizes = index.sizes()
-            self.counts = index.counts()
-            self.scheme = index.scheme_name
+            self.held = index.info()
 
     @property
     def default_size(self) -> int:
@@ -253,10 +252,9 @@ class _Explorer:
 
     def info(self) -> dict[str, Any]:
         return {
+            **self.held.to_json(),
             "sizes": {str(size): count for size, count in sorted(self.sizes.items())},
             "default_size": self.default_size,
-            "counts": self.counts,
-            "scheme": self.scheme,
             "filters": [{"name": name, "kind": f.filter.kind, "label": f.filter.label,
                          "help": f.filter.help}
                         for name, f in FIELD_FILTERS.items() if f.filter is not None],
@@ -269,9 +267,10 @@ class _Explorer:
                 board, symmetry=query.symmetry, filters=query.filters, to_move=query.to_move,
                 limit=MAX_CONTINUATIONS,
             )
+            key = index.keys(query.size).hex(found.key)
         return {
             **_board_json(query),
-            **_continuations_json(found, query.size),
+            "continuations": found.to_json(key),
             "games": self.games(query, 0, limit),
         }
 
@@ -281,12 +280,7 @@ class _Explorer:
                 query.replayed.board, colour_swap=query.symmetry == "full",
                 filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
             )
-        return {
-            "total": found.total,
-            "offset": offset,
-            "limit": limit,
-            "matches": [_match_json(match, query.size) for match in found.matches],
-        }
+            return found.to_json(index.keys(query.size).hex(found.key))
 
 
 class _GameReader:
@@ -498,76 +492,6 @@ def _board_json(query: _Query) -> dict[str, Any]:
     }
 
 
-def _continuations_json(found: Continuations, size: int) -> dict[str, Any]:
-    return {
-        "summary": {
-            "total": found.total,
-            "ended": found.ended,
-            "black_wins": found.black_wins,
-            "white_wins": found.white_wins,
-            "other": found.other,
-            "same_colours": found.same_colours,
-            "exchanged_colours": found.exchanged_colours,
-            "symmetries": [g.name for g in found.symmetries],
-            "to_move": found.to_move or "any",
-        },
-        "continuations": [
-            {
-                "point": _letters(c.point, size),
-                "colour": c.colour,
-                "count": c.count,
-                "share": c.share,
-                "black_wins": c.black_wins,
-                "white_wins": c.white_wins,
-                "other": c.other,
-                "first_date": c.first_date,
-                "last_date": c.last_date,
-                "same_colours": c.same_colours,
-                "exchanged_colours": c.exchanged_colours,
-                "equivalent": [point_letters(p, size) for p in c.equivalent],
-            }
-            for c in found.moves
-        ],
-    }
-
-
-def _record_json(record: Record) -> dict[str, Any]:
-    return {
-        "game_id": record.id,
-        "file": record.file,
-        "game": record.game,
-        "size": record.size,
-        "black": record.black,
-        "white": record.white,
-        "black_rank": record.black_rank,
-        "white_rank": record.white_rank,
-        "date": record.date,
-        "dt": record.dt,
-        "event": record.event,
-        "result": record.result,
-        "komi": record.komi,
-        "handicap": record.handicap,
-        "moves": record.moves,
-        **record.fields,
-    }
-
-
-def _match_json(match: Match, size: int) -> dict[str, Any]:
-    next_move = None
-    if match.next_move is not None:
-        colour, point = match.next_move
-        next_move = {"colour": colour, "point": _letters(point, size)}
-    return {
-        **_record_json(match.record),
-        "move_number": match.move_number,
-        "seq": match.seq,
-        "element": match.element.name,
-        "view": match.element.inverse.name,
-        "colours_exchanged": match.colours_exchanged,
-        "next_move": next_move,
-    }
-
-
 def _json(answer: dict[str, Any]) -> bytes:
     """An answer as the server's JSON responses render it."""
     return bytes(JSONResponse(answer).body)
@@ -585,7 +509,7 @@ def _game_json(game: GameRecord, view: Element, start: int, count: int) -> dict[
         point = None if position.point is None else view.map_point(position.point, size)
         last.append(None if position.colour is None else _letters(point, size))
     return {
-        **_record_json(game.record),
+        **game.record.to_json(),
         "root": game.root,
         "view": view.name,
         "colours_exchanged": view.swap,

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import GohashError
+from ..group.coords import gtp, sgf_letters
 from ..group.symmetry import Element, Point
 from ..metadata import STORED, TEXT_PROPERTIES
 from ..pipeline.frames import unpack_frames
@@ -51,6 +52,7 @@ __all__ = [
     "Record",
     "contains",
     "merge_continuations",
+    "move_json",
     "read_game",
 ]
 
@@ -225,6 +227,20 @@ class Record:
         return cls(**dict(zip(names, row[:fixed], strict=True)),
                    fields={f.name: v for f, v in zip(STORED, row[fixed:], strict=True)})
 
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON (docs/schemas.md, "A game record"): ``game_id``,
+        ``file``, ``game``, ``size``, ``moves``; its root's fields under the
+        names of :data:`gohash.metadata.FIELDS` (``date`` is ``DT`` as
+        recorded); and what the index reads from them, ``iso_date`` (the first
+        date) and ``winner``."""
+        return {
+            "game_id": self.id, "file": self.file, "game": self.game, "size": self.size,
+            "moves": self.moves, "black": self.black, "white": self.white,
+            "black_rank": self.black_rank, "white_rank": self.white_rank, "date": self.dt,
+            "result": self.result, "komi": self.komi, "handicap": self.handicap,
+            "event": self.event, **self.fields, "iso_date": self.date, "winner": self.winner,
+        }
+
 
 RECORD_COLUMNS = ", ".join((
     "g.id", "f.path", "g.game", "g.size", "g.black", "g.white", "g.result", "g.moves",
@@ -260,6 +276,24 @@ class Match:
     def colours_exchanged(self) -> bool:
         return self.element.swap
 
+    def to_json(self) -> dict[str, Any]:
+        """The match as JSON (docs/schemas.md, "A match"): its record's fields
+        (:meth:`Record.to_json`), then where and how it matched; ``view`` is
+        ``element``'s inverse, which shows the game in the query's orientation
+        and colours."""
+        size = self.record.size
+        return {
+            **self.record.to_json(),
+            "variation": list(self.variation),
+            "move_number": self.move_number,
+            "seq": self.seq,
+            "element": self.element.name,
+            "view": self.element.inverse.name,
+            "colours_exchanged": self.colours_exchanged,
+            "to_move": self.to_move,
+            "next_move": None if self.next_move is None else move_json(*self.next_move, size),
+        }
+
 
 @dataclass
 class FindResult:
@@ -272,6 +306,18 @@ class FindResult:
     offset: int
     limit: int | None
     rejected: int
+
+    def to_json(self, key: str) -> dict[str, Any]:
+        """The result as JSON (docs/schemas.md, "A find result"); ``key`` is
+        :attr:`key` as its scheme writes it (:meth:`gohash.group.schemes.KeyScheme.hex`)."""
+        return {
+            "key": key,
+            "total": self.total,
+            "offset": self.offset,
+            "limit": self.limit,
+            "rejected": self.rejected,
+            "matches": [m.to_json() for m in self.matches],
+        }
 
 
 @dataclass(frozen=True)
@@ -302,6 +348,22 @@ class Continuation:
     same_colours: int
     exchanged_colours: int
     equivalent: tuple[Point, ...]
+
+    def to_json(self, size: int) -> dict[str, Any]:
+        """The continuation on a ``size`` board as JSON (docs/schemas.md, "Continuations")."""
+        return {
+            **move_json(self.colour, self.point, size),
+            "equivalent": [list(p) for p in self.equivalent],
+            "count": self.count,
+            "share": self.share,
+            "black_wins": self.black_wins,
+            "white_wins": self.white_wins,
+            "other": self.other,
+            "first_date": self.first_date,
+            "last_date": self.last_date,
+            "same_colours": self.same_colours,
+            "exchanged_colours": self.exchanged_colours,
+        }
 
 
 @dataclass
@@ -335,6 +397,33 @@ class Continuations:
     years: dict[int, int]
     symmetries: tuple[Element, ...]
     to_move: str | None = None
+
+    def to_json(self, key: str) -> dict[str, Any]:
+        """The continuations as JSON (docs/schemas.md, "Continuations"); ``key`` is
+        :attr:`key` as its scheme writes it (:meth:`gohash.group.schemes.KeyScheme.hex`)."""
+        return {
+            "key": key,
+            "size": self.size,
+            "to_move": self.to_move or "any",
+            "total": self.total,
+            "ended": self.ended,
+            "same_colours": self.same_colours,
+            "exchanged_colours": self.exchanged_colours,
+            "black_wins": self.black_wins,
+            "white_wins": self.white_wins,
+            "other": self.other,
+            "years": {str(year): count for year, count in self.years.items()},
+            "symmetries": [g.name for g in self.symmetries],
+            "moves": [m.to_json(self.size) for m in self.moves],
+        }
+
+
+def move_json(colour: str, point: Point | None, size: int) -> dict[str, Any]:
+    """A move as JSON: ``colour`` (``b``, ``w``), ``point`` (``[row, col]``, row 0
+    the bottom line; null for a pass), ``gtp`` (``"D16"``, ``"pass"``) and
+    ``sgf`` (its letters, ``""`` for a pass)."""
+    return {"colour": colour, "point": None if point is None else list(point),
+            "gtp": gtp(point, size), "sgf": sgf_letters(point, size)}
 
 
 @dataclass
