@@ -19,7 +19,7 @@ from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..group.coords import gtp
 from ..group.schemes import DEFAULT_SCHEME
 from ..index.index import DupeGroup, Index, position_from_sgf
-from ..index.queries import FIELD_FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
+from ..index.queries import FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
 from ..index.records import PARSE_VERSION
 from ..index.store import build_index
 from ..sgf.sources import find_inputs
@@ -137,22 +137,15 @@ def register(subparsers: Any) -> None:
     filters = find.add_argument_group(
         "filters", "count only the games these let through (all that are given)"
     )
-    filters.add_argument("--player", metavar="NAME",
-                         help="Black or White's name contains NAME (case-insensitive)")
-    filters.add_argument("--date-from", metavar="DATE",
-                         help="played on or after DATE (YYYY, YYYY-MM or YYYY-MM-DD)")
-    filters.add_argument("--date-to", metavar="DATE",
-                         help="played on or before DATE (YYYY, YYYY-MM or YYYY-MM-DD)")
-    filters.add_argument("--result", choices=("B", "W", "other"),
-                         help="won by Black, by White, or neither (draw, void, unknown)")
-    filters.add_argument("--min-rank", metavar="RANK",
-                         help="no player with a recorded rank below RANK (like 3k, 5d, 9p)")
-    filters.add_argument("--event", metavar="TEXT", help="the event (EV) contains TEXT")
-    filters.add_argument("--handicap", action=argparse.BooleanOptionalAction, default=None,
-                         help="handicap games only (HA 2 or more); --no-handicap: even games")
-    for name, f in FIELD_FILTERS.items():
-        filters.add_argument(f"--{name.replace('_', '-')}", metavar="TEXT",
-                             help=f"{f.filter.help if f.filter else name} ({f.prop}) contains TEXT")
+    for spec in FILTERS:
+        if spec.kind == "yes_no":
+            filters.add_argument(spec.option, action=argparse.BooleanOptionalAction,
+                                 default=None, help=spec.help)
+        elif spec.kind == "choice":
+            filters.add_argument(spec.option, choices=[value for value, _ in spec.choices],
+                                 help=spec.help)
+        else:
+            filters.add_argument(spec.option, metavar=spec.metavar, help=spec.help)
     add_exit_codes(find)
     leaf(find, _run_find)
 
@@ -274,13 +267,7 @@ def _check_one_file(path: str) -> None:
 
 
 def _filters(args: argparse.Namespace) -> Filters | None:
-    given = {name: getattr(args, name) for name in
-             ("player", "date_from", "date_to", "result", "min_rank", "event", "handicap")}
-    fields = {name: getattr(args, name) for name in FIELD_FILTERS
-              if getattr(args, name) is not None}
-    if not fields and all(v is None for v in given.values()):
-        return None
-    return Filters(**given, fields=fields)
+    return Filters.from_values({spec.name: getattr(args, spec.name) for spec in FILTERS})
 
 
 def _run_find(args: argparse.Namespace) -> int:

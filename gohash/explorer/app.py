@@ -48,7 +48,7 @@ from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
-from ..index.queries import FIELD_FILTERS, Filters, GameRecord
+from ..index.queries import FILTERS, Filters, GameRecord
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 
@@ -78,7 +78,7 @@ MAX_CONTINUATIONS = 52
 MAX_QUERY_BYTES = 16 * 1024
 """The longest query string accepted (a 2,000-step move list takes some 8 KiB)."""
 MAX_FILTER_CHARS = 200
-"""The longest player or event name a filter may give."""
+"""The longest value a filter may give (a player's name, an event, a place)."""
 DEFAULT_GAME_PAGE = 200
 """Positions of a game per answer unless ``count`` says otherwise."""
 MAX_GAME_PAGE = 500
@@ -114,8 +114,7 @@ _SECURITY_HEADERS = {
 }
 
 _CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
-_POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result", "min_rank",
-                    "event", *FIELD_FILTERS, "handicap", "symmetry", "turn")
+_POSITION_PARAMS = ("size", "moves", *(spec.name for spec in FILTERS), "symmetry", "turn")
 
 
 # -- query parameters ---------------------------------------------------------------------------
@@ -162,23 +161,16 @@ def _choice(params: dict[str, str], name: str, choices: tuple[str, ...]) -> str 
 
 def _filters(params: dict[str, str]) -> Filters | None:
     """The filters the parameters give (empty values are no filter), None if none."""
-    text = {
-        name: params[name]
-        for name in ("player", "date_from", "date_to", "result", "min_rank", "event")
-        if params.get(name)
-    }
-    for name, value in text.items():
-        if len(value) > MAX_FILTER_CHARS:
-            raise BadRequest(f"{name} has {len(value)} characters; at most {MAX_FILTER_CHARS}")
-    fields = {name: params[name] for name in FIELD_FILTERS if params.get(name)}
-    for name, value in fields.items():
-        if len(value) > MAX_FILTER_CHARS:
-            raise BadRequest(f"{name} has {len(value)} characters; at most {MAX_FILTER_CHARS}")
-    handicap = _choice(params, "handicap", ("yes", "no"))
-    if not text and not fields and handicap is None:
-        return None
-    return Filters(**text, handicap=None if handicap is None else handicap == "yes",
-                   fields=fields)
+    values: dict[str, object] = {}
+    for spec in FILTERS:
+        text = params.get(spec.name)
+        if not text:
+            continue
+        if len(text) > MAX_FILTER_CHARS:
+            raise BadRequest(f"{spec.name} has {len(text)} characters; at most "
+                             f"{MAX_FILTER_CHARS}")
+        values[spec.name] = spec.parse(text)
+    return Filters.from_values(values)
 
 
 # -- the explorer --------------------------------------------------------------------------------
@@ -255,9 +247,7 @@ class _Explorer:
             **self.held.to_json(),
             "sizes": {str(size): count for size, count in sorted(self.sizes.items())},
             "default_size": self.default_size,
-            "filters": [{"name": name, "kind": f.filter.kind, "label": f.filter.label,
-                         "help": f.filter.help}
-                        for name, f in FIELD_FILTERS.items() if f.filter is not None],
+            "filters": [spec.to_json() for spec in FILTERS],
         }
 
     def position(self, query: _Query, limit: int) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 //
 // URL parameters (the same the JSON endpoints take):
 //   size   board size;  moves  the move list (see gohash/movelist.py)
-//   player, date_from, date_to, result, min_rank, event, handicap, symmetry, turn
-//          the filters and search options (gohash/serve.py)
+//   the filters (their names come from /api/info) and the search options symmetry, turn
+//          (gohash/explorer/app.py)
 //   offset first game shown;  game, at, view  the game viewer: a game id, a position
 //   of its main line (0 the initial one), and the symmetry element that shows the
 //   game in the query's orientation and colours.
@@ -20,9 +20,9 @@ const CONTINUATION_LABELS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 const CELL = 30;
 const MARGIN = 32;
 
-// The stored fields' filters are added from /api/info (the server's table), see addFieldFilters.
-const FILTERS = ["player", "date_from", "date_to", "result", "min_rank", "event", "handicap",
-  "symmetry", "turn"];
+// The form's fields: the filters, which /api/info lists (see addFilters), then the search
+// options symmetry and turn.
+const FILTERS = [];
 const state = {
   size: 19, moves: [], filters: {}, offset: 0, game: null, at: 0, view: "identity",
 };
@@ -562,19 +562,34 @@ function showFilters() {
   }
 }
 
-function addFieldFilters(filters) {
-  const handicap = $("filters").elements.handicap.closest("label");
+// Builds the filters' fields of the form from /api/info's list (gohash.index.queries.FILTERS):
+// the page has no list of its own.
+function addFilters(filters) {
+  const options = $("filters").elements.symmetry.closest("label");
   for (const filter of filters) {
     const label = document.createElement("label");
-    const input = document.createElement("input");
+    label.title = filter.help;
+    let input;
+    if (filter.choices.length) {
+      input = document.createElement("select");
+      for (const choice of [{ value: "", label: "any" }, ...filter.choices]) {
+        const option = document.createElement("option");
+        option.value = choice.value;
+        option.textContent = choice.label;
+        input.append(option);
+      }
+    } else {
+      input = document.createElement("input");
+      input.size = filter.kind === "rank" ? 4 : 10;
+      input.maxLength = 200;
+      input.placeholder = filter.placeholder;
+    }
     input.name = filter.name;
-    input.size = 10;
-    input.maxLength = 200;
-    input.title = filter.help;
     label.append(`${filter.label} `, input);
-    handicap.before(label);
+    options.before(label);
     FILTERS.push(filter.name);
   }
+  FILTERS.push("symmetry", "turn");
 }
 
 function setMode(next) {
@@ -591,7 +606,7 @@ async function start() {
     showMessage(error.message);
     return;
   }
-  addFieldFilters(info.filters);
+  addFilters(info.filters);
   const select = $("size");
   const sizes = Object.keys(info.sizes).length ? Object.keys(info.sizes) : [String(info.default_size)];
   select.replaceChildren(...sizes.map((s) => {
