@@ -28,7 +28,7 @@ import numpy.typing as npt
 from ..errors import GohashError
 from ..group.coords import gtp, sgf_letters
 from ..group.symmetry import Element, Point
-from ..metadata import STORED, TEXT_PROPERTIES
+from ..metadata import FIELDS, STORED, TEXT_PROPERTIES
 from ..pipeline.frames import unpack_frames
 from ..pipeline.positions import positions
 from ..sgf.inputs import Source
@@ -348,16 +348,21 @@ class Record:
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON (docs/schemas.md, "A game record"): ``game_id``,
-        ``file``, ``game``, ``size``, ``moves``; its root's fields under the
-        names of :data:`gohash.metadata.FIELDS` (``date`` is ``DT`` as
-        recorded); and what the index reads from them, ``iso_date`` (the first
-        date) and ``winner``."""
+        ``file``, ``game``, ``size``, ``moves``; the root's fields the index holds
+        (all but ``RU``), under their names in :data:`gohash.metadata.FIELDS` and
+        in its order (``date`` is ``DT`` as recorded); and what the index reads
+        from them, ``iso_date`` (the first date) and ``winner``."""
+        root: dict[str, object] = {
+            "PB": self.black, "PW": self.white, "BR": self.black_rank, "WR": self.white_rank,
+            "DT": self.dt, "RE": self.result, "KM": self.komi, "HA": self.handicap,
+            "EV": self.event,
+        }
         return {
             "game_id": self.id, "file": self.file, "game": self.game, "size": self.size,
-            "moves": self.moves, "black": self.black, "white": self.white,
-            "black_rank": self.black_rank, "white_rank": self.white_rank, "date": self.dt,
-            "result": self.result, "komi": self.komi, "handicap": self.handicap,
-            "event": self.event, **self.fields, "iso_date": self.date, "winner": self.winner,
+            "moves": self.moves,
+            **{f.name: self.fields[f.name] if f.stored else root[f.prop]
+               for f in FIELDS if f.stored or f.prop in root},
+            "iso_date": self.date, "winner": self.winner,
         }
 
 
