@@ -33,6 +33,7 @@ from gohash.errors import GohashError, IndexFileError
 from gohash.explorer.app import MAX_QUERY_BYTES, create_app
 from gohash.index.index import Index
 from gohash.index.movelist import parse_steps, point_letters, replay
+from gohash.index.queries import FILTERS
 from tests.serve_fixtures import (
     DATA,
     build_index,
@@ -415,8 +416,8 @@ def test_junk_query_strings_get_4xx(client: TestClient) -> None:
 @settings(max_examples=300, deadline=None)
 @given(
     st.dictionaries(
-        st.sampled_from(["size", "moves", "limit", "offset", "player", "date_from", "date_to",
-                         "result", "min_rank", "event", "handicap", "symmetry", "turn", "x"]),
+        st.sampled_from(["size", "moves", "limit", "offset", *(f.name for f in FILTERS),
+                         "symmetry", "turn", "x"]),
         st.one_of(st.text(max_size=30), st.from_regex(r"[a-sBWE]{0,3}(,[a-s]{2}){0,8}")),
     ),
     st.sampled_from(["/api/position", "/api/games"]),
