@@ -118,3 +118,34 @@ def test_a_record_names_its_metadata_as_the_table_does(db: Path) -> None:
     held = [f.name for f in FIELDS if f.prop != "RU"]
     assert [name for name in names if name in held] == held
     assert record.to_json()["date"] == record.dt and record.to_json()["iso_date"] == record.date
+
+
+def names(value: object) -> set[str]:
+    """Every key of every object in a JSON value (``years`` and ``gohash_versions``
+    are keyed by data, not names)."""
+    if isinstance(value, dict):
+        return {key for key in value}.union(*(
+            names(item) for key, item in value.items()
+            if key not in ("years", "gohash_versions", "root", "sizes", "captured")))
+    if isinstance(value, list):
+        return set().union(*(names(item) for item in value))
+    return set()
+
+
+def test_every_name_written_is_documented_in_schemas(
+    db: Path, client: TestClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = set()
+    for argv in (["find", "--format", "json", "--limit", "0"],
+                 ["find", "--continuations", "--format", "json"]):
+        written |= names(cli_json(capsys, argv[0], str(db), "--position", QUERY, *argv[1:]))
+    written |= names(cli_json(capsys, "dupes", str(db), "--min-positions", "1", "--format",
+                              "json"))
+    written |= names(cli_json(capsys, "info", str(db), "--format", "json"))
+    position = server_json(client, "/api/position", size=9, moves=MOVES)
+    written |= names(position) | names(server_json(client, "/api/info"))
+    game_id = position["games"]["matches"][0]["game_id"]
+    written |= names(server_json(client, f"/api/game/{game_id}"))
+    written |= names(server_json(client, f"/api/game/{game_id}/steps", at=1))
+    schemas = (Path(__file__).resolve().parents[1] / "docs" / "schemas.md").read_text()
+    assert {name for name in written if f"`{name}`" not in schemas} == set()
