@@ -131,8 +131,8 @@ def test_find_lists_ranks_dates_and_next_moves(
     assert code == 0
     match, = json.loads(out)["matches"]
     assert (match["black"], match["seq"], match["to_move"], match["next_move"]["gtp"],
-            match["dt"], match["date"], match["winner"], match["komi"], match["handicap"]) == \
-        ("Alice", 3, "w", "G7", "2019-07", "2019-07", None, None, 0)
+            match["date"], match["iso_date"], match["winner"], match["komi"],
+            match["handicap"]) == ("Alice", 3, "w", "G7", "2019-07", "2019-07", None, None, 0)
 
 
 @pytest.mark.parametrize(("argv", "message"), [

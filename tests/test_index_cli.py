@@ -86,7 +86,7 @@ def test_find_json_from_a_diagram_with_paging(
     assert result["matches"][0]["move_number"] == 10
     assert result["matches"][0]["file"] == str(folder / "a-start.sgf")
     # The query is a's position turned by rot90_swap; a-start shows it unturned.
-    assert result["matches"][0]["transform"] == element("rot90_swap").inverse.name
+    assert result["matches"][0]["element"] == element("rot90_swap").inverse.name
     assert result["matches"][0]["colours_exchanged"] is True
 
     monkeypatch.setattr("sys.stdin", io.StringIO(diagram))
@@ -120,7 +120,7 @@ def test_dupes_text_and_json(
     result = json.loads(out)
     assert [[r["file"] for r in g["records"]] for g in result["groups"]] == [
         [str(folder / "a-rot90-swap.sgf"), str(folder / "a.sgf")]]
-    assert [r["transform"] for r in result["groups"][0]["records"]] == [
+    assert [r["element"] for r in result["groups"][0]["records"]] == [
         "identity", element("rot90_swap").inverse.name]
     assert result["prefixes"][0]["shorter"]["records"][0]["file"] == str(folder / "a-start.sgf")
     assert result["prefixes"][0]["shorter"]["positions"] == 21

@@ -5,6 +5,7 @@ the library, the CLI and the server, and written in their JSON."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.explorer.app import create_app
 from gohash.index.index import Index
-from gohash.index.queries import Filters
+from gohash.index.queries import FILTERS, Filters
 from gohash.metadata import FIELDS, STORED, TEXT_PROPERTIES
 from gohash.pipeline import positions as positions_module
 from gohash.sgf.inputs import Source
@@ -30,6 +31,7 @@ RECORDS = {
 # Black's stone at E5 on 9x9: every record has it after move 1.
 E5 = np.zeros((9, 9), np.int8)
 E5[4, 4] = 1
+DIAGRAM = "\n".join(". . . . X . . . ." if row == 4 else ". " * 8 + "." for row in range(9))
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +105,11 @@ def test_cli_filters_and_json(db: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_server_filters_json_and_info(db: Path) -> None:
     with TestClient(create_app(db), raise_server_exceptions=False, base_url=LOCAL) as client:
         info = client.get("/api/info").json()
-        assert {f["name"] for f in info["filters"]} == {"place", "name"}
+        # The stored fields' filters come after the computed ones, as in the CLI's help.
+        assert [f["name"] for f in info["filters"]][-2:] == ["name", "place"]
+        assert info["filters"][-1] == {
+            "name": "place", "option": "--place", "kind": "substring", "label": "Place",
+            "help": "the place (PC) contains TEXT", "placeholder": "", "choices": []}
         answer = client.get("/api/games", params={"size": 9, "moves": "ee",
                                                    "place": "seoul"}).json()
         match, = answer["matches"]
@@ -112,3 +118,32 @@ def test_server_filters_json_and_info(db: Path) -> None:
         assert everything["total"] == 3
         assert {m["place"] for m in everything["matches"]} == {"Seoul", "Tokyo, Nihon Ki-in",
                                                                None}
+
+
+# -- one list of filters ----------------------------------------------------------------------
+
+VALID = {"substring": "a", "date": "2017", "rank": "5d", "choice": "B", "yes_no": "yes"}
+
+
+def test_one_list_of_filters_makes_filters_the_cli_and_the_server(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    computed = [f.name for f in dataclasses.fields(Filters) if f.name != "fields"]
+    assert [spec.name for spec in FILTERS] == computed + [f.filter.name for f in STORED
+                                                          if f.filter is not None]
+    assert main(["index", "find", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    with TestClient(create_app(db), raise_server_exceptions=False, base_url=LOCAL) as client:
+        for spec in FILTERS:
+            assert spec.option in help_text and spec.help.split()[0] in help_text
+            text = VALID[spec.kind]
+            value = spec.parse(text)
+            assert Filters.from_values({spec.name: value}) is not None
+            response = client.get("/api/games", params={"size": 9, "moves": "ee",
+                                                        spec.name: text})
+            assert response.status_code == 200, (spec.name, response.text)
+            # The CLI takes the same value (a yes_no filter as --name).
+            argv = [spec.option] if spec.kind == "yes_no" else [spec.option, text]
+            assert main(["index", "find", str(db), "--position", DIAGRAM, "--format", "json",
+                         *argv]) == 0
+            assert json.loads(capsys.readouterr().out)["total"] == response.json()["total"]

@@ -33,6 +33,7 @@ from gohash.errors import GohashError, IndexFileError
 from gohash.explorer.app import MAX_QUERY_BYTES, create_app
 from gohash.index.index import Index
 from gohash.index.movelist import parse_steps, point_letters, replay
+from gohash.index.queries import FILTERS
 from tests.serve_fixtures import (
     DATA,
     build_index,
@@ -192,8 +193,8 @@ def test_info_lists_sizes_and_counts(
 ) -> None:
     info = get(client, "/api/info")
     with Index(collection[0]) as index:
-        counts = index.counts()
-    assert info["counts"] == counts
+        held = index.info().to_json()
+    assert {name: info[name] for name in held} == held
     assert info["sizes"]["19"] >= 120 and {"9", "13"} <= set(info["sizes"])
     assert info["default_size"] == 19
     assert info["scheme"] == "regular128"
@@ -223,12 +224,13 @@ def test_continuations_and_games_equal_a_brute_force_search(
                      dtype=np.int8)
     counts, total, where = brute_force(query, games, None if turn == "0" else answer["to_move"])
     assert total >= 1  # the game itself
-    got = Counter({(c["colour"], c["point"]): c["count"] for c in answer["continuations"]})
+    found = answer["continuations"]
+    got = Counter({(c["colour"], c["sgf"] or None): c["count"] for c in found["moves"]})
     assert got == counts
-    assert answer["summary"]["total"] == total
-    assert answer["summary"]["to_move"] == ("any" if turn == "0" else answer["to_move"])
-    assert answer["summary"]["ended"] == 0
-    assert [c["count"] for c in answer["continuations"]] == sorted(counts.values(), reverse=True)
+    assert found["total"] == total
+    assert found["to_move"] == ("any" if turn == "0" else answer["to_move"])
+    assert found["ended"] == 0
+    assert [c["count"] for c in found["moves"]] == sorted(counts.values(), reverse=True)
     matches = answer["games"]["matches"]
     assert answer["games"]["total"] == total == len(matches)
     assert {(m["file"], m["move_number"], m["colours_exchanged"]) for m in matches} == where
@@ -236,26 +238,27 @@ def test_continuations_and_games_equal_a_brute_force_search(
     if (game, moves) == (0, 4):  # reached with either side to move: the filter tells them apart
         other = get(client, "/api/position", size=size, moves=",".join(setup + line[:moves]),
                     turn="1" if turn == "0" else "0")
-        assert (total > other["summary"]["total"] > 0) == (turn == "0")
+        assert (total > other["continuations"]["total"] > 0) == (turn == "0")
     assert answer["last"] == line[moves - 1][1:]
 
 
 def test_continuation_letters_and_dates_and_wins(client: TestClient) -> None:
     answer = get(client, "/api/position", size=19, moves="pd,dd")
-    for c in answer["continuations"]:
+    for c in answer["continuations"]["moves"]:
         assert c["point"] in c["equivalent"]
         assert c["black_wins"] + c["white_wins"] + c["other"] == c["count"]
         assert c["same_colours"] + c["exchanged_colours"] == c["count"]
         assert c["first_date"] <= c["last_date"]
         assert c["first_date"].startswith("2017-01")
-    counts = [c["count"] for c in answer["continuations"]]
-    assert counts == sorted(counts, reverse=True) and sum(counts) == answer["summary"]["total"]
+    counts = [c["count"] for c in answer["continuations"]["moves"]]
+    assert counts == sorted(counts, reverse=True)
+    assert sum(counts) == answer["continuations"]["total"]
 
 
 def test_empty_board_continuations_mark_every_equivalent_point(client: TestClient) -> None:
     answer = get(client, "/api/position", size=19)
-    assert len(answer["summary"]["symmetries"]) == 16
-    first = answer["continuations"][0]
+    assert len(answer["continuations"]["symmetries"]) == 16
+    first = answer["continuations"]["moves"][0]
     # The 4-4 point and its seven images are one continuation on an empty board.
     assert len(first["equivalent"]) in (4, 8)
     assert answer["moves"] == "" and answer["move_number"] == 0
@@ -285,10 +288,10 @@ def test_filters_narrow_the_games(client: TestClient) -> None:
     won = get(client, "/api/games", size=19, moves="pd", limit=200, result="B")["matches"]
     assert won and all(m["result"].startswith("B+") for m in won)
     later = get(client, "/api/position", size=19, moves="pd", date_from="2017-01-04")
-    assert all(m["date"] >= "2017-01-04" for m in later["games"]["matches"])
-    assert later["summary"]["total"] < len(everything)
+    assert all(m["iso_date"] >= "2017-01-04" for m in later["games"]["matches"])
+    assert later["continuations"]["total"] < len(everything)
     same = get(client, "/api/position", size=19, moves="pd", symmetry="d4")
-    assert same["summary"]["exchanged_colours"] == 0
+    assert same["continuations"]["exchanged_colours"] == 0
 
 
 def test_edits_and_passes_are_positions_too(client: TestClient) -> None:
@@ -413,8 +416,8 @@ def test_junk_query_strings_get_4xx(client: TestClient) -> None:
 @settings(max_examples=300, deadline=None)
 @given(
     st.dictionaries(
-        st.sampled_from(["size", "moves", "limit", "offset", "player", "date_from", "date_to",
-                         "result", "min_rank", "event", "handicap", "symmetry", "turn", "x"]),
+        st.sampled_from(["size", "moves", "limit", "offset", *(f.name for f in FILTERS),
+                         "symmetry", "turn", "x"]),
         st.one_of(st.text(max_size=30), st.from_regex(r"[a-sBWE]{0,3}(,[a-s]{2}){0,8}")),
     ),
     st.sampled_from(["/api/position", "/api/games"]),
@@ -472,7 +475,7 @@ def test_the_index_is_opened_read_only(
     before = db.read_bytes()
     app = create_app(db)
     client = local(app)
-    assert get(client, "/api/position", size=9, moves="ee")["summary"]["total"] >= 0
+    assert get(client, "/api/position", size=9, moves="ee")["continuations"]["total"] >= 0
     # SQLite itself refuses to write through the app's connection (mode=ro).
     with pytest.raises(IndexFileError, match="attempt to write a readonly database"):
         app.state.index.build([str(DATA / "game-13x13.sgf")])

@@ -8,6 +8,8 @@ Screenshots go to ``test-artifacts/screenshots/`` (kept out of git)."""
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from gohash.explorer.app import CONTENT_SECURITY_POLICY
+from gohash.index.queries import FILTERS
 from tests.serve_fixtures import (
     CHROMIUM_ARGS,
     DATA,
@@ -239,13 +242,27 @@ def test_a_bookmarked_url_shows_the_same_view(page: Page, server: str) -> None:
     assert results and all(r.startswith("B+") for r in results)
 
 
-def test_the_stored_fields_filters_come_from_the_server(page: Page, server: str) -> None:
-    # The page has no list of its own: /api/info's filters (gohash.metadata) add the fields.
+def test_the_filters_come_from_the_server(page: Page, server: str) -> None:
+    # The page has no list of its own: /api/info's filters (gohash.index.queries.FILTERS,
+    # with the stored fields of gohash.metadata) make the form's fields, in their order.
     page.goto(server + "/?size=19&moves=pd&place=nowhere%20at%20all")
     rendered(page, "pd")
+    names = page.eval_on_selector_all(
+        "#filters input, #filters select", "fields => fields.map(f => f.name)")
+    assert names == [spec.name for spec in FILTERS] + ["symmetry", "turn"]
     assert page.input_value("#filters input[name='place']") == "nowhere at all"
-    assert page.locator("#filters input[name='name']").count() == 1
     assert page.locator("#games tbody tr").count() == 0
+    # A filter set in the form goes into the address and narrows the games.
+    page.fill("#filters input[name='place']", "")
+    page.select_option("#filters select[name='handicap']", "no")
+    page.click("#filters button[type=submit]")
+    page.wait_for_url("**handicap=no**")
+    assert "place=" not in page.url
+    with urllib.request.urlopen(server + "/api/games?size=19&moves=pd&handicap=no") as reply:
+        total = json.load(reply)["total"]
+    assert total > 0
+    page.wait_for_function("n => document.querySelector('#games-count').innerText === n",
+                           arg=f"({total})")
 
 
 def test_a_broken_bookmark_says_why(page: Page, server: str) -> None:

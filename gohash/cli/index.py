@@ -16,12 +16,12 @@ from typing import Any
 from ..errors import GohashError, counted
 from ..go.board import Board
 from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
-from ..group.coords import gtp, sgf_letters
+from ..group.coords import gtp
 from ..group.schemes import DEFAULT_SCHEME
 from ..index.index import DupeGroup, Index, position_from_sgf
-from ..index.queries import FIELD_FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
+from ..index.queries import FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
 from ..index.records import PARSE_VERSION
-from ..index.store import IndexInfo, build_index
+from ..index.store import build_index
 from ..sgf.sources import find_inputs
 from .options import (
     EXIT_CLEAN,
@@ -137,22 +137,15 @@ def register(subparsers: Any) -> None:
     filters = find.add_argument_group(
         "filters", "count only the games these let through (all that are given)"
     )
-    filters.add_argument("--player", metavar="NAME",
-                         help="Black or White's name contains NAME (case-insensitive)")
-    filters.add_argument("--date-from", metavar="DATE",
-                         help="played on or after DATE (YYYY, YYYY-MM or YYYY-MM-DD)")
-    filters.add_argument("--date-to", metavar="DATE",
-                         help="played on or before DATE (YYYY, YYYY-MM or YYYY-MM-DD)")
-    filters.add_argument("--result", choices=("B", "W", "other"),
-                         help="won by Black, by White, or neither (draw, void, unknown)")
-    filters.add_argument("--min-rank", metavar="RANK",
-                         help="no player with a recorded rank below RANK (like 3k, 5d, 9p)")
-    filters.add_argument("--event", metavar="TEXT", help="the event (EV) contains TEXT")
-    filters.add_argument("--handicap", action=argparse.BooleanOptionalAction, default=None,
-                         help="handicap games only (HA 2 or more); --no-handicap: even games")
-    for name, f in FIELD_FILTERS.items():
-        filters.add_argument(f"--{name.replace('_', '-')}", metavar="TEXT",
-                             help=f"{f.filter.help if f.filter else name} ({f.prop}) contains TEXT")
+    for spec in FILTERS:
+        if spec.kind == "yes_no":
+            filters.add_argument(spec.option, action=argparse.BooleanOptionalAction,
+                                 default=None, help=spec.help)
+        elif spec.kind == "choice":
+            filters.add_argument(spec.option, choices=[value for value, _ in spec.choices],
+                                 help=spec.help)
+        else:
+            filters.add_argument(spec.option, metavar=spec.metavar, help=spec.help)
     add_exit_codes(find)
     leaf(find, _run_find)
 
@@ -274,13 +267,7 @@ def _check_one_file(path: str) -> None:
 
 
 def _filters(args: argparse.Namespace) -> Filters | None:
-    given = {name: getattr(args, name) for name in
-             ("player", "date_from", "date_to", "result", "min_rank", "event", "handicap")}
-    fields = {name: getattr(args, name) for name in FIELD_FILTERS
-              if getattr(args, name) is not None}
-    if not fields and all(v is None for v in given.values()):
-        return None
-    return Filters(**given, fields=fields)
+    return Filters.from_values({spec.name: getattr(args, spec.name) for spec in FILTERS})
 
 
 def _run_find(args: argparse.Namespace) -> int:
@@ -298,7 +285,7 @@ def _run_find(args: argparse.Namespace) -> int:
             )
             hex_key = index.keys(board.size).hex(moves.key)
             if args.format == "json":
-                print(json.dumps(_continuations_json(moves, hex_key), ensure_ascii=False))
+                print(json.dumps(moves.to_json(hex_key), ensure_ascii=False))
             else:
                 _print_continuations(moves, hex_key, Reporter(args.prog))
             return EXIT_CLEAN
@@ -312,7 +299,7 @@ def _run_find(args: argparse.Namespace) -> int:
     report.say(f"{board.size}x{board.size} position, key {hex_key}: "
                f"{counted(result.total, 'occurrence')}{rejected}")
     if args.format == "json":
-        print(json.dumps(_find_json(result, hex_key, board.size), ensure_ascii=False))
+        print(json.dumps(result.to_json(hex_key), ensure_ascii=False))
     else:
         _print_find(result, board.size)
     shown_to = result.offset + len(result.matches)
@@ -320,44 +307,6 @@ def _run_find(args: argparse.Namespace) -> int:
         report.say(f"showing {result.offset + 1:,}-{shown_to:,} of {result.total:,}: "
                    f"--offset {shown_to} for more, --limit 0 for all")
     return EXIT_CLEAN
-
-
-def _move_json(colour: str, point: tuple[int, int] | None, size: int) -> dict[str, Any]:
-    return {"colour": colour, "point": None if point is None else list(point),
-            "gtp": gtp(point, size), "sgf": sgf_letters(point, size)}
-
-
-def _record_json(record: Record) -> dict[str, Any]:
-    return {
-        "id": record.id, "file": record.file, "game": record.game, "size": record.size,
-        "black": record.black, "white": record.white, "black_rank": record.black_rank,
-        "white_rank": record.white_rank, "result": record.result, "winner": record.winner,
-        "date": record.date, "dt": record.dt, "event": record.event, "komi": record.komi,
-        "handicap": record.handicap, **record.fields,
-    }
-
-
-def _find_json(result: FindResult, hex_key: str, size: int) -> dict[str, Any]:
-    return {
-        "key": hex_key,
-        "total": result.total,
-        "offset": result.offset,
-        "limit": result.limit,
-        "rejected": result.rejected,
-        "matches": [
-            {
-                **_record_json(m.record),
-                "variation": list(m.variation),
-                "move_number": m.move_number,
-                "seq": m.seq,
-                "transform": m.element.name,
-                "colours_exchanged": m.colours_exchanged,
-                "to_move": m.to_move,
-                "next_move": None if m.next_move is None else _move_json(*m.next_move, size),
-            }
-            for m in result.matches
-        ],
-    }
 
 
 def _print_find(result: FindResult, size: int) -> None:
@@ -371,34 +320,6 @@ def _print_find(result: FindResult, size: int) -> None:
         print(f"{record.file}  game {record.game}{line}  move {m.move_number}  "
               f"{m.element.name}{colours}  ({_players(record)}{', ' + about if about else ''})"
               f"  next {nxt}")
-
-
-def _continuations_json(moves: Continuations, hex_key: str) -> dict[str, Any]:
-    return {
-        "key": hex_key,
-        "size": moves.size,
-        "to_move": moves.to_move or "any",
-        "total": moves.total,
-        "ended": moves.ended,
-        "same_colours": moves.same_colours,
-        "exchanged_colours": moves.exchanged_colours,
-        "black_wins": moves.black_wins,
-        "white_wins": moves.white_wins,
-        "other": moves.other,
-        "years": {str(year): count for year, count in moves.years.items()},
-        "symmetries": [g.name for g in moves.symmetries],
-        "moves": [
-            {
-                **_move_json(m.colour, m.point, moves.size),
-                "equivalent": [list(p) for p in m.equivalent],
-                "count": m.count, "share": m.share, "black_wins": m.black_wins,
-                "white_wins": m.white_wins, "other": m.other, "first_date": m.first_date,
-                "last_date": m.last_date, "same_colours": m.same_colours,
-                "exchanged_colours": m.exchanged_colours,
-            }
-            for m in moves.moves
-        ],
-    }
 
 
 def _print_continuations(moves: Continuations, hex_key: str, report: Reporter) -> None:
@@ -435,11 +356,7 @@ def _run_dupes(args: argparse.Namespace) -> int:
     with Index(args.db, read_only=True) as index:
         dupes = index.dupes(min_positions=args.min_positions)
     if args.format == "json":
-        print(json.dumps({
-            "groups": [_group_json(g) for g in dupes.groups],
-            "prefixes": [{"shorter": _group_json(p.shorter), "longer": _group_json(p.longer)}
-                         for p in dupes.prefixes],
-        }, ensure_ascii=False))
+        print(json.dumps(dupes.to_json(), ensure_ascii=False))
     else:
         for group in dupes.groups:
             print(f"same game ({counted(group.positions, 'position')}):")
@@ -457,17 +374,6 @@ def _run_dupes(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if dupes.groups or dupes.prefixes else EXIT_CLEAN
 
 
-def _group_json(group: DupeGroup) -> dict[str, Any]:
-    return {
-        "positions": group.positions,
-        "records": [
-            {"file": r.file, "game": r.game, "transform": g.name, "size": r.size,
-             "black": r.black, "white": r.white, "result": r.result}
-            for r, g in zip(group.records, group.elements, strict=True)
-        ],
-    }
-
-
 def _print_group(group: DupeGroup) -> None:
     for record, g in zip(group.records, group.elements, strict=True):
         print(f"  {record.file}  game {record.game}  {g.name}  "
@@ -481,7 +387,7 @@ def _run_info(args: argparse.Namespace) -> int:
     with Index(args.db, read_only=True) as index:
         info = index.info()
     if args.format == "json":
-        print(json.dumps(_info_json(info), ensure_ascii=False))
+        print(json.dumps(info.to_json(), ensure_ascii=False))
         return EXIT_CLEAN
     print(f"index {info.path}")
     print(f"  format version {info.schema_version}, key scheme {info.scheme}, "
@@ -497,22 +403,6 @@ def _run_info(args: argparse.Namespace) -> int:
               f"differently (parse version other than {PARSE_VERSION}): index build reads "
               "them again")
     return EXIT_CLEAN
-
-
-def _info_json(info: IndexInfo) -> dict[str, Any]:
-    return {
-        "path": info.path,
-        "format_version": info.schema_version,
-        "scheme": info.scheme,
-        "variations": info.variations,
-        "files": info.files,
-        "games": info.games,
-        "positions": info.positions,
-        "distinct": info.distinct,
-        "errors": info.errors,
-        "gohash_versions": info.gohash_versions,
-        "outdated_files": info.outdated,
-    }
 
 
 def _run_check(args: argparse.Namespace) -> int:

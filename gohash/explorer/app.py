@@ -48,7 +48,7 @@ from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
-from ..index.queries import FIELD_FILTERS, Continuations, Filters, GameRecord, Match, Record
+from ..index.queries import FILTERS, Filters, GameRecord
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 
@@ -78,7 +78,7 @@ MAX_CONTINUATIONS = 52
 MAX_QUERY_BYTES = 16 * 1024
 """The longest query string accepted (a 2,000-step move list takes some 8 KiB)."""
 MAX_FILTER_CHARS = 200
-"""The longest player or event name a filter may give."""
+"""The longest value a filter may give (a player's name, an event, a place)."""
 DEFAULT_GAME_PAGE = 200
 """Positions of a game per answer unless ``count`` says otherwise."""
 MAX_GAME_PAGE = 500
@@ -114,8 +114,7 @@ _SECURITY_HEADERS = {
 }
 
 _CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
-_POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result", "min_rank",
-                    "event", *FIELD_FILTERS, "handicap", "symmetry", "turn")
+_POSITION_PARAMS = ("size", "moves", *(spec.name for spec in FILTERS), "symmetry", "turn")
 
 
 # -- query parameters ---------------------------------------------------------------------------
@@ -162,23 +161,16 @@ def _choice(params: dict[str, str], name: str, choices: tuple[str, ...]) -> str 
 
 def _filters(params: dict[str, str]) -> Filters | None:
     """The filters the parameters give (empty values are no filter), None if none."""
-    text = {
-        name: params[name]
-        for name in ("player", "date_from", "date_to", "result", "min_rank", "event")
-        if params.get(name)
-    }
-    for name, value in text.items():
-        if len(value) > MAX_FILTER_CHARS:
-            raise BadRequest(f"{name} has {len(value)} characters; at most {MAX_FILTER_CHARS}")
-    fields = {name: params[name] for name in FIELD_FILTERS if params.get(name)}
-    for name, value in fields.items():
-        if len(value) > MAX_FILTER_CHARS:
-            raise BadRequest(f"{name} has {len(value)} characters; at most {MAX_FILTER_CHARS}")
-    handicap = _choice(params, "handicap", ("yes", "no"))
-    if not text and not fields and handicap is None:
-        return None
-    return Filters(**text, handicap=None if handicap is None else handicap == "yes",
-                   fields=fields)
+    values: dict[str, object] = {}
+    for spec in FILTERS:
+        text = params.get(spec.name)
+        if not text:
+            continue
+        if len(text) > MAX_FILTER_CHARS:
+            raise BadRequest(f"{spec.name} has {len(text)} characters; at most "
+                             f"{MAX_FILTER_CHARS}")
+        values[spec.name] = spec.parse(text)
+    return Filters.from_values(values)
 
 
 # -- the explorer --------------------------------------------------------------------------------
@@ -230,8 +222,7 @@ class _Explorer:
         with self.indexes.use() as index:
             self.first = index
             self.sizes = index.sizes()
-            self.counts = index.counts()
-            self.scheme = index.scheme_name
+            self.held = index.info()
 
     @property
     def default_size(self) -> int:
@@ -253,13 +244,10 @@ class _Explorer:
 
     def info(self) -> dict[str, Any]:
         return {
+            **self.held.to_json(),
             "sizes": {str(size): count for size, count in sorted(self.sizes.items())},
             "default_size": self.default_size,
-            "counts": self.counts,
-            "scheme": self.scheme,
-            "filters": [{"name": name, "kind": f.filter.kind, "label": f.filter.label,
-                         "help": f.filter.help}
-                        for name, f in FIELD_FILTERS.items() if f.filter is not None],
+            "filters": [spec.to_json() for spec in FILTERS],
         }
 
     def position(self, query: _Query, limit: int) -> dict[str, Any]:
@@ -269,9 +257,10 @@ class _Explorer:
                 board, symmetry=query.symmetry, filters=query.filters, to_move=query.to_move,
                 limit=MAX_CONTINUATIONS,
             )
+            key = index.keys(query.size).hex(found.key)
         return {
             **_board_json(query),
-            **_continuations_json(found, query.size),
+            "continuations": found.to_json(key),
             "games": self.games(query, 0, limit),
         }
 
@@ -281,12 +270,7 @@ class _Explorer:
                 query.replayed.board, colour_swap=query.symmetry == "full",
                 filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
             )
-        return {
-            "total": found.total,
-            "offset": offset,
-            "limit": limit,
-            "matches": [_match_json(match, query.size) for match in found.matches],
-        }
+            return found.to_json(index.keys(query.size).hex(found.key))
 
 
 class _GameReader:
@@ -498,76 +482,6 @@ def _board_json(query: _Query) -> dict[str, Any]:
     }
 
 
-def _continuations_json(found: Continuations, size: int) -> dict[str, Any]:
-    return {
-        "summary": {
-            "total": found.total,
-            "ended": found.ended,
-            "black_wins": found.black_wins,
-            "white_wins": found.white_wins,
-            "other": found.other,
-            "same_colours": found.same_colours,
-            "exchanged_colours": found.exchanged_colours,
-            "symmetries": [g.name for g in found.symmetries],
-            "to_move": found.to_move or "any",
-        },
-        "continuations": [
-            {
-                "point": _letters(c.point, size),
-                "colour": c.colour,
-                "count": c.count,
-                "share": c.share,
-                "black_wins": c.black_wins,
-                "white_wins": c.white_wins,
-                "other": c.other,
-                "first_date": c.first_date,
-                "last_date": c.last_date,
-                "same_colours": c.same_colours,
-                "exchanged_colours": c.exchanged_colours,
-                "equivalent": [point_letters(p, size) for p in c.equivalent],
-            }
-            for c in found.moves
-        ],
-    }
-
-
-def _record_json(record: Record) -> dict[str, Any]:
-    return {
-        "game_id": record.id,
-        "file": record.file,
-        "game": record.game,
-        "size": record.size,
-        "black": record.black,
-        "white": record.white,
-        "black_rank": record.black_rank,
-        "white_rank": record.white_rank,
-        "date": record.date,
-        "dt": record.dt,
-        "event": record.event,
-        "result": record.result,
-        "komi": record.komi,
-        "handicap": record.handicap,
-        "moves": record.moves,
-        **record.fields,
-    }
-
-
-def _match_json(match: Match, size: int) -> dict[str, Any]:
-    next_move = None
-    if match.next_move is not None:
-        colour, point = match.next_move
-        next_move = {"colour": colour, "point": _letters(point, size)}
-    return {
-        **_record_json(match.record),
-        "move_number": match.move_number,
-        "seq": match.seq,
-        "element": match.element.name,
-        "view": match.element.inverse.name,
-        "colours_exchanged": match.colours_exchanged,
-        "next_move": next_move,
-    }
-
-
 def _json(answer: dict[str, Any]) -> bytes:
     """An answer as the server's JSON responses render it."""
     return bytes(JSONResponse(answer).body)
@@ -585,7 +499,7 @@ def _game_json(game: GameRecord, view: Element, start: int, count: int) -> dict[
         point = None if position.point is None else view.map_point(position.point, size)
         last.append(None if position.colour is None else _letters(point, size))
     return {
-        **_record_json(game.record),
+        **game.record.to_json(),
         "root": game.root,
         "view": view.name,
         "colours_exchanged": view.swap,

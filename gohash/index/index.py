@@ -64,6 +64,15 @@ class DupeGroup:
     elements: tuple[Element, ...]
     positions: int
 
+    def to_json(self) -> dict[str, Any]:
+        """The group as JSON (docs/schemas.md, "Duplicates"): ``positions``, and its
+        ``records`` (:meth:`Record.to_json`), each with its ``element``."""
+        return {
+            "positions": self.positions,
+            "records": [{**r.to_json(), "element": g.name}
+                        for r, g in zip(self.records, self.elements, strict=True)],
+        }
+
 
 @dataclass(frozen=True)
 class Prefix:
@@ -75,8 +84,18 @@ class Prefix:
 
 @dataclass
 class Dupes:
+    """What :meth:`Index.dupes` found: groups of the same game, and prefixes."""
+
     groups: list[DupeGroup]
     prefixes: list[Prefix]
+
+    def to_json(self) -> dict[str, Any]:
+        """The duplicates as JSON (docs/schemas.md, "Duplicates")."""
+        return {
+            "groups": [g.to_json() for g in self.groups],
+            "prefixes": [{"shorter": p.shorter.to_json(), "longer": p.longer.to_json()}
+                         for p in self.prefixes],
+        }
 
 
 class Index:

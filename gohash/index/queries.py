@@ -18,16 +18,17 @@ import datetime
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import GohashError
+from ..group.coords import gtp, sgf_letters
 from ..group.symmetry import Element, Point
-from ..metadata import STORED, TEXT_PROPERTIES
+from ..metadata import FIELDS, STORED, TEXT_PROPERTIES
 from ..pipeline.frames import unpack_frames
 from ..pipeline.positions import positions
 from ..sgf.inputs import Source
@@ -37,6 +38,7 @@ from .records import first_date, game_digest, rank_level
 
 __all__ = [
     "FIELD_FILTERS",
+    "FILTERS",
     "RECORD_COLUMNS",
     "TO_MOVE",
     "Continuation",
@@ -49,8 +51,10 @@ __all__ = [
     "Match",
     "QueryView",
     "Record",
+    "SearchFilter",
     "contains",
     "merge_continuations",
+    "move_json",
     "read_game",
 ]
 
@@ -65,10 +69,126 @@ Black, White, or either (``"any"``)."""
 _ISO_PREFIX = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 _RESULTS = {"b": "B", "w": "W", "other": "other"}
 
+FilterKind = Literal["substring", "date", "rank", "choice", "yes_no"]
+"""How a filter's value is given and checked (:class:`SearchFilter`)."""
+Where = Callable[[str, Any], tuple[str, list[Any]]]
+"""A filter's SQL: from the games table's alias and the filter's value, a condition
+and its parameters."""
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """One filter of a search, as the library, the CLI, the server and the page offer it.
+
+    ``name`` is the :class:`Filters` attribute (or the key of its ``fields``), the
+    server's and the page's parameter; the CLI's option is :attr:`option`.
+    ``kind``: ``substring`` (a text the value contains, case-insensitively),
+    ``date`` (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``), ``rank`` (like ``5d``),
+    ``choice`` (one of the values of ``choices``) or ``yes_no`` (True or False;
+    ``yes`` or ``no`` as a parameter, ``--name`` or ``--no-name`` on the command
+    line).  ``label`` names it on the page, ``help`` says what it keeps (the
+    CLI's help, the page's tooltip), ``metavar`` names the CLI's value;
+    ``choices`` are (value, label) pairs; ``placeholder`` the page's hint;
+    ``where`` gives its SQL condition on the index's games table.
+    """
+
+    name: str
+    kind: FilterKind
+    label: str
+    help: str
+    where: Where
+    metavar: str = "TEXT"
+    choices: tuple[tuple[str, str], ...] = ()
+    placeholder: str = ""
+
+    @property
+    def option(self) -> str:
+        """The CLI's option: ``--`` and the name, dashes for underscores."""
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value: object) -> None:
+        """Raise :class:`GohashError` unless ``value`` is one this filter takes."""
+        name = self.name
+        if self.kind == "yes_no":
+            if not isinstance(value, bool):
+                raise GohashError(f"{name} {value!r} is not True, False or None")
+            return
+        if not isinstance(value, str):
+            raise GohashError(f"{name} {value!r} is not a text")
+        if self.kind == "substring" and not value.strip():
+            raise GohashError(f"{name} {value!r} is empty: give a text or leave it out")
+        if self.kind == "date" and not _is_date(value):
+            raise GohashError(f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD")
+        if self.kind == "rank" and rank_level(value) is None:
+            raise GohashError(f"{name} {value!r} is not a rank like '3k', '5d' or '9p'")
+        if self.kind == "choice" and value.casefold() not in {
+            v.casefold() for v, _ in self.choices
+        }:
+            raise GohashError(f"{name} {value!r} is not one of "
+                              f"{', '.join(repr(v) for v, _ in self.choices)}")
+
+    def parse(self, text: str) -> str | bool:
+        """The value of the parameter ``text`` (a ``yes_no`` filter's ``yes`` or ``no``)."""
+        if self.kind != "yes_no":
+            return text
+        if text not in ("yes", "no"):
+            raise GohashError(f"{self.name} must be one of yes, no, not {text[:40]!r}")
+        return text == "yes"
+
+    def to_json(self) -> dict[str, Any]:
+        """The filter as the page builds its form from it (docs/schemas.md, "gohash serve")."""
+        return {
+            "name": self.name, "option": self.option, "kind": self.kind, "label": self.label,
+            "help": self.help, "placeholder": self.placeholder,
+            "choices": [{"value": value, "label": label} for value, label in self.choices],
+        }
+
+
+def _filter(kind: FilterKind, label: str, help: str, where: Where, **more: Any) -> Any:
+    """A field of :class:`Filters` that is a filter: its :class:`SearchFilter`, named
+    after the field, is in :data:`FILTERS`."""
+    return field(default=None, metadata={"filter": dict(kind=kind, label=label, help=help,
+                                                        where=where, **more)})
+
+
+def _contains(*columns: str) -> Where:
+    """A substring of any of ``columns``, by the SQL function the index registers."""
+    def where(g: str, text: Any) -> tuple[str, list[Any]]:
+        return (" OR ".join(f"gohash_contains({g}.{c}, ?)" for c in columns),
+                [text] * len(columns))
+    return where
+
+
+# Dates compare on the precision both have: each the other's prefix.
+def _date_from(g: str, date: Any) -> tuple[str, list[Any]]:
+    return f"substr({g}.date, 1, length(?)) >= substr(?, 1, length({g}.date))", [date, date]
+
+
+def _date_to(g: str, date: Any) -> tuple[str, list[Any]]:
+    return f"substr({g}.date, 1, length(?)) <= substr(?, 1, length({g}.date))", [date, date]
+
+
+def _result(g: str, result: Any) -> tuple[str, list[Any]]:
+    wanted = _RESULTS[result.casefold()]
+    return (f"{g}.winner IS NULL", []) if wanted == "other" else (f"{g}.winner = ?", [wanted])
+
+
+def _min_rank(g: str, rank: Any) -> tuple[str, list[Any]]:
+    level = rank_level(rank)
+    return (f"coalesce({g}.black_level >= ?, 1) AND coalesce({g}.white_level >= ?, 1)",
+            [level, level])
+
+
+def _handicap(g: str, handicap: Any) -> tuple[str, list[Any]]:
+    return f"{g}.handicap {'>=' if handicap else '<'} 2", []
+
 
 @dataclass(frozen=True)
 class Filters:
     """Which games a search counts; every field left None lets every game through.
+
+    Each field but ``fields`` is a filter of :data:`FILTERS` (its help says what
+    it keeps, and it is checked as its kind says):
 
     - ``player``: a substring of the Black or the White player's name,
       compared case-insensitively (Unicode case folding).
@@ -92,42 +212,55 @@ class Filters:
       even games only.
     """
 
-    player: str | None = None
-    date_from: str | None = None
-    date_to: str | None = None
-    result: str | None = None
-    min_rank: str | None = None
-    event: str | None = None
-    handicap: bool | None = None
+    player: str | None = _filter(
+        "substring", "Player", "Black or White's name contains NAME (case-insensitive)",
+        _contains("black", "white"), metavar="NAME")
+    date_from: str | None = _filter(
+        "date", "From", "played on or after DATE (YYYY, YYYY-MM or YYYY-MM-DD)", _date_from,
+        metavar="DATE", placeholder="YYYY-MM-DD")
+    date_to: str | None = _filter(
+        "date", "To", "played on or before DATE (YYYY, YYYY-MM or YYYY-MM-DD)", _date_to,
+        metavar="DATE", placeholder="YYYY-MM-DD")
+    result: str | None = _filter(
+        "choice", "Result", "won by Black, by White, or neither (draw, void, unknown)", _result,
+        choices=(("B", "Black won"), ("W", "White won"), ("other", "other")))
+    min_rank: str | None = _filter(
+        "rank", "Min. rank", "no player with a recorded rank below RANK (like 3k, 5d, 9p)",
+        _min_rank, metavar="RANK", placeholder="5d")
+    event: str | None = _filter(
+        "substring", "Event", "the event (EV) contains TEXT", _contains("event"))
+    handicap: bool | None = _filter(
+        "yes_no", "Handicap", "handicap games only (HA 2 or more), or even games only",
+        _handicap, choices=(("yes", "handicap"), ("no", "even")))
     fields: Mapping[str, str] = field(default_factory=dict, hash=False)
     """The :data:`gohash.metadata.STORED` fields' filters, by filter name: a
     substring of the field, case-insensitive; games without one are left out."""
 
     def __post_init__(self) -> None:
-        for name, value in self.fields.items():
+        for name in self.fields:
             if name not in FIELD_FILTERS:
                 raise GohashError(f"no filter {name!r}: the fields' filters are "
                                   f"{', '.join(FIELD_FILTERS) or 'none'}")
-            if not value.strip():
-                raise GohashError(f"{name} {value!r} is empty: give a text or leave it out")
-        for name in ("date_from", "date_to"):
-            value = getattr(self, name)
-            if value is not None and not _is_date(value):
-                raise GohashError(
-                    f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD"
-                )
-        if self.result is not None and self.result.casefold() not in _RESULTS:
-            raise GohashError(f"result {self.result!r} is not one of 'B', 'W', 'other'")
-        if self.min_rank is not None and rank_level(self.min_rank) is None:
-            raise GohashError(
-                f"min_rank {self.min_rank!r} is not a rank like '3k', '5d' or '9p'"
-            )
-        for name in ("player", "event"):
-            value = getattr(self, name)
-            if value is not None and not value.strip():
-                raise GohashError(f"{name} {value!r} is empty: give a name or leave it out")
-        if self.handicap is not None and not isinstance(self.handicap, bool):
-            raise GohashError(f"handicap {self.handicap!r} is not True, False or None")
+        for spec in FILTERS:
+            value = self.value(spec.name)
+            if value is not None:
+                spec.check(value)
+
+    def value(self, name: str) -> object:
+        """The value of the filter ``name`` of :data:`FILTERS`, None if not set."""
+        if name in FIELD_FILTERS:
+            return self.fields.get(name)
+        return getattr(self, name)
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, object]) -> Filters | None:
+        """The filters of ``values`` (by name of :data:`FILTERS`; None values are
+        not set), None if none is set."""
+        given = {name: value for name, value in values.items() if value is not None}
+        if not given:
+            return None
+        fields = {name: given.pop(name) for name in list(given) if name in FIELD_FILTERS}
+        return cls(**given, fields=fields)  # type: ignore[arg-type]
 
     def sql(self, games: str = "g") -> tuple[str, list[Any]]:
         """The condition on the index's games table (alias ``games``) and its
@@ -135,41 +268,29 @@ class Filters:
         SQL function ``gohash_contains`` that the index registers."""
         terms: list[str] = []
         params: list[Any] = []
-        g = games
-        if self.player is not None:
-            terms.append(f"gohash_contains({g}.black, ?) OR gohash_contains({g}.white, ?)")
-            params += [self.player, self.player]
-        # Dates compare on the precision both have: each the other's prefix.
-        if self.date_from is not None:
-            terms.append(f"substr({g}.date, 1, length(?)) >= substr(?, 1, length({g}.date))")
-            params += [self.date_from, self.date_from]
-        if self.date_to is not None:
-            terms.append(f"substr({g}.date, 1, length(?)) <= substr(?, 1, length({g}.date))")
-            params += [self.date_to, self.date_to]
-        if self.result is not None:
-            wanted = _RESULTS[self.result.casefold()]
-            if wanted == "other":
-                terms.append(f"{g}.winner IS NULL")
-            else:
-                terms.append(f"{g}.winner = ?")
-                params.append(wanted)
-        if self.min_rank is not None:
-            level = rank_level(self.min_rank)
-            terms.append(f"coalesce({g}.black_level >= ?, 1) AND coalesce({g}.white_level >= ?, 1)")
-            params += [level, level]
-        if self.event is not None:
-            terms.append(f"gohash_contains({g}.event, ?)")
-            params.append(self.event)
-        if self.handicap is not None:
-            terms.append(f"{g}.handicap {'>=' if self.handicap else '<'} 2")
-        for name, value in self.fields.items():
-            terms.append(f"gohash_contains({g}.{FIELD_FILTERS[name].name}, ?)")
-            params.append(value)
+        for spec in FILTERS:
+            value = self.value(spec.name)
+            if value is not None:
+                term, more = spec.where(games, value)
+                terms.append(term)
+                params += more
         return (" AND ".join(f"({t})" for t in terms) or "1"), params
 
 
 FIELD_FILTERS = {f.filter.name: f for f in STORED if f.filter is not None}
 """The stored fields that have a filter, by filter name (all substring filters)."""
+
+FILTERS: tuple[SearchFilter, ...] = (
+    *(SearchFilter(f.name, **f.metadata["filter"])
+      for f in dataclasses.fields(Filters) if "filter" in f.metadata),
+    *(SearchFilter(name, f.filter.kind, f.filter.label,
+                   f"{f.filter.help} ({f.prop}) contains TEXT", _contains(f.name))
+      for name, f in FIELD_FILTERS.items() if f.filter is not None),
+)
+"""Every filter, in the order the CLI's help and the page's form list them: those of
+:class:`Filters`' fields, then those of the :data:`gohash.metadata.STORED` fields.
+The CLI's options, the server's parameters and the page's form (from ``/api/info``)
+derive from it."""
 
 
 def _is_date(text: str) -> bool:
@@ -225,6 +346,25 @@ class Record:
         return cls(**dict(zip(names, row[:fixed], strict=True)),
                    fields={f.name: v for f, v in zip(STORED, row[fixed:], strict=True)})
 
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON (docs/schemas.md, "A game record"): ``game_id``,
+        ``file``, ``game``, ``size``, ``moves``; the root's fields the index holds
+        (all but ``RU``), under their names in :data:`gohash.metadata.FIELDS` and
+        in its order (``date`` is ``DT`` as recorded); and what the index reads
+        from them, ``iso_date`` (the first date) and ``winner``."""
+        root: dict[str, object] = {
+            "PB": self.black, "PW": self.white, "BR": self.black_rank, "WR": self.white_rank,
+            "DT": self.dt, "RE": self.result, "KM": self.komi, "HA": self.handicap,
+            "EV": self.event,
+        }
+        return {
+            "game_id": self.id, "file": self.file, "game": self.game, "size": self.size,
+            "moves": self.moves,
+            **{f.name: self.fields[f.name] if f.stored else root[f.prop]
+               for f in FIELDS if f.stored or f.prop in root},
+            "iso_date": self.date, "winner": self.winner,
+        }
+
 
 RECORD_COLUMNS = ", ".join((
     "g.id", "f.path", "g.game", "g.size", "g.black", "g.white", "g.result", "g.moves",
@@ -260,6 +400,24 @@ class Match:
     def colours_exchanged(self) -> bool:
         return self.element.swap
 
+    def to_json(self) -> dict[str, Any]:
+        """The match as JSON (docs/schemas.md, "A match"): its record's fields
+        (:meth:`Record.to_json`), then where and how it matched; ``view`` is
+        ``element``'s inverse, which shows the game in the query's orientation
+        and colours."""
+        size = self.record.size
+        return {
+            **self.record.to_json(),
+            "variation": list(self.variation),
+            "move_number": self.move_number,
+            "seq": self.seq,
+            "element": self.element.name,
+            "view": self.element.inverse.name,
+            "colours_exchanged": self.colours_exchanged,
+            "to_move": self.to_move,
+            "next_move": None if self.next_move is None else move_json(*self.next_move, size),
+        }
+
 
 @dataclass
 class FindResult:
@@ -272,6 +430,18 @@ class FindResult:
     offset: int
     limit: int | None
     rejected: int
+
+    def to_json(self, key: str) -> dict[str, Any]:
+        """The result as JSON (docs/schemas.md, "A find result"); ``key`` is
+        :attr:`key` as its scheme writes it (:meth:`gohash.group.schemes.KeyScheme.hex`)."""
+        return {
+            "key": key,
+            "total": self.total,
+            "offset": self.offset,
+            "limit": self.limit,
+            "rejected": self.rejected,
+            "matches": [m.to_json() for m in self.matches],
+        }
 
 
 @dataclass(frozen=True)
@@ -302,6 +472,22 @@ class Continuation:
     same_colours: int
     exchanged_colours: int
     equivalent: tuple[Point, ...]
+
+    def to_json(self, size: int) -> dict[str, Any]:
+        """The continuation on a ``size`` board as JSON (docs/schemas.md, "Continuations")."""
+        return {
+            **move_json(self.colour, self.point, size),
+            "equivalent": [list(p) for p in self.equivalent],
+            "count": self.count,
+            "share": self.share,
+            "black_wins": self.black_wins,
+            "white_wins": self.white_wins,
+            "other": self.other,
+            "first_date": self.first_date,
+            "last_date": self.last_date,
+            "same_colours": self.same_colours,
+            "exchanged_colours": self.exchanged_colours,
+        }
 
 
 @dataclass
@@ -335,6 +521,33 @@ class Continuations:
     years: dict[int, int]
     symmetries: tuple[Element, ...]
     to_move: str | None = None
+
+    def to_json(self, key: str) -> dict[str, Any]:
+        """The continuations as JSON (docs/schemas.md, "Continuations"); ``key`` is
+        :attr:`key` as its scheme writes it (:meth:`gohash.group.schemes.KeyScheme.hex`)."""
+        return {
+            "key": key,
+            "size": self.size,
+            "to_move": self.to_move or "any",
+            "total": self.total,
+            "ended": self.ended,
+            "same_colours": self.same_colours,
+            "exchanged_colours": self.exchanged_colours,
+            "black_wins": self.black_wins,
+            "white_wins": self.white_wins,
+            "other": self.other,
+            "years": {str(year): count for year, count in self.years.items()},
+            "symmetries": [g.name for g in self.symmetries],
+            "moves": [m.to_json(self.size) for m in self.moves],
+        }
+
+
+def move_json(colour: str, point: Point | None, size: int) -> dict[str, Any]:
+    """A move as JSON: ``colour`` (``b``, ``w``), ``point`` (``[row, col]``, row 0
+    the bottom line; null for a pass), ``gtp`` (``"D16"``, ``"pass"``) and
+    ``sgf`` (its letters, ``""`` for a pass)."""
+    return {"colour": colour, "point": None if point is None else list(point),
+            "gtp": gtp(point, size), "sgf": sgf_letters(point, size)}
 
 
 @dataclass

@@ -24,7 +24,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from ..errors import DamagedIndexError, GohashError, IndexFileError, WorkerDied, counted
 from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
@@ -127,6 +127,22 @@ class IndexInfo:
     errors: int
     gohash_versions: dict[str, int]
     outdated: int
+
+    def to_json(self) -> dict[str, Any]:
+        """What the index holds as JSON (docs/schemas.md, "Index info")."""
+        return {
+            "path": self.path,
+            "format_version": self.schema_version,
+            "scheme": self.scheme,
+            "variations": self.variations,
+            "files": self.files,
+            "games": self.games,
+            "positions": self.positions,
+            "distinct": self.distinct,
+            "errors": self.errors,
+            "gohash_versions": self.gohash_versions,
+            "outdated_files": self.outdated,
+        }
 
 
 @dataclass

@@ -2,8 +2,8 @@
 //
 // URL parameters (the same the JSON endpoints take):
 //   size   board size;  moves  the move list (see gohash/movelist.py)
-//   player, date_from, date_to, result, min_rank, event, handicap, symmetry, turn
-//          the filters and search options (gohash/serve.py)
+//   the filters (their names come from /api/info) and the search options symmetry, turn
+//          (gohash/explorer/app.py)
 //   offset first game shown;  game, at, view  the game viewer: a game id, a position
 //   of its main line (0 the initial one), and the symmetry element that shows the
 //   game in the query's orientation and colours.
@@ -20,9 +20,9 @@ const CONTINUATION_LABELS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 const CELL = 30;
 const MARGIN = 32;
 
-// The stored fields' filters are added from /api/info (the server's table), see addFieldFilters.
-const FILTERS = ["player", "date_from", "date_to", "result", "min_rank", "event", "handicap",
-  "symmetry", "turn"];
+// The form's fields: the filters, which /api/info lists (see addFilters), then the search
+// options symmetry and turn.
+const FILTERS = [];
 const state = {
   size: 19, moves: [], filters: {}, offset: 0, game: null, at: 0, view: "identity",
 };
@@ -108,6 +108,17 @@ function el(name, attrs, text) {
 
 function letters(row, col, size) {
   return LETTERS[col] + LETTERS[size - 1 - row];
+}
+
+// A point as the JSON gives it ([row, col], row 0 the bottom line; null for a pass) as the
+// SGF letters the page works in (docs/schemas.md).
+function pointLetters(point, size) {
+  return point ? letters(point[0], point[1], size) : null;
+}
+
+// The letters of a continuation's point and of the points equivalent to it.
+function equivalentLetters(c, size) {
+  return c.equivalent.map((p) => pointLetters(p, size));
 }
 
 function gtp(point, size) {
@@ -216,7 +227,8 @@ function moveToken(colour, point) {
 function onBoardPoint(point, stone) {
   if (!shown) return;
   if (mode === "play") {
-    const next = shown.continuations.find((c) => c.equivalent.includes(point));
+    const next = shown.continuations.moves.find(
+      (c) => equivalentLetters(c, shown.size).includes(point));
     change(() => state.moves.push(moveToken(next ? next.colour : shown.to_move, point)));
   } else {
     const mine = mode === "B" ? "X" : "O";
@@ -269,23 +281,25 @@ function player(name, rank) {
 function renderContinuations(data) {
   const body = $("continuations").tBodies[0];
   const rows = [];
-  data.continuations.forEach((c, i) => {
+  const moves = data.continuations.moves;
+  moves.forEach((c, i) => {
+    const point = pointLetters(c.point, data.size);
     const tr = document.createElement("tr");
-    tr.dataset.p = c.point || "pass";
+    tr.dataset.p = point || "pass";
     tr.dataset.colour = c.colour;
-    tr.dataset.equivalent = c.equivalent.join(",");
+    tr.dataset.equivalent = equivalentLetters(c, data.size).join(",");
     cell(tr, continuationLabel(i), "letter");
     const move = document.createElement("span");
-    move.append(colourDot(c.colour), gtp(c.point, data.size));
+    move.append(colourDot(c.colour), c.gtp);
     cell(tr, move);
     cell(tr, c.count, "num");
     cell(tr, winBar(c));
     cell(tr, dates(c.first_date, c.last_date));
-    tr.addEventListener("click", () => change(() => state.moves.push(moveToken(c.colour, c.point))));
+    tr.addEventListener("click", () => change(() => state.moves.push(moveToken(c.colour, point))));
     rows.push(tr);
   });
   body.replaceChildren(...rows);
-  $("no-continuations").hidden = data.continuations.length > 0;
+  $("no-continuations").hidden = moves.length > 0;
 }
 
 function renderSummary(summary) {
@@ -309,7 +323,7 @@ function renderGames(games) {
     tr.title = `${m.file}, game ${m.game}`;
     cell(tr, player(m.black, m.black_rank));
     cell(tr, player(m.white, m.white_rank));
-    cell(tr, m.date);
+    cell(tr, m.iso_date);
     cell(tr, m.result);
     cell(tr, m.move_number, "num");
     cell(tr, m.colours_exchanged ? "exchanged" : "same");
@@ -328,9 +342,9 @@ function renderPosition(data) {
   shown = data;
   state.moves = data.moves ? data.moves.split(",") : [];  // the server's short form
   const marks = new Map();
-  data.continuations.forEach((c, i) => {
+  data.continuations.moves.forEach((c, i) => {
     // A move's images under the position's own symmetries lead to the same position.
-    for (const point of c.equivalent) {
+    for (const point of equivalentLetters(c, data.size)) {
       if (!marks.has(point)) marks.set(point, continuationLabel(i));
     }
   });
@@ -340,7 +354,7 @@ function renderPosition(data) {
     `Captured: ${data.captured.b} by Black, ${data.captured.w} by White.` +
     (data.ko ? ` Ko at ${gtp(data.ko, data.size)}.` : "");
   renderContinuations(data);
-  renderSummary(data.summary);
+  renderSummary(data.continuations);
   renderGames(data.games);
   $("undo").disabled = state.moves.length === 0;
   showFilters();
@@ -548,19 +562,34 @@ function showFilters() {
   }
 }
 
-function addFieldFilters(filters) {
-  const handicap = $("filters").elements.handicap.closest("label");
+// Builds the filters' fields of the form from /api/info's list (gohash.index.queries.FILTERS):
+// the page has no list of its own.
+function addFilters(filters) {
+  const options = $("filters").elements.symmetry.closest("label");
   for (const filter of filters) {
     const label = document.createElement("label");
-    const input = document.createElement("input");
+    label.title = filter.help;
+    let input;
+    if (filter.choices.length) {
+      input = document.createElement("select");
+      for (const choice of [{ value: "", label: "any" }, ...filter.choices]) {
+        const option = document.createElement("option");
+        option.value = choice.value;
+        option.textContent = choice.label;
+        input.append(option);
+      }
+    } else {
+      input = document.createElement("input");
+      input.size = filter.kind === "rank" ? 4 : 10;
+      input.maxLength = 200;
+      input.placeholder = filter.placeholder;
+    }
     input.name = filter.name;
-    input.size = 10;
-    input.maxLength = 200;
-    input.title = filter.help;
     label.append(`${filter.label} `, input);
-    handicap.before(label);
+    options.before(label);
     FILTERS.push(filter.name);
   }
+  FILTERS.push("symmetry", "turn");
 }
 
 function setMode(next) {
@@ -577,7 +606,7 @@ async function start() {
     showMessage(error.message);
     return;
   }
-  addFieldFilters(info.filters);
+  addFilters(info.filters);
   const select = $("size");
   const sizes = Object.keys(info.sizes).length ? Object.keys(info.sizes) : [String(info.default_size)];
   select.replaceChildren(...sizes.map((s) => {
@@ -587,7 +616,7 @@ async function start() {
     return option;
   }));
   $("index-info").textContent =
-    `${info.counts.games} games, ${info.counts.positions} distinct positions`;
+    `${info.games} games, ${info.distinct} distinct positions`;
   select.addEventListener("change", () => change(() => {
     state.size = select.value;
     state.moves = [];
