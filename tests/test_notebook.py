@@ -64,7 +64,8 @@ print(json.dumps({
 GAMES_PROBE = """
 import json
 def _tree(t):
-    return [{"move": m, "games": n, "black": b, "children": _tree(c)} for m, n, b, c in t]
+    return [{"move": n.label, "games": n.games, "black": n.black, "children": _tree(n.children)}
+            for n in t]
 print(json.dumps({
     "frequent": {str(m): {
         "games": top[m].games.tolist(), "pairs": top[m].pairs.tolist(), "ai": top[m].ai.tolist(),
