@@ -1,77 +1,394 @@
-"""The exploration notebook runs from a clean kernel without errors.
+"""The notebooks run from a clean kernel, and are stored with the outputs of such a run.
 
-The notebook is stored without outputs; this test executes every cell with
-nbclient and fails on the first error.  Its kernel is the interpreter running
-the tests: a ``python3`` kernel spec for ``sys.executable`` is written to a
-temporary folder put first on ``JUPYTER_PATH``, so the test works in a fresh
-venv and never picks up a system-wide ``python3`` kernel without gohash.
+``notebooks/exploration.ipynb`` (how the hash behaves) and ``notebooks/games.ipynb``
+(real games: Parquet, DuckDB, pandas and the index) are stored executed, so
+that the repository shows them; ``python -m tests.test_notebook`` executes both
+again and stores them.  The tests execute each with nbclient and fail on the
+first error.  The kernel is the interpreter running the tests: a ``python3``
+kernel spec for ``sys.executable`` is written to a temporary folder put first
+on ``JUPYTER_PATH``, so the tests work in a fresh venv and never pick up a
+system-wide ``python3`` kernel without gohash.
 
-Without ``../shared/corpus`` the notebook draws its figures from ``data/sgf``
-alone and says so; the figures of the corpus are then a test of their own,
-marked ``corpus``.
+Every figure is a code cell tagged ``figure:NAME``: it must draw a picture, in
+the stored notebook and in the run, and the data behind it is read back from
+the kernel (a probe cell the tests append) and checked; where the notebook
+derives something from the games, an independent reference (sgfmill's board,
+numpy's rotations) decides it again.  Without ``../shared/corpus`` both
+notebooks run on ``data/sgf`` and say so; the corpus figures are tests of
+their own, marked ``corpus``.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
+import numpy as np
 import pytest
 from ipykernel.kernelspec import write_kernel_spec
 from nbclient import NotebookClient
+from sgfmill import boards, sgf
 
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, ROOT
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "exploration.ipynb"
+NOTEBOOKS = ROOT / "notebooks"
+EXPLORATION = NOTEBOOKS / "exploration.ipynb"
+GAMES = NOTEBOOKS / "games.ipynb"
+MAX_BYTES = 2_000_000
+
+EXPLORATION_FIGURES = ["free-bits", "images", "e3", "e4", "by-move", "merges"]
+GAMES_FIGURES = ["frequent", "era", "first-move", "tree", "search"]
+
+EXPLORATION_PROBE = """
+import json
+print(json.dumps({
+    "bits": bits.tolist(),
+    "board": position.to_array().tolist(),
+    "key": ks.hex(key),
+    "images": sorted(ks.hex(ks.transform(h, g)) for g in ELEMENTS),
+    "e3": [nine.tolist(), five.tolist()],
+    "e3_hashes": {name: [scheme(name, 19).hash_array(nine), scheme(name, 19).hash_array(five)]
+                  for name in ("huima64", "regular128")},
+    "e4": [first.tolist(), second.tolist()],
+    "by_move": {s.size: [list(map(int, m)) for m in s.by_move] for s in result.sizes},
+    "merges": [[b.tolist() for b in e.boards] for e in examples[:6]],
+}))
+"""
+
+GAMES_PROBE = """
+import json
+def _tree(t):
+    return [{"move": n.label, "games": n.games, "black": n.black, "children": _tree(n.children)}
+            for n in t]
+print(json.dumps({
+    "frequent": {str(m): {
+        "games": top[m].games.tolist(), "pairs": top[m].pairs.tolist(), "ai": top[m].ai.tolist(),
+        "reached": int(reached[m]),
+        "stones": [int(np.count_nonzero(b)) for b in unpack(list(top[m].position), SIZE)]
+                  if len(top[m]) else []} for m in MOVES},
+    "era": era.to_dict("records"),
+    "per_game": per_game[["file", "game", "invasion", "approach", "period"]].to_dict("records"),
+    "first": first[["file", "game", "opening", "winner"]].to_dict("records"),
+    "first_moves": first_moves.to_dict("records"),
+    "dupes": [[[g["file"], g["game"]] for g in r.games] for r in dupes.itertuples()],
+    "tree": _tree(tree),
+    "search": {"found": hits.total, "total": next_moves.total, "ended": next_moves.ended,
+               "counts": [m.count for m in next_moves.moves], "letters": len(letters),
+               "points": sum(m.point is not None for m in next_moves.moves),
+               "stones": int(np.count_nonzero(query_array))},
+}, default=int))
+"""
 
 
-def test_notebook_is_stored_without_outputs() -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbformat.validate(nb)
-    assert nb.metadata["kernelspec"]["name"] == "python3"
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert code and all(not cell.outputs and cell.execution_count is None for cell in code)
+def execute(path: Path, probe: str | None = None, timeout: int = 600) -> nbformat.NotebookNode:
+    """``path`` executed from a clean kernel, with ``probe`` run after its last cell;
+    its outputs in place (the probe's cell removed: :func:`probed` holds its output)."""
+    nb = nbformat.read(path, as_version=4)
+    if probe is not None:
+        nb.cells.append(nbformat.v4.new_code_cell(probe))
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()  # raises CellExecutionError, naming the cell, on any error
+    if probe is not None:
+        nb.metadata["probe"] = json.loads(text(nb.cells.pop().outputs))
+    return nb
 
 
 @pytest.fixture(scope="module")
-def outputs(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """The outputs of every code cell, the notebook executed once from a clean kernel."""
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pytest.MonkeyPatch]:
+    """The environment of a run: this interpreter's kernel, inline figures."""
     kernels = tmp_path_factory.mktemp("jupyter")
     write_kernel_spec(kernels / "kernels" / "python3")
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setenv("JUPYTER_PATH", str(kernels))
         # Inline figures, also where a non-interactive backend is set for the test run.
         monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-        nb = nbformat.read(NOTEBOOK, as_version=4)
-        client = NotebookClient(
-            nb,
-            timeout=60,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(NOTEBOOK.parent)}},
-        )
-        client.execute()  # raises CellExecutionError, naming the cell, on any error
+        yield monkeypatch
+
+
+@pytest.fixture(scope="module")
+def exploration(kernel: pytest.MonkeyPatch) -> nbformat.NotebookNode:
+    return execute(EXPLORATION, EXPLORATION_PROBE)
+
+
+@pytest.fixture(scope="module")
+def games(kernel: pytest.MonkeyPatch) -> nbformat.NotebookNode:
+    """games.ipynb run on the corpus (on data/sgf without it)."""
+    return execute(GAMES, GAMES_PROBE)
+
+
+def outputs(nb: nbformat.NotebookNode) -> list[dict[str, Any]]:
     return [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
 
 
-def pictures(outputs: list[dict[str, Any]]) -> int:
-    return sum("image/png" in o.get("data", {}) for o in outputs)
+def text(outs: list[dict[str, Any]]) -> str:
+    return "".join(o.get("text", "") for o in outs)
 
 
-def text(outputs: list[dict[str, Any]]) -> str:
-    return "".join(o.get("text", "") for o in outputs)
+def pictures(outs: list[dict[str, Any]]) -> int:
+    return sum("image/png" in o.get("data", {}) for o in outs)
 
 
-def test_notebook_executes_without_errors(outputs: list[dict[str, Any]]) -> None:
-    # The key table, the 16 images, the two errata and the plots by move number.
-    assert pictures(outputs) >= 5, "the boards, images, errata and plots are drawn as pictures"
-    assert "all 16 hashes from the hash alone agree with re-hashing" in text(outputs)
+def figure_cells(nb: nbformat.NotebookNode) -> dict[str, Any]:
+    return {tag.removeprefix("figure:"): cell for cell in nb.cells
+            for tag in cell.metadata.get("tags", []) if tag.startswith("figure:")}
+
+
+def shown(nb: nbformat.NotebookNode) -> list[str]:
+    """What the code cells printed and showed as text, cell by cell."""
+    return ["".join(o.get("text", "") + "".join(o.get("data", {}).get("text/markdown", ""))
+                    for o in cell.outputs)
+            for cell in nb.cells if cell.cell_type == "code"]
+
+
+# -- the stored notebooks ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "figures"),
+    [(EXPLORATION, EXPLORATION_FIGURES), (GAMES, GAMES_FIGURES)],
+    ids=["exploration", "games"],
+)
+def test_notebook_is_stored_with_its_outputs(path: Path, figures: list[str]) -> None:
+    assert path.stat().st_size < MAX_BYTES
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    # One run from a clean kernel, in order, without errors.
+    assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1))
+    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
+    cells = figure_cells(nb)
+    assert sorted(cells) == sorted(figures)
+    for name, cell in cells.items():
+        assert pictures(cell.outputs), f"the stored figure {name} has no picture"
+    assert "corpus not found" not in text(outputs(nb)), "stored from a run without the corpus"
+
+
+# -- exploration.ipynb -------------------------------------------------------------------------
+
+
+def images(board: np.ndarray) -> list[np.ndarray]:
+    """The 16 images of a position under rotations, reflections and colour exchange,
+    by numpy alone."""
+    turned = [np.rot90(b, k) for b in (board, np.fliplr(board)) for k in range(4)]
+    return turned + [np.where(b == 0, 0, 3 - b) for b in turned]
+
+
+def same_up_to_symmetry(first: np.ndarray, second: np.ndarray) -> bool:
+    return any(np.array_equal(image, second) for image in images(first))
+
+
+def test_exploration_executes_and_draws_every_figure(exploration: nbformat.NotebookNode) -> None:
+    for name, cell in figure_cells(exploration).items():
+        if name != "merges" or CORPUS.is_dir():
+            assert pictures(cell.outputs), f"the figure {name} is not drawn"
+    assert "all 16 hashes from the hash alone agree with re-hashing" in text(outputs(exploration))
     if not CORPUS.is_dir():
-        assert f"corpus not found at {CORPUS}: the corpus figures are skipped" in text(outputs)
+        assert (f"corpus not found at {CORPUS}: the corpus figures are skipped"
+                in text(outputs(exploration)))
+
+
+def test_exploration_figure_data(exploration: nbformat.NotebookNode) -> None:
+    data = exploration.metadata["probe"]
+    # free-bits: the paper's 16 bits at tengen, 32 on the axes, 48 on the diagonals.
+    bits = np.array(data["bits"])
+    assert dict(zip(*np.unique(bits, return_counts=True), strict=True)) == {
+        16: 1, 32: 36, 48: 36, 64: 288}
+    assert bits[9, 9] == 16 and bits[9, 0] == 32 and bits[0, 0] == 48 and bits[0, 1] == 64
+    # images: the canonical key is the least of the 16 hashes computed from one.
+    assert len(data["images"]) == 16 and data["key"] == data["images"][0]
+    assert np.count_nonzero(data["board"]) == 6
+    # e3: 9 and 5 handicap stones, one hash under huima64, two under regular128.
+    nine, five = map(np.array, data["e3"])
+    assert (nine == 1).sum() == 9 and (five == 1).sum() == 5 and not (nine == 2).any()
+    assert len(set(data["e3_hashes"]["huima64"])) == 1
+    assert len(set(data["e3_hashes"]["regular128"])) == 2
+    # e4: two four-stone openings that are not images of each other.
+    first, second = map(np.array, data["e4"])
+    assert np.count_nonzero(first) == np.count_nonzero(second) == 4
+    assert not same_up_to_symmetry(first, second)
+    # by-move: distinct positions never outnumber positions.
+    for by_move in data["by_move"].values():
+        for _, positions, distinct in by_move:
+            assert 1 <= distinct <= positions
+    # merges: each pair shares a key but is not one position up to symmetry.
+    for pair in data["merges"]:
+        first, second = map(np.array, pair)
+        assert not same_up_to_symmetry(first, second)
 
 
 @pytest.mark.corpus
-def test_notebook_draws_the_corpus_figures(outputs: list[dict[str, Any]]) -> None:
-    # Besides the five above, positions of real games that huima64 merges.
-    assert pictures(outputs) >= 6
-    assert "corpus not found" not in text(outputs)
+def test_exploration_draws_the_corpus_figures(exploration: nbformat.NotebookNode) -> None:
+    assert pictures(figure_cells(exploration)["merges"].outputs)
+    assert exploration.metadata["probe"]["merges"]
+    assert "corpus not found" not in text(outputs(exploration))
+
+
+# -- games.ipynb -------------------------------------------------------------------------------
+
+OPENINGS = {(4, 4): "4-4 (hoshi)", (3, 4): "3-4 (komoku)", (3, 3): "3-3 (san-san)",
+            (3, 5): "3-5 (mokuhazushi)", (4, 5): "4-5 (takamoku)", (10, 10): "tengen"}
+
+
+def opening_reference(path: str) -> tuple[bool, bool, str, str | None]:
+    """Replay the first 20 moves of the record at ``path`` with sgfmill's board:
+    whether a 3-3 invasion and a 4-4 approach come in them (the notebook's
+    definitions, decided point by point), Black's first move's opening, and the
+    winner from ``RE``."""
+    game = sgf.Sgf_game.from_bytes((ROOT / path).read_bytes(), override_encoding="latin-1")
+    size = game.get_size()
+    assert size == 19
+    board = boards.Board(size)
+    invasion = approach = False
+    opening = "other"
+    number = 0
+    for node in game.get_main_sequence()[1:]:
+        colour, point = node.get_move()
+        if colour is None:
+            continue
+        number += 1
+        if number > 20:
+            break
+        if point is None:
+            continue
+        row, col = point
+        lines = sorted((min(row, size - 1 - row) + 1, min(col, size - 1 - col) + 1))
+        if number == 1 and colour == "b":
+            opening = OPENINGS.get((lines[0], lines[1]), "other")
+        if lines[1] <= 7:
+            rows = range(7) if row < size // 2 else range(size - 1, size - 8, -1)
+            cols = range(7) if col < size // 2 else range(size - 1, size - 8, -1)
+            stones = [(i + 1, j + 1, board.get(r, c)) for i, r in enumerate(rows)
+                      for j, c in enumerate(cols) if board.get(r, c)]
+            lone = stones == [(4, 4, "w" if colour == "b" else "b")]
+            invasion |= lone and lines == [3, 3]
+            approach |= lone and lines in ([3, 6], [4, 6])
+        board.play(row, col, colour)
+    result = game.get_root().get("RE") if game.get_root().has_property("RE") else ""
+    winner = result[0] if result[:2] in ("B+", "W+") else None
+    return invasion, approach, opening, winner
+
+
+def test_games_executes_and_draws_every_figure(games: nbformat.NotebookNode) -> None:
+    said = text(outputs(games))
+    if not CORPUS.is_dir():
+        assert f"corpus not found at {CORPUS}: this run reads data/sgf" in said
+    cells = figure_cells(games)
+    assert sorted(cells) == sorted(GAMES_FIGURES)
+    for name in ("frequent", "search") if not CORPUS.is_dir() else GAMES_FIGURES:
+        assert pictures(cells[name].outputs), f"the figure {name} is not drawn"
+
+
+def test_games_runs_without_the_corpus(kernel: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    kernel.setenv("GOHASH_CORPUS", str(tmp_path / "missing"))
+    try:
+        nb = execute(GAMES, GAMES_PROBE)
+    finally:
+        kernel.delenv("GOHASH_CORPUS")
+    said = text(outputs(nb))
+    assert f"corpus not found at {tmp_path / 'missing'}: this run reads data/sgf" in said
+    assert "$ gohash canon data/sgf --format parquet --position -o $WORK/canon" in said
+    assert nb.metadata["probe"]["frequent"]["10"]["games"]
+
+
+@pytest.mark.corpus
+def test_games_outputs_are_those_stored(games: nbformat.NotebookNode) -> None:
+    # The stored notebook is a run of the notebook as it is, on the corpus.
+    assert shown(games) == shown(nbformat.read(GAMES, as_version=4))
+
+
+@pytest.mark.corpus
+def test_games_frequent_positions(games: nbformat.NotebookNode) -> None:
+    for move, data in games.metadata["probe"]["frequent"].items():
+        counts = data["games"]
+        assert len(counts) == 4 and counts == sorted(counts, reverse=True) and counts[-1] >= 2
+        assert all(p <= g and a <= g for p, g, a in zip(data["pairs"], counts, data["ai"],
+                                                         strict=True))
+        assert counts[0] <= data["reached"]
+        # Stones: at most one per move, plus handicap stones.
+        assert all(0 < s <= int(move) + 9 for s in data["stones"])
+
+
+@pytest.mark.corpus
+def test_games_era_against_sgfmill(games: nbformat.NotebookNode) -> None:
+    data = games.metadata["probe"]
+    per_game = data["per_game"]
+    era = {(r["source"], r["period"]): r for r in data["era"]}
+    assert sum(r["games"] for r in era.values()) == len(per_game) > 7000
+    assert all(0 <= r["invasion"] <= 100 and 0 <= r["approach"] <= 100 for r in era.values())
+    # The AI era's mark: the early 3-3 invasion, rare in 2016, common in 2018.
+    assert era[("AI", "2016")]["invasion"] < 5 < 30 < era[("AI", "2018")]["invasion"]
+    # Each game with an event and every 10th other, decided again by sgfmill.
+    sample = [g for i, g in enumerate(per_game)
+              if g["invasion"] or (g["approach"] and i % 5 == 0) or i % 10 == 0]
+    assert len(sample) > 1000
+    for g in sample:
+        assert g["game"] == 0
+        invasion, approach, _, _ = opening_reference(g["file"])
+        assert (g["invasion"], g["approach"]) == (invasion, approach), g["file"]
+
+
+@pytest.mark.corpus
+def test_games_first_moves_against_sgfmill(games: nbformat.NotebookNode) -> None:
+    data = games.metadata["probe"]
+    first = data["first"]
+    for g in first[::10]:
+        _, _, opening, winner = opening_reference(g["file"])
+        assert (g["opening"], g["winner"]) == (opening, winner), g["file"]
+    counted: dict[tuple[str, str], list[int]] = {}
+    for row in data["first_moves"]:
+        assert row["games"] >= 20 and 0 <= row["low"] <= row["black_rate"] <= row["high"] <= 100
+        counted[row["source"], row["opening"]] = [row["games"], row["black_wins"]]
+    assert ("AI", "4-4 (hoshi)") in counted and ("KGS 6d+", "3-4 (komoku)") in counted
+    by_opening: dict[str, list[int]] = {}
+    for g in first:
+        tally = by_opening.setdefault(g["opening"], [0, 0])
+        tally[0] += 1
+        tally[1] += g["winner"] == "B"
+    for (_, opening), (n, wins) in counted.items():
+        assert n <= by_opening[opening][0] and wins <= by_opening[opening][1]
+
+
+@pytest.mark.corpus
+def test_games_dupes_tree_and_search(games: nbformat.NotebookNode) -> None:
+    data = games.metadata["probe"]
+    groups = data["dupes"]
+    assert groups and all(len(group) >= 2 for group in groups)
+    assert len({tuple(r) for group in groups for r in group}) == sum(map(len, groups))
+    # The tree: three moves deep, three most played moves at each node.
+    level = data["tree"]
+    for depth in range(3):
+        assert len(level) == 3 ** (depth + 1)
+        assert all(0 <= node["black"] <= 100 and node["games"] > 0 for node in level)
+        for siblings in ([level[i:i + 3] for i in range(0, len(level), 3)]):
+            counts = [node["games"] for node in siblings]
+            assert counts == sorted(counts, reverse=True)
+        level = [child for node in level for child in node["children"]]
+    assert not level
+    search = data["search"]
+    assert search["stones"] == 4 and 0 < search["total"] <= search["found"]
+    assert sum(search["counts"]) + search["ended"] == search["total"]
+    assert search["letters"] == min(8, search["points"])
+
+
+if __name__ == "__main__":
+    # Store both notebooks executed (with the corpus beside the checkout).
+    with tempfile.TemporaryDirectory() as kernels:
+        write_kernel_spec(Path(kernels) / "kernels" / "python3")
+        os.environ["JUPYTER_PATH"] = kernels
+        os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+        for path in (EXPLORATION, GAMES):
+            nbformat.write(execute(path), path)
+            print(f"stored {path.relative_to(ROOT)}", file=sys.stderr)
