@@ -44,13 +44,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
+from ..errors import BadRequest, GohashError, IndexFileError, SourceGoneError, UnknownGameError
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
 from ..index.queries import FIELD_FILTERS, Continuations, Filters, GameRecord, Match, Record
 from ..pipeline.pool import WorkerPool
-from ..sgf.names import fs_name
+from ..sgf.names import base_name, fs_name
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
@@ -308,6 +308,21 @@ class _GameReader:
     async def answer(self, game_id: int, view: Element, start: int, count: int,
                      at: int | None) -> Response:
         """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``."""
+        outcome = await self._run(game_id, _read_game, view.name, start, count, at)
+        return Response(outcome["answer"], media_type="application/json")
+
+    async def sgf(self, game_id: int) -> Response:
+        """The game as an SGF record of its own (:meth:`Index.sgf
+        <gohash.index.index.Index.sgf>`), as a download."""
+        outcome = await self._run(game_id, _read_sgf)
+        return Response(
+            outcome["sgf"].encode("utf-8"), media_type="application/x-go-sgf",
+            headers={"content-disposition": f'attachment; filename="game-{game_id}.sgf"'},
+        )
+
+    async def _run(self, game_id: int, task: Callable[..., dict[str, Any]],
+                   *args: object) -> dict[str, Any]:
+        """``task(db_path, game_id, *args)`` in a worker; its outcome, or its error raised."""
         with self._lock:
             if self._pool is None:
                 if self._folder is None:
@@ -318,10 +333,9 @@ class _GameReader:
             # Submitted from a thread: a submission may start a worker process,
             # which would hold up the event loop.
             future = await run_in_threadpool(
-                pool.executor.submit, _read_game, self.db_path, game_id, view.name, start,
-                count, at,
+                pool.executor.submit, task, self.db_path, game_id, *args
             )
-            outcome = await asyncio.wrap_future(future)
+            outcome: dict[str, Any] = await asyncio.wrap_future(future)
         except BrokenProcessPool:
             with self._lock:
                 if self._pool is pool:
@@ -333,7 +347,7 @@ class _GameReader:
             ) from None
         if "error" in outcome:
             raise BadRequest(outcome["error"], outcome["status"])
-        return Response(outcome["answer"], media_type="application/json")
+        return outcome
 
     def close(self) -> None:
         with self._lock:
@@ -441,6 +455,13 @@ _WORKER_GAMES = _GameCache(GAME_CACHE_BYTES)
 """In a worker process of :class:`_GameReader`: the games it read last."""
 
 
+def _worker_index(db_path: str) -> Index:
+    index = _WORKER_INDEXES.get(db_path)
+    if index is None:
+        index = _WORKER_INDEXES[db_path] = Index(db_path, read_only=True)
+    return index
+
+
 def _read_game(
     db_path: str, game_id: int, view_name: str, start: int, count: int, at: int | None
 ) -> dict[str, Any]:
@@ -448,25 +469,40 @@ def _read_game(
     UTF-8 JSON (made here, not in the server's event loop), or
     ``{"error": message, "status": status}``."""
     try:
-        index = _WORKER_INDEXES.get(db_path)
-        if index is None:
-            index = _WORKER_INDEXES[db_path] = Index(db_path, read_only=True)
-        game = _WORKER_GAMES.game(index, db_path, game_id)
+        game = _WORKER_GAMES.game(_worker_index(db_path), db_path, game_id)
         view = element(view_name)
         if at is None:
             return {"answer": _json(_game_json(game, view, start, count))}
         if at >= len(game.positions):
             raise BadRequest(f"at must be below {len(game.positions)}, not {at}")
         return {"answer": _json(_steps_json(game, view, at))}
-    except BadRequest as e:
-        return {"error": str(e), "status": e.status}
-    except UnknownGameError as e:
-        return {"error": str(e), "status": 404}
-    except IndexFileError as e:
-        return {"error": str(e), "status": 503}  # the index became unreadable: not the request's
     except GohashError as e:
-        # The file moved, changed or no longer replays as indexed.
-        return {"error": str(e), "status": 409}
+        return _failed(e, game_id)
+
+
+def _read_sgf(db_path: str, game_id: int) -> dict[str, Any]:
+    """In a worker process: ``{"sgf": text}``, the game as an SGF record of its own,
+    or ``{"error": message, "status": status}``."""
+    try:
+        return {"sgf": _worker_index(db_path).sgf(game_id)}
+    except GohashError as e:
+        return _failed(e, game_id)
+
+
+def _failed(error: GohashError, game_id: int) -> dict[str, Any]:
+    """The answer to a game that cannot be read again: its message (which names the
+    game, never a file: paths are the server's) and HTTP status."""
+    if isinstance(error, BadRequest):
+        return {"error": str(error), "status": error.status}
+    if isinstance(error, UnknownGameError):
+        status = 404
+    elif isinstance(error, SourceGoneError):
+        status = 410  # the index holds the game, but no longer its record
+    elif isinstance(error, IndexFileError):
+        status = 503  # the index became unreadable: not the request's fault
+    else:
+        status = 409  # the file changed, or no longer replays as indexed
+    return {"error": f"game {game_id}: {error.reason}", "status": status}
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -534,7 +570,7 @@ def _continuations_json(found: Continuations, size: int) -> dict[str, Any]:
 def _record_json(record: Record) -> dict[str, Any]:
     return {
         "game_id": record.id,
-        "file": record.file,
+        "source": base_name(record.file),
         "game": record.game,
         "size": record.size,
         "black": record.black,
@@ -595,6 +631,7 @@ def _game_json(game: GameRecord, view: Element, start: int, count: int) -> dict[
         "positions": positions,
         "move_numbers": [position.move_number for position in page],
         "last": last,
+        "comments": game.comments[start : start + count] if game.comments else None,
     }
 
 
@@ -695,6 +732,10 @@ def create_app(
         at = _int(params, "at", 0, 0, 10**9)
         return await reader.answer(game_id, view, 0, 0, at)
 
+    async def sgf(request: Request) -> Response:
+        game_id, _, _ = game_of(request, ())
+        return await reader.sgf(game_id)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
@@ -712,6 +753,7 @@ def create_app(
         Route("/api/games", _endpoint((*_POSITION_PARAMS, "offset", "limit"), games)),
         Route("/api/game/{game_id}", game),
         Route("/api/game/{game_id}/steps", steps),
+        Route("/api/game/{game_id}/sgf", sgf),
         Mount("/static", static, name="static"),
     ]
     app = _App(
@@ -738,13 +780,15 @@ class _App(Starlette):
 
 
 async def _gohash_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, GohashError)
     if isinstance(exc, BadRequest):
         status = exc.status
     elif isinstance(exc, IndexFileError):
         status = 503  # the index became unreadable while serving: not the request's fault
     else:
         status = 400
-    return JSONResponse({"error": str(exc)}, status_code=status)
+    # Without the file: the index's path is the server's, not the page's.
+    return JSONResponse({"error": exc.reason}, status_code=status)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -39,6 +39,7 @@ from .queries import (
     Record,
     merge_continuations,
     read_game,
+    read_record,
 )
 from .records import sql_keys
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
@@ -326,6 +327,29 @@ class Index:
         same SHA-256), and the game replays to the same positions, with the
         suicide rule of its build, or this raises :class:`GohashError`.
         """
+        record, file_sha, suicide, game_sha = self._stored(game_id)
+        return read_game(
+            record, file_sha=file_sha, game_sha=game_sha,
+            suicide_allowed=None if suicide is None else bool(suicide),
+            folders=[os.path.dirname(os.path.abspath(self.path))],
+        )
+
+    @database_errors
+    def sgf(self, game_id: int) -> str:
+        """A game of the index as an SGF record of its own, for download: the game
+        as recorded, decoded (:func:`gohash.sgf.extract.game_record`).
+
+        It is read again from its file as :meth:`game` reads it: a game id the
+        index does not hold raises :class:`~gohash.errors.UnknownGameError`, a
+        file no longer there :class:`~gohash.errors.SourceGoneError`, a file
+        that changed :class:`GohashError`.
+        """
+        record, file_sha, _, _ = self._stored(game_id)
+        return read_record(record, file_sha=file_sha,
+                           folders=[os.path.dirname(os.path.abspath(self.path))])
+
+    def _stored(self, game_id: int) -> tuple[Record, str, int | None, str]:
+        """A game's record, its file's SHA-256 and suicide rule, and its own digest."""
         row = self._db.execute(
             f"SELECT {RECORD_COLUMNS}, f.sha256, f.suicide, g.sha256 FROM games g "
             "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
@@ -334,11 +358,7 @@ class Index:
         if row is None:
             raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
         file_sha, suicide, game_sha = row[-3:]
-        return read_game(
-            Record.from_row(row[:-3]), file_sha=file_sha, game_sha=game_sha,
-            suicide_allowed=None if suicide is None else bool(suicide),
-            folders=[os.path.dirname(os.path.abspath(self.path))],
-        )
+        return Record.from_row(row[:-3]), file_sha, suicide, game_sha
 
     # -- duplicates ----------------------------------------------------------------------------
 

@@ -25,11 +25,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError
+from ..errors import GohashError, SourceGoneError
 from ..group.symmetry import Element, Point
 from ..metadata import STORED, TEXT_PROPERTIES
 from ..pipeline.frames import unpack_frames
 from ..pipeline.positions import positions
+from ..sgf.extract import game_record, main_line_comments
 from ..sgf.inputs import Source
 from ..sgf.names import fs_name
 from ..sgf.sources import find_inputs, read_input
@@ -52,6 +53,7 @@ __all__ = [
     "contains",
     "merge_continuations",
     "read_game",
+    "read_record",
 ]
 
 
@@ -359,12 +361,15 @@ class GameRecord:
     ``root`` holds the root's text properties that are present (``PB``,
     ``PW``, ``BR``, ``WR``, ``RE``, ``KM``, ``GN``, ``DT``, ``EV``, ``RU``);
     ``positions[seq]`` is the position of :attr:`gohash.index.queries.Match.seq`
-    ``seq``: the main line as the index holds it, the initial position first.
+    ``seq``: the main line as the index holds it, the initial position first;
+    ``comments[seq]`` its comment (``C``; None: none), or ``comments`` is empty
+    when the record's nodes could not be matched with the positions.
     """
 
     record: Record
     root: dict[str, str]
     positions: list[GamePosition] = field(default_factory=list)
+    comments: list[str | None] = field(default_factory=list)
 
 
 # -- continuations -------------------------------------------------------------------------------
@@ -602,6 +607,7 @@ def read_game(
             break
         stones = unpack_frames(packed, high - low, record.size)
         colours = {0: None, 1: "b", 2: "w"}
+        comments = main_line_comments(source.data, record.file, record.game)
         return GameRecord(
             record,
             {name: value for name, value in text.items() if value is not None},
@@ -615,11 +621,24 @@ def read_game(
                 )
                 for i in range(low, high)
             ],
+            comments if len(comments) == high - low else [],
         )
     raise GohashError(
         "no longer replays to the positions indexed: rebuild the index",
         file=record.file, game=record.game,
     )
+
+
+def read_record(
+    record: Record, *, file_sha: str, folders: Sequence[str] = ()
+) -> str:
+    """Game ``record`` as an SGF record of its own
+    (:func:`gohash.sgf.extract.game_record`), read again from its file, which must
+    have the SHA-256 ``file_sha``; relative paths are tried as :func:`read_game`
+    tries them.  Raises :class:`~gohash.errors.SourceGoneError` if the file is
+    gone, :class:`GohashError` if it changed."""
+    source = _source_again(record.file, file_sha, folders)
+    return game_record(source.data, record.file, record.game)
 
 
 def _source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
@@ -645,7 +664,7 @@ def _source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
                                 "rebuild the index", file=name,
                             )
                         return Source(name, source.data, source.notes)
-    raise GohashError(
+    raise SourceGoneError(
         "cannot read it again: not found (paths are as given to the build: relative "
         "to the folder it ran in, or to the index's)", file=name,
     )
