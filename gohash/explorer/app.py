@@ -48,7 +48,16 @@ from ..errors import BadRequest, GohashError, IndexFileError, SourceGoneError, U
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
-from ..index.queries import FIELD_FILTERS, Continuations, Filters, GameRecord, Match, Record
+from ..index.players import Opening, PlayerSummary, Results
+from ..index.queries import (
+    FIELD_FILTERS,
+    GAME_ORDERS,
+    Continuations,
+    Filters,
+    GameRecord,
+    Match,
+    Record,
+)
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import base_name, fs_name
 
@@ -194,6 +203,12 @@ class _Query:
     filters: Filters | None
     symmetry: str
     to_move: str
+    order: str | None
+
+
+_ORDERS = tuple(o for name in GAME_ORDERS for o in (name, "-" + name))
+MAX_NAME_CHARS = 200
+"""The longest player's name the player page takes."""
 
 
 class _Indexes:
@@ -248,7 +263,7 @@ class _Explorer:
         turn = _choice(params, "turn", ("0", "1"))
         return _Query(
             size, format_steps(steps, size), replayed, _filters(params), symmetry,
-            "any" if turn == "0" else replayed.board.to_move,
+            "any" if turn == "0" else replayed.board.to_move, _choice(params, "order", _ORDERS),
         )
 
     def info(self) -> dict[str, Any]:
@@ -280,6 +295,7 @@ class _Explorer:
             found = index.find(
                 query.replayed.board, colour_swap=query.symmetry == "full",
                 filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
+                order=query.order,
             )
         return {
             "total": found.total,
@@ -287,6 +303,18 @@ class _Explorer:
             "limit": limit,
             "matches": [_match_json(match, query.size) for match in found.matches],
         }
+
+
+    def player(self, params: dict[str, str]) -> dict[str, Any]:
+        name = params.get("name", "")
+        if not name or len(name) > MAX_NAME_CHARS:
+            raise BadRequest(f"name must be a player's name of 1 to {MAX_NAME_CHARS} characters")
+        offset = _int(params, "offset", 0, 0, 10**9)
+        limit = _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE)
+        order = _choice(params, "order", _ORDERS) or "-date"
+        with self.indexes.use() as index:
+            summary = index.player(name, order=order)
+        return _player_json(summary, offset, limit)
 
 
 class _GameReader:
@@ -588,6 +616,35 @@ def _record_json(record: Record) -> dict[str, Any]:
     }
 
 
+def _results_json(results: Results) -> dict[str, int]:
+    return {"games": results.games, "wins": results.wins, "losses": results.losses,
+            "other": results.other}
+
+
+def _opening_json(opening: Opening) -> dict[str, Any]:
+    return {
+        "size": opening.size,
+        "moves": ",".join(opening.letters),
+        "count": opening.count,
+        "years": {str(year): count for year, count in opening.years.items()},
+        "results": _results_json(opening.results),
+    }
+
+
+def _player_json(summary: PlayerSummary, offset: int, limit: int) -> dict[str, Any]:
+    page = summary.records[offset : offset + limit]
+    return {
+        "name": summary.name,
+        "colours": {c: _results_json(r) for c, r in summary.colours.items()},
+        "years": {str(year): _results_json(r) for year, r in summary.years.items()},
+        "opening_length": summary.opening_length,
+        "openings_counted": summary.openings_counted,
+        "openings": [_opening_json(o) for o in summary.openings],
+        "games": {"total": len(summary.records), "offset": offset, "limit": limit,
+                  "records": [_record_json(r) for r in page]},
+    }
+
+
 def _match_json(match: Match, size: int) -> dict[str, Any]:
     next_move = None
     if match.next_move is not None:
@@ -705,6 +762,9 @@ def create_app(
     def info(params: dict[str, str]) -> dict[str, Any]:
         return explorer.info()
 
+    def player(params: dict[str, str]) -> dict[str, Any]:
+        return explorer.player(params)
+
     def position(params: dict[str, str]) -> dict[str, Any]:
         query = explorer.query(params)
         return explorer.position(query, _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE))
@@ -749,8 +809,9 @@ def create_app(
     routes = [
         Route("/", page),
         Route("/api/info", _endpoint((), info)),
-        Route("/api/position", _endpoint((*_POSITION_PARAMS, "limit"), position)),
-        Route("/api/games", _endpoint((*_POSITION_PARAMS, "offset", "limit"), games)),
+        Route("/api/position", _endpoint((*_POSITION_PARAMS, "order", "limit"), position)),
+        Route("/api/games", _endpoint((*_POSITION_PARAMS, "order", "offset", "limit"), games)),
+        Route("/api/player", _endpoint(("name", "order", "offset", "limit"), player)),
         Route("/api/game/{game_id}", game),
         Route("/api/game/{game_id}/steps", steps),
         Route("/api/game/{game_id}/sgf", sgf),

@@ -38,6 +38,7 @@ from .records import first_date, game_digest, rank_level
 
 __all__ = [
     "FIELD_FILTERS",
+    "GAME_ORDERS",
     "RECORD_COLUMNS",
     "TO_MOVE",
     "Continuation",
@@ -51,6 +52,7 @@ __all__ = [
     "QueryView",
     "Record",
     "contains",
+    "game_order",
     "merge_continuations",
     "read_game",
     "read_record",
@@ -181,6 +183,29 @@ def _is_date(text: str) -> bool:
         return len(text) < 10 or bool(datetime.date.fromisoformat(text))
     except ValueError:  # 2017-02-30
         return False
+
+
+_STRONGER = "max(coalesce({g}.black_level, -1), coalesce({g}.white_level, -1))"
+GAME_ORDERS = {
+    "date": ("{g}.date IS NULL", "{g}.date"),
+    "rank": ("{g}.black_level IS NULL AND {g}.white_level IS NULL", _STRONGER),
+    "result": ("{g}.winner IS NULL", "{g}.winner"),
+}
+"""The orders a list of games can come in, by name: a game's date (its first
+date, as precise as recorded), its stronger player's rank
+(:func:`gohash.index.records.rank_level`), and its winner (Black before White);
+games without one come last either way."""
+
+
+def game_order(order: str, games: str = "g") -> str:
+    """The SQL terms that sort games (alias ``games``) by ``order``: a name of
+    :data:`GAME_ORDERS`, ascending, or with ``-`` before it descending."""
+    name = order.removeprefix("-")
+    if name not in GAME_ORDERS:
+        raise GohashError(f"order {order!r} is not one of "
+                          f"{', '.join(n for n in GAME_ORDERS)} (or one with '-' before it)")
+    missing, value = (term.format(g=games) for term in GAME_ORDERS[name])
+    return f"{missing}, {value}{' DESC' if order.startswith('-') else ''}"
 
 
 def contains(text: str | None, part: str) -> bool:
