@@ -25,6 +25,7 @@ from tests.serve_fixtures import (
     corpus_games,
     main_line,
     require_chromium,
+    require_cjk_font,
     running_server,
 )
 
@@ -623,6 +624,7 @@ GLYPHS = """([font, texts]) => texts.map(text => {
 
 
 def test_cjk_names_render_with_a_cjk_font(page: Page, cjk_server: str) -> None:
+    require_cjk_font()
     page.goto(cjk_server + "/?size=9")
     rendered(page, "")
     name = page.locator("#games tbody tr >> nth=0").locator("a.player").first

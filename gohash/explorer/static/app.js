@@ -792,6 +792,21 @@ function closePlayer() {
   loadPlayer();
 }
 
+// The heads of the tables of results (class "results"; data-first names the first column).
+function resultsHeads() {
+  for (const table of document.querySelectorAll("table.results")) {
+    const tr = document.createElement("tr");
+    for (const [text, cls] of [[table.dataset.first, ""], ["Games", "num"], ["Won", "num"],
+      ["Lost", "num"], ["Other", "num"], ["Won %", "num"]]) {
+      const th = document.createElement("th");
+      th.textContent = text;
+      th.className = cls;
+      tr.append(th);
+    }
+    table.tHead.replaceChildren(tr);
+  }
+}
+
 function resultsRow(label, r) {
   const tr = document.createElement("tr");
   cell(tr, label);
@@ -1060,6 +1075,7 @@ async function start() {
       loadPlayer();
     });
   }
+  resultsHeads();
   $("player-close").addEventListener("click", closePlayer);
   $("player-prev").addEventListener("click", () => pagePlayer(-20));
   $("player-next").addEventListener("click", () => pagePlayer(20));
