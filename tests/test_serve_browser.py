@@ -106,6 +106,12 @@ def stones(page: Page, board: str) -> dict[str, str]:
     }
 
 
+def open_first_game(page: Page) -> None:
+    """Click the first row of the games list off its players' names (each a link to
+    the player's page)."""
+    page.click("#games tbody tr >> nth=0 >> td >> nth=4")
+
+
 def screenshot(page: Page, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
@@ -149,7 +155,7 @@ def test_play_a_corpus_game_click_a_continuation_open_a_game_and_step(
     total = int(page.inner_text("#games-count").strip("()"))
     assert total >= count  # transpositions reach it too
 
-    page.click("#games tbody tr >> nth=0")
+    open_first_game(page)
     page.wait_for_selector("#viewer:not([hidden])")
     page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
     # The viewer opens at the match, in the query's orientation: the same stones.
@@ -277,7 +283,7 @@ def test_games_are_paged_and_a_game_position_can_be_explored(page: Page, server:
     # The page is kept in the URL: a reload shows the second page again.
     page.reload()
     page.wait_for_function(RANGE_SHOWN, arg=f"21\u201340 of {total}")
-    page.locator("#games tbody tr").nth(0).click()
+    open_first_game(page)
     page.wait_for_selector("#viewer:not([hidden])")
     page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
     for _ in range(3):
@@ -447,7 +453,7 @@ def test_viewer_shows_the_record_marks_the_hit_and_steps_through_hits(
     assert total >= 3
     games = page.request.get(server + "/api/games", params={"size": 19, "moves": "pd,dd",
                                                             "limit": 3}).json()["matches"]
-    page.click("#games tbody tr >> nth=0")
+    open_first_game(page)
     page.wait_for_selector("#viewer:not([hidden])")
     viewer_at(page, games[0]["seq"])
     info = page.inner_text("#viewer-info")
@@ -495,7 +501,7 @@ def test_no_local_path_is_shown(page: Page, server: str, games: list[Path]) -> N
     folders = {str(DATA.parent.parent), str(games[0].parent.parent)}
     page.goto(server + "/?size=19&moves=pd")
     rendered(page, "pd")
-    page.click("#games tbody tr >> nth=0")
+    open_first_game(page)
     page.wait_for_selector("#viewer:not([hidden])")
     page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
     shown = page.evaluate("""() => document.body.innerText + [...document.querySelectorAll('*')]
@@ -579,7 +585,7 @@ def test_a_phone_sized_screen_never_scrolls_sideways(browser: Browser, server: s
         board = page.locator("#board").bounding_box()
         assert board is not None and board["width"] <= 390
         screenshot(page, "phone-explorer.png")
-        page.click("#games tbody tr >> nth=0")
+        open_first_game(page)
         page.wait_for_selector("#viewer:not([hidden])")
         page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
         width, inner, wide = page.evaluate(OVERFLOW)
@@ -587,7 +593,7 @@ def test_a_phone_sized_screen_never_scrolls_sideways(browser: Browser, server: s
         screenshot(page, "phone-viewer.png")
         page.locator("#viewer-title a.player").first.click()
         page.wait_for_selector("#player-page:not([hidden])")
-        page.click("#viewer-close")
+        page.wait_for_selector("#viewer", state="hidden")
         width, inner, wide = page.evaluate(OVERFLOW)
         assert width <= inner and wide == []
         screenshot(page, "phone-player.png")
@@ -643,7 +649,7 @@ def test_cjk_names_render_with_a_cjk_font(page: Page, cjk_server: str) -> None:
     width = name.evaluate("e => e.getBoundingClientRect().width")
     size = float(name.evaluate("e => getComputedStyle(e).fontSize").rstrip("px"))
     assert 2.7 * size <= width <= 3.3 * size
-    page.click("#games tbody tr >> nth=0")
+    open_first_game(page)
     page.wait_for_selector("#viewer:not([hidden])")
     viewer_at(page, 0)
     assert page.inner_text("#viewer-comment") == "\u5bf9\u5c40\u5f00\u59cb"

@@ -523,8 +523,8 @@ def _failed(error: GohashError, game_id: int) -> dict[str, Any]:
     if isinstance(error, BadRequest):
         return {"error": str(error), "status": error.status}
     if isinstance(error, UnknownGameError):
-        status = 404
-    elif isinstance(error, SourceGoneError):
+        return {"error": error.reason, "status": 404}  # the reason names the id
+    if isinstance(error, SourceGoneError):
         status = 410  # the index holds the game, but no longer its record
     elif isinstance(error, IndexFileError):
         status = 503  # the index became unreadable: not the request's fault

@@ -778,11 +778,15 @@ async function exploreFromViewer() {
 
 let playerSeq = 0;
 
+// Opens a player's page; from the viewer, in its place (the back button returns to it).
 function openPlayer(name) {
   state.who = name;
   state.whoOrder = "";
   state.whoOffset = 0;
+  const fromViewer = state.game !== null;
+  Object.assign(state, { game: null, hit: null, hitAt: null });
   pushUrl(false);
+  if (fromViewer) loadGame();
   loadPlayer();
 }
 
