@@ -10,6 +10,7 @@ import dataclasses
 from hypothesis import given, settings
 from sgfmill import sgf
 
+from gohash.errors import GohashError
 from gohash.sgf.extract import game_record, main_line_comments
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import BaseVisitor, PositionEvent, walk_source
@@ -54,12 +55,20 @@ def expected_comments(game: Game) -> list[str | None]:
 
 
 class MainLine(BaseVisitor):
+    """Counts the main line's positions of each game, and the games with errors
+    (a root's bad setup: the only fault records(faults=False) makes)."""
+
     def __init__(self) -> None:
         self.positions: dict[int, int] = {}
+        self.faulty: set[int | None] = set()
 
     def visit_position(self, event: PositionEvent) -> None:
         if event.variation == ():
             self.positions[event.game] = self.positions.get(event.game, 0) + 1
+
+    def handle_error(self, error: GohashError) -> bool:
+        self.faulty.add(error.game)
+        return True
 
 
 @given(records(faults=False, max_games=3, max_nodes=30))
@@ -75,7 +84,10 @@ def test_games_and_comments_as_the_description_and_the_walker_say(record: Record
         assert game_record(data, "f.sgf", i) == game.sgf()
         comments = main_line_comments(data, "f.sgf", i)
         assert comments == expected_comments(game)
-        assert len(comments) == seen.positions[i]
+        # A node the walker skips as an error is a position fewer: read_game then
+        # shows no comments rather than misplaced ones.
+        if i not in seen.faulty:
+            assert len(comments) == seen.positions[i]
 
 
 def test_records_in_other_encodings_are_marked_utf8() -> None:
