@@ -518,9 +518,12 @@ def test_no_answer_holds_a_local_path(
     shutil.copytree(DATA, folder)
     db = build_index(tmp_path / "index.db", [folder])
     client = local(create_app(db))
-    game_id = get(client, "/api/games", size=19)["matches"][0]["game_id"]
+    first = get(client, "/api/games", size=19)["matches"][0]
+    game_id = first["game_id"]
     answers = [
         client.get("/api/info"),
+        client.get("/api/player", params={"name": first["black"], "limit": 200}),
+        client.get("/api/games", params={"size": 19, "order": "-date", "limit": 200}),
         client.get("/api/position", params={"size": 19, "limit": 200}),
         client.get("/api/games", params={"size": 9, "limit": 200}),
         client.get(f"/api/game/{game_id}"),
@@ -532,7 +535,7 @@ def test_no_answer_holds_a_local_path(
     for response in answers:
         assert "home-of-someone" not in response.text, response.text
         assert str(tmp_path) not in response.text, response.text
-    assert [r.status_code for r in answers] == [200] * 5 + [404, 404, 400]
+    assert [r.status_code for r in answers] == [200] * 7 + [404, 404, 400]
     (folder / "game-19x19-no-sz.sgf").unlink()
     for path in ("/api/game/{}", "/api/game/{}/sgf"):
         for m in get(client, "/api/games", size=19, limit=200)["matches"]:
