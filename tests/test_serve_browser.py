@@ -553,6 +553,14 @@ def test_a_players_page_from_a_name(page: Page, server: str) -> None:
     assert page.locator("#player-games tbody tr").count() == min(20, data["games"]["total"])
     assert page.locator("#player-years tbody tr").count() == len(data["years"])
     screenshot(page, "player-page.png")
+    # A game of the page opens over it, and closing it comes back to the page.
+    page.click("#player-games tbody tr >> nth=0 >> td >> nth=0")
+    page.wait_for_selector("#viewer:not([hidden])")
+    viewer_at(page, 0)
+    assert page.is_hidden("#viewer-hits")  # no search's hit to step through
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#viewer", state="hidden")
+    assert page.is_visible("#player-page")
     # An opening played: Black and White in turn, so the page writes no colours.
     steps = data["openings"][0]["moves"].split(",")
     assert [step[0] for step in steps] == ["b", "w", "b", "w"]

@@ -639,7 +639,7 @@ function renderViewerInfo(first) {
   $("viewer-sgf").href = `/api/game/${encodeURIComponent(first.game_id)}/sgf`;
 }
 
-async function renderHits() {
+function renderHits() {
   const hits = state.hit !== null && shown !== null;
   $("viewer-hits").hidden = !hits;
   if (!hits) return;
@@ -763,8 +763,9 @@ async function exploreFromViewer() {
     showMessage(error.message);
     return;
   }
-  state.game = null;
+  Object.assign(state, { game: null, hit: null, hitAt: null, who: null });
   $("viewer").hidden = true;
+  $("player-page").hidden = true;
   viewerGame = null;
   change(() => {
     state.size = answer.size;
