@@ -253,6 +253,11 @@ class UnknownGameError(GohashError):
     """A game id that is not in the index."""
 
 
+class SourceGoneError(GohashError):
+    """An indexed game whose source file is no longer where the index found it,
+    so it cannot be read again (the index keeps its positions, not its record)."""
+
+
 class MoveListError(GohashError):
     """A move list that cannot be read or replayed; ``step`` is the bad step (from 1).
 

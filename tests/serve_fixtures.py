@@ -77,6 +77,17 @@ def require_chromium() -> str:
     return CHROMIUM
 
 
+CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+
+
+def require_cjk_font() -> None:
+    """Debian's Noto Sans CJK, which the page's font stack names; a skip (a failure
+    under ``CI=true``) when it is not installed."""
+    if not CJK_FONT.is_file():
+        missing(f"no CJK font at {CJK_FONT} (install the Debian package 'fonts-noto-cjk'; "
+                ".ci/run does)")
+
+
 def build_index(db: Path, paths: list[Path]) -> Path:
     with Index(db, create=True) as index:
         summary = index.build([str(p) for p in paths])

@@ -99,3 +99,40 @@ def test_every_game_read_again_equals_its_replay(corpus_index: Path, corpus: Col
             assert len(game.positions) == len(ref.positions)
             assert all(np.array_equal(p.stones, q)
                        for p, q in zip(game.positions, ref.positions, strict=True))
+
+
+def test_the_docs_example_address_opens_a_game_at_its_position(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/explorer.md's viewer address, on the index its build command makes (run
+    from the checkout, as the page says), shows the game at the address's
+    position: the board of ``moves``, turned back by ``view``."""
+    import re
+    import urllib.parse
+
+    from gohash.cli import main
+    from gohash.group.symmetry import element
+    from gohash.index.movelist import parse_steps, replay
+    from tests.conftest import ROOT, require_corpus
+
+    require_corpus()
+    text = (ROOT / "docs" / "explorer.md").read_text(encoding="utf-8")
+    addresses = re.findall(r"http://127\.0\.0\.1:8000/\?(\S*game=\S+)", text)
+    assert addresses
+    # The index the address is for: the last one built before it.
+    before = text[: text.index(addresses[0])]
+    build = re.findall(r"^\$ gohash index build games\.db (.+)$", before, re.M)[-1]
+    monkeypatch.chdir(ROOT)
+    db = tmp_path / "games.db"
+    assert main(["index", "build", str(db), *build.split()]) == 0
+    with Index(db, read_only=True) as index:
+        for address in addresses:
+            params = dict(urllib.parse.parse_qsl(address))
+            size = int(params["size"])
+            board = replay(parse_steps(params["moves"], size), size).board
+            game = index.game(int(params["game"]))
+            at = game.positions[int(params["at"])]
+            shown = element(params["view"]).image_array(at.stones)
+            assert np.array_equal(shown, board.to_array()), address
+            found = index.find(board, limit=None, to_move=board.to_move)
+            assert int(params["game"]) in {m.record.id for m in found.matches}

@@ -141,7 +141,7 @@ def brute_force(
     query: Array, paths: list[Path], to_move: str | None
 ) -> tuple[Counter[tuple[str, str | None]], int, set[tuple[str, int, bool]]]:
     """Next moves seen from ``query`` (colour, SGF letters), the occurrences, and per
-    occurrence (file, move number, colours exchanged), for a query without symmetry;
+    occurrence (file name, move number, colours exchanged), for a query without symmetry;
     with ``to_move``, only occurrences with that side to move in the query's colours
     (black at the start of a game, whatever its setup; then the last mover's opponent)."""
     size = query.shape[0]
@@ -164,7 +164,7 @@ def brute_force(
                                                        {"b": "w", "w": "b"}[turn]):
                     continue
                 total += 1
-                where.add((str(path), number, swap))
+                where.add((path.name, number, swap))
                 if move is not None:
                     colour, letters = move
                     if swap:
@@ -193,7 +193,7 @@ def test_info_lists_sizes_and_counts(
 ) -> None:
     info = get(client, "/api/info")
     with Index(collection[0]) as index:
-        held = index.info().to_json()
+        held = index.info().to_json(paths=False)
     assert {name: info[name] for name in held} == held
     assert info["sizes"]["19"] >= 120 and {"9", "13"} <= set(info["sizes"])
     assert info["default_size"] == 19
@@ -233,7 +233,7 @@ def test_continuations_and_games_equal_a_brute_force_search(
     assert [c["count"] for c in found["moves"]] == sorted(counts.values(), reverse=True)
     matches = answer["games"]["matches"]
     assert answer["games"]["total"] == total == len(matches)
-    assert {(m["file"], m["move_number"], m["colours_exchanged"]) for m in matches} == where
+    assert {(m["source"], m["move_number"], m["colours_exchanged"]) for m in matches} == where
     assert answer["to_move"] == ("w" if line[moves - 1][0] == "b" else "b")
     if (game, moves) == (0, 4):  # reached with either side to move: the filter tells them apart
         other = get(client, "/api/position", size=size, moves=",".join(setup + line[:moves]),
@@ -340,9 +340,9 @@ def test_game_viewer_identity_is_the_record_as_sgfmill_reads_it(
 ) -> None:
     _, games = collection
     answer = get(client, "/api/games", size=19, moves="", limit=200)
-    by_file = {m["file"]: m["game_id"] for m in answer["matches"]}
+    by_file = {m["source"]: m["game_id"] for m in answer["matches"]}
     path = games[3]
-    game = get(client, f"/api/game/{by_file[str(path)]}", count=500)
+    game = get(client, f"/api/game/{by_file[path.name]}", count=500)
     _, arrays, follows = sgfmill_positions(path)
     assert game["positions"] == [rows_of(a) for a in arrays]
     assert game["positions_total"] == len(arrays) and game["start"] == 0
@@ -465,7 +465,85 @@ def test_game_whose_file_changed_on_disk_gets_409(
     record.write_bytes(record.read_bytes().replace(b"]", b"] ", 1))
     assert "changed since it was indexed" in error(client, f"/api/game/{game_id}", 409)
     record.unlink()
-    assert error(client, f"/api/game/{game_id}", 409)
+    assert "cannot read it again: not found" in error(client, f"/api/game/{game_id}", 410)
+
+
+def test_download_sgf_is_the_game_as_recorded_and_410_once_its_file_is_gone(
+    tmp_path: Path, local: Callable[[Starlette], TestClient]
+) -> None:
+    folder = tmp_path / "private-folder"
+    folder.mkdir()
+    record = folder / "two.sgf"
+    first = (DATA / "game-9x9.sgf").read_bytes().strip()
+    # A collection of two games, the second in GB2312 with a comment and a node without
+    # a move, whose comment belongs to the position before it.
+    second = ("(;GM[1]FF[4]CA[GB2312]SZ[9]PB[\u674e\u660c\u9550]PW[W]C[root note]"
+              ";B[ee]C[first move];W[cc];C[about cc\\]](;B[gg])(;B[dd]C[variation]))")
+    record.write_bytes(first + b"\n" + second.encode("gb2312"))
+    db = build_index(tmp_path / "index.db", [record])
+    client = local(create_app(db))
+    matches = get(client, "/api/games", size=9, limit=10)["matches"]
+    by_game = {m["game"]: m["game_id"] for m in matches}
+    assert {m["source"] for m in matches} == {"two.sgf"}
+    answer = client.get(f"/api/game/{by_game[0]}/sgf")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/x-go-sgf"
+    assert answer.headers["content-disposition"] == (
+        f'attachment; filename="game-{by_game[0]}.sgf"')
+    assert answer.content == first
+    answer = client.get(f"/api/game/{by_game[1]}/sgf")
+    game = sgf.Sgf_game.from_bytes(answer.content)
+    assert game.get_root().get("PB") == "\u674e\u660c\u9550"
+    assert game.get_charset() == "UTF-8"
+    assert [node.get_move() for node in game.get_main_sequence()][1:3] == [
+        ("b", (4, 4)), ("w", (6, 2))]
+    viewed = get(client, f"/api/game/{by_game[1]}")
+    assert viewed["black"] == "\u674e\u660c\u9550"
+    assert viewed["comments"] == ["root note", "first move", "about cc]", None]
+    assert get(client, f"/api/game/{by_game[0]}")["comments"] == [None] * len(
+        get(client, f"/api/game/{by_game[0]}")["positions"])
+
+    assert "no game with id 999" in error(client, "/api/game/999/sgf", 404)
+    assert "unknown parameter" in error(client, f"/api/game/{by_game[0]}/sgf?view=rot90", 400)
+    record.write_bytes(record.read_bytes() + b" ")
+    assert "changed since it was indexed" in error(client, f"/api/game/{by_game[0]}/sgf", 409)
+    record.unlink()
+    for path in (f"/api/game/{by_game[0]}/sgf", f"/api/game/{by_game[1]}"):
+        message = error(client, path, 410)
+        assert "cannot read it again: not found" in message
+        assert str(tmp_path) not in message and "private-folder" not in message
+
+
+def test_no_answer_holds_a_local_path(
+    tmp_path: Path, local: Callable[[Starlette], TestClient]
+) -> None:
+    folder = tmp_path / "home-of-someone"
+    shutil.copytree(DATA, folder)
+    db = build_index(tmp_path / "index.db", [folder])
+    client = local(create_app(db))
+    first = get(client, "/api/games", size=19)["matches"][0]
+    game_id = first["game_id"]
+    answers = [
+        client.get("/api/info"),
+        client.get("/api/player", params={"name": first["black"], "limit": 200}),
+        client.get("/api/games", params={"size": 19, "order": "-date", "limit": 200}),
+        client.get("/api/position", params={"size": 19, "limit": 200}),
+        client.get("/api/games", params={"size": 9, "limit": 200}),
+        client.get(f"/api/game/{game_id}"),
+        client.get(f"/api/game/{game_id}/steps", params={"at": 3}),
+        client.get("/api/game/999999"),
+        client.get("/api/game/999999/sgf"),
+        client.get("/api/position", params={"size": 19, "moves": "zz"}),
+    ]
+    for response in answers:
+        assert "home-of-someone" not in response.text, response.text
+        assert str(tmp_path) not in response.text, response.text
+    assert [r.status_code for r in answers] == [200] * 7 + [404, 404, 400]
+    (folder / "game-19x19-no-sz.sgf").unlink()
+    for path in ("/api/game/{}", "/api/game/{}/sgf"):
+        for m in get(client, "/api/games", size=19, limit=200)["matches"]:
+            answer = client.get(path.format(m["game_id"]))
+            assert "home-of-someone" not in answer.text and str(tmp_path) not in answer.text
 
 
 def test_the_index_is_opened_read_only(

@@ -12,9 +12,11 @@ import json
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+from sgfmill import sgf
 
 from gohash.explorer.app import CONTENT_SECURITY_POLICY
 from gohash.index.queries import FILTERS
@@ -26,6 +28,7 @@ from tests.serve_fixtures import (
     corpus_games,
     main_line,
     require_chromium,
+    require_cjk_font,
     running_server,
 )
 
@@ -106,6 +109,12 @@ def stones(page: Page, board: str) -> dict[str, str]:
     }
 
 
+def open_first_game(page: Page) -> None:
+    """Click the first row of the games list off its players' names (each a link to
+    the player's page)."""
+    page.click("#games tbody tr >> nth=0 >> td >> nth=4")
+
+
 def screenshot(page: Page, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
@@ -149,7 +158,7 @@ def test_play_a_corpus_game_click_a_continuation_open_a_game_and_step(
     total = int(page.inner_text("#games-count").strip("()"))
     assert total >= count  # transpositions reach it too
 
-    page.click("#games tbody tr >> nth=0")
+    open_first_game(page)
     page.wait_for_selector("#viewer:not([hidden])")
     page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
     # The viewer opens at the match, in the query's orientation: the same stones.
@@ -291,7 +300,7 @@ def test_games_are_paged_and_a_game_position_can_be_explored(page: Page, server:
     # The page is kept in the URL: a reload shows the second page again.
     page.reload()
     page.wait_for_function(RANGE_SHOWN, arg=f"21\u201340 of {total}")
-    page.locator("#games tbody tr").nth(0).click()
+    open_first_game(page)
     page.wait_for_selector("#viewer:not([hidden])")
     page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
     for _ in range(3):
@@ -352,3 +361,339 @@ def test_a_long_game_is_fetched_page_by_page(page: Page, long_game_server: str) 
     page.wait_for_selector("#viewer", state="hidden")
     rendered(page, "pass,pass,pass")
     assert "White to play" in page.inner_text("#status")
+
+
+# -- issue 26: the page as players use it ------------------------------------------------------
+
+
+def position(page: Page, server: str, **params: str) -> Any:
+    """The server's answer for a position, as the page asked for it, with its
+    continuations as a list whose points are SGF letters, as the page marks them."""
+    answer = page.request.get(server + "/api/position", params=params)
+    assert answer.ok
+    data = answer.json()
+    size = data["size"]
+
+    def letters(point: list[int]) -> str:
+        row, col = point
+        return "abcdefghijklmnopqrs"[col] + "abcdefghijklmnopqrs"[size - 1 - row]
+
+    data["continuations"] = [
+        {**c, "point": c["sgf"], "equivalent": [letters(p) for p in c["equivalent"]]}
+        for c in data["continuations"]["moves"]]
+    return data
+
+
+def test_continuations_show_numbers_sort_and_letter_one_point_of_each_set(
+    page: Page, server: str
+) -> None:
+    page.goto(server + "/?size=19")
+    rendered(page, "")
+    data = position(page, server, size="19", moves="")
+    rows = page.locator("#continuations tbody tr")
+    assert rows.count() == len(data["continuations"]) > 5
+    for i, c in enumerate(data["continuations"][:10]):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        assert cells[0] == "abcdefghij"[i] and int(cells[2]) == c["count"]
+        assert cells[3] == f"{100 * c['share']:.1f}%"
+        assert cells[4:7] == [f"{round(100 * c[k] / c['count'])}%"
+                              for k in ("black_wins", "white_wins", "other")]
+    # One letter per continuation, on its representative; rings on the other points of
+    # its set, each naming the lettered point on hover.
+    marks = page.locator("#board text.mark")
+    assert marks.count() == len(data["continuations"])
+    assert {marks.nth(i).get_attribute("data-mark") for i in range(marks.count())} == {
+        c["point"] for c in data["continuations"]}
+    first = data["continuations"][0]
+    assert len(first["equivalent"]) > 1  # the empty board is symmetric
+    for point in first["equivalent"]:
+        if point == first["point"]:
+            continue
+        ring = page.locator(f"#board circle.equivalent[data-equivalent-of='{first['point']}']")
+        assert ring.count() == len(first["equivalent"]) - 1
+        title = page.locator(f"#board rect[data-p='{point}'] title").text_content() or ""
+        assert title.startswith(f"{point_name(point)}: equivalent to a ")
+    # Sortable: by Black's share, up then down; the letters stay with their moves.
+    labels = {c["point"]: "abcdefghijklmnopqrstuvwxyz"[i]
+              for i, c in enumerate(data["continuations"][:26])}
+
+    def column(name: str) -> list[tuple[str, str, float]]:
+        out = []
+        for i in range(rows.count()):
+            row = rows.nth(i)
+            text = row.locator(f"td.{name}").inner_text().rstrip("%")
+            out.append((row.get_attribute("data-p") or "", row.get_attribute("data-label") or "",
+                        float(text)))
+        return out
+
+    page.click("#continuations th[data-sort='black']")
+    page.wait_for_selector("#continuations th[data-sort='black'][aria-sort='descending']")
+    shares = column("black")
+    assert [s for _, _, s in shares] == sorted((s for _, _, s in shares), reverse=True)
+    assert all(labels.get(p, label) == label for p, label, _ in shares)
+    page.click("#continuations th[data-sort='black']")
+    page.wait_for_selector("#continuations th[data-sort='black'][aria-sort='ascending']")
+    shares = column("black")
+    assert [s for _, _, s in shares] == sorted(s for _, _, s in shares)
+    screenshot(page, "continuations-sorted-by-black.png")
+
+
+def point_name(point: str) -> str:
+    """SGF letters on 19x19 as GTP (the page's hover text)."""
+    column = "ABCDEFGHJKLMNOPQRST"["abcdefghijklmnopqrs".index(point[0])]
+    return f"{column}{19 - 'abcdefghijklmnopqrs'.index(point[1])}"
+
+
+def test_the_keyboard_plays_letters_and_steps_with_the_arrows(page: Page, server: str) -> None:
+    page.goto(server + "/?size=19")
+    rendered(page, "")
+    data = position(page, server, size="19", moves="")
+    second = data["continuations"][1]["point"]
+    page.keyboard.press("b")
+    rendered(page, second)
+    after = position(page, server, size="19", moves=second)["continuations"][0]["point"]
+    page.keyboard.press("a")
+    rendered(page, f"{second},{after}")
+    page.keyboard.press("ArrowLeft")
+    rendered(page, second)
+    page.keyboard.press("ArrowLeft")
+    rendered(page, "")
+    page.keyboard.press("ArrowRight")
+    rendered(page, second)
+    page.keyboard.press("ArrowRight")
+    rendered(page, f"{second},{after}")
+    page.keyboard.press("z")  # no continuation z here: nothing happens
+    page.keyboard.press("ArrowLeft")
+    rendered(page, second)
+
+
+def viewer_at(page: Page, index: int) -> None:
+    page.wait_for_function(
+        "i => document.querySelector('#viewer-board').dataset.index === String(i)", arg=index)
+
+
+def test_viewer_shows_the_record_marks_the_hit_and_steps_through_hits(
+    page: Page, server: str
+) -> None:
+    page.goto(server + "/?size=19&moves=pd,dd")
+    rendered(page, "pd,dd")
+    total = int(page.inner_text("#games-count").strip("()"))
+    assert total >= 3
+    games = page.request.get(server + "/api/games", params={"size": 19, "moves": "pd,dd",
+                                                            "limit": 3}).json()["matches"]
+    open_first_game(page)
+    page.wait_for_selector("#viewer:not([hidden])")
+    viewer_at(page, games[0]["seq"])
+    info = page.inner_text("#viewer-info")
+    first = games[0]
+    for text in ("Result", first["result"], "Komi", "Handicap", "Date", first["date"],
+                 first["source"]):
+        assert text and str(text) in info
+    links = page.locator("#viewer-title a.player")
+    assert links.all_inner_texts() == [first["black"], first["white"]]
+    assert page.is_visible("#viewer-at-hit")
+    assert page.locator("#viewer-board rect.hit-move").count() == 1
+    assert page.inner_text("#hit-where") == f"hit 1 of {total}"
+    assert page.is_disabled("#hit-prev")
+    page.keyboard.press("ArrowRight")
+    viewer_at(page, games[0]["seq"] + 1)
+    assert not page.is_visible("#viewer-at-hit")
+    assert page.locator("#viewer-board rect.hit-move").count() == 0
+    # Move numbers on demand: every stone of this even game was played by a move.
+    assert page.locator("#viewer-board text.number").count() == 0
+    page.keyboard.press("n")
+    page.wait_for_selector("#viewer-board text.number")
+    numbers = page.locator("#viewer-board text.number")
+    assert numbers.count() == len(stones(page, "viewer-board"))
+    last = page.inner_text("#viewer-move").split()[1]
+    assert last in numbers.all_text_contents()
+    page.keyboard.press("h")
+    viewer_at(page, games[0]["seq"])
+    page.click("#hit-next")
+    page.wait_for_function("() => document.querySelector('#hit-where').textContent"
+                           ".startsWith('hit 2 ')")
+    viewer_at(page, games[1]["seq"])
+    assert f"game={games[1]['game_id']}" in page.url and "hit=1" in page.url
+    assert not page.is_disabled("#hit-prev")
+    # Download SGF: the record as stored, served by the server.
+    href = page.get_attribute("#viewer-sgf", "href")
+    assert href == f"/api/game/{games[1]['game_id']}/sgf"
+    record = page.request.get(server + href)
+    assert record.ok and record.headers["content-type"] == "application/x-go-sgf"
+    game = sgf.Sgf_game.from_bytes(record.body())
+    assert game.get_root().get("PB") == games[1]["black"]
+    screenshot(page, "viewer-with-numbers.png")
+
+
+def test_no_local_path_is_shown(page: Page, server: str, games: list[Path]) -> None:
+    folders = {str(DATA.parent.parent), str(games[0].parent.parent)}
+    page.goto(server + "/?size=19&moves=pd")
+    rendered(page, "pd")
+    open_first_game(page)
+    page.wait_for_selector("#viewer:not([hidden])")
+    page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
+    shown = page.evaluate("""() => document.body.innerText + [...document.querySelectorAll('*')]
+        .flatMap(e => [...e.attributes].map(a => a.value)).join(' ')""")
+    for folder in folders:
+        assert folder not in shown
+
+
+def test_games_sort_by_date_rank_and_result(page: Page, server: str) -> None:
+    page.goto(server + "/?size=19&moves=pd")
+    rendered(page, "pd")
+
+    def column(n: int) -> list[str]:
+        return page.locator(f"#games tbody tr td:nth-child({n})").all_inner_texts()
+
+    page.click("#games th[data-order='date']")
+    page.wait_for_function("() => location.search.includes('order=date')")
+    page.wait_for_selector("#games th[data-order='date'][aria-sort='ascending']")
+    dates = [d for d in column(3) if d]
+    assert dates and dates == sorted(dates)
+    page.click("#games th[data-order='date']")
+    page.wait_for_function("() => location.search.includes('order=-date')")
+    page.wait_for_selector("#games th[data-order='date'][aria-sort='descending']")
+    dates = [d for d in column(3) if d]
+    assert dates and dates == sorted(dates, reverse=True)
+    page.click("#games th[data-order='result']")
+    page.wait_for_function("() => location.search.includes('order=result')")
+    page.wait_for_selector("#games th[data-order='result'][aria-sort='ascending']")
+    winners = [r[:1] for r in column(4) if r[:1] in ("B", "W")]
+    assert winners == sorted(winners) and "B" in winners
+    page.reload()  # the order is in the address
+    rendered(page, "pd")
+    assert page.get_attribute("#games th[data-order='result']", "aria-sort") == "ascending"
+
+
+def test_a_players_page_from_a_name(page: Page, server: str) -> None:
+    page.goto(server + "/?size=19")
+    rendered(page, "")
+    link = page.locator("#games tbody tr >> nth=0").locator("a.player").first
+    name = link.inner_text()
+    link.click()
+    page.wait_for_selector("#player-page:not([hidden])")
+    assert page.inner_text("#player-name") == name and "who=" in page.url
+    assert page.is_hidden("#viewer")  # the name's click is not the row's
+    data = page.request.get(server + "/api/player", params={"name": name}).json()
+    rows = page.locator("#player-colours tbody tr")
+    assert [int(t) for t in rows.nth(0).locator("td").all_inner_texts()[1:5]] == [
+        data["colours"]["b"][k] for k in ("games", "wins", "losses", "other")]
+    assert page.locator("#player-games tbody tr").count() == min(20, data["games"]["total"])
+    assert page.locator("#player-years tbody tr").count() == len(data["years"])
+    screenshot(page, "player-page.png")
+    # A game of the page opens over it, and closing it comes back to the page.
+    page.click("#player-games tbody tr >> nth=0 >> td >> nth=0")
+    page.wait_for_selector("#viewer:not([hidden])")
+    viewer_at(page, 0)
+    assert page.is_hidden("#viewer-hits")  # no search's hit to step through
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#viewer", state="hidden")
+    assert page.is_visible("#player-page")
+    # An opening played: Black and White in turn, so the page writes no colours.
+    steps = data["openings"][0]["moves"].split(",")
+    assert [step[0] for step in steps] == ["b", "w", "b", "w"]
+    assert page.locator("#player-openings tbody tr").count() == len(data["openings"])
+    page.click("#player-openings tbody tr >> nth=0")
+    page.wait_for_selector("#player-page", state="hidden")
+    rendered(page, ",".join(step[1:] for step in steps))
+    page.go_back()
+    page.wait_for_selector("#player-page:not([hidden])")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#player-page", state="hidden")
+    assert "who=" not in page.url
+
+
+OVERFLOW = """() => [document.documentElement.scrollWidth, window.innerWidth,
+  [...document.querySelectorAll('body *')].filter(e => {
+     const r = e.getBoundingClientRect();
+     return r.width > 0 && r.right > window.innerWidth + 1 && !e.closest('.table-wrap');
+  }).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5)]"""
+
+
+def test_a_phone_sized_screen_never_scrolls_sideways(browser: Browser, server: str) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True,
+                            has_touch=True, device_scale_factor=2)
+    try:
+        page.goto(server + "/?size=19&moves=pd,dd,pq")
+        rendered(page, "pd,dd,pq")
+        width, inner, wide = page.evaluate(OVERFLOW)
+        assert width <= inner == 390 and wide == []
+        board = page.locator("#board").bounding_box()
+        assert board is not None and board["width"] <= 390
+        screenshot(page, "phone-explorer.png")
+        open_first_game(page)
+        page.wait_for_selector("#viewer:not([hidden])")
+        page.wait_for_function("() => document.querySelector('#viewer-board').dataset.index")
+        width, inner, wide = page.evaluate(OVERFLOW)
+        assert width <= inner and wide == []
+        screenshot(page, "phone-viewer.png")
+        page.locator("#viewer-title a.player").first.click()
+        page.wait_for_selector("#player-page:not([hidden])")
+        page.wait_for_selector("#viewer", state="hidden")
+        width, inner, wide = page.evaluate(OVERFLOW)
+        assert width <= inner and wide == []
+        screenshot(page, "phone-player.png")
+    finally:
+        page.close()
+
+
+CJK_BLACK = "\u674e\u660c\u9550"  # Lee Changho
+CJK_WHITE = "\u66fa\u85b0\u9249"  # Cho Hunhyun
+
+
+@pytest.fixture(scope="module")
+def cjk_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server over one 9x9 record with CJK names and comments."""
+    folder = tmp_path_factory.mktemp("cjk")
+    record = folder / "cjk.sgf"
+    record.write_text(
+        f"(;GM[1]FF[4]CA[UTF-8]SZ[9]KM[6.5]DT[1995-03-02]RE[B+2.5]PB[{CJK_BLACK}]BR[9p]"
+        f"PW[{CJK_WHITE}]WR[9p]C[\u5bf9\u5c40\u5f00\u59cb];B[ee]C[\u5929\u5143];W[cc];B[gg])",
+        encoding="utf-8")
+    with running_server(build_index(folder / "index.db", [record])) as url:
+        yield url
+
+
+# Draws text in a canvas with a font and returns its pixels, to tell glyphs from tofu.
+GLYPHS = """([font, texts]) => texts.map(text => {
+  const canvas = document.createElement('canvas');
+  canvas.width = 64; canvas.height = 64;
+  const context = canvas.getContext('2d');
+  context.font = font;
+  context.fillText(text, 8, 48);
+  return Array.from(context.getImageData(0, 0, 64, 64).data).join(',');
+})"""
+
+
+def test_cjk_names_render_with_a_cjk_font(page: Page, cjk_server: str) -> None:
+    require_cjk_font()
+    page.goto(cjk_server + "/?size=9")
+    rendered(page, "")
+    name = page.locator("#games tbody tr >> nth=0").locator("a.player").first
+    assert name.inner_text() == CJK_BLACK
+    family = name.evaluate("e => getComputedStyle(e).fontFamily")
+    assert "Noto Sans CJK" in family
+    font = name.evaluate("e => getComputedStyle(e).font")
+    # Each character drawn in the page's font is a glyph of its own, not the box a
+    # missing glyph gets (the same for every character, as for an unassigned one).
+    glyphs = page.evaluate(GLYPHS, [font, [*CJK_BLACK, *CJK_WHITE, "\U000e01ef\u0378"]])
+    *drawn, tofu = glyphs
+    assert len(set(drawn)) == len(drawn) and tofu not in drawn
+    blank = page.evaluate(GLYPHS, [font, [" "]])[0]
+    assert blank not in drawn
+    # Full-width glyphs: the name is about one em per character wide.
+    width = name.evaluate("e => e.getBoundingClientRect().width")
+    size = float(name.evaluate("e => getComputedStyle(e).fontSize").rstrip("px"))
+    assert 2.7 * size <= width <= 3.3 * size
+    open_first_game(page)
+    page.wait_for_selector("#viewer:not([hidden])")
+    viewer_at(page, 0)
+    assert page.inner_text("#viewer-comment") == "\u5bf9\u5c40\u5f00\u59cb"
+    page.keyboard.press("ArrowRight")
+    viewer_at(page, 1)
+    assert page.inner_text("#viewer-comment") == "\u5929\u5143"
+    page.keyboard.press("ArrowRight")
+    viewer_at(page, 2)
+    assert page.is_hidden("#viewer-comment")
+    assert "Komi 6.5" in page.inner_text("#viewer-info")
+    screenshot(page, "cjk-names-and-comment.png")

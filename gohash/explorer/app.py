@@ -44,11 +44,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
+from ..errors import BadRequest, GohashError, IndexFileError, SourceGoneError, UnknownGameError
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
-from ..index.queries import FILTERS, Filters, GameRecord
+from ..index.players import Opening, PlayerSummary, Results
+from ..index.queries import FILTERS, GAME_ORDERS, Filters, GameRecord
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 
@@ -186,6 +187,12 @@ class _Query:
     filters: Filters | None
     symmetry: str
     to_move: str
+    order: str | None
+
+
+_ORDERS = tuple(o for name in GAME_ORDERS for o in (name, "-" + name))
+MAX_NAME_CHARS = 200
+"""The longest player's name the player page takes."""
 
 
 class _Indexes:
@@ -239,12 +246,12 @@ class _Explorer:
         turn = _choice(params, "turn", ("0", "1"))
         return _Query(
             size, format_steps(steps, size), replayed, _filters(params), symmetry,
-            "any" if turn == "0" else replayed.board.to_move,
+            "any" if turn == "0" else replayed.board.to_move, _choice(params, "order", _ORDERS),
         )
 
     def info(self) -> dict[str, Any]:
         return {
-            **self.held.to_json(),
+            **self.held.to_json(paths=False),
             "sizes": {str(size): count for size, count in sorted(self.sizes.items())},
             "default_size": self.default_size,
             "filters": [spec.to_json() for spec in FILTERS],
@@ -269,8 +276,21 @@ class _Explorer:
             found = index.find(
                 query.replayed.board, colour_swap=query.symmetry == "full",
                 filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
+                order=query.order,
             )
-            return found.to_json(index.keys(query.size).hex(found.key))
+            return found.to_json(index.keys(query.size).hex(found.key), paths=False)
+
+
+    def player(self, params: dict[str, str]) -> dict[str, Any]:
+        name = params.get("name", "")
+        if not name or len(name) > MAX_NAME_CHARS:
+            raise BadRequest(f"name must be a player's name of 1 to {MAX_NAME_CHARS} characters")
+        offset = _int(params, "offset", 0, 0, 10**9)
+        limit = _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE)
+        order = _choice(params, "order", _ORDERS) or "-date"
+        with self.indexes.use() as index:
+            summary = index.player(name, order=order)
+        return _player_json(summary, offset, limit)
 
 
 class _GameReader:
@@ -292,6 +312,21 @@ class _GameReader:
     async def answer(self, game_id: int, view: Element, start: int, count: int,
                      at: int | None) -> Response:
         """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``."""
+        outcome = await self._run(game_id, _read_game, view.name, start, count, at)
+        return Response(outcome["answer"], media_type="application/json")
+
+    async def sgf(self, game_id: int) -> Response:
+        """The game as an SGF record of its own (:meth:`Index.sgf
+        <gohash.index.index.Index.sgf>`), as a download."""
+        outcome = await self._run(game_id, _read_sgf)
+        return Response(
+            outcome["sgf"].encode("utf-8"), media_type="application/x-go-sgf",
+            headers={"content-disposition": f'attachment; filename="game-{game_id}.sgf"'},
+        )
+
+    async def _run(self, game_id: int, task: Callable[..., dict[str, Any]],
+                   *args: object) -> dict[str, Any]:
+        """``task(db_path, game_id, *args)`` in a worker; its outcome, or its error raised."""
         with self._lock:
             if self._pool is None:
                 if self._folder is None:
@@ -302,10 +337,9 @@ class _GameReader:
             # Submitted from a thread: a submission may start a worker process,
             # which would hold up the event loop.
             future = await run_in_threadpool(
-                pool.executor.submit, _read_game, self.db_path, game_id, view.name, start,
-                count, at,
+                pool.executor.submit, task, self.db_path, game_id, *args
             )
-            outcome = await asyncio.wrap_future(future)
+            outcome: dict[str, Any] = await asyncio.wrap_future(future)
         except BrokenProcessPool:
             with self._lock:
                 if self._pool is pool:
@@ -317,7 +351,7 @@ class _GameReader:
             ) from None
         if "error" in outcome:
             raise BadRequest(outcome["error"], outcome["status"])
-        return Response(outcome["answer"], media_type="application/json")
+        return outcome
 
     def close(self) -> None:
         with self._lock:
@@ -425,6 +459,13 @@ _WORKER_GAMES = _GameCache(GAME_CACHE_BYTES)
 """In a worker process of :class:`_GameReader`: the games it read last."""
 
 
+def _worker_index(db_path: str) -> Index:
+    index = _WORKER_INDEXES.get(db_path)
+    if index is None:
+        index = _WORKER_INDEXES[db_path] = Index(db_path, read_only=True)
+    return index
+
+
 def _read_game(
     db_path: str, game_id: int, view_name: str, start: int, count: int, at: int | None
 ) -> dict[str, Any]:
@@ -432,25 +473,40 @@ def _read_game(
     UTF-8 JSON (made here, not in the server's event loop), or
     ``{"error": message, "status": status}``."""
     try:
-        index = _WORKER_INDEXES.get(db_path)
-        if index is None:
-            index = _WORKER_INDEXES[db_path] = Index(db_path, read_only=True)
-        game = _WORKER_GAMES.game(index, db_path, game_id)
+        game = _WORKER_GAMES.game(_worker_index(db_path), db_path, game_id)
         view = element(view_name)
         if at is None:
             return {"answer": _json(_game_json(game, view, start, count))}
         if at >= len(game.positions):
             raise BadRequest(f"at must be below {len(game.positions)}, not {at}")
         return {"answer": _json(_steps_json(game, view, at))}
-    except BadRequest as e:
-        return {"error": str(e), "status": e.status}
-    except UnknownGameError as e:
-        return {"error": str(e), "status": 404}
-    except IndexFileError as e:
-        return {"error": str(e), "status": 503}  # the index became unreadable: not the request's
     except GohashError as e:
-        # The file moved, changed or no longer replays as indexed.
-        return {"error": str(e), "status": 409}
+        return _failed(e, game_id)
+
+
+def _read_sgf(db_path: str, game_id: int) -> dict[str, Any]:
+    """In a worker process: ``{"sgf": text}``, the game as an SGF record of its own,
+    or ``{"error": message, "status": status}``."""
+    try:
+        return {"sgf": _worker_index(db_path).sgf(game_id)}
+    except GohashError as e:
+        return _failed(e, game_id)
+
+
+def _failed(error: GohashError, game_id: int) -> dict[str, Any]:
+    """The answer to a game that cannot be read again: its message (which names the
+    game, never a file: paths are the server's) and HTTP status."""
+    if isinstance(error, BadRequest):
+        return {"error": str(error), "status": error.status}
+    if isinstance(error, UnknownGameError):
+        return {"error": error.reason, "status": 404}  # the reason names the id
+    if isinstance(error, SourceGoneError):
+        status = 410  # the index holds the game, but no longer its record
+    elif isinstance(error, IndexFileError):
+        status = 503  # the index became unreadable: not the request's fault
+    else:
+        status = 409  # the file changed, or no longer replays as indexed
+    return {"error": f"game {game_id}: {error.reason}", "status": status}
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -482,6 +538,35 @@ def _board_json(query: _Query) -> dict[str, Any]:
     }
 
 
+def _results_json(results: Results) -> dict[str, int]:
+    return {"games": results.games, "wins": results.wins, "losses": results.losses,
+            "other": results.other}
+
+
+def _opening_json(opening: Opening) -> dict[str, Any]:
+    return {
+        "size": opening.size,
+        "moves": ",".join(opening.letters),
+        "count": opening.count,
+        "years": {str(year): count for year, count in opening.years.items()},
+        "results": _results_json(opening.results),
+    }
+
+
+def _player_json(summary: PlayerSummary, offset: int, limit: int) -> dict[str, Any]:
+    page = summary.records[offset : offset + limit]
+    return {
+        "name": summary.name,
+        "colours": {c: _results_json(r) for c, r in summary.colours.items()},
+        "years": {str(year): _results_json(r) for year, r in summary.years.items()},
+        "opening_length": summary.opening_length,
+        "openings_counted": summary.openings_counted,
+        "openings": [_opening_json(o) for o in summary.openings],
+        "games": {"total": len(summary.records), "offset": offset, "limit": limit,
+                  "records": [r.to_json(paths=False) for r in page]},
+    }
+
+
 def _json(answer: dict[str, Any]) -> bytes:
     """An answer as the server's JSON responses render it."""
     return bytes(JSONResponse(answer).body)
@@ -499,7 +584,7 @@ def _game_json(game: GameRecord, view: Element, start: int, count: int) -> dict[
         point = None if position.point is None else view.map_point(position.point, size)
         last.append(None if position.colour is None else _letters(point, size))
     return {
-        **game.record.to_json(),
+        **game.record.to_json(paths=False),
         "root": game.root,
         "view": view.name,
         "colours_exchanged": view.swap,
@@ -509,6 +594,7 @@ def _game_json(game: GameRecord, view: Element, start: int, count: int) -> dict[
         "positions": positions,
         "move_numbers": [position.move_number for position in page],
         "last": last,
+        "comments": game.comments[start : start + count] if game.comments else None,
     }
 
 
@@ -582,6 +668,9 @@ def create_app(
     def info(params: dict[str, str]) -> dict[str, Any]:
         return explorer.info()
 
+    def player(params: dict[str, str]) -> dict[str, Any]:
+        return explorer.player(params)
+
     def position(params: dict[str, str]) -> dict[str, Any]:
         query = explorer.query(params)
         return explorer.position(query, _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE))
@@ -609,6 +698,10 @@ def create_app(
         at = _int(params, "at", 0, 0, 10**9)
         return await reader.answer(game_id, view, 0, 0, at)
 
+    async def sgf(request: Request) -> Response:
+        game_id, _, _ = game_of(request, ())
+        return await reader.sgf(game_id)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
@@ -622,10 +715,12 @@ def create_app(
     routes = [
         Route("/", page),
         Route("/api/info", _endpoint((), info)),
-        Route("/api/position", _endpoint((*_POSITION_PARAMS, "limit"), position)),
-        Route("/api/games", _endpoint((*_POSITION_PARAMS, "offset", "limit"), games)),
+        Route("/api/position", _endpoint((*_POSITION_PARAMS, "order", "limit"), position)),
+        Route("/api/games", _endpoint((*_POSITION_PARAMS, "order", "offset", "limit"), games)),
+        Route("/api/player", _endpoint(("name", "order", "offset", "limit"), player)),
         Route("/api/game/{game_id}", game),
         Route("/api/game/{game_id}/steps", steps),
+        Route("/api/game/{game_id}/sgf", sgf),
         Mount("/static", static, name="static"),
     ]
     app = _App(
@@ -652,13 +747,15 @@ class _App(Starlette):
 
 
 async def _gohash_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, GohashError)
     if isinstance(exc, BadRequest):
         status = exc.status
     elif isinstance(exc, IndexFileError):
         status = 503  # the index became unreadable while serving: not the request's fault
     else:
         status = 400
-    return JSONResponse({"error": str(exc)}, status_code=status)
+    # Without the file: the index's path is the server's, not the page's.
+    return JSONResponse({"error": exc.reason}, status_code=status)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -28,6 +28,7 @@ from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import OCCURRENCE_FAULT, damaged, frame_faults
+from .players import OPENING_MOVES, PlayerSummary, opening_moves, summarize
 from .queries import (
     RECORD_COLUMNS,
     ContinuationRow,
@@ -37,8 +38,10 @@ from .queries import (
     GameRecord,
     QueryView,
     Record,
+    game_order,
     merge_continuations,
     read_game,
+    read_record,
 )
 from .records import sql_keys
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
@@ -248,18 +251,22 @@ class Index:
         offset: int = 0,
         filters: Filters | None = None,
         to_move: str | None = None,
+        order: str | None = None,
     ) -> FindResult:
         """Every occurrence of ``position`` (a Board or an (N, N) array) up to symmetry
         and, unless ``colour_swap`` is False, colour exchange; confirmed exactly.
 
-        Occurrences come in index order (file, game, move); ``limit`` (None: all)
-        and ``offset`` page through them, and ``total`` counts them all.
+        Occurrences come in index order (file, game, move), or by ``order``
+        (:func:`~gohash.index.queries.game_order`: ``'date'``, ``'-rank'``, ...)
+        and then in index order; ``limit`` (None: all) and ``offset`` page
+        through them, and ``total`` counts them all.
         ``filters`` keep the games they let through (:class:`Filters`);
         ``to_move`` (``'b'``/``'w'``) the occurrences with that side to move,
         in the query's colours (None or ``'any'``: either side, whatever the
         query's; unlike :meth:`continuations`, which asks what the player to
         move plays, this asks where the stones stood).
         """
+        sort = "" if order is None else game_order(order) + ", "
         size, key, onto, position_id, rejected = self._lookup(position)
         view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
         if position_id is None:
@@ -276,7 +283,7 @@ class Index:
                 f"SELECT o.seq, o.move, o.element, o.to_move, o.next_colour, o.next_point, "
                 f"{_LINE}, {RECORD_COLUMNS} FROM occurrences o "
                 f"JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
-                f"WHERE {where} ORDER BY o.game_id, o.seq LIMIT ? OFFSET ?",
+                f"WHERE {where} ORDER BY {sort}o.game_id, o.seq LIMIT ? OFFSET ?",
                 [*params, -1 if limit is None else limit, offset],
             )
         ):
@@ -345,6 +352,29 @@ class Index:
         same SHA-256), and the game replays to the same positions, with the
         suicide rule of its build, or this raises :class:`GohashError`.
         """
+        record, file_sha, suicide, game_sha = self._stored(game_id)
+        return read_game(
+            record, file_sha=file_sha, game_sha=game_sha,
+            suicide_allowed=None if suicide is None else bool(suicide),
+            folders=[os.path.dirname(os.path.abspath(self.path))],
+        )
+
+    @database_errors
+    def sgf(self, game_id: int) -> str:
+        """A game of the index as an SGF record of its own, for download: the game
+        as recorded, decoded (:func:`gohash.sgf.extract.game_record`).
+
+        It is read again from its file as :meth:`game` reads it: a game id the
+        index does not hold raises :class:`~gohash.errors.UnknownGameError`, a
+        file no longer there :class:`~gohash.errors.SourceGoneError`, a file
+        that changed :class:`GohashError`.
+        """
+        record, file_sha, _, _ = self._stored(game_id)
+        return read_record(record, file_sha=file_sha,
+                           folders=[os.path.dirname(os.path.abspath(self.path))])
+
+    def _stored(self, game_id: int) -> tuple[Record, str, int | None, str]:
+        """A game's record, its file's SHA-256 and suicide rule, and its own digest."""
         row = self._db.execute(
             f"SELECT {RECORD_COLUMNS}, f.sha256, f.suicide, g.sha256 FROM games g "
             "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
@@ -353,11 +383,52 @@ class Index:
         if row is None:
             raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
         file_sha, suicide, game_sha = row[-3:]
-        return read_game(
-            Record.from_row(row[:-3]), file_sha=file_sha, game_sha=game_sha,
-            suicide_allowed=None if suicide is None else bool(suicide),
-            folders=[os.path.dirname(os.path.abspath(self.path))],
-        )
+        return Record.from_row(row[:-3]), file_sha, suicide, game_sha
+
+    @database_errors
+    def player(
+        self, name: str, *, opening_length: int = OPENING_MOVES, openings: int | None = 10,
+        order: str = "-date",
+    ) -> PlayerSummary:
+        """The games of the player called ``name`` (exactly, as recorded, either
+        colour), their results by colour and year, and their ``openings`` most
+        played openings of ``opening_length`` moves up to rotation and reflection
+        (:class:`~gohash.index.players.PlayerSummary`; None: every opening).
+        The games come by ``order`` (:func:`~gohash.index.queries.game_order`),
+        then in index order."""
+        if opening_length < 1:
+            raise GohashError(f"opening_length must be at least 1, not {opening_length}")
+        records = [
+            Record.from_row(row) for row in self._db.execute(
+                f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id "
+                f"WHERE g.black = ?1 OR g.white = ?1 ORDER BY {game_order(order)}, g.id",
+                (name,),
+            )
+        ]
+        sizes = {record.id: record.size for record in records}
+        empty = {size: self._lookup(np.zeros((size, size), dtype=np.int8))[3]
+                 for size in set(sizes.values())}
+        stored: dict[int, list[tuple[int, int, int]]] = {}
+        starts: dict[int, int] = {}
+        # The main line's first positions (an index with variations holds them first).
+        for game_id, seq, position_id, element, colour, point in self._db.execute(
+            "SELECT o.game_id, o.seq, o.position_id, o.element, o.next_colour, o.next_point "
+            "FROM occurrences o JOIN games g ON g.id = o.game_id "
+            "WHERE (g.black = ?1 OR g.white = ?1) AND o.seq < ?2 AND o.seq < g.positions "
+            "ORDER BY o.game_id, o.seq",
+            (name, opening_length),
+        ):
+            if seq == 0:
+                starts[game_id] = position_id
+            stored.setdefault(game_id, []).append((element, colour, point))
+        found = {}
+        for game_id, moves in stored.items():
+            if len(moves) != opening_length or starts.get(game_id) != empty[sizes[game_id]]:
+                continue
+            opening = opening_moves(moves, sizes[game_id])
+            if opening is not None:
+                found[game_id] = opening
+        return summarize(name, records, found, opening_length=opening_length, limit=openings)
 
     # -- duplicates ----------------------------------------------------------------------------
 

@@ -25,20 +25,22 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError
+from ..errors import GohashError, SourceGoneError
 from ..group.coords import gtp, sgf_letters
 from ..group.symmetry import Element, Point
 from ..metadata import FIELDS, STORED, TEXT_PROPERTIES
 from ..pipeline.frames import unpack_frames
 from ..pipeline.positions import positions
+from ..sgf.extract import game_record, main_line_comments
 from ..sgf.inputs import Source
-from ..sgf.names import fs_name
+from ..sgf.names import base_name, fs_name
 from ..sgf.sources import find_inputs, read_input
 from .records import first_date, game_digest, rank_level
 
 __all__ = [
     "FIELD_FILTERS",
     "FILTERS",
+    "GAME_ORDERS",
     "RECORD_COLUMNS",
     "TO_MOVE",
     "Continuation",
@@ -53,9 +55,11 @@ __all__ = [
     "Record",
     "SearchFilter",
     "contains",
+    "game_order",
     "merge_continuations",
     "move_json",
     "read_game",
+    "read_record",
 ]
 
 
@@ -302,6 +306,29 @@ def _is_date(text: str) -> bool:
         return False
 
 
+_STRONGER = "max(coalesce({g}.black_level, -1), coalesce({g}.white_level, -1))"
+GAME_ORDERS = {
+    "date": ("{g}.date IS NULL", "{g}.date"),
+    "rank": ("{g}.black_level IS NULL AND {g}.white_level IS NULL", _STRONGER),
+    "result": ("{g}.winner IS NULL", "{g}.winner"),
+}
+"""The orders a list of games can come in, by name: a game's date (its first
+date, as precise as recorded), its stronger player's rank
+(:func:`gohash.index.records.rank_level`), and its winner (Black before White);
+games without one come last either way."""
+
+
+def game_order(order: str, games: str = "g") -> str:
+    """The SQL terms that sort games (alias ``games``) by ``order``: a name of
+    :data:`GAME_ORDERS`, ascending, or with ``-`` before it descending."""
+    name = order.removeprefix("-")
+    if name not in GAME_ORDERS:
+        raise GohashError(f"order {order!r} is not one of "
+                          f"{', '.join(n for n in GAME_ORDERS)} (or one with '-' before it)")
+    missing, value = (term.format(g=games) for term in GAME_ORDERS[name])
+    return f"{missing}, {value}{' DESC' if order.startswith('-') else ''}"
+
+
 def contains(text: str | None, part: str) -> bool:
     """``part`` within ``text``, case-insensitively (the SQL ``gohash_contains``)."""
     return text is not None and part.casefold() in text.casefold()
@@ -346,9 +373,11 @@ class Record:
         return cls(**dict(zip(names, row[:fixed], strict=True)),
                    fields={f.name: v for f, v in zip(STORED, row[fixed:], strict=True)})
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The record as JSON (docs/schemas.md, "A game record"): ``game_id``,
-        ``file``, ``game``, ``size``, ``moves``; the root's fields the index holds
+        ``file`` (the path as indexed; left out with ``paths=False``, as the
+        server does, which never shows a local path), ``source`` (the file's
+        own name), ``game``, ``size``, ``moves``; the root's fields the index holds
         (all but ``RU``), under their names in :data:`gohash.metadata.FIELDS` and
         in its order (``date`` is ``DT`` as recorded); and what the index reads
         from them, ``iso_date`` (the first date) and ``winner``."""
@@ -358,7 +387,8 @@ class Record:
             "EV": self.event,
         }
         return {
-            "game_id": self.id, "file": self.file, "game": self.game, "size": self.size,
+            "game_id": self.id, **({"file": self.file} if paths else {}),
+            "source": base_name(self.file), "game": self.game, "size": self.size,
             "moves": self.moves,
             **{f.name: self.fields[f.name] if f.stored else root[f.prop]
                for f in FIELDS if f.stored or f.prop in root},
@@ -400,14 +430,14 @@ class Match:
     def colours_exchanged(self) -> bool:
         return self.element.swap
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The match as JSON (docs/schemas.md, "A match"): its record's fields
-        (:meth:`Record.to_json`), then where and how it matched; ``view`` is
+        (:meth:`Record.to_json`, ``paths`` as there), then where and how it matched; ``view`` is
         ``element``'s inverse, which shows the game in the query's orientation
         and colours."""
         size = self.record.size
         return {
-            **self.record.to_json(),
+            **self.record.to_json(paths=paths),
             "variation": list(self.variation),
             "move_number": self.move_number,
             "seq": self.seq,
@@ -431,16 +461,17 @@ class FindResult:
     limit: int | None
     rejected: int
 
-    def to_json(self, key: str) -> dict[str, Any]:
+    def to_json(self, key: str, *, paths: bool = True) -> dict[str, Any]:
         """The result as JSON (docs/schemas.md, "A find result"); ``key`` is
-        :attr:`key` as its scheme writes it (:meth:`gohash.group.schemes.KeyScheme.hex`)."""
+        :attr:`key` as its scheme writes it (:meth:`gohash.group.schemes.KeyScheme.hex`),
+        ``paths`` as in :meth:`Record.to_json`."""
         return {
             "key": key,
             "total": self.total,
             "offset": self.offset,
             "limit": self.limit,
             "rejected": self.rejected,
-            "matches": [m.to_json() for m in self.matches],
+            "matches": [m.to_json(paths=paths) for m in self.matches],
         }
 
 
@@ -572,12 +603,15 @@ class GameRecord:
     ``root`` holds the root's text properties that are present (``PB``,
     ``PW``, ``BR``, ``WR``, ``RE``, ``KM``, ``GN``, ``DT``, ``EV``, ``RU``);
     ``positions[seq]`` is the position of :attr:`gohash.index.queries.Match.seq`
-    ``seq``: the main line as the index holds it, the initial position first.
+    ``seq``: the main line as the index holds it, the initial position first;
+    ``comments[seq]`` its comment (``C``; None: none), or ``comments`` is empty
+    when the record's nodes could not be matched with the positions.
     """
 
     record: Record
     root: dict[str, str]
     positions: list[GamePosition] = field(default_factory=list)
+    comments: list[str | None] = field(default_factory=list)
 
 
 # -- continuations -------------------------------------------------------------------------------
@@ -815,6 +849,10 @@ def read_game(
             break
         stones = unpack_frames(packed, high - low, record.size)
         colours = {0: None, 1: "b", 2: "w"}
+        try:
+            comments = main_line_comments(source.data, record.file, record.game)
+        except GohashError:  # a record the walker reads leniently: the game without them
+            comments = []
         return GameRecord(
             record,
             {name: value for name, value in text.items() if value is not None},
@@ -828,11 +866,24 @@ def read_game(
                 )
                 for i in range(low, high)
             ],
+            comments if len(comments) == high - low else [],
         )
     raise GohashError(
         "no longer replays to the positions indexed: rebuild the index",
         file=record.file, game=record.game,
     )
+
+
+def read_record(
+    record: Record, *, file_sha: str, folders: Sequence[str] = ()
+) -> str:
+    """Game ``record`` as an SGF record of its own
+    (:func:`gohash.sgf.extract.game_record`), read again from its file, which must
+    have the SHA-256 ``file_sha``; relative paths are tried as :func:`read_game`
+    tries them.  Raises :class:`~gohash.errors.SourceGoneError` if the file is
+    gone, :class:`GohashError` if it changed."""
+    source = _source_again(record.file, file_sha, folders)
+    return game_record(source.data, record.file, record.game)
 
 
 def _source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
@@ -858,7 +909,7 @@ def _source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
                                 "rebuild the index", file=name,
                             )
                         return Source(name, source.data, source.notes)
-    raise GohashError(
+    raise SourceGoneError(
         "cannot read it again: not found (paths are as given to the build: relative "
         "to the folder it ran in, or to the index's)", file=name,
     )

@@ -128,10 +128,11 @@ class IndexInfo:
     gohash_versions: dict[str, int]
     outdated: int
 
-    def to_json(self) -> dict[str, Any]:
-        """What the index holds as JSON (docs/schemas.md, "Index info")."""
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
+        """What the index holds as JSON (docs/schemas.md, "Index info"); ``path``
+        left out with ``paths=False``, as the server does."""
         return {
-            "path": self.path,
+            **({"path": self.path} if paths else {}),
             "format_version": self.schema_version,
             "scheme": self.scheme,
             "variations": self.variations,

@@ -1,7 +1,8 @@
 """Names of files and archive members as data: any bytes, stored and shown.
 
-Scope: the text a name is stored and written as (:func:`name_text`) and shown
-as in a message of one line (:func:`shown_name`).  A name that is not UTF-8
+Scope: the text a name is stored and written as (:func:`name_text`), shown
+as in a message of one line (:func:`shown_name`), and shown to others without
+where it lies (:func:`base_name`).  A name that is not UTF-8
 (a Latin-1 file name, a tar member's, a zip member's whose UTF-8 flag lies)
 is carried in a ``str`` as Python carries file system names: each byte that is
 not UTF-8 as a surrogate escape (U+DC80 to U+DCFF), which no UTF-8 output,
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["fs_name", "name_text", "shown_name"]
+__all__ = ["base_name", "fs_name", "name_text", "shown_name"]
 
 
 def name_text(name: str) -> str:
@@ -34,6 +35,13 @@ def shown_name(name: str) -> str:
     if name.isprintable():
         return name
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name_text(name))
+
+
+def base_name(name: str) -> str:
+    """The last part of a source's name: the file's own name, or an archive
+    member's (``games.tar.gz:2017/a.sgf`` gives ``a.sgf``), without the folders
+    that say where the collection lies on one machine; what a web page may show."""
+    return re.split(r"[/\\:]", name)[-1] or name
 
 
 def fs_name(text: str) -> str:

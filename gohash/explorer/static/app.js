@@ -4,9 +4,15 @@
 //   size   board size;  moves  the move list (see gohash/movelist.py)
 //   the filters (their names come from /api/info) and the search options symmetry, turn
 //          (gohash/explorer/app.py)
+//   order  the games' order (date, rank, result; "-" before it: descending)
 //   offset first game shown;  game, at, view  the game viewer: a game id, a position
 //   of its main line (0 the initial one), and the symmetry element that shows the
-//   game in the query's orientation and colours.
+//   game in the query's orientation and colours;  hit  the viewer's game's place in
+//   the games list (previous and next hit), and its position there
+//   hit_at the position of the hit in the viewer's game
+//   who, who_order, who_offset  the player page of that name, its games' order and page
+// The side panel (#results: continuations and games) is the position search's; a
+// pattern search is meant to fill the same panel from its own form.
 // Every change pushes a new URL, so the browser's back button undoes it too.
 // When the continuations and games of a position are drawn, #continuations gets
 // data-moves (the position's move list) and the event "gohash:rendered" fires:
@@ -25,12 +31,16 @@ const MARGIN = 32;
 const FILTERS = [];
 const state = {
   size: 19, moves: [], filters: {}, offset: 0, game: null, at: 0, view: "identity",
+  order: "", hit: null, hitAt: null, who: null, whoOrder: "", whoOffset: 0,
 };
 let mode = "play";
 let shown = null; // the last position answer drawn
 let viewerGame = null; // the game in the viewer: its first page (info) and pages kept
 let requestSeq = 0;
 let info = null;
+let redo = []; // steps taken back with the left arrow, for the right arrow
+let continuationSort = { key: "count", descending: true };
+let showNumbers = false;
 
 const $ = (id) => document.getElementById(id);
 
@@ -50,10 +60,19 @@ function readUrl() {
   state.game = params.get("game");
   state.at = Number(params.get("at") || 0) || 0;
   state.view = params.get("view") || "identity";
+  state.order = params.get("order") || "";
+  const hit = params.get("hit");
+  state.hit = hit === null || hit === "" ? null : Number(hit) || 0;
+  state.hitAt = state.hit === null ? null : Number(params.get("hit_at") || 0) || 0;
+  state.who = params.get("who");
+  state.whoOrder = params.get("who_order") || "";
+  state.whoOffset = Number(params.get("who_offset") || 0) || 0;
 }
 
 function positionParams() {
-  return { size: String(state.size), moves: state.moves.join(","), ...state.filters };
+  const params = { size: String(state.size), moves: state.moves.join(","), ...state.filters };
+  if (state.order) params.order = state.order;
+  return params;
 }
 
 function pageUrl() {
@@ -64,6 +83,15 @@ function pageUrl() {
     params.set("game", state.game);
     params.set("at", state.at);
     params.set("view", state.view);
+    if (state.hit !== null) {
+      params.set("hit", state.hit);
+      params.set("hit_at", state.hitAt);
+    }
+  }
+  if (state.who !== null) {
+    params.set("who", state.who);
+    if (state.whoOrder) params.set("who_order", state.whoOrder);
+    if (state.whoOffset) params.set("who_offset", state.whoOffset);
   }
   // Commas need no escape in a query: keep move lists readable in the address bar.
   return "?" + params.toString().replace(/%2C/g, ",");
@@ -146,8 +174,12 @@ function starPoints(size) {
 }
 
 // Draws a board into an <svg>: rows are strings of ".XO", top row first.  ``marks`` maps
-// a point's letters to a label drawn on it; ``onPoint`` makes every point clickable.
-function drawBoard(svg, size, rows, { last = null, marks = new Map(), onPoint = null } = {}) {
+// a point's letters to {label, title} (a letter drawn on it) or {of, title} (a ring: a
+// point equivalent to the lettered point ``of``), the title shown on hover; ``number``
+// maps points to the move numbers drawn on their stones; ``hit`` marks the last move
+// as the search's hit; ``onPoint`` makes every point clickable.
+function drawBoard(svg, size, rows,
+  { last = null, marks = new Map(), number = new Map(), hit = false, onPoint = null } = {}) {
   const extent = 2 * MARGIN + (size - 1) * CELL;
   const far = MARGIN + (size - 1) * CELL;
   svg.setAttribute("viewBox", `0 0 ${extent} ${extent}`);
@@ -187,25 +219,46 @@ function drawBoard(svg, size, rows, { last = null, marks = new Map(), onPoint = 
           fill: stone === "X" ? "#151515" : "#f6f6f6", stroke: "#000", "data-stone": point,
           "data-colour": stone === "X" ? "b" : "w",
         }));
-        if (point === last) {
+        if (point === last && hit) {
+          parts.append(el("rect", {
+            x: x - CELL / 2 + 1, y: y - CELL / 2 + 1, width: CELL - 2, height: CELL - 2,
+            fill: "none", stroke: "#d0021b", "stroke-width": 3, class: "hit-move",
+          }));
+        } else if (point === last && !number.has(point)) {
           parts.append(el("circle", {
             cx: x, cy: y, r: CELL / 5, fill: "none", "stroke-width": 2,
             stroke: stone === "X" ? "#f8f8f8" : "#111",
           }));
         }
       } else if (marks.has(point)) {
-        parts.append(el("circle", { cx: x, cy: y, r: CELL / 2 - 3, fill: "#dcb35c" }));
-        parts.append(el("text", {
-          x, y: y + 6, "text-anchor": "middle", "font-size": 17, "font-weight": "bold",
-          fill: "#0b3d91", class: "mark", "data-mark": point,
-        }, marks.get(point)));
+        const mark = marks.get(point);
+        if (mark.label) {
+          parts.append(el("circle", { cx: x, cy: y, r: CELL / 2 - 3, fill: "#dcb35c" }));
+          parts.append(el("text", {
+            x, y: y + 6, "text-anchor": "middle", "font-size": 17, "font-weight": "bold",
+            fill: "#0b3d91", class: "mark", "data-mark": point,
+          }, mark.label));
+        } else {
+          // A point equivalent to a lettered one: a small ring, named on hover.
+          parts.append(el("circle", {
+            cx: x, cy: y, r: CELL / 6, fill: "none", stroke: "#0b3d91", "stroke-width": 1.5,
+            class: "equivalent", "data-equivalent-of": mark.of,
+          }));
+        }
       }
-      if (onPoint) {
+      if (number.has(point) && stone !== ".") {
+        parts.append(el("text", {
+          x, y: y + 5, "text-anchor": "middle", "font-size": 13, class: "number",
+          fill: stone === "X" ? "#f8f8f8" : "#111", "data-number": point,
+        }, String(number.get(point))));
+      }
+      if (onPoint || marks.has(point)) {
         const hit = el("rect", {
           x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, fill: "transparent",
           class: "hit", "data-p": point,
         });
-        hit.addEventListener("click", () => onPoint(point, stone));
+        if (marks.has(point)) hit.append(el("title", {}, marks.get(point).title));
+        if (onPoint) hit.addEventListener("click", () => onPoint(point, stone));
         parts.append(hit);
       }
     }
@@ -278,28 +331,140 @@ function player(name, rank) {
   return rank ? `${who} (${rank})` : who;
 }
 
+// A player's name and rank, the name a link to their page (nothing for no name).
+function playerLink(name, rank) {
+  const span = document.createElement("span");
+  if (!name) {
+    span.textContent = player(name, rank);
+    return span;
+  }
+  const link = document.createElement("a");
+  link.className = "player";
+  link.textContent = name;
+  link.href = "?" + new URLSearchParams({ who: name }).toString();
+  link.title = `${name}: games, results and openings`;
+  link.addEventListener("click", (event) => {
+    event.preventDefault();
+    event.stopPropagation();
+    openPlayer(name);
+  });
+  span.append(link);
+  if (rank) span.append(` (${rank})`);
+  return span;
+}
+
+// Marks the headers of a games table with the order shown (data-order on each header).
+function markOrder(table, order) {
+  for (const th of table.tHead.querySelectorAll("th[data-order]")) {
+    const on = order.replace(/^-/, "") === th.dataset.order;
+    th.setAttribute("aria-sort", on ? (order.startsWith("-") ? "descending" : "ascending")
+      : "none");
+  }
+}
+
+// The next order when a header is clicked: its own, ascending, then descending.
+function nextOrder(current, name) {
+  return current === name ? "-" + name : name;
+}
+
+function percent(part, whole) {
+  return whole ? `${Math.round((100 * part) / whole)}%` : "";
+}
+
+// The continuation table's sort keys, by the data-sort of its headers.
+const CONTINUATION_KEYS = {
+  label: (c) => c.index,
+  count: (c) => c.count,
+  share: (c) => c.count,
+  black: (c) => (c.count ? c.black_wins / c.count : 0),
+  white: (c) => (c.count ? c.white_wins / c.count : 0),
+  other: (c) => (c.count ? c.other / c.count : 0),
+  dates: (c) => c.last_date || "",
+};
+
+// The continuations with their points as SGF letters, each keeping its place in the
+// server's order (most played first), which its letter follows.
+function continuationRows(data) {
+  return data.continuations.moves.map((c, index) => ({
+    ...c, index, point: pointLetters(c.point, data.size), equivalent: equivalentLetters(c, data.size),
+  }));
+}
+
+function sortedContinuations(data) {
+  const rows = continuationRows(data);
+  const key = CONTINUATION_KEYS[continuationSort.key];
+  const sign = continuationSort.descending ? -1 : 1;
+  // Ties keep the server's order (most played first): the letters' order.
+  return rows.sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    return x < y ? -sign : x > y ? sign : a.index - b.index;
+  });
+}
+
 function renderContinuations(data) {
   const body = $("continuations").tBodies[0];
   const rows = [];
-  const moves = data.continuations.moves;
-  moves.forEach((c, i) => {
-    const point = pointLetters(c.point, data.size);
+  for (const c of sortedContinuations(data)) {
     const tr = document.createElement("tr");
-    tr.dataset.p = point || "pass";
+    tr.dataset.p = c.point || "pass";
     tr.dataset.colour = c.colour;
-    tr.dataset.equivalent = equivalentLetters(c, data.size).join(",");
-    cell(tr, continuationLabel(i), "letter");
+    tr.dataset.equivalent = c.equivalent.join(",");
+    tr.dataset.label = continuationLabel(c.index);
+    cell(tr, continuationLabel(c.index), "letter");
     const move = document.createElement("span");
     move.append(colourDot(c.colour), c.gtp);
     cell(tr, move);
     cell(tr, c.count, "num");
-    cell(tr, winBar(c));
-    cell(tr, dates(c.first_date, c.last_date));
-    tr.addEventListener("click", () => change(() => state.moves.push(moveToken(c.colour, point))));
+    cell(tr, `${(100 * c.share).toFixed(1)}%`, "num share");
+    cell(tr, percent(c.black_wins, c.count), "num black");
+    cell(tr, percent(c.white_wins, c.count), "num white");
+    cell(tr, percent(c.other, c.count), "num other");
+    cell(tr, winBar(c), "bar");
+    cell(tr, dates(c.first_date, c.last_date), "dates");
+    tr.addEventListener("click", () => playContinuation(c));
     rows.push(tr);
-  });
+  }
   body.replaceChildren(...rows);
-  $("no-continuations").hidden = moves.length > 0;
+  for (const th of $("continuations").tHead.querySelectorAll("th[data-sort]")) {
+    const on = th.dataset.sort === continuationSort.key;
+    th.setAttribute("aria-sort", on ? (continuationSort.descending ? "descending" : "ascending")
+      : "none");
+  }
+  $("no-continuations").hidden = data.continuations.moves.length > 0;
+}
+
+function playContinuation(c) {
+  change(() => state.moves.push(moveToken(c.colour, c.point)));
+}
+
+function sortContinuations(key) {
+  if (continuationSort.key === key) continuationSort.descending = !continuationSort.descending;
+  else continuationSort = { key, descending: key !== "label" && key !== "dates" };
+  if (shown) renderContinuations(shown);
+}
+
+// Letters on one point of each continuation (its representative); the points equivalent
+// to it under the position's own symmetries get a ring, and say so on hover.
+function continuationMarks(data) {
+  const marks = new Map();
+  continuationRows(data).forEach((c) => {
+    if (!c.point) return;
+    const label = continuationLabel(c.index);
+    const name = gtp(c.point, data.size);
+    const games = `${c.count} game${c.count === 1 ? "" : "s"}`;
+    marks.set(c.point, { label, title: `${label}: ${name}, ${games}` });
+    for (const point of c.equivalent) {
+      if (point !== c.point && !marks.has(point)) {
+        marks.set(point, {
+          of: c.point,
+          title: `${gtp(point, data.size)}: equivalent to ${label} (${name}) by the ` +
+            `position's symmetry, ${games}`,
+        });
+      }
+    }
+  });
+  return marks;
 }
 
 function renderSummary(summary) {
@@ -317,19 +482,21 @@ function renderSummary(summary) {
 
 function renderGames(games) {
   const body = $("games").tBodies[0];
-  body.replaceChildren(...games.matches.map((m) => {
+  body.replaceChildren(...games.matches.map((m, i) => {
     const tr = document.createElement("tr");
     tr.dataset.game = m.game_id;
-    tr.title = `${m.file}, game ${m.game}`;
-    cell(tr, player(m.black, m.black_rank));
-    cell(tr, player(m.white, m.white_rank));
+    tr.title = `${m.source}, game ${m.game}`;
+    cell(tr, playerLink(m.black, m.black_rank));
+    cell(tr, playerLink(m.white, m.white_rank));
     cell(tr, m.iso_date);
     cell(tr, m.result);
     cell(tr, m.move_number, "num");
-    cell(tr, m.colours_exchanged ? "exchanged" : "same");
-    tr.addEventListener("click", () => openGame(m));
+    cell(tr, m.colours_exchanged ? "exchanged" : "same", "colours");
+    const hit = games.offset + i;
+    tr.addEventListener("click", () => openGame(m, hit));
     return tr;
   }));
+  markOrder($("games"), state.order);
   $("games-count").textContent = `(${games.total})`;
   const end = games.offset + games.matches.length;
   $("games-range").textContent = games.total
@@ -341,14 +508,8 @@ function renderGames(games) {
 function renderPosition(data) {
   shown = data;
   state.moves = data.moves ? data.moves.split(",") : [];  // the server's short form
-  const marks = new Map();
-  data.continuations.moves.forEach((c, i) => {
-    // A move's images under the position's own symmetries lead to the same position.
-    for (const point of equivalentLetters(c, data.size)) {
-      if (!marks.has(point)) marks.set(point, continuationLabel(i));
-    }
-  });
-  drawBoard($("board"), data.size, data.stones, { last: data.last, marks, onPoint: onBoardPoint });
+  drawBoard($("board"), data.size, data.stones,
+    { last: data.last, marks: continuationMarks(data), onPoint: onBoardPoint });
   const toMove = data.to_move === "b" ? "Black" : "White";
   $("status").textContent = `Move ${data.move_number}, ${toMove} to play. ` +
     `Captured: ${data.captured.b} by Black, ${data.captured.w} by White.` +
@@ -396,17 +557,21 @@ async function loadWithOffset(params) {
 
 // Applies a change to the position and draws it; a change the server refuses (an
 // illegal move: the message says why) is dropped, and the URL is left as it was.
-async function change(update) {
+// Any change but the arrows' own forgets the steps the left arrow took back.
+async function change(update, keepRedo) {
   const before = {
     moves: state.moves.slice(), size: state.size, filters: state.filters, offset: state.offset,
+    order: state.order,
   };
   update();
   state.offset = 0;
   if (await loadPosition()) {
+    if (!keepRedo) redo = [];
     pushUrl(false);
-  } else {
-    Object.assign(state, before);
+    return true;
   }
+  Object.assign(state, before);
+  return false;
 }
 
 async function pageGames(delta) {
@@ -430,10 +595,13 @@ const GAME_PAGE = 200;
 const GAME_PAGES_KEPT = 20;
 let viewerSeq = 0;
 
-function openGame(match) {
+// Opens a game of the games list (the ``hit``-th, from 0) at the position that matched.
+function openGame(match, hit) {
   state.game = String(match.game_id);
   state.at = match.seq;
   state.view = match.view;
+  state.hit = hit === undefined ? null : hit;
+  state.hitAt = hit === undefined ? null : match.seq;
   pushUrl(false);
   loadGame();
 }
@@ -445,6 +613,73 @@ function fetchGamePage(id, view, start) {
 function keepPage(game, page) {
   game.pages.set(page.start, page);
   while (game.pages.size > GAME_PAGES_KEPT) game.pages.delete(game.pages.keys().next().value);
+}
+
+// The page holding position i of the game, fetched if it is not kept.
+async function gamePage(game, i) {
+  const start = i - (i % GAME_PAGE);
+  let page = game.pages.get(start);
+  if (!page) {
+    page = await fetchGamePage(game.id, game.view, start);
+    keepPage(game, page);
+  }
+  return page;
+}
+
+function infoItem(label, value) {
+  const item = document.createElement("span");
+  item.className = "item";
+  const name = document.createElement("span");
+  name.className = "label";
+  name.textContent = `${label} `;
+  item.append(name, value instanceof Node ? value : String(value));
+  return item;
+}
+
+function renderViewerInfo(first) {
+  const title = $("viewer-title");
+  const [black, white] = [playerLink(first.black, first.black_rank),
+    playerLink(first.white, first.white_rank)];
+  if (first.colours_exchanged) {
+    title.replaceChildren(black, " (Black, shown as White) vs ", white,
+      " (White, shown as Black)");
+  } else {
+    title.replaceChildren(colourDot("b"), black, " vs ", colourDot("w"), white);
+  }
+  const items = [];
+  if (first.result) items.push(infoItem("Result", first.result));
+  if (first.date || first.iso_date) items.push(infoItem("Date", first.date || first.iso_date));
+  if (first.komi !== null && first.komi !== undefined) items.push(infoItem("Komi", first.komi));
+  items.push(infoItem("Handicap", first.handicap >= 2 ? first.handicap : "none"));
+  if (first.event) items.push(infoItem("Event", first.event));
+  items.push(infoItem("Record", first.game ? `${first.source}, game ${first.game + 1}`
+    : first.source));
+  if (first.colours_exchanged) items.push(infoItem("Shown", "with colours exchanged"));
+  $("viewer-info").replaceChildren(...items);
+  $("viewer-sgf").href = `/api/game/${encodeURIComponent(first.game_id)}/sgf`;
+}
+
+function renderHits() {
+  const hits = state.hit !== null && shown !== null;
+  $("viewer-hits").hidden = !hits;
+  if (!hits) return;
+  const total = shown.games.total;
+  $("hit-where").textContent = `hit ${state.hit + 1} of ${total}`;
+  $("hit-prev").disabled = state.hit <= 0;
+  $("hit-next").disabled = state.hit + 1 >= total;
+}
+
+// Opens the previous (-1) or next (+1) game of the games list at its hit.
+async function stepHit(delta) {
+  if (state.hit === null) return;
+  const hit = state.hit + delta;
+  if (hit < 0 || (shown && hit >= shown.games.total)) return;
+  try {
+    const games = await getJson("/api/games", { ...positionParams(), offset: hit, limit: 1 });
+    if (games.matches.length) openGame(games.matches[0], hit);
+  } catch (error) {
+    showMessage(error.message);
+  }
 }
 
 async function loadGame() {
@@ -462,15 +697,8 @@ async function loadGame() {
     keepPage(game, first);
     viewerGame = game;
     $("viewer").hidden = false;
-    $("viewer-title").textContent =
-      first.colours_exchanged
-        ? `${player(first.black, first.black_rank)} (Black, shown as White) vs ` +
-          `${player(first.white, first.white_rank)} (White, shown as Black)`
-        : `${player(first.black, first.black_rank)} (B) vs ` +
-          `${player(first.white, first.white_rank)} (W)`;
-    $("viewer-info").textContent = [first.date, first.result, first.event, first.file]
-      .filter(Boolean).join(" \u00b7 ") +
-      (first.colours_exchanged ? " \u00b7 shown with colours exchanged" : "");
+    renderViewerInfo(first);
+    renderHits();
     $("viewer-slider").max = first.positions_total - 1;
     await showGameAt(state.at);
   } catch (error) {
@@ -480,6 +708,24 @@ async function loadGame() {
   }
 }
 
+// The move number of each stone on the board at position ``index``: the last move played
+// on its point (the pages before are fetched, only when numbers are asked for).
+async function moveNumbers(game, index, rows) {
+  const numbers = new Map();
+  for (let start = 0; start <= index; start += GAME_PAGE) {
+    const page = await gamePage(game, start);
+    const end = Math.min(index - start, page.positions.length - 1);
+    for (let k = 0; k <= end; k++) {
+      if (page.last[k]) numbers.set(page.last[k], page.move_numbers[k]);
+    }
+  }
+  for (const point of [...numbers.keys()]) {
+    const row = rows[LETTERS.indexOf(point[1])];
+    if (row[LETTERS.indexOf(point[0])] === ".") numbers.delete(point);
+  }
+  return numbers;
+}
+
 // Shows position i of the game, fetching its page first if it is not kept; a position
 // asked for while another is fetched replaces it.
 async function showGameAt(i) {
@@ -487,23 +733,29 @@ async function showGameAt(i) {
   if (!game) return;
   const seq = ++viewerSeq;
   const index = Math.min(Math.max(i, 0), game.info.positions_total - 1);
-  const start = index - (index % GAME_PAGE);
-  let page = game.pages.get(start);
-  if (!page) {
-    try {
-      page = await fetchGamePage(game.id, game.view, start);
-    } catch (error) {
-      showMessage(error.message);
-      return;
-    }
-    keepPage(game, page);
-    if (seq !== viewerSeq || game !== viewerGame) return;
+  let page;
+  let number = new Map();
+  try {
+    page = await gamePage(game, index);
+    const k = index - page.start;
+    if (showNumbers) number = await moveNumbers(game, index, page.positions[k]);
+  } catch (error) {
+    showMessage(error.message);
+    return;
   }
-  const k = index - start;
-  drawBoard($("viewer-board"), game.info.size, page.positions[k], { last: page.last[k] });
+  if (seq !== viewerSeq || game !== viewerGame) return;
+  const k = index - page.start;
+  const hit = state.hitAt !== null && state.hitAt === index;
+  drawBoard($("viewer-board"), game.info.size, page.positions[k],
+    { last: page.last[k], number, hit });
   $("viewer-slider").value = index;
   $("viewer-board").dataset.index = index;
   $("viewer-move").textContent = `move ${page.move_numbers[k]} of ${game.info.final_move_number}`;
+  $("viewer-at-hit").hidden = !hit;
+  $("viewer-hit").disabled = state.hitAt === null || hit;
+  const comment = page.comments ? page.comments[k] : null;
+  $("viewer-comment").textContent = comment || "";
+  $("viewer-comment").hidden = !comment;
   state.at = index;
   pushUrl(true);
 }
@@ -514,6 +766,8 @@ function viewerIndex() {
 
 function closeGame() {
   state.game = null;
+  state.hit = null;
+  state.hitAt = null;
   pushUrl(false);
   loadGame();
 }
@@ -529,13 +783,210 @@ async function exploreFromViewer() {
     showMessage(error.message);
     return;
   }
-  state.game = null;
+  Object.assign(state, { game: null, hit: null, hitAt: null, who: null });
   $("viewer").hidden = true;
+  $("player-page").hidden = true;
   viewerGame = null;
   change(() => {
     state.size = answer.size;
     state.moves = answer.steps;
   });
+}
+
+// -- a player's page ----------------------------------------------------------------------------
+// What the server counts (gohash.index.players): games, results by colour and year, and
+// the most played openings up to symmetry; the page only draws them.
+
+let playerSeq = 0;
+
+// Opens a player's page; from the viewer, in its place (the back button returns to it).
+function openPlayer(name) {
+  state.who = name;
+  state.whoOrder = "";
+  state.whoOffset = 0;
+  const fromViewer = state.game !== null;
+  Object.assign(state, { game: null, hit: null, hitAt: null });
+  pushUrl(false);
+  if (fromViewer) loadGame();
+  loadPlayer();
+}
+
+function closePlayer() {
+  state.who = null;
+  pushUrl(false);
+  loadPlayer();
+}
+
+// The heads of the tables of results (class "results"; data-first names the first column).
+function resultsHeads() {
+  for (const table of document.querySelectorAll("table.results")) {
+    const tr = document.createElement("tr");
+    for (const [text, cls] of [[table.dataset.first, ""], ["Games", "num"], ["Won", "num"],
+      ["Lost", "num"], ["Other", "num"], ["Won %", "num"]]) {
+      const th = document.createElement("th");
+      th.textContent = text;
+      th.className = cls;
+      tr.append(th);
+    }
+    table.tHead.replaceChildren(tr);
+  }
+}
+
+function resultsRow(label, r) {
+  const tr = document.createElement("tr");
+  cell(tr, label);
+  cell(tr, r.games, "num");
+  cell(tr, r.wins, "num");
+  cell(tr, r.losses, "num");
+  cell(tr, r.other, "num");
+  cell(tr, percent(r.wins, r.wins + r.losses), "num");
+  return tr;
+}
+
+function openingMoves(opening) {
+  const span = document.createElement("span");
+  for (const step of opening.moves.split(",")) {
+    const move = document.createElement("span");
+    move.className = "move";
+    move.append(colourDot(step[0]), gtp(step.slice(1), opening.size));
+    span.append(move, " ");
+  }
+  return span;
+}
+
+function renderPlayer(data) {
+  $("player-name").textContent = data.name;
+  const all = ["games", "wins", "losses", "other"].reduce((sum, key) => {
+    sum[key] = data.colours.b[key] + data.colours.w[key];
+    return sum;
+  }, {});
+  $("player-colours").tBodies[0].replaceChildren(resultsRow("as Black", data.colours.b),
+    resultsRow("as White", data.colours.w), resultsRow("all", all));
+  $("player-years").tBodies[0].replaceChildren(
+    ...Object.entries(data.years).reverse().map(([year, r]) => resultsRow(year, r)));
+  $("player-opening-length").textContent = data.opening_length;
+  $("player-openings").tBodies[0].replaceChildren(...data.openings.map((o) => {
+    const tr = document.createElement("tr");
+    tr.dataset.moves = o.moves;
+    cell(tr, openingMoves(o));
+    cell(tr, o.count, "num");
+    cell(tr, `${o.results.wins}\u2013${o.results.losses}` +
+      (o.results.other ? ` (${o.results.other} other)` : ""), "num");
+    cell(tr, Object.entries(o.years).map(([y, n]) => `${y}: ${n}`).join(", "), "dates");
+    tr.title = "Explore this opening";
+    tr.addEventListener("click", () => {
+      state.who = null;
+      $("player-page").hidden = true;
+      change(() => {
+        state.size = o.size;
+        state.moves = o.moves.split(",");
+      });
+    });
+    return tr;
+  }));
+  $("no-openings").hidden = data.openings.length > 0;
+  const games = data.games;
+  $("player-games").tBodies[0].replaceChildren(...games.records.map((g) => {
+    const tr = document.createElement("tr");
+    tr.dataset.game = g.game_id;
+    cell(tr, g.iso_date);
+    cell(tr, playerLink(g.black, g.black_rank));
+    cell(tr, playerLink(g.white, g.white_rank));
+    cell(tr, g.result);
+    tr.addEventListener("click", () => {
+      openGame({ game_id: g.game_id, seq: 0, view: "identity" });
+    });
+    return tr;
+  }));
+  markOrder($("player-games"), state.whoOrder || "-date");
+  const end = games.offset + games.records.length;
+  $("player-range").textContent = games.total
+    ? `${games.offset + 1}\u2013${end} of ${games.total}` : "none";
+  $("player-prev").disabled = games.offset <= 0;
+  $("player-next").disabled = end >= games.total;
+  document.dispatchEvent(new CustomEvent("gohash:player", { detail: data.name }));
+}
+
+async function loadPlayer() {
+  const seq = ++playerSeq;
+  if (state.who === null) {
+    $("player-page").hidden = true;
+    return;
+  }
+  const params = { name: state.who, offset: state.whoOffset, limit: 20 };
+  if (state.whoOrder) params.order = state.whoOrder;
+  try {
+    const data = await getJson("/api/player", params);
+    if (seq !== playerSeq) return;
+    renderPlayer(data);
+    $("player-page").hidden = false;
+  } catch (error) {
+    if (seq !== playerSeq) return;
+    showMessage(error.message);
+    $("player-page").hidden = true;
+  }
+}
+
+function pagePlayer(delta) {
+  state.whoOffset = Math.max(0, state.whoOffset + delta);
+  pushUrl(false);
+  loadPlayer();
+}
+
+// -- the keyboard ---------------------------------------------------------------------------------
+// Explorer: a letter plays the continuation it labels; the left arrow (or Backspace) takes
+// back a step, the right arrow plays it again.  Viewer: the arrows step, Home and End go to
+// the ends, N shows move numbers, H goes to the hit, Escape closes.
+
+function typing(target) {
+  return target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement ||
+    (target instanceof HTMLInputElement && !["range", "checkbox"].includes(target.type));
+}
+
+function onKey(event) {
+  if (typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (viewerGame && !$("viewer").hidden) {
+    const at = viewerIndex();
+    const keys = {
+      ArrowLeft: () => showGameAt(at - 1), ArrowRight: () => showGameAt(at + 1),
+      Home: () => showGameAt(0), End: () => showGameAt(Infinity), Escape: closeGame,
+      n: toggleNumbers, N: toggleNumbers,
+      h: () => state.hitAt !== null && showGameAt(state.hitAt),
+    };
+    if (!(event.key in keys)) return;
+    event.preventDefault();
+    keys[event.key]();
+    return;
+  }
+  if (!$("player-page").hidden) {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      closePlayer();
+    }
+    return;
+  }
+  if ((event.key === "Backspace" || event.key === "ArrowLeft") && state.moves.length) {
+    event.preventDefault();
+    const step = state.moves[state.moves.length - 1];
+    change(() => state.moves.pop(), true).then((done) => { if (done) redo.push(step); });
+  } else if (event.key === "ArrowRight" && redo.length) {
+    event.preventDefault();
+    const step = redo[redo.length - 1];
+    change(() => state.moves.push(step), true).then((done) => { if (done) redo.pop(); });
+  } else if (event.key.length === 1 && shown) {
+    const index = CONTINUATION_LABELS.indexOf(event.key);
+    const rows = continuationRows(shown);
+    if (index >= 0 && index < rows.length) {
+      event.preventDefault();
+      playContinuation(rows[index]);
+    }
+  }
+}
+
+function toggleNumbers() {
+  showNumbers = !showNumbers;
+  $("viewer-numbers").checked = showNumbers;
+  showGameAt(viewerIndex());
 }
 
 // -- start ---------------------------------------------------------------------------------------
@@ -644,23 +1095,36 @@ async function start() {
   $("viewer-last").addEventListener("click", () => showGameAt(Infinity));
   $("viewer-slider").addEventListener("input", () => showGameAt(viewerIndex()));
   $("viewer-explore").addEventListener("click", exploreFromViewer);
-  document.addEventListener("keydown", (event) => {
-    if (event.target instanceof HTMLInputElement && event.target.type !== "range") return;
-    if (viewerGame) {
-      if (event.key === "ArrowLeft") showGameAt(viewerIndex() - 1);
-      else if (event.key === "ArrowRight") showGameAt(viewerIndex() + 1);
-      else if (event.key === "Escape") closeGame();
-      else return;
-      event.preventDefault();
-    } else if (event.key === "Backspace" && state.moves.length) {
-      event.preventDefault();
-      change(() => state.moves.pop());
-    }
-  });
+  document.addEventListener("keydown", onKey);
+  $("viewer-numbers").addEventListener("change", toggleNumbers);
+  $("viewer-hit").addEventListener("click", () => showGameAt(state.hitAt));
+  $("hit-prev").addEventListener("click", () => stepHit(-1));
+  $("hit-next").addEventListener("click", () => stepHit(1));
+  for (const th of $("continuations").tHead.querySelectorAll("th[data-sort]")) {
+    th.addEventListener("click", () => sortContinuations(th.dataset.sort));
+  }
+  for (const th of $("games").tHead.querySelectorAll("th[data-order]")) {
+    th.addEventListener("click", () => change(() => {
+      state.order = nextOrder(state.order, th.dataset.order);
+    }));
+  }
+  for (const th of $("player-games").tHead.querySelectorAll("th[data-order]")) {
+    th.addEventListener("click", () => {
+      state.whoOrder = nextOrder(state.whoOrder || "-date", th.dataset.order);
+      state.whoOffset = 0;
+      pushUrl(false);
+      loadPlayer();
+    });
+  }
+  resultsHeads();
+  $("player-close").addEventListener("click", closePlayer);
+  $("player-prev").addEventListener("click", () => pagePlayer(-20));
+  $("player-next").addEventListener("click", () => pagePlayer(20));
   window.addEventListener("popstate", () => {
     readUrl();
     loadPosition();
     loadGame();
+    loadPlayer();
   });
   readUrl();
   if (await loadPosition()) {
@@ -668,11 +1132,14 @@ async function start() {
   } else {
     // A bookmark that no longer makes sense: say why, and start from the empty board.
     const message = $("message").textContent;
-    Object.assign(state, { size: info.default_size, moves: [], filters: {}, offset: 0 });
+    Object.assign(state, {
+      size: info.default_size, moves: [], filters: {}, offset: 0, order: "",
+    });
     await loadPosition();
     showMessage(`${message} (showing the empty board instead)`);
   }
   await loadGame();
+  await loadPlayer();
 }
 
 start();
