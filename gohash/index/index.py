@@ -12,7 +12,8 @@ which takes a query position from a record.  The command line
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,7 +25,10 @@ from ..go.board import Board
 from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
-from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements
+from ..pattern.diagram import Pattern
+from ..pattern.match import Game, ever_bitmaps
+from ..pattern.search import PatternQuery, PatternResult
+from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, gathers, unpack_frames
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import OCCURRENCE_FAULT, damaged, frame_faults
@@ -317,6 +321,56 @@ class Index:
         return merge_continuations(rows, key=key, view=view, limit=limit)
 
     @database_errors
+    def pattern(
+        self,
+        diagram: str | Pattern,
+        *,
+        symmetry: str = "full",
+        to_move: str | None = None,
+        max_move: int | None = None,
+        sequence: str | Sequence[tuple[str, str]] = (),
+        filters: Filters | None = None,
+        limit: int | None = 100,
+        compiled: bool | None = None,
+    ) -> PatternResult:
+        """Every game of the pattern's board size where ``diagram`` (a pattern
+        diagram, :func:`gohash.pattern.diagram.parse_pattern`) occurred on the
+        main line, placed up to ``symmetry`` (``"full"``, ``"d4"``, ``"none"``),
+        with the continuations in its region (:mod:`gohash.pattern.search`).
+
+        ``to_move`` (``'b'``, ``'w'``, in the query's colours; None or
+        ``'any'``: either), ``max_move`` and ``sequence`` restrict the hits
+        (:class:`~gohash.pattern.search.PatternQuery`); ``filters`` the games.
+        ``limit`` keeps the first matches in index order (None: all); the
+        counts and continuations cover all.  ``compiled`` picks the kernel
+        (None: the compiled one where built).  Only games whose points ever
+        black and ever white hold some placement's stones are replayed, and
+        every hit is confirmed on the exact board.
+        """
+        query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
+                             sequence=sequence)
+        # A game whose root was in error has no positions: nothing to search.
+        where, params = "g.size = ? AND g.positions > 0", [query.size]
+        if filters is not None:
+            condition, more = filters.sql("g")
+            where += f" AND {condition}"
+            params += more
+        rows = self._db.execute(
+            f"SELECT {RECORD_COLUMNS}, g.positions FROM games g JOIN files f ON f.id = g.file_id "
+            f"WHERE {where} ORDER BY g.id", params,
+        ).fetchall()
+        matches = []
+        candidates = 0
+        for row in rows:
+            record = Record.from_row(row[:-1])
+            game = _game_boards(self._db, self.path, record.id, record.size, row[-1])
+            if not query.candidate(*ever_bitmaps(game.boards, record.size)):
+                continue
+            candidates += 1
+            matches += query.matches(record, game, compiled=compiled)
+        return query.result(matches, searched=len(rows), candidates=candidates, limit=limit)
+
+    @database_errors
     def game(self, game_id: int) -> GameRecord:
         """A game of the index read again from its file, for a viewer: its record,
         its root text and every position of its main line as indexed.
@@ -412,6 +466,43 @@ _LINE = (
     "CASE WHEN o.seq < g.positions THEN '' ELSE (SELECT v.path FROM variations v "
     "WHERE v.game_id = o.game_id AND v.seq <= o.seq ORDER BY v.seq DESC LIMIT 1) END"
 )
+
+
+def _game_boards(db: sqlite3.Connection, path: str, game_id: int, size: int,
+                 positions: int) -> Game:
+    """The main line of game ``game_id`` as :class:`~gohash.pattern.match.Game`
+    boards, from its occurrences' frames (each mapped back by the inverse of
+    its element): the one place pattern search reads positions from the index."""
+    rows = db.execute(
+        "SELECT o.move, o.element, o.to_move, o.next_colour, o.next_point, p.frame "
+        "FROM occurrences o JOIN positions p ON p.id = o.position_id "
+        "WHERE o.game_id = ? AND o.seq < ? ORDER BY o.seq", (game_id, positions),
+    ).fetchall()
+    if len(rows) != positions or any(not 0 <= row[1] < 16 for row in rows):
+        raise damaged(path, f"game {game_id}: {len(rows)} of {positions} main-line positions, "
+                            "or an element out of 0..15")
+    n = size * size
+    frames = unpack_frames(b"".join(row[5] for row in rows), len(rows), size).reshape(-1, n)
+    inverse = np.array([ELEMENTS[row[1]].inverse.index for row in rows], dtype=np.intp)
+    boards = np.take_along_axis(frames, gathers(size)[inverse], axis=1)
+    swapped = inverse >= 8
+    boards[swapped] = _SWAP_COLOURS[boards[swapped]]
+    # A next point is stored in the frame's orientation: gathers[e][frame
+    # point] is that point on the board (the inverse of e's permutation).
+    points = np.array([-1 if row[4] is None else row[4] for row in rows], dtype=np.intp)
+    elements = np.array([row[1] for row in rows], dtype=np.intp)
+    on_board = points >= 0
+    points[on_board] = gathers(size)[elements[on_board], points[on_board]]
+    return Game(
+        np.ascontiguousarray(boards, dtype=np.int8),
+        np.array([row[0] for row in rows], dtype=np.int32),
+        np.array([row[2] for row in rows], dtype=np.int8),
+        np.array([row[3] for row in rows], dtype=np.int8),
+        points.astype(np.int32),
+    )
+
+
+_SWAP_COLOURS = np.array([0, 2, 1], dtype=np.int8)
 
 
 def _position_array(position: Board | npt.ArrayLike) -> Board8:

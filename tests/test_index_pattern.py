@@ -1,0 +1,178 @@
+"""Index.pattern: the boards it reads from the index, its hits against the
+brute-force reference of tests/test_pattern.py, its continuations."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gohash.errors import PatternError
+from gohash.index.index import Index, _game_boards
+from gohash.index.queries import Filters
+from tests import sgfgen
+from tests.conftest import require_corpus
+from tests.test_pattern import diagrams, game_arrays, reference_hits
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
+
+# B D4 on an empty lower-left corner of 9x9, as a 5x5 corner pattern.
+CORNER_9 = "\n".join(["---------"] * 4 + [".....----", "...X.----", ".....----", ".....----",
+                                          ".....----"])
+
+
+def _build(tmp_path: Path, paths: list[str]) -> str:
+    db = str(tmp_path / "index.db")
+    with Index(db, create=True) as index:
+        index.build(paths)
+    return db
+
+
+def _positions(db: str) -> list[tuple[int, int, int]]:
+    with Index(db, read_only=True) as index:
+        return index._db.execute("SELECT id, size, positions FROM games ORDER BY id").fetchall()
+
+
+def test_game_boards_are_the_games_positions(tmp_path: Path) -> None:
+    db = _build(tmp_path, [str(p) for p in sorted(DATA.glob("*.sgf"))])
+    with Index(db, read_only=True) as index:
+        for game_id, size, positions in _positions(db):
+            game = _game_boards(index._db, db, game_id, size, positions)
+            again = index.game(game_id).positions
+            assert len(again) == len(game.boards)
+            for i, position in enumerate(again):
+                assert (game.boards[i] == position.stones.reshape(-1)).all()
+                assert game.move_numbers[i] == position.move_number
+                if i + 1 < len(again) and again[i + 1].colour and not again[i + 1].setup:
+                    after = again[i + 1]
+                    assert "bw"[game.next_colour[i] - 1] == after.colour
+                    point = -1 if after.point is None else after.point[0] * size + after.point[1]
+                    assert game.next_point[i] == point
+
+
+def _record_hits(db: str, diagram: str, **options: Any) -> set[tuple[int, int]]:
+    with Index(db, read_only=True) as index:
+        found = index.pattern(diagram, limit=None, **options)
+    return {(m.record.game, m.seq) for m in found.matches}
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data(), symmetry=st.sampled_from(["full", "d4", "none"]))
+def test_index_pattern_equals_the_reference(tmp_path_factory: Any, data: Any,
+                                            symmetry: str) -> None:
+    record = data.draw(sgfgen.records(st.integers(3, 7), same_size=True, faults=False,
+                                      max_depth=0))
+    folder = tmp_path_factory.mktemp("records")
+    path = folder / "games.sgf"
+    path.write_text(record.sgf(), encoding="utf-8")
+    db = _build(folder, [str(path)])
+    size = record.games[0].size
+    diagram = data.draw(diagrams(size))
+    # The reference replays as sgfmill does (suicide, ko retaken); the index
+    # holds each game up to its first illegal move: the positions before it.
+    held = {number: positions for number, (_, _, positions) in enumerate(_positions(db))}
+    expected = set()
+    for number, game in enumerate(record.games):
+        arrays = game_arrays(sgfgen.Record((game,)))
+        positions = {position for _, position, _, _ in reference_hits(diagram, symmetry, arrays)}
+        expected |= {(number, position) for position in positions if position < held[number]}
+    for compiled in (False, True):
+        assert _record_hits(db, diagram, symmetry=symmetry, compiled=compiled) == expected
+
+
+def test_continuations_in_the_query_colours(tmp_path: Path) -> None:
+    # Four games, each B at the 4-4 point of a different corner (or White's, with
+    # colours exchanged), then the next move nearby or a tenuki first.
+    moves = {
+        # B D4, W C3 (answer inside the region, no tenuki)
+        "a.sgf": "(;GM[1]FF[4]SZ[9]RE[B+R]DT[2001-01-01];B[df];W[cg])",
+        # B F6 (upper right, rotated), W tenuki at A9, then W G7
+        "b.sgf": "(;GM[1]FF[4]SZ[9]RE[W+R]DT[2003-05-01];B[fd];W[aa];W[gc])",
+        # W D4 first: colours exchanged; B C3 answers, seen as W C3
+        "c.sgf": "(;GM[1]FF[4]SZ[9]RE[W+3]DT[2002];W[df];B[cg])",
+        # B D4 and nothing more
+        "d.sgf": "(;GM[1]FF[4]SZ[9]RE[B+1];B[df])",
+    }
+    for name, text in moves.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / name) for name in sorted(moves)])
+    with Index(db, read_only=True) as index:
+        found = index.pattern(CORNER_9)
+        assert found.games == found.total == 4
+        assert [m.move_number for m in found.matches] == [1, 1, 1, 1]
+        assert [m.colours_exchanged for m in found.matches] == [False, False, True, False]
+        assert found.ended == 1
+        (c3,) = found.continuations
+        assert (c3.colour, c3.point, c3.count, c3.tenuki) == ("w", (2, 2), 3, 1)
+        # Query's Black won a.sgf; b.sgf White; c.sgf: White (the query's Black) won.
+        assert (c3.black_wins, c3.white_wins, c3.other) == (2, 1, 0)
+        assert (c3.first_date, c3.last_date) == ("2001-01-01", "2003-05-01")
+        assert index.pattern(CORNER_9, symmetry="d4").total == 3
+        assert index.pattern(CORNER_9, symmetry="none").total == 2
+        assert index.pattern(CORNER_9, to_move="w").total == 4
+        # Black to move: only b.sgf, after White's tenuki, where the shape still stood.
+        (black,) = index.pattern(CORNER_9, to_move="b").matches
+        assert (black.record.file.endswith("b.sgf"), black.move_number) == (True, 2)
+        assert index.pattern(CORNER_9, max_move=0).total == 0
+        assert index.pattern(CORNER_9, sequence="W C3").total == 3
+        assert index.pattern(CORNER_9, sequence="B C3").total == 0
+        assert index.pattern(CORNER_9, filters=Filters(result="W")).total == 2
+        assert len(index.pattern(CORNER_9, limit=1).matches) == 1
+        with pytest.raises(PatternError):
+            index.pattern(CORNER_9, to_move="x")
+
+
+@pytest.mark.corpus
+def test_corpus_games_equal_the_reference(tmp_path: Path) -> None:
+    corpus = require_corpus()
+    files = sorted((corpus / "kgs-6d").rglob("*.sgf"))[:12]
+    db = _build(tmp_path, [str(p) for p in files])
+    corner = "\n".join(["-" * 19] * 12 + ["*******" + "-" * 12] + ["*******" + "-" * 12] * 2
+                       + [".......------------", "...X...------------", "..x....------------",
+                          ".......------------"])
+    side = "\n".join(["-" * 19] * 14 + ["----.....----------", "----..O..----------",
+                                         "----.XX..----------", "----.....----------",
+                                         "----.....----------"])
+    local = "\n".join(["-" * 19] * 8 + ["--------XO---------", "--------OX---------"]
+                      + ["-" * 19] * 9)
+    with Index(db, read_only=True) as index:
+        rows = _positions(db)
+        for diagram in (corner, side, local):
+            found = {(m.record.id, m.seq) for m in index.pattern(diagram, limit=None).matches}
+            expected = set()
+            for game_id, size, positions in rows:
+                game = _game_boards(index._db, db, game_id, size, positions)
+                arrays = {
+                    "size": size, "boards": game.boards.tolist(),
+                    "move_numbers": game.move_numbers.tolist(),
+                    "to_move": game.to_move.tolist(), "next_colour": game.next_colour.tolist(),
+                    "next_point": game.next_point.tolist(),
+                }
+                expected |= {(game_id, p) for _, p, _, _ in reference_hits(diagram, "full",
+                                                                            arrays)}
+            assert found == expected
+            assert found, "the patterns were chosen to occur"
+
+
+def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
+    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    with Index(db) as index:
+        index._db.execute("UPDATE occurrences SET element = 99 WHERE seq = 1")
+        index._db.commit()
+    with Index(db, read_only=True) as index, pytest.raises(Exception, match="damaged"):
+        index.pattern(CORNER_9)
+
+
+def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:
+    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    with Index(db, read_only=True) as index:
+        ((game_id, size, positions),) = _positions(db)
+        game = _game_boards(index._db, db, game_id, size, positions)
+    assert game.boards.dtype == np.int8 and game.boards.flags.c_contiguous
+    assert list(itertools.islice(game.move_numbers.tolist(), 3)) == [0, 1, 2]
