@@ -95,15 +95,17 @@ def reference_hits(diagram: str, symmetry: str, game: dict[str, Any], *, to_move
                    max_move: int = -1, sequence: tuple[tuple[str, str], ...] = ()
                    ) -> set[tuple[Any, int, int, bool]]:
     """(placement, position, continuation position or -1, tenuki) of every hit."""
-    boards, n = game["boards"], game["size"]
+    n = game["size"]
+    # Row 0 at the top, as the reference's placements count.
+    boards = [[board[(n - 1 - p // n) * n + p % n] for p in range(n * n)]
+              for board in game["boards"]]
     hits = set()
     for (points, moves), swapped in reference_placements(diagram, symmetry, sequence).items():
         region = {p for p, _ in points}
         for i in range(len(boards)):
             if max_move >= 0 and game["move_numbers"][i] > max_move:
                 break
-            top = [boards[i][(n - 1 - p // n) * n + p % n] for p in range(n * n)]
-            if not all(top[p] in _ALLOWED[symbol] for p, symbol in points):
+            if not all(boards[i][p] in _ALLOWED[symbol] for p, symbol in points):
                 continue
             if to_move and game["to_move"][i] != (3 - to_move if swapped else to_move):
                 continue
