@@ -4,6 +4,7 @@ brute-force reference of tests/test_pattern.py, its continuations."""
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.testclient import TestClient
 
+from gohash.cli import main
 from gohash.errors import PatternError
+from gohash.explorer.app import create_app
 from gohash.index.index import Index, _game_boards
 from gohash.index.queries import Filters
 from tests import sgfgen
@@ -86,22 +90,29 @@ def test_index_pattern_equals_the_reference(tmp_path_factory: Any, data: Any,
         assert _record_hits(db, diagram, symmetry=symmetry, compiled=compiled) == expected
 
 
-def test_continuations_in_the_query_colours(tmp_path: Path) -> None:
-    # Four games, each B at the 4-4 point of a different corner (or White's, with
-    # colours exchanged), then the next move nearby or a tenuki first.
-    moves = {
-        # B D4, W C3 (answer inside the region, no tenuki)
-        "a.sgf": "(;GM[1]FF[4]SZ[9]RE[B+R]DT[2001-01-01];B[df];W[cg])",
-        # B F6 (upper right, rotated), W tenuki at A9, then W G7
-        "b.sgf": "(;GM[1]FF[4]SZ[9]RE[W+R]DT[2003-05-01];B[fd];W[aa];W[gc])",
-        # W D4 first: colours exchanged; B C3 answers, seen as W C3
-        "c.sgf": "(;GM[1]FF[4]SZ[9]RE[W+3]DT[2002];W[df];B[cg])",
-        # B D4 and nothing more
-        "d.sgf": "(;GM[1]FF[4]SZ[9]RE[B+1];B[df])",
-    }
-    for name, text in moves.items():
+# Four games, each with B at the 4-4 point of a corner (or White's, with colours
+# exchanged), then the next move nearby, after a tenuki, or none.
+FOUR = {
+    # B D4, W C3 (answer inside the region, no tenuki)
+    "a.sgf": "(;GM[1]FF[4]SZ[9]RE[B+R]DT[2001-01-01];B[df];W[cg])",
+    # B F6 (upper right, turned), W tenuki at A9, then W G7
+    "b.sgf": "(;GM[1]FF[4]SZ[9]RE[W+R]DT[2003-05-01];B[fd];W[aa];W[gc])",
+    # W D4 first: colours exchanged; B C3 answers, seen as W C3
+    "c.sgf": "(;GM[1]FF[4]SZ[9]RE[W+3]DT[2002];W[df];B[cg])",
+    # B D4 and nothing more
+    "d.sgf": "(;GM[1]FF[4]SZ[9]RE[B+1];B[df])",
+}
+
+
+@pytest.fixture
+def four(tmp_path: Path) -> str:
+    for name, text in FOUR.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / name) for name in sorted(moves)])
+    return _build(tmp_path, [str(tmp_path / name) for name in sorted(FOUR)])
+
+
+def test_continuations_in_the_query_colours(four: str) -> None:
+    db = four
     with Index(db, read_only=True) as index:
         found = index.pattern(CORNER_9)
         assert found.games == found.total == 4
@@ -176,3 +187,57 @@ def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:
         game = _game_boards(index._db, db, game_id, size, positions)
     assert game.boards.dtype == np.int8 and game.boards.flags.c_contiguous
     assert list(itertools.islice(game.move_numbers.tolist(), 3)) == [0, 1, 2]
+
+
+def test_cli_pattern(four: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    diagram = tmp_path / "corner.txt"
+    diagram.write_text(CORNER_9, encoding="utf-8")
+    assert main(["index", "pattern", four, str(diagram)]) == 0
+    out, err = capsys.readouterr()
+    assert "9x9 pattern, 8 placements: 4 hits in 4 games (4 of 4 games replayed)" in err
+    assert out.splitlines()[1].split()[:4] == ["W", "C3", "3", "1"]
+    assert main(["index", "pattern", four, str(diagram), "--format", "json", "--symmetry",
+                 "none", "--sequence", "W C3"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert (answer["total"], answer["placements"]) == (1, 1)
+    assert answer["matches"][0]["next_move"] is None
+    assert main(["index", "pattern", four, str(diagram), "--to-move", "b",
+                 "--format", "json"]) == 0
+    (hit,) = json.loads(capsys.readouterr().out)["matches"]
+    assert (hit["move_number"], hit["transform"], hit["to_move"]) == (2, "rot180", "b")
+    assert main(["index", "pattern", four, str(tmp_path / "missing.txt")]) == 2
+    assert "cannot read the diagram" in capsys.readouterr().err
+    diagram.write_text("X?\n..\n", encoding="utf-8")
+    assert main(["index", "pattern", four, str(diagram)]) == 2
+    assert "point B2 (row 2) holds '?'" in capsys.readouterr().err
+    diagram.write_text(CORNER_9, encoding="utf-8")
+    assert main(["index", "pattern", four, str(diagram), "--sequence", "B J9"]) == 2
+    assert "outside the pattern's region" in capsys.readouterr().err
+
+
+def test_server_pattern_endpoint(four: str) -> None:
+    with TestClient(create_app(four), raise_server_exceptions=False,
+                    base_url="http://localhost") as client:
+        response = client.get("/api/pattern", params={"diagram": CORNER_9, "limit": 2})
+        assert response.status_code == 200, response.text
+        answer = response.json()
+        assert answer["summary"]["total"] == answer["games"]["total"] == 4
+        assert len(answer["games"]["matches"]) == 2
+        assert answer["continuations"][0] == {
+            "point": "cg", "colour": "w", "count": 3, "tenuki": 1, "black_wins": 2,
+            "white_wins": 1, "other": 0, "first_date": "2001-01-01", "last_date": "2003-05-01"}
+        first = answer["games"]["matches"][0]
+        assert (first["file"].endswith("a.sgf"), first["move_number"], first["element"],
+                first["next_move"]) == (True, 1, "identity", {"colour": "w", "point": "cg"})
+        answer = client.get("/api/pattern", params={"diagram": CORNER_9, "result": "W",
+                                                    "symmetry": "d4"}).json()
+        assert answer["summary"]["total"] == 1
+        for params, message in (
+            ({}, "diagram is missing"),
+            ({"diagram": "X?\n.."}, "holds '?'"),
+            ({"diagram": CORNER_9, "symmetry": "d8"}, "symmetry must be one of"),
+            ({"diagram": CORNER_9, "colour": "b"}, "unknown parameter"),
+        ):
+            response = client.get("/api/pattern", params=params)
+            assert response.status_code == 400, response.text
+            assert message in response.json()["error"]

@@ -49,6 +49,8 @@ from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
 from ..index.queries import FIELD_FILTERS, Continuations, Filters, GameRecord, Match, Record
+from ..pattern.diagram import SYMMETRIES
+from ..pattern.search import PatternMatch
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 
@@ -114,8 +116,11 @@ _SECURITY_HEADERS = {
 }
 
 _CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
-_POSITION_PARAMS = ("size", "moves", "player", "date_from", "date_to", "result", "min_rank",
-                    "event", *FIELD_FILTERS, "handicap", "symmetry", "turn")
+_FILTER_PARAMS = ("player", "date_from", "date_to", "result", "min_rank", "event",
+                  *FIELD_FILTERS, "handicap")
+_POSITION_PARAMS = ("size", "moves", *_FILTER_PARAMS, "symmetry", "turn")
+_PATTERN_PARAMS = ("diagram", "symmetry", "to_move", "max_move", "sequence", *_FILTER_PARAMS,
+                   "limit")
 
 
 # -- query parameters ---------------------------------------------------------------------------
@@ -286,6 +291,41 @@ class _Explorer:
             "offset": offset,
             "limit": limit,
             "matches": [_match_json(match, query.size) for match in found.matches],
+        }
+
+    def pattern(self, params: dict[str, str]) -> dict[str, Any]:
+        """The hits and continuations of the pattern ``diagram`` (rows separated by
+        new lines, as :func:`gohash.pattern.diagram.parse_pattern` reads them)."""
+        diagram = params.get("diagram")
+        if not diagram:
+            raise BadRequest("diagram is missing: a pattern diagram, one line per row")
+        with self.indexes.use() as index:
+            found = index.pattern(
+                diagram, symmetry=_choice(params, "symmetry", SYMMETRIES) or "full",
+                to_move=_choice(params, "to_move", ("b", "w")),
+                max_move=_int(params, "max_move", -1, 0, 10**6) if "max_move" in params else None,
+                sequence=params.get("sequence", ""), filters=_filters(params),
+                limit=_int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE),
+            )
+        size = found.pattern.size
+        return {
+            "size": size,
+            "pattern": found.pattern.diagram().split("\n"),
+            "summary": {
+                "symmetry": found.symmetry, "placements": found.placements,
+                "searched": found.searched, "candidates": found.candidates,
+                "games": found.games, "total": found.total, "ended": found.ended,
+            },
+            "continuations": [
+                {"point": _letters(c.point, size), "colour": c.colour, "count": c.count,
+                 "tenuki": c.tenuki, "black_wins": c.black_wins, "white_wins": c.white_wins,
+                 "other": c.other, "first_date": c.first_date, "last_date": c.last_date}
+                for c in found.continuations[:MAX_CONTINUATIONS]
+            ],
+            "games": {
+                "total": found.total, "offset": 0, "limit": found.limit,
+                "matches": [_pattern_match_json(m, size) for m in found.matches],
+            },
         }
 
 
@@ -553,18 +593,31 @@ def _record_json(record: Record) -> dict[str, Any]:
 
 
 def _match_json(match: Match, size: int) -> dict[str, Any]:
-    next_move = None
-    if match.next_move is not None:
-        colour, point = match.next_move
-        next_move = {"colour": colour, "point": _letters(point, size)}
+    return _hit_json(match.record, match.move_number, match.seq, match.element,
+                     match.next_move, size)
+
+
+def _pattern_match_json(match: PatternMatch, size: int) -> dict[str, Any]:
     return {
-        **_record_json(match.record),
-        "move_number": match.move_number,
-        "seq": match.seq,
-        "element": match.element.name,
-        "view": match.element.inverse.name,
-        "colours_exchanged": match.colours_exchanged,
-        "next_move": next_move,
+        **_hit_json(match.record, match.move_number, match.seq, match.element,
+                    match.continuation, size),
+        "offset": list(match.offset),
+        "tenuki": match.tenuki,
+    }
+
+
+def _hit_json(record: Record, move_number: int, seq: int, found: Element,
+              next_move: tuple[str, Point | None] | None, size: int) -> dict[str, Any]:
+    """A game where a query was found: ``found`` maps the query onto it."""
+    return {
+        **_record_json(record),
+        "move_number": move_number,
+        "seq": seq,
+        "element": found.name,
+        "view": found.inverse.name,
+        "colours_exchanged": found.swap,
+        "next_move": None if next_move is None else {
+            "colour": next_move[0], "point": _letters(next_move[1], size)},
     }
 
 
@@ -677,6 +730,9 @@ def create_app(
         offset = _int(params, "offset", 0, 0, 10**9)
         return explorer.games(query, offset, _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE))
 
+    def pattern(params: dict[str, str]) -> dict[str, Any]:
+        return explorer.pattern(params)
+
     def game_of(request: Request, allowed: tuple[str, ...]) -> tuple[int, Element, dict[str, str]]:
         params = _params(request, allowed)
         game_id: str = request.path_params["game_id"]
@@ -710,6 +766,7 @@ def create_app(
         Route("/api/info", _endpoint((), info)),
         Route("/api/position", _endpoint((*_POSITION_PARAMS, "limit"), position)),
         Route("/api/games", _endpoint((*_POSITION_PARAMS, "offset", "limit"), games)),
+        Route("/api/pattern", _endpoint(_PATTERN_PARAMS, pattern)),
         Route("/api/game/{game_id}", game),
         Route("/api/game/{game_id}/steps", steps),
         Mount("/static", static, name="static"),
