@@ -474,34 +474,34 @@ def _game_boards(db: sqlite3.Connection, path: str, game_id: int, size: int,
     boards, from its occurrences' frames (each mapped back by the inverse of
     its element): the one place pattern search reads positions from the index."""
     rows = db.execute(
-        "SELECT o.move, o.element, o.to_move, o.next_colour, o.next_point, p.frame "
-        "FROM occurrences o JOIN positions p ON p.id = o.position_id "
+        "SELECT o.move, o.element, o.to_move, o.next_colour, coalesce(o.next_point, -1), "
+        "p.frame FROM occurrences o JOIN positions p ON p.id = o.position_id "
         "WHERE o.game_id = ? AND o.seq < ? ORDER BY o.seq", (game_id, positions),
     ).fetchall()
-    if len(rows) != positions or any(not 0 <= row[1] < 16 for row in rows):
-        raise damaged(path, f"game {game_id}: {len(rows)} of {positions} main-line positions, "
-                            "or an element out of 0..15")
-    n = size * size
-    frames = unpack_frames(b"".join(row[5] for row in rows), len(rows), size).reshape(-1, n)
-    inverse = np.array([ELEMENTS[row[1]].inverse.index for row in rows], dtype=np.intp)
-    boards = np.take_along_axis(frames, gathers(size)[inverse], axis=1)
-    swapped = inverse >= 8
+    count, n = len(rows), size * size
+    if count != positions or count == 0:
+        raise damaged(path, f"game {game_id}: {count} of {positions} main-line positions")
+    moves, stored, to_move, colours, points, frames = zip(*rows, strict=True)
+    elements = np.array(stored, dtype=np.intp)
+    if elements.min() < 0 or elements.max() > 15:
+        raise damaged(path, f"game {game_id}: an element out of 0..15")
+    flat = unpack_frames(b"".join(frames), count, size).reshape(-1)
+    # Each frame mapped back by the inverse of its element, colours exchanged
+    # back where it exchanges them.
+    table = gathers(size)[_INVERSES[elements]] + (np.arange(count) * n)[:, np.newaxis]
+    boards = flat[table]
+    swapped = elements >= 8
     boards[swapped] = _SWAP_COLOURS[boards[swapped]]
     # A next point is stored in the frame's orientation: gathers[e][frame
     # point] is that point on the board (the inverse of e's permutation).
-    points = np.array([-1 if row[4] is None else row[4] for row in rows], dtype=np.intp)
-    elements = np.array([row[1] for row in rows], dtype=np.intp)
-    on_board = points >= 0
-    points[on_board] = gathers(size)[elements[on_board], points[on_board]]
-    return Game(
-        np.ascontiguousarray(boards, dtype=np.int8),
-        np.array([row[0] for row in rows], dtype=np.int32),
-        np.array([row[2] for row in rows], dtype=np.int8),
-        np.array([row[3] for row in rows], dtype=np.int8),
-        points.astype(np.int32),
-    )
+    at = np.array(points, dtype=np.intp)
+    on_board = at >= 0
+    at[on_board] = gathers(size)[elements[on_board], at[on_board]]
+    return Game(boards, np.array(moves, dtype=np.int32), np.array(to_move, dtype=np.int8),
+                np.array(colours, dtype=np.int8), at.astype(np.int32))
 
 
+_INVERSES = np.array([g.inverse.index for g in ELEMENTS], dtype=np.intp)
 _SWAP_COLOURS = np.array([0, 2, 1], dtype=np.int8)
 
 

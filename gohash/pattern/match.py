@@ -278,6 +278,10 @@ def bitmap(points: list[int], size: int) -> int:
 def ever_bitmaps(boards: npt.NDArray[np.int8], size: int) -> tuple[int, int]:
     """The bitmaps (:func:`bitmap`) of the points that are black, and white, in
     some position of ``boards`` (flat, ``[positions, size * size]``)."""
-    black = np.flatnonzero((boards == BLACK).any(axis=0)).tolist()
-    white = np.flatnonzero((boards == WHITE).any(axis=0)).tolist()
-    return bitmap(black, size), bitmap(white, size)
+
+    def ever(colour: int) -> int:
+        # Rows from the top, then bits little-endian: bitmap's order.
+        top_first = (boards == colour).any(axis=0).reshape(size, size)[::-1].reshape(-1)
+        return int.from_bytes(np.packbits(top_first, bitorder="little").tobytes(), "little")
+
+    return ever(BLACK), ever(WHITE)
