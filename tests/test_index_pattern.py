@@ -189,6 +189,32 @@ def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:
     assert list(itertools.islice(game.move_numbers.tolist(), 3)) == [0, 1, 2]
 
 
+def test_continuations_merge_under_the_patterns_symmetries(tmp_path: Path) -> None:
+    # CORNER_9 is its own mirror image across the diagonal through A1 and D4:
+    # W C4 and W D3 are one continuation.
+    for name, answer in (("c4.sgf", "cf"), ("d3.sgf", "dg")):
+        (tmp_path / name).write_text(f"(;GM[1]FF[4]SZ[9];B[df];W[{answer}])", encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "c4.sgf"), str(tmp_path / "d3.sgf")])
+    with Index(db, read_only=True) as index:
+        found = index.pattern(CORNER_9)
+        (move,) = found.continuations
+        assert (move.colour, move.point, move.equivalent, move.count) == (
+            "w", (3, 2), ((2, 3), (3, 2)), 2)
+        assert {m.continuation for m in found.matches} == {("w", (3, 2)), ("w", (2, 3))}
+        # Searched as drawn, the pattern has no symmetry: two continuations.
+        assert len(index.pattern(CORNER_9, symmetry="none").continuations) == 2
+
+
+def test_symmetries_of_patterns() -> None:
+    from gohash.pattern.diagram import parse_pattern, symmetries
+
+    assert [g.name for g in symmetries(parse_pattern(CORNER_9))] == ["identity", "transpose"]
+    crosscut = parse_pattern("....\n.XO.\n.OX.\n....")
+    assert len(symmetries(crosscut)) == 8
+    assert len(symmetries(crosscut, "d4")) == 4
+    assert symmetries(crosscut, "none") == symmetries(crosscut)[:1]
+
+
 def test_cli_pattern(four: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     diagram = tmp_path / "corner.txt"
     diagram.write_text(CORNER_9, encoding="utf-8")
@@ -224,8 +250,9 @@ def test_server_pattern_endpoint(four: str) -> None:
         assert answer["summary"]["total"] == answer["games"]["total"] == 4
         assert len(answer["games"]["matches"]) == 2
         assert answer["continuations"][0] == {
-            "point": "cg", "colour": "w", "count": 3, "tenuki": 1, "black_wins": 2,
-            "white_wins": 1, "other": 0, "first_date": "2001-01-01", "last_date": "2003-05-01"}
+            "point": "cg", "colour": "w", "equivalent": ["cg"], "count": 3, "tenuki": 1,
+            "black_wins": 2, "white_wins": 1, "other": 0, "first_date": "2001-01-01",
+            "last_date": "2003-05-01"}
         first = answer["games"]["matches"][0]
         assert (first["file"].endswith("a.sgf"), first["move_number"], first["element"],
                 first["next_move"]) == (True, 1, "identity", {"colour": "w", "point": "cg"})

@@ -515,7 +515,8 @@ def _pattern_json(found: PatternResult) -> dict[str, Any]:
         "ended": found.ended,
         "limit": found.limit,
         "continuations": [
-            {**_move_json(m.colour, m.point, size), "count": m.count, "tenuki": m.tenuki,
+            {**_move_json(m.colour, m.point, size),
+             "equivalent": [list(p) for p in m.equivalent], "count": m.count, "tenuki": m.tenuki,
              "black_wins": m.black_wins, "white_wins": m.white_wins, "other": m.other,
              "first_date": m.first_date, "last_date": m.last_date}
             for m in found.continuations

@@ -317,7 +317,8 @@ class _Explorer:
                 "games": found.games, "total": found.total, "ended": found.ended,
             },
             "continuations": [
-                {"point": _letters(c.point, size), "colour": c.colour, "count": c.count,
+                {"point": _letters(c.point, size), "colour": c.colour,
+                 "equivalent": [point_letters(p, size) for p in c.equivalent], "count": c.count,
                  "tenuki": c.tenuki, "black_wins": c.black_wins, "white_wins": c.white_wins,
                  "other": c.other, "first_date": c.first_date, "last_date": c.last_date}
                 for c in found.continuations[:MAX_CONTINUATIONS]

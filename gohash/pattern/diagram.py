@@ -49,6 +49,7 @@ __all__ = [
     "parse_pattern",
     "parse_sequence",
     "placements",
+    "symmetries",
 ]
 
 OUTSIDE, EMPTY, BLACK, WHITE, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY = -1, 0, 1, 2, 3, 4, 5
@@ -244,6 +245,24 @@ def placements(
                     base_keys[t] = _region_key(pattern, keys, t)
                 found.append(Placement(g, (dr, dc), points, codes,
                                        keys.transform(base_keys[t], g), sequence))
+    return tuple(found)
+
+
+def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:
+    """The elements of ``symmetry`` that map the pattern (its region, codes and
+    sequence) onto itself where it stands, the identity first."""
+    elements = {"full": ELEMENTS, "d4": D4, "none": ELEMENTS[:1]}[symmetry]
+    n = pattern.size
+    found = []
+    for g in elements:
+        image = {}
+        for i in pattern.region:
+            row, col = g.map_point(divmod(i, n), n)
+            image[row * n + col] = _SWAPPED[pattern.codes[i]] if g.swap else pattern.codes[i]
+        sequence = tuple((g.map_colour(c), g.map_point(q, n)) for c, q in pattern.sequence)
+        if all(pattern.codes[i] == code for i, code in image.items()) and (
+                sequence == pattern.sequence):
+            found.append(g)
     return tuple(found)
 
 

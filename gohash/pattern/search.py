@@ -9,7 +9,10 @@ caller's (:meth:`gohash.index.index.Index.pattern`).
 
 Hits at the same position of a game are one match (that of the lowest
 placement): a shape that appears in two places at once is one event of the
-game.  Everything a match or a continuation says is in the query's
+game.  A move and its images under the pattern's own symmetries (those of
+the query's group that map it onto itself) are one continuation, shown at
+one of them: Black's if colours may be exchanged, then the last point in
+``(row, col)`` order.  Everything a match or a continuation says is in the query's
 orientation and colours: the board points of a hit mapped back by its
 placement (the inverse of its element, after undoing its offset), colours
 exchanged if its element exchanges them.
@@ -24,7 +27,7 @@ from ..errors import PatternError
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
 from ..index.queries import Record
-from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements
+from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
 from .match import Game, Matcher
 
 __all__ = [
@@ -48,7 +51,9 @@ class PatternMatch:
     ``element.map_point(q) + offset``.  ``to_move`` is the side to move there
     and ``continuation`` the next move played in the pattern's region (colour
     and point; None: none was), both in the query's orientation and colours;
-    ``tenuki``: a move elsewhere (or a pass) came before it."""
+    ``tenuki``: a move elsewhere (or a pass) came before it.  ``continuation``
+    is the move as played, seen from the query; :class:`PatternContinuation`
+    gathers it with its images under the pattern's symmetries."""
 
     record: Record
     move_number: int
@@ -70,10 +75,13 @@ class PatternContinuation:
     ``count`` matches went on with it, ``tenuki`` of them after a move
     elsewhere; ``black_wins`` and ``white_wins`` count the games won by the
     player of the query's Black or White stones, ``other`` the rest;
-    ``first_date`` and ``last_date`` bound the dates of those games that have one."""
+    ``first_date`` and ``last_date`` bound the dates of those games that have one.
+    ``equivalent`` holds ``point`` and its images under the pattern's
+    symmetries that keep ``colour`` (one point for a pattern without any)."""
 
     colour: str
     point: Point
+    equivalent: tuple[Point, ...]
     count: int
     tenuki: int
     black_wins: int
@@ -142,6 +150,7 @@ class PatternQuery:
         self.size = pattern.size
         self.keys: KeyScheme = scheme(PATTERN_SCHEME, pattern.size)
         self.placements: tuple[Placement, ...] = placements(pattern, self.keys, symmetry)
+        self.symmetries = symmetries(pattern, symmetry)
         self.matcher = Matcher(
             self.placements, self.keys,
             to_move={None: 0, "any": 0, "b": 1, "w": 2}[to_move],
@@ -186,14 +195,25 @@ class PatternQuery:
             if m.continuation is None:
                 ended += 1
                 continue
-            moves.setdefault(m.continuation, _Sum()).add(m)
+            moves.setdefault(self._representative(*m.continuation), _Sum()).add(m)
         ordered = sorted(moves.items(), key=lambda kv: (-kv[1].count, kv[0][0] != "b", kv[0][1]))
         return PatternResult(
             self.pattern, self.symmetry, len(self.placements), searched, candidates,
             len({m.record.id for m in everything}), len(everything), ended,
             everything[:limit] if limit is not None else everything,
-            [total.result(colour, point) for (colour, point), total in ordered], limit,
+            [total.result(colour, point, self._equivalent(colour, point))
+             for (colour, point), total in ordered],
+            limit,
         )
+
+    def _images(self, colour: str, point: Point) -> set[tuple[str, Point]]:
+        return {(s.map_colour(colour), s.map_point(point, self.size)) for s in self.symmetries}
+
+    def _representative(self, colour: str, point: Point) -> tuple[str, Point]:
+        return max(self._images(colour, point), key=lambda m: (m[0] == "b", m[1]))
+
+    def _equivalent(self, colour: str, point: Point) -> tuple[Point, ...]:
+        return tuple(sorted(q for c, q in self._images(colour, point) if c == colour))
 
 
 class _Sum:
@@ -219,8 +239,9 @@ class _Sum:
             self.first = date if self.first is None or date < self.first else self.first
             self.last = date if self.last is None or date > self.last else self.last
 
-    def result(self, colour: str, point: Point) -> PatternContinuation:
+    def result(self, colour: str, point: Point, equivalent: tuple[Point, ...]
+               ) -> PatternContinuation:
         return PatternContinuation(
-            colour, point, self.count, self.tenuki, self.black_wins, self.white_wins,
+            colour, point, equivalent, self.count, self.tenuki, self.black_wins, self.white_wins,
             self.count - self.black_wins - self.white_wins, self.first, self.last,
         )
