@@ -171,6 +171,47 @@ def test_corpus_games_equal_the_reference(tmp_path: Path) -> None:
             assert found, "the patterns were chosen to occur"
 
 
+@pytest.fixture(scope="module")
+def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> str:
+    files = sorted((require_corpus() / "ai-games").rglob("*.sgf"))[:4]
+    return _build(tmp_path_factory.mktemp("corpus"), [str(p) for p in files])
+
+
+@st.composite
+def edge_diagrams(draw: Any) -> str:
+    """A random 19x19 pattern of 2 to 5 rows and columns in a corner or on a side
+    (few placements, so that the reference stays quick)."""
+    height, width = draw(st.integers(2, 5)), draw(st.integers(2, 5))
+    top = draw(st.sampled_from([0, 19 - height]))
+    left = draw(st.sampled_from([0, 19 - width, 1 + draw(st.integers(0, 17 - width))]))
+    rows = [["-"] * 19 for _ in range(19)]
+    for r in range(top, top + height):
+        for c in range(left, left + width):
+            rows[r][c] = draw(st.sampled_from("XO.*xo.."))
+    return "\n".join("".join(row) for row in rows)
+
+
+@pytest.mark.corpus
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(diagram=edge_diagrams(), symmetry=st.sampled_from(["full", "d4"]))
+def test_random_patterns_on_corpus_games(corpus_index: str, diagram: str,
+                                         symmetry: str) -> None:
+    with Index(corpus_index, read_only=True) as index:
+        found = {(m.record.id, m.seq)
+                 for m in index.pattern(diagram, symmetry=symmetry, limit=None).matches}
+        expected = set()
+        for game_id, size, positions in _positions(corpus_index):
+            game = _game_boards(index._db, corpus_index, game_id, size, positions)
+            arrays = {
+                "size": size, "boards": game.boards.tolist(),
+                "move_numbers": game.move_numbers.tolist(), "to_move": game.to_move.tolist(),
+                "next_colour": game.next_colour.tolist(), "next_point": game.next_point.tolist(),
+            }
+            expected |= {(game_id, p) for _, p, _, _ in reference_hits(diagram, symmetry, arrays)}
+    assert found == expected
+
+
 def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
     db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
     with Index(db) as index:
