@@ -135,6 +135,12 @@ def test_continuations_in_the_query_colours(four: str) -> None:
         assert index.pattern(CORNER_9, sequence="B C3").total == 0
         assert index.pattern(CORNER_9, filters=Filters(result="W")).total == 2
         assert len(index.pattern(CORNER_9, limit=1).matches) == 1
+        # An empty 2x2 corner is in all four corners of the empty board: one
+        # match of four placements, and no other (each placement hits once).
+        empty = "\n".join(["..-------", "..-------"] + ["---------"] * 7)
+        first = index.pattern(empty).matches[0]
+        assert (first.move_number, first.placements) == (0, 4)
+        assert index.pattern(empty).total == 4
         with pytest.raises(PatternError):
             index.pattern(CORNER_9, to_move="x")
 

@@ -532,6 +532,7 @@ def _pattern_json(found: PatternResult) -> dict[str, Any]:
                 "to_move": m.to_move,
                 "next_move": None if m.continuation is None else _move_json(*m.continuation, size),
                 "tenuki": m.tenuki,
+                "placements": m.placements,
             }
             for m in found.matches
         ],

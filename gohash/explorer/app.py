@@ -604,6 +604,7 @@ def _pattern_match_json(match: PatternMatch, size: int) -> dict[str, Any]:
                     match.continuation, size),
         "offset": list(match.offset),
         "tenuki": match.tenuki,
+        "placements": match.placements,
     }
 
 

@@ -20,6 +20,7 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -53,7 +54,8 @@ class PatternMatch:
     and point; None: none was), both in the query's orientation and colours;
     ``tenuki``: a move elsewhere (or a pass) came before it.  ``continuation``
     is the move as played, seen from the query; :class:`PatternContinuation`
-    gathers it with its images under the pattern's symmetries."""
+    gathers it with its images under the pattern's symmetries.  ``placements``
+    counts the placements that hit there at once (this one the lowest)."""
 
     record: Record
     move_number: int
@@ -63,6 +65,7 @@ class PatternMatch:
     to_move: str
     continuation: tuple[str, Point] | None
     tenuki: bool
+    placements: int = 1
 
     @property
     def colours_exchanged(self) -> bool:
@@ -171,7 +174,9 @@ class PatternQuery:
                                               hits.continuation.tolist(), hits.tenuki.tolist(),
                                               strict=True):
             if found and found[-1].seq == position:
-                continue  # one match per position: the lowest placement's
+                # One match per position: the lowest placement's.
+                found[-1] = dataclasses.replace(found[-1], placements=found[-1].placements + 1)
+                continue
             placement = self.placements[pl]
             continuation = None
             if cont >= 0:
