@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from gohash.cli import main
-from gohash.errors import PatternError
+from gohash.errors import DamagedIndexError, PatternError
 from gohash.explorer.app import create_app
 from gohash.index.index import Index, _game_boards
 from gohash.index.queries import Filters
@@ -223,7 +223,16 @@ def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
     with Index(db) as index:
         index._db.execute("UPDATE occurrences SET element = 99 WHERE seq = 1")
         index._db.commit()
-    with Index(db, read_only=True) as index, pytest.raises(Exception, match="damaged"):
+    with Index(db, read_only=True) as index, pytest.raises(DamagedIndexError,
+                                                           match=r"element out of 0\.\.15"):
+        index.pattern(CORNER_9)
+    with Index(db) as index:
+        index._db.execute("UPDATE occurrences SET element = 0 WHERE seq = 1")
+        index._db.execute("UPDATE positions SET frame = ? WHERE id = (SELECT position_id FROM "
+                          "occurrences WHERE seq = 2)", (bytes([9]) + b"\xff" * 21,))
+        index._db.commit()
+    # Opening the index, or the search, tells.
+    with pytest.raises(DamagedIndexError, match="damaged"), Index(db, read_only=True) as index:
         index.pattern(CORNER_9)
 
 

@@ -490,6 +490,8 @@ def _game_boards(db: sqlite3.Connection, path: str, game_id: int, size: int,
     # back where it exchanges them.
     table = gathers(size)[_INVERSES[elements]] + (np.arange(count) * n)[:, np.newaxis]
     boards = flat[table]
+    if boards.max() > 2:
+        raise damaged(path, f"game {game_id}: a frame holds a point value 3")
     swapped = elements >= 8
     boards[swapped] = _SWAP_COLOURS[boards[swapped]]
     # A next point is stored in the frame's orientation: gathers[e][frame

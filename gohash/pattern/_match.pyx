@@ -106,6 +106,8 @@ cdef class Kernel:
             raise ValueError("the game's columns differ in length")
         if positions and np.asarray(next_point).max() >= n:
             raise ValueError("a next point is off the board")
+        if positions and not 0 <= np.asarray(boards).min() <= np.asarray(boards).max() <= 2:
+            raise ValueError("a board holds a value other than 0, 1 and 2")
         cdef int count = self.count
         keys_array = np.zeros(count, dtype=np.uint64)
         cdef uint64_t[::1] keys = keys_array
