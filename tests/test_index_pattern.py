@@ -19,6 +19,7 @@ from gohash.errors import DamagedIndexError, PatternError
 from gohash.explorer.app import create_app
 from gohash.index.index import Index, _game_boards
 from gohash.index.queries import Filters
+from gohash.pattern.match import ever_bitmaps
 from tests import sgfgen
 from tests.conftest import require_corpus
 from tests.test_pattern import diagrams, game_arrays, reference_hits
@@ -259,6 +260,34 @@ def test_continuations_merge_under_the_patterns_symmetries(tmp_path: Path) -> No
         assert {m.continuation for m in found.matches} == {("w", (3, 2)), ("w", (2, 3))}
         # Searched as drawn, the pattern has no symmetry: two continuations.
         assert len(index.pattern(CORNER_9, symmetry="none").continuations) == 2
+
+
+def test_stored_bitmaps_pick_the_games_before_they_are_read(four: str) -> None:
+    """Where the games table has ever_black/ever_white (bit i: point i counted row
+    by row from the top, little-endian bytes), they filter before a game is read;
+    the answer is that of bitmaps computed from the boards."""
+    with Index(four, read_only=True) as index:
+        before = index.pattern(CORNER_9, limit=None)
+        games = _positions(four)
+        bits = {game_id: ever_bitmaps(_game_boards(index._db, four, game_id, size, n).boards,
+                                      size)
+                for game_id, size, n in games}
+    with Index(four) as index:
+        index._db.execute("ALTER TABLE games ADD COLUMN ever_black BLOB")
+        index._db.execute("ALTER TABLE games ADD COLUMN ever_white BLOB")
+        for game_id, (black, white) in bits.items():
+            index._db.execute("UPDATE games SET ever_black = ?, ever_white = ? WHERE id = ?",
+                              (black.to_bytes(11, "little"), white.to_bytes(11, "little"),
+                               game_id))
+        # The last game claims no stone ever stood: it is not read at all.
+        index._db.execute("UPDATE games SET ever_black = ?, ever_white = ? WHERE id = ?",
+                          (bytes(11), bytes(11), games[-1][0]))
+        index._db.commit()
+    with Index(four, read_only=True) as index:
+        after = index.pattern(CORNER_9, limit=None)
+    assert after.candidates == before.candidates - 1
+    assert [(m.record.id, m.seq) for m in after.matches] == [
+        (m.record.id, m.seq) for m in before.matches if m.record.id != games[-1][0]]
 
 
 def test_symmetries_of_patterns() -> None:

@@ -344,8 +344,11 @@ class Index:
         ``limit`` keeps the first matches in index order (None: all); the
         counts and continuations cover all.  ``compiled`` picks the kernel
         (None: the compiled one where built).  Only games whose points ever
-        black and ever white hold some placement's stones are replayed, and
-        every hit is confirmed on the exact board.
+        black and ever white hold some placement's stones are replayed (the
+        games table's ``ever_black``, ``ever_white`` bitmaps where it has
+        them, :func:`gohash.pattern.match.bitmap`'s bits as little-endian
+        bytes; else computed from the game's boards), and every hit is
+        confirmed on the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
@@ -355,16 +358,25 @@ class Index:
             condition, more = filters.sql("g")
             where += f" AND {condition}"
             params += more
+        # Bitmaps stored with the games filter before a game is read; without
+        # them, they are computed from its boards.
+        stored = {row[1] for row in self._db.execute("PRAGMA table_info(games)")} >= {
+            "ever_black", "ever_white"}
+        bitmaps = ", g.ever_black, g.ever_white" if stored else ", NULL, NULL"
         rows = self._db.execute(
-            f"SELECT {RECORD_COLUMNS}, g.positions FROM games g JOIN files f ON f.id = g.file_id "
-            f"WHERE {where} ORDER BY g.id", params,
+            f"SELECT {RECORD_COLUMNS}, g.positions{bitmaps} FROM games g "
+            f"JOIN files f ON f.id = g.file_id WHERE {where} ORDER BY g.id", params,
         ).fetchall()
         matches = []
         candidates = 0
-        for row in rows:
-            record = Record.from_row(row[:-1])
-            game = _game_boards(self._db, self.path, record.id, record.size, row[-1])
-            if not query.candidate(*ever_bitmaps(game.boards, record.size)):
+        for *columns, positions, ever_black, ever_white in rows:
+            record = Record.from_row(columns)
+            if ever_black is not None and ever_white is not None and not query.candidate(
+                    int.from_bytes(ever_black, "little"), int.from_bytes(ever_white, "little")):
+                continue
+            game = _game_boards(self._db, self.path, record.id, record.size, positions)
+            if (ever_black is None or ever_white is None) and not query.candidate(
+                    *ever_bitmaps(game.boards, record.size)):
                 continue
             candidates += 1
             matches += query.matches(record, game, compiled=compiled)
