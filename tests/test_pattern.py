@@ -231,7 +231,11 @@ def diagrams(draw: Any, size: int) -> str:
     return "\n".join(rows)
 
 
-COMPILED = [False] + ([True] if match_module._match is not None else [])
+COMPILED = [False, True]
+
+
+def test_the_compiled_kernel_is_built() -> None:
+    assert match_module._match is not None, "the pattern kernel is not built: pip install -e ."
 
 
 @pytest.mark.parametrize("compiled", COMPILED)
@@ -297,7 +301,7 @@ def test_an_image_of_the_pattern_finds_the_same(data: Any, g: Any) -> None:
         r, c = g.map_point(divmod(i, n), n)
         codes[r * n + c] = swap[code] if g.swap else code
     image = type(pattern)(n, tuple(codes)).diagram()
-    compiled = COMPILED[-1]
+    compiled = True
     assert gohash_hits(diagram, "full", arrays, compiled=compiled) == gohash_hits(
         image, "full", arrays, compiled=compiled)
 
@@ -379,6 +383,19 @@ def test_candidate_needs_some_placement_whose_stones_all_occurred() -> None:
     assert not matcher.candidate(b3, a3)
     swapped = Matcher(placements(pattern, keys, "full"), keys)
     assert swapped.candidate(b3, a3)
+
+
+def test_gohash_pure_turns_the_kernel_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    keys = scheme("regular64", 3)
+    matcher = Matcher(placements(parse_pattern("X..\n...\n..."), keys), keys)
+    calls: list[object] = []
+    monkeypatch.setattr(match_module, "match_python", lambda m, g: calls.append(g))
+    monkeypatch.setenv("GOHASH_PURE", "1")
+    game = Game(np.zeros((1, 9), dtype=np.int8), np.zeros(1, dtype=np.int32),
+                np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int8),
+                np.full(1, -1, dtype=np.int32))
+    matcher.match(game)
+    assert calls == [game]
 
 
 def test_the_pure_twin_is_the_fallback() -> None:

@@ -25,6 +25,7 @@ decides.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,9 +138,10 @@ class Matcher:
 
     def match(self, game: Game, *, compiled: bool | None = None) -> Hits:
         """The hits in ``game``: by the compiled kernel (``compiled`` None: where
-        built; True: required) or :func:`match_python`."""
+        built, unless ``GOHASH_PURE=1`` is set; True: required) or
+        :func:`match_python`."""
         if compiled is None:
-            compiled = self._kernel is not None
+            compiled = self._kernel is not None and os.environ.get("GOHASH_PURE", "") in ("", "0")
         if not compiled:
             return match_python(self, game)
         if self._kernel is None:
