@@ -315,7 +315,7 @@ def test_cli_pattern(four: str, tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["index", "pattern", four, str(diagram), "--to-move", "b",
                  "--format", "json"]) == 0
     (hit,) = json.loads(capsys.readouterr().out)["matches"]
-    assert (hit["move_number"], hit["transform"], hit["to_move"]) == (2, "rot180", "b")
+    assert (hit["move_number"], hit["element"], hit["to_move"]) == (2, "rot180", "b")
     assert main(["index", "pattern", four, str(tmp_path / "missing.txt")]) == 2
     assert "cannot read the diagram" in capsys.readouterr().err
     diagram.write_text("X?\n..\n", encoding="utf-8")
@@ -326,24 +326,38 @@ def test_cli_pattern(four: str, tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "outside the pattern's region" in capsys.readouterr().err
 
 
-def test_server_pattern_endpoint(four: str) -> None:
+def test_server_pattern_endpoint(four: str, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
     with TestClient(create_app(four), raise_server_exceptions=False,
                     base_url="http://localhost") as client:
         response = client.get("/api/pattern", params={"diagram": CORNER_9, "limit": 2})
         assert response.status_code == 200, response.text
         answer = response.json()
-        assert answer["summary"]["total"] == answer["games"]["total"] == 4
-        assert len(answer["games"]["matches"]) == 2
+        assert (answer["total"], answer["games"], answer["placements"]) == (4, 4, 8)
+        assert len(answer["matches"]) == 2
         assert answer["continuations"][0] == {
-            "point": "cg", "colour": "w", "equivalent": ["cg"], "count": 3, "tenuki": 1,
-            "black_wins": 2, "white_wins": 1, "other": 0, "first_date": "2001-01-01",
-            "last_date": "2003-05-01"}
-        first = answer["games"]["matches"][0]
+            "colour": "w", "point": [2, 2], "gtp": "C3", "sgf": "cg", "equivalent": [[2, 2]],
+            "count": 3, "tenuki": 1, "black_wins": 2, "white_wins": 1, "other": 0,
+            "first_date": "2001-01-01", "last_date": "2003-05-01"}
+        first = answer["matches"][0]
         assert (first["file"].endswith("a.sgf"), first["move_number"], first["element"],
-                first["next_move"]) == (True, 1, "identity", {"colour": "w", "point": "cg"})
+                first["next_move"]["gtp"]) == (True, 1, "identity", "C3")
+        # One form of the pattern's results: the CLI's JSON is the server's (the
+        # games' records aside, whose forms are the CLI's and the server's own).
+        diagram = tmp_path / "corner.txt"
+        diagram.write_text(CORNER_9, encoding="utf-8")
+        assert main(["index", "pattern", four, str(diagram), "--format", "json",
+                     "--limit", "2"]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert {k: v for k, v in printed.items() if k != "matches"} == {
+            k: v for k, v in answer.items() if k != "matches"}
+        for mine, theirs in zip(printed["matches"], answer["matches"], strict=True):
+            for name in ("move_number", "seq", "element", "view", "offset", "next_move",
+                         "tenuki", "placements", "to_move", "colours_exchanged"):
+                assert mine[name] == theirs[name]
         answer = client.get("/api/pattern", params={"diagram": CORNER_9, "result": "W",
                                                     "symmetry": "d4"}).json()
-        assert answer["summary"]["total"] == 1
+        assert answer["total"] == 1
         for params, message in (
             ({}, "diagram is missing"),
             ({"diagram": "X?\n.."}, "holds '?'"),

@@ -16,10 +16,18 @@ from typing import Any
 from ..errors import GohashError, counted
 from ..go.board import Board
 from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
-from ..group.coords import gtp, sgf_letters
+from ..group.coords import gtp
 from ..group.schemes import DEFAULT_SCHEME
 from ..index.index import DupeGroup, Index, position_from_sgf
-from ..index.queries import FIELD_FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
+from ..index.queries import (
+    FIELD_FILTERS,
+    TO_MOVE,
+    Continuations,
+    Filters,
+    FindResult,
+    Record,
+    move_json,
+)
 from ..index.records import PARSE_VERSION
 from ..index.store import IndexInfo, build_index
 from ..pattern.diagram import SYMMETRIES as PATTERN_SYMMETRIES
@@ -349,11 +357,6 @@ def _run_find(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _move_json(colour: str, point: tuple[int, int] | None, size: int) -> dict[str, Any]:
-    return {"colour": colour, "point": None if point is None else list(point),
-            "gtp": gtp(point, size), "sgf": sgf_letters(point, size)}
-
-
 def _record_json(record: Record) -> dict[str, Any]:
     return {
         "id": record.id, "file": record.file, "game": record.game, "size": record.size,
@@ -380,7 +383,7 @@ def _find_json(result: FindResult, hex_key: str, size: int) -> dict[str, Any]:
                 "transform": m.element.name,
                 "colours_exchanged": m.colours_exchanged,
                 "to_move": m.to_move,
-                "next_move": None if m.next_move is None else _move_json(*m.next_move, size),
+                "next_move": None if m.next_move is None else move_json(*m.next_move, size),
             }
             for m in result.matches
         ],
@@ -416,7 +419,7 @@ def _continuations_json(moves: Continuations, hex_key: str) -> dict[str, Any]:
         "symmetries": [g.name for g in moves.symmetries],
         "moves": [
             {
-                **_move_json(m.colour, m.point, moves.size),
+                **move_json(m.colour, m.point, moves.size),
                 "equivalent": [list(p) for p in m.equivalent],
                 "count": m.count, "share": m.share, "black_wins": m.black_wins,
                 "white_wins": m.white_wins, "other": m.other, "first_date": m.first_date,
@@ -494,49 +497,12 @@ def _run_pattern(args: argparse.Namespace) -> int:
                f"{counted(found.games, 'game')} ({found.candidates:,} of "
                f"{found.searched:,} games replayed)")
     if args.format == "json":
-        print(json.dumps(_pattern_json(found), ensure_ascii=False))
+        print(json.dumps(found.to_json(_record_json), ensure_ascii=False))
     else:
         _print_pattern(found)
     if len(found.matches) < found.total:
         report.say(f"showing {len(found.matches):,} of {found.total:,} hits: --limit 0 for all")
     return EXIT_CLEAN
-
-
-def _pattern_json(found: PatternResult) -> dict[str, Any]:
-    size = found.pattern.size
-    return {
-        "pattern": found.pattern.diagram(),
-        "symmetry": found.symmetry,
-        "placements": found.placements,
-        "searched": found.searched,
-        "candidates": found.candidates,
-        "games": found.games,
-        "total": found.total,
-        "ended": found.ended,
-        "limit": found.limit,
-        "continuations": [
-            {**_move_json(m.colour, m.point, size),
-             "equivalent": [list(p) for p in m.equivalent], "count": m.count, "tenuki": m.tenuki,
-             "black_wins": m.black_wins, "white_wins": m.white_wins, "other": m.other,
-             "first_date": m.first_date, "last_date": m.last_date}
-            for m in found.continuations
-        ],
-        "matches": [
-            {
-                **_record_json(m.record),
-                "move_number": m.move_number,
-                "seq": m.seq,
-                "transform": m.element.name,
-                "offset": list(m.offset),
-                "colours_exchanged": m.colours_exchanged,
-                "to_move": m.to_move,
-                "next_move": None if m.continuation is None else _move_json(*m.continuation, size),
-                "tenuki": m.tenuki,
-                "placements": m.placements,
-            }
-            for m in found.matches
-        ],
-    }
 
 
 def _print_pattern(found: PatternResult) -> None:

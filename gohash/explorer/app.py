@@ -50,7 +50,6 @@ from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
 from ..index.queries import FIELD_FILTERS, Continuations, Filters, GameRecord, Match, Record
 from ..pattern.diagram import SYMMETRIES
-from ..pattern.search import PatternMatch
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 
@@ -307,27 +306,9 @@ class _Explorer:
                 sequence=params.get("sequence", ""), filters=_filters(params),
                 limit=_int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE),
             )
-        size = found.pattern.size
-        return {
-            "size": size,
-            "pattern": found.pattern.diagram().split("\n"),
-            "summary": {
-                "symmetry": found.symmetry, "placements": found.placements,
-                "searched": found.searched, "candidates": found.candidates,
-                "games": found.games, "total": found.total, "ended": found.ended,
-            },
-            "continuations": [
-                {"point": _letters(c.point, size), "colour": c.colour,
-                 "equivalent": [point_letters(p, size) for p in c.equivalent], "count": c.count,
-                 "tenuki": c.tenuki, "black_wins": c.black_wins, "white_wins": c.white_wins,
-                 "other": c.other, "first_date": c.first_date, "last_date": c.last_date}
-                for c in found.continuations[:MAX_CONTINUATIONS]
-            ],
-            "games": {
-                "total": found.total, "offset": 0, "limit": found.limit,
-                "matches": [_pattern_match_json(m, size) for m in found.matches],
-            },
-        }
+        answer = found.to_json(_record_json)
+        answer["continuations"] = answer["continuations"][:MAX_CONTINUATIONS]
+        return answer
 
 
 class _GameReader:
@@ -594,32 +575,18 @@ def _record_json(record: Record) -> dict[str, Any]:
 
 
 def _match_json(match: Match, size: int) -> dict[str, Any]:
-    return _hit_json(match.record, match.move_number, match.seq, match.element,
-                     match.next_move, size)
-
-
-def _pattern_match_json(match: PatternMatch, size: int) -> dict[str, Any]:
+    next_move = None
+    if match.next_move is not None:
+        colour, point = match.next_move
+        next_move = {"colour": colour, "point": _letters(point, size)}
     return {
-        **_hit_json(match.record, match.move_number, match.seq, match.element,
-                    match.continuation, size),
-        "offset": list(match.offset),
-        "tenuki": match.tenuki,
-        "placements": match.placements,
-    }
-
-
-def _hit_json(record: Record, move_number: int, seq: int, found: Element,
-              next_move: tuple[str, Point | None] | None, size: int) -> dict[str, Any]:
-    """A game where a query was found: ``found`` maps the query onto it."""
-    return {
-        **_record_json(record),
-        "move_number": move_number,
-        "seq": seq,
-        "element": found.name,
-        "view": found.inverse.name,
-        "colours_exchanged": found.swap,
-        "next_move": None if next_move is None else {
-            "colour": next_move[0], "point": _letters(next_move[1], size)},
+        **_record_json(match.record),
+        "move_number": match.move_number,
+        "seq": match.seq,
+        "element": match.element.name,
+        "view": match.element.inverse.name,
+        "colours_exchanged": match.colours_exchanged,
+        "next_move": next_move,
     }
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import GohashError
+from ..group.coords import gtp, sgf_letters
 from ..group.symmetry import Element, Point
 from ..metadata import STORED, TEXT_PROPERTIES
 from ..pipeline.frames import unpack_frames
@@ -51,6 +52,7 @@ __all__ = [
     "Record",
     "contains",
     "merge_continuations",
+    "move_json",
     "read_game",
 ]
 
@@ -365,6 +367,14 @@ class GameRecord:
     record: Record
     root: dict[str, str]
     positions: list[GamePosition] = field(default_factory=list)
+
+
+def move_json(colour: str, point: Point | None, size: int) -> dict[str, Any]:
+    """A move as JSON: ``colour`` (``b``, ``w``), ``point`` (``[row, col]``, row 0
+    the bottom line; null for a pass), ``gtp`` (``"D16"``, ``"pass"``) and
+    ``sgf`` (its letters, ``""`` for a pass)."""
+    return {"colour": colour, "point": None if point is None else list(point),
+            "gtp": gtp(point, size), "sgf": sgf_letters(point, size)}
 
 
 # -- continuations -------------------------------------------------------------------------------

@@ -21,13 +21,14 @@ exchanged if its element exchanges them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import PatternError
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
-from ..index.queries import Record
+from ..index.queries import Record, move_json
 from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
 from .match import Game, Matcher
 
@@ -71,6 +72,27 @@ class PatternMatch:
     def colours_exchanged(self) -> bool:
         return self.element.swap
 
+    def to_json(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The match as JSON (docs/schemas.md, "gohash index pattern"): ``record``,
+        its game's record as JSON, then where and how the pattern was placed;
+        ``view`` is ``element``'s inverse, which shows the game in the query's
+        orientation and colours."""
+        size = self.record.size
+        return {
+            **record,
+            "move_number": self.move_number,
+            "seq": self.seq,
+            "element": self.element.name,
+            "view": self.element.inverse.name,
+            "offset": list(self.offset),
+            "colours_exchanged": self.colours_exchanged,
+            "to_move": self.to_move,
+            "next_move": None if self.continuation is None else move_json(*self.continuation,
+                                                                           size),
+            "tenuki": self.tenuki,
+            "placements": self.placements,
+        }
+
 
 @dataclass(frozen=True)
 class PatternContinuation:
@@ -92,6 +114,17 @@ class PatternContinuation:
     other: int
     first_date: str | None
     last_date: str | None
+
+    def to_json(self, size: int) -> dict[str, Any]:
+        """The continuation on a ``size`` board as JSON (docs/schemas.md,
+        "gohash index pattern")."""
+        return {
+            **move_json(self.colour, self.point, size),
+            "equivalent": [list(p) for p in self.equivalent],
+            "count": self.count, "tenuki": self.tenuki, "black_wins": self.black_wins,
+            "white_wins": self.white_wins, "other": self.other,
+            "first_date": self.first_date, "last_date": self.last_date,
+        }
 
 
 @dataclass
@@ -118,6 +151,25 @@ class PatternResult:
     matches: list[PatternMatch]
     continuations: list[PatternContinuation]
     limit: int | None
+
+    def to_json(self, record_json: Callable[[Record], dict[str, Any]]) -> dict[str, Any]:
+        """The result as JSON (docs/schemas.md, "gohash index pattern"), each
+        match's record as ``record_json`` writes it."""
+        size = self.pattern.size
+        return {
+            "size": size,
+            "pattern": self.pattern.diagram(),
+            "symmetry": self.symmetry,
+            "placements": self.placements,
+            "searched": self.searched,
+            "candidates": self.candidates,
+            "games": self.games,
+            "total": self.total,
+            "ended": self.ended,
+            "limit": self.limit,
+            "continuations": [c.to_json(size) for c in self.continuations],
+            "matches": [m.to_json(record_json(m.record)) for m in self.matches],
+        }
 
 
 class PatternQuery:
