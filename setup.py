@@ -1,7 +1,9 @@
-"""Build the optional compiled core, gohash.pipeline._core, with setuptools' Cython support.
+"""Build the optional compiled cores (gohash.pipeline._core, gohash.pattern._match)
+with setuptools' Cython support.
 
-The extension is optional: where it cannot be built (no C compiler), gohash
-installs all the same and :mod:`gohash.pipeline.positions` takes the pure path.
+The extensions are optional: where they cannot be built (no C compiler), gohash
+installs all the same and :mod:`gohash.pipeline.positions` and
+:mod:`gohash.pattern.match` take their pure paths.
 """
 
 from Cython.Build import cythonize
@@ -10,8 +12,8 @@ from setuptools import Extension, setup
 setup(
     ext_modules=cythonize(
         [
-            Extension(f"gohash.pipeline.{name}", [f"gohash/pipeline/{name}.pyx"], optional=True)
-            for name in ("_scan", "_core")
+            Extension(f"gohash.{name}", [f"gohash/{name.replace('.', '/')}.pyx"], optional=True)
+            for name in ("pipeline._scan", "pipeline._core", "pattern._match")
         ],
         compiler_directives={"language_level": "3"},
     )

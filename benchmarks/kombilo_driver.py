@@ -1,7 +1,8 @@
 """Kombilo's side of ``benchmarks/kombilo.py``, run by it in a subprocess; not a benchmark.
 
-Run as ``python kombilo_driver.py KOMBILO_ROOT build DB FOLDER`` or
-``python kombilo_driver.py KOMBILO_ROOT search DB QUERIES OUT``, where
+Run as ``python kombilo_driver.py KOMBILO_ROOT build DB FOLDER``,
+``python kombilo_driver.py KOMBILO_ROOT search DB QUERIES OUT`` or
+``python kombilo_driver.py KOMBILO_ROOT patterns DB QUERIES OUT``, where
 KOMBILO_ROOT is the unpacked Kombilo sdist whose extension ``kombilo.py``
 built in place.  The process imports only the standard library and Kombilo's
 ``libkombilo`` (its Python layer ``kombiloNG`` is Python 2 only), so its peak
@@ -24,6 +25,14 @@ writes to OUT a JSON list of ``{"seconds", "reset", "hits", "files"}``: the
 search time, the time of the ``reset`` before it (a search looks only among
 the games of the previous one, so each starts from a reset, as a new search in
 Kombilo's window does), Kombilo's hit count and the real paths of the games hit.
+
+``patterns``: the same for pattern searches (``benchmarks/pattern.py``): each
+query of QUERIES is ``{"type", "sizeX", "sizeY", "text", "runs"}``, the type
+one of Kombilo's ``CORNER_NW_PATTERN``, ``SIDE_N_PATTERN``,
+``CENTER_PATTERN`` (fixed in the corner, sliding along the side, anywhere off
+the edges), the text its rows from the top; colours not fixed, either player
+to move, no move limit (``SearchOptions(0, 0, 10000)``).  Each pattern is
+searched ``runs`` times, each time from a reset; OUT gets every time.
 """
 
 from __future__ import annotations
@@ -93,6 +102,31 @@ def search(lk: Any, db: str, queries: list[str]) -> list[dict[str, object]]:
     return results
 
 
+def patterns(lk: Any, db: str, queries: list[dict[str, Any]]) -> list[dict[str, object]]:
+    gamelist = lk.GameList(db, ORDER_BY, FORMAT, lk.ProcessOptions(), 19, CACHE)
+    options = lk.SearchOptions(0, 0, 10000)
+    results: list[dict[str, object]] = []
+    for query in queries:
+        pattern = lk.Pattern(getattr(lk, query["type"]), 19, query["sizeX"], query["sizeY"],
+                             query["text"])
+        gamelist.reset()
+        gamelist.search(pattern, options)  # warm the page cache, as the gohash side does
+        times = []
+        for _ in range(query["runs"]):
+            gamelist.reset()
+            start = time.perf_counter()
+            gamelist.search(pattern, options)
+            times.append(time.perf_counter() - start)
+        games = gamelist.size()
+        files = sorted(
+            os.path.realpath(os.path.join(gamelist.getCurrentProperty(i, "path"),
+                                          gamelist.getCurrentProperty(i, "filename")))
+            for i in range(games)
+        )
+        results.append({"seconds": times, "hits": gamelist.numHits(), "files": files})
+    return results
+
+
 def main(argv: list[str]) -> int:
     root, mode, db, *rest = argv
     sys.path.insert(0, root)
@@ -103,8 +137,9 @@ def main(argv: list[str]) -> int:
     else:
         with open(rest[0]) as f:
             queries = json.load(f)
+        answer = search(lk, db, queries) if mode == "search" else patterns(lk, db, queries)
         with open(rest[1], "w") as f:
-            json.dump(search(lk, db, queries), f)
+            json.dump(answer, f)
     return 0
 
 

@@ -283,3 +283,8 @@ class DamagedIndexError(IndexFileError):
     """An index whose contents are not what gohash wrote: a value out of range, a
     frame that does not decode, or keys that its frames and key scheme do not give
     (``gohash index check`` lists every such fault)."""
+
+
+class PatternError(GohashError):
+    """A pattern diagram, move sequence or option that gohash cannot read: the
+    message quotes it and names the row, or the point in GTP coordinates."""

@@ -50,11 +50,14 @@ COMMANDS = leaves(build_parser())
 # The shared options, and the commands they belong to.
 WALKERS = {"gohash canon", "gohash superko", "gohash index build", "gohash audit"}
 SAME_POSITION = {"gohash canon", "gohash index find", "gohash audit"}
+# A pattern may also be searched as drawn: its --symmetry has a third choice, none.
+PATTERN = {"gohash index pattern"}
 SUICIDE = WALKERS | {"gohash index find"}
 FORMATS = {
     "gohash canon": ("jsonl", "csv", "parquet"),
     "gohash superko": ("text", "jsonl"),
     "gohash index find": ("text", "json"),
+    "gohash index pattern": ("text", "json"),
     "gohash index dupes": ("text", "json"),
     "gohash index info": ("text", "json"),
     "gohash audit": ("text", "json"),
@@ -75,7 +78,7 @@ def test_every_command_is_walked() -> None:
     assert set(COMMANDS) == {
         "gohash canon", "gohash superko", "gohash audit", "gohash index build",
         "gohash index find", "gohash index dupes", "gohash index info", "gohash index check",
-        "gohash index remove",
+        "gohash index remove", "gohash index pattern",
         "gohash serve", "gohash pack",
     }
 
@@ -103,7 +106,7 @@ def test_shared_options_exist_wherever_they_apply() -> None:
         assert ("--jobs" in have) == (command in WALKERS), command
         assert ("--variations" in have) == (command in WALKERS), command
         assert ("--scheme" in have) == (command in WALKERS), command
-        assert ("--symmetry" in have) == (command in SAME_POSITION), command
+        assert ("--symmetry" in have) == (command in SAME_POSITION | PATTERN), command
         assert ("--suicide" in have) == (command in SUICIDE), command
         assert ("--format" in have) == (command in FORMATS), command
 
@@ -120,6 +123,8 @@ def test_shared_options_have_one_definition() -> None:
     for action in the("--symmetry", SAME_POSITION):
         assert (tuple(action.choices), action.default) == (("d4", "full"), "full")
         assert action.help == the("--symmetry", SAME_POSITION)[0].help
+    for action in the("--symmetry", PATTERN):
+        assert (tuple(action.choices), action.default) == (("full", "d4", "none"), "full")
     for action in the("--scheme", WALKERS):
         assert tuple(action.choices) == SCHEMES
     # canon's keys are counted (regular128 merges nothing in the corpus); superko's
@@ -154,6 +159,8 @@ def test_exit_codes_and_streams(tmp_path: Path, capsys: pytest.CaptureFixture[st
     merging = tmp_path / "e3.sgf"  # huima64 hashes the empty board and these four stones alike
     merging.write_text("(;SZ[19])(;SZ[19]AB[dj][jd][pj][jp])")
     db, dupes = str(tmp_path / "i.db"), str(tmp_path / "dupes.db")
+    corner = tmp_path / "corner.txt"
+    corner.write_text("\n".join(["---------"] * 6 + ["***------", "..*------", ".X*------"]))
     same = tmp_path / "same"
     same.mkdir()
     for name in ("one.sgf", "two.sgf"):
@@ -173,6 +180,8 @@ def test_exit_codes_and_streams(tmp_path: Path, capsys: pytest.CaptureFixture[st
         (["index", "find", db, "--sgf", NINE, "--move", "10"], 0),
         (["index", "find", db, "--position", "X .\n. ."], 0),  # not there: no error either
         (["index", "find", missing, "--sgf", NINE], 2),
+        (["index", "pattern", db, str(corner)], 0),
+        (["index", "pattern", db, missing], 2),
         (["index", "dupes", db], 0),
         (["index", "build", dupes, str(same)], 0),
         (["index", "dupes", dupes], 1),

@@ -22,6 +22,8 @@ from ..index.index import DupeGroup, Index, position_from_sgf
 from ..index.queries import FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
 from ..index.records import PARSE_VERSION
 from ..index.store import build_index
+from ..pattern.diagram import SYMMETRIES as PATTERN_SYMMETRIES
+from ..pattern.search import PatternResult
 from ..sgf.sources import find_inputs
 from .options import (
     EXIT_CLEAN,
@@ -134,20 +136,40 @@ def register(subparsers: Any) -> None:
         "move with --sgf (Black at first, then the opponent of the last mover), either "
         "side for a --position diagram (it has none); default without: either side",
     )
-    filters = find.add_argument_group(
-        "filters", "count only the games these let through (all that are given)"
-    )
-    for spec in FILTERS:
-        if spec.kind == "yes_no":
-            filters.add_argument(spec.option, action=argparse.BooleanOptionalAction,
-                                 default=None, help=spec.help)
-        elif spec.kind == "choice":
-            filters.add_argument(spec.option, choices=[value for value, _ in spec.choices],
-                                 help=spec.help)
-        else:
-            filters.add_argument(spec.option, metavar=spec.metavar, help=spec.help)
+    _add_filters(find)
     add_exit_codes(find)
     leaf(find, _run_find)
+
+    pattern = commands.add_parser(
+        "pattern",
+        help="every game where a corner, side or local shape occurred, and what came next",
+        description="Find every game where a pattern occurred on the main line, placed up "
+        "to --symmetry (a corner pattern in all four corners, a side pattern sliding along "
+        "every side), with the next moves played in its region.  FILE holds the pattern as "
+        "a full-board diagram, top row first: X black, O white, . empty, * anything, "
+        "x black or empty, o white or empty, - outside the pattern (docs/patterns.md).",
+    )
+    pattern.add_argument("db", metavar="DB", help="the index file")
+    pattern.add_argument("diagram", metavar="FILE",
+                         help="the pattern diagram: a file, or - for standard input")
+    pattern.add_argument("--symmetry", choices=PATTERN_SYMMETRIES, default="full",
+                         help="full: rotations, reflections and colour exchange (default); "
+                         "d4: rotations and reflections; none: as drawn")
+    pattern.add_argument("--to-move", choices=("b", "w"),
+                         help="only where this side is to move, in the pattern's colours")
+    pattern.add_argument("--max-move", type=non_negative_int, metavar="N",
+                         help="only hits up to move N")
+    pattern.add_argument(
+        "--sequence", metavar="MOVES",
+        help="moves that must follow in the pattern's region, in order (other moves "
+        "elsewhere in between allowed): colour and point pairs like 'B C3 W D4'",
+    )
+    add_format(pattern, ("text", "json"), help="result format")
+    pattern.add_argument("--limit", type=non_negative_int, default=100, metavar="N",
+                         help="show at most N games (default 100; 0: all)")
+    _add_filters(pattern)
+    add_exit_codes(pattern)
+    leaf(pattern, _run_pattern)
 
     dupes = commands.add_parser(
         "dupes",
@@ -246,14 +268,26 @@ def _query(args: argparse.Namespace) -> Board:
         if value is not None:
             raise GohashError(f"{option} goes with --sgf, not --position")
     text = args.position
-    if text == "-":
+    if "\n" not in text and (text == "-" or os.path.isfile(text)):
+        text = _read_text(text)
+    return Board.from_diagram(text)
+
+
+def _read_text(path: str) -> str:
+    """A diagram from a file, or standard input for ``-``; at most
+    :data:`MAX_DIAGRAM_BYTES`."""
+    if path == "-":
         text = sys.stdin.read(MAX_DIAGRAM_BYTES + 1)
-    elif "\n" not in text and os.path.isfile(text):
-        with open(text, encoding="utf-8", errors="replace") as f:
-            text = f.read(MAX_DIAGRAM_BYTES + 1)
+    else:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read(MAX_DIAGRAM_BYTES + 1)
+        except OSError as error:
+            raise GohashError(f"cannot read the diagram {path!r}: {error.strerror}",
+                              file=path) from None
     if len(text) > MAX_DIAGRAM_BYTES:
         raise GohashError(f"the diagram is larger than {MAX_DIAGRAM_BYTES} bytes")
-    return Board.from_diagram(text)
+    return text
 
 
 def _check_one_file(path: str) -> None:
@@ -347,6 +381,68 @@ def _players(record: Record) -> str:
     black = " ".join(x for x in (record.black or "?", record.black_rank) if x)
     white = " ".join(x for x in (record.white or "?", record.white_rank) if x)
     return f"{black} (B) vs {white} (W)"
+
+
+def _add_filters(parser: argparse.ArgumentParser) -> None:
+    """The filters of find and pattern (:data:`~gohash.index.queries.FILTERS`)."""
+    filters = parser.add_argument_group(
+        "filters", "count only the games these let through (all that are given)"
+    )
+    for spec in FILTERS:
+        if spec.kind == "yes_no":
+            filters.add_argument(spec.option, action=argparse.BooleanOptionalAction,
+                                 default=None, help=spec.help)
+        elif spec.kind == "choice":
+            filters.add_argument(spec.option, choices=[value for value, _ in spec.choices],
+                                 help=spec.help)
+        else:
+            filters.add_argument(spec.option, metavar=spec.metavar, help=spec.help)
+
+
+# -- pattern -----------------------------------------------------------------------------------
+
+
+def _run_pattern(args: argparse.Namespace) -> int:
+    filters = _filters(args)
+    text = _read_text(args.diagram)
+    with Index(args.db, read_only=True) as index:
+        found = index.pattern(text, symmetry=args.symmetry, to_move=args.to_move,
+                              max_move=args.max_move, sequence=args.sequence or (),
+                              filters=filters, limit=args.limit or None)
+    report = Reporter(args.prog)
+    report.say(f"{found.pattern.size}x{found.pattern.size} pattern, "
+               f"{counted(found.placements, 'placement')}: {counted(found.total, 'hit')} in "
+               f"{counted(found.games, 'game')} ({found.candidates:,} of "
+               f"{found.searched:,} games replayed)")
+    if args.format == "json":
+        print(json.dumps(found.to_json(), ensure_ascii=False))
+    else:
+        _print_pattern(found)
+    if len(found.matches) < found.total:
+        report.say(f"showing {len(found.matches):,} of {found.total:,} hits: --limit 0 for all")
+    return EXIT_CLEAN
+
+
+def _print_pattern(found: PatternResult) -> None:
+    size = found.pattern.size
+    if found.total:
+        print(f"{'move':<6}{'count':>7}{'tenuki':>8}{'B wins':>8}{'W wins':>8}{'other':>7}"
+              "  first       last")
+    for m in found.continuations:
+        name = f"{m.colour.upper()} {gtp(m.point, size)}"
+        print(f"{name:<6}{m.count:>7,}{m.tenuki:>8,}{m.black_wins:>8,}{m.white_wins:>8,}"
+              f"{m.other:>7,}  {m.first_date or '-':<10}  {m.last_date or '-'}")
+    if found.total:
+        print(f"{found.ended:,} without a next move in the region")
+    for hit in found.matches:
+        record = hit.record
+        colours = ", colours exchanged" if hit.colours_exchanged else ""
+        nxt = "-" if hit.continuation is None else (
+            f"{hit.continuation[0].upper()} {gtp(hit.continuation[1], size)}"
+            f"{' (tenuki)' if hit.tenuki else ''}")
+        moved = "" if hit.offset == (0, 0) else f", moved {hit.offset[0]:+d},{hit.offset[1]:+d}"
+        print(f"{record.file}  game {record.game}  move {hit.move_number}  {hit.element.name}"
+              f"{moved}{colours}  ({_players(record)})  next {nxt}")
 
 
 # -- dupes -------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
 from ..index.players import Opening, PlayerSummary, Results
 from ..index.queries import FILTERS, GAME_ORDERS, Filters, GameRecord
+from ..pattern.diagram import SYMMETRIES
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 
@@ -115,7 +116,10 @@ _SECURITY_HEADERS = {
 }
 
 _CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
-_POSITION_PARAMS = ("size", "moves", *(spec.name for spec in FILTERS), "symmetry", "turn")
+_FILTER_PARAMS = tuple(spec.name for spec in FILTERS)
+_POSITION_PARAMS = ("size", "moves", *_FILTER_PARAMS, "symmetry", "turn")
+_PATTERN_PARAMS = ("diagram", "symmetry", "to_move", "max_move", "sequence", *_FILTER_PARAMS,
+                   "limit")
 
 
 # -- query parameters ---------------------------------------------------------------------------
@@ -291,6 +295,24 @@ class _Explorer:
         with self.indexes.use() as index:
             summary = index.player(name, order=order)
         return _player_json(summary, offset, limit)
+
+    def pattern(self, params: dict[str, str]) -> dict[str, Any]:
+        """The hits and continuations of the pattern ``diagram`` (rows separated by
+        new lines, as :func:`gohash.pattern.diagram.parse_pattern` reads them)."""
+        diagram = params.get("diagram")
+        if not diagram:
+            raise BadRequest("diagram is missing: a pattern diagram, one line per row")
+        with self.indexes.use() as index:
+            found = index.pattern(
+                diagram, symmetry=_choice(params, "symmetry", SYMMETRIES) or "full",
+                to_move=_choice(params, "to_move", ("b", "w")),
+                max_move=_int(params, "max_move", -1, 0, 10**6) if "max_move" in params else None,
+                sequence=params.get("sequence", ""), filters=_filters(params),
+                limit=_int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE),
+            )
+        answer = found.to_json(paths=False)
+        answer["continuations"] = answer["continuations"][:MAX_CONTINUATIONS]
+        return answer
 
 
 class _GameReader:
@@ -680,6 +702,9 @@ def create_app(
         offset = _int(params, "offset", 0, 0, 10**9)
         return explorer.games(query, offset, _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE))
 
+    def pattern(params: dict[str, str]) -> dict[str, Any]:
+        return explorer.pattern(params)
+
     def game_of(request: Request, allowed: tuple[str, ...]) -> tuple[int, Element, dict[str, str]]:
         params = _params(request, allowed)
         game_id: str = request.path_params["game_id"]
@@ -718,6 +743,7 @@ def create_app(
         Route("/api/position", _endpoint((*_POSITION_PARAMS, "order", "limit"), position)),
         Route("/api/games", _endpoint((*_POSITION_PARAMS, "order", "offset", "limit"), games)),
         Route("/api/player", _endpoint(("name", "order", "offset", "limit"), player)),
+        Route("/api/pattern", _endpoint(_PATTERN_PARAMS, pattern)),
         Route("/api/game/{game_id}", game),
         Route("/api/game/{game_id}/steps", steps),
         Route("/api/game/{game_id}/sgf", sgf),

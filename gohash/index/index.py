@@ -12,7 +12,8 @@ which takes a query position from a record.  The command line
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,7 +25,10 @@ from ..go.board import Board
 from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
-from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements
+from ..pattern.diagram import Pattern
+from ..pattern.match import Game, ever_bitmaps
+from ..pattern.search import PatternQuery, PatternResult
+from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, gathers, unpack_frames
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import OCCURRENCE_FAULT, damaged, frame_faults
@@ -343,6 +347,68 @@ class Index:
         return merge_continuations(rows, key=key, view=view, limit=limit)
 
     @database_errors
+    def pattern(
+        self,
+        diagram: str | Pattern,
+        *,
+        symmetry: str = "full",
+        to_move: str | None = None,
+        max_move: int | None = None,
+        sequence: str | Sequence[tuple[str, str]] = (),
+        filters: Filters | None = None,
+        limit: int | None = 100,
+        compiled: bool | None = None,
+    ) -> PatternResult:
+        """Every game of the pattern's board size where ``diagram`` (a pattern
+        diagram, :func:`gohash.pattern.diagram.parse_pattern`) occurred on the
+        main line, placed up to ``symmetry`` (``"full"``, ``"d4"``, ``"none"``),
+        with the continuations in its region (:mod:`gohash.pattern.search`).
+
+        ``to_move`` (``'b'``, ``'w'``, in the query's colours; None or
+        ``'any'``: either), ``max_move`` and ``sequence`` restrict the hits
+        (:class:`~gohash.pattern.search.PatternQuery`); ``filters`` the games.
+        ``limit`` keeps the first matches in index order (None: all); the
+        counts and continuations cover all.  ``compiled`` picks the kernel
+        (None: the compiled one where built).  Only games whose points ever
+        black and ever white hold some placement's stones are replayed (the
+        games table's ``ever_black``, ``ever_white`` bitmaps where it has
+        them, :func:`gohash.pattern.match.bitmap`'s bits as little-endian
+        bytes; else computed from the game's boards), and every hit is
+        confirmed on the exact board.
+        """
+        query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
+                             sequence=sequence)
+        # A game whose root was in error has no positions: nothing to search.
+        where, params = "g.size = ? AND g.positions > 0", [query.size]
+        if filters is not None:
+            condition, more = filters.sql("g")
+            where += f" AND {condition}"
+            params += more
+        # Bitmaps stored with the games filter before a game is read; without
+        # them, they are computed from its boards.
+        stored = {row[1] for row in self._db.execute("PRAGMA table_info(games)")} >= {
+            "ever_black", "ever_white"}
+        bitmaps = ", g.ever_black, g.ever_white" if stored else ", NULL, NULL"
+        rows = self._db.execute(
+            f"SELECT {RECORD_COLUMNS}, g.positions{bitmaps} FROM games g "
+            f"JOIN files f ON f.id = g.file_id WHERE {where} ORDER BY g.id", params,
+        ).fetchall()
+        matches = []
+        candidates = 0
+        for *columns, positions, ever_black, ever_white in rows:
+            record = Record.from_row(columns)
+            if ever_black is not None and ever_white is not None and not query.candidate(
+                    int.from_bytes(ever_black, "little"), int.from_bytes(ever_white, "little")):
+                continue
+            game = _game_boards(self._db, self.path, record.id, record.size, positions)
+            if (ever_black is None or ever_white is None) and not query.candidate(
+                    *ever_bitmaps(game.boards, record.size)):
+                continue
+            candidates += 1
+            matches += query.matches(record, game, compiled=compiled)
+        return query.result(matches, searched=len(rows), candidates=candidates, limit=limit)
+
+    @database_errors
     def game(self, game_id: int) -> GameRecord:
         """A game of the index read again from its file, for a viewer: its record,
         its root text and every position of its main line as indexed.
@@ -502,6 +568,45 @@ _LINE = (
     "CASE WHEN o.seq < g.positions THEN '' ELSE (SELECT v.path FROM variations v "
     "WHERE v.game_id = o.game_id AND v.seq <= o.seq ORDER BY v.seq DESC LIMIT 1) END"
 )
+
+
+def _game_boards(db: sqlite3.Connection, path: str, game_id: int, size: int,
+                 positions: int) -> Game:
+    """The main line of game ``game_id`` as :class:`~gohash.pattern.match.Game`
+    boards, from its occurrences' frames (each mapped back by the inverse of
+    its element): the one place pattern search reads positions from the index."""
+    rows = db.execute(
+        "SELECT o.move, o.element, o.to_move, o.next_colour, coalesce(o.next_point, -1), "
+        "p.frame FROM occurrences o JOIN positions p ON p.id = o.position_id "
+        "WHERE o.game_id = ? AND o.seq < ? ORDER BY o.seq", (game_id, positions),
+    ).fetchall()
+    count, n = len(rows), size * size
+    if count != positions or count == 0:
+        raise damaged(path, f"game {game_id}: {count} of {positions} main-line positions")
+    moves, stored, to_move, colours, points, frames = zip(*rows, strict=True)
+    elements = np.array(stored, dtype=np.intp)
+    if elements.min() < 0 or elements.max() > 15:
+        raise damaged(path, f"game {game_id}: an element out of 0..15")
+    flat = unpack_frames(b"".join(frames), count, size).reshape(-1)
+    # Each frame mapped back by the inverse of its element, colours exchanged
+    # back where it exchanges them.
+    table = gathers(size)[_INVERSES[elements]] + (np.arange(count) * n)[:, np.newaxis]
+    boards = flat[table]
+    if boards.max() > 2:
+        raise damaged(path, f"game {game_id}: a frame holds a point value 3")
+    swapped = elements >= 8
+    boards[swapped] = _SWAP_COLOURS[boards[swapped]]
+    # A next point is stored in the frame's orientation: gathers[e][frame
+    # point] is that point on the board (the inverse of e's permutation).
+    at = np.array(points, dtype=np.intp)
+    on_board = at >= 0
+    at[on_board] = gathers(size)[elements[on_board], at[on_board]]
+    return Game(boards, np.array(moves, dtype=np.int32), np.array(to_move, dtype=np.int8),
+                np.array(colours, dtype=np.int8), at.astype(np.int32))
+
+
+_INVERSES = np.array([g.inverse.index for g in ELEMENTS], dtype=np.intp)
+_SWAP_COLOURS = np.array([0, 2, 1], dtype=np.int8)
 
 
 def _position_array(position: Board | npt.ArrayLike) -> Board8:

@@ -1,0 +1,289 @@
+"""The hits of a pattern's placements in one game, and the games worth replaying.
+
+Scope: :class:`Game` (a game's boards and moves, as the index gives them),
+:class:`Matcher` (the placements of a query laid out once as arrays) with
+:meth:`Matcher.match`, the compiled kernel ``gohash.pattern._match`` where it
+was built and :func:`match_python`, its pure twin, otherwise; and the per-game
+bitmaps of points ever black or ever white that pick the candidate games.
+
+A hit of a placement is the first position of the game (0: the start) where
+the placement is present -- every point of its region holds what its code
+allows -- with the side to move asked for, at most at move ``max_move``, and
+followed by the placement's sequence: its moves played next inside the
+region, in order, other moves elsewhere in between allowed.  Each placement
+hits a game once at most: one that vanishes and comes back is not counted
+again.  Its continuation is the next move played inside the region after the
+hit (after the sequence), and whether a move elsewhere (or a pass) came first:
+a tenuki.
+
+While a game is replayed each placement's key (the hash of its fixed-colour
+points' stones) is kept up to date by XOR as points change; only a placement
+one of whose constrained points changed, and whose key then equals the key
+its pattern requires, is checked point by point.  The key filters; the check
+decides.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import PatternError
+from ..group.schemes import KeyScheme
+from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, Placement
+
+try:
+    from . import _match
+except ImportError:  # no C compiler at install: the pure twin does the work
+    _match = None  # type: ignore[assignment]
+
+__all__ = ["Game", "Hits", "Matcher", "bitmap", "ever_bitmaps", "match_python"]
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game's main line: ``boards[i]`` the flat stones (``row * size + col``,
+    row 0 the bottom line; 0 empty, 1 black, 2 white) of its position ``i``,
+    the start first; ``move_numbers[i]`` its move number, ``to_move[i]`` the
+    side to move there (1, 2); ``next_colour[i]`` the colour of the move played
+    from it (0: none, the line ends or a setup node follows) and
+    ``next_point[i]`` its point (-1: a pass or none)."""
+
+    boards: npt.NDArray[np.int8]
+    move_numbers: npt.NDArray[np.int32]
+    to_move: npt.NDArray[np.int8]
+    next_colour: npt.NDArray[np.int8]
+    next_point: npt.NDArray[np.int32]
+
+
+@dataclass(frozen=True)
+class Hits:
+    """The hits in one game: placement ``placement[j]`` (an index into the
+    matcher's placements) hit at position ``position[j]``; its continuation was
+    played from position ``continuation[j]`` (-1: none), after a move elsewhere
+    if ``tenuki[j]``.  In order of position, then placement."""
+
+    placement: npt.NDArray[np.int32]
+    position: npt.NDArray[np.int32]
+    continuation: npt.NDArray[np.int32]
+    tenuki: npt.NDArray[np.bool_]
+
+
+class Matcher:
+    """The placements of a query as the kernel reads them, built once per query.
+
+    ``keys`` is the 64-bit XOR scheme the placements' keys were made with.
+    ``to_move`` (1 Black, 2 White, 0 either) is the side to move in the query's
+    colours; ``max_move`` (-1: no bound) the last move number a hit may have.
+    """
+
+    def __init__(
+        self, placements: tuple[Placement, ...], keys: KeyScheme, *, to_move: int = 0,
+        max_move: int = -1,
+    ) -> None:
+        if not placements:
+            raise PatternError("a pattern needs at least one placement")
+        size = keys.size
+        points = size * size
+        self.placements = placements
+        self.size = size
+        self.to_move = to_move
+        self.max_move = max_move
+        self.offsets = np.cumsum([0] + [len(p.points) for p in placements]).astype(np.int32)
+        self.points = np.array([q for p in placements for q in p.points], dtype=np.int32)
+        self.codes = np.array([c for p in placements for c in p.codes], dtype=np.int8)
+        self.targets = np.array([p.key for p in placements], dtype=np.uint64)
+        self.zobrist = np.zeros((points, 3), dtype=np.uint64)
+        self.zobrist[:, 1] = keys.black_keys
+        self.zobrist[:, 2] = keys.white_keys
+        self.masks = np.zeros((len(placements), points), dtype=np.uint8)
+        for index, p in enumerate(placements):
+            self.masks[index, list(p.points)] = 1
+        self.swaps = np.array([p.element.swap for p in placements], dtype=np.int8)
+        longest = max(len(p.sequence) for p in placements)
+        self.seq_length = np.array([len(p.sequence) for p in placements], dtype=np.int32)
+        self.seq_colours = np.zeros((len(placements), max(longest, 1)), dtype=np.int8)
+        self.seq_points = np.zeros((len(placements), max(longest, 1)), dtype=np.int32)
+        for index, p in enumerate(placements):
+            for step, (colour, point) in enumerate(p.sequence):
+                self.seq_colours[index, step] = colour
+                self.seq_points[index, step] = point
+        # The placements that watch each point: those that constrain it; a
+        # fixed-colour point also enters the placement's key.
+        watchers: list[list[tuple[int, int]]] = [[] for _ in range(points)]
+        for index, p in enumerate(placements):
+            for point, code in zip(p.points, p.codes, strict=True):
+                if code != ANY:
+                    watchers[point].append((index, int(code in (EMPTY, BLACK, WHITE))))
+        self.watch_offsets = np.cumsum([0] + [len(w) for w in watchers]).astype(np.int32)
+        self.watch = np.array([i for w in watchers for i, _ in w], dtype=np.int32)
+        self.watch_fixed = np.array([f for w in watchers for _, f in w], dtype=np.int8)
+        self.required = [
+            (bitmap([q for q, c in zip(p.points, p.codes, strict=True) if c == BLACK], size),
+             bitmap([q for q, c in zip(p.points, p.codes, strict=True) if c == WHITE], size))
+            for p in placements
+        ]
+        self._kernel = None if _match is None else _match.Kernel(self)
+
+    def candidate(self, ever_black: int, ever_white: int) -> bool:
+        """Whether a game whose points ever black and ever white are the bitmaps
+        ``ever_black`` and ``ever_white`` (:func:`bitmap`'s bits) can hold a
+        placement: some placement's black points were all black at some time,
+        and its white points white."""
+        return any(black & ~ever_black == 0 and white & ~ever_white == 0
+                   for black, white in self.required)
+
+    def match(self, game: Game, *, compiled: bool | None = None) -> Hits:
+        """The hits in ``game``: by the compiled kernel (``compiled`` None: where
+        built, unless ``GOHASH_PURE=1`` is set; True: required) or
+        :func:`match_python`."""
+        if compiled is None:
+            compiled = self._kernel is not None and os.environ.get("GOHASH_PURE", "") in ("", "0")
+        if not compiled:
+            return match_python(self, game)
+        if self._kernel is None:
+            raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
+        placement, position, continuation, tenuki = self._kernel.match(
+            game.boards, game.move_numbers, game.to_move, game.next_colour, game.next_point
+        )
+        return _ordered(placement, position, continuation, tenuki.astype(np.bool_))
+
+
+def _ordered(
+    placement: npt.NDArray[np.int32], position: npt.NDArray[np.int32],
+    continuation: npt.NDArray[np.int32], tenuki: npt.NDArray[np.bool_],
+) -> Hits:
+    order = np.lexsort((placement, position))
+    return Hits(placement[order], position[order], continuation[order], tenuki[order])
+
+
+def _fits(code: int, value: int) -> bool:
+    if code in (EMPTY, BLACK, WHITE):
+        return value == code
+    if code == BLACK_OR_EMPTY:
+        return value != WHITE
+    if code == ANY:
+        return True
+    return value != BLACK  # WHITE_OR_EMPTY
+
+
+def match_python(m: Matcher, game: Game) -> Hits:
+    """The pure Python twin of the compiled kernel: the same hits, the same order."""
+    boards = game.boards
+    count = len(m.placements)
+    keys = [0] * count
+    hit = [False] * count
+    pending: dict[int, None] = {}  # present but not hit yet, in order of arrival
+    found: list[tuple[int, int, int, bool]] = []
+    targets = [int(k) for k in m.targets]
+    zobrist = m.zobrist.tolist()
+    for i in range(boards.shape[0]):
+        if m.max_move >= 0 and game.move_numbers[i] > m.max_move:
+            break
+        board = boards[i].tolist()
+        if i == 0:
+            dirty = list(range(count))
+            for pl, placement in enumerate(m.placements):
+                for point, code in zip(placement.points, placement.codes, strict=True):
+                    if code in (EMPTY, BLACK, WHITE):
+                        keys[pl] ^= zobrist[point][board[point]]
+        else:
+            previous = boards[i - 1].tolist()
+            touched: dict[int, None] = {}
+            for point in range(len(board)):
+                old, new = previous[point], board[point]
+                if old == new:
+                    continue
+                delta = zobrist[point][old] ^ zobrist[point][new]
+                for w in range(m.watch_offsets[point], m.watch_offsets[point + 1]):
+                    pl = int(m.watch[w])
+                    if hit[pl]:
+                        continue
+                    if m.watch_fixed[w]:
+                        keys[pl] ^= delta
+                    touched[pl] = None
+            dirty = list(touched)
+        for pl in dirty:
+            placement = m.placements[pl]
+            present = keys[pl] == targets[pl] and all(
+                _fits(code, board[point])
+                for point, code in zip(placement.points, placement.codes, strict=True)
+            )
+            if present:
+                pending.setdefault(pl, None)
+            else:
+                pending.pop(pl, None)
+        for pl in list(pending):
+            start = _conditions(m, game, pl, i)
+            if start >= 0:
+                del pending[pl]
+                hit[pl] = True
+                found.append((pl, i, *_continuation(m, game, pl, start)))
+    return _ordered(
+        np.array([f[0] for f in found], dtype=np.int32),
+        np.array([f[1] for f in found], dtype=np.int32),
+        np.array([f[2] for f in found], dtype=np.int32),
+        np.array([f[3] for f in found], dtype=np.bool_),
+    )
+
+
+def _conditions(m: Matcher, game: Game, pl: int, i: int) -> int:
+    """Where the continuation's search starts if placement ``pl``, present at
+    position ``i``, hits there (side to move, sequence); -1 if it does not."""
+    if m.to_move:
+        want = m.to_move if not m.swaps[pl] else 3 - m.to_move
+        if game.to_move[i] != want:
+            return -1
+    k = i
+    for step in range(m.seq_length[pl]):
+        while True:
+            if k >= len(game.next_colour) or game.next_colour[k] == 0:
+                return -1
+            point = int(game.next_point[k])
+            k += 1
+            if point >= 0 and m.masks[pl, point]:
+                if (point != m.seq_points[pl, step]
+                        or game.next_colour[k - 1] != m.seq_colours[pl, step]):
+                    return -1
+                break
+    return k
+
+
+def _continuation(m: Matcher, game: Game, pl: int, start: int) -> tuple[int, bool]:
+    k = start
+    while k < len(game.next_colour) and game.next_colour[k] != 0:
+        point = int(game.next_point[k])
+        if point >= 0 and m.masks[pl, point]:
+            return k, k > start
+        k += 1
+    return -1, False
+
+
+# -- candidate games ---------------------------------------------------------------------------
+
+
+def bitmap(points: list[int], size: int) -> int:
+    """The bitmap of flat points (``row * size + col``, row 0 the bottom line) as an
+    int whose bit ``i`` is point ``i`` counted row by row from the TOP row: the
+    order of the index's ``ever_black``/``ever_white`` columns (little-endian
+    bytes, ``int.from_bytes(blob, "little")``)."""
+    bits = 0
+    for point in points:
+        row, col = divmod(point, size)
+        bits |= 1 << ((size - 1 - row) * size + col)
+    return bits
+
+
+def ever_bitmaps(boards: npt.NDArray[np.int8], size: int) -> tuple[int, int]:
+    """The bitmaps (:func:`bitmap`) of the points that are black, and white, in
+    some position of ``boards`` (flat, ``[positions, size * size]``)."""
+
+    def ever(colour: int) -> int:
+        # Rows from the top, then bits little-endian: bitmap's order.
+        top_first = (boards == colour).any(axis=0).reshape(size, size)[::-1].reshape(-1)
+        return int.from_bytes(np.packbits(top_first, bitorder="little").tobytes(), "little")
+
+    return ever(BLACK), ever(WHITE)

@@ -1,0 +1,369 @@
+"""Index.pattern: the boards it reads from the index, its hits against the
+brute-force reference of tests/test_pattern.py, its continuations."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from gohash.cli import main
+from gohash.errors import DamagedIndexError, PatternError
+from gohash.explorer.app import create_app
+from gohash.index.index import Index, _game_boards
+from gohash.index.queries import Filters
+from gohash.pattern.match import ever_bitmaps
+from tests import sgfgen
+from tests.conftest import require_corpus
+from tests.test_pattern import diagrams, game_arrays, reference_hits
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
+
+# B D4 on an empty lower-left corner of 9x9, as a 5x5 corner pattern.
+CORNER_9 = "\n".join(["---------"] * 4 + [".....----", "...X.----", ".....----", ".....----",
+                                          ".....----"])
+
+
+def _build(tmp_path: Path, paths: list[str]) -> str:
+    db = str(tmp_path / "index.db")
+    with Index(db, create=True) as index:
+        index.build(paths)
+    return db
+
+
+def _positions(db: str) -> list[tuple[int, int, int]]:
+    with Index(db, read_only=True) as index:
+        return index._db.execute("SELECT id, size, positions FROM games ORDER BY id").fetchall()
+
+
+def test_game_boards_are_the_games_positions(tmp_path: Path) -> None:
+    db = _build(tmp_path, [str(p) for p in sorted(DATA.glob("*.sgf"))])
+    with Index(db, read_only=True) as index:
+        for game_id, size, positions in _positions(db):
+            game = _game_boards(index._db, db, game_id, size, positions)
+            again = index.game(game_id).positions
+            assert len(again) == len(game.boards)
+            for i, position in enumerate(again):
+                assert (game.boards[i] == position.stones.reshape(-1)).all()
+                assert game.move_numbers[i] == position.move_number
+                if i + 1 < len(again) and again[i + 1].colour and not again[i + 1].setup:
+                    after = again[i + 1]
+                    assert "bw"[game.next_colour[i] - 1] == after.colour
+                    point = -1 if after.point is None else after.point[0] * size + after.point[1]
+                    assert game.next_point[i] == point
+
+
+def _record_hits(db: str, diagram: str, **options: Any) -> set[tuple[int, int]]:
+    with Index(db, read_only=True) as index:
+        found = index.pattern(diagram, limit=None, **options)
+    return {(m.record.game, m.seq) for m in found.matches}
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data(), symmetry=st.sampled_from(["full", "d4", "none"]))
+def test_index_pattern_equals_the_reference(tmp_path_factory: Any, data: Any,
+                                            symmetry: str) -> None:
+    record = data.draw(sgfgen.records(st.integers(3, 7), same_size=True, faults=False,
+                                      max_depth=0))
+    folder = tmp_path_factory.mktemp("records")
+    path = folder / "games.sgf"
+    path.write_text(record.sgf(), encoding="utf-8")
+    db = _build(folder, [str(path)])
+    size = record.games[0].size
+    diagram = data.draw(diagrams(size))
+    # The reference replays as sgfmill does (suicide, ko retaken); the index
+    # holds each game up to its first illegal move: the positions before it.
+    held = {number: positions for number, (_, _, positions) in enumerate(_positions(db))}
+    expected = set()
+    for number, game in enumerate(record.games):
+        arrays = game_arrays(sgfgen.Record((game,)))
+        positions = {position for _, position, _, _ in reference_hits(diagram, symmetry, arrays)}
+        expected |= {(number, position) for position in positions if position < held[number]}
+    for compiled in (False, True):
+        assert _record_hits(db, diagram, symmetry=symmetry, compiled=compiled) == expected
+
+
+# Four games, each with B at the 4-4 point of a corner (or White's, with colours
+# exchanged), then the next move nearby, after a tenuki, or none.
+FOUR = {
+    # B D4, W C3 (answer inside the region, no tenuki)
+    "a.sgf": "(;GM[1]FF[4]SZ[9]RE[B+R]DT[2001-01-01];B[df];W[cg])",
+    # B F6 (upper right, turned), W tenuki at A9, then W G7
+    "b.sgf": "(;GM[1]FF[4]SZ[9]RE[W+R]DT[2003-05-01];B[fd];W[aa];W[gc])",
+    # W D4 first: colours exchanged; B C3 answers, seen as W C3
+    "c.sgf": "(;GM[1]FF[4]SZ[9]RE[W+3]DT[2002];W[df];B[cg])",
+    # B D4 and nothing more
+    "d.sgf": "(;GM[1]FF[4]SZ[9]RE[B+1];B[df])",
+}
+
+
+@pytest.fixture
+def four(tmp_path: Path) -> str:
+    for name, text in FOUR.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return _build(tmp_path, [str(tmp_path / name) for name in sorted(FOUR)])
+
+
+def test_continuations_in_the_query_colours(four: str) -> None:
+    db = four
+    with Index(db, read_only=True) as index:
+        found = index.pattern(CORNER_9)
+        assert found.games == found.total == 4
+        assert [m.move_number for m in found.matches] == [1, 1, 1, 1]
+        assert [m.colours_exchanged for m in found.matches] == [False, False, True, False]
+        assert found.ended == 1
+        (c3,) = found.continuations
+        assert (c3.colour, c3.point, c3.count, c3.tenuki) == ("w", (2, 2), 3, 1)
+        # Query's Black won a.sgf; b.sgf White; c.sgf: White (the query's Black) won.
+        assert (c3.black_wins, c3.white_wins, c3.other) == (2, 1, 0)
+        assert (c3.first_date, c3.last_date) == ("2001-01-01", "2003-05-01")
+        assert index.pattern(CORNER_9, symmetry="d4").total == 3
+        assert index.pattern(CORNER_9, symmetry="none").total == 2
+        assert index.pattern(CORNER_9, to_move="w").total == 4
+        # Black to move: only b.sgf, after White's tenuki, where the shape still stood.
+        (black,) = index.pattern(CORNER_9, to_move="b").matches
+        assert (black.record.file.endswith("b.sgf"), black.move_number) == (True, 2)
+        assert index.pattern(CORNER_9, max_move=0).total == 0
+        assert index.pattern(CORNER_9, sequence="W C3").total == 3
+        assert index.pattern(CORNER_9, sequence="B C3").total == 0
+        assert index.pattern(CORNER_9, filters=Filters(result="W")).total == 2
+        assert len(index.pattern(CORNER_9, limit=1).matches) == 1
+        # An empty 2x2 corner is in all four corners of the empty board: one
+        # match of four placements, and no other (each placement hits once).
+        empty = "\n".join(["..-------", "..-------"] + ["---------"] * 7)
+        first = index.pattern(empty).matches[0]
+        assert (first.move_number, first.placements) == (0, 4)
+        assert index.pattern(empty).total == 4
+        with pytest.raises(PatternError):
+            index.pattern(CORNER_9, to_move="x")
+
+
+@pytest.mark.corpus
+def test_corpus_games_equal_the_reference(tmp_path: Path) -> None:
+    corpus = require_corpus()
+    files = sorted((corpus / "kgs-6d").rglob("*.sgf"))[:12]
+    db = _build(tmp_path, [str(p) for p in files])
+    corner = "\n".join(["-" * 19] * 12 + ["*******" + "-" * 12] + ["*******" + "-" * 12] * 2
+                       + [".......------------", "...X...------------", "..x....------------",
+                          ".......------------"])
+    side = "\n".join(["-" * 19] * 14 + ["----.....----------", "----..O..----------",
+                                         "----.XX..----------", "----.....----------",
+                                         "----.....----------"])
+    local = "\n".join(["-" * 19] * 8 + ["--------XO---------", "--------OX---------"]
+                      + ["-" * 19] * 9)
+    with Index(db, read_only=True) as index:
+        rows = _positions(db)
+        for diagram in (corner, side, local):
+            found = {(m.record.id, m.seq) for m in index.pattern(diagram, limit=None).matches}
+            expected = set()
+            for game_id, size, positions in rows:
+                game = _game_boards(index._db, db, game_id, size, positions)
+                arrays = {
+                    "size": size, "boards": game.boards.tolist(),
+                    "move_numbers": game.move_numbers.tolist(),
+                    "to_move": game.to_move.tolist(), "next_colour": game.next_colour.tolist(),
+                    "next_point": game.next_point.tolist(),
+                }
+                expected |= {(game_id, p) for _, p, _, _ in reference_hits(diagram, "full",
+                                                                            arrays)}
+            assert found == expected
+            assert found, "the patterns were chosen to occur"
+
+
+@pytest.fixture(scope="module")
+def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> str:
+    files = sorted((require_corpus() / "ai-games").rglob("*.sgf"))[:4]
+    return _build(tmp_path_factory.mktemp("corpus"), [str(p) for p in files])
+
+
+@st.composite
+def edge_diagrams(draw: Any) -> str:
+    """A random 19x19 pattern of 2 to 5 rows and columns in a corner or on a side
+    (few placements, so that the reference stays quick)."""
+    height, width = draw(st.integers(2, 5)), draw(st.integers(2, 5))
+    top = draw(st.sampled_from([0, 19 - height]))
+    left = draw(st.sampled_from([0, 19 - width, 1 + draw(st.integers(0, 17 - width))]))
+    rows = [["-"] * 19 for _ in range(19)]
+    for r in range(top, top + height):
+        for c in range(left, left + width):
+            rows[r][c] = draw(st.sampled_from("XO.*xo.."))
+    return "\n".join("".join(row) for row in rows)
+
+
+@pytest.mark.corpus
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(diagram=edge_diagrams(), symmetry=st.sampled_from(["full", "d4"]))
+def test_random_patterns_on_corpus_games(corpus_index: str, diagram: str,
+                                         symmetry: str) -> None:
+    with Index(corpus_index, read_only=True) as index:
+        found = {(m.record.id, m.seq)
+                 for m in index.pattern(diagram, symmetry=symmetry, limit=None).matches}
+        expected = set()
+        for game_id, size, positions in _positions(corpus_index):
+            game = _game_boards(index._db, corpus_index, game_id, size, positions)
+            arrays = {
+                "size": size, "boards": game.boards.tolist(),
+                "move_numbers": game.move_numbers.tolist(), "to_move": game.to_move.tolist(),
+                "next_colour": game.next_colour.tolist(), "next_point": game.next_point.tolist(),
+            }
+            expected |= {(game_id, p) for _, p, _, _ in reference_hits(diagram, symmetry, arrays)}
+    assert found == expected
+
+
+def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
+    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    with Index(db) as index:
+        index._db.execute("UPDATE occurrences SET element = 99 WHERE seq = 1")
+        index._db.commit()
+    with Index(db, read_only=True) as index, pytest.raises(DamagedIndexError,
+                                                           match=r"element out of 0\.\.15"):
+        index.pattern(CORNER_9)
+    with Index(db) as index:
+        index._db.execute("UPDATE occurrences SET element = 0 WHERE seq = 1")
+        index._db.execute("UPDATE positions SET frame = ? WHERE id = (SELECT position_id FROM "
+                          "occurrences WHERE seq = 2)", (bytes([9]) + b"\xff" * 21,))
+        index._db.commit()
+    # Opening the index, or the search, tells.
+    with pytest.raises(DamagedIndexError, match="damaged"), Index(db, read_only=True) as index:
+        index.pattern(CORNER_9)
+
+
+def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:
+    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    with Index(db, read_only=True) as index:
+        ((game_id, size, positions),) = _positions(db)
+        game = _game_boards(index._db, db, game_id, size, positions)
+    assert game.boards.dtype == np.int8 and game.boards.flags.c_contiguous
+    assert list(itertools.islice(game.move_numbers.tolist(), 3)) == [0, 1, 2]
+
+
+def test_continuations_merge_under_the_patterns_symmetries(tmp_path: Path) -> None:
+    # CORNER_9 is its own mirror image across the diagonal through A1 and D4:
+    # W C4 and W D3 are one continuation.
+    for name, answer in (("c4.sgf", "cf"), ("d3.sgf", "dg")):
+        (tmp_path / name).write_text(f"(;GM[1]FF[4]SZ[9];B[df];W[{answer}])", encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "c4.sgf"), str(tmp_path / "d3.sgf")])
+    with Index(db, read_only=True) as index:
+        found = index.pattern(CORNER_9)
+        (move,) = found.continuations
+        assert (move.colour, move.point, move.equivalent, move.count) == (
+            "w", (3, 2), ((2, 3), (3, 2)), 2)
+        assert {m.continuation for m in found.matches} == {("w", (3, 2)), ("w", (2, 3))}
+        # Searched as drawn, the pattern has no symmetry: two continuations.
+        assert len(index.pattern(CORNER_9, symmetry="none").continuations) == 2
+
+
+def test_stored_bitmaps_pick_the_games_before_they_are_read(four: str) -> None:
+    """Where the games table has ever_black/ever_white (bit i: point i counted row
+    by row from the top, little-endian bytes), they filter before a game is read;
+    the answer is that of bitmaps computed from the boards."""
+    with Index(four, read_only=True) as index:
+        before = index.pattern(CORNER_9, limit=None)
+        games = _positions(four)
+        bits = {game_id: ever_bitmaps(_game_boards(index._db, four, game_id, size, n).boards,
+                                      size)
+                for game_id, size, n in games}
+    with Index(four) as index:
+        index._db.execute("ALTER TABLE games ADD COLUMN ever_black BLOB")
+        index._db.execute("ALTER TABLE games ADD COLUMN ever_white BLOB")
+        for game_id, (black, white) in bits.items():
+            index._db.execute("UPDATE games SET ever_black = ?, ever_white = ? WHERE id = ?",
+                              (black.to_bytes(11, "little"), white.to_bytes(11, "little"),
+                               game_id))
+        # The last game claims no stone ever stood: it is not read at all.
+        index._db.execute("UPDATE games SET ever_black = ?, ever_white = ? WHERE id = ?",
+                          (bytes(11), bytes(11), games[-1][0]))
+        index._db.commit()
+    with Index(four, read_only=True) as index:
+        after = index.pattern(CORNER_9, limit=None)
+    assert after.candidates == before.candidates - 1
+    assert [(m.record.id, m.seq) for m in after.matches] == [
+        (m.record.id, m.seq) for m in before.matches if m.record.id != games[-1][0]]
+
+
+def test_symmetries_of_patterns() -> None:
+    from gohash.pattern.diagram import parse_pattern, symmetries
+
+    assert [g.name for g in symmetries(parse_pattern(CORNER_9))] == ["identity", "transpose"]
+    crosscut = parse_pattern("....\n.XO.\n.OX.\n....")
+    assert len(symmetries(crosscut)) == 8
+    assert len(symmetries(crosscut, "d4")) == 4
+    assert symmetries(crosscut, "none") == symmetries(crosscut)[:1]
+
+
+def test_cli_pattern(four: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    diagram = tmp_path / "corner.txt"
+    diagram.write_text(CORNER_9, encoding="utf-8")
+    assert main(["index", "pattern", four, str(diagram)]) == 0
+    out, err = capsys.readouterr()
+    assert "9x9 pattern, 8 placements: 4 hits in 4 games (4 of 4 games replayed)" in err
+    assert out.splitlines()[1].split()[:4] == ["W", "C3", "3", "1"]
+    assert main(["index", "pattern", four, str(diagram), "--format", "json", "--symmetry",
+                 "none", "--sequence", "W C3"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert (answer["total"], answer["placements"]) == (1, 1)
+    assert answer["matches"][0]["next_move"] is None
+    assert main(["index", "pattern", four, str(diagram), "--to-move", "b",
+                 "--format", "json"]) == 0
+    (hit,) = json.loads(capsys.readouterr().out)["matches"]
+    assert (hit["move_number"], hit["element"], hit["to_move"]) == (2, "rot180", "b")
+    assert main(["index", "pattern", four, str(tmp_path / "missing.txt")]) == 2
+    assert "cannot read the diagram" in capsys.readouterr().err
+    diagram.write_text("X?\n..\n", encoding="utf-8")
+    assert main(["index", "pattern", four, str(diagram)]) == 2
+    assert "point B2 (row 2) holds '?'" in capsys.readouterr().err
+    diagram.write_text(CORNER_9, encoding="utf-8")
+    assert main(["index", "pattern", four, str(diagram), "--sequence", "B J9"]) == 2
+    assert "outside the pattern's region" in capsys.readouterr().err
+
+
+def test_server_pattern_endpoint(four: str, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    with TestClient(create_app(four), raise_server_exceptions=False,
+                    base_url="http://localhost") as client:
+        response = client.get("/api/pattern", params={"diagram": CORNER_9, "limit": 2})
+        assert response.status_code == 200, response.text
+        answer = response.json()
+        assert (answer["total"], answer["games"], answer["placements"]) == (4, 4, 8)
+        assert len(answer["matches"]) == 2
+        assert answer["continuations"][0] == {
+            "colour": "w", "point": [2, 2], "gtp": "C3", "sgf": "cg", "equivalent": [[2, 2]],
+            "count": 3, "tenuki": 1, "black_wins": 2, "white_wins": 1, "other": 0,
+            "first_date": "2001-01-01", "last_date": "2003-05-01"}
+        first = answer["matches"][0]
+        assert (first["source"] == "a.sgf" and "file" not in first, first["move_number"], first["element"],
+                first["next_move"]["gtp"]) == (True, 1, "identity", "C3")
+        # One form of the pattern's results: the CLI's JSON is the server's (the
+        # games' records aside, whose forms are the CLI's and the server's own).
+        diagram = tmp_path / "corner.txt"
+        diagram.write_text(CORNER_9, encoding="utf-8")
+        assert main(["index", "pattern", four, str(diagram), "--format", "json",
+                     "--limit", "2"]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert {k: v for k, v in printed.items() if k != "matches"} == {
+            k: v for k, v in answer.items() if k != "matches"}
+        for mine, theirs in zip(printed["matches"], answer["matches"], strict=True):
+            for name in ("move_number", "seq", "element", "view", "offset", "next_move",
+                         "tenuki", "placements", "to_move", "colours_exchanged"):
+                assert mine[name] == theirs[name]
+        answer = client.get("/api/pattern", params={"diagram": CORNER_9, "result": "W",
+                                                    "symmetry": "d4"}).json()
+        assert answer["total"] == 1
+        for params, message in (
+            ({}, "diagram is missing"),
+            ({"diagram": "X?\n.."}, "holds '?'"),
+            ({"diagram": CORNER_9, "symmetry": "d8"}, "symmetry must be one of"),
+            ({"diagram": CORNER_9, "colour": "b"}, "unknown parameter"),
+        ):
+            response = client.get("/api/pattern", params=params)
+            assert response.status_code == 400, response.text
+            assert message in response.json()["error"]
