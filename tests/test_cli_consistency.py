@@ -349,7 +349,7 @@ def test_a_progress_bar_on_a_terminal_only(
 def test_superko_prints_each_file_as_it_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     """The violations of the first file are out before the last file is read."""
     reads: list[str] = []
-    real_read_input = gohash.tools.superko.read_input_ends
+    real_read_input = gohash.tools.superko.read_input
 
     def read_input(inp: gohash.tools.superko.Input) -> object:
         reads.append(inp.name)
@@ -362,7 +362,7 @@ def test_superko_prints_each_file_as_it_is_checked(monkeypatch: pytest.MonkeyPat
             written_after.append(len(reads))
             return super().write(text)
 
-    monkeypatch.setattr(gohash.tools.superko, "read_input_ends", read_input)
+    monkeypatch.setattr(gohash.tools.superko, "read_input", read_input)
     monkeypatch.setattr(gohash.tools.superko, "COLUMNS_MAX_GROUP_BYTES", 1)  # a file a group
     monkeypatch.setattr(sys, "stdout", Output())
     paths = [str(RECORDS / "triple-ko.sgf"), NINE, str(DATA / "game-13x13.sgf")]
