@@ -1,7 +1,7 @@
 """The job driver of the batch commands: inputs, tasks, a run here or in workers.
 
-Scope: the one policy of ``gohash canon`` (both outputs), ``superko``, ``audit``
-and ``index build`` for what a task is and who reads it (:func:`input_tasks`),
+Scope: the one policy of ``gohash canon`` (both outputs, the Dask path's
+partitions too), ``superko``, ``audit`` and ``index build`` for what a task is and who reads it (:func:`input_tasks`),
 and :func:`run_tasks`, which runs tasks in this process or in worker processes
 (:func:`gohash.pipeline.pool.ordered_map`), in input order either way:
 
@@ -10,7 +10,8 @@ and :func:`run_tasks`, which runs tasks in this process or in worker processes
   (a worker has no standard input of ours);
 - an archive (zip, tar) is read here member by member within the same limits
   (each member's size, the archive's budget): each member is a task, so one
-  archive is spread over the workers;
+  archive is spread over the workers (a canon dataset's partitions, planned
+  before any is written, take it whole);
 - anything else goes as its name (:class:`~gohash.sgf.inputs.Input`): the task reads it;
 - progress counts inputs, each once its last task is done;
 - a task whose worker died on it, and again alone, is a
@@ -56,12 +57,14 @@ Task = tuple[Work, bool]
 """A task of :func:`input_tasks`: its work, and whether it is its input's last."""
 
 
-def input_tasks(inputs: Iterable[Input]) -> Iterator[Task]:
+def input_tasks(inputs: Iterable[Input], *, archives: bool = True) -> Iterator[Task]:
     """The tasks of ``inputs``, lazily, each with whether it ends its input; an
     input read here that gives nothing (an empty archive) is one task of
-    nothing, so that every input ends once."""
+    nothing, so that every input ends once.  ``archives=False`` sends an
+    archive by name, for tasks planned in full before any runs (a canon
+    dataset's partitions), which would otherwise hold every member's bytes."""
     for inp in inputs:
-        if inp.kind not in READ_HERE:
+        if inp.kind not in READ_HERE or (not archives and inp.kind != "stdin"):
             yield inp, True
             continue
         previous: Work = None
