@@ -1,17 +1,18 @@
 """The job driver of the batch commands: inputs, tasks, a run here or in workers.
 
 Scope: the one policy of ``gohash canon`` (both outputs, the Dask path's
-partitions too), ``superko``, ``audit`` and ``index build`` for what a task is and who reads it (:func:`input_tasks`),
-and :func:`run_tasks`, which runs tasks in this process or in worker processes
-(:func:`gohash.pipeline.pool.ordered_map`), in input order either way:
+partitions too), ``superko``, ``audit`` and ``index build`` for what a task is
+and who reads it (:func:`input_tasks`), and :func:`run_tasks`, which runs tasks
+in this process or in worker processes (:func:`gohash.pipeline.pool.ordered_map`),
+in input order either way:
 
 - standard input is read once, here, whole, within the limits of
   :func:`~gohash.sgf.sources.read_input`, and its sources go to workers as bytes
   (a worker has no standard input of ours);
 - an archive (zip, tar) is read here member by member within the same limits
   (each member's size, the archive's budget): each member is a task, so one
-  archive is spread over the workers (a canon dataset's partitions, planned
-  before any is written, take it whole);
+  archive is spread over the workers (tasks planned in full before any runs
+  take it whole: a canon dataset's partitions, an index build's inputs);
 - anything else goes as its name (:class:`~gohash.sgf.inputs.Input`): the task reads it;
 - progress counts inputs, each once its last task is done;
 - a task whose worker died on it, and again alone, is a
@@ -24,7 +25,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from ..errors import SgfError, WorkerDied
+from ..errors import GohashError, SgfError, WorkerDied
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.sources import read_input
 from .pool import MAX_TASKS_PER_BATCH, batches, ordered_map
@@ -62,7 +63,8 @@ def input_tasks(inputs: Iterable[Input], *, archives: bool = True) -> Iterator[T
     input read here that gives nothing (an empty archive) is one task of
     nothing, so that every input ends once.  ``archives=False`` sends an
     archive by name, for tasks planned in full before any runs (a canon
-    dataset's partitions), which would otherwise hold every member's bytes."""
+    dataset's partitions, an index build's inputs), which would otherwise
+    hold every member's bytes."""
     for inp in inputs:
         if inp.kind not in READ_HERE or (not archives and inp.kind != "stdin"):
             yield inp, True
@@ -75,15 +77,16 @@ def input_tasks(inputs: Iterable[Input], *, archives: bool = True) -> Iterator[T
         yield previous, True
 
 
-def work_name(work: Work) -> str | None:
+def work_name(work: Work | GohashError) -> str | None:
     """The file a task's work concerns, as errors name it."""
-    if isinstance(work, SgfError):
+    if isinstance(work, GohashError):
         return work.file
     return None if work is None else work.name
 
 
-def task_name(task: Task) -> str | None:
-    """The file a task of :func:`input_tasks` concerns."""
+def task_name(task: tuple[Work | GohashError, object]) -> str | None:
+    """The file a task concerns: one of :func:`input_tasks`, or any pair whose
+    first item is what it reads."""
     return work_name(task[0])
 
 
