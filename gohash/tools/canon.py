@@ -3,7 +3,7 @@
 Scope: the records of ``gohash canon`` and how they are made.
 :func:`records` formats the columns of :func:`gohash.pipeline.positions.positions` (a
 compiled core, the pure walker where it refuses a file) as JSON Lines or CSV
-lines; :func:`canon` runs it over files, folders and archives, in this process
+lines; :func:`write_records` runs it over files, folders and archives, in this process
 or in worker processes (output in input order either way).  The CLI only
 parses arguments and prints.
 """
@@ -36,7 +36,7 @@ from ..sgf.names import name_text
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import WalkSummary
 
-__all__ = ["FIELDS", "FORMATS", "CanonOptions", "canon", "records"]
+__all__ = ["FIELDS", "FORMATS", "CanonOptions", "records", "write_records"]
 
 FIELDS = (
     "file",
@@ -447,7 +447,7 @@ def _died(died: WorkerDied) -> _Result:
     return b"", 0, 0, 0, [(died.reason, died.file, None, None)], []
 
 
-def canon(
+def write_records(
     paths: Iterable[str],
     write: Callable[[str], object],
     options: CanonOptions | None = None,
