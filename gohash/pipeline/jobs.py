@@ -16,7 +16,8 @@ in input order either way:
 - anything else goes as its name (:class:`~gohash.sgf.inputs.Input`): the task reads it;
 - progress counts inputs, each once its last task is done;
 - a task whose worker died on it, and again alone, is a
-  :class:`~gohash.errors.WorkerDied` naming its file: an error, and the run goes on.
+  :class:`~gohash.errors.WorkerDied` naming its file: an error (the command
+  ends with exit 2), and the run goes on.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ __all__ = [
     "run_tasks",
     "task_ends",
     "task_name",
-    "work_name",
 ]
 
 T = TypeVar("T")
@@ -77,17 +77,13 @@ def input_tasks(inputs: Iterable[Input], *, archives: bool = True) -> Iterator[T
         yield previous, True
 
 
-def work_name(work: Work | GohashError) -> str | None:
-    """The file a task's work concerns, as errors name it."""
+def task_name(task: tuple[Work | GohashError, object]) -> str | None:
+    """The file a task concerns, as errors name it: a task of :func:`input_tasks`,
+    or any pair whose first item is what it reads."""
+    work = task[0]
     if isinstance(work, GohashError):
         return work.file
     return None if work is None else work.name
-
-
-def task_name(task: tuple[Work | GohashError, object]) -> str | None:
-    """The file a task concerns: one of :func:`input_tasks`, or any pair whose
-    first item is what it reads."""
-    return work_name(task[0])
 
 
 def task_ends(task: Task) -> bool:
@@ -112,11 +108,12 @@ def run_tasks(
     """``(task, result)`` for every task, in the order of ``tasks``, exactly once.
 
     ``function`` takes a list of consecutive tasks and returns their results
-    (:func:`~gohash.pipeline.pool.each` makes one of a function of a task).  With ``jobs`` <= 1 it
-    runs here on lists of up to ``chunk`` tasks (``here``, if given, instead: a
-    function that may write as it goes); else in ``jobs`` worker processes, so
-    it and the tasks must be picklable.  ``weight`` gives the bytes a task
-    carries from this process; a list stops growing at
+    (:func:`~gohash.pipeline.pool.each` makes one of a function of a task).
+    With ``jobs`` <= 1 it runs here on lists of up to ``chunk`` tasks
+    (``here``, if given, instead: a function that may write as it goes); else
+    in ``jobs`` worker processes, so it and the tasks must be picklable.
+    ``weight`` gives the bytes a task carries from this process; a list stops
+    growing at
     :data:`~gohash.pipeline.pool.MAX_BATCH_BYTES` of them.  ``inputs`` counts
     the inputs: ``progress(done, inputs)`` is called as the caller is done
     with each input's last task, which ``ends`` tells (:func:`task_ends`;
