@@ -9,7 +9,8 @@ times (default 3), alternating, best time kept (the machine is shared):
   work ``--position`` adds);
 - :func:`gohash.tools.dataset.write_dataset` in this process: the dataset of
   ``gohash canon --format parquet -o DIR``, without and with ``--position``;
-- :func:`gohash.tools.canon.canon` writing JSON Lines to a file, without and with ``--position``.
+- :func:`gohash.tools.canon.write_records` writing JSON Lines to a file, without and with
+  ``--position``.
 
 It prints positions per second, the ratio of Parquet to no output (target >= 0.8),
 bytes per position of the ``positions`` table and of JSON Lines, and the time DuckDB
@@ -30,7 +31,7 @@ from pathlib import Path
 import duckdb
 
 from gohash.pipeline.positions import positions
-from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import write_dataset
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -84,7 +85,7 @@ def main() -> None:
 
             def run() -> int:
                 with open(out, "w", encoding="utf-8") as f:
-                    return canon(paths, f.write, CanonOptions(position=position)).positions
+                    return write_records(paths, f.write, CanonOptions(position=position)).positions
 
             return run
 

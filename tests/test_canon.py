@@ -20,7 +20,7 @@ from gohash.errors import GohashError, UnknownElementError, UnknownSchemeError
 from gohash.group.schemes import SCHEMES, scheme
 from gohash.group.symmetry import ELEMENTS, Element, element, elements_of
 from gohash.pipeline.frames import pack_array
-from gohash.tools.canon import FIELDS, CanonOptions, canon
+from gohash.tools.canon import FIELDS, CanonOptions, write_records
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 # Every record of ours but the one whose handicap stones are implied by HA (GTP's
@@ -30,7 +30,7 @@ GAMES = sorted(p for p in DATA.glob("*.sgf") if p.name != "handicap-5-no-ab.sgf"
 
 def records(paths: list[str], **options: Any) -> list[dict[str, Any]]:
     out: list[str] = []
-    summary = canon(paths, out.append, CanonOptions(**options))
+    summary = write_records(paths, out.append, CanonOptions(**options))
     assert summary.errors == []
     return [json.loads(line) for line in "".join(out).splitlines()]
 
@@ -211,7 +211,7 @@ def test_file_names_are_escaped(tmp_path: Path) -> None:
     path.write_bytes(b"(;SZ[9];B[aa])")
     assert [r["file"] for r in records([str(path)])] == [str(path)] * 2
     out: list[str] = []
-    canon([str(path)], out.append, CanonOptions(format="csv"))
+    write_records([str(path)], out.append, CanonOptions(format="csv"))
     rows = list(csv.reader(io.StringIO("".join(out))))
     assert rows[1][0] == str(path)
 
@@ -221,7 +221,7 @@ def test_csv_has_the_same_columns_and_values(position: bool) -> None:
     paths = [str(DATA / "variations-9x9.sgf"), str(DATA / "passes-9x9.sgf")]
     jsonl = records(paths, variations=True, position=position)
     out: list[str] = []
-    canon(paths, out.append, CanonOptions(format="csv", variations=True, position=position))
+    write_records(paths, out.append, CanonOptions(format="csv", variations=True, position=position))
     text = "".join(out)
     header = ",".join([*FIELDS, "position"] if position else FIELDS) + "\r\n"
     assert text.startswith(header)
@@ -241,9 +241,9 @@ def test_jobs_keep_the_order_and_the_output(position: bool) -> None:
     paths = [str(p) for p in sorted(DATA.glob("*.sgf"))] * 3
     options = CanonOptions(variations=True, position=position)
     single: list[str] = []
-    one = canon(paths, single.append, options)
+    one = write_records(paths, single.append, options)
     parallel: list[str] = []
-    two = canon(paths, parallel.append, options, jobs=2)
+    two = write_records(paths, parallel.append, options, jobs=2)
     assert "".join(parallel) == "".join(single)
     assert (two.files, two.games, two.positions) == (one.files, one.games, one.positions)
     assert [n.split(":")[0] for n in two.notes] == [n.split(":")[0] for n in one.notes]
@@ -260,14 +260,14 @@ def test_workers_records_pass_through_whole_across_buffer_ends(tmp_path: Path) -
         (folder / f"對局{i}.sgf").write_bytes(long_game if i % 2 else b"(;SZ[9];B[ee])")
     options = CanonOptions(format="csv")
     single: list[str] = []
-    canon([str(folder)], single.append, options)
+    write_records([str(folder)], single.append, options)
     assert len("".join(single).encode("utf-8")) > 2 * (1 << 20)
     text: list[str] = []
-    canon([str(folder)], text.append, options, jobs=2)
+    write_records([str(folder)], text.append, options, jobs=2)
     assert "".join(text) == "".join(single)
     header: list[str] = []
     data = bytearray()
-    canon([str(folder)], header.append, options, jobs=2, write_bytes=data.extend)
+    write_records([str(folder)], header.append, options, jobs=2, write_bytes=data.extend)
     assert "".join(header) + data.decode("utf-8") == "".join(single)
 
 
@@ -279,7 +279,7 @@ def test_errors_and_progress_in_input_order(tmp_path: Path) -> None:
         errors: list[GohashError] = []
         progress: list[tuple[int, int]] = []
         out: list[str] = []
-        summary = canon(
+        summary = write_records(
             paths,
             out.append,
             jobs=jobs,
@@ -321,7 +321,7 @@ def test_archive_members_are_spread_and_progress_counts_inputs(
     for jobs in (1, 2):
         progress: list[tuple[int, int]] = []
         out: list[str] = []
-        summary = canon(
+        summary = write_records(
             paths, out.append, jobs=jobs, progress=lambda d, t, seen=progress: seen.append((d, t))
         )
         assert progress == [(1, 3), (2, 3), (3, 3)]

@@ -18,7 +18,7 @@ from sgfmill import boards, sgf, sgf_grammar
 from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.group.schemes import DEFAULT_SCHEME, scheme
-from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.canon import CanonOptions, write_records
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -54,7 +54,8 @@ def sgfmill_hashes(path: Path) -> list[list[str]]:
 def check_against_sgfmill(paths: list[Path]) -> tuple[list[GohashError], list[str]]:
     out: list[str] = []
     errors: list[GohashError] = []
-    summary = canon([str(p) for p in paths], out.append, CanonOptions(), on_error=errors.append)
+    summary = write_records([str(p) for p in paths], out.append, CanonOptions(),
+                            on_error=errors.append)
     records: dict[tuple[str, int], list[str]] = {}
     for line in "".join(out).splitlines():
         record = json.loads(line)

@@ -29,7 +29,7 @@ from gohash.group.schemes import SCHEMES, KeyScheme, scheme
 from gohash.pipeline.frames import canonical_frame, canonical_frames
 from gohash.pipeline.positions import positions as replay
 from gohash.sgf.inputs import Source
-from gohash.tools.canon import CanonOptions, canon, records
+from gohash.tools.canon import CanonOptions, records, write_records
 from tests.test_index import weak_scheme
 
 Array = npt.NDArray[np.integer]
@@ -206,7 +206,7 @@ def test_e3_position_from_an_sgf_file(tmp_path: Path) -> None:
     path.write_bytes(b"(;SZ[19]AB[dj][pj][jd][jp])")
     for name in SCHEMES:
         out: list[str] = []
-        canon([str(path)], out.append, CanonOptions(scheme=name))
+        write_records([str(path)], out.append, CanonOptions(scheme=name))
         assert json.loads(out[0])["symmetries"] == list(NAMES[:8]), name
 
 

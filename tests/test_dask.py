@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from distributed import Client
 
-from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import partitions, write_dataset
 from gohash.tools.pack import pack
 from tests.conftest import CORPUS
@@ -80,7 +80,7 @@ def test_a_dask_run_equals_a_run_in_one_process(
     there = write_dataset(inputs, str(tmp_path / "there"), options, partition_bytes=150_000,
                           dask=address, on_error=lambda e: errors.append(str(e)))
     # The JSON Lines walk of the same inputs says the same.
-    assert str(there) == str(here) == str(canon(inputs, lambda text: None, options))
+    assert str(there) == str(here) == str(write_records(inputs, lambda text: None, options))
     assert errors == [str(e) for e in here.errors]  # in partition order, as here
     for table in ("positions", "games", "files"):
         ours, theirs = rows(tmp_path / "here", table), rows(tmp_path / "there", table)
@@ -142,5 +142,5 @@ def test_a_local_cluster(tmp_path: Path) -> None:
     write_dataset(inputs, str(tmp_path / "here"), partition_bytes=5000)
     summary = write_dataset(inputs, str(tmp_path / "local"), partition_bytes=5000,
                             dask="local:2")
-    assert str(summary) == str(canon(inputs, lambda text: None, CanonOptions()))
+    assert str(summary) == str(write_records(inputs, lambda text: None, CanonOptions()))
     assert rows(tmp_path / "local", "positions") == rows(tmp_path / "here", "positions")

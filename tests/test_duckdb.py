@@ -14,7 +14,7 @@ import duckdb
 import pytest
 from sgfmill import sgf, sgf_grammar
 
-from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import write_dataset
 from tests.conftest import CORPUS
 
@@ -50,7 +50,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[s
     out = tmp_path_factory.mktemp("dataset") / "out"
     write_dataset(inputs, str(out), options, partition_bytes=200_000)
     lines: list[str] = []
-    canon(inputs, lines.append, options)
+    write_records(inputs, lines.append, options)
     return out, [json.loads(line) for line in "".join(lines).splitlines()]
 
 

@@ -22,7 +22,7 @@ from gohash.cli import main
 from gohash.pipeline.positions import positions
 from gohash.sgf.sources import find_inputs
 from gohash.tools import parquet as columnar
-from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import partitions, write_dataset
 from gohash.tools.parquet import (
     FILE_COLUMNS,
@@ -66,7 +66,7 @@ def as_record(row: dict[str, Any]) -> dict[str, Any]:
 
 def jsonl(paths: list[str], options: CanonOptions) -> list[dict[str, Any]]:
     lines: list[str] = []
-    canon(paths, lines.append, options)
+    write_records(paths, lines.append, options)
     return [json.loads(line) for line in "".join(lines).splitlines()]
 
 

@@ -22,7 +22,7 @@ from gohash.index.index import Index, position_from_sgf
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk, walk_source
 from gohash.tools.audit import audit_paths
-from gohash.tools.canon import CanonOptions, canon
+from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.superko import check
 from tests.sgfgen import sgf_point
 
@@ -250,7 +250,7 @@ def test_canon_honours_ru_and_the_override(capsys: pytest.CaptureFixture[str]) -
         assert f"error: {TT}, game 0, move 6: " in err
     # The library: the same option, spelled as a boolean.
     out: list[str] = []
-    summary = canon([str(NZ)], out.append, CanonOptions(suicide_allowed=False))
+    summary = write_records([str(NZ)], out.append, CanonOptions(suicide_allowed=False))
     assert [e.move_number for e in summary.errors] == [SUICIDE[NZ]]
 
 

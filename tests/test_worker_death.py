@@ -31,7 +31,8 @@ from gohash.index.build import Spooled
 from gohash.index.index import Index
 from gohash.index.records import Task
 from gohash.pipeline.frames import SchemeFactory
-from gohash.sgf.inputs import Input, Source
+from gohash.pipeline.jobs import Task as JobTask
+from gohash.sgf.inputs import Input
 from gohash.tools.canon import CanonOptions
 from tests.test_index import consistency_problems, random_game, table_dump, write_game
 from tests.test_index_resume import files_indexed
@@ -182,12 +183,12 @@ def is_killer(work: object) -> bool:
 
 
 def killing_canon_tasks(
-    works: list[gohash.tools.canon._Work], options: CanonOptions,
+    tasks: list[JobTask], options: CanonOptions,
     write: Callable[[str], object] | None = None, spool: str | None = None,
 ) -> list[gohash.tools.canon._Result]:
-    if any(is_killer(work) for work in works):
+    if any(is_killer(work) for work, _ in tasks):
         os.kill(os.getpid(), signal.SIGKILL)
-    return REAL_CANON_TASKS(works, options, write, spool)
+    return REAL_CANON_TASKS(tasks, options, write, spool)
 
 
 def killing_spooled_frames(
@@ -200,9 +201,9 @@ def killing_spooled_frames(
 
 
 def killing_check_tasks(
-    tasks: list[gohash.tools.superko._Task], settings: gohash.tools.superko._Settings
+    tasks: list[JobTask], settings: gohash.tools.superko._Settings
 ) -> list[list[gohash.tools.superko.FileCheck]]:
-    if any(isinstance(work, Source) and Path(work.name).name == KILLER for work, _ in tasks):
+    if any(is_killer(work) for work, _ in tasks):
         os.kill(os.getpid(), signal.SIGKILL)
     return REAL_CHECK_TASKS(tasks, settings)
 

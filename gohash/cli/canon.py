@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from ..errors import GohashError
 from ..go.rulesets import SUICIDE_OPTIONS
 from ..sgf.walk import WalkSummary
-from ..tools.canon import FORMATS, CanonOptions, canon
+from ..tools.canon import FORMATS, CanonOptions, write_records
 from ..tools.outputs import check_file
 from .options import (
     EXIT_CLEAN,
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 out = stack.enter_context(open(args.output, "w", encoding="utf-8", newline=""))
             except OSError as e:
                 raise GohashError(f"cannot write {args.output!r}: {e.strerror}") from None
-        summary = canon(
+        summary = write_records(
             args.paths,
             out.write,
             options,

@@ -30,10 +30,10 @@ from ..errors import DamagedIndexError, GohashError, IndexFileError, WorkerDied,
 from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
 from ..group.symmetry import check_size
 from ..pipeline.frames import NamedSchemes, SchemeFactory
-from ..pipeline.pool import ordered_map
+from ..pipeline.jobs import input_tasks, run_tasks, task_name
 from ..sgf.inputs import Input
 from ..sgf.names import name_text
-from ..sgf.sources import find_inputs, read_input
+from ..sgf.sources import find_inputs
 from ..version import __version__
 from .build import Spooled, SpoolReader, spooled_frames, stream_frames
 from .check import check_index, damaged, frame_faults
@@ -626,10 +626,10 @@ def _tasks(
     paths: list[str], known: dict[str, str], scheme_name: str, suicide_allowed: bool | None
 ) -> Iterator[Task]:
     """One task per input (per part of a canon dataset), with the known SHA-256 of its files."""
-    for inp in find_inputs(paths):
-        if inp.kind == "stdin":  # a worker process has no stdin of ours: read it here
-            for source in read_input(inp):
-                yield source, {}
+    for inp, _ in input_tasks(find_inputs(paths), archives=False):
+        if not isinstance(inp, Input):  # read here: standard input's
+            if inp is not None:
+                yield inp, {}
         elif inp.kind == "canon-parquet":
             from ..tools.parquet import dataset_parts  # pyarrow, for canon datasets only
 
@@ -665,15 +665,13 @@ def _prepared(
     if jobs <= 1 or len(tasks) <= 1:
         yield from stream(list(tasks))
         return
-    results = ordered_map(
-        replay, tasks, jobs=jobs, expected=len(tasks), on_death=on_death, batched=True
-    )
+    results = run_tasks(replay, tasks, jobs=jobs, inputs=len(tasks), name=task_name,
+                        on_death=on_death)
     reader = SpoolReader()
     try:
-        for task, ((inp, _), result) in enumerate(results):
+        for task, (_, result) in enumerate(results):
             if isinstance(result, WorkerDied):
-                name = inp.file if isinstance(inp, GohashError) else inp.name
-                yield task, SourceError(None, None, str(result.located(file=name)))
+                yield task, SourceError(None, None, str(result))
                 continue
             for item in reader.items(result):
                 yield task, item

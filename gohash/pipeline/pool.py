@@ -1,10 +1,9 @@
 """Worker processes for the batch commands: tasks in, results out in input order.
 
-Scope: :func:`ordered_map`, the one process pool of gohash (``gohash canon
---jobs N`` and ``gohash index build --jobs N`` use it; ``gohash serve`` reads
-games in a :class:`WorkerPool` of its own); a task whose worker process died
-on it is a :class:`~gohash.errors.WorkerDied`.  Running in this process
-(``--jobs 1``) is the callers' business.
+Scope: :func:`ordered_map`, the one process pool of gohash (the batch
+commands reach it through :func:`gohash.pipeline.jobs.run_tasks`; ``gohash
+serve`` reads games in a :class:`WorkerPool` of its own); a task whose worker
+process died on it is a :class:`~gohash.errors.WorkerDied`.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ __all__ = [
     "SpoolFiles",
     "WorkerPool",
     "batches",
+    "each",
     "ordered_map",
     "scratch_folder",
 ]
@@ -152,19 +152,20 @@ def ordered_map(
     ``function`` propagates here.
     """
     size = max(1, min(MAX_TASKS_PER_BATCH, expected // (8 * jobs)))
-    each: Callable[[list[T]], list[R]] = (
+    per_list: Callable[[list[T]], list[R]] = (
         cast(Callable[[list[T]], list[R]], function) if batched
-        else partial(_each, cast(Callable[[T], R], function))
+        else partial(each, cast(Callable[[T], R], function))
     )
     with tempfile.TemporaryDirectory(prefix="gohash-") as folder:
-        runner = _Runner(each, jobs, folder, on_death)
+        runner = _Runner(per_list, jobs, folder, on_death)
         try:
             yield from runner.run(batches(tasks, size, weight))
         finally:
             runner.close()
 
 
-def _each(function: Callable[[T], R], tasks: list[T]) -> list[R]:
+def each(function: Callable[[T], R], tasks: list[T]) -> list[R]:
+    """``function`` of each of ``tasks``: a function of one task made one of a list."""
     return [function(task) for task in tasks]
 
 

@@ -172,7 +172,7 @@ class PositionBatch:
 
 
 def positions(
-    sources: Iterable[str | Input | Source],
+    sources: Iterable[str | Input | Source | SgfError | Skipped],
     *,
     scheme: str | SchemeFactory = "huima64",
     variations: bool = False,
@@ -188,7 +188,9 @@ def positions(
     ``sources`` are what :func:`gohash.sgf.walk.walk` takes (files, folders searched
     for ``*.sgf``, zip and tar archives, ``-`` for standard input)
     or :class:`gohash.sgf.Input` and :class:`gohash.sgf.Source` objects (inputs
-    already found, bytes in memory).  ``scheme`` is a
+    already found, bytes in memory), and what a source read beforehand gave
+    instead (an :class:`~gohash.errors.SgfError`, a
+    :class:`~gohash.sgf.inputs.Skipped`: an error and a note, as if read here).  ``scheme`` is a
     key scheme name, or a factory from board size to
     :class:`~gohash.group.schemes.KeyScheme` (:data:`gohash.pipeline.frames.SchemeFactory`);
     ``group`` the group of the canonical keys, symmetries and frames
@@ -266,8 +268,10 @@ class _Options:
         return options
 
 
-def _sources_of(item: str | Input | Source) -> Iterator[Source | SgfError | Skipped]:
-    if isinstance(item, Source):
+def _sources_of(
+    item: str | Input | Source | SgfError | Skipped,
+) -> Iterator[Source | SgfError | Skipped]:
+    if isinstance(item, Source | SgfError | Skipped):
         yield item
     elif isinstance(item, Input):
         yield from read_input(item)

@@ -38,7 +38,7 @@ from .inputs import (
     budget_for,
 )
 
-__all__ = ["find_inputs", "read_input", "read_input_ends"]
+__all__ = ["find_inputs", "read_input"]
 
 # Recognised by content: (leading bytes, format).
 _MAGIC = (
@@ -253,20 +253,6 @@ def _read_up_to(read: Callable[[int], bytes], count: int) -> bytes:
         parts.append(more)
         count -= len(more)
     return b"".join(parts)
-
-
-def read_input_ends(
-    inp: Input,
-) -> Iterator[tuple[Source | SgfError | Skipped | None, bool]]:
-    """The sources of :func:`read_input`, each with whether it is the input's last;
-    an input with none (an empty archive) gives ``(None, True)``, so that every
-    input ends once (progress counts inputs)."""
-    previous: Source | SgfError | Skipped | None = None
-    for source in read_input(inp):
-        if previous is not None:
-            yield previous, False
-        previous = source
-    yield previous, True
 
 
 def read_input(

@@ -15,7 +15,7 @@ covers several forms.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -23,15 +23,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError, SgfError, WorkerDied
+from ..errors import GohashError, WorkerDied
 from ..group.coords import check_position_array
 from ..group.schemes import SCHEMES, scheme
 from ..group.symmetry import ELEMENTS, elements_of
 from ..pipeline.frames import frame_batch, unpack_array, unpack_rows
-from ..pipeline.pool import ordered_map
+from ..pipeline.jobs import Task, input_tasks, run_tasks, task_ends, task_name
 from ..pipeline.positions import PositionBatch, positions
-from ..sgf.inputs import Input, Skipped, Source
-from ..sgf.sources import find_inputs, read_input
+from ..sgf.inputs import Source
+from ..sgf.sources import find_inputs
 
 __all__ = [
     "SCHEME_COLUMNS",
@@ -410,61 +410,35 @@ def audit_paths(
     """Replay and audit the games of ``paths`` (files, folders, archives); errors are
     kept.  ``suicide_allowed`` holds for every game if given, else each game's ``RU``
     decides.  ``jobs`` > 1 replays the inputs in that many worker processes
-    (:func:`gohash.pipeline.pool.ordered_map`; a worker's death is a note for ``on_death``,
-    an input that kills its worker twice an error), with the same result.
+    (:func:`gohash.pipeline.jobs.run_tasks`; a worker's death is a note for ``on_death``,
+    a file that kills its worker twice an error), with the same result.
     ``progress(done, total)`` is called as inputs are done."""
     auditor = CollectionAuditor(schemes, group=group, examples=examples)
     options: dict[str, Any] = {
         "scheme": auditor.schemes[0], "group": group, "variations": variations,
         "suicide_allowed": suicide_allowed, "packed": True, "frames": True,
     }
-    tasks: list[Input | Source] = []
-    for inp in find_inputs(paths):
-        if inp.kind != "stdin":
-            tasks.append(inp)
-            continue
-        # A worker has no standard input of ours: it is read here.
-        for source in read_input(inp):
-            if isinstance(source, SgfError):
-                auditor.errors.append(source)
-            elif isinstance(source, Skipped):
-                auditor.notes.append(str(source))
-            else:
-                tasks.append(source)
-    done = 0
-    if jobs <= 1:
-        def counted_tasks() -> Iterator[Input | Source]:
-            nonlocal done
-            for task in tasks:
-                yield task
-                done += 1
-
-        for batch in positions(counted_tasks(), **options):
-            auditor.add_batch(batch)
-            if progress is not None:
-                progress(done, len(tasks))
-        return auditor.result()
-    for task, outcome in ordered_map(
-        partial(_replay, **options), tasks, jobs=jobs, expected=len(tasks), weight=_task_bytes,
-        on_death=on_death, batched=True,
+    inputs = list(find_inputs(paths))
+    for _, outcome in run_tasks(
+        partial(_replay, **options), input_tasks(inputs), jobs=jobs, inputs=len(inputs),
+        weight=_task_bytes, name=task_name, ends=task_ends, progress=progress,
+        on_death=on_death,
     ):
         if isinstance(outcome, WorkerDied):
-            auditor.errors.append(outcome.located(file=task.name))
+            auditor.errors.append(outcome)
         else:
             for batch in outcome:
                 auditor.add_batch(batch)
-        done += 1
-        if progress is not None:
-            progress(done, len(tasks))
     return auditor.result()
 
 
-def _replay(tasks: list[Input | Source], **options: Any) -> list[list[PositionBatch]]:
-    """In a worker: the batches of one run of positions() over ``tasks``, as the
-    entry of the last task (the others' are empty: a batch holds several)."""
-    return [[] for _ in tasks[1:]] + [list(positions(tasks, **options))]
+def _replay(tasks: list[Task], **options: Any) -> list[list[PositionBatch]]:
+    """The batches of one run of positions() over ``tasks``, as the entry of the
+    last task (the others' are empty: a batch holds several)."""
+    works = [work for work, _ in tasks if work is not None]
+    return [[] for _ in tasks[1:]] + [list(positions(works, **options))]
 
 
-def _task_bytes(task: Input | Source) -> int:
-    """The bytes a task carries to its worker: those of standard input, read here."""
-    return len(task.data) if isinstance(task, Source) else 0
+def _task_bytes(task: Task) -> int:
+    """The bytes a task carries to its worker: those of a source read here."""
+    return len(task[0].data) if isinstance(task[0], Source) else 0

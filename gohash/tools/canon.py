@@ -3,7 +3,7 @@
 Scope: the records of ``gohash canon`` and how they are made.
 :func:`records` formats the columns of :func:`gohash.pipeline.positions.positions` (a
 compiled core, the pure walker where it refuses a file) as JSON Lines or CSV
-lines; :func:`canon` runs it over files, folders and archives, in this process
+lines; :func:`write_records` runs it over files, folders and archives, in this process
 or in worker processes (output in input order either way).  The CLI only
 parses arguments and prints.
 """
@@ -28,20 +28,15 @@ from ..group.coords import gtp, sgf_letters
 from ..group.schemes import DEFAULT_SCHEME
 from ..group.schemes import scheme as get_scheme
 from ..group.symmetry import ELEMENTS, elements_of
-from ..pipeline.pool import (
-    MAX_TASKS_PER_BATCH,
-    SpoolFiles,
-    batches,
-    ordered_map,
-    scratch_folder,
-)
+from ..pipeline.jobs import Task, input_tasks, run_tasks, task_ends, task_name
+from ..pipeline.pool import MAX_TASKS_PER_BATCH, SpoolFiles, scratch_folder
 from ..pipeline.positions import PositionBatch, positions
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import name_text
-from ..sgf.sources import find_inputs, read_input, read_input_ends
+from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import WalkSummary
 
-__all__ = ["FIELDS", "FORMATS", "CanonOptions", "canon", "records"]
+__all__ = ["FIELDS", "FORMATS", "CanonOptions", "records", "write_records"]
 
 FIELDS = (
     "file",
@@ -351,15 +346,10 @@ _Result = tuple[
     bytes | _Spooled, int, int, int, list[tuple[str, str | None, int | None, int | None]],
     list[str],
 ]
-# A task: a file for the worker to read, the bytes of an archive member or of
-# stdin (read by the parent), an error met while reading, an input not read (a
-# pipe found in a folder: a note), or nothing (an empty archive); and whether it
-# is the last task of its input.
-_Work = Input | Source | SgfError | Skipped | None
 
 
 def _canon_tasks(
-    works: list[_Work], options: CanonOptions, write: Callable[[str], object] | None = None,
+    tasks: list[Task], options: CanonOptions, write: Callable[[str], object] | None = None,
     spool: str | None = None,
 ) -> list[_Result]:
     """The results of consecutive tasks, from one run of positions() over their
@@ -369,11 +359,11 @@ def _canon_tasks(
     gives, or else returned as text."""
     # For each task in order, its read errors and the ids positions() gives its
     # sources (a file found in a folder can be an archive of several).
-    slots: list[list[SgfError | Skipped | int]] = [[] for _ in works]
+    slots: list[list[SgfError | Skipped | int]] = [[] for _ in tasks]
     owner: list[int] = []
 
     def sources() -> Iterator[Source]:
-        for task, work in enumerate(works):
+        for task, (work, _) in enumerate(tasks):
             items: Iterable[Source | SgfError | Skipped] = (
                 read_input(work) if isinstance(work, Input) else [] if work is None else [work]
             )
@@ -385,8 +375,8 @@ def _canon_tasks(
                     owner.append(task)
                     yield item
 
-    texts = _Texts(len(works), spool)
-    counts = [0] * len(works)
+    texts = _Texts(len(tasks), spool)
+    counts = [0] * len(tasks)
     games: dict[int, int] = {}
     errors: dict[int, list[GohashError]] = {}
     notes: dict[int, list[str]] = {}
@@ -441,34 +431,23 @@ def _canon_tasks(
     return results
 
 
-def _canon_worker(tasks: list[tuple[_Work, bool]], options: CanonOptions) -> list[_Result]:
-    """:func:`_canon_tasks` of tasks of :func:`_tasks`, in a worker process: records
-    go through files in the pool's scratch folder."""
-    return _canon_tasks([work for work, _ in tasks], options, spool=scratch_folder())
+def _canon_worker(tasks: list[Task], options: CanonOptions) -> list[_Result]:
+    """:func:`_canon_tasks` in a worker process: records go through files in the
+    pool's scratch folder."""
+    return _canon_tasks(tasks, options, spool=scratch_folder())
 
 
-def _task_bytes(task: tuple[_Work, bool]) -> int:
-    """The bytes a task carries to its worker: those of a member read here."""
+def _task_bytes(task: Task) -> int:
+    """The bytes a task carries to its worker: those of a source read here."""
     return len(task[0].data) if isinstance(task[0], Source) else 0
 
 
-def _died(work: _Work, died: WorkerDied) -> _Result:
+def _died(died: WorkerDied) -> _Result:
     """The result of a task whose worker died on it: one error naming its file."""
-    file = work.name if isinstance(work, Input | Source | Skipped) else None
-    return b"", 0, 0, 0, [(died.reason, file, None, None)], []
+    return b"", 0, 0, 0, [(died.reason, died.file, None, None)], []
 
 
-def _tasks(inputs: list[Input]) -> Iterator[tuple[_Work, bool]]:
-    """Files go to workers as names; archives and stdin are read here, member by
-    member, so an archive's members are spread over the workers too."""
-    for inp in inputs:
-        if inp.kind in ("file", "missing"):
-            yield inp, True
-        else:
-            yield from read_input_ends(inp)
-
-
-def canon(
+def write_records(
     paths: Iterable[str],
     write: Callable[[str], object],
     options: CanonOptions | None = None,
@@ -483,7 +462,7 @@ def canon(
 
     Files are replayed by :func:`gohash.pipeline.positions.positions` many at a time.
     ``jobs`` > 1 processes files (and archive members) in that many worker
-    processes (:func:`gohash.pipeline.pool.ordered_map`: batches of up to 64, one run of
+    processes (:func:`gohash.pipeline.jobs.run_tasks`: batches of up to 64, one run of
     positions() each, memory bounded by a few batches).  If a worker dies, the
     files it and the others had in hand are retried one at a time, with a note;
     a file whose retry kills its worker again is an error.  Errors and notes go to ``on_error``
@@ -502,11 +481,9 @@ def canon(
         )
     inputs = list(find_inputs(paths))
     total = WalkSummary()
-    done = 0
     spooled = _SpoolReader(write, write_bytes)
 
-    def finish(result: _Result, ends_input: bool) -> None:
-        nonlocal done
+    def finish(result: _Result) -> None:
         text, files, games, positions, errors, notes = result
         if isinstance(text, _Spooled):
             spooled.copy(text)
@@ -522,42 +499,25 @@ def canon(
             total.errors.append(error)
             if on_error is not None:
                 on_error(error)
-        for note in notes:
-            total.notes.append(note)
-            if on_note is not None:
-                on_note(note)
-        if ends_input:
-            done += 1
-            if progress is not None:
-                progress(done, len(inputs))
-
-    if options.format == "csv":
-        write(options.csv_header)
-    if jobs <= 1:
-        for chunk in batches(_tasks(inputs), _TASKS, _task_bytes):
-            chunk_results = _canon_tasks([work for work, _ in chunk], options, write)
-            for (_, ends_input), result in zip(chunk, chunk_results, strict=True):
-                finish(result, ends_input)
-        return total
+        for message in notes:
+            note(message)
 
     def note(message: str) -> None:
         total.notes.append(message)
         if on_note is not None:
             on_note(message)
 
-    results = ordered_map(
-        partial(_canon_worker, options=options),
-        _tasks(inputs),
-        jobs=jobs,
-        expected=len(inputs),
-        weight=_task_bytes,
+    if options.format == "csv":
+        write(options.csv_header)
+    results = run_tasks(
+        partial(_canon_worker, options=options), input_tasks(inputs), jobs=jobs,
+        inputs=len(inputs), here=partial(_canon_tasks, options=options, write=write),
+        chunk=_TASKS, weight=_task_bytes, name=task_name, ends=task_ends, progress=progress,
         on_death=note,
-        batched=True,
     )
     try:
-        for (work, ends_input), outcome in results:
-            finish(_died(work, outcome) if isinstance(outcome, WorkerDied) else outcome,
-                   ends_input)
+        for _, outcome in results:
+            finish(_died(outcome) if isinstance(outcome, WorkerDied) else outcome)
     finally:
         spooled.close()
     return total

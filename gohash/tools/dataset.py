@@ -24,12 +24,13 @@ from typing import Any
 
 import fsspec
 
-from ..errors import GohashError, OutputExistsError, SgfError
+from ..errors import GohashError, OutputExistsError, SgfError, WorkerDied
 from ..group.schemes import scheme as get_scheme
-from ..pipeline.pool import ordered_map
+from ..pipeline.jobs import input_tasks, run_tasks
+from ..pipeline.pool import each
 from ..sgf.inputs import Input, Source
 from ..sgf.pack import PackedSlice, is_pack, slices
-from ..sgf.sources import find_inputs, read_input
+from ..sgf.sources import find_inputs
 from ..sgf.walk import WalkSummary
 from .canon import CanonOptions
 from .outputs import REPLACE_HINT, check_not_input
@@ -72,17 +73,16 @@ def partitions(paths: Iterable[str], partition_bytes: int = PARTITION_BYTES) -> 
 
 
 def _weighed(paths: Iterable[str], partition_bytes: int) -> Iterator[tuple[Item, int]]:
-    for inp in find_inputs(paths):
-        if inp.kind == "packed" and os.path.isfile(inp.name):
+    for work, _ in input_tasks(find_inputs(paths), archives=False):
+        if isinstance(work, Input) and work.kind == "packed" and os.path.isfile(work.name):
             try:
-                yield from ((piece, piece.bytes) for piece in slices(inp.name, partition_bytes))
+                yield from ((piece, piece.bytes) for piece in slices(work.name, partition_bytes))
             except GohashError as e:
-                yield SgfError(e.reason, file=e.file or inp.name), 0
-        elif inp.kind == "stdin":  # a worker has no stdin of ours: read here
-            for source in read_input(inp):
-                yield source, len(source.data) if isinstance(source, Source) else 0
-        else:
-            yield inp, _size(inp.name)
+                yield SgfError(e.reason, file=e.file or work.name), 0
+        elif isinstance(work, Input):
+            yield work, _size(work.name)
+        elif work is not None:
+            yield work, len(work.data) if isinstance(work, Source) else 0
 
 
 def _size(path: str) -> int:
@@ -152,12 +152,10 @@ def write_dataset(
 
     if dask is not None:
         _run_dask(dask, parts, out, options, finish, paths_relative=_relative(parts))
-    elif jobs <= 1:
-        for part in parts:
-            finish(part, write_part(part, out, options))
     else:
-        run = partial(write_part, root=out, options=options)
-        for part, outcome in ordered_map(run, parts, jobs=jobs, expected=len(parts)):
+        run = partial(each, partial(write_part, root=out, options=options))
+        for part, outcome in run_tasks(run, parts, jobs=jobs, inputs=len(parts), chunk=1,
+                                       name=_names):
             finish(part, outcome)
     _end(out, options, partition_bytes, len(parts), total, sorted(failed))
     return total
@@ -177,7 +175,7 @@ def _name(item: Item) -> str:
 
 
 def _failure(part: Part, error: BaseException) -> GohashError:
-    reason = str(error) or type(error).__name__
+    reason = error.reason if isinstance(error, WorkerDied) else str(error) or type(error).__name__
     return GohashError(f"the partition's task failed: {reason}", file=_names(part))
 
 

@@ -8,7 +8,6 @@ the compiled core replays, on :func:`gohash.pipeline.positions.positions` column
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -16,15 +15,16 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError, SgfError, WorkerDied
+from ..errors import GohashError, WorkerDied
 from ..go.board import Board
 from ..go.ko import KINDS, SuperkoVisitor, Violation, marked_diagram
 from ..go.rulesets import Ruleset, record_ruleset
 from ..group.schemes import SCHEMES, KeyScheme
-from ..pipeline.pool import MAX_BATCH_BYTES, batches, ordered_map
+from ..pipeline.jobs import UNBOUNDED, Task, input_tasks, run_tasks, task_ends, task_name
+from ..pipeline.pool import MAX_BATCH_BYTES
 from ..pipeline.positions import CORE_AVAILABLE, PositionBatch, positions
 from ..sgf.inputs import Input, Skipped, Source
-from ..sgf.sources import find_inputs, read_input_ends
+from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import WalkSummary, walk_games
 
 __all__ = [
@@ -128,26 +128,14 @@ def check_files(
         columns=not pure and isinstance(scheme, str) and scheme in SCHEMES,
     )
     inputs = list(find_inputs(paths))
-    if jobs > 1:
-        results = ordered_map(
-            partial(_check_tasks, settings=settings), _tasks(inputs), jobs=jobs,
-            expected=len(inputs), weight=_task_weight, on_death=on_death, batched=True,
-        )
-    else:
-        # In this process groups are bounded by their bytes only: many small
-        # files share one replay's fixed costs.
-        results = (
-            pair
-            for chunk in batches(_tasks(inputs), sys.maxsize, _task_weight)
-            for pair in zip(chunk, _check_tasks(chunk, settings), strict=True)
-        )
-    done = 0
-    for (work, ends_input), outcome in results:
-        yield from [_died(work, outcome)] if isinstance(outcome, WorkerDied) else outcome
-        if ends_input:
-            done += 1
-            if progress is not None:
-                progress(done, len(inputs))
+    # In this process groups are bounded by their bytes only: many small files
+    # share one replay's fixed costs.
+    for _, outcome in run_tasks(
+        partial(_check_tasks, settings=settings), input_tasks(inputs), jobs=jobs,
+        inputs=len(inputs), chunk=UNBOUNDED, weight=_task_weight, name=task_name,
+        ends=task_ends, progress=progress, on_death=on_death,
+    ):
+        yield from [_died(outcome)] if isinstance(outcome, WorkerDied) else outcome
 
 
 @dataclass(frozen=True)
@@ -162,52 +150,64 @@ class _Settings:
     columns: bool  # the compiled core's columns, where it replays a file
 
 
-_Work = Source | SgfError | Skipped | None
-_Task = tuple[_Work, bool]
-"""A source read (an error met reading one, an input not read: a note, or nothing:
-an empty archive), and whether it is the last of its input."""
-
-
-def _tasks(inputs: list[Input]) -> Iterator[_Task]:
-    for inp in inputs:
-        yield from read_input_ends(inp)
-
-
-def _task_weight(task: _Task) -> int:
-    """A source's share of a group: its bytes, scaled so that a group of
-    :data:`gohash.pipeline.pool.MAX_BATCH_BYTES` holds about :data:`COLUMNS_MAX_GROUP_BYTES`
-    of records.  Columns cost some 80 times a file's bytes while a group is
-    judged: memory stays bounded."""
+def _task_weight(task: Task) -> int:
+    """A task's share of a group: the bytes of its source (of its file, as
+    stored, for one read by the task), scaled so that a group of
+    :data:`gohash.pipeline.pool.MAX_BATCH_BYTES` holds about
+    :data:`COLUMNS_MAX_GROUP_BYTES` of records.  Columns cost some 80 times a
+    file's bytes while a group is judged: memory stays bounded."""
     work = task[0]
     scale = MAX_BATCH_BYTES // max(COLUMNS_MAX_GROUP_BYTES, 1)
-    return len(work.data) * scale if isinstance(work, Source) else 0
+    if isinstance(work, Source):
+        return len(work.data) * scale
+    if isinstance(work, Input) and work.kind == "file":
+        try:
+            return os.stat(work.name).st_size * scale
+        except (OSError, ValueError):  # gone: the task says so
+            return 0
+    return 0
 
 
-def _check_tasks(tasks: list[_Task], settings: _Settings) -> list[list[FileCheck]]:
-    """The checks of each task's source (none for nothing), in order (in a worker
-    process, or this one): runs of files on columns (the visitor walks what
-    the core leaves), or every source walked with the visitor."""
-    checks: list[list[FileCheck]] = []
+def _check_tasks(tasks: list[Task], settings: _Settings) -> list[list[FileCheck]]:
+    """The checks of each task's sources (those it reads, for an input by name),
+    in order (in a worker process, or this one): runs of sources on columns,
+    a group ending once it holds :data:`COLUMNS_MAX_GROUP_BYTES` (the visitor
+    walks what the core leaves), or every source walked with the visitor."""
+    checks: list[list[FileCheck]] = [[] for _ in tasks]
     group: list[Source] = []
-    for work, _ in tasks:
-        if settings.columns and isinstance(work, Source):
-            group.append(work)
-            continue
-        if group:
-            checks += ([check] for check in _check_columns(group, settings))
-            group = []
-        if isinstance(work, Source):
-            checks.append([_walk_one(work, settings)])
-        elif isinstance(work, Skipped):
-            checks.append([FileCheck(work.name, summary=WalkSummary(notes=[str(work)]))])
-        elif work is not None:
-            summary = WalkSummary()
-            summary.keep_error(work)
-            checks.append([FileCheck(work.file or "", [], [work], summary)])
-        else:
-            checks.append([])
+    owners: list[int] = []  # the task of each source of the group
+    data = 0
+
+    def flush() -> None:
+        nonlocal data
+        for owner, check in zip(owners, _check_columns(group, settings), strict=True):
+            checks[owner].append(check)
+        group.clear()
+        owners.clear()
+        data = 0
+
+    for task, (work, _) in enumerate(tasks):
+        items = read_input(work) if isinstance(work, Input) else [] if work is None else [work]
+        for item in items:
+            if settings.columns and isinstance(item, Source):
+                group.append(item)
+                owners.append(task)
+                data += len(item.data)
+                if data >= COLUMNS_MAX_GROUP_BYTES:
+                    flush()
+                continue
+            if group:
+                flush()
+            if isinstance(item, Source):
+                checks[task].append(_walk_one(item, settings))
+            elif isinstance(item, Skipped):
+                checks[task].append(FileCheck(item.name, summary=WalkSummary(notes=[str(item)])))
+            else:
+                summary = WalkSummary()
+                summary.keep_error(item)
+                checks[task].append(FileCheck(item.file or "", [], [item], summary))
     if group:
-        checks += ([check] for check in _check_columns(group, settings))
+        flush()
     return checks
 
 
@@ -267,9 +267,9 @@ def _walk_one(source: Source, settings: _Settings, first_game: int = 0) -> FileC
     return FileCheck(source.name, visitor.violations, visitor.errors, summary)
 
 
-def _died(work: _Work, died: WorkerDied) -> FileCheck:
+def _died(died: WorkerDied) -> FileCheck:
     """The check of a file whose worker died on it twice: an error naming it."""
-    name = work.name if isinstance(work, Source) else getattr(work, "file", None) or ""
+    name = died.file or ""
     error = GohashError(died.reason, file=name)
     summary = WalkSummary()
     summary.keep_error(error)
