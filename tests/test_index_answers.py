@@ -5,7 +5,9 @@ The references in tests/data were written by the index of format version 3
 storage since changed a rule on purpose, the comparison says so: continuations
 count a game once however often it repeats the position (version 3 counted
 every occurrence), so for a sample where some game holds the query twice only
-the moves played are compared, not their counts.
+the moves played are compared, not their counts; and the empty boards of
+other sizes no longer share the empty board's key, so ``rejected`` (positions
+with the key but other stones) is compared for the other samples only.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def _compare(reference: dict[str, Any], inputs: list[str], variations: bool,
     for number, (want, have) in enumerate(zip(reference["answers"], got["answers"],
                                               strict=True)):
         where = f"sample {number}"
+        if not any(any(row) for row in reference["samples"][number]["stones"]):
+            want["find"]["rejected"] = have["find"]["rejected"]  # the empty board
         assert have["find"] == want["find"], where
         assert have["find_b"] == want["find_b"], where
         for name in ("continuations", "continuations_any_d4"):

@@ -24,23 +24,25 @@ from ..go.board import Board
 from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
-from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements
+from ..metadata import STORED
+from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, frame_batch
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
-from .check import OCCURRENCE_FAULT, damaged, frame_faults
+from .check import damaged
+from .games import NodesAt, posting_keys, replay_at, replay_boards
 from .queries import (
     RECORD_COLUMNS,
     ContinuationRow,
     Continuations,
     Filters,
     FindResult,
+    GamePosition,
     GameRecord,
     QueryView,
     Record,
     merge_continuations,
-    read_game,
 )
-from .records import sql_keys
+from .records import point_images
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
 
 __all__ = [
@@ -165,59 +167,78 @@ class Index:
     # -- searching -----------------------------------------------------------------------------
 
     def _lookup(
-        self, position: Board | npt.ArrayLike
-    ) -> tuple[int, int, list[Element], int | None, int]:
+        self, position: Board | npt.ArrayLike, filters: Filters | None,
+        columns: str = "",
+    ) -> tuple[int, int, list[Element], _Hits]:
         """The query's size, key, the elements mapping it onto its frame (lowest
-        first), the id of its frame in the index (None: absent) and how many
-        positions share its key with other stones."""
+        first), and its confirmed occurrences in the games ``filters`` let
+        through (with ``columns`` of their games, ``g``)."""
         arr = _position_array(position)
-        keys = self.keys(arr.shape[0])
-        key, frame, onto = frame_and_elements(arr, keys)
-        rows = self._db.execute(
-            "SELECT id, frame FROM positions WHERE key = ?", sql_keys(keys.from_ints([key]))
-        ).fetchall()
-        ids = [position_id for position_id, stored in rows if stored == frame]
-        if len(ids) < len(rows):
-            # Another position with this key is a collision only if its frame
-            # gives the key: a damaged frame must not pass for one.
-            self._check_frames(rows, key)
-        return arr.shape[0], key, onto, (ids[0] if ids else None), len(rows) - len(ids)
-
-    def _check_frames(self, rows: list[tuple[int, bytes]], key: int) -> None:
-        keys = sql_keys(self.keys(19).from_ints([key]))
-        faults = frame_faults([(i, keys[0], frame) for i, frame in rows],
-                              lambda size: self.keys(size))
-        if faults:
-            position_id, reason = faults[0]
-            raise damaged(self.path, f"position {position_id}: {reason}")
-
-    def _check_occurrences(self, position_id: int, size: int) -> None:
-        """Raise :class:`~gohash.errors.DamagedIndexError` if an occurrence of the
-        position holds a value out of range (which a search would misread or fail on)."""
-        fault = OCCURRENCE_FAULT.format(o="o", last_point="?")
-        row = self._db.execute(
-            f"SELECT o.game_id, o.seq, o.element, o.to_move, o.next_colour, o.next_point "
-            f"FROM occurrences o WHERE o.position_id = ? AND {fault} LIMIT 1",
-            (position_id, size * size - 1),
-        ).fetchone()
-        if row is not None:
-            game_id, seq, *values = row
-            raise damaged(self.path, f"game {game_id} seq {seq}: element, side to move, "
-                                     f"next colour and point {tuple(values)!r} out of range")
-
-    @staticmethod
-    def _where(position_id: int, view: QueryView, filters: Filters | None) -> tuple[str, list[Any]]:
-        """The condition on occurrences ``o`` and games ``g`` that picks the
-        occurrences of the query seen through ``view`` in the games ``filters``
-        let through."""
-        matching, params = view.condition()
-        where = f"o.position_id = ? AND {matching}"
-        params = [position_id, *params]
+        size = arr.shape[0]
+        keys = self.keys(size)
+        key, _, onto = frame_and_elements(arr, keys)
+        where, params = "", list[Any]()
         if filters is not None:
-            condition, more = filters.sql("g")
-            where += f" AND {condition}"
-            params += more
-        return where, params
+            condition, params = filters.sql("g")
+            where = f" AND {condition}"
+        rows = self._db.execute(
+            f"SELECT p.game_id, p.seq, g.nodes, g.positions, g.size{columns} "
+            "FROM postings p JOIN games g ON g.id = p.game_id "
+            f"WHERE p.key = ?{where} ORDER BY p.game_id, p.seq",
+            [int(posting_keys(keys.from_ints([key]), size)[0]), *params],
+        ).fetchall()
+        frame = onto[0].image_array(arr).astype(np.int8)
+        # A posting of another size is a key that collides: other stones.
+        hits = self._confirm([row for row in rows if row[4] == size], size, frame)
+        hits.rejected += len({row[4] for row in rows} - {size})
+        return size, key, onto, hits
+
+    def _replay_rows(self, rows: list[Any], size: int) -> NodesAt:
+        """The nodes of the postings ``rows`` (game id, seq, nodes, positions,
+        size, ...), each game replayed once, to its last row."""
+        games: list[int] = []
+        nodes: list[int] = []
+        mains: list[int] = []
+        game_of: list[int] = []
+        last = None
+        for game_id, _, count, main, *_ in rows:
+            if game_id != last:
+                last = game_id
+                games.append(game_id)
+                nodes.append(count)
+                mains.append(main)
+            game_of.append(len(games) - 1)
+        records: dict[int, bytes] = {}
+        for start in range(0, len(games), 500):
+            chunk = games[start : start + 500]
+            records.update(self._db.execute(
+                f"SELECT id, record FROM games WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+        blobs = [records[game_id] for game_id in games]
+        seq = np.array([row[1] for row in rows], dtype=np.int32)
+        try:
+            return replay_at(blobs, size, nodes, mains, np.array(game_of, dtype=np.int32), seq)
+        except GohashError as e:
+            raise damaged(self.path, e.reason) from None
+
+    def _confirm(self, rows: list[Any], size: int, frame: npt.NDArray[np.int8]) -> _Hits:
+        """The postings ``rows`` (game id, seq, nodes, positions, size, ...)
+        whose position is the frame's up to symmetry, with the lowest element
+        mapping each onto ``frame``: each game replayed once, to its last row."""
+        images: dict[bytes, int] = {}
+        for element in ELEMENTS:
+            images.setdefault(element.inverse.image_array(frame).tobytes(), element.index)
+        at = self._replay_rows(rows, size)
+        seq = np.array([row[1] for row in rows], dtype=np.int32)
+        found = [images.get(board) for board in map(bytes, at.boards)]
+        kept = [i for i, element in enumerate(found) if element is not None]
+        rejected = len({bytes(at.boards[i]) for i, e in enumerate(found) if e is None})
+        elements = np.array([found[i] for i in kept], dtype=np.int8)
+        next_point = at.next_point[kept]
+        played = next_point >= 0
+        # The next move in the frame's orientation, as the element maps it.
+        next_point[played] = point_images(size)[elements[played], next_point[played]]
+        return _Hits([rows[i] for i in kept], seq[kept], elements, at.to_move[kept],
+                     at.move_number[kept], at.next_colour[kept], next_point, rejected)
 
     @database_errors
     def find(
@@ -241,32 +262,51 @@ class Index:
         query's; unlike :meth:`continuations`, which asks what the player to
         move plays, this asks where the stones stood).
         """
-        size, key, onto, position_id, rejected = self._lookup(position)
+        size, key, onto, hits = self._lookup(position, filters)
         view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
-        if position_id is None:
-            return FindResult(key, 0, [], offset, limit, rejected)
-        self._check_occurrences(position_id, size)
-        where, params = self._where(position_id, view, filters)
-        join = "JOIN games g ON g.id = o.game_id" if filters is not None else ""
-        total = self._db.execute(
-            f"SELECT count(*) FROM occurrences o {join} WHERE {where}", params
-        ).fetchone()[0]
+        keep = [i for i in range(len(hits)) if view.matches(
+            bool(hits.element[i] >= 8), int(hits.to_move[i]))]
+        page = keep[offset:] if limit is None else keep[offset : offset + limit]
+        game_ids = sorted({hits.rows[i][0] for i in page})
+        records = self._records(game_ids)
+        lines = self._lines([(hits.rows[i][0], int(hits.seq[i])) for i in page
+                             if hits.seq[i] >= hits.rows[i][3]])
         matches = []
-        for seq, move, stored, stored_to_move, next_colour, next_point, line, *record in (
-            self._db.execute(
-                f"SELECT o.seq, o.move, o.element, o.to_move, o.next_colour, o.next_point, "
-                f"{_LINE}, {RECORD_COLUMNS} FROM occurrences o "
-                f"JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
-                f"WHERE {where} ORDER BY o.game_id, o.seq LIMIT ? OFFSET ?",
-                [*params, -1 if limit is None else limit, offset],
-            )
-        ):
-            match = view.match(Record.from_row(record), move, seq, ELEMENTS[stored],
-                               stored_to_move, next_colour, next_point)
+        for i in page:
+            game_id = hits.rows[i][0]
+            seq = int(hits.seq[i])
+            colour = int(hits.next_colour[i])
+            match = view.match(records[game_id], int(hits.move_number[i]), seq,
+                               ELEMENTS[int(hits.element[i])], int(hits.to_move[i]), colour,
+                               int(hits.next_point[i]) if colour else None)
+            line = lines.get((game_id, seq))
             if line:
-                match = replace(match, variation=tuple(int(i) for i in line.split(".")))
+                match = replace(match, variation=tuple(int(x) for x in line.split(".")))
             matches.append(match)
-        return FindResult(key, total, matches, offset, limit, rejected)
+        return FindResult(key, len(keep), matches, offset, limit, hits.rejected)
+
+    def _records(self, game_ids: list[int]) -> dict[int, Record]:
+        out: dict[int, Record] = {}
+        for start in range(0, len(game_ids), 500):
+            chunk = game_ids[start : start + 500]
+            for row in self._db.execute(
+                f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id "
+                f"WHERE g.id IN ({','.join('?' * len(chunk))})", chunk,
+            ):
+                out[row[0]] = Record.from_row(row)
+        return out
+
+    def _lines(self, nodes: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+        """The path of the variation holding each node off its main line: that of
+        the latest variation run starting at or before it."""
+        out = {}
+        for game_id, seq in nodes:
+            row = self._db.execute(
+                "SELECT path FROM variations WHERE game_id = ? AND seq <= ? "
+                "ORDER BY seq DESC LIMIT 1", (game_id, seq),
+            ).fetchone()
+            out[game_id, seq] = "" if row is None else row[0]
+        return out
 
     @database_errors
     def continuations(
@@ -296,51 +336,79 @@ class Index:
             raise GohashError(f"symmetry {symmetry!r} is not 'full' or 'd4'")
         if to_move is None:
             to_move = position.to_move if isinstance(position, Board) else "any"
-        size, key, onto, position_id, _ = self._lookup(position)
+        size, key, onto, hits = self._lookup(position, filters, ", g.winner, g.date")
         view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
-        if position_id is None:
-            return merge_continuations([], key=key, view=view, limit=limit)
-        self._check_occurrences(position_id, size)
-        where, params = self._where(position_id, view, filters)
-        rows = [
-            ContinuationRow(colour, point, bool(swapped), *rest)
-            for colour, point, swapped, *rest in self._db.execute(
-                "SELECT o.next_colour, o.next_point, o.element >= 8, o.to_move, "
-                "CAST(substr(g.date, 1, 4) AS INTEGER), count(*), "
-                "coalesce(sum(g.winner = 'B'), 0), coalesce(sum(g.winner = 'W'), 0), "
-                "min(g.date), max(g.date) "
-                f"FROM occurrences o JOIN games g ON g.id = o.game_id WHERE {where} "
-                "GROUP BY 1, 2, 3, 4, 5",
-                params,
-            )
-        ]
+        groups: dict[tuple[int, int | None, bool, int, int | None], _Group] = {}
+        seen: set[tuple[int, int, int, bool, int]] = set()
+        allowed = {(sw, tm): view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)}
+        for i, (game_id, _, _, _, _, winner, date) in enumerate(hits.rows):
+            swapped = bool(hits.element[i] >= 8)
+            side = int(hits.to_move[i])
+            if not allowed[swapped, side]:
+                continue
+            colour = int(hits.next_colour[i])
+            point = int(hits.next_point[i]) if colour else None
+            # A game counts once for each move played from the position.
+            once = (game_id, colour, -2 if point is None else point, swapped, side)
+            if once in seen:
+                continue
+            seen.add(once)
+            year = int(date[:4]) if date is not None and date[:4].isdigit() else None
+            group = groups.get((colour, point, swapped, side, year))
+            if group is None:
+                group = groups[colour, point, swapped, side, year] = _Group()
+            group.add(winner, date)
+        rows = [ContinuationRow(colour, point, swapped, side, year, g.count, g.black_wins,
+                                g.white_wins, g.first, g.last)
+                for (colour, point, swapped, side, year), g in groups.items()]
         return merge_continuations(rows, key=key, view=view, limit=limit)
 
     @database_errors
     def game(self, game_id: int) -> GameRecord:
-        """A game of the index read again from its file, for a viewer: its record,
-        its root text and every position of its main line as indexed.
-
-        The file is read from its path as indexed (relative paths are tried from
-        the current folder, then from the index's); it must be unchanged (the
-        same SHA-256), and the game replays to the same positions, with the
-        suicide rule of its build, or this raises :class:`GohashError`.
-        """
+        """A game of the index rebuilt from its stored form, for a viewer: its
+        record, its root text (from the games table's columns) and every
+        position of its main line as indexed.  The source file is not read."""
         row = self._db.execute(
-            f"SELECT {RECORD_COLUMNS}, f.sha256, f.suicide, g.sha256 FROM games g "
+            f"SELECT {RECORD_COLUMNS}, g.nodes, g.positions, g.record FROM games g "
             "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
             (game_id,),
         ).fetchone()
         if row is None:
             raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
-        file_sha, suicide, game_sha = row[-3:]
-        return read_game(
-            Record.from_row(row[:-3]), file_sha=file_sha, game_sha=game_sha,
-            suicide_allowed=None if suicide is None else bool(suicide),
-            folders=[os.path.dirname(os.path.abspath(self.path))],
-        )
+        record = Record.from_row(row[:-3])
+        nodes, main, blob = row[-3:]
+        try:
+            replayed = replay_boards(blob, record.size, nodes, main - 1)
+        except GohashError as e:
+            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        return GameRecord(record, _root_text(record), [
+            GamePosition(
+                int(replayed.move_number[i]),
+                {0: None, 1: "b", 2: "w"}[int(replayed.colour[i])],
+                None if replayed.point[i] < 0 else divmod(int(replayed.point[i]), record.size),
+                bool(replayed.setup[i]) if i else bool(replayed.boards[0].any()),
+                replayed.boards[i].reshape(record.size, record.size),
+            )
+            for i in range(main)
+        ])
 
     # -- duplicates ----------------------------------------------------------------------------
+
+    @database_errors
+    def _frames(self, game_id: int) -> tuple[tuple[bytes, ...], int]:
+        """The frames of a game's main line, and the element mapping its last
+        position onto its frame."""
+        size, nodes, main, blob = self._db.execute(
+            "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        try:
+            boards = replay_boards(blob, size, nodes, main - 1).boards[:main]
+        except GohashError as e:
+            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        keys = self.keys(size)
+        batch = frame_batch(boards, keys.hash_arrays(boards.reshape(-1, size, size)), keys)
+        assert batch.frames is not None
+        return tuple(map(bytes, batch.frames)), int(batch.elements[-1])
 
     @database_errors
     def records(self) -> dict[int, Record]:
@@ -360,25 +428,31 @@ class Index:
         Records with fewer than ``min_positions`` positions are left out: every
         game starts from the same few positions.  Main lines only are compared.
         """
-        sequences: dict[int, list[int]] = {}
+        db = self._db
+        mains = dict(db.execute("SELECT id, positions FROM games WHERE positions >= ?",
+                                (min_positions,)))
+        rows = np.array(db.execute("SELECT game_id, seq, key FROM postings").fetchall(),
+                        dtype=np.int64).reshape(-1, 3)
+        main_of = np.zeros(int(rows[:, 0].max()) + 1 if len(rows) else 1, dtype=np.int64)
+        for game_id, main in mains.items():
+            main_of[game_id] = main
+        rows = rows[rows[:, 1] < main_of[rows[:, 0]]]
+        rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+        # Candidates: games whose main lines have the same keys, or keys one a prefix
+        # of the other's; then the same compared on their exact frames.
+        by_game = np.split(rows[:, 2], np.flatnonzero(np.diff(rows[:, 0])) + 1) if len(
+            rows) else []
+        firsts = rows[np.r_[0, np.flatnonzero(np.diff(rows[:, 0])) + 1], 0].tolist() if len(
+            rows) else []
+        key_sequences = {g: tuple(k.tolist()) for g, k in zip(firsts, by_game, strict=True)}
+        candidates = _related(key_sequences)
+        sequences: dict[int, tuple[bytes, ...]] = {}
         last_element: dict[int, int] = {}
-        main_lines = (
-            "SELECT o.game_id, o.position_id, o.element FROM occurrences o "
-            "JOIN games g ON g.id = o.game_id WHERE o.seq < g.positions "
-            "ORDER BY o.game_id, o.seq"
-            if self.variations
-            else "SELECT game_id, position_id, element FROM occurrences ORDER BY game_id, seq"
-        )
-        for game_id, position_id, stored_element in self._db.execute(main_lines):
-            if stored_element not in _ELEMENT_INDEXES:
-                raise damaged(self.path, f"game {game_id}: element {stored_element!r} is "
-                                         "not 0..15")
-            sequences.setdefault(game_id, []).append(position_id)
-            last_element[game_id] = stored_element
-        by_sequence: dict[tuple[int, ...], list[int]] = {}
+        for game_id in sorted(candidates):
+            sequences[game_id], last_element[game_id] = self._frames(game_id)
+        by_sequence: dict[tuple[bytes, ...], list[int]] = {}
         for game_id, sequence in sequences.items():
-            if len(sequence) >= min_positions:
-                by_sequence.setdefault(tuple(sequence), []).append(game_id)
+            by_sequence.setdefault(sequence, []).append(game_id)
         records = self.records()
 
         def group(game_ids: list[int], length: int) -> DupeGroup:
@@ -394,7 +468,7 @@ class Index:
         prefixes = []
         # In lexicographic order a sequence follows its prefixes, with only
         # sequences that also extend them in between: a stack finds the longest.
-        stack: list[tuple[int, ...]] = []
+        stack: list[tuple[bytes, ...]] = []
         for seq in sorted(by_sequence):
             while stack and seq[: len(stack[-1])] != stack[-1]:
                 stack.pop()
@@ -405,13 +479,76 @@ class Index:
         return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
 
 
-_ELEMENT_INDEXES = frozenset(range(len(ELEMENTS)))
-# The path of the variation holding occurrence o ('' on the main line): that of
-# the latest variation run starting at or before it.
-_LINE = (
-    "CASE WHEN o.seq < g.positions THEN '' ELSE (SELECT v.path FROM variations v "
-    "WHERE v.game_id = o.game_id AND v.seq <= o.seq ORDER BY v.seq DESC LIMIT 1) END"
-)
+def _related(sequences: dict[int, tuple[int, ...]]) -> set[int]:
+    """The games whose sequence another has, or is a proper prefix of another's,
+    or has another's as one."""
+    related: set[int] = set()
+    by_sequence: dict[tuple[int, ...], list[int]] = {}
+    for game_id, sequence in sequences.items():
+        by_sequence.setdefault(sequence, []).append(game_id)
+    stack: list[tuple[int, ...]] = []
+    for seq in sorted(by_sequence):
+        games = by_sequence[seq]
+        if len(games) > 1:
+            related.update(games)
+        while stack and seq[: len(stack[-1])] != stack[-1]:
+            stack.pop()
+        if stack:
+            related.update(games)
+            related.update(by_sequence[stack[-1]])
+        stack.append(seq)
+    return related
+
+
+@dataclass
+class _Hits:
+    """The confirmed occurrences of a query: per row of ``rows`` (the postings'
+    rows) its node ``seq``, the lowest element mapping it onto the frame, its
+    side to move, move number and next move on the main line (colour as
+    recorded, 0 none; point in the frame's orientation, -1 a pass);
+    ``rejected`` postings had the key but other stones."""
+
+    rows: list[Any]
+    seq: npt.NDArray[np.int32]
+    element: npt.NDArray[np.int8]
+    to_move: npt.NDArray[np.int8]
+    move_number: npt.NDArray[np.int32]
+    next_colour: npt.NDArray[np.int8]
+    next_point: npt.NDArray[np.int16]
+    rejected: int
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+class _Group:
+    """Occurrences of one continuation row being counted."""
+
+    def __init__(self) -> None:
+        self.count = self.black_wins = self.white_wins = 0
+        self.first: str | None = None
+        self.last: str | None = None
+
+    def add(self, winner: str | None, date: str | None) -> None:
+        self.count += 1
+        self.black_wins += winner == "B"
+        self.white_wins += winner == "W"
+        if date is not None:
+            if self.first is None or date < self.first:
+                self.first = date
+            if self.last is None or date > self.last:
+                self.last = date
+
+
+def _root_text(record: Record) -> dict[str, str]:
+    """The root's text properties a record holds, as SGF names them."""
+    values = {
+        "PB": record.black, "PW": record.white, "BR": record.black_rank,
+        "WR": record.white_rank, "RE": record.result, "DT": record.dt, "EV": record.event,
+        "KM": None if record.komi is None else f"{record.komi:g}",
+        **{f.prop: record.fields.get(f.name) for f in STORED},
+    }
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _position_array(position: Board | npt.ArrayLike) -> Board8:

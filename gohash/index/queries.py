@@ -4,8 +4,7 @@ Scope: :class:`Filters` and the SQL condition they put on the index's
 ``games`` table; the results of :meth:`gohash.index.index.Index.find`,
 :meth:`gohash.index.index.Index.continuations` and :meth:`gohash.index.index.Index.game`;
 :class:`QueryView` and :func:`merge_continuations`, which map the next moves
-the index stores back into the query's orientation and colours; and
-:func:`read_game`, which reads an indexed game again from its file.
+the index finds back into the query's orientation and colours.
 :mod:`gohash.index.store` owns the database and :mod:`gohash.index` runs every
 query; nothing here opens it.  What the index reads from a record's root
 (ranks, dates, winner) is :mod:`gohash.index.records`'s.
@@ -15,8 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import hashlib
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,13 +24,8 @@ import numpy.typing as npt
 
 from ..errors import GohashError
 from ..group.symmetry import Element, Point
-from ..metadata import STORED, TEXT_PROPERTIES
-from ..pipeline.frames import unpack_frames
-from ..pipeline.positions import positions
-from ..sgf.inputs import Source
-from ..sgf.names import fs_name
-from ..sgf.sources import find_inputs, read_input
-from .records import first_date, game_digest, rank_level
+from ..metadata import STORED
+from .records import first_date, rank_level
 
 __all__ = [
     "FIELD_FILTERS",
@@ -51,7 +43,6 @@ __all__ = [
     "Record",
     "contains",
     "merge_continuations",
-    "read_game",
 ]
 
 
@@ -354,7 +345,7 @@ class GamePosition:
 
 @dataclass
 class GameRecord:
-    """A game of the index read again from its file (:meth:`gohash.index.index.Index.game`).
+    """A game of the index rebuilt from its stored form (:meth:`gohash.index.index.Index.game`).
 
     ``root`` holds the root's text properties that are present (``PB``,
     ``PW``, ``BR``, ``WR``, ``RE``, ``KM``, ``GN``, ``DT``, ``EV``, ``RU``);
@@ -565,87 +556,3 @@ class _Move:
             self.white_wins, self.count - self.black_wins - self.white_wins, self.first,
             self.last, self.same, self.exchanged, self.equivalent,
         )
-
-
-# -- games read again ----------------------------------------------------------------------------
-
-
-def read_game(
-    record: Record,
-    *,
-    file_sha: str,
-    game_sha: str,
-    suicide_allowed: bool | None,
-    folders: Sequence[str] = (),
-) -> GameRecord:
-    """Game ``record`` read again from its file and replayed as its build did
-    (``suicide_allowed`` as given to it; None: the game's ``RU``).
-
-    The file must have the SHA-256 ``file_sha`` and the game replay to the
-    positions known by ``game_sha`` (:func:`gohash.index.records.game_digest`), or
-    this raises :class:`GohashError`.  A relative path is tried from the
-    current folder, then from each of ``folders``.
-    """
-    source = _source_again(record.file, file_sha, folders)
-    for batch in positions([source], packed=True, suicide_allowed=suicide_allowed):
-        games = batch.games
-        found = np.flatnonzero(games.game == record.game)
-        if not found.size:
-            continue
-        text = {name: games.text[name][int(found[0])] for name in TEXT_PROPERTIES}
-        rows = np.flatnonzero((batch.game == record.game) & (batch.variation == 0))
-        low, high = (int(rows[0]), int(rows[-1]) + 1) if rows.size else (0, 0)
-        assert batch.packed_offsets is not None and batch.packed_data is not None
-        offsets = batch.packed_offsets
-        packed = batch.packed_data[offsets[low] : offsets[high]].tobytes()
-        if game_digest(record.size, text["PB"], text["PW"], text["RE"], packed) != game_sha:
-            break
-        stones = unpack_frames(packed, high - low, record.size)
-        colours = {0: None, 1: "b", 2: "w"}
-        return GameRecord(
-            record,
-            {name: value for name, value in text.items() if value is not None},
-            [
-                GamePosition(
-                    int(batch.move_number[i]),
-                    colours[int(batch.colour[i])],
-                    None if batch.point[i] < 0 else divmod(int(batch.point[i]), record.size),
-                    bool(batch.setup[i]),
-                    stones[i - low],
-                )
-                for i in range(low, high)
-            ],
-        )
-    raise GohashError(
-        "no longer replays to the positions indexed: rebuild the index",
-        file=record.file, game=record.game,
-    )
-
-
-def _source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
-    """The SGF source ``name`` (a file, or ``archive:member``) read again and
-    checked against its SHA-256; reported under ``name``."""
-    candidates = [name]
-    if not os.path.isabs(name) and name != "-":
-        candidates += [os.path.join(folder, name) for folder in folders]
-    # A stored name holds the bytes of a name that are not UTF-8 as escapes.
-    candidates += [fs for candidate in candidates if (fs := fs_name(candidate)) != candidate]
-    for candidate in candidates:
-        # An archive member is named "archive:member"; the archive is the part
-        # before a colon that is a file.
-        containers = [candidate[:i] for i in range(1, len(candidate) + 1)
-                      if candidate[i:i + 1] in (":", "") and os.path.isfile(candidate[:i])]
-        for container in containers:
-            for inp in find_inputs([container]):
-                for source in read_input(inp):
-                    if isinstance(source, Source) and source.name == candidate:
-                        if hashlib.sha256(source.data).hexdigest() != sha256:
-                            raise GohashError(
-                                "changed since it was indexed (its SHA-256 differs): "
-                                "rebuild the index", file=name,
-                            )
-                        return Source(name, source.data, source.notes)
-    raise GohashError(
-        "cannot read it again: not found (paths are as given to the build: relative "
-        "to the folder it ran in, or to the index's)", file=name,
-    )
