@@ -52,7 +52,7 @@ __all__ = [
     "stream_frames",
 ]
 
-BATCH_POSITIONS = 1 << 16
+BATCH_POSITIONS = 1 << 14
 """Positions (or games) per batch of :func:`stream_frames`'s replay: with the
 sources read, what bounds a build's memory (a long file comes in parts)."""
 

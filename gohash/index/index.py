@@ -25,11 +25,11 @@ from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
 from ..metadata import STORED
-from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, frame_batch
+from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, frame_batch, gathers
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import damaged
-from .games import NodesAt, posting_keys, replay_at, replay_boards
+from .games import posting_keys, replay_at, replay_boards
 from .queries import (
     RECORD_COLUMNS,
     ContinuationRow,
@@ -177,58 +177,62 @@ class Index:
         size = arr.shape[0]
         keys = self.keys(size)
         key, _, onto = frame_and_elements(arr, keys)
-        where, params = "", list[Any]()
+        join, where, params = "", "", list[Any]()
         if filters is not None:
             condition, params = filters.sql("g")
-            where = f" AND {condition}"
-        rows = self._db.execute(
-            f"SELECT p.game_id, p.seq, g.nodes, g.positions, g.size{columns} "
-            "FROM postings p JOIN games g ON g.id = p.game_id "
+            join, where = "JOIN games g ON g.id = p.game_id", f" AND {condition}"
+        postings = self._db.execute(
+            f"SELECT p.game_id, p.seq FROM postings p {join} "
             f"WHERE p.key = ?{where} ORDER BY p.game_id, p.seq",
             [int(posting_keys(keys.from_ints([key]), size)[0]), *params],
         ).fetchall()
+        games = self._games(sorted({game_id for game_id, _ in postings}), columns)
         frame = onto[0].image_array(arr).astype(np.int8)
         # A posting of another size is a key that collides: other stones.
-        hits = self._confirm([row for row in rows if row[4] == size], size, frame)
-        hits.rejected += len({row[4] for row in rows} - {size})
+        sizes = {games[game_id][0] for game_id, _ in postings}
+        hits = self._confirm([p for p in postings if games[p[0]][0] == size], games, size, frame)
+        hits.rejected += len(sizes - {size})
         return size, key, onto, hits
 
-    def _replay_rows(self, rows: list[Any], size: int) -> NodesAt:
-        """The nodes of the postings ``rows`` (game id, seq, nodes, positions,
-        size, ...), each game replayed once, to its last row."""
-        games: list[int] = []
-        nodes: list[int] = []
-        mains: list[int] = []
+    def _games(self, game_ids: list[int], columns: str) -> dict[int, tuple[Any, ...]]:
+        """Size, nodes, main line length, stored game and ``columns`` (of games
+        ``g`` and files ``f``) of each game of ``game_ids``, by id."""
+        out: dict[int, tuple[Any, ...]] = {}
+        for start in range(0, len(game_ids), 500):
+            chunk = game_ids[start : start + 500]
+            join = "JOIN files f ON f.id = g.file_id" if "f." in columns else ""
+            for game_id, *row in self._db.execute(
+                f"SELECT g.id, g.size, g.nodes, g.positions, g.record{columns} FROM games g "
+                f"{join} WHERE g.id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ):
+                out[game_id] = tuple(row)
+        return out
+
+    def _confirm(
+        self, postings: list[tuple[int, int]], games: dict[int, tuple[Any, ...]], size: int,
+        frame: npt.NDArray[np.int8],
+    ) -> _Hits:
+        """The ``postings`` (game id, seq; of ``games``, :meth:`_games`) whose
+        position is the frame's up to symmetry, with the lowest element mapping
+        each onto ``frame``: each game replayed once, as far as its postings ask."""
+        images: dict[bytes, int] = {}
+        # The position each element e maps onto the frame: e^-1 of the frame.
+        preimages = _images(frame.reshape(-1), size)[_INVERSES]
+        for element, preimage in zip(ELEMENTS, preimages, strict=True):
+            images.setdefault(preimage.tobytes(), element.index)
+        order: list[int] = []
         game_of: list[int] = []
-        last = None
-        for game_id, _, count, main, *_ in rows:
-            if game_id != last:
-                last = game_id
-                games.append(game_id)
-                nodes.append(count)
-                mains.append(main)
-            game_of.append(len(games) - 1)
-        records: dict[int, bytes] = {}
-        for start in range(0, len(games), 500):
-            chunk = games[start : start + 500]
-            records.update(self._db.execute(
-                f"SELECT id, record FROM games WHERE id IN ({','.join('?' * len(chunk))})", chunk))
-        blobs = [records[game_id] for game_id in games]
-        seq = np.array([row[1] for row in rows], dtype=np.int32)
+        for game_id, _ in postings:
+            if not order or order[-1] != game_id:
+                order.append(game_id)
+            game_of.append(len(order) - 1)
+        seq = np.array([s for _, s in postings], dtype=np.int32)
         try:
-            return replay_at(blobs, size, nodes, mains, np.array(game_of, dtype=np.int32), seq)
+            at = replay_at([games[g][3] for g in order], size, [games[g][1] for g in order],
+                           [games[g][2] for g in order], np.array(game_of, dtype=np.int32), seq)
         except GohashError as e:
             raise damaged(self.path, e.reason) from None
-
-    def _confirm(self, rows: list[Any], size: int, frame: npt.NDArray[np.int8]) -> _Hits:
-        """The postings ``rows`` (game id, seq, nodes, positions, size, ...)
-        whose position is the frame's up to symmetry, with the lowest element
-        mapping each onto ``frame``: each game replayed once, to its last row."""
-        images: dict[bytes, int] = {}
-        for element in ELEMENTS:
-            images.setdefault(element.inverse.image_array(frame).tobytes(), element.index)
-        at = self._replay_rows(rows, size)
-        seq = np.array([row[1] for row in rows], dtype=np.int32)
         found = [images.get(board) for board in map(bytes, at.boards)]
         kept = [i for i, element in enumerate(found) if element is not None]
         rejected = len({bytes(at.boards[i]) for i, e in enumerate(found) if e is None})
@@ -237,8 +241,9 @@ class Index:
         played = next_point >= 0
         # The next move in the frame's orientation, as the element maps it.
         next_point[played] = point_images(size)[elements[played], next_point[played]]
-        return _Hits([rows[i] for i in kept], seq[kept], elements, at.to_move[kept],
-                     at.move_number[kept], at.next_colour[kept], next_point, rejected)
+        return _Hits([postings[i][0] for i in kept], games, seq[kept], elements,
+                     at.to_move[kept], at.move_number[kept], at.next_colour[kept], next_point,
+                     rejected)
 
     @database_errors
     def find(
@@ -262,18 +267,19 @@ class Index:
         query's; unlike :meth:`continuations`, which asks what the player to
         move plays, this asks where the stones stood).
         """
-        size, key, onto, hits = self._lookup(position, filters)
+        size, key, onto, hits = self._lookup(position, filters, f", {RECORD_COLUMNS}")
         view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
-        keep = [i for i in range(len(hits)) if view.matches(
-            bool(hits.element[i] >= 8), int(hits.to_move[i]))]
+        allowed = {(sw, tm): view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)}
+        keep = [i for i in range(len(hits))
+                if allowed[bool(hits.element[i] >= 8), int(hits.to_move[i])]]
         page = keep[offset:] if limit is None else keep[offset : offset + limit]
-        game_ids = sorted({hits.rows[i][0] for i in page})
-        records = self._records(game_ids)
-        lines = self._lines([(hits.rows[i][0], int(hits.seq[i])) for i in page
-                             if hits.seq[i] >= hits.rows[i][3]])
+        records = {game_id: Record.from_row(hits.games[game_id][4:])
+                   for game_id in {hits.game_id[i] for i in page}}
+        lines = self._lines([(hits.game_id[i], int(hits.seq[i])) for i in page
+                             if hits.seq[i] >= hits.games[hits.game_id[i]][2]])
         matches = []
         for i in page:
-            game_id = hits.rows[i][0]
+            game_id = hits.game_id[i]
             seq = int(hits.seq[i])
             colour = int(hits.next_colour[i])
             match = view.match(records[game_id], int(hits.move_number[i]), seq,
@@ -284,17 +290,6 @@ class Index:
                 match = replace(match, variation=tuple(int(x) for x in line.split(".")))
             matches.append(match)
         return FindResult(key, len(keep), matches, offset, limit, hits.rejected)
-
-    def _records(self, game_ids: list[int]) -> dict[int, Record]:
-        out: dict[int, Record] = {}
-        for start in range(0, len(game_ids), 500):
-            chunk = game_ids[start : start + 500]
-            for row in self._db.execute(
-                f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id "
-                f"WHERE g.id IN ({','.join('?' * len(chunk))})", chunk,
-            ):
-                out[row[0]] = Record.from_row(row)
-        return out
 
     def _lines(self, nodes: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
         """The path of the variation holding each node off its main line: that of
@@ -337,30 +332,49 @@ class Index:
         if to_move is None:
             to_move = position.to_move if isinstance(position, Board) else "any"
         size, key, onto, hits = self._lookup(position, filters, ", g.winner, g.date")
+        games = hits.games
         view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
-        groups: dict[tuple[int, int | None, bool, int, int | None], _Group] = {}
-        seen: set[tuple[int, int, int, bool, int]] = set()
-        allowed = {(sw, tm): view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)}
-        for i, (game_id, _, _, _, _, winner, date) in enumerate(hits.rows):
-            swapped = bool(hits.element[i] >= 8)
-            side = int(hits.to_move[i])
-            if not allowed[swapped, side]:
-                continue
-            colour = int(hits.next_colour[i])
-            point = int(hits.next_point[i]) if colour else None
-            # A game counts once for each move played from the position.
-            once = (game_id, colour, -2 if point is None else point, swapped, side)
-            if once in seen:
-                continue
-            seen.add(once)
-            year = int(date[:4]) if date is not None and date[:4].isdigit() else None
-            group = groups.get((colour, point, swapped, side, year))
-            if group is None:
-                group = groups[colour, point, swapped, side, year] = _Group()
-            group.add(winner, date)
-        rows = [ContinuationRow(colour, point, swapped, side, year, g.count, g.black_wins,
-                                g.white_wins, g.first, g.last)
-                for (colour, point, swapped, side, year), g in groups.items()]
+        allowed = np.array([view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)])
+        swapped = (hits.element >= 8).astype(np.int64)
+        side = hits.to_move.astype(np.int64)
+        colour = hits.next_colour.astype(np.int64)
+        point = np.where(colour > 0, hits.next_point, -2).astype(np.int64)
+        game_ids = sorted(games)
+        game_index = np.searchsorted(game_ids, hits.game_id).astype(np.int64)
+        # A game counts once for each move played from the position.
+        kept = np.unique(np.stack([game_index, colour, point, swapped, side])[
+            :, allowed[swapped * 2 + side - 1]], axis=1)
+        game_index, colour, point, swapped, side = kept
+        dates = [games[g][5] for g in game_ids]
+        years = np.array([int(d[:4]) if d is not None and d[:4].isdigit() else -1 for d in dates],
+                         dtype=np.int64)
+        winners = [games[g][4] for g in game_ids]
+        known = sorted({d for d in dates if d is not None})
+        rank = {d: i for i, d in enumerate(known)}
+        date_rank = np.array([-1 if d is None else rank[d] for d in dates], dtype=np.int64)
+        black = np.array([w == "B" for w in winners], dtype=np.int64)
+        white = np.array([w == "W" for w in winners], dtype=np.int64)
+        year = years[game_index]
+        keys, group = np.unique(np.stack([colour, point, swapped, side, year]), axis=1,
+                                return_inverse=True)
+        group = group.reshape(-1)
+        count = np.bincount(group, minlength=keys.shape[1])
+        blacks = np.bincount(group, black[game_index], minlength=keys.shape[1])
+        whites = np.bincount(group, white[game_index], minlength=keys.shape[1])
+        ranks = date_rank[game_index]
+        first = np.full(keys.shape[1], len(known), dtype=np.int64)
+        last = np.full(keys.shape[1], -1, dtype=np.int64)
+        dated = ranks >= 0
+        np.minimum.at(first, group[dated], ranks[dated])
+        np.maximum.at(last, group[dated], ranks[dated])
+        rows = [
+            ContinuationRow(c, None if c == 0 else p, bool(sw), tm, None if y < 0 else y, n,
+                            int(b), int(w), known[f] if f < len(known) else None,
+                            known[la] if la >= 0 else None)
+            for (c, p, sw, tm, y), n, b, w, f, la in zip(
+                keys.T.tolist(), count.tolist(), blacks.tolist(), whites.tolist(),
+                first.tolist(), last.tolist(), strict=True)
+        ]
         return merge_continuations(rows, key=key, view=view, limit=limit)
 
     @database_errors
@@ -479,6 +493,17 @@ class Index:
         return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
 
 
+_INVERSES = [element.inverse.index for element in ELEMENTS]
+
+
+def _images(stones: npt.NDArray[np.int8], size: int) -> npt.NDArray[np.int8]:
+    """``images[g]``: the flat position ``stones`` mapped by the element of index ``g``."""
+    images: npt.NDArray[np.int8] = stones[gathers(size)]
+    swapped = [element.index for element in ELEMENTS if element.swap]
+    images[swapped] = np.where(images[swapped] > 0, 3 - images[swapped], 0)
+    return images
+
+
 def _related(sequences: dict[int, tuple[int, ...]]) -> set[int]:
     """The games whose sequence another has, or is a proper prefix of another's,
     or has another's as one."""
@@ -502,13 +527,14 @@ def _related(sequences: dict[int, tuple[int, ...]]) -> set[int]:
 
 @dataclass
 class _Hits:
-    """The confirmed occurrences of a query: per row of ``rows`` (the postings'
-    rows) its node ``seq``, the lowest element mapping it onto the frame, its
-    side to move, move number and next move on the main line (colour as
-    recorded, 0 none; point in the frame's orientation, -1 a pass);
-    ``rejected`` postings had the key but other stones."""
+    """The confirmed occurrences of a query: each one's game (``games`` holds
+    their rows, :meth:`Index._games`), node ``seq``, the lowest element mapping
+    it onto the frame, its side to move, move number and next move on the main
+    line (colour as recorded, 0 none; point in the frame's orientation, -1 a
+    pass); ``rejected`` counts the positions that had the key but other stones."""
 
-    rows: list[Any]
+    game_id: list[int]
+    games: dict[int, tuple[Any, ...]]
     seq: npt.NDArray[np.int32]
     element: npt.NDArray[np.int8]
     to_move: npt.NDArray[np.int8]
@@ -518,26 +544,7 @@ class _Hits:
     rejected: int
 
     def __len__(self) -> int:
-        return len(self.rows)
-
-
-class _Group:
-    """Occurrences of one continuation row being counted."""
-
-    def __init__(self) -> None:
-        self.count = self.black_wins = self.white_wins = 0
-        self.first: str | None = None
-        self.last: str | None = None
-
-    def add(self, winner: str | None, date: str | None) -> None:
-        self.count += 1
-        self.black_wins += winner == "B"
-        self.white_wins += winner == "W"
-        if date is not None:
-            if self.first is None or date < self.first:
-                self.first = date
-            if self.last is None or date > self.last:
-                self.last = date
+        return len(self.game_id)
 
 
 def _root_text(record: Record) -> dict[str, str]:

@@ -65,7 +65,7 @@ COMMIT_SECONDS = 1.0
 writes every page it dirtied (keys are random, so each file dirties a few
 hundred pages of the key index), and files of a second share most of them:
 one transaction per file made the database most of a build's time."""
-CACHE_KIB = 64 * 1024
+CACHE_KIB = 16 * 1024
 """SQLite's page cache per connection: with a batch of replayed positions
 (:data:`~gohash.index.build.BATCH_POSITIONS`) and the writer's staged rows
 (:data:`~gohash.index.writer.STAGED_ROWS`), what bounds a build's memory."""

@@ -128,8 +128,16 @@ class Writer:
         staged, self._staged, self._rows = self._staged, [], 0
         keys, games, seqs = (np.concatenate(column) for column in zip(*staged, strict=True))
         order = np.lexsort((seqs, games, keys))
-        self._db.executemany(
-            "INSERT INTO postings (key, game_id, seq) VALUES (?, ?, ?)",
-            zip(keys[order].tolist(), games[order].tolist(), seqs[order].tolist(), strict=True),
-        )
+        keys, games, seqs = keys[order], games[order], seqs[order]
+        # As Python integers a chunk at a time: some 100 bytes a posting as objects.
+        for start in range(0, len(order), _CHUNK):
+            end = start + _CHUNK
+            self._db.executemany(
+                "INSERT INTO postings (key, game_id, seq) VALUES (?, ?, ?)",
+                zip(keys[start:end].tolist(), games[start:end].tolist(),
+                    seqs[start:end].tolist(), strict=True),
+            )
         return len(order)
+
+
+_CHUNK = 1 << 14
