@@ -15,6 +15,8 @@ from gohash.go.board import Board
 from gohash.index.games import (
     EncodedGame,
     encode_game,
+    posting_key,
+    posting_keys,
     replay_at,
     replay_boards,
     replay_pure,
@@ -127,6 +129,17 @@ def test_replay_at_gives_each_node_asked_for_on_both_paths(seed: int) -> None:
         has_next = after < mains[g] and not setups[after] and colours[after] != 0
         assert at[0].next_colour[i] == (colours[after] if has_next else 0)
         assert at[0].next_point[i] == (points[after] if has_next else -1)
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_one_posting_key_is_that_of_the_batch(bits: int) -> None:
+    rng = random.Random(bits)
+    ints = [0, 1, (1 << bits) - 1, 1 << (bits - 1)] + [rng.getrandbits(bits) for _ in range(50)]
+    words = [[k] if bits == 64 else [k >> 64, k & ((1 << 64) - 1)] for k in ints]
+    keys = np.array(words, dtype=np.uint64).reshape(len(ints), -1)
+    keys = keys[:, 0] if bits == 64 else keys
+    for size in (9, 19):
+        assert posting_keys(keys, size).tolist() == [posting_key(k, bits, size) for k in ints]
 
 
 def test_a_blob_that_is_no_stored_game_is_an_error_on_both_paths() -> None:

@@ -16,6 +16,7 @@ index built with variations).  Node ``seq`` is the ``seq`` of a posting and of
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -44,6 +45,7 @@ __all__ = [
     "Replayed",
     "encode_game",
     "game_keys",
+    "posting_key",
     "posting_keys",
     "replay_at",
     "replay_boards",
@@ -367,8 +369,8 @@ def replay_at(
     if not count:
         return out
     if not pure and _core is not None:
-        offsets = np.zeros(len(blobs) + 1, dtype=np.int64)
-        offsets[1:] = np.cumsum([len(b) for b in blobs])
+        offsets = np.fromiter(itertools.accumulate(map(len, blobs), initial=0), np.int64,
+                              len(blobs) + 1)
         try:
             _core.replay_at(b"".join(blobs), offsets, size, np.asarray(nodes, dtype=np.int32),
                             np.asarray(mains, dtype=np.int32), game.astype(np.int32),
@@ -393,3 +395,11 @@ def replay_at(
         out.next_colour[rows] = np.where(has, replayed.colour[after], 0)
         out.next_point[rows] = np.where(has, replayed.point[after], -1)
     return out
+
+
+def posting_key(key: int, bits: int, size: int) -> int:
+    """:func:`posting_keys` of one canonical key of ``bits`` bits (64 or 128), as a
+    Python integer: what a search looks up."""
+    word = key >> (bits - 64)
+    signed = word - (1 << 64) if word >= 1 << 63 else word
+    return (signed >> (64 - KEY_BITS)) ^ size

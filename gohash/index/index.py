@@ -29,7 +29,7 @@ from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, frame_b
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import damaged
-from .games import posting_keys, replay_at, replay_boards
+from .games import posting_key, replay_at, replay_boards
 from .queries import (
     RECORD_COLUMNS,
     ContinuationRow,
@@ -184,7 +184,7 @@ class Index:
         postings = self._db.execute(
             f"SELECT p.game_id, p.seq FROM postings p {join} "
             f"WHERE p.key = ?{where} ORDER BY p.game_id, p.seq",
-            [int(posting_keys(keys.from_ints([key]), size)[0]), *params],
+            [posting_key(key, keys.bits, size), *params],
         ).fetchall()
         games = self._games(sorted({game_id for game_id, _ in postings}), columns)
         frame = onto[0].image_array(arr).astype(np.int8)
@@ -496,11 +496,14 @@ class Index:
 _INVERSES = [element.inverse.index for element in ELEMENTS]
 
 
+_SWAPPED = np.array([element.swap for element in ELEMENTS])
+_EXCHANGE = np.array([0, 2, 1], dtype=np.int8)
+
+
 def _images(stones: npt.NDArray[np.int8], size: int) -> npt.NDArray[np.int8]:
     """``images[g]``: the flat position ``stones`` mapped by the element of index ``g``."""
     images: npt.NDArray[np.int8] = stones[gathers(size)]
-    swapped = [element.index for element in ELEMENTS if element.swap]
-    images[swapped] = np.where(images[swapped] > 0, 3 - images[swapped], 0)
+    images[_SWAPPED] = _EXCHANGE[images[_SWAPPED]]
     return images
 
 
