@@ -272,7 +272,8 @@ class Continuation:
     ``point`` is ``(row, col)`` (row 0 the bottom line), None for a pass;
     ``equivalent`` holds it and its images under the query's own symmetries
     (one point for a position without symmetry; empty for a pass).  ``count``
-    occurrences went on with it, ``share`` of all that matched
+    games went on with it (a game that reaches the position more than once
+    counts once for each move played from it), ``share`` of all that matched
     (:attr:`Continuations.total`).  ``black_wins`` and ``white_wins`` count the
     games won by the player of the query's Black or White stones (in a
     colour-exchanged hit, the game's White and Black); ``other`` the rest.
@@ -299,7 +300,8 @@ class Continuation:
 class Continuations:
     """What was played from a position (:meth:`gohash.index.index.Index.continuations`).
 
-    ``total`` occurrences matched (filters applied), ``same_colours`` and
+    ``total`` occurrences matched (filters applied; a game once for each move
+    played from the position, however often it reaches it), ``same_colours`` and
     ``exchanged_colours`` of them by how they matched; ``ended`` of them have
     no next move (the main line ends there, or a setup node comes next, which
     is no move anyone played).  ``moves`` come by count, most played first,
