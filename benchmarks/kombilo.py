@@ -223,6 +223,7 @@ class Search:
     hits: int
     files: list[str]
     reset: float = 0.0
+    cpu: float = 0.0  # gohash's: its process's CPU time in the search
 
 
 def search_kombilo(root: Path, db: Path, queries: list[npt.NDArray[np.integer]],
@@ -243,31 +244,37 @@ def search_gohash(db: Path, queries: list[npt.NDArray[np.integer]]) -> list[Sear
             index.find(query, limit=None)
         found = []
         for query in queries:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             result = index.find(query, limit=None)
-            seconds = time.perf_counter() - start
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
             files = sorted({os.path.realpath(m.record.file) for m in result.matches})
-            found.append(Search(seconds, result.total, files))
+            found.append(Search(seconds, result.total, files, cpu=cpu))
     return found
 
 
-def continuation_times(db: Path, queries: list[npt.NDArray[np.integer]]) -> tuple[float, float]:
+def continuation_times(
+    db: Path, queries: list[npt.NDArray[np.integer]]
+) -> tuple[tuple[float, float], tuple[float, float]]:
     """p50 of ``continuations`` over ``queries`` (after a warming pass), and the
-    empty board's (median of 3)."""
+    empty board's (median of 3): each as (wall, CPU) seconds."""
     with Index(db) as index:
         for query in queries:
             index.continuations(query)
         times = []
         for query in queries:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             index.continuations(query)
-            times.append(time.perf_counter() - start)
+            times.append((time.perf_counter() - start, time.process_time() - cpu))
         empty = []
         for _ in range(3):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             index.continuations(np.zeros((19, 19), np.int8))
-            empty.append(time.perf_counter() - start)
-    return statistics.median(times), statistics.median(empty)
+            empty.append((time.perf_counter() - start, time.process_time() - cpu))
+
+    def p50(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+        return statistics.median(w for w, _ in pairs), statistics.median(c for _, c in pairs)
+
+    return p50(times), p50(empty)
 
 
 def growth(first: Build, last: Build, what: str) -> float:
@@ -377,6 +384,7 @@ def main() -> int:
 
     kombilo_p50 = statistics.median(s.seconds for s in theirs)
     gohash_p50 = statistics.median(s.seconds for s in ours)
+    gohash_cpu = statistics.median(s.cpu for s in ours)
 
     def verdict(ok: bool) -> str:
         return "met" if ok else "NOT met"
@@ -396,10 +404,16 @@ def main() -> int:
         (f"full-board search p50 of {len(queries)}", f"{kombilo_p50 * 1e3:.2f} ms",
          f"{gohash_p50 * 1e3:.2f} ms", gohash_p50 / kombilo_p50, "gohash <= 0.15 ms",
          verdict(gohash_p50 <= 0.15e-3)),
-        ("continuations p50", "", f"{continuations * 1e3:.2f} ms", None, "<= 1 ms",
-         verdict(continuations <= 1e-3)),
-        ("empty board's continuations", "", f"{empty * 1e3:.1f} ms", None, "<= 50 ms",
-         verdict(empty <= 50e-3)),
+        ("  the same, CPU", "", f"{gohash_cpu * 1e3:.2f} ms", None, "(a busy machine's",
+         verdict(gohash_cpu <= 0.15e-3)),
+        ("continuations p50", "", f"{continuations[0] * 1e3:.2f} ms", None, "<= 1 ms",
+         verdict(continuations[0] <= 1e-3)),
+        ("  the same, CPU", "", f"{continuations[1] * 1e3:.2f} ms", None, " wall time is",
+         verdict(continuations[1] <= 1e-3)),
+        ("empty board's continuations", "", f"{empty[0] * 1e3:.1f} ms", None, "<= 50 ms",
+         verdict(empty[0] <= 50e-3)),
+        ("  the same, CPU", "", f"{empty[1] * 1e3:.1f} ms", None, " inflated)",
+         verdict(empty[1] <= 50e-3)),
         ("same games hit", "", f"{same}/{len(queries)}", None, "all",
          verdict(same == len(queries))),
     ]

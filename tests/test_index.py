@@ -391,8 +391,7 @@ INDEX_TABLES = {
     "games": "id",
     "variations": "game_id, seq",
     "errors": "rowid",
-    "positions": "id",
-    "occurrences": "game_id, seq",
+    "postings": "key, game_id, seq",
 }
 
 
@@ -404,14 +403,11 @@ def table_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
 
 
 def table_dump(db: Path) -> list[tuple[object, ...]]:
-    """The index's content independent of row ids: (file, game, seq, move, key, frame,
-    element, side to move, next move)."""
+    """The index's content independent of row ids: (file, game, stored game, seq, key)."""
     with sqlite3.connect(db) as con:
         return sorted(con.execute(
-            "SELECT f.path, g.game, o.seq, o.move, p.key, p.frame, o.element, o.to_move, "
-            "o.next_colour, o.next_point FROM occurrences o "
-            "JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
-            "JOIN positions p ON p.id = o.position_id"
+            "SELECT f.path, g.game, g.record, p.seq, p.key FROM postings p "
+            "JOIN games g ON g.id = p.game_id JOIN files f ON f.id = g.file_id"
         ))
 
 
@@ -423,21 +419,15 @@ def consistency_problems(db: Path) -> list[str]:
         "files with missing games":
             "SELECT count(*) FROM files f WHERE f.games != "
             "(SELECT count(*) FROM games g WHERE g.file_id = f.id)",
-        "games with missing positions":
-            "SELECT count(*) FROM games g WHERE g.positions != "
-            "(SELECT count(*) FROM occurrences o WHERE o.game_id = g.id AND o.seq < g.positions)",
+        "games with missing postings":
+            "SELECT count(*) FROM games g WHERE g.nodes != "
+            "(SELECT count(*) FROM postings p WHERE p.game_id = g.id)",
         "orphan variations":
             "SELECT count(*) FROM variations WHERE game_id NOT IN (SELECT id FROM games)",
         "orphan games":
             "SELECT count(*) FROM games WHERE file_id NOT IN (SELECT id FROM files)",
-        "orphan occurrences":
-            "SELECT count(*) FROM occurrences WHERE game_id NOT IN (SELECT id FROM games) "
-            "OR position_id NOT IN (SELECT id FROM positions)",
-        "unused positions":
-            "SELECT count(*) FROM positions WHERE id NOT IN (SELECT position_id FROM occurrences)",
-        "doubled positions":
-            "SELECT count(*) FROM (SELECT 1 FROM positions GROUP BY key, frame "
-            "HAVING count(*) > 1)",
+        "orphan postings":
+            "SELECT count(*) FROM postings WHERE game_id NOT IN (SELECT id FROM games)",
     }
     with sqlite3.connect(db) as con:
         return [name for name, sql in checks.items() if con.execute(sql).fetchone()[0]]
@@ -551,7 +541,7 @@ def test_bad_index_files_give_clear_errors(tmp_path: Path) -> None:
         Index(old, create=True, scheme="regular64")
     with sqlite3.connect(old) as con:
         con.execute("PRAGMA user_version = 99")
-    with pytest.raises(IndexFileError, match="schema version 99; this gohash reads version 3"):
+    with pytest.raises(IndexFileError, match="schema version 99; this gohash reads version 4"):
         Index(old)
     damaged = tmp_path / "damaged.db"
     with Index(damaged, create=True) as index:

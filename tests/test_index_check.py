@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import sqlite3
 import stat
@@ -66,39 +67,45 @@ def test_a_fresh_index_checks_clean(
     assert run(capsys, "check", str(db)) == (0, "", f"gohash index check: index {db}: 0 faults\n")
 
 
-@pytest.mark.parametrize(
-    ("column", "value"),
-    [("element", 99), ("element", -1), ("element", "'x'"), ("to_move", 3),
-     ("next_colour", 7), ("next_point", 81)],
-)
-def test_an_occurrence_out_of_range_is_an_error_of_find_and_check(
-    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str], column: str, value: object
+# Node 20 of the 9x9 game without setup (beyond the nodes an opening checks): node 0
+# takes 4 bytes (its setup word and a count of no edits), every later node 2.
+NODE_20 = "CAST(substr(record, 1, 42) || x'FFFF' || substr(record, 45) AS BLOB)"
+
+
+def test_a_stored_game_that_does_not_replay_is_an_error_of_find_and_check(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     game, db = built
-    # seq 5's next move is a play, so next_point is read.
-    tamper(db, f"UPDATE occurrences SET {column} = {value} WHERE seq = 5")
-    query = position_from_sgf(str(game), 5)
-    with Index(db) as index, pytest.raises(DamagedIndexError, match=r"seq 5: .* out of range"):
+    tamper(db, f"UPDATE games SET record = {NODE_20}")
+    query = position_from_sgf(str(game), 20)
+    with Index(db) as index, pytest.raises(DamagedIndexError, match="unknown tag 15"):
         index.find(query)
-    with Index(db) as index, pytest.raises(DamagedIndexError, match="out of range"):
+    with Index(db) as index, pytest.raises(DamagedIndexError, match="unknown tag 15"):
         index.continuations(query)
-    code, out, err = run(capsys, "find", str(db), "--sgf", str(game), "--move", "5")
+    code, out, err = run(capsys, "find", str(db), "--sgf", str(game), "--move", "20")
     assert code == 2 and out == ""
-    assert "damaged: game 1 seq 5" in err and "Traceback" not in err
+    assert "damaged: a stored game does not replay" in err and "Traceback" not in err
     code, out, err = run(capsys, "check", str(db))
     assert (code, out) == (2, "")
-    assert "gohash index check: error: occurrences: game 1 seq 5: element" in err
+    assert "gohash index check: error: postings: game 1: a stored game does not replay" in err
     assert err.endswith("1 fault\n")
 
 
-def test_dupes_refuses_an_element_out_of_range(
+def test_dupes_refuses_a_stored_game_that_does_not_replay(
     built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, db = built
-    tamper(db, "UPDATE occurrences SET element = 99 WHERE seq = 5")
+    game, db = built
+    other = write_game(db.parent, "b.sgf", 9, random_game(random.Random(2), 9, 40))
+    with Index(db) as index:
+        index.build([str(game), str(other)])
+    # The same game again: a dupe, whose positions dupes compares.
+    (db.parent / "c.sgf").write_bytes(game.read_bytes())
+    with Index(db) as index:
+        index.build([str(db.parent / "c.sgf")])
+    tamper(db, f"UPDATE games SET record = {NODE_20} WHERE id = 1")
     code, _, err = run(capsys, "dupes", str(db))
     assert code == 2
-    assert "damaged: game 1: element 99 is not 0..15" in err
+    assert "damaged: game 1: a stored game does not replay" in err
 
 
 def test_a_wrong_scheme_in_meta_is_refused_naming_the_keys_scheme(built: tuple[Path, Path]) -> None:
@@ -109,36 +116,30 @@ def test_a_wrong_scheme_in_meta_is_refused_naming_the_keys_scheme(built: tuple[P
         Index(db)
 
 
-def test_a_frame_that_does_not_decode_is_an_error_not_zero_occurrences(
+def test_a_posting_key_that_is_not_its_positions_is_a_fault(
     built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     game, db = built
     query = position_from_sgf(str(game), 30)
     with Index(db) as index:
-        found = index.find(query)
-        assert found.total == 1
-        position_id = index._lookup(query)[3]
-    assert position_id is not None and position_id > 16  # beyond the sample read at opening
-    # The last byte's low digit becomes 3, which no point holds.
-    tamper(db, "UPDATE positions SET frame = CAST(substr(frame, 1, length(frame) - 1) "
-               f"|| x'03' AS BLOB) WHERE id = {position_id}")
-    with Index(db) as index, pytest.raises(DamagedIndexError, match="does not decode"):
-        index.find(query)
+        assert index.find(query).total == 1
+    tamper(db, "UPDATE postings SET key = key + 1 WHERE seq = 30")
+    with Index(db) as index:
+        assert index.find(query).total == 0  # the key is a filter: the posting is not found
     code, _, err = run(capsys, "check", str(db))
     assert code == 2
-    assert f"error: positions: position {position_id}: frame" in err
+    assert "error: postings: game 1 node 30: posting key " in err
 
 
-def test_check_finds_keys_frames_references_and_schema_faults(
+def test_check_finds_keys_bitmaps_references_and_schema_faults(
     built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, db = built
     tamper(
         db,
-        "UPDATE positions SET key = key + 1 WHERE id = 20",
-        "UPDATE positions SET frame = x'09' WHERE id = 21",
-        "UPDATE occurrences SET position_id = 99999 WHERE seq = 7",
-        "UPDATE games SET size = 40",
+        "UPDATE postings SET key = key + 1 WHERE seq = 20",
+        "UPDATE postings SET game_id = 99999 WHERE seq = 17",
+        "UPDATE games SET ever_black = zeroblob(11)",
         "UPDATE files SET games = 3",
         "CREATE TABLE extra (a)",
     )
@@ -146,15 +147,18 @@ def test_check_finds_keys_frames_references_and_schema_faults(
         faults = index.check()
     text = "\n".join(faults)
     for expected in [
-        "positions: position 20: key ",
-        "positions: position 21: frame of 1 bytes",
-        "references: occurrences row None refers to a missing row of positions",
-        "games: game 1: size 40",
+        "postings: game 1: postings for nodes ",
+        "postings: game 1: ever_black is not the points its positions ever hold",
+        "postings: game 99999: postings of a game the index does not hold",
+        "references: postings row None refers to a missing row of games",
         "files: file 1: path ",
         "schema: extra: not part of a gohash index",
     ]:
         assert expected in text
     assert run(capsys, "check", str(db))[0] == 2
+    tamper(db, "UPDATE games SET size = 40")
+    with Index(db) as index:
+        assert "games: game 1: size 40" in "\n".join(index.check())
 
 
 # -- read-only indexes ---------------------------------------------------------------------
@@ -369,10 +373,11 @@ def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
 
 
 def test_the_web_app_answers_503_for_a_damaged_index(built: tuple[Path, Path]) -> None:
-    _, db = built
-    tamper(db, "UPDATE occurrences SET to_move = 9 WHERE seq = 0")  # the empty board
+    game, db = built
+    tamper(db, f"UPDATE games SET record = {NODE_20}")
     client = TestClient(create_app(db), raise_server_exceptions=False,
                         base_url="http://localhost")
-    response = client.get("/api/position", params={"size": 9})
+    moves = re.findall(r";[BW]\[([a-s]{2})\]", game.read_text())[:20]
+    response = client.get("/api/position", params={"size": 9, "moves": ",".join(moves)})
     assert response.status_code == 503, response.text
-    assert "damaged: game 1 seq 0" in response.json()["error"]
+    assert "damaged: a stored game does not replay" in response.json()["error"]

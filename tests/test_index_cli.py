@@ -44,8 +44,8 @@ def test_build_reports_and_skips_unchanged(
     code, out, err = run(capsys, "build", str(db), str(folder))
     assert (code, out) == (0, "")
     assert err.splitlines() == [
-        "gohash index build: 0 files indexed (0 replaced), 4 unchanged; 0 games, 0 positions "
-        "(0 new distinct); 0 errors",
+        "gohash index build: 0 files indexed (0 replaced), 4 unchanged; 0 games, 0 positions; "
+        "0 errors",
         f"gohash index build: index {db}: 4 files, 4 games, 164 positions, 89 distinct up to "
         "symmetry",
     ]

@@ -19,7 +19,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 
 pytestmark = pytest.mark.corpus
 
-TABLES = ("files", "games", "errors", "positions", "occurrences")
+TABLES = ("files", "games", "errors", "postings")
 
 
 def contents(db: Path) -> dict[str, list[tuple[object, ...]]]:
@@ -45,7 +45,7 @@ def test_the_index_of_a_dataset_is_that_of_the_files(
     files, dataset = contents(tmp_path / "files.db"), contents(tmp_path / "dataset.db")
     for table in TABLES:
         assert dataset[table] == files[table], table
-    assert len(files["occurrences"]) > 45_000
+    assert len(files["postings"]) > 45_000
     # Every file is known unchanged, by the SHA-256 in the dataset.
     assert main(["index", "build", str(tmp_path / "files.db"), str(tmp_path / "out")]) == 0
     assert capsys.readouterr().err.startswith(

@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 from gohash.cli import main
 from gohash.errors import DamagedIndexError, PatternError
 from gohash.explorer.app import create_app
+from gohash.index.games import replay_boards
 from gohash.index.index import Index, _game_boards
 from gohash.index.queries import Filters
 from gohash.pattern.match import ever_bitmaps
@@ -43,11 +44,18 @@ def _positions(db: str) -> list[tuple[int, int, int]]:
         return index._db.execute("SELECT id, size, positions FROM games ORDER BY id").fetchall()
 
 
+def _boards(index: Index, game_id: int) -> Any:
+    """Game ``game_id``'s main line as pattern search reads it from the index."""
+    size, nodes, positions, blob = index._db.execute(
+        "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)).fetchone()
+    return _game_boards(replay_boards(blob, size, nodes, positions - 1), positions)
+
+
 def test_game_boards_are_the_games_positions(tmp_path: Path) -> None:
     db = _build(tmp_path, [str(p) for p in sorted(DATA.glob("*.sgf"))])
     with Index(db, read_only=True) as index:
-        for game_id, size, positions in _positions(db):
-            game = _game_boards(index._db, db, game_id, size, positions)
+        for game_id, size, _ in _positions(db):
+            game = _boards(index, game_id)
             again = index.game(game_id).positions
             assert len(again) == len(game.boards)
             for i, position in enumerate(again):
@@ -164,8 +172,8 @@ def test_corpus_games_equal_the_reference(tmp_path: Path) -> None:
         for diagram in (corner, side, local):
             found = {(m.record.id, m.seq) for m in index.pattern(diagram, limit=None).matches}
             expected = set()
-            for game_id, size, positions in rows:
-                game = _game_boards(index._db, db, game_id, size, positions)
+            for game_id, size, _ in rows:
+                game = _boards(index, game_id)
                 arrays = {
                     "size": size, "boards": game.boards.tolist(),
                     "move_numbers": game.move_numbers.tolist(),
@@ -208,8 +216,8 @@ def test_random_patterns_on_corpus_games(corpus_index: str, diagram: str,
         found = {(m.record.id, m.seq)
                  for m in index.pattern(diagram, symmetry=symmetry, limit=None).matches}
         expected = set()
-        for game_id, size, positions in _positions(corpus_index):
-            game = _game_boards(index._db, corpus_index, game_id, size, positions)
+        for game_id, size, _ in _positions(corpus_index):
+            game = _boards(index, game_id)
             arrays = {
                 "size": size, "boards": game.boards.tolist(),
                 "move_numbers": game.move_numbers.tolist(), "to_move": game.to_move.tolist(),
@@ -222,26 +230,20 @@ def test_random_patterns_on_corpus_games(corpus_index: str, diagram: str,
 def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
     db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
     with Index(db) as index:
-        index._db.execute("UPDATE occurrences SET element = 99 WHERE seq = 1")
-        index._db.commit()
-    with Index(db, read_only=True) as index, pytest.raises(DamagedIndexError,
-                                                           match=r"element out of 0\.\.15"):
-        index.pattern(CORNER_9)
-    with Index(db) as index:
-        index._db.execute("UPDATE occurrences SET element = 0 WHERE seq = 1")
-        index._db.execute("UPDATE positions SET frame = ? WHERE id = (SELECT position_id FROM "
-                          "occurrences WHERE seq = 2)", (bytes([9]) + b"\xff" * 21,))
+        # A stored game cut short: it no longer replays to its nodes.
+        index._db.execute("UPDATE games SET record = substr(record, 1, 4)")
         index._db.commit()
     # Opening the index, or the search, tells.
-    with pytest.raises(DamagedIndexError, match="damaged"), Index(db, read_only=True) as index:
+    with pytest.raises(DamagedIndexError, match="does not replay"), \
+            Index(db, read_only=True) as index:
         index.pattern(CORNER_9)
 
 
 def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:
     db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
     with Index(db, read_only=True) as index:
-        ((game_id, size, positions),) = _positions(db)
-        game = _game_boards(index._db, db, game_id, size, positions)
+        ((game_id, _, _),) = _positions(db)
+        game = _boards(index, game_id)
     assert game.boards.dtype == np.int8 and game.boards.flags.c_contiguous
     assert list(itertools.islice(game.move_numbers.tolist(), 3)) == [0, 1, 2]
 
@@ -263,22 +265,18 @@ def test_continuations_merge_under_the_patterns_symmetries(tmp_path: Path) -> No
 
 
 def test_stored_bitmaps_pick_the_games_before_they_are_read(four: str) -> None:
-    """Where the games table has ever_black/ever_white (bit i: point i counted row
-    by row from the top, little-endian bytes), they filter before a game is read;
-    the answer is that of bitmaps computed from the boards."""
+    """The games table's ever_black/ever_white (bit i: point i counted row by row
+    from the top, little-endian bytes) are the bitmaps of the games' boards, and
+    filter before a game is read."""
     with Index(four, read_only=True) as index:
         before = index.pattern(CORNER_9, limit=None)
         games = _positions(four)
-        bits = {game_id: ever_bitmaps(_game_boards(index._db, four, game_id, size, n).boards,
-                                      size)
-                for game_id, size, n in games}
+        for game_id, size, _ in games:
+            stored = index._db.execute("SELECT ever_black, ever_white FROM games WHERE id = ?",
+                                       (game_id,)).fetchone()
+            assert tuple(int.from_bytes(b, "little") for b in stored) == ever_bitmaps(
+                _boards(index, game_id).boards, size)
     with Index(four) as index:
-        index._db.execute("ALTER TABLE games ADD COLUMN ever_black BLOB")
-        index._db.execute("ALTER TABLE games ADD COLUMN ever_white BLOB")
-        for game_id, (black, white) in bits.items():
-            index._db.execute("UPDATE games SET ever_black = ?, ever_white = ? WHERE id = ?",
-                              (black.to_bytes(11, "little"), white.to_bytes(11, "little"),
-                               game_id))
         # The last game claims no stone ever stood: it is not read at all.
         index._db.execute("UPDATE games SET ever_black = ?, ever_white = ? WHERE id = ?",
                           (bytes(11), bytes(11), games[-1][0]))

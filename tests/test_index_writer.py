@@ -1,18 +1,16 @@
-"""The build's writer (:mod:`gohash.index.writer`: staged rows, position ids from a map in
-memory or from the key index) against a straightforward reference that writes one
-file at a time, looking its keys up in the database and comparing frames in Python
-dictionaries, as gohash wrote before: every table, row for row, ids included.
+"""The build's writer (:mod:`gohash.index.writer`: games as they come, postings staged
+and written in key order) against a straightforward reference that writes one
+file at a time, row by row: every table, row for row, ids included.
 
-Builds from scratch (the map from the start), builds into an index that already
-holds positions (the key index, then the map loaded mid-build), replaced files,
-keys that collide (a weak scheme), 128-bit keys, variations, a few staged rows
-at a time, and another connection writing between two transactions."""
+Builds from scratch, builds into an index that already holds games, replaced
+files (their postings found again from their stored games), keys that collide
+(a weak scheme), 128-bit keys, variations, a few staged rows at a time, and
+another connection writing between two transactions."""
 
 from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +19,7 @@ import pytest
 import gohash.index.writer
 from gohash.index.build import input_frames
 from gohash.index.index import Index
-from gohash.index.records import PARSE_VERSION, FileFrames, SourceError, sql_keys
+from gohash.index.records import PARSE_VERSION, FileFrames, SourceError
 from gohash.index.schema import INSERT_GAME
 from gohash.pipeline.frames import NamedSchemes, SchemeFactory
 from gohash.sgf.sources import find_inputs
@@ -66,14 +64,11 @@ def whole_files(items: list[FileFrames | SourceError]) -> list[FileFrames | Sour
         if isinstance(item, FileFrames) and item.part:
             whole = out[-1]
             assert isinstance(whole, FileFrames) and whole.path == item.path
-            base = len(whole.frames)
+            base = len(whole.keys)
             whole.games += [replace(game, start=game.start + base, end=game.end + base)
                             for game in item.games]
             whole.errors += item.errors
-            if item.frames:  # a part without rows has keys of shape (0,) whatever the scheme
-                whole.add_rows(item.frames, moves=item.moves, keys=item.keys,
-                               elements=item.elements, to_move=item.to_move,
-                               next_colour=item.next_colour, next_point=item.next_point)
+            whole.add_keys(item.keys)
         else:
             out.append(item)
     return out
@@ -88,40 +83,21 @@ def reference_write(con: sqlite3.Connection, item: FileFrames) -> None:
         "VALUES (?, ?, ?, ?, ?, NULL)",
         (item.path, item.sha256, len(item.games), __version__, PARSE_VERSION),
     ).lastrowid
-    keys = sql_keys(item.keys) if len(item.frames) else []
-    known: dict[object, dict[bytes, int]] = {}
-    for key in set(keys):
-        for position_id, frame in con.execute(
-            "SELECT id, frame FROM positions WHERE key = ?", (key,)
-        ):
-            known.setdefault(key, {})[frame] = position_id
-    next_id = con.execute("SELECT coalesce(max(id), 0) + 1 FROM positions").fetchone()[0]
-    ids = []
-    for key, frame in zip(keys, item.frames, strict=True):
-        same_key = known.setdefault(key, {})
-        if frame not in same_key:
-            same_key[frame] = next_id
-            con.execute("INSERT INTO positions (id, key, frame) VALUES (?, ?, ?)",
-                        (next_id, key, frame))
-            next_id += 1
-        ids.append(same_key[frame])
     for game in item.games:
+        record = game.record
+        assert record is not None
         game_id = con.execute(
             INSERT_GAME,  # the columns of the table of game metadata
             (file_id, game.game, game.size, game.black, game.white, game.result,
-             game.sha256, game.main, game.moves, game.error, *game.explorer_columns()),
+             game.sha256, game.main, game.moves, game.error, *game.explorer_columns(),
+             record.nodes, record.blob, record.ever_black, record.ever_white),
         ).lastrowid
         for seq, parent, path in game.lines:
             con.execute("INSERT INTO variations VALUES (?, ?, ?, ?)",
                         (game_id, seq, parent, path))
         for seq, row in enumerate(range(game.start, game.end)):
-            colour = int(item.next_colour[row])
-            con.execute(
-                "INSERT INTO occurrences VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, seq, int(item.moves[row]), ids[row], int(item.elements[row]),
-                 int(item.to_move[row]), colour,
-                 int(item.next_point[row]) if colour else None),
-            )
+            con.execute("INSERT INTO postings VALUES (?, ?, ?)",
+                        (int(item.keys[row]), game_id, seq))
     for e in item.errors:
         con.execute("INSERT INTO errors VALUES (?, ?, ?, ?)", (file_id, e.game, e.move,
                                                               e.message))
@@ -130,9 +106,8 @@ def reference_write(con: sqlite3.Connection, item: FileFrames) -> None:
 def reference_delete(con: sqlite3.Connection, file_id: int) -> None:
     games = [g for (g,) in con.execute("SELECT id FROM games WHERE file_id = ?", (file_id,))]
     for game_id in games:
-        con.execute("DELETE FROM occurrences WHERE game_id = ?", (game_id,))
+        con.execute("DELETE FROM postings WHERE game_id = ?", (game_id,))
         con.execute("DELETE FROM variations WHERE game_id = ?", (game_id,))
-    con.execute("DELETE FROM positions WHERE id NOT IN (SELECT position_id FROM occurrences)")
     for table, column in (("errors", "file_id"), ("games", "file_id"), ("files", "id")):
         con.execute(f"DELETE FROM {table} WHERE {column} = ?", (file_id,))
 
@@ -147,27 +122,10 @@ def assert_equal(built: Path, reference: Path) -> None:
     assert consistency_problems(built) == []
 
 
-class Paths:
-    """Which of PositionIds' ways to find stored positions a build took."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.calls: dict[str, int] = {"_candidates": 0, "_query_keys": 0, "_load": 0}
-        for name in self.calls:
-            real = getattr(gohash.index.writer.PositionIds, name)
-
-            def spy(ids: gohash.index.writer.PositionIds, *args: object, real: object = real,
-                    name: str = name) -> object:
-                self.calls[name] += 1
-                return real(ids, *args)  # type: ignore[operator]
-
-            monkeypatch.setattr(gohash.index.writer.PositionIds, name, spy)
-
-
 @pytest.fixture
-def paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[Paths]:
-    # A few hundred positions a flush: many flushes, and files staged together.
+def small_stages(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A few hundred postings a flush: many flushes, and files staged together.
     monkeypatch.setattr(gohash.index.writer, "STAGED_ROWS", 300)
-    yield Paths(monkeypatch)
 
 
 def both(tmp_path: Path, scheme: str | SchemeFactory = "huima64",
@@ -186,18 +144,17 @@ REAL = [str(ROOT / "data" / "sgf"), str(CORPUS / "small")]
 
 
 @pytest.mark.parametrize("scheme", ["huima64", "regular128"])
-def test_a_new_index_is_the_reference_s(tmp_path: Path, paths: Paths, scheme: str) -> None:
+def test_a_new_index_is_the_reference_s(tmp_path: Path, small_stages: None, scheme: str) -> None:
     built, reference = both(tmp_path, scheme)
     with Index(built) as index:
         summary = index.build(REAL, files_per_commit=7)
     reference_build(reference, REAL, NamedSchemes(scheme))
     assert_equal(built, reference)
     assert summary.errors and summary.positions > 40_000
-    assert summary.new_positions == len(table_rows(built)["positions"])
-    assert paths.calls["_candidates"] > 10 and paths.calls["_query_keys"] == 0
+    assert summary.positions == len(table_rows(built)["postings"])
 
 
-def test_variations_are_the_reference_s(tmp_path: Path, paths: Paths) -> None:
+def test_variations_are_the_reference_s(tmp_path: Path, small_stages: None) -> None:
     built, reference = both(tmp_path, variations=True)
     inputs = [str(ROOT / "data" / "sgf")]
     with Index(built) as index:
@@ -224,7 +181,7 @@ def files(folder: Path, names: range) -> list[str]:
 
 @pytest.mark.parametrize("scheme", ["huima64", "weak"])
 def test_an_incremental_build_with_replaced_files_is_the_reference_s(
-    collection: Path, tmp_path: Path, paths: Paths, scheme: str
+    collection: Path, tmp_path: Path, small_stages: None, scheme: str
 ) -> None:
     factory = weak_scheme if scheme == "weak" else NamedSchemes(scheme)
     built, reference = both(tmp_path, factory)
@@ -244,20 +201,16 @@ def test_an_incremental_build_with_replaced_files_is_the_reference_s(
             index.build(step)
         reference_build(reference, step, factory)
         assert_equal(built, reference)
-    # The second build looked keys up in the key index, then (with keys that
-    # tell most positions apart) loaded the map.
-    assert paths.calls["_query_keys"] > 0
-    assert paths.calls["_load"] > 0 or scheme == "weak"
     if scheme == "weak":
-        # The test means something only if keys collide: many frames share a key.
+        # The test means something only if keys collide: many postings share a key.
         with sqlite3.connect(built) as con:
-            shared = con.execute("SELECT count(*) - count(DISTINCT key) FROM positions")
+            shared = con.execute("SELECT count(*) - count(DISTINCT key) FROM postings")
             assert shared.fetchone()[0] > 500
         con.close()
 
 
-def test_a_small_build_into_a_large_index_queries_the_key_index(
-    collection: Path, tmp_path: Path, paths: Paths
+def test_a_small_build_into_a_large_index_is_the_reference(
+    collection: Path, tmp_path: Path, small_stages: None
 ) -> None:
     built, reference = both(tmp_path, weak_scheme)
     for step in (files(collection, range(2, 60)), files(collection, range(2))):
@@ -265,15 +218,14 @@ def test_a_small_build_into_a_large_index_queries_the_key_index(
             index.build(step)
         reference_build(reference, step, weak_scheme)
     assert_equal(built, reference)
-    assert paths.calls["_query_keys"] > 0 and paths.calls["_load"] == 0
 
 
-def test_another_connection_writing_mid_build_drops_the_map(
-    collection: Path, tmp_path: Path, paths: Paths
+def test_another_connection_writing_mid_build(
+    collection: Path, tmp_path: Path, small_stages: None
 ) -> None:
     """Between two transactions of a build, another connection indexes files whose
-    positions the build meets afterwards: the map does not know them, so the
-    build drops it, and stores no position twice."""
+    positions the build meets afterwards: the index holds what one build of
+    both makes."""
     db = tmp_path / "index.db"
     ours, theirs = files(collection, range(30)), files(collection, range(30, 60))
 
@@ -284,7 +236,6 @@ def test_another_connection_writing_mid_build_drops_the_map(
 
     with Index(db, create=True) as index:
         index.build(ours, files_per_commit=1, progress=interleave)
-    assert paths.calls["_query_keys"] > 0
     assert consistency_problems(db) == []
     fresh = tmp_path / "fresh.db"
     with Index(fresh, create=True) as index:

@@ -96,7 +96,7 @@ def test_every_command_reads_a_pack_as_the_files(
         assert run(capsys, *command, str(packed)) == original
     assert run(capsys, "index", "build", str(tmp_path / "a.db"), *sources)[0] == 2
     assert run(capsys, "index", "build", str(tmp_path / "b.db"), str(packed))[0] == 2
-    tables = ("files", "games", "errors", "positions", "occurrences")
+    tables = ("files", "games", "errors", "postings")
     a, b = (sqlite3.connect(tmp_path / name) for name in ("a.db", "b.db"))
     for name in tables:
         query = f"SELECT * FROM {name} ORDER BY 1, 2"
@@ -108,7 +108,7 @@ def test_every_command_reads_a_pack_as_the_files(
     files = len(list(DATA.rglob("*.sgf"))) + len(list((CORPUS / "small").rglob("*.sgf"))) + 3
     assert (code, err.splitlines()[0]) == (
         0, f"gohash index build: 0 files indexed (0 replaced), {files} unchanged; "
-        "0 games, 0 positions (0 new distinct); 0 errors")
+        "0 games, 0 positions; 0 errors")
 
 
 def test_a_pack_is_partitioned_by_row_groups(sources: list[str], packed: Path,

@@ -453,7 +453,7 @@ def test_bad_game_requests(client: TestClient) -> None:
     assert client.get("/api/nothing").status_code == 404
 
 
-def test_game_whose_file_changed_on_disk_gets_409(
+def test_game_is_served_after_its_file_changed_or_went(
     tmp_path: Path, local: Callable[[Starlette], TestClient]
 ) -> None:
     record = tmp_path / "game.sgf"
@@ -461,11 +461,19 @@ def test_game_whose_file_changed_on_disk_gets_409(
     db = build_index(tmp_path / "index.db", [record])
     client = local(create_app(db))
     game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
-    assert get(client, f"/api/game/{game_id}")["positions"]
+    served = get(client, f"/api/game/{game_id}")
+    assert served["positions"]
     record.write_bytes(record.read_bytes().replace(b"]", b"] ", 1))
-    assert "changed since it was indexed" in error(client, f"/api/game/{game_id}", 409)
+
+    def stored(game: dict[str, Any]) -> dict[str, Any]:
+        # The game comes from the index; only its comments are read from the file.
+        return {name: value for name, value in game.items() if name != "comments"}
+
+    changed = get(client, f"/api/game/{game_id}")
+    assert stored(changed) == stored(served) and changed["comments"] is None
     record.unlink()
-    assert "cannot read it again: not found" in error(client, f"/api/game/{game_id}", 410)
+    gone = get(client, f"/api/game/{game_id}")
+    assert stored(gone) == stored(served) and gone["comments"] is None
 
 
 def test_download_sgf_is_the_game_as_recorded_and_410_once_its_file_is_gone(
@@ -508,10 +516,11 @@ def test_download_sgf_is_the_game_as_recorded_and_410_once_its_file_is_gone(
     record.write_bytes(record.read_bytes() + b" ")
     assert "changed since it was indexed" in error(client, f"/api/game/{by_game[0]}/sgf", 409)
     record.unlink()
-    for path in (f"/api/game/{by_game[0]}/sgf", f"/api/game/{by_game[1]}"):
-        message = error(client, path, 410)
-        assert "cannot read it again: not found" in message
-        assert str(tmp_path) not in message and "private-folder" not in message
+    message = error(client, f"/api/game/{by_game[0]}/sgf", 410)
+    assert "cannot read it again: not found" in message
+    assert str(tmp_path) not in message and "private-folder" not in message
+    # The viewer's game comes from the index; only its comments needed the file.
+    assert get(client, f"/api/game/{by_game[1]}")["comments"] is None
 
 
 def test_no_answer_holds_a_local_path(
@@ -569,13 +578,11 @@ def test_an_index_damaged_while_serving_gets_503(
     client = local(create_app(db))
     game_id = get(client, "/api/games", size=9)["matches"][0]["game_id"]
     with sqlite3.connect(db) as con:  # another process breaks the index under the server
-        con.execute("DROP TABLE occurrences")
+        con.execute("DROP TABLE postings")
     for path in ["/api/position?size=9", "/api/games?size=9"]:
-        assert "no such table: occurrences" in error(client, path, 503)
-    assert get(client, f"/api/game/{game_id}")["positions"]  # needs no occurrences
-    with sqlite3.connect(db) as con:
-        con.execute("DROP TABLE files")
-    assert "no such table: files" in error(client, f"/api/game/{game_id}", 503)
+        assert "no such table: postings" in error(client, path, 503)
+    # Opening the index checks its postings: the viewer tells too.
+    assert "no such table: postings" in error(client, f"/api/game/{game_id}", 503)
 
 
 def test_bad_index_files_are_refused_at_start(

@@ -27,12 +27,13 @@ import numpy.typing as npt
 
 from ..errors import GohashError
 from ..metadata import STORED
-from ..pipeline.frames import NamedSchemes, SchemeFactory
+from ..pipeline.frames import NamedSchemes, SchemeFactory, unpack_frames
 from ..pipeline.pool import SpoolFiles, scratch_folder
 from ..pipeline.positions import PositionBatch, positions
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.sources import read_input
+from .games import EncodedGame, encode_game, posting_keys
 from .records import (
     FileFrames,
     GameFrames,
@@ -40,7 +41,6 @@ from .records import (
     SourceNote,
     Task,
     game_digest,
-    point_images,
 )
 
 __all__ = [
@@ -48,12 +48,11 @@ __all__ = [
     "SpoolReader",
     "Spooled",
     "input_frames",
-    "next_moves",
     "spooled_frames",
     "stream_frames",
 ]
 
-BATCH_POSITIONS = 1 << 16
+BATCH_POSITIONS = 1 << 14
 """Positions (or games) per batch of :func:`stream_frames`'s replay: with the
 sources read, what bounds a build's memory (a long file comes in parts)."""
 
@@ -194,7 +193,7 @@ def stream_frames(
     # exact positions.
     keys: str | SchemeFactory = factory.name if isinstance(factory, NamedSchemes) else factory
     for batch in positions(
-        fresh(), scheme=keys, packed=True, frames=True, suicide_allowed=suicide_allowed,
+        fresh(), scheme=keys, packed=True, suicide_allowed=suicide_allowed,
         variations=variations, batch_size=max(1, BATCH_POSITIONS // share),
     ):
         ids = list(batch.files)
@@ -223,7 +222,6 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
     """The games, positions and errors of ``batch`` added to ``items`` (indexed by
     the file ids positions() gives): a file's games may span batches."""
     assert batch.packed_offsets is not None and batch.packed_data is not None
-    assert batch.frame_offsets is not None and batch.frame_data is not None
     file_ids = batch.file.astype(np.int64)
     # Rows come file by file, game by game: one sorted key finds each game's rows.
     row_keys = (file_ids << 32) | batch.game
@@ -233,27 +231,20 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
     ends = np.searchsorted(row_keys, game_keys, side="right").tolist()
     ids = list(batch.files)
     file_starts = np.searchsorted(file_ids, [*ids, ids[-1] + 1] if ids else []).tolist()
-    colours, points = next_moves(batch)
-    # Where each file's rows of this batch begin in its FileFrames' columns.
+    keys = posting_keys(batch.canonical, batch.size)
+    # Where each file's rows of this batch begin in its FileFrames' keys.
     base: dict[int, int] = {}
     for i, file_id in enumerate(ids):
         item = items[file_id]
         low, high = file_starts[i], file_starts[i + 1]
-        base[file_id] = len(item.frames) - low
-        item.add_rows(
-            _frames(batch, low, high), moves=batch.move_number[low:high],
-            keys=batch.canonical[low:high], elements=batch.transform[low:high],
-            to_move=batch.to_move[low:high], next_colour=colours[low:high],
-            next_point=points[low:high],
-        )
+        base[file_id] = len(item.keys) - low
+        item.add_keys(keys[low:high])
     text = games.text
     blacks, whites, results = text["PB"], text["PW"], text["RE"]
     # The main line comes first in a game's rows, then each other variation, each
     # a run of rows of one variation number.
     main_line = batch.variations.index(()) if () in batch.variations else -1
     off_main = np.flatnonzero(batch.variation != main_line).tolist()
-    packed = batch.packed_data.data
-    packed_offsets = batch.packed_offsets
     moves = batch.move_number
     for row, (file_id, game, size, handicap) in enumerate(zip(
         games.file.tolist(), games.game.tolist(), games.size.tolist(), games.handicap.tolist(),
@@ -264,8 +255,8 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
         # The game's first row off the main line, if any, ends its main line.
         first_off = bisect.bisect_left(off_main, start)
         main = min(end, off_main[first_off]) if first_off < len(off_main) else end
-        digest = game_digest(size, black, white, result,
-                             packed[packed_offsets[start] : packed_offsets[main]])
+        record = _stored(batch, start, main, end, size) if end > start else None
+        digest = game_digest(size, black, white, result, b"" if record is None else record.blob)
         items[file_id].games.append(GameFrames(
             game, size, black, white, result, digest,
             int(moves[start:main].max()) if main > start else 0,
@@ -273,7 +264,7 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
             _lines(batch, start, main, end), black_rank=text["BR"][row],
             white_rank=text["WR"][row], dt=text["DT"][row], event=text["EV"][row],
             komi=text["KM"][row], handicap=handicap,
-            stored={f.name: text[f.prop][row] for f in STORED},
+            stored={f.name: text[f.prop][row] for f in STORED}, record=record,
         ))
     for error, file_id in zip(batch.errors, batch.error_files, strict=True):
         # Sources are read before replay here: every error belongs to a file.
@@ -284,19 +275,28 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
                 game.error = str(error)
 
 
-def _frames(batch: PositionBatch, low: int, high: int) -> list[bytes]:
-    """The frames of rows ``low`` to ``high`` as bytes."""
-    assert batch.frame_offsets is not None and batch.frame_data is not None
-    offsets, data = batch.frame_offsets, batch.frame_data
-    if low < high and (batch.size[low:high] == batch.size[low]).all():
-        # Frames of one width: numpy makes the bytes objects, as fixed-size voids
-        # (fixed-size strings would lose trailing zero bytes).
-        width = int(offsets[low + 1] - offsets[low])
-        frames: list[bytes] = data[offsets[low] : offsets[high]].view(f"V{width}").tolist()
-        return frames
-    bounds = (offsets[low : high + 1] - offsets[low]).tolist()
-    blob = data[offsets[low] : offsets[high]].tobytes()
-    return [blob[a:b] for a, b in itertools.pairwise(bounds)]
+def _stored(batch: PositionBatch, start: int, main: int, end: int, size: int) -> EncodedGame:
+    """The stored form of the game of rows ``start`` to ``end`` (its main line
+    up to ``main``): its nodes are its rows, in order."""
+    assert batch.packed_offsets is not None and batch.packed_data is not None
+    offsets, data = batch.packed_offsets, batch.packed_data
+
+    def stones(node: int) -> npt.NDArray[np.int8]:
+        row = start + node
+        return unpack_frames(data[offsets[row] : offsets[row + 1]].tobytes(), 1, size).reshape(-1)
+
+    parent = None
+    if end > main:
+        depth = batch.depth[start:end].tolist()
+        latest: list[int] = []
+        parent = []
+        for node, d in enumerate(depth):
+            del latest[d:]
+            parent.append(latest[d - 1] if d > 0 else -1)
+            latest.append(node)
+    return encode_game(size, batch.colour[start:end], batch.point[start:end],
+                       batch.setup[start:end], stones, parent=parent,
+                       first_to_move=int(batch.to_move[start]))
 
 
 def _lines(batch: PositionBatch, start: int, main: int, end: int) -> list[tuple[int, int, str]]:
@@ -318,33 +318,3 @@ def _lines(batch: PositionBatch, start: int, main: int, end: int) -> list[tuple[
         del latest[d:]
         latest.append(row)
     return lines
-
-
-def next_moves(batch: PositionBatch) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16]]:
-    """The next move of each main-line row of ``batch``: its colour (0 none, 1, 2,
-    as recorded) and its point mapped by the row's ``transform`` (the element
-    onto its frame), -1 for a pass (and where there is no move).
-
-    The next move is the move of the following row of the same game.  There is
-    none after a game's last row, and none where a setup node comes next (with
-    or without a move in it): the stones it changes were not played.
-    """
-    count = len(batch)
-    colour = np.zeros(count, dtype=np.int8)
-    point = np.full(count, -1, dtype=np.int16)
-    if count < 2:
-        return colour, point
-    follows = (
-        (batch.file[1:] == batch.file[:-1]) & (batch.game[1:] == batch.game[:-1])
-        & (batch.variation[1:] == 0) & (batch.variation[:-1] == 0)
-        & ~batch.setup[1:] & (batch.colour[1:] != 0)
-    )
-    colour[:-1] = np.where(follows, batch.colour[1:], 0)
-    played = np.flatnonzero(follows & (batch.point[1:] >= 0))
-    nexts = batch.point[1:][played].astype(np.intp)
-    elements = batch.transform[:-1][played]
-    sizes = batch.size[:-1][played]
-    for size in np.unique(sizes).tolist():
-        at = sizes == size
-        point[played[at]] = point_images(size)[elements[at], nexts[at]]
-    return colour, point

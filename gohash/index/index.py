@@ -11,8 +11,8 @@ which takes a query position from a record.  The command line
 
 from __future__ import annotations
 
+import json
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,13 +25,16 @@ from ..go.board import Board
 from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
+from ..metadata import STORED
 from ..pattern.diagram import Pattern
-from ..pattern.match import Game, ever_bitmaps
+from ..pattern.match import Game
 from ..pattern.search import PatternQuery, PatternResult
-from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, gathers, unpack_frames
+from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, frame_batch, gathers
+from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
-from .check import OCCURRENCE_FAULT, damaged, frame_faults
+from .check import damaged
+from .games import Replayed, posting_key, replay_at, replay_boards
 from .players import OPENING_MOVES, PlayerSummary, opening_moves, summarize
 from .queries import (
     RECORD_COLUMNS,
@@ -39,15 +42,16 @@ from .queries import (
     Continuations,
     Filters,
     FindResult,
+    GamePosition,
     GameRecord,
     QueryView,
     Record,
     game_order,
     merge_continuations,
-    read_game,
     read_record,
+    source_again,
 )
-from .records import sql_keys
+from .records import point_images
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
 
 __all__ = [
@@ -191,59 +195,83 @@ class Index:
     # -- searching -----------------------------------------------------------------------------
 
     def _lookup(
-        self, position: Board | npt.ArrayLike
-    ) -> tuple[int, int, list[Element], int | None, int]:
+        self, position: Board | npt.ArrayLike, filters: Filters | None,
+        columns: str = "",
+    ) -> tuple[int, int, list[Element], _Hits]:
         """The query's size, key, the elements mapping it onto its frame (lowest
-        first), the id of its frame in the index (None: absent) and how many
-        positions share its key with other stones."""
+        first), and its confirmed occurrences in the games ``filters`` let
+        through (with ``columns`` of their games, ``g``)."""
         arr = _position_array(position)
-        keys = self.keys(arr.shape[0])
-        key, frame, onto = frame_and_elements(arr, keys)
-        rows = self._db.execute(
-            "SELECT id, frame FROM positions WHERE key = ?", sql_keys(keys.from_ints([key]))
-        ).fetchall()
-        ids = [position_id for position_id, stored in rows if stored == frame]
-        if len(ids) < len(rows):
-            # Another position with this key is a collision only if its frame
-            # gives the key: a damaged frame must not pass for one.
-            self._check_frames(rows, key)
-        return arr.shape[0], key, onto, (ids[0] if ids else None), len(rows) - len(ids)
-
-    def _check_frames(self, rows: list[tuple[int, bytes]], key: int) -> None:
-        keys = sql_keys(self.keys(19).from_ints([key]))
-        faults = frame_faults([(i, keys[0], frame) for i, frame in rows],
-                              lambda size: self.keys(size))
-        if faults:
-            position_id, reason = faults[0]
-            raise damaged(self.path, f"position {position_id}: {reason}")
-
-    def _check_occurrences(self, position_id: int, size: int) -> None:
-        """Raise :class:`~gohash.errors.DamagedIndexError` if an occurrence of the
-        position holds a value out of range (which a search would misread or fail on)."""
-        fault = OCCURRENCE_FAULT.format(o="o", last_point="?")
-        row = self._db.execute(
-            f"SELECT o.game_id, o.seq, o.element, o.to_move, o.next_colour, o.next_point "
-            f"FROM occurrences o WHERE o.position_id = ? AND {fault} LIMIT 1",
-            (position_id, size * size - 1),
-        ).fetchone()
-        if row is not None:
-            game_id, seq, *values = row
-            raise damaged(self.path, f"game {game_id} seq {seq}: element, side to move, "
-                                     f"next colour and point {tuple(values)!r} out of range")
-
-    @staticmethod
-    def _where(position_id: int, view: QueryView, filters: Filters | None) -> tuple[str, list[Any]]:
-        """The condition on occurrences ``o`` and games ``g`` that picks the
-        occurrences of the query seen through ``view`` in the games ``filters``
-        let through."""
-        matching, params = view.condition()
-        where = f"o.position_id = ? AND {matching}"
-        params = [position_id, *params]
+        size = arr.shape[0]
+        keys = self.keys(size)
+        key, _, onto = frame_and_elements(arr, keys)
+        join, where, params = "", "", list[Any]()
         if filters is not None:
-            condition, more = filters.sql("g")
-            where += f" AND {condition}"
-            params += more
-        return where, params
+            condition, params = filters.sql("g")
+            join, where = "JOIN games g ON g.id = p.game_id", f" AND {condition}"
+        postings = self._db.execute(
+            f"SELECT p.game_id, p.seq FROM postings p {join} "
+            f"WHERE p.key = ?{where} ORDER BY p.game_id, p.seq",
+            [posting_key(key, keys.bits, size), *params],
+        ).fetchall()
+        games = self._games(sorted({game_id for game_id, _ in postings}), columns)
+        frame = onto[0].image_array(arr).astype(np.int8)
+        # A posting of another size is a key that collides: other stones.
+        sizes = {games[game_id][0] for game_id, _ in postings}
+        hits = self._confirm([p for p in postings if games[p[0]][0] == size], games, size, frame)
+        hits.rejected += len(sizes - {size})
+        return size, key, onto, hits
+
+    def _games(self, game_ids: list[int], columns: str) -> dict[int, tuple[Any, ...]]:
+        """Size, nodes, main line length, stored game and ``columns`` (of games
+        ``g`` and files ``f``) of each game of ``game_ids``, by id."""
+        out: dict[int, tuple[Any, ...]] = {}
+        for start in range(0, len(game_ids), 500):
+            chunk = game_ids[start : start + 500]
+            join = "JOIN files f ON f.id = g.file_id" if "f." in columns else ""
+            for game_id, *row in self._db.execute(
+                f"SELECT g.id, g.size, g.nodes, g.positions, g.record{columns} FROM games g "
+                f"{join} WHERE g.id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ):
+                out[game_id] = tuple(row)
+        return out
+
+    def _confirm(
+        self, postings: list[tuple[int, int]], games: dict[int, tuple[Any, ...]], size: int,
+        frame: npt.NDArray[np.int8],
+    ) -> _Hits:
+        """The ``postings`` (game id, seq; of ``games``, :meth:`_games`) whose
+        position is the frame's up to symmetry, with the lowest element mapping
+        each onto ``frame``: each game replayed once, as far as its postings ask."""
+        images: dict[bytes, int] = {}
+        # The position each element e maps onto the frame: e^-1 of the frame.
+        preimages = _images(frame.reshape(-1), size)[_INVERSES]
+        for element, preimage in zip(ELEMENTS, preimages, strict=True):
+            images.setdefault(preimage.tobytes(), element.index)
+        order: list[int] = []
+        game_of: list[int] = []
+        for game_id, _ in postings:
+            if not order or order[-1] != game_id:
+                order.append(game_id)
+            game_of.append(len(order) - 1)
+        seq = np.array([s for _, s in postings], dtype=np.int32)
+        try:
+            at = replay_at([games[g][3] for g in order], size, [games[g][1] for g in order],
+                           [games[g][2] for g in order], np.array(game_of, dtype=np.int32), seq)
+        except GohashError as e:
+            raise damaged(self.path, e.reason) from None
+        found = [images.get(board) for board in map(bytes, at.boards)]
+        kept = [i for i, element in enumerate(found) if element is not None]
+        rejected = len({bytes(at.boards[i]) for i, e in enumerate(found) if e is None})
+        elements = np.array([found[i] for i in kept], dtype=np.int8)
+        next_point = at.next_point[kept]
+        played = next_point >= 0
+        # The next move in the frame's orientation, as the element maps it.
+        next_point[played] = point_images(size)[elements[played], next_point[played]]
+        return _Hits([postings[i][0] for i in kept], games, seq[kept], elements,
+                     at.to_move[kept], at.move_number[kept], at.next_colour[kept], next_point,
+                     rejected)
 
     @database_errors
     def find(
@@ -270,33 +298,52 @@ class Index:
         query's; unlike :meth:`continuations`, which asks what the player to
         move plays, this asks where the stones stood).
         """
-        sort = "" if order is None else game_order(order) + ", "
-        size, key, onto, position_id, rejected = self._lookup(position)
+        size, key, onto, hits = self._lookup(position, filters, f", {RECORD_COLUMNS}")
         view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
-        if position_id is None:
-            return FindResult(key, 0, [], offset, limit, rejected)
-        self._check_occurrences(position_id, size)
-        where, params = self._where(position_id, view, filters)
-        join = "JOIN games g ON g.id = o.game_id" if filters is not None else ""
-        total = self._db.execute(
-            f"SELECT count(*) FROM occurrences o {join} WHERE {where}", params
-        ).fetchone()[0]
+        allowed = {(sw, tm): view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)}
+        keep = [i for i in range(len(hits))
+                if allowed[bool(hits.element[i] >= 8), int(hits.to_move[i])]]
+        if order is not None:
+            keep = self._ordered(keep, hits.game_id, order)
+        page = keep[offset:] if limit is None else keep[offset : offset + limit]
+        records = {game_id: Record.from_row(hits.games[game_id][4:])
+                   for game_id in {hits.game_id[i] for i in page}}
+        lines = self._lines([(hits.game_id[i], int(hits.seq[i])) for i in page
+                             if hits.seq[i] >= hits.games[hits.game_id[i]][2]])
         matches = []
-        for seq, move, stored, stored_to_move, next_colour, next_point, line, *record in (
-            self._db.execute(
-                f"SELECT o.seq, o.move, o.element, o.to_move, o.next_colour, o.next_point, "
-                f"{_LINE}, {RECORD_COLUMNS} FROM occurrences o "
-                f"JOIN games g ON g.id = o.game_id JOIN files f ON f.id = g.file_id "
-                f"WHERE {where} ORDER BY {sort}o.game_id, o.seq LIMIT ? OFFSET ?",
-                [*params, -1 if limit is None else limit, offset],
-            )
-        ):
-            match = view.match(Record.from_row(record), move, seq, ELEMENTS[stored],
-                               stored_to_move, next_colour, next_point)
+        for i in page:
+            game_id = hits.game_id[i]
+            seq = int(hits.seq[i])
+            colour = int(hits.next_colour[i])
+            match = view.match(records[game_id], int(hits.move_number[i]), seq,
+                               ELEMENTS[int(hits.element[i])], int(hits.to_move[i]), colour,
+                               int(hits.next_point[i]) if colour else None)
+            line = lines.get((game_id, seq))
             if line:
-                match = replace(match, variation=tuple(int(i) for i in line.split(".")))
+                match = replace(match, variation=tuple(int(x) for x in line.split(".")))
             matches.append(match)
-        return FindResult(key, total, matches, offset, limit, rejected)
+        return FindResult(key, len(keep), matches, offset, limit, hits.rejected)
+
+    def _ordered(self, hits: list[int], game_ids: Sequence[int], order: str) -> list[int]:
+        """``hits`` (indexes into ``game_ids``) with their games in ``order``
+        (:func:`~gohash.index.queries.game_order`), each game's in index order."""
+        wanted = sorted({int(game_ids[i]) for i in hits})
+        rank = {game_id: n for n, (game_id,) in enumerate(self._db.execute(
+            f"SELECT g.id FROM games g WHERE g.id IN (SELECT value FROM json_each(?)) "
+            f"ORDER BY {game_order(order)}, g.id", (json.dumps(wanted),)))}
+        return sorted(hits, key=lambda i: (rank[int(game_ids[i])], i))
+
+    def _lines(self, nodes: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+        """The path of the variation holding each node off its main line: that of
+        the latest variation run starting at or before it."""
+        out = {}
+        for game_id, seq in nodes:
+            row = self._db.execute(
+                "SELECT path FROM variations WHERE game_id = ? AND seq <= ? "
+                "ORDER BY seq DESC LIMIT 1", (game_id, seq),
+            ).fetchone()
+            out[game_id, seq] = "" if row is None else row[0]
+        return out
 
     @database_errors
     def continuations(
@@ -326,23 +373,49 @@ class Index:
             raise GohashError(f"symmetry {symmetry!r} is not 'full' or 'd4'")
         if to_move is None:
             to_move = position.to_move if isinstance(position, Board) else "any"
-        size, key, onto, position_id, _ = self._lookup(position)
+        size, key, onto, hits = self._lookup(position, filters, ", g.winner, g.date")
+        games = hits.games
         view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
-        if position_id is None:
-            return merge_continuations([], key=key, view=view, limit=limit)
-        self._check_occurrences(position_id, size)
-        where, params = self._where(position_id, view, filters)
+        allowed = np.array([view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)])
+        swapped = (hits.element >= 8).astype(np.int64)
+        side = hits.to_move.astype(np.int64)
+        colour = hits.next_colour.astype(np.int64)
+        point = np.where(colour > 0, hits.next_point, -2).astype(np.int64)
+        game_ids = sorted(games)
+        game_index = np.searchsorted(game_ids, hits.game_id).astype(np.int64)
+        # A game counts once for each move played from the position.
+        kept = np.unique(np.stack([game_index, colour, point, swapped, side])[
+            :, allowed[swapped * 2 + side - 1]], axis=1)
+        game_index, colour, point, swapped, side = kept
+        dates = [games[g][5] for g in game_ids]
+        years = np.array([int(d[:4]) if d is not None and d[:4].isdigit() else -1 for d in dates],
+                         dtype=np.int64)
+        winners = [games[g][4] for g in game_ids]
+        known = sorted({d for d in dates if d is not None})
+        rank = {d: i for i, d in enumerate(known)}
+        date_rank = np.array([-1 if d is None else rank[d] for d in dates], dtype=np.int64)
+        black = np.array([w == "B" for w in winners], dtype=np.int64)
+        white = np.array([w == "W" for w in winners], dtype=np.int64)
+        year = years[game_index]
+        keys, group = np.unique(np.stack([colour, point, swapped, side, year]), axis=1,
+                                return_inverse=True)
+        group = group.reshape(-1)
+        count = np.bincount(group, minlength=keys.shape[1])
+        blacks = np.bincount(group, black[game_index], minlength=keys.shape[1])
+        whites = np.bincount(group, white[game_index], minlength=keys.shape[1])
+        ranks = date_rank[game_index]
+        first = np.full(keys.shape[1], len(known), dtype=np.int64)
+        last = np.full(keys.shape[1], -1, dtype=np.int64)
+        dated = ranks >= 0
+        np.minimum.at(first, group[dated], ranks[dated])
+        np.maximum.at(last, group[dated], ranks[dated])
         rows = [
-            ContinuationRow(colour, point, bool(swapped), *rest)
-            for colour, point, swapped, *rest in self._db.execute(
-                "SELECT o.next_colour, o.next_point, o.element >= 8, o.to_move, "
-                "CAST(substr(g.date, 1, 4) AS INTEGER), count(*), "
-                "coalesce(sum(g.winner = 'B'), 0), coalesce(sum(g.winner = 'W'), 0), "
-                "min(g.date), max(g.date) "
-                f"FROM occurrences o JOIN games g ON g.id = o.game_id WHERE {where} "
-                "GROUP BY 1, 2, 3, 4, 5",
-                params,
-            )
+            ContinuationRow(c, None if c == 0 else p, bool(sw), tm, None if y < 0 else y, n,
+                            int(b), int(w), known[f] if f < len(known) else None,
+                            known[la] if la >= 0 else None)
+            for (c, p, sw, tm, y), n, b, w, f, la in zip(
+                keys.T.tolist(), count.tolist(), blacks.tolist(), whites.tolist(),
+                first.tolist(), last.tolist(), strict=True)
         ]
         return merge_continuations(rows, key=key, view=view, limit=limit)
 
@@ -371,10 +444,8 @@ class Index:
         counts and continuations cover all.  ``compiled`` picks the kernel
         (None: the compiled one where built).  Only games whose points ever
         black and ever white hold some placement's stones are replayed (the
-        games table's ``ever_black``, ``ever_white`` bitmaps where it has
-        them, :func:`gohash.pattern.match.bitmap`'s bits as little-endian
-        bytes; else computed from the game's boards), and every hit is
-        confirmed on the exact board.
+        games table's ``ever_black``, ``ever_white`` bitmaps), each replayed
+        from its stored form, and every hit is confirmed on the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
@@ -384,72 +455,83 @@ class Index:
             condition, more = filters.sql("g")
             where += f" AND {condition}"
             params += more
-        # Bitmaps stored with the games filter before a game is read; without
-        # them, they are computed from its boards.
-        stored = {row[1] for row in self._db.execute("PRAGMA table_info(games)")} >= {
-            "ever_black", "ever_white"}
-        bitmaps = ", g.ever_black, g.ever_white" if stored else ", NULL, NULL"
         rows = self._db.execute(
-            f"SELECT {RECORD_COLUMNS}, g.positions{bitmaps} FROM games g "
-            f"JOIN files f ON f.id = g.file_id WHERE {where} ORDER BY g.id", params,
+            f"SELECT {RECORD_COLUMNS}, g.positions, g.nodes, g.ever_black, g.ever_white, "
+            f"g.record FROM games g JOIN files f ON f.id = g.file_id WHERE {where} "
+            f"ORDER BY g.id", params,
         ).fetchall()
         matches = []
         candidates = 0
-        for *columns, positions, ever_black, ever_white in rows:
+        for *columns, positions, nodes, ever_black, ever_white, blob in rows:
             record = Record.from_row(columns)
-            if ever_black is not None and ever_white is not None and not query.candidate(
-                    int.from_bytes(ever_black, "little"), int.from_bytes(ever_white, "little")):
+            # The points ever black and ever white filter before a game is replayed.
+            if not query.candidate(int.from_bytes(ever_black, "little"),
+                                   int.from_bytes(ever_white, "little")):
                 continue
-            game = _game_boards(self._db, self.path, record.id, record.size, positions)
-            if (ever_black is None or ever_white is None) and not query.candidate(
-                    *ever_bitmaps(game.boards, record.size)):
-                continue
+            try:
+                replayed = replay_boards(blob, record.size, nodes, positions - 1)
+            except GohashError as e:
+                raise damaged(self.path, f"game {record.id}: {e.reason}") from None
             candidates += 1
-            matches += query.matches(record, game, compiled=compiled)
+            matches += query.matches(record, _game_boards(replayed, positions),
+                                     compiled=compiled)
         return query.result(matches, searched=len(rows), candidates=candidates, limit=limit)
 
     @database_errors
     def game(self, game_id: int) -> GameRecord:
-        """A game of the index read again from its file, for a viewer: its record,
-        its root text and every position of its main line as indexed.
-
-        The file is read from its path as indexed (relative paths are tried from
-        the current folder, then from the index's); it must be unchanged (the
-        same SHA-256), and the game replays to the same positions, with the
-        suicide rule of its build, or this raises :class:`GohashError`.
-        """
-        record, file_sha, suicide, game_sha = self._stored(game_id)
-        return read_game(
-            record, file_sha=file_sha, game_sha=game_sha,
-            suicide_allowed=None if suicide is None else bool(suicide),
-            folders=[os.path.dirname(os.path.abspath(self.path))],
-        )
+        """A game of the index rebuilt from its stored form, for a viewer: its
+        record, its root text (from the games table's columns) and every
+        position of its main line as indexed.  The source file is not needed:
+        the comments (``C``) are read from it when it is there unchanged, and
+        are left out otherwise."""
+        record, file_sha, nodes, main, blob = self._stored(game_id)
+        try:
+            replayed = replay_boards(blob, record.size, nodes, main - 1)
+        except GohashError as e:
+            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        try:
+            source = source_again(record.file, file_sha, self._folders())
+            comments = main_line_comments(source.data, record.file, record.game)
+        except GohashError:  # the file is gone or changed, or read leniently
+            comments = []
+        return GameRecord(record, _root_text(record), [
+            GamePosition(
+                int(replayed.move_number[i]),
+                {0: None, 1: "b", 2: "w"}[int(replayed.colour[i])],
+                None if replayed.point[i] < 0 else divmod(int(replayed.point[i]), record.size),
+                bool(replayed.setup[i]) if i else bool(replayed.boards[0].any()),
+                replayed.boards[i].reshape(record.size, record.size),
+            )
+            for i in range(main)
+        ], comments if len(comments) == main else [])
 
     @database_errors
     def sgf(self, game_id: int) -> str:
         """A game of the index as an SGF record of its own, for download: the game
-        as recorded, decoded (:func:`gohash.sgf.extract.game_record`).
-
-        It is read again from its file as :meth:`game` reads it: a game id the
-        index does not hold raises :class:`~gohash.errors.UnknownGameError`, a
-        file no longer there :class:`~gohash.errors.SourceGoneError`, a file
-        that changed :class:`GohashError`.
+        as recorded, decoded (:func:`gohash.sgf.extract.game_record`), read
+        again from its file: a game id the index does not hold raises
+        :class:`~gohash.errors.UnknownGameError`, a file no longer there
+        :class:`~gohash.errors.SourceGoneError`, a file that changed
+        :class:`GohashError`.
         """
-        record, file_sha, _, _ = self._stored(game_id)
-        return read_record(record, file_sha=file_sha,
-                           folders=[os.path.dirname(os.path.abspath(self.path))])
+        record, file_sha, *_ = self._stored(game_id)
+        return read_record(record, file_sha=file_sha, folders=self._folders())
 
-    def _stored(self, game_id: int) -> tuple[Record, str, int | None, str]:
-        """A game's record, its file's SHA-256 and suicide rule, and its own digest."""
+    def _folders(self) -> list[str]:
+        """Where relative paths of the index's files are tried besides the current folder."""
+        return [os.path.dirname(os.path.abspath(self.path))]
+
+    def _stored(self, game_id: int) -> tuple[Record, str, int, int, bytes]:
+        """A game's record, its file's SHA-256, and its stored form: nodes, main-line
+        positions and the record blob."""
         row = self._db.execute(
-            f"SELECT {RECORD_COLUMNS}, f.sha256, f.suicide, g.sha256 FROM games g "
+            f"SELECT {RECORD_COLUMNS}, f.sha256, g.nodes, g.positions, g.record FROM games g "
             "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
             (game_id,),
         ).fetchone()
         if row is None:
             raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
-        file_sha, suicide, game_sha = row[-3:]
-        return Record.from_row(row[:-3]), file_sha, suicide, game_sha
+        return Record.from_row(row[:-4]), *row[-4:]
 
     @database_errors
     def player(
@@ -464,39 +546,51 @@ class Index:
         then in index order."""
         if opening_length < 1:
             raise GohashError(f"opening_length must be at least 1, not {opening_length}")
-        records = [
-            Record.from_row(row) for row in self._db.execute(
-                f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id "
-                f"WHERE g.black = ?1 OR g.white = ?1 ORDER BY {game_order(order)}, g.id",
-                (name,),
-            )
-        ]
-        sizes = {record.id: record.size for record in records}
-        empty = {size: self._lookup(np.zeros((size, size), dtype=np.int8))[3]
-                 for size in set(sizes.values())}
-        stored: dict[int, list[tuple[int, int, int]]] = {}
-        starts: dict[int, int] = {}
-        # The main line's first positions (an index with variations holds them first).
-        for game_id, seq, position_id, element, colour, point in self._db.execute(
-            "SELECT o.game_id, o.seq, o.position_id, o.element, o.next_colour, o.next_point "
-            "FROM occurrences o JOIN games g ON g.id = o.game_id "
-            "WHERE (g.black = ?1 OR g.white = ?1) AND o.seq < ?2 AND o.seq < g.positions "
-            "ORDER BY o.game_id, o.seq",
-            (name, opening_length),
-        ):
-            if seq == 0:
-                starts[game_id] = position_id
-            stored.setdefault(game_id, []).append((element, colour, point))
-        found = {}
-        for game_id, moves in stored.items():
-            if len(moves) != opening_length or starts.get(game_id) != empty[sizes[game_id]]:
+        rows = self._db.execute(
+            f"SELECT {RECORD_COLUMNS}, g.nodes, g.positions, g.record FROM games g "
+            f"JOIN files f ON f.id = g.file_id "
+            f"WHERE g.black = ?1 OR g.white = ?1 ORDER BY {game_order(order)}, g.id",
+            (name,),
+        ).fetchall()
+        records, found = [], {}
+        for row in rows:
+            record = Record.from_row(row[:-3])
+            records.append(record)
+            nodes, main, blob = row[-3:]
+            if main <= opening_length:
                 continue
-            opening = opening_moves(moves, sizes[game_id])
+            try:
+                replayed = replay_boards(blob, record.size, nodes, opening_length)
+            except GohashError as e:
+                raise damaged(self.path, f"game {record.id}: {e.reason}") from None
+            # Openings from the empty board only; the moves of nodes 1..n, in the
+            # game's own orientation (element 0).
+            if replayed.boards[0].any():
+                continue
+            moves = [(0, int(replayed.colour[i]), int(replayed.point[i]))
+                     for i in range(1, opening_length + 1)]
+            opening = opening_moves(moves, record.size)
             if opening is not None:
-                found[game_id] = opening
+                found[record.id] = opening
         return summarize(name, records, found, opening_length=opening_length, limit=openings)
 
     # -- duplicates ----------------------------------------------------------------------------
+
+    @database_errors
+    def _frames(self, game_id: int) -> tuple[tuple[bytes, ...], int]:
+        """The frames of a game's main line, and the element mapping its last
+        position onto its frame."""
+        size, nodes, main, blob = self._db.execute(
+            "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        try:
+            boards = replay_boards(blob, size, nodes, main - 1).boards[:main]
+        except GohashError as e:
+            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        keys = self.keys(size)
+        batch = frame_batch(boards, keys.hash_arrays(boards.reshape(-1, size, size)), keys)
+        assert batch.frames is not None
+        return tuple(map(bytes, batch.frames)), int(batch.elements[-1])
 
     @database_errors
     def records(self) -> dict[int, Record]:
@@ -516,25 +610,31 @@ class Index:
         Records with fewer than ``min_positions`` positions are left out: every
         game starts from the same few positions.  Main lines only are compared.
         """
-        sequences: dict[int, list[int]] = {}
+        db = self._db
+        mains = dict(db.execute("SELECT id, positions FROM games WHERE positions >= ?",
+                                (min_positions,)))
+        rows = np.array(db.execute("SELECT game_id, seq, key FROM postings").fetchall(),
+                        dtype=np.int64).reshape(-1, 3)
+        main_of = np.zeros(int(rows[:, 0].max()) + 1 if len(rows) else 1, dtype=np.int64)
+        for game_id, main in mains.items():
+            main_of[game_id] = main
+        rows = rows[rows[:, 1] < main_of[rows[:, 0]]]
+        rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+        # Candidates: games whose main lines have the same keys, or keys one a prefix
+        # of the other's; then the same compared on their exact frames.
+        by_game = np.split(rows[:, 2], np.flatnonzero(np.diff(rows[:, 0])) + 1) if len(
+            rows) else []
+        firsts = rows[np.r_[0, np.flatnonzero(np.diff(rows[:, 0])) + 1], 0].tolist() if len(
+            rows) else []
+        key_sequences = {g: tuple(k.tolist()) for g, k in zip(firsts, by_game, strict=True)}
+        candidates = _related(key_sequences)
+        sequences: dict[int, tuple[bytes, ...]] = {}
         last_element: dict[int, int] = {}
-        main_lines = (
-            "SELECT o.game_id, o.position_id, o.element FROM occurrences o "
-            "JOIN games g ON g.id = o.game_id WHERE o.seq < g.positions "
-            "ORDER BY o.game_id, o.seq"
-            if self.variations
-            else "SELECT game_id, position_id, element FROM occurrences ORDER BY game_id, seq"
-        )
-        for game_id, position_id, stored_element in self._db.execute(main_lines):
-            if stored_element not in _ELEMENT_INDEXES:
-                raise damaged(self.path, f"game {game_id}: element {stored_element!r} is "
-                                         "not 0..15")
-            sequences.setdefault(game_id, []).append(position_id)
-            last_element[game_id] = stored_element
-        by_sequence: dict[tuple[int, ...], list[int]] = {}
+        for game_id in sorted(candidates):
+            sequences[game_id], last_element[game_id] = self._frames(game_id)
+        by_sequence: dict[tuple[bytes, ...], list[int]] = {}
         for game_id, sequence in sequences.items():
-            if len(sequence) >= min_positions:
-                by_sequence.setdefault(tuple(sequence), []).append(game_id)
+            by_sequence.setdefault(sequence, []).append(game_id)
         records = self.records()
 
         def group(game_ids: list[int], length: int) -> DupeGroup:
@@ -550,7 +650,7 @@ class Index:
         prefixes = []
         # In lexicographic order a sequence follows its prefixes, with only
         # sequences that also extend them in between: a stack finds the longest.
-        stack: list[tuple[int, ...]] = []
+        stack: list[tuple[bytes, ...]] = []
         for seq in sorted(by_sequence):
             while stack and seq[: len(stack[-1])] != stack[-1]:
                 stack.pop()
@@ -561,52 +661,87 @@ class Index:
         return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
 
 
-_ELEMENT_INDEXES = frozenset(range(len(ELEMENTS)))
-# The path of the variation holding occurrence o ('' on the main line): that of
-# the latest variation run starting at or before it.
-_LINE = (
-    "CASE WHEN o.seq < g.positions THEN '' ELSE (SELECT v.path FROM variations v "
-    "WHERE v.game_id = o.game_id AND v.seq <= o.seq ORDER BY v.seq DESC LIMIT 1) END"
-)
+_INVERSES = [element.inverse.index for element in ELEMENTS]
 
 
-def _game_boards(db: sqlite3.Connection, path: str, game_id: int, size: int,
-                 positions: int) -> Game:
-    """The main line of game ``game_id`` as :class:`~gohash.pattern.match.Game`
-    boards, from its occurrences' frames (each mapped back by the inverse of
-    its element): the one place pattern search reads positions from the index."""
-    rows = db.execute(
-        "SELECT o.move, o.element, o.to_move, o.next_colour, coalesce(o.next_point, -1), "
-        "p.frame FROM occurrences o JOIN positions p ON p.id = o.position_id "
-        "WHERE o.game_id = ? AND o.seq < ? ORDER BY o.seq", (game_id, positions),
-    ).fetchall()
-    count, n = len(rows), size * size
-    if count != positions or count == 0:
-        raise damaged(path, f"game {game_id}: {count} of {positions} main-line positions")
-    moves, stored, to_move, colours, points, frames = zip(*rows, strict=True)
-    elements = np.array(stored, dtype=np.intp)
-    if elements.min() < 0 or elements.max() > 15:
-        raise damaged(path, f"game {game_id}: an element out of 0..15")
-    flat = unpack_frames(b"".join(frames), count, size).reshape(-1)
-    # Each frame mapped back by the inverse of its element, colours exchanged
-    # back where it exchanges them.
-    table = gathers(size)[_INVERSES[elements]] + (np.arange(count) * n)[:, np.newaxis]
-    boards = flat[table]
-    if boards.max() > 2:
-        raise damaged(path, f"game {game_id}: a frame holds a point value 3")
-    swapped = elements >= 8
-    boards[swapped] = _SWAP_COLOURS[boards[swapped]]
-    # A next point is stored in the frame's orientation: gathers[e][frame
-    # point] is that point on the board (the inverse of e's permutation).
-    at = np.array(points, dtype=np.intp)
-    on_board = at >= 0
-    at[on_board] = gathers(size)[elements[on_board], at[on_board]]
-    return Game(boards, np.array(moves, dtype=np.int32), np.array(to_move, dtype=np.int8),
-                np.array(colours, dtype=np.int8), at.astype(np.int32))
+_SWAPPED = np.array([element.swap for element in ELEMENTS])
+_EXCHANGE = np.array([0, 2, 1], dtype=np.int8)
 
 
-_INVERSES = np.array([g.inverse.index for g in ELEMENTS], dtype=np.intp)
-_SWAP_COLOURS = np.array([0, 2, 1], dtype=np.int8)
+def _images(stones: npt.NDArray[np.int8], size: int) -> npt.NDArray[np.int8]:
+    """``images[g]``: the flat position ``stones`` mapped by the element of index ``g``."""
+    images: npt.NDArray[np.int8] = stones[gathers(size)]
+    images[_SWAPPED] = _EXCHANGE[images[_SWAPPED]]
+    return images
+
+
+def _related(sequences: dict[int, tuple[int, ...]]) -> set[int]:
+    """The games whose sequence another has, or is a proper prefix of another's,
+    or has another's as one."""
+    related: set[int] = set()
+    by_sequence: dict[tuple[int, ...], list[int]] = {}
+    for game_id, sequence in sequences.items():
+        by_sequence.setdefault(sequence, []).append(game_id)
+    stack: list[tuple[int, ...]] = []
+    for seq in sorted(by_sequence):
+        games = by_sequence[seq]
+        if len(games) > 1:
+            related.update(games)
+        while stack and seq[: len(stack[-1])] != stack[-1]:
+            stack.pop()
+        if stack:
+            related.update(games)
+            related.update(by_sequence[stack[-1]])
+        stack.append(seq)
+    return related
+
+
+@dataclass
+class _Hits:
+    """The confirmed occurrences of a query: each one's game (``games`` holds
+    their rows, :meth:`Index._games`), node ``seq``, the lowest element mapping
+    it onto the frame, its side to move, move number and next move on the main
+    line (colour as recorded, 0 none; point in the frame's orientation, -1 a
+    pass); ``rejected`` counts the positions that had the key but other stones."""
+
+    game_id: list[int]
+    games: dict[int, tuple[Any, ...]]
+    seq: npt.NDArray[np.int32]
+    element: npt.NDArray[np.int8]
+    to_move: npt.NDArray[np.int8]
+    move_number: npt.NDArray[np.int32]
+    next_colour: npt.NDArray[np.int8]
+    next_point: npt.NDArray[np.int16]
+    rejected: int
+
+    def __len__(self) -> int:
+        return len(self.game_id)
+
+
+def _root_text(record: Record) -> dict[str, str]:
+    """The root's text properties a record holds, as SGF names them."""
+    values = {
+        "PB": record.black, "PW": record.white, "BR": record.black_rank,
+        "WR": record.white_rank, "RE": record.result, "DT": record.dt, "EV": record.event,
+        "KM": None if record.komi is None else f"{record.komi:g}",
+        **{f.prop: record.fields.get(f.name) for f in STORED},
+    }
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _game_boards(replayed: Replayed, positions: int) -> Game:
+    """The main line (its first ``positions`` nodes) of a stored game replayed
+    (:func:`~gohash.index.games.replay_boards`) as pattern search reads it
+    (:class:`~gohash.pattern.match.Game`): each position's next move is the move
+    of the node after it."""
+    next_colour = np.zeros(positions, dtype=np.int8)
+    next_point = np.full(positions, -1, dtype=np.int32)
+    next_colour[:-1] = replayed.colour[1:positions]
+    next_point[:-1] = replayed.point[1:positions]
+    return Game(replayed.boards[:positions], replayed.move_number[:positions],
+                replayed.to_move[:positions], next_colour, next_point)
+
+
 
 
 def _position_array(position: Board | npt.ArrayLike) -> Board8:

@@ -4,8 +4,7 @@ Scope: :class:`Filters` and the SQL condition they put on the index's
 ``games`` table; the results of :meth:`gohash.index.index.Index.find`,
 :meth:`gohash.index.index.Index.continuations` and :meth:`gohash.index.index.Index.game`;
 :class:`QueryView` and :func:`merge_continuations`, which map the next moves
-the index stores back into the query's orientation and colours; and
-:func:`read_game`, which reads an indexed game again from its file.
+the index finds back into the query's orientation and colours.
 :mod:`gohash.index.store` owns the database and :mod:`gohash.index` runs every
 query; nothing here opens it.  What the index reads from a record's root
 (ranks, dates, winner) is :mod:`gohash.index.records`'s.
@@ -28,14 +27,12 @@ import numpy.typing as npt
 from ..errors import GohashError, SourceGoneError
 from ..group.coords import gtp, sgf_letters
 from ..group.symmetry import Element, Point
-from ..metadata import FIELDS, STORED, TEXT_PROPERTIES
-from ..pipeline.frames import unpack_frames
-from ..pipeline.positions import positions
-from ..sgf.extract import game_record, main_line_comments
+from ..metadata import FIELDS, STORED
+from ..sgf.extract import game_record
 from ..sgf.inputs import Source
 from ..sgf.names import base_name, fs_name
 from ..sgf.sources import find_inputs, read_input
-from .records import first_date, game_digest, rank_level
+from .records import first_date, rank_level
 
 __all__ = [
     "FIELD_FILTERS",
@@ -58,8 +55,8 @@ __all__ = [
     "game_order",
     "merge_continuations",
     "move_json",
-    "read_game",
     "read_record",
+    "source_again",
 ]
 
 
@@ -482,7 +479,8 @@ class Continuation:
     ``point`` is ``(row, col)`` (row 0 the bottom line), None for a pass;
     ``equivalent`` holds it and its images under the query's own symmetries
     (one point for a position without symmetry; empty for a pass).  ``count``
-    occurrences went on with it, ``share`` of all that matched
+    games went on with it (a game that reaches the position more than once
+    counts once for each move played from it), ``share`` of all that matched
     (:attr:`Continuations.total`).  ``black_wins`` and ``white_wins`` count the
     games won by the player of the query's Black or White stones (in a
     colour-exchanged hit, the game's White and Black); ``other`` the rest.
@@ -525,7 +523,8 @@ class Continuation:
 class Continuations:
     """What was played from a position (:meth:`gohash.index.index.Index.continuations`).
 
-    ``total`` occurrences matched (filters applied), ``same_colours`` and
+    ``total`` occurrences matched (filters applied; a game once for each move
+    played from the position, however often it reaches it), ``same_colours`` and
     ``exchanged_colours`` of them by how they matched; ``ended`` of them have
     no next move (the main line ends there, or a setup node comes next, which
     is no move anyone played).  ``moves`` come by count, most played first,
@@ -598,7 +597,7 @@ class GamePosition:
 
 @dataclass
 class GameRecord:
-    """A game of the index read again from its file (:meth:`gohash.index.index.Index.game`).
+    """A game of the index rebuilt from its stored form (:meth:`gohash.index.index.Index.game`).
 
     ``root`` holds the root's text properties that are present (``PB``,
     ``PW``, ``BR``, ``WR``, ``RE``, ``KM``, ``GN``, ``DT``, ``EV``, ``RU``);
@@ -814,64 +813,7 @@ class _Move:
         )
 
 
-# -- games read again ----------------------------------------------------------------------------
-
-
-def read_game(
-    record: Record,
-    *,
-    file_sha: str,
-    game_sha: str,
-    suicide_allowed: bool | None,
-    folders: Sequence[str] = (),
-) -> GameRecord:
-    """Game ``record`` read again from its file and replayed as its build did
-    (``suicide_allowed`` as given to it; None: the game's ``RU``).
-
-    The file must have the SHA-256 ``file_sha`` and the game replay to the
-    positions known by ``game_sha`` (:func:`gohash.index.records.game_digest`), or
-    this raises :class:`GohashError`.  A relative path is tried from the
-    current folder, then from each of ``folders``.
-    """
-    source = _source_again(record.file, file_sha, folders)
-    for batch in positions([source], packed=True, suicide_allowed=suicide_allowed):
-        games = batch.games
-        found = np.flatnonzero(games.game == record.game)
-        if not found.size:
-            continue
-        text = {name: games.text[name][int(found[0])] for name in TEXT_PROPERTIES}
-        rows = np.flatnonzero((batch.game == record.game) & (batch.variation == 0))
-        low, high = (int(rows[0]), int(rows[-1]) + 1) if rows.size else (0, 0)
-        assert batch.packed_offsets is not None and batch.packed_data is not None
-        offsets = batch.packed_offsets
-        packed = batch.packed_data[offsets[low] : offsets[high]].tobytes()
-        if game_digest(record.size, text["PB"], text["PW"], text["RE"], packed) != game_sha:
-            break
-        stones = unpack_frames(packed, high - low, record.size)
-        colours = {0: None, 1: "b", 2: "w"}
-        try:
-            comments = main_line_comments(source.data, record.file, record.game)
-        except GohashError:  # a record the walker reads leniently: the game without them
-            comments = []
-        return GameRecord(
-            record,
-            {name: value for name, value in text.items() if value is not None},
-            [
-                GamePosition(
-                    int(batch.move_number[i]),
-                    colours[int(batch.colour[i])],
-                    None if batch.point[i] < 0 else divmod(int(batch.point[i]), record.size),
-                    bool(batch.setup[i]),
-                    stones[i - low],
-                )
-                for i in range(low, high)
-            ],
-            comments if len(comments) == high - low else [],
-        )
-    raise GohashError(
-        "no longer replays to the positions indexed: rebuild the index",
-        file=record.file, game=record.game,
-    )
+# -- games read again from their files ---------------------------------------------------------
 
 
 def read_record(
@@ -879,16 +821,17 @@ def read_record(
 ) -> str:
     """Game ``record`` as an SGF record of its own
     (:func:`gohash.sgf.extract.game_record`), read again from its file, which must
-    have the SHA-256 ``file_sha``; relative paths are tried as :func:`read_game`
-    tries them.  Raises :class:`~gohash.errors.SourceGoneError` if the file is
+    have the SHA-256 ``file_sha``; relative paths are tried as
+    :func:`source_again` tries them.  Raises :class:`~gohash.errors.SourceGoneError` if the file is
     gone, :class:`GohashError` if it changed."""
-    source = _source_again(record.file, file_sha, folders)
+    source = source_again(record.file, file_sha, folders)
     return game_record(source.data, record.file, record.game)
 
 
-def _source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
+def source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
     """The SGF source ``name`` (a file, or ``archive:member``) read again and
-    checked against its SHA-256; reported under ``name``."""
+    checked against its SHA-256; reported under ``name``.  A relative path is
+    tried from the current folder, then from each of ``folders``."""
     candidates = [name]
     if not os.path.isabs(name) and name != "-":
         candidates += [os.path.join(folder, name) for folder in folders]

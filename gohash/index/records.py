@@ -1,13 +1,13 @@
 """What an index stores of a file and its games, as plain data.
 
-Scope: :class:`FileFrames` and :class:`GameFrames` (per game its root text, the
-SHA-256 of its exact positions and its error; per position its move number,
-canonical key, frame, the element mapping it onto that frame, the side to
-move and the next move in the frame's orientation), :class:`SourceError`, the
-game digest, and what the opening explorer reads from a root
-(:func:`rank_level`, :func:`first_date`, :func:`winner`, :func:`komi_value`).
-:mod:`gohash.index.build` makes them; nothing here knows SQL but the form keys
-are stored in.  :data:`PARSE_VERSION` versions the replay.
+Scope: :class:`FileFrames` and :class:`GameFrames` (per game its root text,
+its stored form (:mod:`gohash.index.games`), its SHA-256 and its error; per
+position its posting key), :class:`SourceError`, the game digest, and what
+the opening explorer reads from a root (:func:`rank_level`,
+:func:`first_date`, :func:`winner`, :func:`komi_value`).
+:mod:`gohash.index.build` makes them; nothing here knows SQL but the form
+keys are stored in (:func:`gohash.index.games.posting_keys`).  :data:`PARSE_VERSION` versions
+the replay.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from ..errors import GohashError
 from ..group.symmetry import ELEMENTS
 from ..metadata import STORED
 from ..sgf.inputs import Input, Skipped, Source
+from .games import EncodedGame
 
 __all__ = [
     "PARSE_VERSION",
@@ -34,14 +35,12 @@ __all__ = [
     "GameFrames",
     "SourceError",
     "SourceNote",
-    "SqlKey",
     "Task",
     "first_date",
     "game_digest",
     "komi_value",
     "point_images",
     "rank_level",
-    "sql_keys",
     "winner",
 ]
 
@@ -51,21 +50,17 @@ reading or replaying records that changes a file's games, positions or errors
 (a fixed reading of a property, a new rule), so that ``gohash index build``
 re-reads the files an earlier gohash indexed."""
 
-SqlKey = int | bytes
-"""A canonical key as the index stores it: a 64-bit key as the signed integer of
-its bits, a 128-bit key as 16 big-endian bytes."""
-
-
 @dataclass
 class GameFrames:
-    """One game: its root text, the SHA-256 of its root text fields and exact
-    main-line positions, its highest move number on the main line, why it was
-    cut short (``error``), and its positions: rows ``start`` to ``end`` of its
-    file's columns, the first ``main`` its main line, each other variation a
-    run of rows whose first (from ``start``), parent and path are in ``lines``;
-    and what the explorer reads from its root: ``BR``, ``WR`` as recorded and
-    as levels (:func:`rank_level`), ``DT`` and its first date, ``EV``, ``KM``,
-    ``HA`` and the winner named by ``RE``.
+    """One game: its root text, its stored form (``stored``: nodes, ever
+    bitmaps), the SHA-256 of its root text fields and stored form
+    (:func:`game_digest`), its highest move number on the main line, why it
+    was cut short (``error``), and its positions: rows ``start`` to ``end`` of
+    its file's ``keys``, the first ``main`` its main line, each other variation
+    a run of rows whose first (from ``start``), parent and path are in
+    ``lines``; and what the explorer reads from its root: ``BR``, ``WR`` as
+    recorded and as levels (:func:`rank_level`), ``DT`` and its first date,
+    ``EV``, ``KM``, ``HA`` and the winner named by ``RE``.
     """
 
     game: int
@@ -87,6 +82,7 @@ class GameFrames:
     komi: str | None = None
     handicap: int = 0
     stored: dict[str, str | None] = field(default_factory=dict)
+    record: EncodedGame | None = None
 
     def explorer_columns(self) -> tuple[object, ...]:
         """black_rank, white_rank, black_level, white_level, dt, date, event, komi,
@@ -124,14 +120,8 @@ def _empty(dtype: type[np.generic]) -> Callable[[], npt.NDArray[Any]]:
 class FileFrames:
     """The games of one SGF source; only ``path`` and ``sha256`` if ``unchanged``.
 
-    The main-line positions of all its games, in order, as numpy columns:
-    ``moves`` (move numbers), ``keys`` (canonical keys as positions() gives them,
-    ``uint64`` of shape ``(n,)`` or ``(n, 2)``; :func:`sql_keys` gives their
-    stored form), ``frames`` (bytes) and ``elements`` (the index of the lowest
-    element mapping each position onto its frame), ``to_move`` (1 Black, 2 White,
-    as recorded) and the next move (:func:`next_moves`): ``next_colour`` (0 none,
-    1, 2, as recorded) and ``next_point`` (in the frame's orientation, -1 a pass;
-    meaningless where ``next_colour`` is 0, stored as NULL).
+    ``keys``: the posting key (:func:`~gohash.index.games.posting_keys`) of every position of all
+    its games, in order (each game's nodes, :mod:`gohash.index.games`).
 
     A file of more games than one batch of
     :func:`gohash.index.build.stream_frames` comes in parts, ``part`` 0, 1, ...:
@@ -146,20 +136,11 @@ class FileFrames:
     more: bool = False
     games: list[GameFrames] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
-    moves: npt.NDArray[np.int32] = field(default_factory=_empty(np.int32))
-    keys: npt.NDArray[np.uint64] = field(default_factory=_empty(np.uint64))
-    frames: list[bytes] = field(default_factory=list)
-    elements: npt.NDArray[np.uint8] = field(default_factory=_empty(np.uint8))
-    to_move: npt.NDArray[np.int8] = field(default_factory=_empty(np.int8))
-    next_colour: npt.NDArray[np.int8] = field(default_factory=_empty(np.int8))
-    next_point: npt.NDArray[np.int16] = field(default_factory=_empty(np.int16))
+    keys: npt.NDArray[np.int64] = field(default_factory=_empty(np.int64))
 
-    def add_rows(self, frames: list[bytes], **columns: npt.NDArray[Any]) -> None:
+    def add_keys(self, keys: npt.NDArray[np.int64]) -> None:
         """Rows after those it holds: a file's games may span positions() batches."""
-        self.frames += frames
-        for name, column in columns.items():
-            held = getattr(self, name)
-            setattr(self, name, np.concatenate([held, column]) if len(held) else column)
+        self.keys = np.concatenate([self.keys, keys]) if len(self.keys) else keys
 
 
 Task = tuple[Input | Source | GohashError | Skipped, dict[str, str]]
@@ -250,13 +231,12 @@ def komi_value(text: str | None) -> float | None:
 
 
 def game_digest(
-    size: int, black: str | None, white: str | None, result: str | None,
-    packed: bytes | memoryview,
+    size: int, black: str | None, white: str | None, result: str | None, stored: bytes,
 ) -> str:
     """The SHA-256 a game is known by: of its size, players and result and its
-    main line's exact packed positions, concatenated."""
+    stored form (:mod:`gohash.index.games`), concatenated."""
     digest = hashlib.sha256(f"{size}|{black}|{white}|{result}|".encode())
-    digest.update(packed)
+    digest.update(stored)
     return digest.hexdigest()
 
 
@@ -264,12 +244,3 @@ def game_digest(
 def point_images(size: int) -> npt.NDArray[np.intp]:
     """``perms[g, p]``: the image of point ``p`` under element ``g``."""
     return np.stack([g.point_permutation(size) for g in ELEMENTS])
-
-
-def sql_keys(keys: npt.NDArray[np.uint64]) -> list[SqlKey]:
-    """Canonical keys in the form the index stores them (:data:`SqlKey`)."""
-    if keys.ndim == 1:
-        signed: list[SqlKey] = keys.view(np.int64).tolist()
-        return signed
-    blob = keys.astype(">u8").tobytes()
-    return [blob[i : i + 16] for i in range(0, len(blob), 16)]

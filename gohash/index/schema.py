@@ -12,7 +12,7 @@ from ..metadata import STORED
 
 __all__ = ["APPLICATION_ID", "INSERT_GAME", "SCHEMA", "SCHEMA_VERSION", "SQLITE_HEADER"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x67686978  # "ghix"
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -52,6 +52,10 @@ CREATE TABLE games (
     komi REAL,
     handicap INTEGER NOT NULL,
     winner TEXT,{_STORED_COLUMNS}
+    nodes INTEGER NOT NULL,
+    record BLOB NOT NULL,
+    ever_black BLOB NOT NULL,
+    ever_white BLOB NOT NULL,
     UNIQUE (file_id, game)
 );
 CREATE TABLE errors (
@@ -61,25 +65,12 @@ CREATE TABLE errors (
     message TEXT NOT NULL
 );
 CREATE INDEX errors_by_file ON errors (file_id);
-CREATE TABLE positions (
-    id INTEGER PRIMARY KEY,
-    key NOT NULL,
-    frame BLOB NOT NULL
-);
-CREATE INDEX positions_by_key ON positions (key);
-CREATE TABLE occurrences (
+CREATE TABLE postings (
+    key INTEGER NOT NULL,
     game_id INTEGER NOT NULL REFERENCES games(id),
     seq INTEGER NOT NULL,
-    move INTEGER NOT NULL,
-    position_id INTEGER NOT NULL REFERENCES positions(id),
-    element INTEGER NOT NULL,
-    to_move INTEGER NOT NULL,
-    next_colour INTEGER NOT NULL,
-    next_point INTEGER,
-    PRIMARY KEY (game_id, seq)
+    PRIMARY KEY (key, game_id, seq)
 ) WITHOUT ROWID;
-CREATE INDEX occurrences_by_position ON occurrences
-    (position_id, game_id, seq, move, element, to_move, next_colour, next_point);
 CREATE TABLE variations (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seq INTEGER NOT NULL,
@@ -88,13 +79,14 @@ CREATE TABLE variations (
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
 """
-# Every column of occurrences is in occurrences_by_position: searches and
-# continuations read the index alone, never the table.
+# A posting says the position of a key occurred in a game at node seq; the
+# game's record (gohash.index.games) confirms it and gives everything else.
 
 _GAME_COLUMNS = (
     "file_id", "game", "size", "black", "white", "result", "sha256", "positions", "moves",
     "error", "black_rank", "white_rank", "black_level", "white_level", "dt", "date", "event",
-    "komi", "handicap", "winner", *(f.name for f in STORED),
+    "komi", "handicap", "winner", *(f.name for f in STORED), "nodes", "record", "ever_black",
+    "ever_white",
 )
 INSERT_GAME = (
     f"INSERT INTO games ({', '.join(_GAME_COLUMNS)}) "

@@ -9,15 +9,18 @@ duplicate games is :class:`gohash.index.index.Index`'s, which holds an
 :class:`IndexFile`; why a stored position is exact is said there.  The
 command line (:mod:`gohash.cli.index`) only parses arguments and prints.
 
-Keys are stored as SQLite INTEGERs: an unsigned 64-bit key ``k`` is stored as
-the signed ``k - 2**64`` when ``k >= 2**63`` (the bits of ``k`` read as int64).
-128-bit keys (``regular128``) are stored as 16-byte big-endian BLOBs.
+Each game is stored once, in the games table with its metadata, as a
+compact record of its nodes (:mod:`gohash.index.games`); searches go through
+postings, ``(key, game_id, seq)`` in key order, ``key`` the canonical key's
+top bits (:func:`gohash.index.games.posting_keys`), ``seq`` the node.  A
+posting is a candidate only: searches confirm it on the game's position there.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import sqlite3
 import time
@@ -26,9 +29,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 from ..errors import DamagedIndexError, GohashError, IndexFileError, WorkerDied, counted
 from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
-from ..group.symmetry import check_size
+from ..group.symmetry import MAX_SIZE, MIN_SIZE, check_size
 from ..pipeline.frames import NamedSchemes, SchemeFactory
 from ..pipeline.jobs import input_tasks, run_tasks, task_name
 from ..sgf.inputs import Input
@@ -36,7 +42,8 @@ from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from ..version import __version__
 from .build import Spooled, SpoolReader, spooled_frames, stream_frames
-from .check import check_index, damaged, frame_faults
+from .check import check_index, damaged
+from .games import game_keys
 from .queries import contains
 from .records import PARSE_VERSION, FileFrames, SourceError, SourceNote, Task
 from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
@@ -58,7 +65,7 @@ COMMIT_SECONDS = 1.0
 writes every page it dirtied (keys are random, so each file dirties a few
 hundred pages of the key index), and files of a second share most of them:
 one transaction per file made the database most of a build's time."""
-CACHE_KIB = 64 * 1024
+CACHE_KIB = 16 * 1024
 """SQLite's page cache per connection: with a batch of replayed positions
 (:data:`~gohash.index.build.BATCH_POSITIONS`) and the writer's staged rows
 (:data:`~gohash.index.writer.STAGED_ROWS`), what bounds a build's memory."""
@@ -78,7 +85,6 @@ class BuildSummary:
     files_reread: int = 0  # unchanged, but indexed under another parse version
     games: int = 0
     positions: int = 0
-    new_positions: int = 0
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -89,7 +95,6 @@ class BuildSummary:
         self.files_reread += other.files_reread
         self.games += other.games
         self.positions += other.positions
-        self.new_positions += other.new_positions
         self.errors += other.errors
         self.notes += other.notes
 
@@ -100,7 +105,7 @@ class BuildSummary:
         return (
             f"{counted(self.files_indexed, 'file')} indexed ({self.files_replaced:,} replaced"
             f"{reread}), {self.files_unchanged:,} unchanged; {counted(self.games, 'game')}, "
-            f"{counted(self.positions, 'position')} ({self.new_positions:,} new distinct); "
+            f"{counted(self.positions, 'position')}; "
             f"{counted(len(self.errors), 'error')}"
         )
 
@@ -111,7 +116,8 @@ class IndexInfo:
     """What an index holds and how it was built.
 
     ``positions`` counts occurrences (a position seen twice counts twice),
-    ``distinct`` the positions up to symmetry; ``gohash_versions`` gives the
+    ``distinct`` the distinct posting keys (the positions up to symmetry, but
+    for keys that collide in their top bits); ``gohash_versions`` gives the
     files per gohash version that indexed them, and ``outdated`` the files
     indexed under another parse version, which a build given them re-reads.
     """
@@ -340,24 +346,40 @@ class IndexFile:
         return factory
 
     def _check_keys(self, factory: SchemeFactory) -> None:
-        """Refuse an index whose first positions' keys are not those their frames
-        give under ``factory``: a damaged index, or a meta table naming another
-        key scheme than the keys were made with (searches would find nothing)."""
-        rows = self._db.execute(
-            "SELECT id, key, frame FROM positions ORDER BY id LIMIT 16"
-        ).fetchall()
-        faults = frame_faults(rows, lambda size: factory(check_size(size)))
-        if not faults:
+        """Refuse an index whose first game's postings are not the keys its
+        positions give under ``factory``: a damaged index, or a meta table naming
+        another key scheme than the keys were made with (searches would find
+        nothing)."""
+        row = self._db.execute(
+            "SELECT id, size, nodes, record FROM games WHERE nodes > 0 "
+            f"AND size BETWEEN {MIN_SIZE} AND {MAX_SIZE} ORDER BY id LIMIT 1"
+        ).fetchone()
+        if row is None:
             return
-        stored = _scheme_name(factory)
-        for name in SCHEMES:
-            if name != stored and not frame_faults(rows, NamedSchemes(name)):
+        game_id, size, nodes, record = row
+        try:
+            mine = game_keys(record, check_size(size), min(nodes, 16), factory(size))
+        except GohashError as e:
+            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        if self._postings_present(game_id, mine):
+            return
+        name = _scheme_name(factory)
+        for other in SCHEMES:
+            if other != name and self._postings_present(
+                    game_id, game_keys(record, size, min(nodes, 16), scheme(other, size))):
                 raise DamagedIndexError(
-                    f"the meta table names key scheme {stored!r}, but the keys were made "
-                    f"with {name!r}", file=self.path,
+                    f"the meta table names key scheme {name!r}, but the keys were made "
+                    f"with {other!r}", file=self.path,
                 )
-        position_id, reason = faults[0]
-        raise damaged(self.path, f"position {position_id}: {reason}")
+        raise damaged(self.path, f"game {game_id}: its postings are not the keys of its "
+                                 "positions")
+
+    def _postings_present(self, game_id: int, keys: npt.NDArray[np.int64]) -> bool:
+        return all(
+            self._db.execute("SELECT 1 FROM postings WHERE key = ? AND game_id = ? AND seq = ?",
+                             (key, game_id, seq)).fetchone() is not None
+            for seq, key in enumerate(keys.tolist())
+        )
 
     @database_errors
     def check(self) -> list[str]:
@@ -408,11 +430,14 @@ class IndexFile:
 
     @database_errors
     def counts(self) -> dict[str, int]:
-        """Rows per table: files, games, positions (distinct), occurrences."""
-        return {
-            table: self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-            for table in ("files", "games", "positions", "occurrences")
-        }
+        """Files, games, positions (distinct posting keys) and occurrences (postings)."""
+        db = self._db
+        files, games = (db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                        for table in ("files", "games"))
+        distinct, occurrences = db.execute(
+            "SELECT count(DISTINCT key), count(*) FROM postings").fetchone()
+        return {"files": files, "games": games, "positions": distinct,
+                "occurrences": occurrences}
 
     @database_errors
     def info(self) -> IndexInfo:
@@ -437,7 +462,7 @@ class IndexFile:
         """Remove the files of ``paths`` from the index, in one transaction: a path
         as ``build`` was given it names the file of that path, every file under a
         folder, or every member of an archive; the positions no other game has
-        go too."""
+        go too, and their postings."""
         db = self._db
         removed = Removed()
         db.execute("BEGIN IMMEDIATE")
@@ -521,7 +546,7 @@ class IndexFile:
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
         writer = Writer(db, suicide=suicide_allowed, parse_version=PARSE_VERSION,
-                        wide=self.keys(19).bits == 128, delete_file=self._delete_file)
+                        delete_file=self._delete_file)
         began = 0.0
         done = 0
         try:
@@ -546,13 +571,13 @@ class IndexFile:
                         if files_per_commit is not None
                         else time.monotonic() - began >= COMMIT_SECONDS
                     ):
-                        written.new_positions += writer.commit()
+                        writer.commit()
                         summary.add(written)
                         written = BuildSummary()
             if progress is not None:
                 progress(len(tasks), len(tasks))
             if db.in_transaction:
-                written.new_positions += writer.commit()
+                writer.commit()
                 summary.add(written)
         finally:
             if db.in_transaction:
@@ -591,17 +616,21 @@ class IndexFile:
         summary.errors += [e.message for e in item.errors]
 
     def _delete_file(self, file_id: int) -> None:
+        """Delete a file's rows; its games' postings by their keys, recomputed from
+        the stored games (an index on ``game_id`` would cost more than they do)."""
         db = self._db
+        for game_id, size, nodes, record in db.execute(
+            "SELECT id, size, nodes, record FROM games WHERE file_id = ?", (file_id,)
+        ).fetchall():
+            try:
+                keys = game_keys(record, check_size(size), nodes, self.keys(size))
+            except GohashError as e:
+                raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+            db.executemany(
+                "DELETE FROM postings WHERE key = ? AND game_id = ? AND seq = ?",
+                zip(keys.tolist(), itertools.repeat(game_id), range(len(keys))),
+            )
         games = "SELECT id FROM games WHERE file_id = ?"
-        touched = db.execute(
-            f"SELECT DISTINCT position_id FROM occurrences WHERE game_id IN ({games})", (file_id,)
-        ).fetchall()
-        db.execute(f"DELETE FROM occurrences WHERE game_id IN ({games})", (file_id,))
-        db.executemany(
-            "DELETE FROM positions WHERE id = ?1 AND NOT EXISTS "
-            "(SELECT 1 FROM occurrences WHERE position_id = ?1)",
-            touched,
-        )
         db.execute(f"DELETE FROM variations WHERE game_id IN ({games})", (file_id,))
         for table, column in (("errors", "file_id"), ("games", "file_id"), ("files", "id")):
             db.execute(f"DELETE FROM {table} WHERE {column} = ?", (file_id,))

@@ -725,3 +725,259 @@ def settle_symmetric(
         lowest[i] = best
     return symmetries, which
 
+
+
+# -- stored games (gohash.index.games) ------------------------------------------------------
+
+cdef enum:
+    TAG_MOVE = 0
+    TAG_SETUP = 1
+    TAG_PARENT = 2
+    NO_POINT = 1023
+
+
+cdef int _take_dead(int8_t* cells, int start, const int32_t* nb, int32_t* mark, int32_t gen,
+                    int32_t* stack) noexcept:
+    """Remove the group at ``start`` if it has no liberty; the stones removed."""
+    cdef int8_t colour = cells[start]
+    cdef int count = 1, i = 0, k, q, r
+    stack[0] = start
+    mark[start] = gen
+    while i < count:
+        q = stack[i]
+        for k in range(4):
+            r = nb[q * 4 + k]
+            if r < 0:
+                continue
+            if cells[r] == 0:
+                return 0
+            if cells[r] == colour and mark[r] != gen:
+                mark[r] = gen
+                stack[count] = r
+                count += 1
+        i += 1
+    for i in range(count):
+        cells[stack[i]] = 0
+    return count
+
+
+cdef void _neighbours(int size, int32_t* nb) noexcept:
+    cdef int p, row, col
+    for p in range(size * size):
+        row = p // size
+        col = p % size
+        nb[p * 4] = p - size if row > 0 else -1
+        nb[p * 4 + 1] = p + size if row < size - 1 else -1
+        nb[p * 4 + 2] = p - 1 if col > 0 else -1
+        nb[p * 4 + 3] = p + 1 if col < size - 1 else -1
+
+
+@cython.boundscheck(False)
+cdef Py_ssize_t _replay(
+    const uint8_t* blob, Py_ssize_t nbytes, int size, Py_ssize_t last, Py_ssize_t nodes,
+    int8_t* boards, int8_t* to_move, int8_t* colour, int16_t* point, uint8_t* setup,
+    int32_t* parent, int32_t* move_number, const int32_t* nb, int32_t* mark, int32_t* stack,
+) except -1:
+    """The replay of :func:`replay_stored` on raw arrays (rows of ``size * size``
+    bytes in ``boards``); ``mark`` and ``stack`` are scratch of a point each."""
+    cdef int npts = size * size
+    cdef Py_ssize_t pos = 0, node = 0, pending = -1, par, j, edits
+    cdef int word, tag, c, p, k, r
+    cdef int32_t gen = 0
+    cdef int8_t* cells
+    for j in range(npts):
+        mark[j] = 0
+    if last >= nodes:
+        last = nodes - 1
+    while node <= last and pos < nbytes:
+        if pos + 2 > nbytes:
+            raise ValueError(f"cut short at byte {pos}")
+        word = blob[pos] | (blob[pos + 1] << 8)
+        pos += 2
+        tag = word >> 12
+        c = (word >> 10) & 3
+        p = word & 1023
+        if tag == TAG_PARENT:
+            if pos + 4 > nbytes:
+                raise ValueError(f"cut short at byte {pos}")
+            pending = blob[pos] | (blob[pos + 1] << 8) | (
+                (<Py_ssize_t>blob[pos + 2]) << 16) | ((<Py_ssize_t>blob[pos + 3]) << 24)
+            pos += 4
+            if pending >= node:
+                raise ValueError(f"node {node}'s parent {pending} is not an earlier node")
+            continue
+        if tag != TAG_MOVE and tag != TAG_SETUP:
+            raise ValueError(f"node {node}: unknown tag {tag} at byte {pos - 2}")
+        if node == 0:
+            if tag != TAG_SETUP or pending >= 0:
+                raise ValueError("it does not begin with its initial position's setup")
+            par = -1
+        else:
+            par = node - 1 if pending < 0 else pending
+        pending = -1
+        cells = boards + node * npts
+        if par < 0:
+            for j in range(npts):
+                cells[j] = 0
+        else:
+            memcpy(cells, boards + par * npts, npts)
+        parent[node] = <int32_t>par
+        if tag == TAG_MOVE:
+            if c == 0 or c == 3 or (p != NO_POINT and p >= npts):
+                raise ValueError(f"node {node}: no move (colour {c}, point {p})")
+            colour[node] = c
+            setup[node] = 0
+            to_move[node] = 3 - c
+            move_number[node] = move_number[par] + 1
+            if p == NO_POINT:
+                point[node] = -1
+            else:
+                if cells[p] != 0:
+                    raise ValueError(f"node {node}: a stone played on a stone at point {p}")
+                point[node] = p
+                cells[p] = c
+                for k in range(4):
+                    r = nb[p * 4 + k]
+                    if r >= 0 and cells[r] == 3 - c:
+                        gen += 1
+                        _take_dead(cells, r, nb, mark, gen, stack)
+                gen += 1
+                _take_dead(cells, p, nb, mark, gen, stack)
+        else:
+            if pos + 2 > nbytes:
+                raise ValueError(f"cut short at byte {pos}")
+            edits = blob[pos] | (blob[pos + 1] << 8)
+            pos += 2
+            if pos + 2 * edits > nbytes:
+                raise ValueError(f"cut short at byte {pos}")
+            for j in range(edits):
+                word = blob[pos] | (blob[pos + 1] << 8)
+                pos += 2
+                k = (word >> 10) & 3
+                r = word & 1023
+                if k == 3 or r >= npts or (word >> 12) != 0:
+                    raise ValueError(f"node {node}: setup word {word:#06x} is not a point's colour")
+                cells[r] = k
+            setup[node] = 1
+            if par < 0:
+                if c == 0 or c == 3:
+                    raise ValueError(f"the side to move at first is {c}, not 1 or 2")
+                colour[node] = 0
+                point[node] = -1
+                to_move[node] = c
+                move_number[node] = 0
+            else:
+                if c == 3 or (c != 0 and p != NO_POINT and p >= npts):
+                    raise ValueError(f"node {node}: colour {c}, point {p} is no move")
+                colour[node] = c
+                point[node] = p if c != 0 and p != NO_POINT else -1
+                to_move[node] = 3 - c if c != 0 else to_move[par]
+                move_number[node] = move_number[par] + (1 if c != 0 else 0)
+        node += 1
+    return node
+
+
+def replay_stored(
+    const uint8_t[::1] blob, int size, Py_ssize_t last, int8_t[:, ::1] boards,
+    int8_t[::1] to_move, int8_t[::1] colour, int16_t[::1] point, uint8_t[::1] setup,
+    int32_t[::1] parent, int32_t[::1] move_number,
+):
+    """Replay a stored game (the format of docs/design.md, "Stored games") node by
+    node, nodes 0 to ``last`` (or to the end of ``blob`` or of ``boards``), writing
+    each node's position, side to move, move, setup flag, parent and move number
+    to row ``node`` of the arrays; the number of nodes replayed.
+
+    A move takes the opponent's groups left without liberties, then its own
+    (suicide: the build stored legal moves only, so this is the rule they were
+    legal under).  Raise ValueError on a blob that is not a stored game: an
+    unknown tag, a point off the board, a stone played on a stone, a parent
+    that is not an earlier node."""
+    cdef Py_ssize_t nodes = boards.shape[0]
+    if size < 2 or size > MAX_SIZE or boards.shape[1] != size * size:
+        raise ValueError(f"board size {size} and rows of {boards.shape[1]} points do not agree")
+    if min(to_move.shape[0], colour.shape[0], point.shape[0], setup.shape[0],
+           parent.shape[0], move_number.shape[0]) < nodes:
+        raise ValueError("a column shorter than the boards")
+    if nodes == 0 or blob.shape[0] == 0:
+        return 0
+    scratch = np.zeros(size * size * 6, dtype=np.int32)
+    cdef int32_t[::1] s = scratch
+    cdef int npts = size * size
+    _neighbours(size, &s[0])
+    return _replay(&blob[0], blob.shape[0], size, last, nodes, &boards[0, 0], &to_move[0],
+                   &colour[0], &point[0], &setup[0], &parent[0], &move_number[0], &s[0],
+                   &s[npts * 4], &s[npts * 5])
+
+
+def replay_at(
+    const uint8_t[::1] data, const int64_t[::1] offsets, int size, const int32_t[::1] nodes,
+    const int32_t[::1] mains, const int32_t[::1] game, const int32_t[::1] seq,
+    int8_t[:, ::1] boards, int8_t[::1] to_move, int8_t[::1] next_colour,
+    int16_t[::1] next_point, int32_t[::1] move_number,
+):
+    """Replay many stored games of one ``size`` for the nodes asked of them: game
+    ``g``'s blob is ``data[offsets[g]:offsets[g + 1]]`` of ``nodes[g]`` nodes, the
+    first ``mains[g]`` its main line.  Row ``i`` asks for node ``seq[i]`` of game
+    ``game[i]`` (rows of a game together, games in any order) and gets its
+    position, side to move and move number, and the next move on the main line
+    (the move of node ``seq + 1`` if both are on it and that node is no setup:
+    colour 0 none, 1, 2; point -1 a pass or none).  Raise ValueError as
+    :func:`replay_stored` does, or if a game has no such node."""
+    cdef Py_ssize_t rows = game.shape[0], i = 0, j, first, g, want, done
+    cdef int npts = size * size
+    if size < 2 or size > MAX_SIZE or boards.shape[1] != npts:
+        raise ValueError(f"board size {size} and rows of {boards.shape[1]} points do not agree")
+    if boards.shape[0] < rows or to_move.shape[0] < rows or next_colour.shape[0] < rows or (
+            next_point.shape[0] < rows or move_number.shape[0] < rows or seq.shape[0] < rows):
+        raise ValueError("a column shorter than the rows asked for")
+    scratch = np.zeros(npts * 6, dtype=np.int32)
+    cdef int32_t[::1] s = scratch
+    _neighbours(size, &s[0])
+    cdef Py_ssize_t capacity = 0
+    cdef int8_t[:, ::1] b
+    cdef int8_t[::1] tm, col
+    cdef int16_t[::1] pt
+    cdef uint8_t[::1] st
+    cdef int32_t[::1] par, mn
+    while i < rows:
+        g = game[i]
+        if g < 0 or g + 1 >= offsets.shape[0] or g >= nodes.shape[0] or g >= mains.shape[0]:
+            raise ValueError(f"row {i}: no game {g}")
+        first = i
+        want = 0
+        while i < rows and game[i] == g:
+            if seq[i] < 0 or seq[i] >= nodes[g]:
+                raise ValueError(f"row {i}: game {g} has no node {seq[i]}")
+            if seq[i] + 1 > want:
+                want = seq[i] + 1
+            i += 1
+        if want + 1 <= nodes[g]:
+            want += 1  # the node after, for the next move
+        if want > capacity:
+            capacity = max(want, 2 * capacity, 64)
+            b = np.zeros((capacity, npts), dtype=np.int8)
+            tm = np.zeros(capacity, dtype=np.int8)
+            col = np.zeros(capacity, dtype=np.int8)
+            pt = np.zeros(capacity, dtype=np.int16)
+            st = np.zeros(capacity, dtype=np.uint8)
+            par = np.zeros(capacity, dtype=np.int32)
+            mn = np.zeros(capacity, dtype=np.int32)
+        if offsets[g + 1] <= offsets[g] or offsets[g + 1] > data.shape[0]:
+            raise ValueError(f"game {g}: no blob")
+        done = _replay(&data[offsets[g]], offsets[g + 1] - offsets[g], size, want - 1, want,
+                       &b[0, 0], &tm[0], &col[0], &pt[0], &st[0], &par[0], &mn[0], &s[0],
+                       &s[npts * 4], &s[npts * 5])
+        if done < want:
+            raise ValueError(f"game {g}: {done} nodes replayed of {want}")
+        for j in range(first, i):
+            memcpy(&boards[j, 0], &b[seq[j], 0], npts)
+            to_move[j] = tm[seq[j]]
+            move_number[j] = mn[seq[j]]
+            if seq[j] + 1 < mains[g] and seq[j] + 1 < want and st[seq[j] + 1] == 0 and (
+                    col[seq[j] + 1] != 0):
+                next_colour[j] = col[seq[j] + 1]
+                next_point[j] = pt[seq[j] + 1]
+            else:
+                next_colour[j] = 0
+                next_point[j] = -1
+    return rows

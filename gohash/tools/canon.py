@@ -340,12 +340,11 @@ class _SpoolReader(SpoolFiles):
 
 
 # What a worker sends back for one task: the records, then files, games,
-# positions, errors as (reason, file, game, move_number) and notes: plain
-# data, all the parent prints.
-_Result = tuple[
-    bytes | _Spooled, int, int, int, list[tuple[str, str | None, int | None, int | None]],
-    list[str],
-]
+# positions, and its messages in input order, file by file: errors as
+# (reason, file, game, move_number), notes as text: plain data, all the
+# parent prints.
+_Message = tuple[str, str | None, int | None, int | None] | str
+_Result = tuple[bytes | _Spooled, int, int, int, list[_Message]]
 
 
 def _canon_tasks(
@@ -409,24 +408,20 @@ def _canon_tasks(
             notes.setdefault(file_id, []).append(note)
     results = []
     for task, slot in enumerate(slots):
-        found: list[GohashError] = []
-        said: list[str] = []
+        # A file's errors, then its notes, file by file: a task of many files (a
+        # pack, an archive) says them in the order its files would.
+        said: list[_Message] = []
         for item in slot:
             if isinstance(item, SgfError):
-                found.append(item)
+                said.append((item.reason, item.file, item.game, item.move_number))
             elif isinstance(item, Skipped):
                 said.append(str(item))
             else:
-                found += errors.get(item, [])
+                said += [(e.reason, e.file, e.game, e.move_number) for e in errors.get(item, [])]
                 said += notes.get(item, [])
         read = [item for item in slot if isinstance(item, int)]
         results.append((
-            texts.result(task),
-            len(read),
-            sum(games[item] for item in read),
-            counts[task],
-            [(e.reason, e.file, e.game, e.move_number) for e in found],
-            said,
+            texts.result(task), len(read), sum(games[item] for item in read), counts[task], said,
         ))
     return results
 
@@ -444,7 +439,7 @@ def _task_bytes(task: Task) -> int:
 
 def _died(died: WorkerDied) -> _Result:
     """The result of a task whose worker died on it: one error naming its file."""
-    return b"", 0, 0, 0, [(died.reason, died.file, None, None)], []
+    return b"", 0, 0, 0, [(died.reason, died.file, None, None)]
 
 
 def write_records(
@@ -484,7 +479,7 @@ def write_records(
     spooled = _SpoolReader(write, write_bytes)
 
     def finish(result: _Result) -> None:
-        text, files, games, positions, errors, notes = result
+        text, files, games, positions, messages = result
         if isinstance(text, _Spooled):
             spooled.copy(text)
         elif text and write_bytes is not None:
@@ -494,13 +489,15 @@ def write_records(
         total.files += files
         total.games += games
         total.positions += positions
-        for reason, file, game, move_number in errors:
+        for message in messages:
+            if isinstance(message, str):
+                note(message)
+                continue
+            reason, file, game, move_number = message
             error = GohashError(reason, file=file, game=game, move_number=move_number)
             total.errors.append(error)
             if on_error is not None:
                 on_error(error)
-        for message in notes:
-            note(message)
 
     def note(message: str) -> None:
         total.notes.append(message)

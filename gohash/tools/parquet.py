@@ -41,9 +41,10 @@ from ..errors import GohashError, SgfError
 from ..group.coords import gtp, sgf_letters, sgf_point_table
 from ..group.schemes import scheme as get_scheme
 from ..group.symmetry import ELEMENTS
-from ..index.records import FileFrames, GameFrames, SourceError, game_digest, point_images
+from ..index.games import EncodedGame, encode_game, posting_keys
+from ..index.records import FileFrames, GameFrames, SourceError, game_digest
 from ..metadata import FIELDS, STORED
-from ..pipeline.frames import packed_rows, unpack_rows
+from ..pipeline.frames import unpack_rows
 from ..pipeline.positions import GameTable, PositionBatch, positions
 from ..sgf.inputs import CANON_MARKER, Input, Skipped, Source
 from ..sgf.names import name_text
@@ -630,80 +631,54 @@ class _Columns:
         while end < len(self.files) and self.files[end] == item.path:
             end += 1
         self.start = end
-        item.moves = np.array(self.moves[start:end], dtype=np.int32)
-        item.keys = self.keys[start:end]
-        item.frames = self.frames[start:end]
-        elements = self.elements[start:end]
-        item.elements = np.array(elements, dtype=np.uint8)
-        item.to_move = np.array(self.to_move[start:end], dtype=np.int8)
-        exact = _originals(item.frames, elements)
-        next_colour: list[int] = []
-        next_point: list[int] = []
+        sizes = np.repeat([game["size"] for game in games],
+                          [game["positions"] for game in games]).astype(np.int64)
+        if len(sizes) == end - start:  # else the check below says how they differ
+            item.keys = posting_keys(self.keys[start:end], sizes)
         first = 0
         for game in games:
             last = first + game["positions"]
-            digest = game_digest(game["size"], game["black"], game["white"], game["result"],
-                                 b"".join(exact[first:last]))
+            size = game["size"]
+            record = self._stored(start + first, start + last, size) if last > first else None
+            digest = game_digest(size, game["black"], game["white"], game["result"],
+                                 b"" if record is None else record.blob)
             item.games.append(GameFrames(
-                game["game"], game["size"], game["black"], game["white"], game["result"],
+                game["game"], size, game["black"], game["white"], game["result"],
                 digest, game["moves"], first, last, last - first, [],
                 game["errors"][-1] if game["errors"] else None,
                 black_rank=game["black_rank"], white_rank=game["white_rank"],
                 dt=game["date"], event=game["event"],
                 komi=None if game["komi"] is None else repr(game["komi"]),
                 handicap=game["handicap"], stored={f.name: game[f.name] for f in STORED},
+                record=record,
             ))
-            self._next_moves(next_colour, next_point, start + first, start + last, game["size"])
             first = last
-        item.next_colour = np.array(next_colour, dtype=np.int8)
-        item.next_point = np.array(next_point, dtype=np.int16)
-        if first != len(item.frames):
+        if first != end - start:
             raise GohashError(f"the dataset's games of {item.path!r} hold {first:,} positions "
-                              f"and its positions table {len(item.frames):,}")
+                              f"and its positions table {end - start:,}")
         item.errors = [SourceError(e["game"], e["move_number"], e["message"]) for e in errors]
 
-
-    def _next_moves(self, colours: list[int], points: list[int], start: int, end: int,
-                    size: int) -> None:
-        """The next move of each row of one game, as :func:`gohash.index.build.next_moves`
-        finds it in a batch: the move of the next row, unless that node has setup."""
+    def _stored(self, start: int, end: int, size: int) -> EncodedGame:
+        """The stored form of the game of rows ``start`` to ``end`` (a main line)."""
         table = sgf_point_table(size)
-        images = point_images(size)
-        for row in range(start, end):
-            after = row + 1
-            colour = self.colours[after] if after < end else None
-            if colour is None or self.setup[after]:
-                colours.append(0)
-                points.append(-1)
-                continue
-            move = self.moves_played[after]
-            point = None if move is None else table[move.encode()]
-            colours.append(colour)
-            points.append(-1 if point is None else int(
-                images[self.elements[row], point[0] * size + point[1]]
-            ))
+        colour = np.array([0 if c is None else c for c in self.colours[start:end]],
+                          dtype=np.int8)
+        point = np.full(end - start, -1, dtype=np.int16)
+        for node, move in enumerate(self.moves_played[start:end]):
+            at = None if move is None else table[move.encode()]
+            if at is not None:
+                point[node] = at[0] * size + at[1]
+
+        def stones(node: int) -> npt.NDArray[np.int8]:
+            row = start + node
+            frame = unpack_rows(np.frombuffer(self.frames[row], dtype=np.uint8)[np.newaxis],
+                                size).reshape(size, size)
+            exact: npt.NDArray[np.int8] = ELEMENTS[self.elements[row]].inverse.image_array(
+                frame).reshape(-1).astype(np.int8)
+            return exact
+
+        return encode_game(size, colour, point, np.array(self.setup[start:end], dtype=np.bool_),
+                           stones, first_to_move=self.to_move[start])
 
 
 _COLOURS = {"b": 1, "w": 2}
-
-
-def _originals(frames: list[bytes], elements: list[int]) -> list[bytes]:
-    """Each frame mapped back by the inverse of the element that made it: the exact
-    position as the walker packed it."""
-    out: list[bytes] = list(frames)
-    if not frames:
-        return out
-    sizes = np.array([frame[0] for frame in frames])
-    transform = np.array(elements)
-    for size in np.unique(sizes).tolist():
-        for element in np.unique(transform[sizes == size]).tolist():
-            if element == 0:
-                continue
-            which = np.flatnonzero((sizes == size) & (transform == element))
-            rows = np.frombuffer(b"".join(frames[i] for i in which.tolist()), dtype=np.uint8)
-            stones = unpack_rows(rows.reshape(len(which), -1), size)
-            back = ELEMENTS[element].inverse.image_array(stones.reshape(-1, size, size))
-            packed = packed_rows(back)
-            for i, row in zip(which.tolist(), packed, strict=True):
-                out[i] = row.tobytes()
-    return out
