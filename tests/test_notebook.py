@@ -43,7 +43,7 @@ GAMES = NOTEBOOKS / "games.ipynb"
 MAX_BYTES = 2_000_000
 
 EXPLORATION_FIGURES = ["free-bits", "images", "e3", "e4", "by-move", "merges"]
-GAMES_FIGURES = ["frequent", "era", "first-move", "tree", "search"]
+GAMES_FIGURES = ["frequent", "era", "first-move", "tree", "search", "pattern"]
 
 EXPLORATION_PROBE = """
 import json
@@ -82,6 +82,22 @@ print(json.dumps({
                "counts": [m.count for m in next_moves.moves], "letters": len(letters),
                "points": sum(m.point is not None for m in next_moves.moves),
                "stones": int(np.count_nonzero(query_array))},
+    "pattern": {
+        "diagram": DIAGRAM, "total": pattern.total, "games": pattern.games, "ended": pattern.ended,
+        "placements": pattern.placements, "drawn": pattern_array.tolist(),
+        "continuations": [[c.colour, *c.point, c.count, c.tenuki, c.black_wins, c.white_wins]
+                          for c in pattern.continuations],
+        "letters": [[*point, text] for point, text in labels.items()],
+        "hits": [{"file": m.record.file, "game": m.record.game, "move": m.move_number,
+                  "element": m.element.name, "placements": m.placements, "tenuki": m.tenuki,
+                  "next": None if m.continuation is None else [m.continuation[0],
+                                                               *m.continuation[1]],
+                  "winner": m.record.winner, "date": m.record.date,
+                  "stones": [[int(pattern_array[q]),
+                              *np.add(m.element.map_point(q, pattern.pattern.size), m.offset)]
+                             for q in map(tuple, np.argwhere(pattern_array).tolist())]}
+                 for m in pattern.matches],
+        "left": left.to_dict("records")},
 }, default=int))
 """
 
@@ -287,7 +303,7 @@ def test_games_executes_and_draws_every_figure(games: nbformat.NotebookNode) -> 
         assert f"corpus not found at {CORPUS}: this run reads data/sgf" in said
     cells = figure_cells(games)
     assert sorted(cells) == sorted(GAMES_FIGURES)
-    for name in ("frequent", "search") if not CORPUS.is_dir() else GAMES_FIGURES:
+    for name in ("frequent", "search", "pattern") if not CORPUS.is_dir() else GAMES_FIGURES:
         assert pictures(cells[name].outputs), f"the figure {name} is not drawn"
 
 
@@ -381,6 +397,147 @@ def test_games_dupes_tree_and_search(games: nbformat.NotebookNode) -> None:
     assert search["stones"] == 4 and 0 < search["total"] <= search["found"]
     assert sum(search["counts"]) + search["ended"] == search["total"]
     assert search["letters"] == min(8, search["points"])
+
+
+Image = tuple[np.ndarray, np.ndarray, bool]
+"""One way a corner pattern may lie on the board: what each point must hold (0
+empty, 1 black, 2 white, -1 outside), the query point (flat) each board point
+shows, and whether colours are exchanged."""
+
+
+def pattern_images(diagram: str) -> list[Image]:
+    """The 16 images of a diagram of ``X``, ``O``, ``.`` and ``-`` whose region
+    touches two edges (so that it never slides), by numpy's rotations alone."""
+    lines = diagram.split()
+    n = len(lines)
+    want = np.array([[{"X": 1, "O": 2, ".": 0, "-": -1}[ch] for ch in line]
+                     for line in reversed(lines)])
+    flat = np.arange(n * n).reshape(n, n)
+    images = []
+    for flip in (False, True):
+        for k in range(4):
+            turned, where = (np.rot90(np.fliplr(a) if flip else a, k) for a in (want, flat))
+            images.append((turned, where, False))
+            images.append((np.where(turned > 0, 3 - turned, turned), where, True))
+    return images
+
+
+def pattern_reference(path: str, images: list[Image]) -> tuple[
+        str | None, dict[int, list[tuple[int, bool, list[Any] | None]]]]:
+    """Replay the record at ``path`` with sgfmill's board: the winner (``RE``) and,
+    by move number, the images that hit there (the first position where the
+    image's points hold what it asks, with its Black to move), each with its
+    tenuki flag and next move in its region (colour, row, column in the query's
+    orientation and colours; None: none)."""
+    game = sgf.Sgf_game.from_bytes((ROOT / path).read_bytes(), override_encoding="latin-1")
+    size = game.get_size()
+    board = boards.Board(size)
+    codes = {None: 0, "b": 1, "w": 2}
+    root, *nodes = game.get_main_sequence()
+    board.apply_setup(*root.get_setup_stones())
+    positions = [np.array([[codes[v] for v in row] for row in board.board])]
+    to_move = [root.get("PL").lower() if root.has_property("PL") else "b"]
+    moves: list[tuple[str, tuple[int, int] | None]] = []
+    for node in nodes:
+        assert not node.has_setup_stones(), f"{path}: setup stones after the start"
+        colour, point = node.get_move()
+        if colour is None:
+            continue
+        try:
+            if point is not None:
+                board.play(*point, colour)
+        except ValueError:
+            break  # an illegal move ends the game, as in the index
+        moves.append((colour, point))
+        positions.append(np.array([[codes[v] for v in row] for row in board.board]))
+        to_move.append("w" if colour == "b" else "b")
+    hits: dict[int, list[tuple[int, bool, list[Any] | None]]] = {}
+    for k, (want, where, swap) in enumerate(images):
+        inside = want >= 0
+        owner = "w" if swap else "b"
+        for i, position in enumerate(positions):
+            if to_move[i] == owner and (position[inside] == want[inside]).all():
+                following: list[Any] | None = None
+                tenuki = False
+                for j in range(i, len(moves)):
+                    colour, point = moves[j]
+                    if point is not None and inside[point]:
+                        mine = {"b": "w", "w": "b"}[colour] if swap else colour
+                        following = [mine, *divmod(int(where[point]), size)]
+                        break
+                    tenuki = True
+                hits.setdefault(i, []).append((k, tenuki and following is not None, following))
+                break
+    # A bare "B" or "W" names a winner too.
+    result = root.get("RE").strip().upper() if root.has_property("RE") else ""
+    return (result[0] if result in ("B", "W") or result[:2] in ("B+", "W+") else None), hits
+
+
+@pytest.mark.corpus
+def test_games_pattern_against_sgfmill(games: nbformat.NotebookNode) -> None:
+    data = games.metadata["probe"]["pattern"]
+    images = pattern_images(data["diagram"])
+    # The board drawn is the diagram's stones: a black 4-4 stone, a white low approach.
+    drawn = np.array(data["drawn"])
+    assert np.array_equal(drawn, np.where(images[0][0] > 0, images[0][0], 0))
+    assert sorted(map(tuple, np.argwhere(drawn).tolist())) == [(13, 16), (15, 15)]
+    assert data["placements"] == 16 and len({(w.tobytes()) for w, _, _ in images}) == 16
+    hits = data["hits"]
+    assert len(hits) == data["total"] > 1000 and data["games"] == len({h["file"] for h in hits})
+    # The continuations sum the hits up (the pattern has no symmetry of its own).
+    tally: dict[tuple[Any, ...], list[int]] = {}
+    for h in hits:
+        if h["next"] is not None:
+            flipped = h["element"].endswith("swap")
+            won = h["winner"] and ("B" if (h["winner"] == "B") != flipped else "W")
+            counts = tally.setdefault(tuple(h["next"]), [0, 0, 0, 0])
+            for i, add in enumerate([1, h["tenuki"], won == "B", won == "W"]):
+                counts[i] += add
+    assert {tuple(c[:3]): c[3:] for c in data["continuations"]} == tally
+    assert sum(c[3] for c in data["continuations"]) + data["ended"] == data["total"]
+    counts = [c[3] for c in data["continuations"]]
+    assert counts == sorted(counts, reverse=True)
+    # The letters: the ten most played, a first, on their points.
+    letters = {(r, c): text for r, c, text in data["letters"]}
+    for letter, (_, r, c, *_) in zip("abcdefghij", data["continuations"], strict=False):
+        assert letter in letters[r, c].split("/")
+    assert sum(len(t.split("/")) for t in letters.values()) == min(10, len(counts))
+    # Every 20th record of the corpus replayed by sgfmill: the same hits, the same
+    # stones where the notebook says the pattern lay, the same next moves.
+    files = sorted(os.path.relpath(p, ROOT) for source in ("kgs-6d", "ai-games")
+                   for p in (CORPUS / source).rglob("*.sgf"))
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for h in hits:
+        by_file.setdefault(h["file"], []).append(h)
+    checked = 0
+    for path in files[::20]:
+        winner, expected = pattern_reference(path, images)
+        found = by_file.get(path, [])
+        assert [h["move"] for h in found] == sorted(expected), path
+        for h in found:
+            assert h["game"] == 0 and h["winner"] == winner, path
+            board_hits = expected[h["move"]]
+            assert h["placements"] == len(board_hits)
+            # The reported element puts the diagram's stones on the image that hit.
+            swap = h["element"].endswith("swap")
+            lying = [k for k, _, _ in board_hits
+                     if images[k][2] == swap and all(images[k][0][r, c] == (3 - v if swap else v)
+                                                     for v, r, c in h["stones"])]
+            assert len(lying) == 1, (path, h)
+            _, tenuki, following = board_hits[[k for k, _, _ in board_hits].index(lying[0])]
+            assert (h["tenuki"], h["next"]) == (tenuki, following), (path, h)
+            checked += 1
+    assert checked > 100
+    # The observation: the share of hits not answered at once, by source and year.
+    rows: dict[tuple[str, str], list[int]] = {}
+    for h in hits:
+        if h["date"]:
+            source = "AI" if "ai-games/" in h["file"] else "KGS 6d+"
+            row = rows.setdefault((source, h["date"][:4]), [0, 0])
+            row[0] += 1
+            row[1] += h["next"] is not None and h["next"][0] == "b" and not h["tenuki"]
+    assert {(r["source"], r["year"]): [r["hits"], r["answered"]] for r in data["left"]} == {
+        key: row for key, row in rows.items() if row[0] >= 50}
 
 
 if __name__ == "__main__":
