@@ -21,7 +21,7 @@ from distributed import Client
 
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import partitions, write_dataset
-from gohash.tools.pack import pack
+from gohash.tools.pack import write_pack
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -87,7 +87,7 @@ def test_a_dask_run_equals_a_run_in_one_process(
         assert sorted(map(repr, theirs)) == sorted(map(repr, ours))  # as a multiset
         assert theirs == ours  # and the parts are the same partitions
     # A packed corpus goes out in runs of row groups; its rows are those of its files.
-    pack([str(CORPUS / "small")], str(tmp_path / "pack"), group_bytes=50_000)
+    write_pack([str(CORPUS / "small")], str(tmp_path / "pack"), group_bytes=50_000)
     write_dataset([str(DATA), str(tmp_path / "pack")], str(tmp_path / "packed"), options,
                   partition_bytes=150_000, dask=address)
     for table in ("positions", "games", "files"):

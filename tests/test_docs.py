@@ -60,7 +60,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
         assert words in cli, words
     api = (out / "api.html").read_text(encoding="utf-8")
     for name in ("gohash.pipeline.positions.positions", "gohash.go.board.Board",
-                 "gohash.sgf.walk.walk", "gohash.group.schemes.KeyScheme",
+                 "gohash.sgf.walk.walk_paths", "gohash.group.schemes.KeyScheme",
                  "gohash.group.symmetry.Element", "gohash.pipeline.frames.canonical_frame",
                  "gohash.tools.canon.write_records", "gohash.tools.superko.check",
                  "gohash.index.index.Index", "gohash.tools.audit.audit_paths",

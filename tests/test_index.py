@@ -34,7 +34,7 @@ from gohash.pipeline.frames import (
     pack_arrays,
     unpack_frames,
 )
-from gohash.sgf.walk import BaseVisitor, PositionEvent, walk
+from gohash.sgf.walk import BaseVisitor, PositionEvent, walk_paths
 
 Move = tuple[str, "tuple[int, int] | None"]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -220,7 +220,7 @@ Stack = tuple[list[tuple[str, int]], npt.NDArray[np.int8]]
 def collection_positions(folder: str) -> dict[int, Stack]:
     """Every (file, move) of a collection and its position, stacked per board size."""
     visitor = _Positions()
-    walk([folder], visitor)
+    walk_paths([folder], visitor)
     by_size: dict[int, tuple[list[tuple[str, int]], list[npt.NDArray[np.int8]]]] = {}
     for file, move, position in visitor.rows:
         places, arrays = by_size.setdefault(position.shape[0], ([], []))

@@ -19,7 +19,7 @@ from gohash.cli import main
 from gohash.sgf.pack import PackedSlice
 from gohash.tools.canon import CanonOptions
 from gohash.tools.dataset import partitions, write_dataset
-from gohash.tools.pack import pack
+from gohash.tools.pack import write_pack
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -43,7 +43,7 @@ def sources(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 @pytest.fixture(scope="module")
 def packed(sources: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("packed") / "pack"
-    summary = pack(sources, str(out), part_bytes=300_000, group_bytes=40_000)
+    summary = write_pack(sources, str(out), part_bytes=300_000, group_bytes=40_000)
     assert summary.parts > 2 and not summary.errors
     return out
 

@@ -26,7 +26,7 @@ from gohash.sgf.parser import (
     MAX_NODE_VALUES,
     MAX_SOURCE_SETUP_POINTS,
 )
-from gohash.sgf.walk import _LOOKAHEAD, BaseVisitor, PositionEvent, walk, walk_source
+from gohash.sgf.walk import _LOOKAHEAD, BaseVisitor, PositionEvent, walk_paths, walk_source
 from tests.test_symmetry import design_map
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -239,7 +239,7 @@ class Boards(BaseVisitor):
 @pytest.mark.parametrize("name", SCHEMES)
 def test_rows_are_the_walkers_positions(name: str) -> None:
     visitor = Boards()
-    walk(DATA_FILES, visitor, board_options={"scheme": name})
+    walk_paths(DATA_FILES, visitor, board_options={"scheme": name})
     (batch,) = positions(DATA_FILES, packed=True, scheme=name)
     hashes = scheme(name, 19).to_ints(batch.hash)
     colours = {0: None, 1: "b", 2: "w"}

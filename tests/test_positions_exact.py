@@ -20,7 +20,7 @@ from gohash.group.schemes import SCHEMES, KeyScheme, scheme
 from gohash.pipeline.frames import NamedSchemes, SchemeFactory
 from gohash.pipeline.positions import PositionBatch, positions
 from gohash.sgf.inputs import Source
-from gohash.sgf.walk import walk
+from gohash.sgf.walk import walk_paths
 from tests.test_canon_exact import (
     NAMES,
     Array,
@@ -147,7 +147,7 @@ def test_suicide_forbidden_for_every_game(path: Path) -> None:
     assert (kind, file, game, move) == ("SuicideError", str(path), 0, SUICIDE[path])
     assert "suicide" in message and flat["move_number"].tolist()[-1] == SUICIDE[path] - 1
     visitor = Positions()
-    walk([str(path)], visitor, board_options={"suicide_allowed": False})
+    walk_paths([str(path)], visitor, board_options={"suicide_allowed": False})
     assert [str(e) for e in visitor.errors] == [message]
 
 

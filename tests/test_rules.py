@@ -20,7 +20,7 @@ from gohash.go import rulesets
 from gohash.go.rulesets import RULESETS, Ruleset, record_ruleset
 from gohash.index.index import Index, position_from_sgf
 from gohash.sgf.inputs import Source
-from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk, walk_source
+from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_paths, walk_source
 from gohash.tools.audit import audit_paths
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.superko import check
@@ -139,7 +139,7 @@ def sgfmill_positions(path: Path) -> list[dict[Point, str]]:
 @pytest.mark.parametrize("path", [NZ, TT])
 def test_records_replay_through_suicide_under_their_rules(path: Path) -> None:
     visitor = Positions()
-    summary = walk([str(path)], visitor)
+    summary = walk_paths([str(path)], visitor)
     assert visitor.errors == [] and summary.notes == []
     assert visitor.games[0].ruleset.suicide_allowed
     assert [n for n, _ in visitor.positions] == list(range(MOVES[path] + 1))
@@ -151,7 +151,7 @@ def test_records_replay_through_suicide_under_their_rules(path: Path) -> None:
 @pytest.mark.parametrize("path", [NZ, TT])
 def test_suicide_forbidden_overrides_ru(path: Path) -> None:
     visitor = Positions()
-    walk([str(path)], visitor, board_options={"suicide_allowed": False})
+    walk_paths([str(path)], visitor, board_options={"suicide_allowed": False})
     (error,) = visitor.errors
     assert error.move_number == SUICIDE[path] and "suicide" in str(error)
     assert visitor.positions[-1][0] == SUICIDE[path] - 1

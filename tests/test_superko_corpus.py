@@ -15,7 +15,7 @@ from gohash.errors import GohashError
 from gohash.go.ko import SuperkoVisitor
 from gohash.go.rulesets import RULESETS, Ruleset
 from gohash.pipeline.positions import CORE_AVAILABLE
-from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk
+from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_paths
 from gohash.tools.superko import CheckResult, check
 from tests.conftest import CORPUS
 from tests.test_superko_columns import outcome
@@ -56,7 +56,7 @@ def test_corpus_columns_equal_visitor(variations: bool) -> None:
     assert CORE_AVAILABLE
     paths = [str(CORPUS)]
     visitors = [SuperkoVisitor(rules) for rules in RULES.values()]
-    summary = walk(paths, Fan(visitors), variations=variations,
+    summary = walk_paths(paths, Fan(visitors), variations=variations,
                    board_options=dict(SuperkoVisitor.BOARD_OPTIONS))
     counts = {}
     for (name, rules), visitor in zip(RULES.items(), visitors, strict=True):

@@ -18,7 +18,7 @@ from gohash.index.queries import Filters
 from gohash.pipeline.positions import CORE_AVAILABLE
 from gohash.sgf.inputs import Source
 from gohash.sgf.parser import root_text
-from gohash.sgf.walk import BaseVisitor, GameInfo, walk, walk_source
+from gohash.sgf.walk import BaseVisitor, GameInfo, walk_paths, walk_source
 from tests.conftest import CORPUS
 from tests.test_positions import assert_same_as_pure
 
@@ -180,5 +180,5 @@ def test_the_player_filter_finds_the_valid_part(tmp_path: Path) -> None:
 def test_the_corpus_latin1_file_stays_latin1() -> None:
     visitor = Infos()
     path = CORPUS / "small" / "fuego-regression-games" / "2010" / "LittleGolem" / "1177582.sgf"
-    summary = walk([str(path)], visitor)
+    summary = walk_paths([str(path)], visitor)
     assert summary.notes == [] and visitor.games[0].players["w"] == "Jan Hrabánek"

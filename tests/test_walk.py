@@ -27,7 +27,7 @@ from gohash.sgf.walk import (
     PositionEvent,
     WalkSummary,
     fixed_handicap,
-    walk,
+    walk_paths,
     walk_source,
 )
 from tests import sgfgen
@@ -388,7 +388,7 @@ def test_walk_over_paths(tmp_path: Path) -> None:
     (tmp_path / "a.sgf").write_bytes(b"(;SZ[9];B[aa])")
     (tmp_path / "b.sgf").write_bytes(b"(;SZ[9];B[aa];W[aa])")
     rec = Recorder()
-    summary = walk([str(tmp_path), str(tmp_path / "missing.sgf")], rec)
+    summary = walk_paths([str(tmp_path), str(tmp_path / "missing.sgf")], rec)
     assert (summary.files, summary.games, summary.positions) == (2, 2, 4)
     assert [e.file for e in summary.errors] == [
         str(tmp_path / "b.sgf"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..tools.pack import PART_BYTES, pack
+from ..tools.pack import PART_BYTES, write_pack
 from .options import EXIT_CLEAN, EXIT_ERRORS, add_exit_codes, add_overwrite, leaf, size_bytes
 from .progress import Reporter
 
@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     report = Reporter(args.prog)
-    summary = pack(args.paths, args.output, part_bytes=args.part_size or PART_BYTES,
+    summary = write_pack(args.paths, args.output, part_bytes=args.part_size or PART_BYTES,
                    overwrite=args.overwrite, on_error=report.error,
                    on_note=report.note)
     report.say(str(summary))

@@ -1,7 +1,7 @@
 """Ko and superko rules on a walked game: which board plays repeat an earlier position.
 
 Scope: the ko rules of docs/design.md, section "Ko and superko", and the
-rulesets that choose them, a visitor for :func:`gohash.sgf.walk.walk` that finds
+rulesets that choose them, a visitor for :func:`gohash.sgf.walk.walk_paths` that finds
 every violation in a game (:class:`SuperkoVisitor`), and the violations it
 reports (:class:`Violation`).  Checking paths, on the compiled core's columns
 where it can, is :mod:`gohash.tools.superko`'s.

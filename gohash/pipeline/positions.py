@@ -1,6 +1,6 @@
 """Positions of whole collections as columns, replayed by a compiled core where it can.
 
-Scope: :func:`positions` reads SGF sources as :func:`gohash.sgf.walk.walk` does and
+Scope: :func:`positions` reads SGF sources as :func:`gohash.sgf.walk.walk_paths` does and
 yields :class:`PositionBatch` es: one row per position the walker visits, with
 its place (file, game, variation, move number), the move that led to it, the
 side to move, the position hash of a key scheme, its canonical key, and from
@@ -185,7 +185,7 @@ def positions(
 ) -> Iterator[PositionBatch]:
     """Batches of the positions of every game in ``sources``.
 
-    ``sources`` are what :func:`gohash.sgf.walk.walk` takes (files, folders searched
+    ``sources`` are what :func:`gohash.sgf.walk.walk_paths` takes (files, folders searched
     for ``*.sgf``, zip and tar archives, ``-`` for standard input)
     or :class:`gohash.sgf.Input` and :class:`gohash.sgf.Source` objects (inputs
     already found, bytes in memory), and what a source read beforehand gave

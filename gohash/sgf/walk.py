@@ -1,6 +1,6 @@
 """Replaying SGF collections position by position, for visitors to collect.
 
-Scope: the walker.  :func:`walk` reads every game of the given paths (see
+Scope: the walker.  :func:`walk_paths` reads every game of the given paths (see
 :mod:`gohash.sgf` for sources and parsing), replays it on a
 :class:`~gohash.go.board.Board` and calls a visitor, in the style of python-chess's
 ``chess.pgn.BaseVisitor``: the walker replays, visitors decide what to keep.
@@ -59,8 +59,8 @@ __all__ = [
     "WalkSummary",
     "fixed_handicap",
     "handicap_placements",
-    "walk",
     "walk_games",
+    "walk_paths",
     "walk_source",
 ]
 
@@ -247,7 +247,7 @@ def _move_table(size: int) -> dict[bytes, tuple[Point | None, str, str]]:
     }
 
 
-def walk(
+def walk_paths(
     paths: Iterable[str],
     visitor: BaseVisitor,
     *,

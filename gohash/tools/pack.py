@@ -20,7 +20,7 @@ from ..sgf.pack import GROUP_BYTES, PACK_FORMAT, PACK_VERSION, is_pack, pack_sch
 from ..sgf.sources import find_inputs, read_input
 from .outputs import REPLACE_HINT, check_not_input
 
-__all__ = ["PART_BYTES", "PackSummary", "pack"]
+__all__ = ["PART_BYTES", "PackSummary", "write_pack"]
 
 PART_BYTES = 64 * 1024 * 1024
 """SGF bytes per part, at most (a larger source goes alone)."""
@@ -42,7 +42,7 @@ class PackSummary:
                 f"{counted(self.parts, 'part')}, {counted(len(self.errors), 'error')}")
 
 
-def pack(
+def write_pack(
     paths: Iterable[str],
     out: str,
     *,
