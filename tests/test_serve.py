@@ -476,7 +476,7 @@ def test_game_is_served_after_its_file_changed_or_went(
     assert stored(gone) == stored(served) and gone["comments"] is None
 
 
-def test_download_sgf_is_the_game_as_recorded_and_410_once_its_file_is_gone(
+def test_download_sgf_is_the_game_as_recorded_or_rebuilt_once_its_file_is_gone(
     tmp_path: Path, local: Callable[[Starlette], TestClient]
 ) -> None:
     folder = tmp_path / "private-folder"
@@ -513,12 +513,18 @@ def test_download_sgf_is_the_game_as_recorded_and_410_once_its_file_is_gone(
 
     assert "no game with id 999" in error(client, "/api/game/999/sgf", 404)
     assert "unknown parameter" in error(client, f"/api/game/{by_game[0]}/sgf?view=rot90", 400)
+    # Changed or gone, the file is not the record indexed: the download is the
+    # game rebuilt from the index (its moves and root properties, no comments).
     record.write_bytes(record.read_bytes() + b" ")
-    assert "changed since it was indexed" in error(client, f"/api/game/{by_game[0]}/sgf", 409)
+    changed = client.get(f"/api/game/{by_game[1]}/sgf")
     record.unlink()
-    message = error(client, f"/api/game/{by_game[0]}/sgf", 410)
-    assert "cannot read it again: not found" in message
-    assert str(tmp_path) not in message and "private-folder" not in message
+    gone = client.get(f"/api/game/{by_game[1]}/sgf")
+    assert changed.status_code == gone.status_code == 200 and changed.content == gone.content
+    rebuilt = sgf.Sgf_game.from_bytes(gone.content)
+    assert rebuilt.get_root().get("PB") == "\u674e\u660c\u9550"
+    assert [node.get_move() for node in rebuilt.get_main_sequence()][1:3] == [
+        ("b", (4, 4)), ("w", (6, 2))]
+    assert b"C[" not in gone.content
     # The viewer's game comes from the index; only its comments needed the file.
     assert get(client, f"/api/game/{by_game[1]}")["comments"] is None
 

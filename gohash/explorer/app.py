@@ -44,7 +44,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ..errors import BadRequest, GohashError, IndexFileError, SourceGoneError, UnknownGameError
+from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
@@ -516,18 +516,16 @@ def _read_sgf(db_path: str, game_id: int) -> dict[str, Any]:
 
 
 def _failed(error: GohashError, game_id: int) -> dict[str, Any]:
-    """The answer to a game that cannot be read again: its message (which names the
+    """The answer to a game that cannot be served: its message (which names the
     game, never a file: paths are the server's) and HTTP status."""
     if isinstance(error, BadRequest):
         return {"error": str(error), "status": error.status}
     if isinstance(error, UnknownGameError):
         return {"error": error.reason, "status": 404}  # the reason names the id
-    if isinstance(error, SourceGoneError):
-        status = 410  # the index holds the game, but no longer its record
-    elif isinstance(error, IndexFileError):
-        status = 503  # the index became unreadable: not the request's fault
-    else:
-        status = 409  # the file changed, or no longer replays as indexed
+    # The index holds every game it serves (its file is read only for the
+    # comments and the download as recorded, with the index's copy when the
+    # file is gone), so what is left is an index that became unreadable.
+    status = 503 if isinstance(error, IndexFileError) else 500
     return {"error": f"game {game_id}: {error.reason}", "status": status}
 
 

@@ -34,6 +34,7 @@ from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import damaged
+from .export import game_sgf
 from .games import Replayed, posting_key, replay_at, replay_boards
 from .players import OPENING_MOVES, PlayerSummary, opening_moves, summarize
 from .queries import (
@@ -508,14 +509,24 @@ class Index:
     @database_errors
     def sgf(self, game_id: int) -> str:
         """A game of the index as an SGF record of its own, for download: the game
-        as recorded, decoded (:func:`gohash.sgf.extract.game_record`), read
-        again from its file: a game id the index does not hold raises
-        :class:`~gohash.errors.UnknownGameError`, a file no longer there
-        :class:`~gohash.errors.SourceGoneError`, a file that changed
-        :class:`GohashError`.
+        as recorded, decoded (:func:`gohash.sgf.extract.game_record`), when its
+        file is there unchanged; otherwise the game rebuilt from the index
+        (:func:`gohash.index.export.game_sgf`: its moves, setup, variations and
+        root properties, without comments).  A game id the index does not hold
+        raises :class:`~gohash.errors.UnknownGameError`.
         """
-        record, file_sha, *_ = self._stored(game_id)
-        return read_record(record, file_sha=file_sha, folders=self._folders())
+        record, file_sha, _, _, blob = self._stored(game_id)
+        try:
+            return read_record(record, file_sha=file_sha, folders=self._folders())
+        except GohashError:  # gone or changed: the index's own copy
+            pass
+        root = _root_text(record)
+        if record.handicap:
+            root["HA"] = str(record.handicap)
+        try:
+            return game_sgf(blob, record.size, root)
+        except GohashError as e:
+            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
 
     def _folders(self) -> list[str]:
         """Where relative paths of the index's files are tried besides the current folder."""

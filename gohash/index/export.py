@@ -1,0 +1,146 @@
+"""A stored game written back as SGF, without its source file.
+
+Scope: :func:`stored_nodes` reads the index's record of a game (docs/design.md,
+"Stored games") into its nodes, and :func:`game_sgf` writes them, with the
+root's properties, as an SGF record of its own (FF[4], UTF-8): every node
+the index holds, its moves, setup stones and variations, so that any SGF
+reader replays it to the positions the index holds.  Comments and properties
+the index does not keep are not in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..errors import GohashError
+from .games import NO_POINT, TAG_MOVE, TAG_PARENT, TAG_SETUP
+
+__all__ = ["StoredNode", "game_sgf", "stored_nodes"]
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(frozen=True)
+class StoredNode:
+    """One node of a stored game: its ``parent`` (-1 for node 0), its move
+    (``colour`` 1 black, 2 white, 0 none; ``point`` ``row * size + col``, row 0
+    the bottom line, None a pass or no move) and, for a node whose position was
+    set, ``edits``: each changed point's colour after the node (0 empty), the
+    move's stone and captures included."""
+
+    parent: int
+    colour: int
+    point: int | None
+    edits: tuple[tuple[int, int], ...] | None
+
+
+def stored_nodes(blob: bytes, size: int) -> list[StoredNode]:
+    """The nodes of a stored game of a ``size`` board, in stored order (node 0 the
+    initial position, whose ``colour`` is the side to move at first).  Raises
+    :class:`~gohash.errors.GohashError` on a blob that is not a stored game."""
+    if len(blob) % 2:
+        raise GohashError("a stored game has an odd number of bytes")
+    words = [int.from_bytes(blob[i : i + 2], "little") for i in range(0, len(blob), 2)]
+    nodes: list[StoredNode] = []
+    parent: int | None = None
+    at = 0
+    while at < len(words):
+        word = words[at]
+        tag, colour, point = word >> 12, word >> 10 & 3, word & 1023
+        if tag == TAG_PARENT and at + 2 < len(words):
+            parent = words[at + 1] | words[at + 2] << 16
+            at += 3
+            continue
+        number = len(nodes)
+        up = number - 1 if parent is None else parent
+        parent = None
+        if not -1 <= up < number or (point != NO_POINT and point >= size * size):
+            raise GohashError(f"a stored game's node {number} does not fit its game")
+        move = None if point == NO_POINT else point
+        if tag == TAG_MOVE and number:
+            nodes.append(StoredNode(up, colour, move, None))
+            at += 1
+        elif tag == TAG_SETUP and at + 1 < len(words):
+            count = words[at + 1]
+            edits = tuple((e >> 10 & 3, e & 1023) for e in words[at + 2 : at + 2 + count])
+            if len(edits) < count or any(p >= size * size for _, p in edits):
+                raise GohashError(f"a stored game's node {number} has edits off its board")
+            nodes.append(StoredNode(up, colour, move, edits))
+            at += 2 + count
+        else:
+            raise GohashError(f"a stored game's word {at} has tag {tag}, which is no node")
+    if not nodes or nodes[0].edits is None:
+        raise GohashError("a stored game does not start with its initial position")
+    return nodes
+
+
+def game_sgf(blob: bytes, size: int, root: Mapping[str, str]) -> str:
+    """The stored game ``blob`` of a ``size`` board as an SGF record: ``root``'s
+    properties (SGF name to text, like ``{"PB": "Lee Sedol"}``), then the nodes.
+
+    A node whose position was set gets ``AB``, ``AW`` and ``AE`` for its
+    changed points and its move after them; a point its move's captures
+    emptied is among its ``AE``, and so is the move's own point, which any
+    reader replays to the same position.  White to move at first is written ``PL[W]``.
+    """
+    nodes = stored_nodes(blob, size)
+    children: list[list[int]] = [[] for _ in nodes]
+    for number, node in enumerate(nodes[1:], start=1):
+        children[node.parent].append(number)
+    head = {"GM": "1", "FF": "4", "CA": "UTF-8", "SZ": str(size), **root}
+    if nodes[0].colour == 2:
+        head["PL"] = "W"
+    text = "(;" + "".join(f"{name}[{_escape(value)}]" for name, value in head.items())
+    text += _properties(nodes[0], size)
+    # The tree, depth first, from a stack of nodes and brackets: a node with
+    # several children opens a variation for each, main line first.
+    out = [text]
+    stack: list[int | str] = [")"]
+
+    def below(node: int) -> None:
+        if len(children[node]) == 1:
+            stack.append(children[node][0])
+        else:
+            stack.extend(x for child in reversed(children[node]) for x in (")", child, "("))
+
+    below(0)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        else:
+            out.append(";" + _properties(nodes[item], size))
+            below(item)
+    return "".join(out) + "\n"
+
+
+def _properties(node: StoredNode, size: int) -> str:
+    text = ""
+    if node.edits is not None:
+        groups: dict[str, list[str]] = {"AB": [], "AW": [], "AE": []}
+        for colour, point in node.edits:
+            if node.colour and point == node.point:
+                continue  # the move places it
+            groups[("AE", "AB", "AW")[colour]].append(_point(point, size))
+        if node.parent >= 0 and node.colour and node.point is not None:
+            # The move's point may have held a stone that the node's setup took
+            # away (no edit: the point ends as it was): empty it first.
+            groups["AE"].append(_point(node.point, size))
+        text += "".join(name + "".join(f"[{p}]" for p in sorted(points))
+                        for name, points in groups.items() if points)
+        if node.parent < 0:
+            return text
+    if node.colour:
+        where = "" if node.point is None else _point(node.point, size)
+        text += f"{('B', 'W')[node.colour - 1]}[{where}]"
+    return text
+
+
+def _point(point: int, size: int) -> str:
+    row, col = divmod(point, size)
+    return _LETTERS[col] + _LETTERS[size - 1 - row]
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
