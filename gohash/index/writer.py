@@ -43,8 +43,7 @@ class Writer:
         self._suicide = suicide
         self._parse_version = parse_version
         self._delete_file = delete_file
-        self._staged: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
-                                 npt.NDArray[np.int64]]] = []
+        self._staged: list[tuple[npt.NDArray[np.int64], int]] = []  # a game's keys, its id
         self._rows = 0
         self._file_id = 0  # the file whose parts are being written
 
@@ -107,16 +106,9 @@ class Writer:
                 "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
                 [(file_id, e.game, e.move, e.message) for e in item.errors],
             )
-        if item.games:
-            spans = np.array([(game.start, game.end, game_id) for game, game_id
-                              in zip(item.games, game_ids, strict=True)], dtype=np.int64)
-            starts, ends, ids = spans.T
-            counts = ends - starts
-            firsts = np.cumsum(counts) - counts
-            seq = np.arange(int(counts.sum())) - np.repeat(firsts, counts)
-            rows = np.repeat(starts, counts) + seq
-            self._staged.append((item.keys[rows], np.repeat(ids, counts), seq))
-            self._rows += len(rows)
+        for game, game_id in zip(item.games, game_ids, strict=True):
+            self._staged.append((item.keys[game.start : game.end], game_id))
+            self._rows += game.end - game.start
         if self._rows >= STAGED_ROWS:
             self.flush()
         return None if old is None else str(old[1])
@@ -126,7 +118,10 @@ class Writer:
         if not self._staged:
             return 0
         staged, self._staged, self._rows = self._staged, [], 0
-        keys, games, seqs = (np.concatenate(column) for column in zip(*staged, strict=True))
+        counts = np.array([len(keys) for keys, _ in staged], dtype=np.int64)
+        keys = np.concatenate([keys for keys, _ in staged])
+        games = np.repeat(np.array([game_id for _, game_id in staged], dtype=np.int64), counts)
+        seqs = np.arange(len(keys)) - np.repeat(np.cumsum(counts) - counts, counts)
         order = np.lexsort((seqs, games, keys))
         keys, games, seqs = keys[order], games[order], seqs[order]
         # As Python integers a chunk at a time: some 100 bytes a posting as objects.
