@@ -58,6 +58,7 @@ __all__ = [
     "build_index",
     "database_errors",
     "read_only_uri",
+    "upgrade_index",
 ]
 
 COMMIT_SECONDS = 1.0
@@ -314,7 +315,8 @@ class IndexFile:
             raise IndexFileError(
                 f"index schema version {version}; this gohash reads version "
                 f"{SCHEMA_VERSION} only: rebuild it with `gohash index build` (into "
-                "another path, or after removing this file)",
+                "another path, or after removing this file), or `gohash index upgrade` "
+                "it from the files it names",
                 file=self.path,
             )
         stored = self._meta("scheme")
@@ -779,3 +781,85 @@ def _remove_index(path: str, keep_empty: bool) -> None:
     else:
         with contextlib.suppress(FileNotFoundError):
             os.remove(path)
+
+
+def upgrade_index(
+    path: str | os.PathLike[str],
+    *,
+    jobs: int = 1,
+    progress: Callable[[int, int], object] | None = None,
+) -> Built:
+    """Rebuild the index at ``path``, of an earlier format version, in the current
+    one from the files it names, with its key scheme, variations and each file's
+    suicide rule.
+
+    A file is found again by its path as indexed (an archive member by its
+    archive); the new index is built beside the old one and replaces it only if
+    every file was read again: otherwise the old index is left as it was, the
+    summary's errors name what was missing, and :attr:`Built.counts` is None.
+    An index of the current version, or not a gohash index, is refused
+    (:class:`IndexFileError`).
+    """
+    path = os.fspath(path)
+    if not _is_index(path):
+        raise IndexFileError("not a gohash index: nothing to upgrade", file=path)
+    try:
+        with contextlib.closing(sqlite3.connect(read_only_uri(path), uri=True)) as old:
+            version = old.execute("PRAGMA user_version").fetchone()[0]
+            meta = dict(old.execute("SELECT name, value FROM meta"))
+            columns = {row[1] for row in old.execute("PRAGMA table_info(files)")}
+            suicide = "suicide" if "suicide" in columns else "NULL"
+            files: list[tuple[str, int | None]] = old.execute(
+                f"SELECT path, {suicide} FROM files ORDER BY id").fetchall()
+    except sqlite3.DatabaseError as e:
+        raise IndexFileError(f"cannot read the index to upgrade: {e}", file=path) from None
+    if version >= SCHEMA_VERSION:
+        raise IndexFileError(f"index format version {version}: nothing to upgrade (this "
+                             f"gohash writes version {SCHEMA_VERSION})", file=path)
+    if "scheme" not in meta:
+        raise IndexFileError("index has no 'scheme' entry in its meta table", file=path)
+    summary = BuildSummary()
+    found: dict[bool | None, list[str]] = {}
+    for name, rule in files:
+        source = _source_of(name)
+        if source is None:
+            summary.errors.append(str(GohashError(
+                "not found again (an index is upgraded from the files it names)", file=name)))
+        else:
+            found.setdefault(None if rule is None else bool(rule), []).append(source)
+    upgrading = path + ".upgrade"
+    _remove_index(upgrading, keep_empty=False)
+    if summary.errors:
+        return Built(summary, None)
+    try:
+        with IndexFile(upgrading, create=True, scheme=meta["scheme"],
+                       variations=meta.get("variations") == "1") as index:
+            for rule, sources in found.items():
+                summary.add(index.build(list(dict.fromkeys(sources)), jobs=jobs,
+                                        progress=progress, suicide_allowed=rule))
+            counts = index.counts()
+            indexed = {p for (p,) in index.connection.execute("SELECT path FROM files")}
+    except BaseException:
+        _remove_index(upgrading, keep_empty=False)
+        raise
+    missing = [name for name, _ in files if name not in indexed]
+    if missing:
+        _remove_index(upgrading, keep_empty=False)
+        summary.errors += [str(GohashError("not indexed again", file=name)) for name in missing]
+        return Built(summary, None)
+    for extra in ("-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + extra)
+    os.replace(upgrading, path)
+    return Built(summary, counts)
+
+
+def _source_of(name: str) -> str | None:
+    """The input that holds the indexed file ``name``: itself, or for
+    ``archive:member`` the archive; None if neither is a file."""
+    if name != "-" and os.path.isfile(name):
+        return name
+    for at in range(len(name) - 1, 0, -1):
+        if name[at] == ":" and os.path.isfile(name[:at]):
+            return name[:at]
+    return None
