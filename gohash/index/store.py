@@ -2,11 +2,12 @@
 
 Scope: :class:`IndexFile`, the database (schema, versioning, opening and
 checking it), building it from SGF files (incremental, whole files per
-transaction; files are replayed into frames by :mod:`gohash.index.build`,
+transaction; files are replayed into stored games and postings by
+:mod:`gohash.index.build`,
 optionally in worker processes, and written by :mod:`gohash.index.writer`),
 removing files from it and saying what it holds.  Searching it and finding
 duplicate games is :class:`gohash.index.index.Index`'s, which holds an
-:class:`IndexFile`; why a stored position is exact is said there.  The
+:class:`IndexFile`; how a search confirms a posting is said there.  The
 command line (:mod:`gohash.cli.index`) only parses arguments and prints.
 
 Each game is stored once, in the games table with its metadata, as a
@@ -249,9 +250,9 @@ class IndexFile:
     ``read_only=True`` opens an existing index for searching only (SQLite's
     ``mode=ro``, :func:`read_only_uri`), on a connection any thread may use,
     one at a time: it needs no write access to the index or its folder.
-    Opening an index recomputes the keys of its first positions from their
-    frames, and refuses it (:class:`~gohash.errors.DamagedIndexError`) if they
-    differ: a damaged index, or a meta table naming another key scheme.
+    Opening an index replays its first game's first nodes and recomputes their
+    keys, and refuses it (:class:`~gohash.errors.DamagedIndexError`) if its
+    postings differ: a damaged index, or a meta table naming another key scheme.
     Use as a context manager, or call :meth:`close`.
     """
 
