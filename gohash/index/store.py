@@ -67,6 +67,11 @@ COMMIT_SECONDS = 1.0
 writes every page it dirtied (keys are random, so each file dirties a few
 hundred pages of the key index), and files of a second share most of them:
 one transaction per file made the database most of a build's time."""
+PAGE_SIZE = 8192
+"""The page size of a new index: a build of the corpus took 3% less CPU than
+with SQLite's 4096 (fewer pages to split and write) and the file 1% less
+space; 16384 saved little more, and a small build into a large index writes
+a page for each posting it adds."""
 CACHE_KIB = 16 * 1024
 """SQLite's page cache per connection: with a batch of replayed positions
 (:data:`~gohash.index.build.BATCH_POSITIONS`) and the writer's staged rows
@@ -376,6 +381,7 @@ class IndexFile:
 
     def _create(self, scheme_name: str) -> None:
         db = self._db
+        db.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # before the first table
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("BEGIN")
         for statement in SCHEMA.split(";"):

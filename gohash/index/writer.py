@@ -122,7 +122,8 @@ class Writer:
         keys = np.concatenate([keys for keys, _ in staged])
         games = np.repeat(np.array([game_id for _, game_id in staged], dtype=np.int64), counts)
         seqs = np.arange(len(keys)) - np.repeat(np.cumsum(counts) - counts, counts)
-        order = np.lexsort((seqs, games, keys))
+        # In key order (the table's): each insert lands beside the one before.
+        order = np.argsort(keys, kind="stable")
         keys, games, seqs = keys[order], games[order], seqs[order]
         # As Python integers a chunk at a time: some 100 bytes a posting as objects.
         for start in range(0, len(order), _CHUNK):
