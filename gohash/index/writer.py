@@ -124,16 +124,23 @@ class Writer:
         seqs = np.arange(len(keys)) - np.repeat(np.cumsum(counts) - counts, counts)
         # In key order (the table's): each insert lands beside the one before.
         order = np.argsort(keys, kind="stable")
-        keys, games, seqs = keys[order], games[order], seqs[order]
-        # As Python integers a chunk at a time: some 100 bytes a posting as objects.
-        for start in range(0, len(order), _CHUNK):
-            end = start + _CHUNK
-            self._db.executemany(
-                "INSERT INTO postings (key, game_id, seq) VALUES (?, ?, ?)",
-                zip(keys[start:end].tolist(), games[start:end].tolist(),
-                    seqs[start:end].tolist(), strict=True),
-            )
-        return len(order)
+        rows = np.stack([keys[order], games[order], seqs[order]], axis=1)
+        # As Python integers a chunk at a time (some 100 bytes a posting as objects),
+        # ROWS postings a statement: a third of the CPU of one statement a posting.
+        for start in range(0, len(rows), _CHUNK):
+            values = rows[start : start + _CHUNK].reshape(-1).tolist()
+            whole = len(values) - len(values) % (3 * _ROWS)
+            self._db.executemany(_insert(_ROWS), (
+                values[at : at + 3 * _ROWS] for at in range(0, whole, 3 * _ROWS)))
+            if whole < len(values):
+                self._db.execute(_insert((len(values) - whole) // 3), values[whole:])
+        return len(rows)
 
 
 _CHUNK = 1 << 14
+_ROWS = 256
+
+
+def _insert(rows: int) -> str:
+    """The statement that inserts ``rows`` postings."""
+    return f"INSERT INTO postings (key, game_id, seq) VALUES {', '.join(['(?, ?, ?)'] * rows)}"
