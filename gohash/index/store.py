@@ -678,7 +678,8 @@ def _prepared(
     jobs: int,
     on_death: Callable[[str], object],
 ) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
-    """The frames of each task as ``(task number, item)``, in order: streamed
+    """The items of each task (a file's games and postings, errors, notes) as
+    ``(task number, item)``, in order: streamed
     (:func:`~gohash.index.build.stream_frames`), or replayed in ``jobs`` worker
     processes if more than one, which spool them to files read back here an
     item at a time (:func:`~gohash.index.build.spooled_frames`); a task whose
