@@ -144,8 +144,9 @@ def stream_frames(
     """What every source of each input stores (its games and postings), as
     ``(task number, item)`` in task order, all replayed together: the fixed
     costs of a replay are shared by many small files.  A file's items come as
-    soon as it is replayed, a long file's in parts (:class:`FileFrames`), so memory is bounded by a batch of
-    :func:`gohash.pipeline.positions.positions` (and the sources read), not by a file.
+    soon as it is replayed, a long file's in parts (:class:`FileFrames`), so
+    memory is bounded by a batch of :func:`gohash.pipeline.positions.positions`
+    (and the sources read), not by a file.
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
     or each game's ``RU`` decides if None; ``variations`` replays every variation.
