@@ -172,6 +172,15 @@ def pipeline_games(inputs: list[str], variations: bool) -> int:
             stored = encode_game(size, batch.colour[low:high], batch.point[low:high],
                                  batch.setup[low:high], stones.__getitem__,
                                  parent=parents, first_to_move=int(batch.to_move[low]))
+            # The main line's fast path writes what the general one does.
+            main = parents == list(range(-1, high - low - 1))
+            if main:
+                general = encode_game(size, batch.colour[low:high], batch.point[low:high],
+                                      batch.setup[low:high], stones.__getitem__,
+                                      parent=parents, first_to_move=int(batch.to_move[low]))
+                assert encode_game(size, batch.colour[low:high], batch.point[low:high],
+                                   batch.setup[low:high], stones.__getitem__,
+                                   first_to_move=int(batch.to_move[low])) == general
             for replayed in (replay_boards(stored.blob, size, stored.nodes),
                              replay_pure(stored.blob, size, stored.nodes)):
                 assert (replayed.boards == stones).all(), (file, game)

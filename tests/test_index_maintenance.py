@@ -15,6 +15,7 @@ import numpy.typing as npt
 import pytest
 from sgfmill import boards, sgf
 
+import gohash.errors
 import gohash.index.store
 from gohash.cli import main
 from gohash.index.games import replay_boards
@@ -280,3 +281,53 @@ def test_dupes_compare_main_lines_of_a_variations_index(
     run(capsys, "build", str(plain), str(main_only))
     code, _, err = run(capsys, "build", str(plain), str(VARIATIONS), "--variations")
     assert code == 2 and "index built without variations" in err
+
+
+def as_version(db: Path, version: int) -> None:
+    """Mark ``db`` as an index of another format version (what upgrade reads of an
+    old index, its meta and files tables, is alike in every version)."""
+    with sqlite3.connect(db) as con:
+        con.execute(f"PRAGMA user_version = {version}")
+    con.close()
+
+
+def test_upgrade_rebuilds_an_old_index_from_its_files(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "i.db"
+    with Index(db, create=True, scheme="huima64", variations=True) as index:
+        index.build([str(games)], suicide_allowed=True)
+    before = table_dump(db)
+    as_version(db, 3)
+    with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
+        Index(db)
+    code, out, err = run(capsys, "upgrade", str(db))
+    assert (code, out) == (0, "")
+    assert err.splitlines()[-1] == (
+        f"gohash index upgrade: index {db}: format version {SCHEMA_VERSION}, 5 files, "
+        "5 games, 155 positions")
+    with Index(db) as index:
+        assert (index.scheme_name, index.variations) == ("huima64", True)
+        assert index.check() == []
+    assert table_dump(db) == before
+    with sqlite3.connect(db) as con:
+        assert {s for (s,) in con.execute("SELECT suicide FROM files")} == {1}
+    con.close()
+    code, _, err = run(capsys, "upgrade", str(db))
+    assert code == 2 and "nothing to upgrade" in err
+
+
+def test_upgrade_leaves_the_index_as_it_was_if_a_file_is_gone(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "i.db"
+    assert run(capsys, "build", str(db), str(games))[0] == 0
+    as_version(db, 3)
+    content = db.read_bytes()
+    (games / "a.sgf").unlink()
+    code, out, err = run(capsys, "upgrade", str(db))
+    assert (code, out) == (2, "")
+    assert f"{games / 'a.sgf'}: not found again" in err
+    assert err.splitlines()[-1] == f"gohash index upgrade: not upgraded: {db} left as it was"
+    assert db.read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("i.db")) == ["i.db"]

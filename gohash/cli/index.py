@@ -21,7 +21,8 @@ from ..group.schemes import DEFAULT_SCHEME
 from ..index.index import DupeGroup, Index, position_from_sgf
 from ..index.queries import FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
 from ..index.records import PARSE_VERSION
-from ..index.store import build_index
+from ..index.schema import SCHEMA_VERSION
+from ..index.store import build_index, upgrade_index
 from ..pattern.diagram import SYMMETRIES as PATTERN_SYMMETRIES
 from ..pattern.search import PatternResult
 from ..sgf.sources import find_inputs
@@ -225,6 +226,19 @@ def register(subparsers: Any) -> None:
     add_exit_codes(remove)
     leaf(remove, _run_remove)
 
+    upgrade = commands.add_parser(
+        "upgrade",
+        help="rebuild an index of an earlier format version",
+        description="Rebuild an index of an earlier format version in the current one, "
+        "from the files it names (read again from their paths as indexed), with its key "
+        "scheme, variations and suicide rules.  The index is replaced only if every "
+        "file was found again; otherwise it is left as it was.",
+    )
+    upgrade.add_argument("db", metavar="DB", help="the index file")
+    add_jobs(upgrade)
+    add_exit_codes(upgrade, files=True)
+    leaf(upgrade, _run_upgrade)
+
 
 # -- build -------------------------------------------------------------------------------------
 
@@ -248,6 +262,24 @@ def _run_build(args: argparse.Namespace) -> int:
                f"{counted(counts['games'], 'game')}, "
                f"{counted(counts['occurrences'], 'position')}, "
                f"{counts['positions']:,} distinct up to symmetry")
+    return EXIT_ERRORS if summary.errors else EXIT_CLEAN
+
+
+def _run_upgrade(args: argparse.Namespace) -> int:
+    report = Reporter(args.prog)
+    built = upgrade_index(args.db, jobs=args.jobs, progress=report.progress)
+    summary, counts = built.summary, built.counts
+    for note in summary.notes:
+        report.note(note)
+    for message in summary.errors:
+        report.error(message)
+    if counts is None:
+        report.say(f"not upgraded: {args.db} left as it was")
+        return EXIT_ERRORS
+    report.say(str(summary))
+    report.say(f"index {args.db}: format version {SCHEMA_VERSION}, "
+               f"{counted(counts['files'], 'file')}, {counted(counts['games'], 'game')}, "
+               f"{counted(counts['occurrences'], 'position')}")
     return EXIT_ERRORS if summary.errors else EXIT_CLEAN
 
 

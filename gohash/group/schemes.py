@@ -194,9 +194,17 @@ class KeyScheme:
     def hash_array(self, board: npt.ArrayLike, to_move: str | None = None) -> int:
         """Hash of one position ``board[row, col]`` (0 empty, 1 black, 2 white)."""
         flat = check_position_array(board, batch=False, size=self.size).reshape(-1)
+        points = np.flatnonzero(flat)
+        black, white = self.black_keys, self.white_keys
         h = 0
-        for i in np.flatnonzero(flat).tolist():
-            h = self.combine(h, (self.black_keys if flat[i] == 1 else self.white_keys)[i])
+        # The stones' points and colours as lists: indexing the array stone by stone
+        # cost more than the hash.
+        if self.combiner == "xor":
+            for i, colour in zip(points.tolist(), flat[points].tolist(), strict=True):
+                h ^= black[i] if colour == 1 else white[i]
+        else:
+            for i, colour in zip(points.tolist(), flat[points].tolist(), strict=True):
+                h = self.combine(h, black[i] if colour == 1 else white[i])
         if to_move is not None:
             h = self.combine(h, self.side_key(to_move))
         return h

@@ -2,6 +2,7 @@
 the library's entry point), :mod:`~gohash.index.store` (the file: opening,
 building, upkeep), :mod:`~gohash.index.schema` (its DDL and format version),
 :mod:`~gohash.index.build` (inputs replayed into what it stores),
+:mod:`~gohash.index.games` (games as it stores them, and their replay),
 :mod:`~gohash.index.records` (what a file and a game contribute),
 :mod:`~gohash.index.writer` (inserts), :mod:`~gohash.index.check` (checking
 it end to end), :mod:`~gohash.index.queries` (the queries and their results)

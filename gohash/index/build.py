@@ -129,7 +129,7 @@ class SpoolReader(SpoolFiles):
             try:
                 item: FileFrames | SourceError | SourceNote = pickle.load(file)
             except EOFError:
-                raise GohashError(f"frames of a worker cut short in {spooled.path!r}") from None
+                raise GohashError(f"items of a worker cut short in {spooled.path!r}") from None
             yield item
         self.done(spooled.path, spooled.last)
 
@@ -141,11 +141,12 @@ def stream_frames(
     variations: bool = False,
     share: int = 1,
 ) -> Iterator[tuple[int, FileFrames | SourceError | SourceNote]]:
-    """Frames of every source of each input, as ``(task number, item)`` in task
-    order, all replayed together: the fixed costs of a replay are shared by many
-    small files.  A file's frames come as soon as it is replayed, a long file's
-    in parts (:class:`FileFrames`), so memory is bounded by a batch of
-    :func:`gohash.pipeline.positions.positions` (and the sources read), not by a file.
+    """What every source of each input stores (its games and postings), as
+    ``(task number, item)`` in task order, all replayed together: the fixed
+    costs of a replay are shared by many small files.  A file's items come as
+    soon as it is replayed, a long file's in parts (:class:`FileFrames`), so
+    memory is bounded by a batch of :func:`gohash.pipeline.positions.positions`
+    (and the sources read), not by a file.
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
     or each game's ``RU`` decides if None; ``variations`` replays every variation.

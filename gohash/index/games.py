@@ -137,8 +137,27 @@ def encode_game(
     colour and point too, and the edits already hold its stone and captures.
     """
     count = len(colour)
+    npts = size * size
     points = np.where(point >= 0, point, NO_POINT).astype(np.uint16)
-    words = (colour.astype(np.uint16) << 10) | points
+    words = ((colour.astype(np.uint16) << 10) | points).astype("<u2")
+    if parent is None and not setup[1:].any():
+        # A main line without setup after its root (almost every game): at once.
+        first = stones(0)
+        changed = np.flatnonzero(first)
+        new = first[changed]
+        ever = np.zeros(3 * npts, dtype=np.bool_)
+        played = (point >= 0) & (colour > 0)
+        played[0] = False
+        ever[colour[played].astype(np.intp) * npts + point[played]] = True
+        ever[new.astype(np.intp) * npts + changed] = True
+        root = np.array([_word(TAG_SETUP, first_to_move, NO_POINT), len(changed)], dtype="<u2")
+        edits = ((new.astype(np.uint16) << 10) | changed.astype(np.uint16)).astype("<u2")
+        # sgf_order is its own inverse: the bit of point p is order[p], and bit j holds
+        # point order[j].
+        bits = np.packbits(ever.reshape(3, npts)[1:, sgf_order(size)], axis=1,
+                           bitorder="little")
+        return EncodedGame(root.tobytes() + edits.tobytes() + words[1:].tobytes(),
+                           bits[0].tobytes(), bits[1].tobytes(), count)
     marks = np.flatnonzero(setup).tolist()
     if not marks or marks[0] != 0:
         marks.insert(0, 0)
@@ -146,7 +165,6 @@ def encode_game(
     # Branches: nodes whose parent is not the node before them.
     branches = [n for n in range(1, count) if parents[n] != n - 1] if parent is not None else []
     specials = sorted(set(marks) | set(branches))
-    npts = size * size
     order = sgf_order(size)
     ever = np.zeros((3, npts), dtype=np.bool_)
     played = (~setup) & (point >= 0) & (colour > 0)

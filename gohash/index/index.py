@@ -3,10 +3,16 @@
 Scope: :class:`Index`, which holds an :class:`~gohash.index.store.IndexFile`
 (the database: its schema, opening, building and upkeep) and adds the exact position
 search with its filters and the continuations of a position (their
-semantics and results are :mod:`gohash.index.queries`'s), reading an indexed game
-again, and duplicate and prefix detection; and :func:`position_from_sgf`,
-which takes a query position from a record.  The command line
-(:mod:`gohash.cli.index`) only parses arguments and prints.
+semantics and results are :mod:`gohash.index.queries`'s), rebuilding an indexed
+game from its stored form, and duplicate and prefix detection; and
+:func:`position_from_sgf`, which takes a query position from a record.  The
+command line (:mod:`gohash.cli.index`) only parses arguments and prints.
+
+Exactness: a search reads the postings of the query's key (48 bits of it),
+replays each game they name once, as far as they ask, and keeps a posting
+only if the game's position there is one of the query's 16 images; the
+element, the side to move and the next move come from that replay.  Dupes
+compare the games' key sequences, then the candidates' exact frames.
 """
 
 from __future__ import annotations
@@ -29,7 +35,13 @@ from ..metadata import STORED
 from ..pattern.diagram import Pattern
 from ..pattern.match import Game
 from ..pattern.search import PatternQuery, PatternResult
-from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, frame_batch, gathers
+from ..pipeline.frames import (
+    Board8,
+    SchemeFactory,
+    frame_array_and_elements,
+    frame_batch,
+    gathers,
+)
 from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
@@ -181,7 +193,7 @@ class Index:
         return self.file.info()
 
     def counts(self) -> dict[str, int]:
-        """Rows per table: files, games, positions (distinct), occurrences."""
+        """Files, games, positions (distinct posting keys) and occurrences (postings)."""
         return self.file.counts()
 
     def sizes(self) -> dict[int, int]:
@@ -205,7 +217,7 @@ class Index:
         arr = _position_array(position)
         size = arr.shape[0]
         keys = self.keys(size)
-        key, _, onto = frame_and_elements(arr, keys)
+        key, frame, onto = frame_array_and_elements(arr, keys)
         join, where, params = "", "", list[Any]()
         if filters is not None:
             condition, params = filters.sql("g")
@@ -216,7 +228,6 @@ class Index:
             [posting_key(key, keys.bits, size), *params],
         ).fetchall()
         games = self._games(sorted({game_id for game_id, _ in postings}), columns)
-        frame = onto[0].image_array(arr).astype(np.int8)
         # A posting of another size is a key that collides: other stones.
         sizes = {games[game_id][0] for game_id, _ in postings}
         hits = self._confirm([p for p in postings if games[p[0]][0] == size], games, size, frame)

@@ -43,8 +43,7 @@ class Writer:
         self._suicide = suicide
         self._parse_version = parse_version
         self._delete_file = delete_file
-        self._staged: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
-                                 npt.NDArray[np.int64]]] = []
+        self._staged: list[tuple[npt.NDArray[np.int64], int]] = []  # a game's keys, its id
         self._rows = 0
         self._file_id = 0  # the file whose parts are being written
 
@@ -107,16 +106,9 @@ class Writer:
                 "INSERT INTO errors (file_id, game, move, message) VALUES (?, ?, ?, ?)",
                 [(file_id, e.game, e.move, e.message) for e in item.errors],
             )
-        if item.games:
-            spans = np.array([(game.start, game.end, game_id) for game, game_id
-                              in zip(item.games, game_ids, strict=True)], dtype=np.int64)
-            starts, ends, ids = spans.T
-            counts = ends - starts
-            firsts = np.cumsum(counts) - counts
-            seq = np.arange(int(counts.sum())) - np.repeat(firsts, counts)
-            rows = np.repeat(starts, counts) + seq
-            self._staged.append((item.keys[rows], np.repeat(ids, counts), seq))
-            self._rows += len(rows)
+        for game, game_id in zip(item.games, game_ids, strict=True):
+            self._staged.append((item.keys[game.start : game.end], game_id))
+            self._rows += game.end - game.start
         if self._rows >= STAGED_ROWS:
             self.flush()
         return None if old is None else str(old[1])
@@ -126,18 +118,29 @@ class Writer:
         if not self._staged:
             return 0
         staged, self._staged, self._rows = self._staged, [], 0
-        keys, games, seqs = (np.concatenate(column) for column in zip(*staged, strict=True))
-        order = np.lexsort((seqs, games, keys))
-        keys, games, seqs = keys[order], games[order], seqs[order]
-        # As Python integers a chunk at a time: some 100 bytes a posting as objects.
-        for start in range(0, len(order), _CHUNK):
-            end = start + _CHUNK
-            self._db.executemany(
-                "INSERT INTO postings (key, game_id, seq) VALUES (?, ?, ?)",
-                zip(keys[start:end].tolist(), games[start:end].tolist(),
-                    seqs[start:end].tolist(), strict=True),
-            )
-        return len(order)
+        counts = np.array([len(keys) for keys, _ in staged], dtype=np.int64)
+        keys = np.concatenate([keys for keys, _ in staged])
+        games = np.repeat(np.array([game_id for _, game_id in staged], dtype=np.int64), counts)
+        seqs = np.arange(len(keys)) - np.repeat(np.cumsum(counts) - counts, counts)
+        # In key order (the table's): each insert lands beside the one before.
+        order = np.argsort(keys, kind="stable")
+        rows = np.stack([keys[order], games[order], seqs[order]], axis=1)
+        # As Python integers a chunk at a time (some 100 bytes a posting as objects),
+        # ROWS postings a statement: a third of the CPU of one statement a posting.
+        for start in range(0, len(rows), _CHUNK):
+            values = rows[start : start + _CHUNK].reshape(-1).tolist()
+            whole = len(values) - len(values) % (3 * _ROWS)
+            self._db.executemany(_insert(_ROWS), (
+                values[at : at + 3 * _ROWS] for at in range(0, whole, 3 * _ROWS)))
+            if whole < len(values):
+                self._db.execute(_insert((len(values) - whole) // 3), values[whole:])
+        return len(rows)
 
 
 _CHUNK = 1 << 14
+_ROWS = 256
+
+
+def _insert(rows: int) -> str:
+    """The statement that inserts ``rows`` postings."""
+    return f"INSERT INTO postings (key, game_id, seq) VALUES {', '.join(['(?, ?, ?)'] * rows)}"

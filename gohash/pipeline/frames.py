@@ -28,6 +28,7 @@ __all__ = [
     "canonical_frame",
     "canonical_frames",
     "frame_and_elements",
+    "frame_array_and_elements",
     "frame_batch",
     "frame_rows",
     "gathers",
@@ -147,10 +148,32 @@ def frame_and_elements(
     """Key, frame, and every element mapping the position onto its frame, lowest first:
     ``onto[0] . s`` for each ``s`` of the position's stabilizer, which lies within the
     elements that attain the key (``s.P = P`` gives ``T_s(hash) = hash``)."""
+    key, frame, onto = frame_array_and_elements(arr, keys, group)
+    return key, pack_array(frame), onto
+
+
+_EXCHANGE = np.array([0, 2, 1], dtype=np.int8)
+
+
+def frame_array_and_elements(
+    arr: Board8, keys: KeyScheme, group: str = "full"
+) -> tuple[int, Board8, list[Element]]:
+    """:func:`frame_and_elements` with the frame as an (N, N) array, not packed.
+
+    The frame is the least image in packed order, which is the order of the
+    images' stones compared point by point (base-4 digits, the first point
+    the most significant)."""
     key, attaining = keys.canonical(keys.hash_array(arr), group)
-    images = pack_arrays(np.stack([t.image_array(arr) for t in attaining]))
-    frame = min(images)
-    return key, frame, [t for t, image in zip(attaining, images, strict=True) if image == frame]
+    size = arr.shape[0]
+    images: Board8 = np.ascontiguousarray(arr, dtype=np.int8).reshape(-1)[
+        gathers(size)[[t.index for t in attaining]]]
+    swapped = [i for i, t in enumerate(attaining) if t.swap]
+    if swapped:
+        images[swapped] = _EXCHANGE[images[swapped]]
+    rows = [row.tobytes() for row in images]
+    low = min(rows)
+    frame: Board8 = images[rows.index(low)].reshape(size, size)
+    return key, frame, [t for t, row in zip(attaining, rows, strict=True) if row == low]
 
 
 @cache

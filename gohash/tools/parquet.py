@@ -575,7 +575,7 @@ def part_frames(part: str, known: dict[str, str]) -> list[FileFrames | SourceErr
                                        "black_rank", "white_rank", "date", "event", "komi",
                                        "handicap", "moves", "positions", "errors",
                                        *(f.name for f in STORED)]).to_pylist()
-        rows = pq.read_table(part, columns=["file", "move_number", "colour", "move",
+        rows = pq.read_table(part, columns=["file", "colour", "move",
                                             "to_move", "setup", "key", "transform",
                                             "position"])
     except (OSError, ValueError, KeyError, pa.ArrowException) as e:
@@ -606,7 +606,6 @@ class _Columns:
         if isinstance(file, pa.DictionaryArray):
             file = file.dictionary_decode()
         self.files = file.to_pylist()
-        self.moves = rows.column("move_number").to_pylist()
         key = rows.column("key").combine_chunks()
         # 128-bit keys are 16 big-endian bytes: the high word, then the low one.
         self.keys: npt.NDArray[np.uint64] = key.to_numpy(zero_copy_only=False) if (
