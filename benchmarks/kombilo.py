@@ -59,7 +59,7 @@ import numpy.typing as npt
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.index import Index
 from gohash.pipeline.frames import unpack_array
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FOLDERS = ("kgs-6d", "ai-games")
@@ -197,7 +197,7 @@ def sample_queries(files: list[Path], count: int,
     while len(queries) < count:
         path = rng.choice(files)
         rows: list[bytes] = []
-        for batch in positions([str(path)], packed=True):
+        for batch in read_positions([str(path)], packed=True):
             assert batch.packed_offsets is not None and batch.packed_data is not None
             for i in range(len(batch.game)):
                 if batch.game[i] == 0 and batch.variation[i] == 0 and batch.size[i] == 19:

@@ -5,7 +5,7 @@ Run: ``.venv/bin/python benchmarks/parquet.py [--repeat N]``.  The files of ``kg
 and ``ai-games/`` under ``../shared/corpus/`` are read in one run, each way ``--repeat``
 times (default 3), alternating, best time kept (the machine is shared):
 
-- ``positions()`` with no output: the batch API, the floor (``frames=True`` too, the
+- ``read_positions()`` with no output: the batch API, the floor (``frames=True`` too, the
   work ``--position`` adds);
 - :func:`gohash.tools.dataset.write_dataset` in this process: the dataset of
   ``gohash canon --format parquet -o DIR``, without and with ``--position``;
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import duckdb
 
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import write_dataset
 
@@ -38,7 +38,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def no_output(paths: list[str], frames: bool) -> int:
-    return sum(len(batch) for batch in positions(paths, frames=frames))
+    return sum(len(batch) for batch in read_positions(paths, frames=frames))
 
 
 def folder_bytes(folder: Path) -> int:
@@ -90,10 +90,10 @@ def main() -> None:
             return run
 
         times = best({
-            "positions(), no output": lambda: no_output(paths, False),
+            "read_positions(), no output": lambda: no_output(paths, False),
             "canon --format parquet": parquet(False),
             "canon --format jsonl": jsonl(False),
-            "positions(frames=True), no output": lambda: no_output(paths, True),
+            "read_positions(frames=True), no output": lambda: no_output(paths, True),
             "canon --format parquet --position": parquet(True),
             "canon --format jsonl --position": jsonl(True),
         }, args.repeat)
@@ -102,8 +102,8 @@ def main() -> None:
         for name, (seconds, count) in times.items():
             print(f"  {name:36} {count:9,} positions {seconds:6.2f} s "
                   f"{count / seconds:12,.0f} positions/s")
-        for plain, written in (("positions(), no output", "canon --format parquet"),
-                               ("positions(frames=True), no output",
+        for plain, written in (("read_positions(), no output", "canon --format parquet"),
+                               ("read_positions(frames=True), no output",
                                 "canon --format parquet --position")):
             ratio = times[plain][0] / times[written][0]
             print(f"  {written} at {ratio:.0%} of {plain} (target >= 80%)")

@@ -1,4 +1,4 @@
-"""Benchmark ``gohash.pipeline.positions.positions`` against sgfmill parsing and replaying.
+"""Benchmark ``gohash.pipeline.positions.read_positions`` against sgfmill parsing and replaying.
 
 Run: ``.venv/bin/python benchmarks/positions.py [--limit N] [--repeat N]``.  The files of
 ``kgs-6d/`` and ``ai-games/`` under ``../shared/corpus/`` (beside the checkout)
@@ -7,9 +7,9 @@ are read in one run by:
 - a raw read of every file's bytes (the floor for SGF bytes per second);
 - sgfmill: parse, ``Sgf_game`` and ``sgfmill.boards.Board`` replaying the main
   line (as in ``benchmarks/canon.py``), no hashing;
-- ``positions()`` with huima64 hashes and canonical keys (the compiled core,
+- ``read_positions()`` with huima64 hashes and canonical keys (the compiled core,
   the pure walker for the files it leaves) given every file's path, the pure
-  path alone, ``positions()`` given the two folders (as ``gohash canon
+  path alone, ``read_positions()`` given the two folders (as ``gohash canon
   FOLDER`` is: no format sniffing of each path beforehand), and given the
   same bytes already in memory (``Source`` objects: the pipeline without
   ``gohash.sgf.sources.read_input``);
@@ -20,7 +20,7 @@ the machine is shared, and sgfmill's one run of 15 s evens out what a run of
 scan and replay, root text, canonical keys.  It prints positions per second,
 the ratio to sgfmill (target >= 30x, stretch 100x), SGF bytes per second
 against the raw read, and peak memory (tracemalloc peak of one more
-``positions()`` run, and the process's peak RSS).
+``read_positions()`` run, and the process's peak RSS).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from gohash.pipeline.positions import (
     _key_table_for,
     _root_rows,
     _scheme_at,
-    positions,
+    read_positions,
 )
 from gohash.sgf.inputs import Input, Source
 from gohash.sgf.sources import read_input
@@ -61,7 +61,7 @@ def run_positions(files: list[Path] | list[Source], pure: bool) -> tuple[int, in
     """Positions, and files the pure walker replayed (paths may be folders)."""
     count = fallback = 0
     sources = [p if isinstance(p, Source) else str(p) for p in files]
-    for batch in positions(sources, pure=pure):
+    for batch in read_positions(sources, pure=pure):
         count += len(batch)
         fallback += batch.pure_files
     return count, fallback
@@ -120,7 +120,7 @@ def report() -> int:
         print(f"corpus not found at {CORPUS}: nothing to measure")
         return 0
     if not CORE_AVAILABLE:
-        print("the compiled core is not built: positions() is measured on the pure path")
+        print("the compiled core is not built: read_positions() is measured on the pure path")
     folders = (CORPUS / "kgs-6d", CORPUS / "ai-games")
     files = [path for folder in folders for path in sorted(folder.rglob("*.sgf"))][: args.limit]
     raw_read(files)  # the files are in the page cache for every row
@@ -136,14 +136,14 @@ def report() -> int:
                  time.process_time() - cpu, ""))
     start, cpu = time.perf_counter(), time.process_time()
     count, fallback = run_positions(files, True)
-    rows.append(("positions(), pure path", count, time.perf_counter() - start,
+    rows.append(("read_positions(), pure path", count, time.perf_counter() - start,
                  time.process_time() - cpu, f"{fallback} files on the walker"))
-    # The same bytes already in memory: positions() less gohash.sgf.sources.read_input.
+    # The same bytes already in memory: read_positions() less gohash.sgf.sources.read_input.
     in_memory = [Source(str(p), p.read_bytes()) for p in files]
-    compiled = [("positions()", files)]
+    compiled = [("read_positions()", files)]
     if args.limit is None:
-        compiled.append(("positions(), folders", list(folders)))
-    compiled.append(("positions(), bytes given", in_memory))
+        compiled.append(("read_positions(), folders", list(folders)))
+    compiled.append(("read_positions(), bytes given", in_memory))
     best: dict[str, tuple[str, int, float, float, str]] = {}
     for _ in range(args.repeat):
         for name, sources in compiled:
@@ -170,7 +170,7 @@ def report() -> int:
               f"{nbytes / seconds / 1e6:>7.1f}  {ratio}  {extra}".rstrip())
     fast = rows[2][2]
     print(f"\npositions(): {fast / raw_seconds:.1f}x the time of a raw read of the same files")
-    print("target: positions() >= 30x sgfmill (stretch 100x)")
+    print("target: read_positions() >= 30x sgfmill (stretch 100x)")
 
     if CORE_AVAILABLE:
         print("\nwhere the compiled path's CPU time goes (each part run alone):")
@@ -182,7 +182,7 @@ def report() -> int:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\npeak memory: {peak / 2**20:.1f} MiB traced during positions(); "
+    print(f"\npeak memory: {peak / 2**20:.1f} MiB traced during read_positions(); "
           f"{rss:.0f} MiB peak RSS of this process (all rows)")
     return 0
 

@@ -28,7 +28,7 @@ from gohash.go.board import Board
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.index import Index
 from gohash.pipeline.frames import unpack_frames
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 
 
 def sample_positions(inputs: Sequence[str], count: int, seed: int,
@@ -38,7 +38,7 @@ def sample_positions(inputs: Sequence[str], count: int, seed: int,
     as its stones turned by a random element, with the side to move as recorded."""
     rows: list[tuple[int, bytes, int]] = []
     openings: list[tuple[int, bytes, int]] = []
-    for batch in positions(list(inputs), packed=True, variations=variations):
+    for batch in read_positions(list(inputs), packed=True, variations=variations):
         for row in range(len(batch)):
             if variations or batch.variation[row] == 0:
                 kept = (int(batch.size[row]), batch.packed(row), int(batch.to_move[row]))

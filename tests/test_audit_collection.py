@@ -21,7 +21,7 @@ from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.group.schemes import SCHEMES
 from gohash.group.structure import handicap_stones
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 from gohash.tools.audit import CollectionAuditor, audit_paths
 from tests.conftest import CORPUS
 
@@ -241,10 +241,10 @@ def test_corpus_small_has_no_splits_and_regular128_merges_nothing() -> None:
 def test_batches_of_another_scheme_or_without_frames_are_refused(games: list[str]) -> None:
     auditor = CollectionAuditor(["regular64", "huima64"])
     with pytest.raises(GohashError, match="packed=True, frames=True"):
-        auditor.add_batch(next(positions(games, scheme="regular64", packed=True)))
+        auditor.add_batch(next(read_positions(games, scheme="regular64", packed=True)))
     with pytest.raises(GohashError, match="scheme 'regular64' and group 'full', not 'huima64'"):
-        auditor.add_batch(next(positions(games, packed=True, frames=True)))
-    for batch in positions(games, scheme="regular64", packed=True, frames=True, batch_size=3):
+        auditor.add_batch(next(read_positions(games, packed=True, frames=True)))
+    for batch in read_positions(games, scheme="regular64", packed=True, frames=True, batch_size=3):
         auditor.add_batch(batch)
     assert auditor.result().to_json() == audit_paths(games, ["regular64", "huima64"]).to_json()
 

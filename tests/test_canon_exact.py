@@ -27,7 +27,7 @@ from gohash.cli import main
 from gohash.go.board import Board
 from gohash.group.schemes import SCHEMES, KeyScheme, scheme
 from gohash.pipeline.frames import canonical_frame, canonical_frames
-from gohash.pipeline.positions import positions as replay
+from gohash.pipeline.positions import read_positions as replay
 from gohash.sgf.inputs import Source
 from gohash.tools.canon import CanonOptions, records, write_records
 from tests.test_index import weak_scheme

@@ -27,7 +27,7 @@ from gohash.cli import EXIT_CODES, build_parser, main
 from gohash.cli.options import FORMAT_HELP, positive_int
 from gohash.go.ko import KINDS
 from gohash.group.schemes import SCHEMES
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 from gohash.version import __version__
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -78,7 +78,7 @@ def test_every_command_is_walked() -> None:
     assert set(COMMANDS) == {
         "gohash canon", "gohash superko", "gohash audit", "gohash index build",
         "gohash index find", "gohash index dupes", "gohash index info", "gohash index check",
-        "gohash index remove", "gohash index pattern",
+        "gohash index remove", "gohash index pattern", "gohash index upgrade",
         "gohash serve", "gohash pack",
     }
 
@@ -103,7 +103,8 @@ def test_every_help_shows_and_states_the_exit_codes(
 def test_shared_options_exist_wherever_they_apply() -> None:
     for command in COMMANDS:
         have = options(command)
-        assert ("--jobs" in have) == (command in WALKERS), command
+        # upgrade rebuilds with the old index's scheme and variations: only --jobs.
+        assert ("--jobs" in have) == (command in WALKERS | {"gohash index upgrade"}), command
         assert ("--variations" in have) == (command in WALKERS), command
         assert ("--scheme" in have) == (command in WALKERS), command
         assert ("--symmetry" in have) == (command in SAME_POSITION | PATTERN), command
@@ -237,7 +238,7 @@ def test_bad_arguments_exit_2_with_the_command_name(
 
 def test_one_verdict_per_fact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A play on an occupied point, or off the board, is an error of the record in
-    every command and in ``positions()``, worded alike: exit 2, the game ends at
+    every command and in ``read_positions()``, worded alike: exit 2, the game ends at
     it (superko's suicide at move 5, before the error, stays a violation, and
     its suicide at move 9, after it, is not judged), the next file goes on."""
     occupied = str(RECORDS / "occupied.sgf")
@@ -258,7 +259,7 @@ def test_one_verdict_per_fact(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         check_streams(command, out, err)
     assert out.splitlines()[0] == f"{occupied}, game 0, move 5: black A1: suicide"
     assert out.count("\n\n") == 1  # superko's one violation
-    assert [str(e) for batch in positions([occupied, str(off)], suicide_allowed=True)
+    assert [str(e) for batch in read_positions([occupied, str(off)], suicide_allowed=True)
             for e in batch.errors] == errors
     (check,) = gohash.tools.superko.check([occupied]).violations
     assert (check.move_number, check.kind) == (5, "suicide")

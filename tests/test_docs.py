@@ -59,7 +59,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     for words in parser_words(build_parser()):
         assert words in cli, words
     api = (out / "api.html").read_text(encoding="utf-8")
-    for name in ("gohash.pipeline.positions.positions", "gohash.go.board.Board",
+    for name in ("gohash.pipeline.positions.read_positions", "gohash.go.board.Board",
                  "gohash.sgf.walk.walk_paths", "gohash.group.schemes.KeyScheme",
                  "gohash.group.symmetry.Element", "gohash.pipeline.frames.canonical_frame",
                  "gohash.tools.canon.write_records", "gohash.tools.superko.check",

@@ -23,7 +23,7 @@ from gohash.index.games import (
     sgf_order,
 )
 from gohash.pipeline.frames import unpack_frames
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 from tests.conftest import require_corpus
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -153,7 +153,7 @@ def pipeline_games(inputs: list[str], variations: bool) -> int:
     """Every game of the inputs stored and replayed on both paths: the positions,
     sides to move and move numbers the pipeline gave; the number of games."""
     count = 0
-    for batch in positions(inputs, packed=True, variations=variations):
+    for batch in read_positions(inputs, packed=True, variations=variations):
         key = (batch.file.astype(np.int64) << 32) | batch.game
         for file, game, size in zip(batch.games.file.tolist(), batch.games.game.tolist(),
                                     batch.games.size.tolist(), strict=True):

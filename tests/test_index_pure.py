@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gohash.index.index import Index
-from gohash.pipeline.positions import CORE_AVAILABLE, positions
+from gohash.pipeline.positions import CORE_AVAILABLE, read_positions
 from gohash.tools.audit import audit_paths
 from tests.conftest import CORPUS
 from tests.test_index import INDEX_TABLES, table_rows
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.corpus
 def test_the_core_replays_most_of_the_files() -> None:
     assert CORE_AVAILABLE, "the compiled core is not built: pip install -e ."
     files = pure = 0
-    for batch in positions(PATHS):
+    for batch in read_positions(PATHS):
         files += len(batch.files)
         pure += batch.pure_files
     assert files > 500 and pure < files // 10, (files, pure)

@@ -58,7 +58,7 @@ def test_both_readers_keep_the_place(monkeypatch: pytest.MonkeyPatch, pure: bool
     elif not positions_module.CORE_AVAILABLE:
         pytest.skip("the compiled core is not built")
     source = Source("tokyo.sgf", RECORDS["tokyo.sgf"].encode())
-    batches = list(positions_module.positions([source]))
+    batches = list(positions_module.read_positions([source]))
     text = batches[0].games.text
     assert text["PC"] == ["Tokyo, Nihon Ki-in"] and text["GN"] == ["Honinbo final"]
 

@@ -19,7 +19,7 @@ import pytest
 from sgfmill import sgf
 
 from gohash.cli import main
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 from gohash.sgf.sources import find_inputs
 from gohash.tools import parquet as columnar
 from gohash.tools.canon import CanonOptions, write_records
@@ -84,7 +84,7 @@ def test_rows_are_the_json_lines_records(
     assert len(rows) == len(records) == summary.positions
     assert [as_record(row) for row in rows] == records
     assert len(list((tmp_path / "out" / "positions").iterdir())) > 5
-    batches = list(positions(INPUTS, scheme=scheme, variations=variations))
+    batches = list(read_positions(INPUTS, scheme=scheme, variations=variations))
     to_move = [{1: "b", 2: "w"}[c] for b in batches for c in b.to_move.tolist()]
     setup = [flag for b in batches for flag in b.setup.tolist()]
     assert [row["to_move"] for row in rows] == to_move

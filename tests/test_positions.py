@@ -1,4 +1,4 @@
-"""positions(): the compiled core against the pure walker, column for column, error
+"""read_positions(): the compiled core against the pure walker, column for column, error
 for error, note for note; the columns' meaning against Board and sgfmill; batches,
 GOHASH_PURE and a missing core."""
 
@@ -18,7 +18,7 @@ from gohash.go.board import MAX_HISTORY, Board
 from gohash.group.schemes import SCHEMES, scheme
 from gohash.metadata import TEXT_PROPERTIES
 from gohash.pipeline import positions as positions_module
-from gohash.pipeline.positions import CORE_AVAILABLE, PositionBatch, positions
+from gohash.pipeline.positions import CORE_AVAILABLE, PositionBatch, read_positions
 from gohash.sgf.inputs import Source
 from gohash.sgf.parser import (
     MAX_GAME_SETUP_POINTS,
@@ -83,8 +83,8 @@ def flatten(batches: list[PositionBatch]) -> dict[str, Any]:
 def assert_same_as_pure(sources: list[Any], **options: Any) -> dict[str, Any]:
     """The compiled and the pure path give the same batches; returns them flattened."""
     assert CORE_AVAILABLE, "the compiled core is not built: nothing to compare"
-    fast = list(positions(sources, pure=False, **options))
-    slow = list(positions(sources, pure=True, **options))
+    fast = list(read_positions(sources, pure=False, **options))
+    slow = list(read_positions(sources, pure=True, **options))
     assert [len(b) for b in fast] == [len(b) for b in slow]
     assert [b.files for b in fast] == [b.files for b in slow]
     a, b = flatten(fast), flatten(slow)
@@ -116,7 +116,7 @@ def test_errors_and_notes_are_the_walkers(tmp_path: Path) -> None:
     (tmp_path / "bad.sgf").write_bytes(b"(;SZ[5];B[cc];W[cc])")
     (tmp_path / "ha.sgf").write_bytes(b"(;SZ[9]HA[2];W[ee])")
     paths = [str(tmp_path / "bad.sgf"), str(tmp_path / "missing.sgf"), str(tmp_path / "ha.sgf")]
-    (batch,) = positions(paths)
+    (batch,) = read_positions(paths)
     # Written out, not asked of the walker: both files go to the walker, so its
     # own report would be compared with itself.  cc on 5x5 is C3 (row 5-1-2);
     # GTP's two handicap stones on 9x9 are C3 and G7.
@@ -150,7 +150,7 @@ def test_errors_notes_and_games_by_file() -> None:
                 if f == source.name] == [str(e) for e in summary.errors]
         assert dict(flat["file_games"])[source.name] == summary.games
     assert flat["notes"][0] == "clean.sgf: read from UTF-16"
-    (batch,) = positions(sources[:1])
+    (batch,) = read_positions(sources[:1])
     assert batch.pure_files == 0 and batch.notes == ["clean.sgf: read from UTF-16"]
 
 
@@ -162,7 +162,7 @@ def test_notes_of_clean_games_are_the_walkers(tmp_path: Path) -> None:
     (tmp_path / "utf16.sgf").write_bytes("(;SZ[9];B[ee];W[dd])".encode("utf-16"))
     (tmp_path / "known.sgf").write_bytes(b"(;SZ[9]RU[Japanese];B[ee];W[dd])")
     paths = [str(tmp_path / name) for name in ("ru.sgf", "utf16.sgf", "known.sgf")]
-    (batch,) = positions(paths)
+    (batch,) = read_positions(paths)
     # Written out, not asked of the walker.
     assert batch.notes == [
         f"{paths[0]}, game 0: RU[Foo] is not a ruleset gohash knows: the default, chinese, "
@@ -201,7 +201,7 @@ def test_hashes_and_packed_positions_are_the_boards(name: str) -> None:
     different images share the least hash does it differ from the first element
     giving it, as regular64 has it for mirror-symmetric positions), by brute
     force, without the transform or canonical code of the schemes."""
-    (batch,) = positions(DATA_FILES, scheme=name, packed=True, variations=True)
+    (batch,) = read_positions(DATA_FILES, scheme=name, packed=True, variations=True)
     for size in np.unique(batch.size).tolist():
         rows = np.flatnonzero(batch.size == size)
         keys = scheme(name, size)
@@ -240,7 +240,7 @@ class Boards(BaseVisitor):
 def test_rows_are_the_walkers_positions(name: str) -> None:
     visitor = Boards()
     walk_paths(DATA_FILES, visitor, board_options={"scheme": name})
-    (batch,) = positions(DATA_FILES, packed=True, scheme=name)
+    (batch,) = read_positions(DATA_FILES, packed=True, scheme=name)
     hashes = scheme(name, 19).to_ints(batch.hash)
     colours = {0: None, 1: "b", 2: "w"}
     rows = [
@@ -275,7 +275,7 @@ def test_depth_is_the_walkers() -> None:
     visitor = Depths()
     for source in sources:
         walk_source(source, visitor, variations=True)
-    (batch,) = positions(sources, variations=True, pure=False)
+    (batch,) = read_positions(sources, variations=True, pure=False)
     assert batch.pure_files == 0
     rows = [
         (g, batch.variations[v], m, d)
@@ -300,7 +300,7 @@ def test_columns_against_sgfmill() -> None:
         stones = sorted((p, c) for c, p in board.list_occupied_points())
         index = -1 if point is None else point[0] * 9 + point[1]
         expected.append((number, " bw".index(colour), index, 2 if colour == "b" else 1, stones))
-    (batch,) = positions([str(path)], packed=True)
+    (batch,) = read_positions([str(path)], packed=True)
     assert batch.pure_files == 0
     got = []
     for i in range(1, len(batch)):
@@ -318,7 +318,7 @@ def test_columns_against_sgfmill() -> None:
 def test_variations_and_metadata() -> None:
     data = (b"(;GM[1]SZ[9]PB[Black \\] name]PW[W]RE[B+R]HA[2]AB[cc][gg]KM[0.5]"
             b";W[ee](;B[dd];W[ff](;B[gc])(;B[cg]))(;B[ff]))")
-    (batch,) = positions([Source("v.sgf", data)], variations=True)
+    (batch,) = read_positions([Source("v.sgf", data)], variations=True)
     assert batch.pure_files == 0
     paths = [batch.variations[v] for v in batch.variation]
     assert paths == [(), (), (), (), (), (0, 1), (1,)]
@@ -333,18 +333,18 @@ def test_variations_and_metadata() -> None:
 
 
 def test_batches_end_between_games_in_order() -> None:
-    small = list(positions(DATA_FILES, batch_size=1))
+    small = list(read_positions(DATA_FILES, batch_size=1))
     # One game a batch: every batch holds the rows of exactly one game.
     for batch in small:
         assert len(set(zip(batch.file.tolist(), batch.game.tolist(), strict=True))) <= 1
     names = [name for b in small for name in b.files.values()]
     assert list(dict.fromkeys(names)) == DATA_FILES
-    (whole,) = positions(DATA_FILES)
+    (whole,) = read_positions(DATA_FILES)
     assert sum(len(b) for b in small) == len(whole)
     # Cut anywhere, the batches say what one batch says.
     for batch_size in (1, 2, 7, 64):
-        cut = flatten(list(positions(DATA_FILES, batch_size=batch_size, variations=True)))
-        one = flatten(list(positions(DATA_FILES, variations=True)))
+        cut = flatten(list(read_positions(DATA_FILES, batch_size=batch_size, variations=True)))
+        one = flatten(list(read_positions(DATA_FILES, variations=True)))
         merged = {}
         for name, count in cut.pop("file_games"):
             merged[name] = merged.get(name, 0) + count
@@ -369,7 +369,7 @@ def test_the_walker_takes_a_file_over_from_the_game_the_core_leaves(batch_size: 
             + clean)
     source = Source("mixed.sgf", data)
     flat = assert_same_as_pure([source], batch_size=batch_size)
-    batches = list(positions([source], batch_size=batch_size))
+    batches = list(read_positions([source], batch_size=batch_size))
     assert {f for b in batches for f in b.walker_from.values()} == {2}
     assert sum(b.pure_files for b in batches) >= 1
     core_games = {g for b in batches for f, g in zip(b.file.tolist(), b.game.tolist(),
@@ -387,11 +387,11 @@ def test_the_walker_takes_a_file_over_from_the_game_the_core_leaves(batch_size: 
 
 def test_gohash_pure_forces_the_walker(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOHASH_PURE", "1")
-    (batch,) = positions(DATA_FILES)
+    (batch,) = read_positions(DATA_FILES)
     assert batch.pure_files == len(DATA_FILES)
     assert batch.pure_file_ids == list(range(len(DATA_FILES)))
     monkeypatch.setenv("GOHASH_PURE", "0")
-    (batch,) = positions(DATA_FILES)
+    (batch,) = read_positions(DATA_FILES)
     assert batch.pure_files < len(DATA_FILES) / 2
 
 
@@ -401,17 +401,17 @@ def test_missing_core_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GOHASH_PURE", raising=False)
     err = io.StringIO()
     monkeypatch.setattr("sys.stderr", err)
-    first = list(positions(DATA_FILES[:2]))
-    second = list(positions(DATA_FILES[:2]))
+    first = list(read_positions(DATA_FILES[:2]))
+    second = list(read_positions(DATA_FILES[:2]))
     assert err.getvalue().count("compiled core is not built") == 1
     assert [b.pure_files for b in first + second] == [2, 2]
 
 
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="unknown key scheme"):
-        list(positions(DATA_FILES, scheme="nope"))
+        list(read_positions(DATA_FILES, scheme="nope"))
     with pytest.raises(ValueError):
-        list(positions(DATA_FILES, group="nope"))
+        list(read_positions(DATA_FILES, group="nope"))
 
 
 @pytest.mark.parametrize(
@@ -433,7 +433,7 @@ def test_bad_arguments() -> None:
 )
 def test_limits_and_irregular_syntax_are_the_walkers(data: bytes) -> None:
     """The core leaves them to the walker, which reports or reads them as it does."""
-    (batch,) = positions([Source("odd.sgf", data)], variations=True)
+    (batch,) = read_positions([Source("odd.sgf", data)], variations=True)
     assert batch.pure_files == 1
     assert_same_as_pure([Source("odd.sgf", data)], variations=True)
 
@@ -461,7 +461,7 @@ def test_handicap_forms_go_to_the_walker_only_where_it_places_or_notes_stones(
     # The walker decides from the main line up to its first move or AB (read
     # ahead at most _LOOKAHEAD events); the core replays exactly the records
     # where that decision places nothing and notes nothing.
-    (batch,) = positions([Source("handicap.sgf", data)])
+    (batch,) = read_positions([Source("handicap.sgf", data)])
     assert batch.pure_files == walker
     assert_same_as_pure([Source("handicap.sgf", data)], variations=True)
 

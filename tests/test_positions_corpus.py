@@ -1,4 +1,4 @@
-"""positions() on every real record of ``../shared/corpus/``: the compiled core and the
+"""read_positions() on every real record of ``../shared/corpus/``: the compiled core and the
 pure walker agree column for column, error for error, note for note, and the core
 leaves only the few unusual files to the walker."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 from tests.conftest import CORPUS
 from tests.test_positions import assert_same_as_pure
 
@@ -18,7 +18,7 @@ def test_corpus_compiled_equals_pure(folder: str) -> None:
     paths = [str(CORPUS / folder)]
     flat = assert_same_as_pure(paths)
     assert len(flat["hash"]) > 40_000
-    fallback = sum(b.pure_files for b in positions(paths))
+    fallback = sum(b.pure_files for b in read_positions(paths))
     files = len(list((CORPUS / folder).rglob("*.sgf")))
     # ai-games has its invalid UTF-8 (noted), HA without AB and moves in a row
     # at the start of a game, which the walker replays.

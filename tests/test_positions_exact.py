@@ -1,4 +1,4 @@
-"""positions()' exact columns and options: ``symmetries``, ``transform`` and the frames
+"""read_positions()' exact columns and options: ``symmetries``, ``transform`` and the frames
 against the brute force of tests/test_canon_exact.py (np.rot90/np.flip images,
 not :mod:`gohash.group.symmetry`), compiled and pure alike; suicide by each game's RU
 or for every game, against sgfmill's board; the walker's note for an RU it does
@@ -18,7 +18,7 @@ from sgfmill import sgf
 from gohash.go.board import Board
 from gohash.group.schemes import SCHEMES, KeyScheme, scheme
 from gohash.pipeline.frames import NamedSchemes, SchemeFactory
-from gohash.pipeline.positions import PositionBatch, positions
+from gohash.pipeline.positions import PositionBatch, read_positions
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import walk_paths
 from tests.test_canon_exact import (
@@ -80,7 +80,7 @@ def test_exact_columns_equal_brute_force(
     options = {"scheme": factory_or_name(name), "group": group, "packed": True, "frames": True}
     assert_same_as_pure([source], **options)
     for pure in (False, True):
-        (batch,) = positions([source], pure=pure, **options)
+        (batch,) = read_positions([source], pure=pure, **options)
         assert batch.errors == [] and batch.pure_files == int(pure)
         assert_rows_are_brute_force(batch, [np.zeros((size, size), np.int8), *boards], name)
 
@@ -90,7 +90,7 @@ def test_exact_columns_equal_brute_force(
 def test_e3_position_gets_exactly_its_symmetries(name: str, group: str) -> None:
     """Its hash is 0 under huima64, fixed by every T_g: the key would say 16 symmetries."""
     source = Source("e3.sgf", b"(;SZ[19]AB[dj][pj][jd][jp])")
-    (batch,) = positions([source], scheme=factory_or_name(name), group=group, packed=True,
+    (batch,) = read_positions([source], scheme=factory_or_name(name), group=group, packed=True,
                          frames=True)
     assert batch.pure_files == 0
     assert batch.symmetries.tolist() == [0xFF]
@@ -101,7 +101,7 @@ def test_e3_position_gets_exactly_its_symmetries(name: str, group: str) -> None:
 def test_data_files_of_every_size_in_one_batch(group: str) -> None:
     """Sizes 5, 9, 13 and 19 in one batch (each size's own scheme and frame width),
     variations, setup and symmetric positions: every row against the brute force."""
-    (batch,) = positions(DATA_FILES, group=group, variations=True, packed=True, frames=True)
+    (batch,) = read_positions(DATA_FILES, group=group, variations=True, packed=True, frames=True)
     assert len(np.unique(batch.size)) >= 4 and np.count_nonzero(batch.symmetries != 1) >= 20
     boards = [Board.from_position_key(batch.packed(i)).to_array() for i in range(len(batch))]
     assert_rows_are_brute_force(batch, boards, "huima64")
@@ -109,15 +109,15 @@ def test_data_files_of_every_size_in_one_batch(group: str) -> None:
 
 
 def test_symmetries_stay_within_the_group() -> None:
-    (full,) = positions(DATA_FILES)
-    (d4,) = positions(DATA_FILES, group="d4")
+    (full,) = read_positions(DATA_FILES)
+    (d4,) = read_positions(DATA_FILES, group="d4")
     assert np.array_equal(d4.symmetries, full.symmetries & 0xFF)
     assert int(full.symmetries.max()) == 0xFFFF and int(d4.symmetries.max()) == 0xFF
     assert np.all(full.symmetries & 1)
 
 
 def test_frames_only_on_request() -> None:
-    (batch,) = positions(DATA_FILES[:1])
+    (batch,) = read_positions(DATA_FILES[:1])
     assert batch.frame_offsets is None and batch.frame_data is None
     with pytest.raises(ValueError, match="frames were not requested"):
         batch.frame(0)
@@ -169,7 +169,7 @@ def test_suicide_rule_leaves_clean_games_to_the_core() -> None:
         if point is not None:
             reference.play(point[0], point[1], colour)
     for rule in (None, False, True):
-        (batch,) = positions([str(path)], suicide_allowed=rule, packed=True)
+        (batch,) = read_positions([str(path)], suicide_allowed=rule, packed=True)
         assert batch.pure_files == 0 and batch.errors == []
         last = Board.from_position_key(batch.packed(len(batch) - 1)).to_array()
         assert sorted(zip(*last.nonzero(), strict=True)) == sorted(
@@ -188,9 +188,9 @@ def test_unknown_ru_is_noted_on_the_compiled_path_too() -> None:
         "lunar.sgf, game 0: RU[Lunar] is not a ruleset gohash knows: the default, chinese, "
         "applies"
     ]
-    (batch,) = positions([source])
+    (batch,) = read_positions([source])
     assert batch.pure_files == 1
-    (batch,) = positions([Source("nz.sgf", b"(;SZ[9]RU[NZ];B[aa];W[bb])")])
+    (batch,) = read_positions([Source("nz.sgf", b"(;SZ[9]RU[NZ];B[aa];W[bb])")])
     assert batch.pure_files == 0 and batch.notes == []
 
 
@@ -198,9 +198,9 @@ def test_unknown_ru_is_noted_on_the_compiled_path_too() -> None:
 
 
 def test_a_factory_of_a_named_scheme_is_that_scheme() -> None:
-    (named,) = positions(DATA_FILES, scheme="regular128", variations=True, frames=True)
+    (named,) = read_positions(DATA_FILES, scheme="regular128", variations=True, frames=True)
     for pure in (False, True):
-        (made,) = positions(DATA_FILES, scheme=NamedSchemes("regular128"), variations=True,
+        (made,) = read_positions(DATA_FILES, scheme=NamedSchemes("regular128"), variations=True,
                             frames=True, pure=pure)
         assert made.scheme == "regular128"
         for column, values in named.columns().items():

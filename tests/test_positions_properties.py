@@ -1,4 +1,4 @@
-"""positions() on generated records: the compiled core equals the pure walker on
+"""read_positions() on generated records: the compiled core equals the pure walker on
 games with captures, kos, passes, setup in any node, variations, the forms of
 handicap, moves in a row, several games to a file and malformed bytes; and on
 random bytes and mutated real records (no crash, no hang, the same result)."""
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from gohash.group.coords import sgf_letters
 from gohash.group.schemes import SCHEMES
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 from gohash.sgf.inputs import Source
 from tests.kofight import Move, random_game
 from tests.test_positions import DATA_FILES, assert_same_as_pure
@@ -94,7 +94,7 @@ def test_clean_games_take_the_fast_path(seed: int, size: int) -> None:
     game = random_game(random.Random(seed), size, max_moves=80)
     data = game.sgf().encode()
     flat = assert_same_as_pure([Source("clean.sgf", data)], variations=True)
-    (batch,) = positions([Source("clean.sgf", data)])
+    (batch,) = read_positions([Source("clean.sgf", data)])
     assert batch.pure_files == 0 and len(flat["hash"]) == len(game.moves) + 1
 
 

@@ -25,7 +25,7 @@ from sgfmill import sgf_grammar
 from gohash.errors import GohashError, SgfError, SgfLimitError, SgfSyntaxError
 from gohash.go.board import Board
 from gohash.index.index import Index
-from gohash.pipeline.positions import positions
+from gohash.pipeline.positions import read_positions
 from gohash.sgf.inputs import Skipped, Source
 from gohash.sgf.names import fs_name, name_text, shown_name
 from gohash.sgf.parser import (
@@ -490,7 +490,7 @@ def test_a_pipe_in_a_folder_is_one_note_for_every_command(
 def test_positions_gives_a_pipe_in_a_folder_as_a_note(tmp_path: Path) -> None:
     (tmp_path / "good.sgf").write_bytes(GAME)
     os.mkfifo(tmp_path / "pipe.sgf")
-    batches = list(positions([str(tmp_path)]))
+    batches = list(read_positions([str(tmp_path)]))
     assert [note for batch in batches for note in batch.notes] == [
         f"{tmp_path / 'pipe.sgf'}: a named pipe (FIFO), not a regular file: skipped"]
     assert [n for batch in batches for n in batch.note_files] == [-1]
@@ -501,14 +501,14 @@ def test_positions_gives_a_pipe_in_a_folder_as_a_note(tmp_path: Path) -> None:
     only = tmp_path / "only"
     only.mkdir()
     os.mkfifo(only / "pipe.sgf")
-    [batch] = positions([str(only)])
+    [batch] = read_positions([str(only)])
     assert (len(batch), batch.files, batch.notes) == (
         0, {}, [f"{only / 'pipe.sgf'}: a named pipe (FIFO), not a regular file: skipped"])
     # Named on its own, a pipe is read, until its writer ends.
     pipe = str(tmp_path / "pipe.sgf")
     writer = subprocess.Popen([sys.executable, "-c", f"open({pipe!r}, 'wb').write({GAME!r})"])
     try:
-        read = list(positions([pipe]))
+        read = list(read_positions([pipe]))
     finally:
         writer.wait(timeout=30)
     assert [name for batch in read for name in batch.files.values()] == [pipe]

@@ -1,4 +1,4 @@
-"""The superko check on positions() columns against the visitor walk and the reference.
+"""The superko check on read_positions() columns against the visitor walk and the reference.
 
 ``check()`` judges the files the compiled core replays on their columns and
 walks the others with :class:`~gohash.go.ko.SuperkoVisitor`; ``pure=True``
@@ -30,7 +30,7 @@ from gohash.cli import main
 from gohash.go.board import Board
 from gohash.go.ko import KINDS
 from gohash.go.rulesets import RULESETS, Ruleset, ruleset
-from gohash.pipeline.positions import CORE_AVAILABLE, PositionBatch, positions
+from gohash.pipeline.positions import CORE_AVAILABLE, PositionBatch, read_positions
 from gohash.tools import superko
 from gohash.tools.superko import CheckResult, check
 from tests import sgfgen
@@ -89,7 +89,7 @@ def test_repetitions_are_judged_on_columns() -> None:
     paths = [str(RECORDS / f"{name}.sgf") for name in names]
     # The columns hold no ko retaken at once, no suicide (not even where RU allows
     # it) and no occupied point: the core leaves such files to the walker.
-    (batch,) = positions([*paths, str(DATA / "rules" / "tromp-taylor-suicide.sgf")])
+    (batch,) = read_positions([*paths, str(DATA / "rules" / "tromp-taylor-suicide.sgf")])
     assert batch.pure_file_ids == [5, 6, 7, 8]
     result = assert_paths_agree(paths[:5], RULESETS["chinese"])
     assert [(v.file, v.move_number, v.repeats) for v in result.violations] == [
@@ -109,7 +109,7 @@ def test_lines_of_a_tree(tmp_path: Path) -> None:
         b"(;SZ[9]AB[cg][gc][gg][fh][gi][hh]AW[hg][ih][hi](;B[aa])(;W[gh];B[];W[];B[hh]))"
     )
     paths = [str(sibling), str(setup)]
-    (batch,) = positions(paths, variations=True)
+    (batch,) = read_positions(paths, variations=True)
     assert batch.pure_file_ids == []
     for rules, kind in [(RULESETS["aga"], KINDS["situational"]), (RULESETS["chinese"], PSK)]:
         result = assert_paths_agree(paths, rules, variations=True)
@@ -164,12 +164,12 @@ def checked_on_columns(
     text: str, rules: Ruleset | None, variations: bool
 ) -> tuple[CheckResult, list[int]]:
     """The columns' result for one record (asserted equal to the visitor's), and the
-    files positions() left to the walker."""
+    files read_positions() left to the walker."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "gen.sgf"
         path.write_text(text, encoding="latin-1")
         result = assert_paths_agree([str(path)], rules, variations=variations)
-        walked = [i for b in positions([str(path)], variations=variations)
+        walked = [i for b in read_positions([str(path)], variations=variations)
                   for i in b.pure_file_ids]
     return result, walked
 
@@ -223,17 +223,17 @@ def test_ko_fight_trees(seed: int, size: int, rules: Ruleset) -> None:
 
 @pytest.fixture
 def weak_hashes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """positions() with every hash cut to its low 3 bits, for check(); yields the
+    """read_positions() with every hash cut to its low 3 bits, for check(); yields the
     number of distinct hashes of each batch."""
     seen: list[int] = []
 
     def weak(*args: Any, **kwargs: Any) -> Iterator[PositionBatch]:
-        for batch in positions(*args, **kwargs):
+        for batch in read_positions(*args, **kwargs):
             batch.hash = batch.hash & np.uint64(7)
             seen.append(len(np.unique(batch.hash)))
             yield batch
 
-    monkeypatch.setattr(superko, "positions", weak)
+    monkeypatch.setattr(superko, "read_positions", weak)
     yield seen
 
 

@@ -4,7 +4,7 @@ Scope: :func:`stream_frames` (and :func:`input_frames`, its answer as lists),
 the tasks of ``gohash index build``: read inputs
 (files, archives, canon datasets, or sources read beforehand), skip the files
 whose SHA-256 the index already holds, and replay the others together with
-:func:`gohash.pipeline.positions.positions` into the
+:func:`gohash.pipeline.positions.read_positions` into the
 :class:`~gohash.index.records.FileFrames` of :mod:`gohash.index.records`.
 In a worker process, :func:`spooled_frames` pickles them to a file as they
 come, and :class:`SpoolReader` reads them back one at a time.
@@ -29,7 +29,7 @@ from ..errors import GohashError
 from ..metadata import STORED
 from ..pipeline.frames import NamedSchemes, SchemeFactory, unpack_frames
 from ..pipeline.pool import SpoolFiles, scratch_folder
-from ..pipeline.positions import PositionBatch, positions
+from ..pipeline.positions import PositionBatch, read_positions
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.sources import read_input
@@ -145,7 +145,7 @@ def stream_frames(
     ``(task number, item)`` in task order, all replayed together: the fixed
     costs of a replay are shared by many small files.  A file's items come as
     soon as it is replayed, a long file's in parts (:class:`FileFrames`), so
-    memory is bounded by a batch of :func:`gohash.pipeline.positions.positions`
+    memory is bounded by a batch of :func:`gohash.pipeline.positions.read_positions`
     (and the sources read), not by a file.
 
     ``factory`` gives the key scheme; ``suicide_allowed`` holds for every game,
@@ -193,7 +193,7 @@ def stream_frames(
     # A named scheme hashes on the walker's boards; another factory from the
     # exact positions.
     keys: str | SchemeFactory = factory.name if isinstance(factory, NamedSchemes) else factory
-    for batch in positions(
+    for batch in read_positions(
         fresh(), scheme=keys, packed=True, suicide_allowed=suicide_allowed,
         variations=variations, batch_size=max(1, BATCH_POSITIONS // share),
     ):
@@ -221,7 +221,7 @@ def stream_frames(
 
 def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
     """The games, positions and errors of ``batch`` added to ``items`` (indexed by
-    the file ids positions() gives): a file's games may span batches."""
+    the file ids read_positions() gives): a file's games may span batches."""
     assert batch.packed_offsets is not None and batch.packed_data is not None
     file_ids = batch.file.astype(np.int64)
     # Rows come file by file, game by game: one sorted key finds each game's rows.

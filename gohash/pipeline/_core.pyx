@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=True, wraparound=False, cdivision=True
-"""The compiled fast path of :func:`gohash.pipeline.positions.positions`: clean SGF files only.
+"""The compiled fast path of :func:`gohash.pipeline.positions.read_positions`: clean SGF files only.
 
 Scope: the replay of every game that :mod:`gohash.pipeline._scan` read from a file
 (captures, simple ko, suicide, setup, undo back to branch points) with the

@@ -1,6 +1,6 @@
 """The columns of a batch of positions: the walker's rows, joined pieces, exact fields.
 
-Scope: the column work under :func:`gohash.pipeline.positions.positions`, which decides
+Scope: the column work under :func:`gohash.pipeline.positions.read_positions`, which decides
 what replays each game and where batches end.  :class:`PureColumns` collects
 what the pure walker visits into the columns the compiled core writes, so the
 two paths give one layout; :func:`concatenate` joins a batch's pieces, from

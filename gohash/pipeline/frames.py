@@ -4,7 +4,7 @@ Scope: packing position arrays into bytes, the frame of a position (a canonical
 form under G = D4 x colour swap, or under D4 alone, found from its canonical key)
 as a scalar function and its numpy batch twin (:func:`frame_batch`, which also
 finds each position's exact symmetries).  Whole collections get their frames
-from :func:`gohash.pipeline.positions.positions`.
+from :func:`gohash.pipeline.positions.read_positions`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Positions of whole collections as columns, replayed by a compiled core where it can.
 
-Scope: :func:`positions` reads SGF sources as :func:`gohash.sgf.walk.walk_paths` does and
+Scope: :func:`read_positions` reads SGF sources as :func:`gohash.sgf.walk.walk_paths` does and
 yields :class:`PositionBatch` es: one row per position the walker visits, with
 its place (file, game, variation, move number), the move that led to it, the
 side to move, the position hash of a key scheme, its canonical key, and from
@@ -47,7 +47,7 @@ except ImportError as error:  # not built: the pure path serves
 else:
     _CORE_MISSING = ""
 
-__all__ = ["CORE_AVAILABLE", "GameTable", "PositionBatch", "positions"]
+__all__ = ["CORE_AVAILABLE", "GameTable", "PositionBatch", "read_positions"]
 
 CORE_AVAILABLE = _core is not None
 """Whether the compiled core is built (``GOHASH_PURE=1`` still turns it off)."""
@@ -153,14 +153,15 @@ class PositionBatch:
     def packed(self, row: int) -> bytes:
         """The exact position of one row, as ``Board.position_key`` packs it."""
         if self.packed_offsets is None or self.packed_data is None:
-            raise GohashError("packed positions were not requested (positions(..., packed=True))")
+            raise GohashError(
+                "packed positions were not requested (read_positions(..., packed=True))")
         start, end = self.packed_offsets[row], self.packed_offsets[row + 1]
         return self.packed_data[start:end].tobytes()
 
     def frame(self, row: int) -> bytes:
         """The packed frame of one row: its position mapped by its ``transform``."""
         if self.frame_offsets is None or self.frame_data is None:
-            raise GohashError("frames were not requested (positions(..., frames=True))")
+            raise GohashError("frames were not requested (read_positions(..., frames=True))")
         start, end = self.frame_offsets[row], self.frame_offsets[row + 1]
         return self.frame_data[start:end].tobytes()
 
@@ -171,7 +172,7 @@ class PositionBatch:
         return {name: getattr(self, name) for name in names}
 
 
-def positions(
+def read_positions(
     sources: Iterable[str | Input | Source | SgfError | Skipped],
     *,
     scheme: str | SchemeFactory = "huima64",
@@ -246,7 +247,7 @@ def positions(
 
 @dataclass(frozen=True)
 class _Options:
-    """What :func:`positions` was asked for."""
+    """What :func:`read_positions` was asked for."""
 
     scheme: str | SchemeFactory
     keys_of: SchemeFactory
@@ -286,7 +287,7 @@ def _warn_missing() -> None:
         _warned = True
         sys.stderr.write(
             f"gohash: the compiled core is not built ({_CORE_MISSING}); "
-            "positions() replays on the pure path\n"
+            "read_positions() replays on the pure path\n"
         )
 
 
@@ -303,7 +304,7 @@ def _key_table_for(keys_of: SchemeFactory) -> Callable[[int], npt.NDArray[np.uin
 @cache
 def _key_table(keys: KeyScheme) -> npt.NDArray[np.uint64]:
     """Black then white keys, high and low words.  Kept: a table costs as much as
-    replaying a few hundred positions, and positions() may be called per file."""
+    replaying a few hundred positions, and read_positions() may be called per file."""
     count = keys.size * keys.size
     table = np.zeros((2 * count, 2), dtype=np.uint64)
     for half, values in enumerate((keys.black_keys, keys.white_keys)):

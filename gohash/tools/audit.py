@@ -4,7 +4,7 @@ Scope: measurements, no printing; the structure of the schemes themselves,
 measured without games, is :mod:`gohash.group.structure`'s.
 
 For a collection of games (:class:`CollectionAuditor`, :func:`audit_paths`, which
-reads them with :func:`gohash.pipeline.positions.positions`, in worker processes if
+reads them with :func:`gohash.pipeline.positions.read_positions`, in worker processes if
 asked): every
 position is reduced to its exact canonical form, its frame
 (:mod:`gohash.pipeline.frames`, the form the index stores), and grouped by that form and
@@ -29,7 +29,7 @@ from ..group.schemes import SCHEMES, scheme
 from ..group.symmetry import ELEMENTS, elements_of
 from ..pipeline.frames import frame_batch, unpack_array, unpack_rows
 from ..pipeline.jobs import Task, input_tasks, run_tasks, task_ends, task_name
-from ..pipeline.positions import PositionBatch, positions
+from ..pipeline.positions import PositionBatch, read_positions
 from ..sgf.inputs import Source
 from ..sgf.sources import find_inputs
 
@@ -184,7 +184,7 @@ class _SizeBatches:
 class CollectionAuditor:
     """Collects, for every position, its exact canonical form and every scheme's
     canonical key; :meth:`result` groups them.  Positions come as the batches of
-    :func:`gohash.pipeline.positions.positions` (:meth:`add_batch`, as :func:`audit_paths`
+    :func:`gohash.pipeline.positions.read_positions` (:meth:`add_batch`, as :func:`audit_paths`
     reads them) or as arrays (:meth:`add_positions`).
 
     The exact form is the frame (:mod:`gohash.pipeline.frames`) under the first scheme of
@@ -220,7 +220,7 @@ class CollectionAuditor:
         offsets, data = batch.packed_offsets, batch.packed_data
         frame_offsets, frame_data = batch.frame_offsets, batch.frame_data
         if offsets is None or data is None or frame_offsets is None or frame_data is None:
-            raise GohashError("the audit needs positions(..., packed=True, frames=True)")
+            raise GohashError("the audit needs read_positions(..., packed=True, frames=True)")
         if (batch.scheme, batch.group) != (self.schemes[0], self.group):
             raise GohashError(
                 f"the audit needs positions of scheme {self.schemes[0]!r} and group "
@@ -433,10 +433,10 @@ def audit_paths(
 
 
 def _replay(tasks: list[Task], **options: Any) -> list[list[PositionBatch]]:
-    """The batches of one run of positions() over ``tasks``, as the entry of the
+    """The batches of one run of read_positions() over ``tasks``, as the entry of the
     last task (the others' are empty: a batch holds several)."""
     works = [work for work, _ in tasks if work is not None]
-    return [[] for _ in tasks[1:]] + [list(positions(works, **options))]
+    return [[] for _ in tasks[1:]] + [list(read_positions(works, **options))]
 
 
 def _task_bytes(task: Task) -> int:

@@ -1,7 +1,7 @@
 """Canonical keys for every position of an SGF collection (``gohash canon``).
 
 Scope: the records of ``gohash canon`` and how they are made.
-:func:`records` formats the columns of :func:`gohash.pipeline.positions.positions` (a
+:func:`records` formats the columns of :func:`gohash.pipeline.positions.read_positions` (a
 compiled core, the pure walker where it refuses a file) as JSON Lines or CSV
 lines; :func:`write_records` runs it over files, folders and archives, in this process
 or in worker processes (output in input order either way).  The CLI only
@@ -30,7 +30,7 @@ from ..group.schemes import scheme as get_scheme
 from ..group.symmetry import ELEMENTS, elements_of
 from ..pipeline.jobs import Task, input_tasks, run_tasks, task_ends, task_name
 from ..pipeline.pool import MAX_TASKS_PER_BATCH, SpoolFiles, scratch_folder
-from ..pipeline.positions import PositionBatch, positions
+from ..pipeline.positions import PositionBatch, read_positions
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs, read_input
@@ -56,11 +56,11 @@ FORMATS = ("jsonl", "csv", "parquet")
 """Output formats; ``parquet``, a dataset folder, is
 :func:`gohash.tools.dataset.write_dataset`'s."""
 
-# Positions per batch of positions(): numpy's per-call costs spread thin (larger
+# Positions per batch of read_positions(): numpy's per-call costs spread thin (larger
 # batches are no faster), the lines of a batch and their pieces (about 1 KB a
 # position) small, which bounds peak memory (benchmarks/canon.py measures it).
 _BATCH = 1 << 13
-# Tasks (files, archive members) per run of positions() in this process (--jobs 1).
+# Tasks (files, archive members) per run of read_positions() in this process (--jobs 1).
 _TASKS = 4 * MAX_TASKS_PER_BATCH
 
 
@@ -102,7 +102,7 @@ def records(
     batch: PositionBatch, options: CanonOptions, start: int = 0, stop: int | None = None
 ) -> list[str]:
     """The records of rows ``start:stop`` (all by default) of a batch of
-    :func:`gohash.pipeline.positions.positions`, one line each (line end included),
+    :func:`gohash.pipeline.positions.read_positions`, one line each (line end included),
     formatted as ``options`` says.  The batch is made with the options' group,
     and with ``frames=True`` if they ask for ``position``."""
     stop = len(batch) if stop is None else min(stop, len(batch))
@@ -351,12 +351,12 @@ def _canon_tasks(
     tasks: list[Task], options: CanonOptions, write: Callable[[str], object] | None = None,
     spool: str | None = None,
 ) -> list[_Result]:
-    """The results of consecutive tasks, from one run of positions() over their
+    """The results of consecutive tasks, from one run of read_positions() over their
     sources: the records written with ``write`` as they come if given, else
     each task's records written to a file in folder ``spool`` (from a worker
     process: one file can hold millions of records), whose path its result
     gives, or else returned as text."""
-    # For each task in order, its read errors and the ids positions() gives its
+    # For each task in order, its read errors and the ids read_positions() gives its
     # sources (a file found in a folder can be an archive of several).
     slots: list[list[SgfError | Skipped | int]] = [[] for _ in tasks]
     owner: list[int] = []
@@ -379,7 +379,7 @@ def _canon_tasks(
     games: dict[int, int] = {}
     errors: dict[int, list[GohashError]] = {}
     notes: dict[int, list[str]] = {}
-    for batch in positions(
+    for batch in read_positions(
         sources(), scheme=options.scheme, variations=options.variations, group=options.group,
         frames=options.position, suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
     ):
@@ -455,10 +455,10 @@ def write_records(
 ) -> WalkSummary:
     """Write the records of every position of ``paths`` with ``write``, in input order.
 
-    Files are replayed by :func:`gohash.pipeline.positions.positions` many at a time.
+    Files are replayed by :func:`gohash.pipeline.positions.read_positions` many at a time.
     ``jobs`` > 1 processes files (and archive members) in that many worker
     processes (:func:`gohash.pipeline.jobs.run_tasks`: batches of up to 64, one run of
-    positions() each, memory bounded by a few batches).  If a worker dies, the
+    read_positions() each, memory bounded by a few batches).  If a worker dies, the
     files it and the others had in hand are retried one at a time, with a note;
     a file whose retry kills its worker again is an error.  Errors and notes go to ``on_error``
     and ``on_note`` in input order, after the records of their file;

@@ -45,7 +45,7 @@ from ..index.games import EncodedGame, encode_game, posting_keys
 from ..index.records import FileFrames, GameFrames, SourceError, game_digest
 from ..metadata import FIELDS, STORED
 from ..pipeline.frames import unpack_rows
-from ..pipeline.positions import GameTable, PositionBatch, positions
+from ..pipeline.positions import GameTable, PositionBatch, read_positions
 from ..sgf.inputs import CANON_MARKER, Input, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.pack import PackedSlice, read_slice
@@ -132,7 +132,7 @@ _TEXT = {f.name: f.prop for f in FIELDS if f.text and f.parquet == "string"}
 _ERROR = pa.struct([("game", pa.int32()), ("move_number", pa.int32()),
                     ("message", pa.string())])
 _ELEMENT_NAMES = [e.name for e in ELEMENTS]
-# Positions per batch of positions(): one row group each.
+# Positions per batch of read_positions(): one row group each.
 _BATCH = 1 << 16
 _NUMBER = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)\s*")
 
@@ -334,12 +334,12 @@ _GameChunk = tuple[list[int], GameTable, npt.NDArray[np.int32], npt.NDArray[np.i
 
 
 class _Files:
-    """The sources a partition read, by the id positions() gives them, and what the
+    """The sources a partition read, by the id read_positions() gives them, and what the
     batches say about each: the rows of the ``games`` and ``files`` tables."""
 
     def __init__(self) -> None:
         self.rows: list[tuple[str, bytes | None, int | None]] = []  # file, sha256, bytes
-        self.row_of: dict[int, int] = {}  # the row of each id positions() gives a source
+        self.row_of: dict[int, int] = {}  # the row of each id read_positions() gives a source
         self.errors: dict[int, list[GohashError]] = {}  # by row
         self.notes: dict[int, list[str]] = {}
         self.games: dict[int, int] = {}
@@ -471,7 +471,7 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
             use_dictionary=_POSITION_DICTIONARY, write_statistics=_POSITION_STATISTICS,
         ) as writer, ThreadPoolExecutor(1) as thread:
             pending: deque[Future[None]] = deque()
-            for batch in positions(
+            for batch in read_positions(
                 files.read(part.items), scheme=options.scheme, variations=options.variations,
                 group=options.group, frames=options.position,
                 suicide_allowed=options.suicide_allowed, batch_size=_BATCH,

@@ -2,7 +2,7 @@
 
 Scope: :func:`check` and :func:`check_files`, which judge paths with the
 visitor of :mod:`gohash.go.ko` (whose docstring gives the rules) or, for the files
-the compiled core replays, on :func:`gohash.pipeline.positions.positions` columns.
+the compiled core replays, on :func:`gohash.pipeline.positions.read_positions` columns.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..go.rulesets import Ruleset, record_ruleset
 from ..group.schemes import SCHEMES, KeyScheme
 from ..pipeline.jobs import UNBOUNDED, Task, input_tasks, run_tasks, task_ends, task_name
 from ..pipeline.pool import MAX_BATCH_BYTES
-from ..pipeline.positions import CORE_AVAILABLE, PositionBatch, positions
+from ..pipeline.positions import CORE_AVAILABLE, PositionBatch, read_positions
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import WalkSummary, walk_games
@@ -220,8 +220,8 @@ def _check_columns(group: list[Source], settings: _Settings) -> list[FileCheck]:
     game_rules = _GameRules(settings.rules, settings.rule, settings.suicide_allowed)
     checks: dict[int, FileCheck] = {}
     walked: set[int] = set()
-    # positions() numbers the sources it is given from 0, in order.
-    for batch in positions(
+    # read_positions() numbers the sources it is given from 0, in order.
+    for batch in read_positions(
         group, scheme=settings.scheme, variations=settings.variations, packed=True,
         batch_size=COLUMNS_BATCH,
     ):
@@ -249,7 +249,7 @@ def _check_columns(group: list[Source], settings: _Settings) -> list[FileCheck]:
                 check.violations += rest.violations
                 check.errors += rest.errors
                 check.summary.add(rest.summary)
-    # A source positions() has no batch entry for holds nothing to check.
+    # A source read_positions() has no batch entry for holds nothing to check.
     return [checks.get(i) or FileCheck(source.name) for i, source in enumerate(group)]
 
 
