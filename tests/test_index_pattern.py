@@ -354,6 +354,13 @@ def test_server_pattern_endpoint(four: str, tmp_path: Path,
             for name in ("move_number", "seq", "element", "view", "offset", "next_move",
                          "tenuki", "placements", "to_move", "colours_exchanged"):
                 assert mine[name] == theirs[name]
+        # A page of hits further on: the same hits as the whole list's, the same counts.
+        every = client.get("/api/pattern", params={"diagram": CORNER_9}).json()
+        later = client.get("/api/pattern", params={"diagram": CORNER_9, "offset": 1,
+                                                   "limit": 2}).json()
+        assert later["offset"] == 1 and later["total"] == every["total"]
+        assert later["matches"] == every["matches"][1:3]
+        assert later["continuations"] == every["continuations"]
         answer = client.get("/api/pattern", params={"diagram": CORNER_9, "result": "W",
                                                     "symmetry": "d4"}).json()
         assert answer["total"] == 1

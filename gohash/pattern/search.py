@@ -135,7 +135,8 @@ class PatternResult:
     ``searched`` games were of the pattern's size and let through by the
     filters, ``candidates`` of them replayed (the others lack a stone some
     every placement needs), ``games`` of them hit.  ``total`` matches in
-    all; ``matches`` holds the first ``limit`` (None: all) in index order.
+    all; ``matches`` holds ``limit`` (None: all) of them in index order from
+    the ``offset``-th (0: the first).
     ``continuations`` come most played first (then Black's first, then by
     point); ``ended`` matches had no move in the region after them.
     ``placements`` is how many distinct placements the query has.
@@ -152,6 +153,7 @@ class PatternResult:
     matches: list[PatternMatch]
     continuations: list[PatternContinuation]
     limit: int | None
+    offset: int = 0
 
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The result as JSON (docs/schemas.md, "gohash index pattern"); ``paths``
@@ -168,6 +170,7 @@ class PatternResult:
             "total": self.total,
             "ended": self.ended,
             "limit": self.limit,
+            "offset": self.offset,
             "continuations": [c.to_json(size) for c in self.continuations],
             "matches": [m.to_json(paths=paths) for m in self.matches],
         }
@@ -244,8 +247,9 @@ class PatternQuery:
         return found
 
     def result(self, matches: Iterable[PatternMatch], *, searched: int, candidates: int,
-               limit: int | None = None) -> PatternResult:
-        """All the matches of the games searched summed up."""
+               limit: int | None = None, offset: int = 0) -> PatternResult:
+        """All the matches of the games searched summed up; ``limit`` of them kept
+        (None: all) from the ``offset``-th."""
         everything = list(matches)
         moves: dict[tuple[str, Point], _Sum] = {}
         ended = 0
@@ -258,10 +262,10 @@ class PatternQuery:
         return PatternResult(
             self.pattern, self.symmetry, len(self.placements), searched, candidates,
             len({m.record.id for m in everything}), len(everything), ended,
-            everything[:limit] if limit is not None else everything,
+            everything[offset:None if limit is None else offset + limit],
             [total.result(colour, point, self._equivalent(colour, point))
              for (colour, point), total in ordered],
-            limit,
+            limit, offset,
         )
 
     def _images(self, colour: str, point: Point) -> set[tuple[str, Point]]:
