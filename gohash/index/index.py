@@ -442,11 +442,12 @@ class Index:
         ``'any'``: either), ``max_move`` and ``sequence`` restrict the hits
         (:class:`~gohash.pattern.search.PatternQuery`); ``filters`` the games.
         ``limit`` keeps that many matches in index order (None: all) from the
-        ``offset``-th (0: the first); the counts and continuations cover all.  ``compiled`` picks the kernel
-        (None: the compiled one where built).  Only games whose points ever
-        black and ever white hold some placement's stones are replayed (the
-        games table's ``ever_black``, ``ever_white`` bitmaps), each replayed
-        from its stored form, and every hit is confirmed on the exact board.
+        ``offset``-th (0: the first); the counts and continuations cover all.
+        ``compiled`` picks the kernel (None: the compiled one where built).
+        Only games whose points ever black and ever white hold some placement's
+        stones are replayed (the games table's ``ever_black``, ``ever_white``
+        bitmaps), each replayed from its stored form, and every hit is
+        confirmed on the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)

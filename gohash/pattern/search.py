@@ -169,6 +169,7 @@ class PatternResult:
             "games": self.games,
             "total": self.total,
             "ended": self.ended,
+            "tenuki": sum(c.tenuki for c in self.continuations),
             "limit": self.limit,
             "offset": self.offset,
             "continuations": [c.to_json(size) for c in self.continuations],
