@@ -144,6 +144,7 @@ def test_options_and_filters_go_to_the_search(page: Page, server: str) -> None:
     assert page.get_attribute("button[data-mode=pattern]", "aria-pressed") == "true"
     # The position's own options are hidden; the pattern's are in its bar.
     assert not page.is_visible("#filters select[name=symmetry]")
+    assert not page.is_visible("#pass")
     page.select_option("#pattern-to-move", "w")
     page.wait_for_function("() => location.search.includes('to_move=w')")
     page.select_option("#pattern-symmetry", "none")

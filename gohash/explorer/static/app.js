@@ -20,7 +20,8 @@
 // Every change pushes a new URL, so the browser's back button undoes it too.
 // When the continuations and games of a position are drawn, #continuations gets
 // data-moves (the position's move list) and the event "gohash:rendered" fires:
-// tests and benchmarks wait for it.
+// tests and benchmarks wait for it; for a pattern, data-pattern (its URL form) and
+// "gohash:pattern".
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
