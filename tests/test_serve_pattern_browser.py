@@ -82,6 +82,10 @@ def test_a_corner_pattern_drawn_by_clicks_is_the_servers_and_the_librarys(
     searched(page, "")
     assert page.is_visible("#pattern-bar") and not page.is_visible("#results")
     # Two clicks draw the region: the top-right 7x7 corner, every point empty.
+    page.click("#board rect[data-p='aa']")
+    page.wait_for_selector("#board rect.corner[data-corner='aa']")
+    page.keyboard.press("Escape")  # a slip: forgotten
+    page.wait_for_selector("#board rect.corner", state="detached")
     page.click("#board rect[data-p='ma']")
     page.wait_for_selector("#board rect.corner[data-corner='ma']")
     page.click("#board rect[data-p='sg']")
@@ -245,3 +249,19 @@ def test_the_pattern_search_on_a_phone(browser: Browser, server: str) -> None:
             "p => document.querySelector('#continuations').dataset.pattern !== p", arg=CORNER)
     finally:
         page.close()
+
+
+def test_a_local_pattern_slides_anywhere(page: Page, server: str) -> None:
+    """A region touching no edge: the hits and continuations are the server's, and a
+    continuation's letter stands inside the region."""
+    local = "oorq:..../.X../..O."  # the 3-3 invasion under a 4-4 stone, P4 and Q3
+    page.goto(server + f"/?size=19&pattern={local}")
+    searched(page, local)
+    answer = page.request.get(server + "/api/pattern", params={"diagram": diagram(local)}).json()
+    assert answer["total"] > 0 and answer["placements"] > 8
+    assert table(page) == expected(answer)
+    assert answer["total"] == int(page.inner_text("#games-count").strip("()"))
+    for point in page.locator("#board text.mark").evaluate_all(
+            "marks => marks.map(m => m.dataset.mark)"):
+        assert "o" <= point[0] <= "r" and "o" <= point[1] <= "q"
+    assert page.is_hidden("#no-continuations") == bool(answer["continuations"])

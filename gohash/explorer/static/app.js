@@ -1338,7 +1338,11 @@ function onKey(event) {
     return;
   }
   if (state.pattern !== null) {
-    if ((event.key === "Backspace" || event.key === "ArrowLeft") && patternUndo.length) {
+    if (event.key === "Escape" && selecting !== null) {
+      // The first corner of a region was a slip.
+      selecting = null;
+      drawPattern();
+    } else if ((event.key === "Backspace" || event.key === "ArrowLeft") && patternUndo.length) {
       event.preventDefault();
       undoPattern();
     } else {
