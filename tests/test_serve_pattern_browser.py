@@ -143,8 +143,12 @@ def test_a_corner_pattern_drawn_by_clicks_is_the_servers_and_the_librarys(
 
 
 def test_options_and_filters_go_to_the_search(page: Page, server: str) -> None:
-    page.goto(server + f"/?size=19&pattern={CORNER}")
+    # The position's games order stays in the address, but the hits come in index order.
+    page.goto(server + f"/?size=19&order=-date&pattern={CORNER}")
     searched(page, CORNER)
+    assert page.locator("#games th[aria-sort='descending']").count() == 0
+    page.click("#games th[data-order='date']")
+    assert "order=-date" in page.url
     assert page.get_attribute("button[data-mode=pattern]", "aria-pressed") == "true"
     # The position's own options are hidden; the pattern's are in its bar.
     assert not page.is_visible("#filters select[name=symmetry]")

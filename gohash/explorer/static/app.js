@@ -557,7 +557,7 @@ function renderGames(games) {
     tr.addEventListener("click", () => openGame(m, hit));
     return tr;
   }));
-  markOrder($("games"), state.order);
+  markOrder($("games"), state.pattern === null ? state.order : "");  // hits: index order
   $("games-count").textContent = `(${games.total})`;
   const end = games.offset + games.matches.length;
   $("games-range").textContent = games.total
