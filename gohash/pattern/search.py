@@ -72,6 +72,15 @@ class PatternMatch:
     def colours_exchanged(self) -> bool:
         return self.element.swap
 
+    @property
+    def view_offset(self) -> Point:
+        """Where the game seen through ``view`` (``element``'s inverse, as a viewer
+        shows it) holds the pattern: query point ``q`` at ``q + view_offset``, a
+        translation (zero unless the pattern slid)."""
+        size = self.record.size
+        row, col = self.element.map_point((0, 0), size)
+        return self.element.inverse.map_point((row + self.offset[0], col + self.offset[1]), size)
+
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The match as JSON (docs/schemas.md, "gohash index pattern"): its game's
         record (:meth:`~gohash.index.queries.Record.to_json`, ``paths`` as there),
@@ -86,6 +95,7 @@ class PatternMatch:
             "element": self.element.name,
             "view": self.element.inverse.name,
             "offset": list(self.offset),
+            "view_offset": list(self.view_offset),
             "colours_exchanged": self.colours_exchanged,
             "to_move": self.to_move,
             "next_move": None if self.continuation is None else move_json(*self.continuation,
