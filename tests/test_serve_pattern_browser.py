@@ -213,6 +213,8 @@ def test_a_hit_opens_at_its_move_in_the_patterns_orientation(page: Page, server:
     viewer_at(page, matches[turned]["seq"])
     assert f"view={matches[turned]['view']}" in page.url
     assert page.is_visible("#viewer-at-hit")
+    # The region is outlined where it was drawn (a corner pattern does not slide).
+    assert page.get_attribute("#viewer-board rect.region", "data-region") == "ma"
     shown = stones(page, "viewer-board")
     assert shown.get("pd") == "b"
     # The rest of the corner is empty, as the pattern says.
@@ -269,3 +271,17 @@ def test_a_local_pattern_slides_anywhere(page: Page, server: str) -> None:
             "marks => marks.map(m => m.dataset.mark)"):
         assert "o" <= point[0] <= "r" and "o" <= point[1] <= "q"
     assert page.is_hidden("#no-continuations") == bool(answer["continuations"])
+    # A hit where the pattern slid: the viewer outlines the region where the game holds
+    # it, and the pattern's stones are there.
+    moved = next(i for i, m in enumerate(answer["matches"]) if m["view_offset"] != [0, 0])
+    dr, dc = answer["matches"][moved]["view_offset"]
+    page.click(f"#games tbody tr >> nth={moved} >> td >> nth=4")
+    page.wait_for_selector("#viewer:not([hidden])")
+    viewer_at(page, answer["matches"][moved]["seq"])
+    corner = chr(ord("o") + dc) + chr(ord("o") - dr)  # rows count up the board
+    assert page.get_attribute("#viewer-board rect.region", "data-region") == corner
+    shown = stones(page, "viewer-board")
+    for r, row in enumerate(local.split(":")[1].split("/")):
+        for c, ch in enumerate(row):
+            point = chr(ord(corner[0]) + c) + chr(ord(corner[1]) + r)
+            assert shown.get(point) == {"X": "b", "O": "w", ".": None}[ch], point

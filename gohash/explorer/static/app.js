@@ -237,6 +237,7 @@ function drawBoard(svg, size, rows,
       x: MARGIN + (region.left - 0.5) * CELL, y: MARGIN + (region.top - 0.5) * CELL,
       width: region.width * CELL, height: region.height * CELL, fill: "rgba(42,111,176,0.16)",
       stroke: "#2a6fb0", "stroke-width": 2, class: "region",
+      "data-region": LETTERS[region.left] + LETTERS[region.top],
     }));
   }
   if (corner) {
@@ -964,9 +965,26 @@ function chooseMode(next) {
 const GAME_PAGE = 200;
 const GAME_PAGES_KEPT = 20;
 let viewerSeq = 0;
+let hitMatch = null; // the match whose game was opened last
+
+// The pattern's region on the viewer's board, when the game was opened at a pattern's
+// hit: where the view shows the pattern (its match's view_offset), or null.
+function viewerRegion() {
+  const pattern = state.pattern;
+  if (!pattern || !pattern.rows.length || state.hit === null) return null;
+  const listed = results && results.games.matches[state.hit - results.games.offset];
+  const match = hitMatch && String(hitMatch.game_id) === state.game ? hitMatch : listed;
+  if (!match || String(match.game_id) !== state.game || !match.view_offset) return null;
+  const [rows, cols] = match.view_offset;  // rows count up the board; pattern.top down
+  return {
+    top: pattern.top - rows, left: pattern.left + cols, height: pattern.rows.length,
+    width: pattern.rows[0].length,
+  };
+}
 
 // Opens a game of the games list (the ``hit``-th, from 0) at the position that matched.
 function openGame(match, hit) {
+  hitMatch = match;
   state.game = String(match.game_id);
   state.at = match.seq;
   state.view = match.view;
@@ -1117,7 +1135,7 @@ async function showGameAt(i) {
   const k = index - page.start;
   const hit = state.hitAt !== null && state.hitAt === index;
   drawBoard($("viewer-board"), game.info.size, page.positions[k],
-    { last: page.last[k], number, hit });
+    { last: page.last[k], number, hit, region: viewerRegion() });
   $("viewer-slider").value = index;
   $("viewer-board").dataset.index = index;
   $("viewer-move").textContent = `move ${page.move_numbers[k]} of ${game.info.final_move_number}`;
