@@ -114,6 +114,18 @@ def test_a_corner_pattern_drawn_by_clicks_is_the_servers_and_the_librarys(
     for i, match in enumerate(answer["matches"]):
         assert rows.nth(i).get_attribute("data-game") == str(match["game_id"])
         assert rows.nth(i).locator("td").nth(4).inner_text() == str(match["move_number"])
+    # The hits are paged as a position's games are.
+    page.click("#games-next")
+    page.wait_for_function("t => document.querySelector('#games-range').textContent === t",
+                           arg=f"21\u2013{min(40, answer['total'])} of {answer['total']}")
+    assert "offset=20" in page.url
+    later = page.request.get(server + "/api/pattern", params={
+        "diagram": diagram(CORNER), "offset": 20}).json()["matches"]
+    assert [rows.nth(i).get_attribute("data-game") for i in range(rows.count())] == [
+        str(m["game_id"]) for m in later]
+    page.click("#games-prev")
+    page.wait_for_function("t => document.querySelector('#games-range').textContent === t",
+                           arg=f"1\u201320 of {answer['total']}")
     # Each continuation's letter stands on one of its points (a point both colours
     # played has the first one's letter), inside the region.
     marks = page.locator("#board text.mark")
