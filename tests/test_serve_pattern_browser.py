@@ -297,3 +297,15 @@ def test_a_local_pattern_slides_anywhere(page: Page, server: str) -> None:
         for c, ch in enumerate(row):
             point = chr(ord(corner[0]) + c) + chr(ord(corner[1]) + r)
             assert shown.get(point) == {"X": "b", "O": "w", ".": None}[ch], point
+
+
+def test_a_broken_pattern_address_says_why(page: Page, server: str) -> None:
+    page.goto(server + "/?size=19&pattern=masg:...")
+    page.wait_for_function("() => document.querySelector('#continuations').dataset.moves === ''")
+    assert "does not read" in page.inner_text("#message")
+    assert "showing the empty board instead" in page.inner_text("#message")
+    assert page.get_attribute("button[data-mode=play]", "aria-pressed") == "true"
+    # A region off the board (a bookmark of a larger board) is refused with the reason.
+    page.goto(server + "/?size=9&pattern=masg:" + "/".join(["......."] * 7))
+    page.wait_for_function("() => document.querySelector('#continuations').dataset.moves === ''")
+    assert "does not fit on a 9\u00d79 board" in page.inner_text("#message")
