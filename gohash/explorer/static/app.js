@@ -877,12 +877,13 @@ function onPatternPoint(point, stone, event) {
     }
     return;
   }
-  const size = Number(state.size);
   const [col, row] = [LETTERS.indexOf(point[0]), LETTERS.indexOf(point[1])];
   const now = patternAt(pattern, row, col);
   if (now === "-") return;
-  const played = results && !event.shiftKey && results.continuations.moves.find(
-    (c) => equivalentLetters(c, size).includes(point));
+  // The continuation lettered there, else the one it is ringed for.
+  const moves = results && !event.shiftKey ? continuationRows(results) : [];
+  const played = moves.find((c) => c.point === point) ||
+    moves.find((c) => c.equivalent.includes(point));
   if (played) {
     addToPattern(played.colour, point);
     return;
