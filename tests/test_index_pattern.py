@@ -227,6 +227,30 @@ def test_random_patterns_on_corpus_games(corpus_index: str, diagram: str,
     assert found == expected
 
 
+@pytest.mark.corpus
+def test_the_view_shows_the_pattern_at_its_view_offset(corpus_index: str) -> None:
+    """A viewer turns a hit's game by its ``view``; the pattern is then where the query
+    drew it, moved by ``view_offset``: checked on the game's own positions (turned by
+    the element's array map, not by its point map), for patterns that slide."""
+    side = ["-" * 19] * 15 + ["-----.....---------", "-----..X..---------",
+                              "-----.....---------", "-----.....---------"]
+    local = ["-" * 19] * 8 + ["--------...--------", "--------.X.--------",
+                              "--------.O.--------"] + ["-" * 19] * 8
+    with Index(corpus_index, read_only=True) as index:
+        for lines in (side, local):
+            found = index.pattern("\n".join(lines), limit=None)
+            assert found.matches and any(m.offset != (0, 0) for m in found.matches)
+            for m in found.matches:
+                shown = m.element.inverse.image_array(
+                    index.game(m.record.id).positions[m.seq].stones)
+                dr, dc = m.view_offset
+                for top, line in enumerate(lines):
+                    for c, ch in enumerate(line):
+                        if ch in "XO.":
+                            # Diagram rows are top first; board rows count from the bottom.
+                            assert shown[18 - top + dr, c + dc] == ".XO".index(ch), m
+
+
 def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
     db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
     with Index(db) as index:
@@ -354,6 +378,13 @@ def test_server_pattern_endpoint(four: str, tmp_path: Path,
             for name in ("move_number", "seq", "element", "view", "offset", "next_move",
                          "tenuki", "placements", "to_move", "colours_exchanged"):
                 assert mine[name] == theirs[name]
+        # A page of hits further on: the same hits as the whole list's, the same counts.
+        every = client.get("/api/pattern", params={"diagram": CORNER_9}).json()
+        later = client.get("/api/pattern", params={"diagram": CORNER_9, "offset": 1,
+                                                   "limit": 2}).json()
+        assert later["offset"] == 1 and later["total"] == every["total"]
+        assert later["matches"] == every["matches"][1:3]
+        assert later["continuations"] == every["continuations"]
         answer = client.get("/api/pattern", params={"diagram": CORNER_9, "result": "W",
                                                     "symmetry": "d4"}).json()
         assert answer["total"] == 1

@@ -119,7 +119,7 @@ _CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
 _FILTER_PARAMS = tuple(spec.name for spec in FILTERS)
 _POSITION_PARAMS = ("size", "moves", *_FILTER_PARAMS, "symmetry", "turn")
 _PATTERN_PARAMS = ("diagram", "symmetry", "to_move", "max_move", "sequence", *_FILTER_PARAMS,
-                   "limit")
+                   "offset", "limit")
 
 
 # -- query parameters ---------------------------------------------------------------------------
@@ -309,6 +309,7 @@ class _Explorer:
                 max_move=_int(params, "max_move", -1, 0, 10**6) if "max_move" in params else None,
                 sequence=params.get("sequence", ""), filters=_filters(params),
                 limit=_int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE),
+                offset=_int(params, "offset", 0, 0, 10**9),
             )
         answer = found.to_json(paths=False)
         answer["continuations"] = answer["continuations"][:MAX_CONTINUATIONS]

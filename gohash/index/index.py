@@ -442,6 +442,7 @@ class Index:
         sequence: str | Sequence[tuple[str, str]] = (),
         filters: Filters | None = None,
         limit: int | None = 100,
+        offset: int = 0,
         compiled: bool | None = None,
     ) -> PatternResult:
         """Every game of the pattern's board size where ``diagram`` (a pattern
@@ -452,12 +453,13 @@ class Index:
         ``to_move`` (``'b'``, ``'w'``, in the query's colours; None or
         ``'any'``: either), ``max_move`` and ``sequence`` restrict the hits
         (:class:`~gohash.pattern.search.PatternQuery`); ``filters`` the games.
-        ``limit`` keeps the first matches in index order (None: all); the
-        counts and continuations cover all.  ``compiled`` picks the kernel
-        (None: the compiled one where built).  Only games whose points ever
-        black and ever white hold some placement's stones are replayed (the
-        games table's ``ever_black``, ``ever_white`` bitmaps), each replayed
-        from its stored form, and every hit is confirmed on the exact board.
+        ``limit`` keeps that many matches in index order (None: all) from the
+        ``offset``-th (0: the first); the counts and continuations cover all.
+        ``compiled`` picks the kernel (None: the compiled one where built).
+        Only games whose points ever black and ever white hold some placement's
+        stones are replayed (the games table's ``ever_black``, ``ever_white``
+        bitmaps), each replayed from its stored form, and every hit is
+        confirmed on the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
@@ -487,7 +489,8 @@ class Index:
             candidates += 1
             matches += query.matches(record, _game_boards(replayed, positions),
                                      compiled=compiled)
-        return query.result(matches, searched=len(rows), candidates=candidates, limit=limit)
+        return query.result(matches, searched=len(rows), candidates=candidates, limit=limit,
+                            offset=offset)
 
     @database_errors
     def game(self, game_id: int) -> GameRecord:

@@ -72,6 +72,15 @@ class PatternMatch:
     def colours_exchanged(self) -> bool:
         return self.element.swap
 
+    @property
+    def view_offset(self) -> Point:
+        """Where the game seen through ``view`` (``element``'s inverse, as a viewer
+        shows it) holds the pattern: query point ``q`` at ``q + view_offset``, a
+        translation (zero unless the pattern slid)."""
+        size = self.record.size
+        row, col = self.element.map_point((0, 0), size)
+        return self.element.inverse.map_point((row + self.offset[0], col + self.offset[1]), size)
+
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The match as JSON (docs/schemas.md, "gohash index pattern"): its game's
         record (:meth:`~gohash.index.queries.Record.to_json`, ``paths`` as there),
@@ -86,6 +95,7 @@ class PatternMatch:
             "element": self.element.name,
             "view": self.element.inverse.name,
             "offset": list(self.offset),
+            "view_offset": list(self.view_offset),
             "colours_exchanged": self.colours_exchanged,
             "to_move": self.to_move,
             "next_move": None if self.continuation is None else move_json(*self.continuation,
@@ -135,7 +145,8 @@ class PatternResult:
     ``searched`` games were of the pattern's size and let through by the
     filters, ``candidates`` of them replayed (the others lack a stone some
     every placement needs), ``games`` of them hit.  ``total`` matches in
-    all; ``matches`` holds the first ``limit`` (None: all) in index order.
+    all; ``matches`` holds ``limit`` (None: all) of them in index order from
+    the ``offset``-th (0: the first).
     ``continuations`` come most played first (then Black's first, then by
     point); ``ended`` matches had no move in the region after them.
     ``placements`` is how many distinct placements the query has.
@@ -152,6 +163,7 @@ class PatternResult:
     matches: list[PatternMatch]
     continuations: list[PatternContinuation]
     limit: int | None
+    offset: int = 0
 
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The result as JSON (docs/schemas.md, "gohash index pattern"); ``paths``
@@ -167,7 +179,9 @@ class PatternResult:
             "games": self.games,
             "total": self.total,
             "ended": self.ended,
+            "tenuki": sum(c.tenuki for c in self.continuations),
             "limit": self.limit,
+            "offset": self.offset,
             "continuations": [c.to_json(size) for c in self.continuations],
             "matches": [m.to_json(paths=paths) for m in self.matches],
         }
@@ -244,8 +258,9 @@ class PatternQuery:
         return found
 
     def result(self, matches: Iterable[PatternMatch], *, searched: int, candidates: int,
-               limit: int | None = None) -> PatternResult:
-        """All the matches of the games searched summed up."""
+               limit: int | None = None, offset: int = 0) -> PatternResult:
+        """All the matches of the games searched summed up; ``limit`` of them kept
+        (None: all) from the ``offset``-th."""
         everything = list(matches)
         moves: dict[tuple[str, Point], _Sum] = {}
         ended = 0
@@ -258,10 +273,10 @@ class PatternQuery:
         return PatternResult(
             self.pattern, self.symmetry, len(self.placements), searched, candidates,
             len({m.record.id for m in everything}), len(everything), ended,
-            everything[:limit] if limit is not None else everything,
+            everything[offset:None if limit is None else offset + limit],
             [total.result(colour, point, self._equivalent(colour, point))
              for (colour, point), total in ordered],
-            limit,
+            limit, offset,
         )
 
     def _images(self, colour: str, point: Point) -> set[tuple[str, Point]]:

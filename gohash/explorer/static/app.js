@@ -11,12 +11,17 @@
 //   the games list (previous and next hit), and its position there
 //   hit_at the position of the hit in the viewer's game
 //   who, who_order, who_offset  the player page of that name, its games' order and page
-// The side panel (#results: continuations and games) is the position search's; a
-// pattern search is meant to fill the same panel from its own form.
+//   pattern  a pattern search (the Pattern mode): the region's top-left and bottom-right
+//          points as SGF letters, ":", then the region's rows top first, joined by "/",
+//          one character per point as in docs/patterns.md (``X O . * x o``); empty while
+//          no region is drawn.  pattern_symmetry, to_move  its options
+// The side panel (#results: continuations and games) shows the position search's or
+// the pattern search's answer, in the same form (``results``).
 // Every change pushes a new URL, so the browser's back button undoes it too.
 // When the continuations and games of a position are drawn, #continuations gets
 // data-moves (the position's move list) and the event "gohash:rendered" fires:
-// tests and benchmarks wait for it.
+// tests and benchmarks wait for it; for a pattern, data-pattern (its URL form) and
+// "gohash:pattern".
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -32,9 +37,12 @@ const FILTERS = [];
 const state = {
   size: 19, moves: [], filters: {}, offset: 0, game: null, at: 0, view: "identity",
   order: "", hit: null, hitAt: null, who: null, whoOrder: "", whoOffset: 0,
+  pattern: null, patternSymmetry: "full", toMove: "",
 };
 let mode = "play";
 let shown = null; // the last position answer drawn
+let results = null; // the answer in the side panel: the position's, or the pattern's
+let selecting = null; // the first corner of a pattern's region being drawn, or null
 let viewerGame = null; // the game in the viewer: its first page (info) and pages kept
 let requestSeq = 0;
 let info = null;
@@ -67,6 +75,13 @@ function readUrl() {
   state.who = params.get("who");
   state.whoOrder = params.get("who_order") || "";
   state.whoOffset = Number(params.get("who_offset") || 0) || 0;
+  const pattern = params.get("pattern");
+  state.pattern = pattern === null ? null : readPattern(pattern);
+  state.patternSymmetry = params.get("pattern_symmetry") || "full";
+  state.toMove = params.get("to_move") || "";
+  if ((mode === "pattern") !== (state.pattern !== null)) {
+    setMode(state.pattern !== null ? "pattern" : "play");
+  }
 }
 
 function positionParams() {
@@ -93,8 +108,15 @@ function pageUrl() {
     if (state.whoOrder) params.set("who_order", state.whoOrder);
     if (state.whoOffset) params.set("who_offset", state.whoOffset);
   }
-  // Commas need no escape in a query: keep move lists readable in the address bar.
-  return "?" + params.toString().replace(/%2C/g, ",");
+  if (state.pattern !== null) {
+    params.set("pattern", patternText(state.pattern));
+    if (state.patternSymmetry !== "full") params.set("pattern_symmetry", state.patternSymmetry);
+    if (state.toMove) params.set("to_move", state.toMove);
+  }
+  // Commas, slashes and colons need no escape in a query: keep move lists and patterns
+  // readable in the address bar.
+  return "?" + params.toString().replace(/%2C/g, ",").replace(/%2F/g, "/")
+    .replace(/%3A/g, ":");
 }
 
 function pushUrl(replace) {
@@ -177,9 +199,13 @@ function starPoints(size) {
 // a point's letters to {label, title} (a letter drawn on it) or {of, title} (a ring: a
 // point equivalent to the lettered point ``of``), the title shown on hover; ``number``
 // maps points to the move numbers drawn on their stones; ``hit`` marks the last move
-// as the search's hit; ``onPoint`` makes every point clickable.
+// as the search's hit; ``onPoint`` makes every point clickable (it gets the point, its
+// stone and the click).  A pattern's drawing adds ``region`` ({top, left, height, width},
+// rows counted from the top), ``wild`` (points' letters to the characters * x o drawn on
+// them) and ``corner`` (the first corner of a region being drawn).
 function drawBoard(svg, size, rows,
-  { last = null, marks = new Map(), number = new Map(), hit = false, onPoint = null } = {}) {
+  { last = null, marks = new Map(), number = new Map(), hit = false, onPoint = null,
+    region = null, wild = new Map(), corner = null } = {}) {
   const extent = 2 * MARGIN + (size - 1) * CELL;
   const far = MARGIN + (size - 1) * CELL;
   svg.setAttribute("viewBox", `0 0 ${extent} ${extent}`);
@@ -205,6 +231,22 @@ function drawBoard(svg, size, rows,
   for (const [row, col] of starPoints(size)) {
     const [x, y] = xy(row, col);
     parts.append(el("circle", { cx: x, cy: y, r: 3.5, fill: "#000" }));
+  }
+  if (region) {
+    parts.append(el("rect", {
+      x: MARGIN + (region.left - 0.5) * CELL, y: MARGIN + (region.top - 0.5) * CELL,
+      width: region.width * CELL, height: region.height * CELL, fill: "rgba(42,111,176,0.16)",
+      stroke: "#2a6fb0", "stroke-width": 2, class: "region",
+      "data-region": LETTERS[region.left] + LETTERS[region.top],
+    }));
+  }
+  if (corner) {
+    const [cx, cy] = [MARGIN + LETTERS.indexOf(corner[0]) * CELL,
+      MARGIN + LETTERS.indexOf(corner[1]) * CELL];
+    parts.append(el("rect", {
+      x: cx - CELL / 2, y: cy - CELL / 2, width: CELL, height: CELL, fill: "none",
+      stroke: "#2a6fb0", "stroke-width": 3, class: "corner", "data-corner": corner,
+    }));
   }
   for (let r = 0; r < size; r++) {
     const rowText = rows[r];
@@ -245,6 +287,11 @@ function drawBoard(svg, size, rows,
             class: "equivalent", "data-equivalent-of": mark.of,
           }));
         }
+      } else if (wild.has(point)) {
+        parts.append(el("text", {
+          x, y: y + 6, "text-anchor": "middle", "font-size": 18, "font-weight": "bold",
+          fill: "#5a1d00", class: "wild", "data-wild": point,
+        }, wild.get(point)));
       }
       if (number.has(point) && stone !== ".") {
         parts.append(el("text", {
@@ -258,7 +305,7 @@ function drawBoard(svg, size, rows,
           class: "hit", "data-p": point,
         });
         if (marks.has(point)) hit.append(el("title", {}, marks.get(point).title));
-        if (onPoint) hit.addEventListener("click", () => onPoint(point, stone));
+        if (onPoint) hit.addEventListener("click", (event) => onPoint(point, stone, event));
         parts.append(hit);
       }
     }
@@ -379,6 +426,7 @@ const CONTINUATION_KEYS = {
   black: (c) => (c.count ? c.black_wins / c.count : 0),
   white: (c) => (c.count ? c.white_wins / c.count : 0),
   other: (c) => (c.count ? c.other / c.count : 0),
+  tenuki: (c) => c.tenuki || 0,
   dates: (c) => c.last_date || "",
 };
 
@@ -420,6 +468,7 @@ function renderContinuations(data) {
     cell(tr, percent(c.black_wins, c.count), "num black");
     cell(tr, percent(c.white_wins, c.count), "num white");
     cell(tr, percent(c.other, c.count), "num other");
+    cell(tr, c.tenuki === undefined ? "" : c.tenuki, "num tenuki");
     cell(tr, winBar(c), "bar");
     cell(tr, dates(c.first_date, c.last_date), "dates");
     tr.addEventListener("click", () => playContinuation(c));
@@ -434,14 +483,20 @@ function renderContinuations(data) {
   $("no-continuations").hidden = data.continuations.moves.length > 0;
 }
 
+// Plays a continuation (its point as SGF letters): on the position, or, in a pattern
+// search, as a stone added to the pattern.
 function playContinuation(c) {
+  if (state.pattern !== null) {
+    if (c.point) addToPattern(c.colour, c.point);
+    return;
+  }
   change(() => state.moves.push(moveToken(c.colour, c.point)));
 }
 
 function sortContinuations(key) {
   if (continuationSort.key === key) continuationSort.descending = !continuationSort.descending;
   else continuationSort = { key, descending: key !== "label" && key !== "dates" };
-  if (shown) renderContinuations(shown);
+  if (results) renderContinuations(results);
 }
 
 // Letters on one point of each continuation (its representative); the points equivalent
@@ -453,7 +508,14 @@ function continuationMarks(data) {
     const label = continuationLabel(c.index);
     const name = gtp(c.point, data.size);
     const games = `${c.count} game${c.count === 1 ? "" : "s"}`;
-    marks.set(c.point, { label, title: `${label}: ${name}, ${games}` });
+    const title = `${label}: ${c.colour === "b" ? "Black" : "White"} ${name}, ${games}`;
+    const there = marks.get(c.point);
+    if (there && there.label) {
+      // The other colour's move at a lettered point: its letter is in the table.
+      there.title += `; ${title}`;
+      return;
+    }
+    marks.set(c.point, { label, title });
     for (const point of c.equivalent) {
       if (point !== c.point && !marks.has(point)) {
         marks.set(point, {
@@ -496,7 +558,7 @@ function renderGames(games) {
     tr.addEventListener("click", () => openGame(m, hit));
     return tr;
   }));
-  markOrder($("games"), state.order);
+  markOrder($("games"), state.pattern === null ? state.order : "");  // hits: index order
   $("games-count").textContent = `(${games.total})`;
   const end = games.offset + games.matches.length;
   $("games-range").textContent = games.total
@@ -507,6 +569,10 @@ function renderGames(games) {
 
 function renderPosition(data) {
   shown = data;
+  results = data;
+  $("results").hidden = false;
+  $("board").classList.remove("selecting");
+  delete $("board").dataset.pattern;
   state.moves = data.moves ? data.moves.split(",") : [];  // the server's short form
   drawBoard($("board"), data.size, data.stones,
     { last: data.last, marks: continuationMarks(data), onPoint: onBoardPoint });
@@ -528,16 +594,22 @@ function renderPosition(data) {
 
 // Asks for the position of ``state``; answers to older requests are dropped, so quick
 // clicks never draw a stale position over a newer one.
-async function loadPosition() {
-  const seq = ++requestSeq;
+function loadPosition() {
   const params = positionParams();
+  return drawLatest(
+    () => (state.offset ? loadWithOffset(params) : getJson("/api/position", params)),
+    renderPosition);
+}
+
+// Draws ``render(await fetching())`` unless a newer request was made meanwhile; false if
+// the server refused it (its message is shown).
+async function drawLatest(fetching, render) {
+  const seq = ++requestSeq;
   try {
-    const data = state.offset
-      ? await loadWithOffset(params)
-      : await getJson("/api/position", params);
+    const data = await fetching();
     if (seq !== requestSeq) return true;
     showMessage("");
-    renderPosition(data);
+    render(data);
     return true;
   } catch (error) {
     if (seq !== requestSeq) return true;
@@ -561,11 +633,12 @@ async function loadWithOffset(params) {
 async function change(update, keepRedo) {
   const before = {
     moves: state.moves.slice(), size: state.size, filters: state.filters, offset: state.offset,
-    order: state.order,
+    order: state.order, pattern: state.pattern,
+    patternSymmetry: state.patternSymmetry, toMove: state.toMove,
   };
   update();
   state.offset = 0;
-  if (await loadPosition()) {
+  if (await load()) {
     if (!keepRedo) redo = [];
     pushUrl(false);
     return true;
@@ -574,17 +647,316 @@ async function change(update, keepRedo) {
   return false;
 }
 
+// The games of the search shown (the position's or the pattern's), ``limit`` from the
+// ``offset``-th.
+async function fetchGames(offset, limit) {
+  if (state.pattern !== null) {
+    return patternResults(await getJson("/api/pattern", patternParams(offset, limit))).games;
+  }
+  return getJson("/api/games", { ...positionParams(), offset, limit });
+}
+
 async function pageGames(delta) {
-  if (!shown) return;
+  if (!results) return;
   const offset = Math.max(0, state.offset + delta);
   try {
-    const games = await getJson("/api/games", { ...positionParams(), offset });
+    const games = await fetchGames(offset, results.games.limit);
     state.offset = offset;
     pushUrl(false);
     renderGames(games);
   } catch (error) {
     showMessage(error.message);
   }
+}
+
+// -- the pattern search --------------------------------------------------------------------------
+// The Pattern mode: a rectangular region drawn on the board (dragged across, or two corners
+// clicked) holds the pattern; a click on one of its points goes through empty, black,
+// white and anything (* ), a Shift-click through all of . X O * x o; the board's other
+// points are outside it (-).  The server searches it (/api/pattern, gohash.pattern); the
+// page draws the answer in the same panel as a position's, and a continuation played
+// (its row, its letter on the board, its key) puts its stone into the pattern.  Undo
+// takes back the pattern's last change.
+
+const PATTERN_CHARS = "XO.*xo-";
+let dragFrom = null; // the point a drag across the board started on
+let dragged = false; // the last press was a drag: the click that may follow is not a click
+let patternUndo = []; // the patterns before each change, for Undo
+
+// The pattern of the URL's compact form (at the top of this file); a form that does not
+// read has an ``error`` the page shows.
+function readPattern(text) {
+  const none = { top: 0, left: 0, rows: [] };
+  if (!text) return none;
+  const match = /^([a-z])([a-z])([a-z])([a-z]):(.*)$/.exec(text);
+  const [left, top, right, bottom] = match ? [1, 2, 3, 4].map((i) => LETTERS.indexOf(match[i]))
+    : [0, 0, -1, -1];
+  const rows = match ? match[5].split("/") : [];
+  if (right < left || bottom < top || rows.length !== bottom - top + 1 ||
+      rows.some((row) => row.length !== right - left + 1 ||
+        [...row].some((ch) => !PATTERN_CHARS.includes(ch)))) {
+    return { ...none, error: `the pattern ${JSON.stringify(text.slice(0, 40))} does not read: ` +
+      "expected its region's corners (SGF letters), a colon, and its rows joined by /" };
+  }
+  return { top, left, rows };
+}
+
+function patternText(pattern) {
+  const { top, left, rows } = pattern;
+  if (!rows.length) return "";
+  return LETTERS[left] + LETTERS[top] + LETTERS[left + rows[0].length - 1] +
+    LETTERS[top + rows.length - 1] + ":" + rows.join("/");
+}
+
+// The character of the point row, col (counted from the top-left) of the pattern.
+function patternAt(pattern, row, col) {
+  const r = row - pattern.top;
+  const c = col - pattern.left;
+  if (r < 0 || r >= pattern.rows.length || c < 0 || c >= pattern.rows[r].length) return "-";
+  return pattern.rows[r][c];
+}
+
+// The full board diagram of docs/patterns.md, as /api/pattern takes it.
+function patternDiagram(pattern, size) {
+  const lines = [];
+  for (let r = 0; r < size; r++) {
+    let line = "";
+    for (let c = 0; c < size; c++) line += patternAt(pattern, r, c);
+    lines.push(line);
+  }
+  return lines.join("\n");
+}
+
+// The rectangle between two corners, holding what the position shown holds there (so a
+// shape played on the board becomes a pattern), or empty points.
+function regionFrom(a, b) {
+  const cols = [a[0], b[0]].map((ch) => LETTERS.indexOf(ch));
+  const rows = [a[1], b[1]].map((ch) => LETTERS.indexOf(ch));
+  const [left, right, top, bottom] = [Math.min(...cols), Math.max(...cols), Math.min(...rows),
+    Math.max(...rows)];
+  const stones = shown && Number(shown.size) === Number(state.size) ? shown.stones : null;
+  const lines = [];
+  for (let r = top; r <= bottom; r++) {
+    let line = "";
+    for (let c = left; c <= right; c++) line += stones ? stones[r][c] : ".";
+    lines.push(line);
+  }
+  return { top, left, rows: lines };
+}
+
+function patternParams(offset, limit) {
+  const size = Number(state.size);
+  const params = { diagram: patternDiagram(state.pattern, size), offset, limit };
+  for (const [name, value] of Object.entries(state.filters)) {
+    if (name !== "symmetry" && name !== "turn") params[name] = value;  // the position's own
+  }
+  if (state.patternSymmetry !== "full") params.symmetry = state.patternSymmetry;
+  if (state.toMove) params.to_move = state.toMove;
+  return params;
+}
+
+// A pattern's answer in the form of a position's, for the panel they share: the share of a
+// continuation is of the pattern's hits.
+function patternResults(data) {
+  return {
+    size: data.size,
+    continuations: {
+      moves: data.continuations.map((c) => ({
+        ...c, share: data.total ? c.count / data.total : 0,
+      })),
+    },
+    games: { matches: data.matches, total: data.total, offset: data.offset, limit: data.limit },
+    pattern: data,
+  };
+}
+
+function drawPattern() {
+  const size = Number(state.size);
+  const pattern = state.pattern;
+  const rows = [];
+  const wild = new Map();
+  for (let r = 0; r < size; r++) {
+    let row = "";
+    for (let c = 0; c < size; c++) {
+      const ch = patternAt(pattern, r, c);
+      row += ch === "X" || ch === "O" ? ch : ".";
+      if ("*xo".includes(ch)) wild.set(LETTERS[c] + LETTERS[r], ch);
+    }
+    rows.push(row);
+  }
+  const drawn = pattern.rows.length > 0;
+  const region = drawn ? {
+    top: pattern.top, left: pattern.left, height: pattern.rows.length,
+    width: pattern.rows[0].length,
+  } : null;
+  const board = $("board");
+  drawBoard(board, size, rows, {
+    marks: drawn && results ? continuationMarks(results) : new Map(), region, wild,
+    corner: selecting, onPoint: onPatternPoint,
+  });
+  board.classList.toggle("selecting", !drawn);
+  board.dataset.pattern = patternText(pattern);
+  let status;
+  if (!drawn) {
+    status = selecting
+      ? `Corner ${gtp(selecting, size)}: click the opposite corner of the region.`
+      : "Drag across the board, or click two opposite corners, to draw the pattern's region.";
+  } else {
+    const corners = [LETTERS[region.left] + LETTERS[region.top + region.height - 1],
+      LETTERS[region.left + region.width - 1] + LETTERS[region.top]];
+    status = `Region ${corners.map((p) => gtp(p, size)).join("\u2013")} ` +
+      `(${region.width}\u00d7${region.height}): click a point for empty, black, white or ` +
+      "any (*); Shift-click also for x (black or empty) and o (white or empty); a " +
+      "letter puts its continuation's stone there.";
+  }
+  $("status").textContent = status;
+}
+
+function renderPattern(data) {
+  results = data ? patternResults(data) : null;
+  drawPattern();
+  $("results").hidden = !data;
+  $("undo").disabled = patternUndo.length === 0;
+  showFilters();
+  showPatternOptions();
+  $("size").value = String(state.size);
+  if (data) {
+    renderContinuations(results);
+    const tenuki = data.tenuki ? `, ${data.tenuki} after a tenuki` : "";
+    $("summary").textContent = data.total
+      ? `${data.total} hits in ${data.games} games${tenuki}; ${data.ended} with no next ` +
+        `move in the region (${data.placements} placements, ${data.candidates} of ` +
+        `${data.searched} games replayed)`
+      : `No hit in ${data.searched} games.`;
+    renderGames(results.games);
+  }
+  const text = patternText(state.pattern);
+  $("continuations").dataset.pattern = text;
+  document.dispatchEvent(new CustomEvent("gohash:pattern", { detail: text }));
+}
+
+// Asks for the pattern of ``state`` (as loadPosition does for a position).
+async function loadPattern() {
+  ++requestSeq;  // an answer on its way is no longer wanted
+  const pattern = state.pattern;
+  const size = Number(state.size);
+  if (pattern.error) {
+    showMessage(pattern.error);
+    return false;
+  }
+  if (pattern.rows.length && (pattern.top + pattern.rows.length > size ||
+      pattern.left + pattern.rows[0].length > size)) {
+    showMessage(`the pattern's region does not fit on a ${size}\u00d7${size} board`);
+    return false;
+  }
+  if (!pattern.rows.length) {
+    renderPattern(null);
+    return true;
+  }
+  return drawLatest(() => getJson("/api/pattern", patternParams(state.offset, 20)),
+    renderPattern);
+}
+
+// The search the state asks for: a pattern's or a position's.
+function load() {
+  return state.pattern !== null ? loadPattern() : loadPosition();
+}
+
+function onPatternPoint(point, stone, event) {
+  if (dragged) {
+    dragged = false;
+    return;
+  }
+  const pattern = state.pattern;
+  if (!pattern.rows.length) {
+    if (selecting === null) {
+      selecting = point;
+      drawPattern();
+    } else {
+      setPattern(regionFrom(selecting, point));
+    }
+    return;
+  }
+  const [col, row] = [LETTERS.indexOf(point[0]), LETTERS.indexOf(point[1])];
+  const now = patternAt(pattern, row, col);
+  if (now === "-") return;
+  // The continuation lettered there, else the one it is ringed for.
+  const moves = results && !event.shiftKey ? continuationRows(results) : [];
+  const played = moves.find((c) => c.point === point) ||
+    moves.find((c) => c.equivalent.includes(point));
+  if (played) {
+    addToPattern(played.colour, point);
+    return;
+  }
+  const cycle = event.shiftKey ? ".XO*xo" : ".XO*";
+  editPattern(point, cycle[(cycle.indexOf(now) + 1) % cycle.length]);
+}
+
+// A continuation played: its stone (b or w) on the point (SGF letters) of the pattern.
+function addToPattern(colour, point) {
+  editPattern(point, colour === "b" ? "X" : "O");
+}
+
+// Sets the character of a point of the pattern's region and searches again.
+async function editPattern(point, ch) {
+  const pattern = state.pattern;
+  const [r, c] = [LETTERS.indexOf(point[1]) - pattern.top, LETTERS.indexOf(point[0]) - pattern.left];
+  const rows = pattern.rows.slice();
+  rows[r] = rows[r].slice(0, c) + ch + rows[r].slice(c + 1);
+  return setPattern({ ...pattern, rows });
+}
+
+// Shows another pattern (Undo goes back to this one) and searches it.
+async function setPattern(next) {
+  patternUndo.push(state.pattern);
+  selecting = null;
+  if (!await change(() => { state.pattern = next; })) patternUndo.pop();
+}
+
+function undoPattern() {
+  if (patternUndo.length) change(() => { state.pattern = patternUndo.pop(); });
+}
+
+// A drag across the board draws the region (a touch keeps its pointer: the point under
+// it is looked up).
+function pointUnder(event) {
+  const target = document.elementFromPoint(event.clientX, event.clientY);
+  return target && target.dataset ? target.dataset.p || null : null;
+}
+
+function drawingRegion() {
+  return state.pattern !== null && !state.pattern.rows.length;
+}
+
+function onBoardDown(event) {
+  dragged = false;
+  dragFrom = drawingRegion() ? pointUnder(event) : null;
+}
+
+function onBoardUp(event) {
+  const from = dragFrom;
+  dragFrom = null;
+  const to = pointUnder(event);
+  if (!from || !to || from === to || !drawingRegion()) return;
+  dragged = true;
+  setPattern(regionFrom(from, to));
+}
+
+function showPatternOptions() {
+  $("pattern-symmetry").value = state.patternSymmetry;
+  $("pattern-to-move").value = state.toMove;
+}
+
+// Play and Edit search the position; Pattern draws a pattern (from the position shown).
+function chooseMode(next) {
+  selecting = null;
+  if (next === "pattern" && state.pattern === null) {
+    patternUndo = [];
+    change(() => { state.pattern = readPattern(""); });
+  } else if (next !== "pattern" && state.pattern !== null) {
+    change(() => { state.pattern = null; });
+  }
+  setMode(next);
 }
 
 // -- the game viewer -------------------------------------------------------------------------------
@@ -594,9 +966,26 @@ async function pageGames(delta) {
 const GAME_PAGE = 200;
 const GAME_PAGES_KEPT = 20;
 let viewerSeq = 0;
+let hitMatch = null; // the match whose game was opened last
+
+// The pattern's region on the viewer's board, when the game was opened at a pattern's
+// hit: where the view shows the pattern (its match's view_offset), or null.
+function viewerRegion() {
+  const pattern = state.pattern;
+  if (!pattern || !pattern.rows.length || state.hit === null) return null;
+  const listed = results && results.games.matches[state.hit - results.games.offset];
+  const match = hitMatch && String(hitMatch.game_id) === state.game ? hitMatch : listed;
+  if (!match || String(match.game_id) !== state.game || !match.view_offset) return null;
+  const [rows, cols] = match.view_offset;  // rows count up the board; pattern.top down
+  return {
+    top: pattern.top - rows, left: pattern.left + cols, height: pattern.rows.length,
+    width: pattern.rows[0].length,
+  };
+}
 
 // Opens a game of the games list (the ``hit``-th, from 0) at the position that matched.
 function openGame(match, hit) {
+  hitMatch = match;
   state.game = String(match.game_id);
   state.at = match.seq;
   state.view = match.view;
@@ -660,10 +1049,10 @@ function renderViewerInfo(first) {
 }
 
 function renderHits() {
-  const hits = state.hit !== null && shown !== null;
+  const hits = state.hit !== null && results !== null;
   $("viewer-hits").hidden = !hits;
   if (!hits) return;
-  const total = shown.games.total;
+  const total = results.games.total;
   $("hit-where").textContent = `hit ${state.hit + 1} of ${total}`;
   $("hit-prev").disabled = state.hit <= 0;
   $("hit-next").disabled = state.hit + 1 >= total;
@@ -673,9 +1062,9 @@ function renderHits() {
 async function stepHit(delta) {
   if (state.hit === null) return;
   const hit = state.hit + delta;
-  if (hit < 0 || (shown && hit >= shown.games.total)) return;
+  if (hit < 0 || (results && hit >= results.games.total)) return;
   try {
-    const games = await getJson("/api/games", { ...positionParams(), offset: hit, limit: 1 });
+    const games = await fetchGames(hit, 1);
     if (games.matches.length) openGame(games.matches[0], hit);
   } catch (error) {
     showMessage(error.message);
@@ -747,7 +1136,7 @@ async function showGameAt(i) {
   const k = index - page.start;
   const hit = state.hitAt !== null && state.hitAt === index;
   drawBoard($("viewer-board"), game.info.size, page.positions[k],
-    { last: page.last[k], number, hit });
+    { last: page.last[k], number, hit, region: viewerRegion() });
   $("viewer-slider").value = index;
   $("viewer-board").dataset.index = index;
   $("viewer-move").textContent = `move ${page.move_numbers[k]} of ${game.info.final_move_number}`;
@@ -788,6 +1177,7 @@ async function exploreFromViewer() {
   $("player-page").hidden = true;
   viewerGame = null;
   change(() => {
+    leavePattern();
     state.size = answer.size;
     state.moves = answer.steps;
   });
@@ -878,6 +1268,7 @@ function renderPlayer(data) {
       state.who = null;
       $("player-page").hidden = true;
       change(() => {
+        leavePattern();
         state.size = o.size;
         state.moves = o.moves.split(",");
       });
@@ -965,6 +1356,19 @@ function onKey(event) {
     }
     return;
   }
+  if (state.pattern !== null) {
+    if (event.key === "Escape" && selecting !== null) {
+      // The first corner of a region was a slip.
+      selecting = null;
+      drawPattern();
+    } else if ((event.key === "Backspace" || event.key === "ArrowLeft") && patternUndo.length) {
+      event.preventDefault();
+      undoPattern();
+    } else {
+      playLetter(event);
+    }
+    return;
+  }
   if ((event.key === "Backspace" || event.key === "ArrowLeft") && state.moves.length) {
     event.preventDefault();
     const step = state.moves[state.moves.length - 1];
@@ -973,13 +1377,19 @@ function onKey(event) {
     event.preventDefault();
     const step = redo[redo.length - 1];
     change(() => state.moves.push(step), true).then((done) => { if (done) redo.pop(); });
-  } else if (event.key.length === 1 && shown) {
-    const index = CONTINUATION_LABELS.indexOf(event.key);
-    const rows = continuationRows(shown);
-    if (index >= 0 && index < rows.length) {
-      event.preventDefault();
-      playContinuation(rows[index]);
-    }
+  } else {
+    playLetter(event);
+  }
+}
+
+// A continuation's letter typed plays it.
+function playLetter(event) {
+  if (event.key.length !== 1 || !results) return;
+  const index = CONTINUATION_LABELS.indexOf(event.key);
+  const rows = continuationRows(results);
+  if (index >= 0 && index < rows.length) {
+    event.preventDefault();
+    playContinuation(rows[index]);
   }
 }
 
@@ -1048,6 +1458,14 @@ function setMode(next) {
   for (const button of document.querySelectorAll("button.mode")) {
     button.setAttribute("aria-pressed", String(button.dataset.mode === mode));
   }
+  document.body.classList.toggle("pattern-mode", mode === "pattern");
+  $("pattern-bar").hidden = mode !== "pattern";
+}
+
+// Leaves the pattern search for the position search (from the viewer, a player's page).
+function leavePattern() {
+  state.pattern = null;
+  if (mode === "pattern") setMode("play");
 }
 
 async function start() {
@@ -1071,23 +1489,41 @@ async function start() {
   select.addEventListener("change", () => change(() => {
     state.size = select.value;
     state.moves = [];
+    if (state.pattern !== null) state.pattern = readPattern("");
   }));
   for (const button of document.querySelectorAll("button.mode")) {
-    button.addEventListener("click", () => setMode(button.dataset.mode));
+    button.addEventListener("click", () => chooseMode(button.dataset.mode));
   }
   $("undo").addEventListener("click", () => {
-    if (state.moves.length) change(() => state.moves.pop());
+    if (state.pattern !== null) {
+      undoPattern();
+    } else if (state.moves.length) {
+      change(() => state.moves.pop());
+    }
   });
   $("pass").addEventListener("click", () => {
-    if (shown) change(() => state.moves.push(moveToken(shown.to_move, null)));
+    if (shown && state.pattern === null) {
+      change(() => state.moves.push(moveToken(shown.to_move, null)));
+    }
   });
-  $("clear").addEventListener("click", () => change(() => { state.moves = []; }));
+  $("clear").addEventListener("click", () => {
+    if (state.pattern !== null) setPattern(readPattern(""));
+    else change(() => { state.moves = []; });
+  });
+  $("pattern-symmetry").addEventListener("change", () => change(() => {
+    state.patternSymmetry = $("pattern-symmetry").value;
+  }));
+  $("pattern-to-move").addEventListener("change", () => change(() => {
+    state.toMove = $("pattern-to-move").value;
+  }));
+  $("board").addEventListener("pointerdown", onBoardDown);
+  $("board").addEventListener("pointerup", onBoardUp);
   $("filters").addEventListener("submit", (event) => {
     event.preventDefault();
     change(() => { state.filters = readFilters(); });
   });
-  $("games-prev").addEventListener("click", () => pageGames(-(shown ? shown.games.limit : 20)));
-  $("games-next").addEventListener("click", () => pageGames(shown ? shown.games.limit : 20));
+  $("games-prev").addEventListener("click", () => pageGames(-(results ? results.games.limit : 20)));
+  $("games-next").addEventListener("click", () => pageGames(results ? results.games.limit : 20));
   $("viewer-close").addEventListener("click", closeGame);
   $("viewer-first").addEventListener("click", () => showGameAt(0));
   $("viewer-prev").addEventListener("click", () => showGameAt(viewerIndex() - 1));
@@ -1104,7 +1540,8 @@ async function start() {
     th.addEventListener("click", () => sortContinuations(th.dataset.sort));
   }
   for (const th of $("games").tHead.querySelectorAll("th[data-order]")) {
-    th.addEventListener("click", () => change(() => {
+    // A pattern's hits come in the index's order only.
+    th.addEventListener("click", () => state.pattern === null && change(() => {
       state.order = nextOrder(state.order, th.dataset.order);
     }));
   }
@@ -1122,12 +1559,12 @@ async function start() {
   $("player-next").addEventListener("click", () => pagePlayer(20));
   window.addEventListener("popstate", () => {
     readUrl();
-    loadPosition();
+    load();
     loadGame();
     loadPlayer();
   });
   readUrl();
-  if (await loadPosition()) {
+  if (await load()) {
     pushUrl(true);
   } else {
     // A bookmark that no longer makes sense: say why, and start from the empty board.
@@ -1135,6 +1572,7 @@ async function start() {
     Object.assign(state, {
       size: info.default_size, moves: [], filters: {}, offset: 0, order: "",
     });
+    leavePattern();
     await loadPosition();
     showMessage(`${message} (showing the empty board instead)`);
   }
