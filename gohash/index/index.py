@@ -28,7 +28,7 @@ from ..group.symmetry import ELEMENTS, Element
 from ..metadata import STORED
 from ..pattern.diagram import Pattern
 from ..pattern.match import Game
-from ..pattern.search import PatternQuery, PatternResult
+from ..pattern.search import PatternMatch, PatternQuery, PatternResult
 from ..pipeline.frames import Board8, SchemeFactory, frame_and_elements, frame_batch, gathers
 from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input
@@ -442,10 +442,15 @@ class Index:
         (:class:`~gohash.pattern.search.PatternQuery`); ``filters`` the games.
         ``limit`` keeps the first matches in index order (None: all); the
         counts and continuations cover all.  ``compiled`` picks the kernel
-        (None: the compiled one where built).  Only games whose points ever
-        black and ever white hold some placement's stones are replayed (the
-        games table's ``ever_black``, ``ever_white`` bitmaps), each replayed
-        from its stored form, and every hit is confirmed on the exact board.
+        (None: the compiled one where built, unless ``GOHASH_PURE=1``).  Only
+        games whose points ever black and ever white hold some placement's
+        stones are replayed (the games table's ``ever_black``, ``ever_white``
+        bitmaps), from their stored form: by the compiled kernel all in one
+        call, each on one board
+        (:meth:`~gohash.pattern.match.Matcher.scan`), or else one by one into
+        their boards (:func:`~gohash.index.games.replay_boards`,
+        :func:`~gohash.pattern.match.match_python`).  Every hit is confirmed on
+        the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
@@ -460,22 +465,40 @@ class Index:
             f"g.record FROM games g JOIN files f ON f.id = g.file_id WHERE {where} "
             f"ORDER BY g.id", params,
         ).fetchall()
+        # The points ever black and ever white filter before a game is replayed.
+        kept = [row for row in rows if query.candidate(int.from_bytes(row[-3], "little"),
+                                                       int.from_bytes(row[-2], "little"))]
+        if compiled is None:
+            compiled = query.matcher.compiled
+        if compiled:
+            return query.result(self._scan(query, kept), searched=len(rows),
+                                candidates=len(kept), limit=limit)
         matches = []
-        candidates = 0
-        for *columns, positions, nodes, ever_black, ever_white, blob in rows:
+        for *columns, positions, nodes, _, _, blob in kept:
             record = Record.from_row(columns)
-            # The points ever black and ever white filter before a game is replayed.
-            if not query.candidate(int.from_bytes(ever_black, "little"),
-                                   int.from_bytes(ever_white, "little")):
-                continue
             try:
                 replayed = replay_boards(blob, record.size, nodes, positions - 1)
             except GohashError as e:
                 raise damaged(self.path, f"game {record.id}: {e.reason}") from None
-            candidates += 1
-            matches += query.matches(record, _game_boards(replayed, positions),
-                                     compiled=compiled)
-        return query.result(matches, searched=len(rows), candidates=candidates, limit=limit)
+            matches += query.matches(record, _game_boards(replayed, positions), compiled=False)
+        return query.result(matches, searched=len(rows), candidates=len(kept), limit=limit)
+
+    def _scan(self, query: PatternQuery, rows: list[Any]) -> list[PatternMatch]:
+        """The matches of ``query`` in the games of ``rows`` (as :meth:`pattern`
+        reads them), all replayed in one call of the compiled kernel."""
+        blobs = [row[-1] for row in rows]
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(blob) for blob in blobs], out=offsets[1:])
+        mains = np.array([row[-5] for row in rows], dtype=np.int32)
+        try:
+            found = query.matcher.scan(b"".join(blobs), offsets, mains)
+        except ValueError as e:
+            game, reason = e.args
+            record = Record.from_row(rows[game][:-5])
+            raise damaged(self.path, f"game {record.id}: a stored game does not replay: "
+                                     f"{reason}") from None
+        games = dict.fromkeys(found.game.tolist())
+        return query.found_matches({g: Record.from_row(rows[g][:-5]) for g in games}, found)
 
     @database_errors
     def game(self, game_id: int) -> GameRecord:

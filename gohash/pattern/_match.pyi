@@ -17,3 +17,9 @@ class Kernel:
     ) -> tuple[
         npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.uint8]
     ]: ...
+    def scan(
+        self,
+        data: bytes,
+        offsets: npt.NDArray[np.int64],
+        mains: npt.NDArray[np.int32],
+    ) -> tuple[npt.NDArray[np.int32], ...]: ...

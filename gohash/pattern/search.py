@@ -1,11 +1,11 @@
 """A pattern query over many games: its matches and continuations.
 
 Scope: :class:`PatternQuery` (a pattern with its options, placed once) turns
-one game's hits (:meth:`gohash.pattern.match.Matcher.match`) into
-:class:`PatternMatch` es, and :meth:`PatternQuery.result` sums the matches of
-all games up into a :class:`PatternResult` with its
-:class:`PatternContinuation` s.  Which games, and their boards, are the
-caller's (:meth:`gohash.index.index.Index.pattern`).
+one game's hits (:meth:`gohash.pattern.match.Matcher.match`), or many games'
+(:meth:`~gohash.pattern.match.Matcher.scan`), into :class:`PatternMatch` es,
+and :meth:`PatternQuery.result` sums the matches of all games up into a
+:class:`PatternResult` with its :class:`PatternContinuation` s.  Which games,
+and their boards, are the caller's (:meth:`gohash.index.index.Index.pattern`).
 
 Hits at the same position of a game are one match (that of the lowest
 placement): a shape that appears in two places at once is one event of the
@@ -21,7 +21,7 @@ exchanged if its element exchanges them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
 from ..index.queries import Record, move_json
 from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
-from .match import Game, Matcher
+from .match import Found, Game, Matcher
 
 __all__ = [
     "PATTERN_SCHEME",
@@ -220,28 +220,35 @@ class PatternQuery:
     def matches(self, record: Record, game: Game, *, compiled: bool | None = None
                 ) -> list[PatternMatch]:
         """The matches in one game (``game`` the boards of ``record``'s main line)."""
-        hits = self.matcher.match(game, compiled=compiled)
-        found: list[PatternMatch] = []
+        return self.found_matches({0: record},
+                                  Found.of(self.matcher.match(game, compiled=compiled), game))
+
+    def found_matches(self, records: Mapping[int, Record], found: Found) -> list[PatternMatch]:
+        """The matches of the hits ``found`` in the games ``records`` (by
+        ``found.game``; :meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`)."""
+        matches: list[PatternMatch] = []
         size = self.size
-        for pl, position, cont, tenuki in zip(hits.placement.tolist(), hits.position.tolist(),
-                                              hits.continuation.tolist(), hits.tenuki.tolist(),
-                                              strict=True):
-            if found and found[-1].seq == position:
+        last = (-1, -1)
+        for g, pl, position, number, to_move, colour, point, tenuki in zip(
+                found.game.tolist(), found.placement.tolist(), found.position.tolist(),
+                found.move_number.tolist(), found.to_move.tolist(), found.next_colour.tolist(),
+                found.next_point.tolist(), found.tenuki.tolist(), strict=True):
+            if last == (g, position):
                 # One match per position: the lowest placement's.
-                found[-1] = dataclasses.replace(found[-1], placements=found[-1].placements + 1)
+                matches[-1] = dataclasses.replace(matches[-1],
+                                                  placements=matches[-1].placements + 1)
                 continue
+            last = (g, position)
             placement = self.placements[pl]
             continuation = None
-            if cont >= 0:
-                colour = "b" if game.next_colour[cont] == 1 else "w"
-                continuation = (placement.query_colour(colour),
-                                placement.to_query(int(game.next_point[cont]), size))
-            side = "b" if game.to_move[position] == 1 else "w"
-            found.append(PatternMatch(
-                record, int(game.move_numbers[position]), placement.element, placement.offset,
-                position, placement.query_colour(side), continuation, bool(tenuki),
+            if colour:
+                continuation = (placement.query_colour("b" if colour == 1 else "w"),
+                                placement.to_query(point, size))
+            matches.append(PatternMatch(
+                records[g], number, placement.element, placement.offset, position,
+                placement.query_colour("b" if to_move == 1 else "w"), continuation, tenuki,
             ))
-        return found
+        return matches
 
     def result(self, matches: Iterable[PatternMatch], *, searched: int, candidates: int,
                limit: int | None = None) -> PatternResult:
