@@ -20,10 +20,11 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..errors import PatternError
 from ..group.schemes import KeyScheme, scheme
@@ -226,27 +227,31 @@ class PatternQuery:
     def found_matches(self, records: Mapping[int, Record], found: Found) -> list[PatternMatch]:
         """The matches of the hits ``found`` in the games ``records`` (by
         ``found.game``; :meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`)."""
+        # One match per position: the lowest placement's, the first of its run.
+        firsts = np.flatnonzero(np.diff(found.game, prepend=-1) | np.diff(found.position,
+                                                                          prepend=-1))
+        counts = np.diff(firsts, append=len(found.game))
         matches: list[PatternMatch] = []
         size = self.size
-        last = (-1, -1)
-        for g, pl, position, number, to_move, colour, point, tenuki in zip(
-                found.game.tolist(), found.placement.tolist(), found.position.tolist(),
-                found.move_number.tolist(), found.to_move.tolist(), found.next_colour.tolist(),
-                found.next_point.tolist(), found.tenuki.tolist(), strict=True):
-            if last == (g, position):
-                # One match per position: the lowest placement's.
-                matches[-1] = dataclasses.replace(matches[-1],
-                                                  placements=matches[-1].placements + 1)
-                continue
-            last = (g, position)
-            placement = self.placements[pl]
+        placements = self.placements
+        # Colours 1 and 2 in the query's colours, and continuations, per placement.
+        colours = [(None, p.query_colour("b"), p.query_colour("w")) for p in placements]
+        continuations: dict[tuple[int, int, int], tuple[str, Point]] = {}
+        for g, pl, position, number, to_move, colour, point, tenuki, count in zip(
+                *(column[firsts].tolist() for column in (
+                    found.game, found.placement, found.position, found.move_number,
+                    found.to_move, found.next_colour, found.next_point, found.tenuki)),
+                counts.tolist(), strict=True):
+            placement = placements[pl]
             continuation = None
             if colour:
-                continuation = (placement.query_colour("b" if colour == 1 else "w"),
-                                placement.to_query(point, size))
+                continuation = continuations.get((pl, colour, point))
+                if continuation is None:
+                    continuation = continuations[pl, colour, point] = (
+                        colours[pl][colour], placement.to_query(point, size))
             matches.append(PatternMatch(
                 records[g], number, placement.element, placement.offset, position,
-                placement.query_colour("b" if to_move == 1 else "w"), continuation, tenuki,
+                colours[pl][to_move], continuation, tenuki, count,
             ))
         return matches
 
