@@ -448,9 +448,10 @@ class Index:
         bitmaps), from their stored form: by the compiled kernel all in one
         call, each on one board
         (:meth:`~gohash.pattern.match.Matcher.scan`), or else one by one into
-        their boards (:func:`~gohash.index.games.replay_boards`,
-        :func:`~gohash.pattern.match.match_python`).  Every hit is confirmed on
-        the exact board.
+        their boards by the pure replay and matcher
+        (:func:`~gohash.index.games.replay_pure`,
+        :func:`~gohash.pattern.match.match_python`), the scan's twin.  Every
+        hit is confirmed on the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
@@ -477,7 +478,7 @@ class Index:
         for *columns, positions, nodes, _, _, blob in kept:
             record = Record.from_row(columns)
             try:
-                replayed = replay_boards(blob, record.size, nodes, positions - 1)
+                replayed = replay_boards(blob, record.size, nodes, positions - 1, pure=True)
             except GohashError as e:
                 raise damaged(self.path, f"game {record.id}: {e.reason}") from None
             matches += query.matches(record, _game_boards(replayed, positions), compiled=False)
