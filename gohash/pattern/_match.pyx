@@ -42,7 +42,8 @@ cdef class Kernel:
     # The state of a scan (:meth:`scan`) while a game is replayed.
     cdef int8_t[::1] board
     cdef uint64_t[::1] keys
-    cdef uint8_t[::1] present, empty_present
+    cdef uint8_t[::1] present
+    cdef const int32_t[::1] empty_present
     cdef int32_t[::1] stamp, dirty, events
     cdef int nevents, limit, tick
     cdef bint past, overflow
@@ -267,17 +268,17 @@ cdef class Kernel:
             tmv, ncv, npv = tm[:positions], next_colour[:positions], next_point[:positions]
             # Each placement hits at the first position where it is present and
             # the conditions hold: its presence runs from an event on to one off.
-            for ev in range(self.nevents + count):
+            # Those still present at the end: their last event is on (second pass).
+            for ev in range(2 * self.nevents):
+                pl = self.events[2 * (ev % self.nevents)]
+                i = self.events[2 * (ev % self.nevents) + 1]
                 if ev < self.nevents:
-                    pl = self.events[2 * ev]
-                    i = self.events[2 * ev + 1]
                     if i >= 0:
                         start[pl] = i
                         continue
                     i = -i - 1
                 else:
-                    pl = ev - self.nevents
-                    if not self.present[pl]:
+                    if i < 0 or not self.present[pl] or start[pl] != i:
                         continue
                     i = self.limit
                 if hit[pl] == g:
@@ -322,12 +323,13 @@ cdef bint _scan_node(void* ctx, Py_ssize_t node, int32_t move_number, const int3
     if node == 0:
         # The start is the empty board plus the logged stones.
         memset(&k.keys[0], 0, k.count * sizeof(uint64_t))
-        for pl in range(k.count):
-            k.present[pl] = k.empty_present[pl]
-            if k.present[pl]:
-                k.events[2 * k.nevents] = pl
-                k.events[2 * k.nevents + 1] = 0
-                k.nevents += 1
+        memset(&k.present[0], 0, k.count)
+        for j in range(k.empty_present.shape[0]):
+            pl = k.empty_present[j]
+            k.present[pl] = 1
+            k.events[2 * k.nevents] = pl
+            k.events[2 * k.nevents + 1] = 0
+            k.nevents += 1
     for j in range(nlog):
         p = log[j] >> 4
         delta = k.zobrist[p, (log[j] >> 2) & 3] ^ k.zobrist[p, log[j] & 3]

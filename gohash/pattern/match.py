@@ -159,10 +159,11 @@ class Matcher:
              bitmap([q for q, c in zip(p.points, p.codes, strict=True) if c == WHITE], size))
             for p in placements
         ]
-        # Whether each placement is present on the empty board: where a scan starts.
+        # The placements present on the empty board: where a scan starts.
         self.empty_present = np.array(
-            [all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)
-             for p in placements], dtype=np.uint8)
+            [i for i, p in enumerate(placements)
+             if all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)],
+            dtype=np.int32)
         self._kernel = None if _match is None else _match.Kernel(self)
 
     def candidate(self, ever_black: int, ever_white: int) -> bool:
