@@ -105,7 +105,7 @@ def _everything(db: str, diagram: str, **options: Any) -> Any:
         found = index.pattern(diagram, limit=None, **options)
     return ([(m.record.id, m.seq, m.move_number, m.element, m.offset, m.to_move,
               m.continuation, m.tenuki, m.placements) for m in found.matches],
-            found.continuations)
+            found.continuations, found.searched, found.candidates)
 
 
 @settings(max_examples=25, deadline=None,
@@ -281,6 +281,17 @@ def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(DamagedIndexError, match="does not replay"), \
             Index(db, read_only=True) as index:
         index.pattern(CORNER_9)
+
+
+def test_ever_bitmaps_of_the_wrong_width_are_an_error(tmp_path: Path) -> None:
+    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    with Index(db) as index:
+        index._db.execute("UPDATE games SET ever_black = ?", (bytes(3),))
+        index._db.commit()
+    for compiled in (False, True):
+        with pytest.raises(DamagedIndexError, match="ever bitmaps of 3 and 11 bytes"), \
+                Index(db, read_only=True) as index:
+            index.pattern(CORNER_9, compiled=compiled)
 
 
 def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:

@@ -466,11 +466,17 @@ class Index:
             f"g.record FROM games g JOIN files f ON f.id = g.file_id WHERE {where} "
             f"ORDER BY g.id", params,
         ).fetchall()
-        # The points ever black and ever white filter before a game is replayed.
-        kept = [row for row in rows if query.candidate(int.from_bytes(row[-3], "little"),
-                                                       int.from_bytes(row[-2], "little"))]
         if compiled is None:
             compiled = query.matcher.compiled
+        # The points ever black and ever white filter before a game is replayed.
+        width = (query.size * query.size + 7) // 8
+        for row in rows:
+            if len(row[-3]) != width or len(row[-2]) != width:
+                raise damaged(self.path, f"game {Record.from_row(row[:-5]).id}: ever bitmaps "
+                                         f"of {len(row[-3])} and {len(row[-2])} bytes")
+        pick = query.matcher.candidates(b"".join(row[-3] for row in rows),
+                                        b"".join(row[-2] for row in rows), compiled=compiled)
+        kept = [row for row, keep in zip(rows, pick.tolist(), strict=True) if keep]
         if compiled:
             return query.result(self._scan(query, kept), searched=len(rows),
                                 candidates=len(kept), limit=limit)

@@ -38,6 +38,7 @@ cdef class Kernel:
     cdef const uint8_t[:, ::1] masks
     cdef const int8_t[:, ::1] seq_colours
     cdef const int32_t[:, ::1] seq_points
+    cdef const uint8_t[:, :, ::1] required
     cdef int count, size, to_move, max_move
     # The state of a scan (:meth:`scan`) while a game is replayed.
     cdef int8_t[::1] board
@@ -67,6 +68,7 @@ cdef class Kernel:
         self.to_move = matcher.to_move
         self.max_move = matcher.max_move
         self.empty_present = matcher.empty_present
+        self.required = matcher.required_bytes
 
     cdef bint _present(self, int pl, const int8_t[::1] board) noexcept nogil:
         cdef int j
@@ -194,6 +196,30 @@ cdef class Kernel:
             np.array(found_continuation, dtype=np.int32),
             np.array(found_tenuki, dtype=np.uint8),
         )
+
+    def candidates(self, const uint8_t[::1] ever_black, const uint8_t[::1] ever_white):
+        """Whether each game may hold a placement: some placement's black points
+        are all set in the game's ``ever_black`` bitmap, and its white points in
+        ``ever_white`` (the games' bitmaps one after the other, of the matcher's
+        ``required_bytes`` width each); one byte a game."""
+        cdef Py_ssize_t width = self.required.shape[2], games, g, at, b
+        cdef int pl
+        if ever_black.shape[0] != ever_white.shape[0] or ever_black.shape[0] % width:
+            raise ValueError("the bitmaps are not of whole games")
+        games = ever_black.shape[0] // width
+        found = np.zeros(games, dtype=np.uint8)
+        cdef uint8_t[::1] out = found
+        for g in range(games):
+            at = g * width
+            for pl in range(self.count):
+                for b in range(width):
+                    if (self.required[pl, 0, b] & ~ever_black[at + b]) or (
+                            self.required[pl, 1, b] & ~ever_white[at + b]):
+                        break
+                else:
+                    out[g] = 1
+                    break
+        return found
 
     def scan(self, const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[::1] mains):
         """The hits in many stored games of the matcher's size, each replayed once

@@ -164,7 +164,34 @@ class Matcher:
             [i for i, p in enumerate(placements)
              if all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)],
             dtype=np.int32)
+        width = (points + 7) // 8
+        self.required_bytes = np.array(
+            [[np.frombuffer(bits.to_bytes(width, "little"), dtype=np.uint8) for bits in pair]
+             for pair in self.required], dtype=np.uint8).reshape(len(placements), 2, width)
         self._kernel = None if _match is None else _match.Kernel(self)
+
+    def candidates(self, ever_black: bytes, ever_white: bytes, *,
+                   compiled: bool | None = None) -> npt.NDArray[np.bool_]:
+        """:meth:`candidate` for many games at once: ``ever_black`` and
+        ``ever_white`` are their bitmaps (each ``(size * size + 7) // 8`` bytes,
+        :func:`bitmap`'s order as little-endian bytes) one after the other.  By
+        the compiled kernel (``compiled`` as :meth:`match` takes it) or by
+        :meth:`candidate` game by game."""
+        width = (self.size * self.size + 7) // 8
+        if len(ever_black) != len(ever_white) or len(ever_black) % width:
+            raise PatternError(f"bitmaps of {len(ever_black)} and {len(ever_white)} bytes are "
+                               f"not of whole games of {width} bytes each")
+        if compiled is None:
+            compiled = self.compiled
+        if compiled:
+            if self._kernel is None:
+                raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
+            return self._kernel.candidates(ever_black, ever_white).view(np.bool_)
+        return np.array([
+            self.candidate(int.from_bytes(ever_black[at : at + width], "little"),
+                           int.from_bytes(ever_white[at : at + width], "little"))
+            for at in range(0, len(ever_black), width)
+        ], dtype=np.bool_)
 
     def candidate(self, ever_black: int, ever_white: int) -> bool:
         """Whether a game whose points ever black and ever white are the bitmaps

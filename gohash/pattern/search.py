@@ -214,10 +214,6 @@ class PatternQuery:
             max_move=-1 if max_move is None else max_move,
         )
 
-    def candidate(self, ever_black: int, ever_white: int) -> bool:
-        """:meth:`Matcher.candidate <gohash.pattern.match.Matcher.candidate>`."""
-        return self.matcher.candidate(ever_black, ever_white)
-
     def matches(self, record: Record, game: Game, *, compiled: bool | None = None
                 ) -> list[PatternMatch]:
         """The matches in one game (``game`` the boards of ``record``'s main line)."""
