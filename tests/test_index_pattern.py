@@ -283,6 +283,21 @@ def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
         index.pattern(CORNER_9)
 
 
+def test_scan_reads_the_main_line_of_an_index_with_variations(tmp_path: Path) -> None:
+    # The variations are stored after the main line: the scan replays the main
+    # line only, on one board, and finds what the pure path finds.
+    (tmp_path / "v.sgf").write_text(
+        "(;GM[1]FF[4]SZ[9];B[cg];W[gc](;B[ee];W[dd])(;B[dd];W[ee];B[cc]))", encoding="utf-8")
+    db = str(tmp_path / "index.db")
+    with Index(db, create=True, variations=True) as index:
+        index.build([str(tmp_path / "v.sgf")])
+    c3 = "\n".join(["---------"] * 4 + [".....----", ".....----", "..X..----", ".....----",
+                                         ".....----"])
+    found = _everything(db, c3, compiled=True)
+    assert found == _everything(db, c3, compiled=False)
+    assert [(m[1], m[6]) for m in found[0]] == [(1, ("b", (4, 4))), (2, ("w", (4, 4)))]
+
+
 def test_ever_bitmaps_of_the_wrong_width_are_an_error(tmp_path: Path) -> None:
     db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
     with Index(db) as index:

@@ -11,7 +11,7 @@ ctypedef bint (*Visit)(void* ctx, Py_ssize_t node, int32_t move_number, const in
 # Called after each node replayed, with the points it changed (``point << 4 | old << 2 |
 # new``, in order; node 0's from an empty board); True stops the replay.
 
-cdef void _neighbours(int size, int32_t* nb) noexcept nogil
+cdef void _neighbours(int size, int32_t* nb) noexcept
 
 cdef Py_ssize_t _replay(
     const uint8_t* blob, Py_ssize_t nbytes, int size, Py_ssize_t last, Py_ssize_t nodes,

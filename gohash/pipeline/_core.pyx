@@ -761,7 +761,7 @@ cdef int _take_dead(int8_t* cells, int start, const int32_t* nb, int32_t* mark, 
     return count
 
 
-cdef void _neighbours(int size, int32_t* nb) noexcept nogil:
+cdef void _neighbours(int size, int32_t* nb) noexcept:
     cdef int p, row, col
     for p in range(size * size):
         row = p // size
@@ -1012,4 +1012,3 @@ def replay_at(
                 next_colour[j] = 0
                 next_point[j] = -1
     return rows
-
