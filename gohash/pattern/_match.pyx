@@ -238,9 +238,11 @@ cdef class Kernel:
         if offsets.shape[0] != games + 1 or (games and (
                 offsets[0] < 0 or offsets[games] > data.shape[0] or np.any(np.diff(offsets) <= 0))):
             raise ValueError("the offsets do not cut the data into one blob per game")
-        columns = tuple([] for _ in range(8))
+        found = np.zeros((max(1024, games), 8), dtype=np.int32)
+        cdef int32_t[:, ::1] rows = found
+        cdef Py_ssize_t nfound = 0
         if games == 0:
-            return tuple(np.array(c, dtype=np.int32) for c in columns)
+            return tuple(np.zeros(0, dtype=np.int32) for _ in range(8))
         longest = max(2, int(np.max(mains)) + 1)
         cdef int8_t[::1] tm = np.zeros(longest, dtype=np.int8), col = np.zeros(longest, dtype=np.int8)
         cdef int16_t[::1] pt = np.zeros(longest, dtype=np.int16)
@@ -315,16 +317,23 @@ cdef class Kernel:
                         continue
                     hit[pl] = g
                     cont = self._continuation(pl, j, ncv, npv)
-                    for column, value in zip(columns, (
-                            g, pl, first, mn[first], tm[first],
-                            next_colour[cont] if cont >= 0 else 0,
-                            next_point[cont] if cont >= 0 else -1, cont > j)):
-                        column.append(value)
+                    if nfound == rows.shape[0]:
+                        found = np.concatenate([found, np.zeros_like(found)])
+                        rows = found
+                    rows[nfound, 0] = <int32_t>g
+                    rows[nfound, 1] = pl
+                    rows[nfound, 2] = first
+                    rows[nfound, 3] = mn[first]
+                    rows[nfound, 4] = tm[first]
+                    rows[nfound, 5] = next_colour[cont] if cont >= 0 else 0
+                    rows[nfound, 6] = next_point[cont] if cont >= 0 else -1
+                    rows[nfound, 7] = cont > j
+                    nfound += 1
                     break
             g += 1
-        found = tuple(np.array(c, dtype=np.int32) for c in columns)
-        order = np.lexsort((found[1], found[2], found[0]))
-        return tuple(c[order] for c in found)
+        found = found[:nfound]
+        found = found[np.lexsort((found[:, 1], found[:, 2], found[:, 0]))]
+        return tuple(np.ascontiguousarray(found[:, c]) for c in range(8))
 
 
 cdef bint _scan_node(void* ctx, Py_ssize_t node, int32_t move_number, const int32_t* log,
