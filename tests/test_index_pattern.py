@@ -283,6 +283,17 @@ def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
         index.pattern(CORNER_9)
 
 
+def test_scan_grows_its_table_of_hits(tmp_path: Path) -> None:
+    # An empty point off the edges: 49 placements, all hit at the start of each
+    # of 30 games, more hits than the scan's first table holds.
+    (tmp_path / "many.sgf").write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc])" * 30, encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "many.sgf")])
+    point = "\n".join(["---------"] * 4 + ["----.----"] + ["---------"] * 4)
+    found = _everything(db, point, compiled=True)
+    assert found == _everything(db, point, compiled=False)
+    assert sum(m[8] for m in found[0]) >= 30 * 49 > 1024
+
+
 def test_scan_reads_the_main_line_of_an_index_with_variations(tmp_path: Path) -> None:
     # The variations are stored after the main line: the scan replays the main
     # line only, on one board, and finds what the pure path finds.
