@@ -111,19 +111,21 @@ def patterns(lk: Any, db: str, queries: list[dict[str, Any]]) -> list[dict[str, 
                              query["text"])
         gamelist.reset()
         gamelist.search(pattern, options)  # warm the page cache, as the gohash side does
-        times = []
+        times, cpu = [], []
         for _ in range(query["runs"]):
             gamelist.reset()
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             gamelist.search(pattern, options)
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
         games = gamelist.size()
         files = sorted(
             os.path.realpath(os.path.join(gamelist.getCurrentProperty(i, "path"),
                                           gamelist.getCurrentProperty(i, "filename")))
             for i in range(games)
         )
-        results.append({"seconds": times, "hits": gamelist.numHits(), "files": files})
+        results.append({"seconds": times, "cpu": cpu, "hits": gamelist.numHits(),
+                        "files": files})
     return results
 
 

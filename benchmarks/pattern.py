@@ -18,7 +18,8 @@ centre (``CENTER_PATTERN``), and for gohash as the same rectangle on a full
 diagram, so that both anchor it alike.  Both search up to rotation,
 reflection and colour exchange, either side to move, no move limit.  Each
 side makes one untimed pass and ``--runs`` timed ones per pattern; p50 of the
-timed ones.  The games hit must be the same: every game only one side finds is
+timed ones' wall times and of their CPU times (of the process; Kombilo's in
+its driver).  The games hit must be the same: every game only one side finds is
 printed.
 """
 
@@ -93,6 +94,7 @@ PATTERNS = (
 @dataclass
 class Answer:
     seconds: list[float]
+    cpu: list[float]
     hits: int
     files: list[str]
 
@@ -108,7 +110,8 @@ def search_kombilo(root: Path, db: Path, runs: int, scratch: Path) -> list[Answe
                       str(asked), str(answers)], kb.kombilo_env())
     if run.code != 0:
         raise SystemExit(f"Kombilo's pattern search failed:\n{run.stderr}")
-    return [Answer(a["seconds"], a["hits"], a["files"]) for a in json.loads(answers.read_text())]
+    return [Answer(a["seconds"], a["cpu"], a["hits"], a["files"])
+            for a in json.loads(answers.read_text())]
 
 
 def search_gohash(db: Path, runs: int) -> list[Answer]:
@@ -117,16 +120,17 @@ def search_gohash(db: Path, runs: int) -> list[Answer]:
         for p in PATTERNS:
             diagram = p.diagram()
             index.pattern(diagram, limit=None)  # warm the page cache
-            times = []
+            times, cpu = [], []
             for _ in range(runs):
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 result = index.pattern(diagram, limit=None)
                 times.append(time.perf_counter() - start)
+                cpu.append(time.process_time() - start_cpu)
             files = sorted({os.path.realpath(m.record.file) for m in result.matches})
             print(f"  gohash: {p.name}: {result.placements} placements, {result.candidates:,} "
                   f"of {result.searched:,} games replayed", flush=True)
             # Kombilo counts a hit per placement; gohash one per move, of them all.
-            found.append(Answer(times, sum(m.placements for m in result.matches), files))
+            found.append(Answer(times, cpu, sum(m.placements for m in result.matches), files))
     return found
 
 
@@ -161,16 +165,19 @@ def main() -> int:
         ours = search_gohash(scratch / "gohash" / "gohash.db", args.runs)
     print(f"load average after: {kb.load()}")
     print()
-    print(f"{'pattern':<44}{'Kombilo p50':>13}{'gohash p50':>12}{'ratio':>8}"
-          f"{'games K/g':>13}{'hits K/g':>15}  same games")
-    print("(hits: Kombilo's, and gohash's placements hit, several of which after one move "
-          "make one gohash match)")
+    print(f"{'pattern':<44}{'Kombilo p50':>13}{'gohash p50':>12}{'ratio':>8}{'CPU K/g ms':>14}"
+          f"{'ratio':>7}{'games K/g':>13}{'hits K/g':>15}  same games")
+    print("(p50 of wall times, then of CPU times, which a busy machine inflates less; hits: "
+          "Kombilo's, and gohash's placements hit, several of which after one move make one "
+          "gohash match)")
     agree = 0
     for p, k, g in zip(PATTERNS, theirs, ours, strict=True):
         kp50, gp50 = statistics.median(k.seconds), statistics.median(g.seconds)
+        kcpu, gcpu = statistics.median(k.cpu), statistics.median(g.cpu)
         same = k.files == g.files
         agree += same
         print(f"{p.name:<44}{kp50 * 1e3:>10.1f} ms{gp50 * 1e3:>9.1f} ms{gp50 / kp50:>7.1f}x"
+              f"{kcpu * 1e3:>7.1f}/{gcpu * 1e3:<6.1f}{gcpu / max(kcpu, 1e-6):>7.1f}x"
               f"{len(k.files):>6}/{len(g.files):<6}{k.hits:>7}/{g.hits:<7}  "
               f"{'yes' if same else 'NO'}")
     for p, k, g in zip(PATTERNS, theirs, ours, strict=True):

@@ -99,6 +99,50 @@ def test_index_pattern_equals_the_reference(tmp_path_factory: Any, data: Any,
         assert _record_hits(db, diagram, symmetry=symmetry, compiled=compiled) == expected
 
 
+def _everything(db: str, diagram: str, **options: Any) -> Any:
+    """All a search reports: its matches and its continuations."""
+    with Index(db, read_only=True) as index:
+        found = index.pattern(diagram, limit=None, **options)
+    return ([(m.record.id, m.seq, m.move_number, m.element, m.offset, m.to_move,
+              m.continuation, m.tenuki, m.placements) for m in found.matches],
+            found.continuations, found.searched, found.candidates)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data(), symmetry=st.sampled_from(["full", "d4", "none"]),
+       to_move=st.sampled_from([None, "b", "w"]), max_move=st.none() | st.integers(0, 30))
+def test_scan_equals_the_pure_path(tmp_path_factory: Any, data: Any, symmetry: str,
+                                   to_move: str | None, max_move: int | None) -> None:
+    """The compiled scan (all games in one call, each on one board) reports what
+    the pure path does: each game replayed into its boards, matched by
+    match_python; several games, so that the scan's state carries over."""
+    record = data.draw(sgfgen.records(st.integers(3, 7), same_size=True, faults=False,
+                                      max_depth=0, max_games=4))
+    folder = tmp_path_factory.mktemp("records")
+    path = folder / "games.sgf"
+    path.write_text(record.sgf(), encoding="utf-8")
+    db = _build(folder, [str(path)])
+    diagram = data.draw(diagrams(record.games[0].size))
+    options = {"symmetry": symmetry, "to_move": to_move, "max_move": max_move}
+    assert _everything(db, diagram, compiled=True, **options) == _everything(
+        db, diagram, compiled=False, **options)
+
+
+def test_scan_grows_its_room_for_events(tmp_path: Path) -> None:
+    # A corner point set and cleared 150 times: more presence events than the
+    # scan has room for at first; it makes room and replays the game again.
+    toggles = ";AB[aa];AE[aa]" * 150
+    (tmp_path / "t.sgf").write_text(f"(;GM[1]FF[4]SZ[9]{toggles};B[ee])", encoding="utf-8")
+    (tmp_path / "u.sgf").write_text("(;GM[1]FF[4]SZ[9];B[aa];W[ee])", encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "t.sgf"), str(tmp_path / "u.sgf")])
+    corner = "\n".join(["---------"] * 8 + ["X--------"])
+    found = _everything(db, corner, compiled=True)
+    assert found == _everything(db, corner, compiled=False)
+    assert [(m[0], m[1]) for m in found[0]] == [(1, 1), (2, 1)]
+    assert found[0][0][6:8] == (None, False)  # setup nodes follow: no move in the corner
+
+
 # Four games, each with B at the 4-4 point of a corner (or White's, with colours
 # exchanged), then the next move nearby, after a tenuki, or none.
 FOUR = {
@@ -261,6 +305,43 @@ def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(DamagedIndexError, match="does not replay"), \
             Index(db, read_only=True) as index:
         index.pattern(CORNER_9)
+
+
+def test_scan_grows_its_table_of_hits(tmp_path: Path) -> None:
+    # An empty point off the edges: 49 placements, all hit at the start of each
+    # of 30 games, more hits than the scan's first table holds.
+    (tmp_path / "many.sgf").write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc])" * 30, encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "many.sgf")])
+    point = "\n".join(["---------"] * 4 + ["----.----"] + ["---------"] * 4)
+    found = _everything(db, point, compiled=True)
+    assert found == _everything(db, point, compiled=False)
+    assert sum(m[8] for m in found[0]) >= 30 * 49 > 1024
+
+
+def test_scan_reads_the_main_line_of_an_index_with_variations(tmp_path: Path) -> None:
+    # The variations are stored after the main line: the scan replays the main
+    # line only, on one board, and finds what the pure path finds.
+    (tmp_path / "v.sgf").write_text(
+        "(;GM[1]FF[4]SZ[9];B[cg];W[gc](;B[ee];W[dd])(;B[dd];W[ee];B[cc]))", encoding="utf-8")
+    db = str(tmp_path / "index.db")
+    with Index(db, create=True, variations=True) as index:
+        index.build([str(tmp_path / "v.sgf")])
+    c3 = "\n".join(["---------"] * 4 + [".....----", ".....----", "..X..----", ".....----",
+                                         ".....----"])
+    found = _everything(db, c3, compiled=True)
+    assert found == _everything(db, c3, compiled=False)
+    assert [(m[1], m[6]) for m in found[0]] == [(1, ("b", (4, 4))), (2, ("w", (4, 4)))]
+
+
+def test_ever_bitmaps_of_the_wrong_width_are_an_error(tmp_path: Path) -> None:
+    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    with Index(db) as index:
+        index._db.execute("UPDATE games SET ever_black = ?", (bytes(3),))
+        index._db.commit()
+    for compiled in (False, True):
+        with pytest.raises(DamagedIndexError, match="ever bitmaps of 3 and 11 bytes"), \
+                Index(db, read_only=True) as index:
+            index.pattern(CORNER_9, compiled=compiled)
 
 
 def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from ..group.symmetry import ELEMENTS, Element
 from ..metadata import STORED
 from ..pattern.diagram import Pattern
 from ..pattern.match import Game
-from ..pattern.search import PatternQuery, PatternResult
+from ..pattern.search import PatternMatch, PatternQuery, PatternResult
 from ..pipeline.frames import (
     Board8,
     SchemeFactory,
@@ -455,11 +455,17 @@ class Index:
         (:class:`~gohash.pattern.search.PatternQuery`); ``filters`` the games.
         ``limit`` keeps that many matches in index order (None: all) from the
         ``offset``-th (0: the first); the counts and continuations cover all.
-        ``compiled`` picks the kernel (None: the compiled one where built).
-        Only games whose points ever black and ever white hold some placement's
+        ``compiled`` picks the kernel (None: the compiled one where built,
+        unless ``GOHASH_PURE=1``).  Only
+        games whose points ever black and ever white hold some placement's
         stones are replayed (the games table's ``ever_black``, ``ever_white``
-        bitmaps), each replayed from its stored form, and every hit is
-        confirmed on the exact board.
+        bitmaps), from their stored form: by the compiled kernel all in one
+        call, each on one board
+        (:meth:`~gohash.pattern.match.Matcher.scan`), or else one by one into
+        their boards by the pure replay and matcher
+        (:func:`~gohash.index.games.replay_pure`,
+        :func:`~gohash.pattern.match.match_python`), the scan's twin.  Every
+        hit is confirmed on the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
@@ -474,23 +480,47 @@ class Index:
             f"g.record FROM games g JOIN files f ON f.id = g.file_id WHERE {where} "
             f"ORDER BY g.id", params,
         ).fetchall()
+        if compiled is None:
+            compiled = query.matcher.compiled
+        # The points ever black and ever white filter before a game is replayed.
+        width = (query.size * query.size + 7) // 8
+        for row in rows:
+            if len(row[-3]) != width or len(row[-2]) != width:
+                raise damaged(self.path, f"game {Record.from_row(row[:-5]).id}: ever bitmaps "
+                                         f"of {len(row[-3])} and {len(row[-2])} bytes")
+        pick = query.matcher.candidates(b"".join(row[-3] for row in rows),
+                                        b"".join(row[-2] for row in rows), compiled=compiled)
+        kept = [row for row, keep in zip(rows, pick.tolist(), strict=True) if keep]
+        if compiled:
+            return query.result(self._scan(query, kept), searched=len(rows),
+                                candidates=len(kept), limit=limit, offset=offset)
         matches = []
-        candidates = 0
-        for *columns, positions, nodes, ever_black, ever_white, blob in rows:
+        for *columns, positions, nodes, _, _, blob in kept:
             record = Record.from_row(columns)
-            # The points ever black and ever white filter before a game is replayed.
-            if not query.candidate(int.from_bytes(ever_black, "little"),
-                                   int.from_bytes(ever_white, "little")):
-                continue
             try:
-                replayed = replay_boards(blob, record.size, nodes, positions - 1)
+                replayed = replay_boards(blob, record.size, nodes, positions - 1, pure=True)
             except GohashError as e:
                 raise damaged(self.path, f"game {record.id}: {e.reason}") from None
-            candidates += 1
-            matches += query.matches(record, _game_boards(replayed, positions),
-                                     compiled=compiled)
-        return query.result(matches, searched=len(rows), candidates=candidates, limit=limit,
+            matches += query.matches(record, _game_boards(replayed, positions), compiled=False)
+        return query.result(matches, searched=len(rows), candidates=len(kept), limit=limit,
                             offset=offset)
+
+    def _scan(self, query: PatternQuery, rows: list[Any]) -> list[PatternMatch]:
+        """The matches of ``query`` in the games of ``rows`` (as :meth:`pattern`
+        reads them), all replayed in one call of the compiled kernel."""
+        blobs = [row[-1] for row in rows]
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(blob) for blob in blobs], out=offsets[1:])
+        mains = np.array([row[-5] for row in rows], dtype=np.int32)
+        try:
+            found = query.matcher.scan(b"".join(blobs), offsets, mains)
+        except ValueError as e:
+            game, reason = e.args
+            record = Record.from_row(rows[game][:-5])
+            raise damaged(self.path, f"game {record.id}: a stored game does not replay: "
+                                     f"{reason}") from None
+        games = dict.fromkeys(found.game.tolist())
+        return query.found_matches({g: Record.from_row(rows[g][:-5]) for g in games}, found)
 
     @database_errors
     def game(self, game_id: int) -> GameRecord:

@@ -17,3 +17,10 @@ class Kernel:
     ) -> tuple[
         npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.uint8]
     ]: ...
+    def scan(
+        self,
+        data: bytes,
+        offsets: npt.NDArray[np.int64],
+        mains: npt.NDArray[np.int32],
+    ) -> tuple[npt.NDArray[np.int32], ...]: ...
+    def candidates(self, ever_black: bytes, ever_white: bytes) -> npt.NDArray[np.uint8]: ...

@@ -33,14 +33,14 @@ import numpy.typing as npt
 
 from ..errors import PatternError
 from ..group.schemes import KeyScheme
-from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, Placement
+from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placement
 
 try:
     from . import _match
 except ImportError:  # no C compiler at install: the pure twin does the work
     _match = None  # type: ignore[assignment]
 
-__all__ = ["Game", "Hits", "Matcher", "bitmap", "ever_bitmaps", "match_python"]
+__all__ = ["Found", "Game", "Hits", "Matcher", "bitmap", "ever_bitmaps", "match_python"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,39 @@ class Hits:
     position: npt.NDArray[np.int32]
     continuation: npt.NDArray[np.int32]
     tenuki: npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Found:
+    """Hits as a match reports them, in one game or many: placement
+    ``placement[j]`` hit game ``game[j]`` (an index into the games scanned; 0
+    for one game) at position ``position[j]``, of move number
+    ``move_number[j]``, ``to_move[j]`` to play; its continuation was
+    ``next_colour[j]`` (0: none) at ``next_point[j]``, after a move elsewhere if
+    ``tenuki[j]``.  In order of game, position, placement."""
+
+    game: npt.NDArray[np.int32]
+    placement: npt.NDArray[np.int32]
+    position: npt.NDArray[np.int32]
+    move_number: npt.NDArray[np.int32]
+    to_move: npt.NDArray[np.int32]
+    next_colour: npt.NDArray[np.int32]
+    next_point: npt.NDArray[np.int32]
+    tenuki: npt.NDArray[np.bool_]
+
+    @classmethod
+    def of(cls, hits: Hits, game: Game) -> Found:
+        """The hits of one game (``hits`` of :meth:`Matcher.match` on ``game``)."""
+        has = hits.continuation >= 0
+        cont = np.where(has, hits.continuation, 0)
+        at = hits.position
+        return cls(
+            np.zeros(len(at), dtype=np.int32), hits.placement, at,
+            game.move_numbers[at].astype(np.int32), game.to_move[at].astype(np.int32),
+            np.where(has, game.next_colour[cont], 0).astype(np.int32),
+            np.where(has, game.next_point[cont], -1).astype(np.int32),
+            hits.tenuki,
+        )
 
 
 class Matcher:
@@ -126,7 +159,39 @@ class Matcher:
              bitmap([q for q, c in zip(p.points, p.codes, strict=True) if c == WHITE], size))
             for p in placements
         ]
+        # The placements present on the empty board: where a scan starts.
+        self.empty_present = np.array(
+            [i for i, p in enumerate(placements)
+             if all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)],
+            dtype=np.int32)
+        width = (points + 7) // 8
+        self.required_bytes = np.array(
+            [[np.frombuffer(bits.to_bytes(width, "little"), dtype=np.uint8) for bits in pair]
+             for pair in self.required], dtype=np.uint8).reshape(len(placements), 2, width)
         self._kernel = None if _match is None else _match.Kernel(self)
+
+    def candidates(self, ever_black: bytes, ever_white: bytes, *,
+                   compiled: bool | None = None) -> npt.NDArray[np.bool_]:
+        """:meth:`candidate` for many games at once: ``ever_black`` and
+        ``ever_white`` are their bitmaps (each ``(size * size + 7) // 8`` bytes,
+        :func:`bitmap`'s order as little-endian bytes) one after the other.  By
+        the compiled kernel (``compiled`` as :meth:`match` takes it) or by
+        :meth:`candidate` game by game."""
+        width = (self.size * self.size + 7) // 8
+        if len(ever_black) != len(ever_white) or len(ever_black) % width:
+            raise PatternError(f"bitmaps of {len(ever_black)} and {len(ever_white)} bytes are "
+                               f"not of whole games of {width} bytes each")
+        if compiled is None:
+            compiled = self.compiled
+        if compiled:
+            if self._kernel is None:
+                raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
+            return self._kernel.candidates(ever_black, ever_white).view(np.bool_)
+        return np.array([
+            self.candidate(int.from_bytes(ever_black[at : at + width], "little"),
+                           int.from_bytes(ever_white[at : at + width], "little"))
+            for at in range(0, len(ever_black), width)
+        ], dtype=np.bool_)
 
     def candidate(self, ever_black: int, ever_white: int) -> bool:
         """Whether a game whose points ever black and ever white are the bitmaps
@@ -141,7 +206,7 @@ class Matcher:
         built, unless ``GOHASH_PURE=1`` is set; True: required) or
         :func:`match_python`."""
         if compiled is None:
-            compiled = self._kernel is not None and os.environ.get("GOHASH_PURE", "") in ("", "0")
+            compiled = self.compiled
         if not compiled:
             return match_python(self, game)
         if self._kernel is None:
@@ -150,6 +215,28 @@ class Matcher:
             game.boards, game.move_numbers, game.to_move, game.next_colour, game.next_point
         )
         return _ordered(placement, position, continuation, tenuki.astype(np.bool_))
+
+
+    def scan(self, data: bytes, offsets: npt.NDArray[np.int64],
+             mains: npt.NDArray[np.int32]) -> Found:
+        """The hits in many stored games (docs/design.md, "Stored games") of the
+        matcher's size, by the compiled kernel in one call: game ``g``'s blob is
+        ``data[offsets[g]:offsets[g + 1]]`` and its main line its first
+        ``mains[g]`` nodes.  The same hits as :meth:`match` on each game's
+        replayed boards, without the boards: each game is replayed on one board
+        and its placements' keys follow the points that change.  Raises
+        ValueError ``(game, reason)`` for a blob that does not replay, and
+        :class:`~gohash.errors.PatternError` if the kernel is not built."""
+        if self._kernel is None:
+            raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
+        g, pl, at, number, to_move, colour, point, tenuki = self._kernel.scan(data, offsets, mains)
+        return Found(g, pl, at, number, to_move, colour, point, tenuki.astype(np.bool_))
+
+    @property
+    def compiled(self) -> bool:
+        """Whether :meth:`match` uses the compiled kernel by default: where it
+        was built, unless ``GOHASH_PURE=1`` is set."""
+        return self._kernel is not None and os.environ.get("GOHASH_PURE", "") in ("", "0")
 
 
 def _ordered(

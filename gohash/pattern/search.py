@@ -1,11 +1,11 @@
 """A pattern query over many games: its matches and continuations.
 
 Scope: :class:`PatternQuery` (a pattern with its options, placed once) turns
-one game's hits (:meth:`gohash.pattern.match.Matcher.match`) into
-:class:`PatternMatch` es, and :meth:`PatternQuery.result` sums the matches of
-all games up into a :class:`PatternResult` with its
-:class:`PatternContinuation` s.  Which games, and their boards, are the
-caller's (:meth:`gohash.index.index.Index.pattern`).
+one game's hits (:meth:`gohash.pattern.match.Matcher.match`), or many games'
+(:meth:`~gohash.pattern.match.Matcher.scan`), into :class:`PatternMatch` es,
+and :meth:`PatternQuery.result` sums the matches of all games up into a
+:class:`PatternResult` with its :class:`PatternContinuation` s.  Which games,
+and their boards, are the caller's (:meth:`gohash.index.index.Index.pattern`).
 
 Hits at the same position of a game are one match (that of the lowest
 placement): a shape that appears in two places at once is one event of the
@@ -20,17 +20,18 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..errors import PatternError
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
 from ..index.queries import Record, move_json
 from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
-from .match import Game, Matcher
+from .match import Found, Game, Matcher
 
 __all__ = [
     "PATTERN_SCHEME",
@@ -227,35 +228,42 @@ class PatternQuery:
             max_move=-1 if max_move is None else max_move,
         )
 
-    def candidate(self, ever_black: int, ever_white: int) -> bool:
-        """:meth:`Matcher.candidate <gohash.pattern.match.Matcher.candidate>`."""
-        return self.matcher.candidate(ever_black, ever_white)
-
     def matches(self, record: Record, game: Game, *, compiled: bool | None = None
                 ) -> list[PatternMatch]:
         """The matches in one game (``game`` the boards of ``record``'s main line)."""
-        hits = self.matcher.match(game, compiled=compiled)
-        found: list[PatternMatch] = []
+        return self.found_matches({0: record},
+                                  Found.of(self.matcher.match(game, compiled=compiled), game))
+
+    def found_matches(self, records: Mapping[int, Record], found: Found) -> list[PatternMatch]:
+        """The matches of the hits ``found`` in the games ``records`` (by
+        ``found.game``; :meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`)."""
+        # One match per position: the lowest placement's, the first of its run.
+        firsts = np.flatnonzero(np.diff(found.game, prepend=-1) | np.diff(found.position,
+                                                                          prepend=-1))
+        counts = np.diff(firsts, append=len(found.game))
+        matches: list[PatternMatch] = []
         size = self.size
-        for pl, position, cont, tenuki in zip(hits.placement.tolist(), hits.position.tolist(),
-                                              hits.continuation.tolist(), hits.tenuki.tolist(),
-                                              strict=True):
-            if found and found[-1].seq == position:
-                # One match per position: the lowest placement's.
-                found[-1] = dataclasses.replace(found[-1], placements=found[-1].placements + 1)
-                continue
-            placement = self.placements[pl]
+        placements = self.placements
+        # Colours 1 and 2 in the query's colours, and continuations, per placement.
+        colours = [(None, p.query_colour("b"), p.query_colour("w")) for p in placements]
+        continuations: dict[tuple[int, int, int], tuple[str, Point]] = {}
+        for g, pl, position, number, to_move, colour, point, tenuki, count in zip(
+                *(column[firsts].tolist() for column in (
+                    found.game, found.placement, found.position, found.move_number,
+                    found.to_move, found.next_colour, found.next_point, found.tenuki)),
+                counts.tolist(), strict=True):
+            placement = placements[pl]
             continuation = None
-            if cont >= 0:
-                colour = "b" if game.next_colour[cont] == 1 else "w"
-                continuation = (placement.query_colour(colour),
-                                placement.to_query(int(game.next_point[cont]), size))
-            side = "b" if game.to_move[position] == 1 else "w"
-            found.append(PatternMatch(
-                record, int(game.move_numbers[position]), placement.element, placement.offset,
-                position, placement.query_colour(side), continuation, bool(tenuki),
+            if colour:
+                continuation = continuations.get((pl, colour, point))
+                if continuation is None:
+                    continuation = continuations[pl, colour, point] = (
+                        colours[pl][colour], placement.to_query(point, size))
+            matches.append(PatternMatch(
+                records[g], number, placement.element, placement.offset, position,
+                colours[pl][to_move], continuation, tenuki, count,
             ))
-        return found
+        return matches
 
     def result(self, matches: Iterable[PatternMatch], *, searched: int, candidates: int,
                limit: int | None = None, offset: int = 0) -> PatternResult:

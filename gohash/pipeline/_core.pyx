@@ -772,17 +772,32 @@ cdef void _neighbours(int size, int32_t* nb) noexcept:
         nb[p * 4 + 3] = p + 1 if col < size - 1 else -1
 
 
+cdef inline void _log_capture(int count, int colour, const int32_t* stack, int32_t* log,
+                              Py_ssize_t* nlog) noexcept:
+    cdef int i
+    if log != NULL:
+        for i in range(count):
+            log[nlog[0]] = stack[i] << 4 | colour << 2
+            nlog[0] += 1
+
+
 @cython.boundscheck(False)
 cdef Py_ssize_t _replay(
     const uint8_t* blob, Py_ssize_t nbytes, int size, Py_ssize_t last, Py_ssize_t nodes,
     int8_t* boards, int8_t* to_move, int8_t* colour, int16_t* point, uint8_t* setup,
     int32_t* parent, int32_t* move_number, const int32_t* nb, int32_t* mark, int32_t* stack,
+    bint one_board=False, Visit visit=NULL, void* ctx=NULL, int32_t* log=NULL,
 ) except -1:
     """The replay of :func:`replay_stored` on raw arrays (rows of ``size * size``
-    bytes in ``boards``); ``mark`` and ``stack`` are scratch of a point each."""
+    bytes in ``boards``); ``mark`` and ``stack`` are scratch of a point each.
+
+    With ``one_board`` every node is replayed on ``boards``' first row, which
+    needs a line without branches (a main line); ``visit`` (with ``ctx``) is
+    called after each node with the points it changed, logged in ``log``
+    (room for :data:`MAX_LOG` entries)."""
     cdef int npts = size * size
-    cdef Py_ssize_t pos = 0, node = 0, pending = -1, par, j, edits
-    cdef int word, tag, c, p, k, r
+    cdef Py_ssize_t pos = 0, node = 0, pending = -1, par, j, edits, nlog = 0
+    cdef int word, tag, c, p, k, r, taken
     cdef int32_t gen = 0
     cdef int8_t* cells
     for j in range(npts):
@@ -815,12 +830,18 @@ cdef Py_ssize_t _replay(
         else:
             par = node - 1 if pending < 0 else pending
         pending = -1
-        cells = boards + node * npts
+        nlog = 0
+        if not one_board:
+            cells = boards + node * npts
+            if par >= 0:
+                memcpy(cells, boards + par * npts, npts)
+        elif par != node - 1:
+            raise ValueError(f"node {node}: a branch, replayed on one board")
+        else:
+            cells = boards
         if par < 0:
             for j in range(npts):
                 cells[j] = 0
-        else:
-            memcpy(cells, boards + par * npts, npts)
         parent[node] = <int32_t>par
         if tag == TAG_MOVE:
             if c == 0 or c == 3 or (p != NO_POINT and p >= npts):
@@ -836,13 +857,18 @@ cdef Py_ssize_t _replay(
                     raise ValueError(f"node {node}: a stone played on a stone at point {p}")
                 point[node] = p
                 cells[p] = c
+                if log != NULL:
+                    log[0] = p << 4 | c
+                    nlog = 1
                 for k in range(4):
                     r = nb[p * 4 + k]
                     if r >= 0 and cells[r] == 3 - c:
                         gen += 1
-                        _take_dead(cells, r, nb, mark, gen, stack)
+                        taken = _take_dead(cells, r, nb, mark, gen, stack)
+                        _log_capture(taken, 3 - c, stack, log, &nlog)
                 gen += 1
-                _take_dead(cells, p, nb, mark, gen, stack)
+                taken = _take_dead(cells, p, nb, mark, gen, stack)
+                _log_capture(taken, c, stack, log, &nlog)
         else:
             if pos + 2 > nbytes:
                 raise ValueError(f"cut short at byte {pos}")
@@ -857,6 +883,9 @@ cdef Py_ssize_t _replay(
                 r = word & 1023
                 if k == 3 or r >= npts or (word >> 12) != 0:
                     raise ValueError(f"node {node}: setup word {word:#06x} is not a point's colour")
+                if log != NULL and cells[r] != k:
+                    log[nlog] = r << 4 | cells[r] << 2 | k
+                    nlog += 1
                 cells[r] = k
             setup[node] = 1
             if par < 0:
@@ -873,6 +902,8 @@ cdef Py_ssize_t _replay(
                 point[node] = p if c != 0 and p != NO_POINT else -1
                 to_move[node] = 3 - c if c != 0 else to_move[par]
                 move_number[node] = move_number[par] + (1 if c != 0 else 0)
+        if visit != NULL and visit(ctx, node, move_number[node], log, nlog):
+            return node + 1
         node += 1
     return node
 
