@@ -305,7 +305,7 @@ def test_player_and_order_endpoints(tmp_path: Path) -> None:
 
     from gohash.explorer.app import create_app
 
-    paths = write_games(tmp_path, 5, 40)
+    paths = write_games(tmp_path, 5, 40) + write_long_games(tmp_path, 5, 10)
     db = build_index(tmp_path / "index.db", paths)
     with TestClient(create_app(db), base_url="http://localhost") as client, Index(db) as index:
         name = PLAYERS[2]
@@ -324,6 +324,12 @@ def test_player_and_order_endpoints(tmp_path: Path) -> None:
         # the column from the left, then the row from the top).
         assert page["openings"] and all(o["moves"][1] >= "j" and o["moves"][2] <= "j"
                                         for o in page["openings"])
+        assert [(c["moves"], c["count"], c["player"]) for c in page["corners"]] == [
+            (",".join(c.letters), c.count, c.player) for c in summary.corners]
+        assert page["corner_length"] == 4 and page["corners_counted"] == summary.corners_counted
+        # Every corner pattern is drawn in the top right 9x9.
+        assert page["corners"] and all(m[1] >= "k" and m[2] <= "i" for c in page["corners"]
+                   for m in c["moves"].split(","))
         by_rank = client.get("/api/player", params={"name": name, "order": "-rank",
                                                     "limit": 200}).json()
         assert [g["game_id"] for g in by_rank["games"]["records"]] == [
