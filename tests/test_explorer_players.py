@@ -10,9 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sgfmill import sgf
 
 from gohash.errors import GohashError
+from gohash.group.symmetry import D4
 from gohash.index.index import Index
 from gohash.index.players import corner_patterns, opening_moves
 from tests.serve_fixtures import build_index
@@ -228,6 +231,21 @@ def test_corner_patterns_on_a_small_board() -> None:
     assert corner_patterns(moves, size, 3) == [
         (("w", (6, 6)), ("b", (10, 10)), ("w", (8, 9)))]
     assert corner_patterns([], size) == []
+
+
+@given(st.integers(5, 19).flatmap(lambda size: st.tuples(
+    st.just(size),
+    st.lists(st.tuples(st.sampled_from("bw"), st.tuples(st.integers(0, size - 1),
+                                                         st.integers(0, size - 1))),
+             max_size=40),
+    st.integers(0, 7), st.integers(1, 5))))
+def test_corner_patterns_do_not_depend_on_the_games_orientation(
+    case: tuple[int, list[tuple[str, tuple[int, int]]], int, int]
+) -> None:
+    size, moves, element, length = case
+    turned = [(c, D4[element].map_point(p, size)) for c, p in moves]
+    assert Counter(corner_patterns(moves, size, length)) == Counter(
+        corner_patterns(turned, size, length))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
