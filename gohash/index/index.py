@@ -573,9 +573,9 @@ class Index:
         """The games of the player called ``name`` (exactly, as recorded, either
         colour), their results by colour and year, their ``openings`` most
         played openings of ``opening_length`` moves up to rotation and reflection
-        and as many most played corner patterns of ``corner_length`` moves
-        (:func:`~gohash.index.players.corner_patterns`, on each game's main line)
-        (:class:`~gohash.index.players.PlayerSummary`; None: every one).
+        and as many most played corner patterns of ``corner_length`` moves on each
+        game's main line (:func:`~gohash.index.players.corner_patterns`): a
+        :class:`~gohash.index.players.PlayerSummary`; ``openings`` None: every one.
         The games come by ``order`` (:func:`~gohash.index.queries.game_order`),
         then in index order."""
         if opening_length < 1:
