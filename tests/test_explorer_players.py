@@ -10,11 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sgfmill import sgf
 
 from gohash.errors import GohashError
+from gohash.group.symmetry import D4
 from gohash.index.index import Index
-from gohash.index.players import opening_moves
+from gohash.index.players import corner_patterns, opening_moves
 from tests.serve_fixtures import build_index
 from tests.test_serve import transforms
 
@@ -51,6 +54,52 @@ def write_games(folder: Path, seed: int, count: int) -> list[Path]:
     return paths
 
 
+def write_long_games(folder: Path, seed: int, count: int) -> list[Path]:
+    """``count`` records of 10 to 60 random legal moves (checked on sgfmill's
+    board, no suicide), crowded near the corners so that corners get four
+    moves and more; some with handicap stones or a pass."""
+    from sgfmill import boards
+
+    rng = random.Random(seed)
+    near = [p for p in range(SIZE) if p < 6 or p > SIZE - 7]
+    paths = []
+    for i in range(count):
+        black, white = rng.sample(PLAYERS, 2)
+        root = f"GM[1]FF[4]CA[UTF-8]SZ[{SIZE}]PB[{black}]PW[{white}]"
+        root += rng.choice(["RE[B+R]", "RE[W+3.5]", "RE[0]", ""])
+        if rng.random() < 0.8:
+            root += f"DT[{rng.choice([2015, 2016])}-05-1{rng.randint(0, 9)}]"
+        board = boards.Board(SIZE)
+        if rng.random() < 0.1:
+            root += "HA[2]AB[dd][pp]"
+            board.play(15, 3, "b")
+            board.play(3, 15, "b")
+        colour = "w" if "AB" in root else "b"
+        nodes = []
+        for _ in range(rng.randint(10, 60)):
+            if rng.random() < 0.02:
+                nodes.append(f";{colour.upper()}[]")
+            else:
+                while True:
+                    row, col = rng.choice(near), rng.choice(near)
+                    if rng.random() < 0.1:
+                        row = rng.randrange(SIZE)
+                    if board.get(row, col) is not None:
+                        continue
+                    trial = board.copy()
+                    trial.play(row, col, colour)
+                    if trial.get(row, col) is not None:
+                        break
+                board = trial
+                nodes.append(f";{colour.upper()}[{'abcdefghijklmnopqrs'[col]}"
+                             f"{'abcdefghijklmnopqrs'[SIZE - 1 - row]}]")
+            colour = "w" if colour == "b" else "b"
+        path = folder / f"long{i:03d}.sgf"
+        path.write_text(f"(;{root}{''.join(nodes)})", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
 def images(point: tuple[int, int]) -> list[tuple[int, int]]:
     """The point's images under the eight board maps (numpy's, as test_serve makes them)."""
     found = []
@@ -59,6 +108,15 @@ def images(point: tuple[int, int]) -> list[tuple[int, int]]:
             where = np.argwhere(image == point[0] * SIZE + point[1])[0]
             found.append((int(where[0]), int(where[1])))
     return found
+
+
+def least_letters(sequences: list[list[tuple[str, tuple[int, int]]]]) -> tuple[str, ...]:
+    """Of some orientations of a move sequence, the one with the least documented
+    key (each move's column from the right, then its row from the top), as SGF letters."""
+    best = min(sequences, key=lambda ms: [(SIZE - 1 - col, SIZE - 1 - row)
+                                         for _, (row, col) in ms])
+    return tuple(c + "abcdefghijklmnopqrs"[col] + "abcdefghijklmnopqrs"[SIZE - 1 - row]
+                 for c, (row, col) in best)
 
 
 def reference(paths: list[Path], name: str, length: int) -> tuple[
@@ -91,12 +149,103 @@ def reference(paths: list[Path], name: str, length: int) -> tuple[
         for k in range(8):
             moved = [(c, images(p)[k]) for c, p in moves]  # type: ignore[arg-type]
             sequences.append(moved)
-        best = min(sequences, key=lambda ms: [(SIZE - 1 - col, SIZE - 1 - row)
-                                             for _, (row, col) in ms])
-        openings[tuple(c + "abcdefghijklmnopqrs"[col] + "abcdefghijklmnopqrs"[SIZE - 1 - row]
-                       for c, (row, col) in best)] += 1
+        openings[least_letters(sequences)] += 1
     return ({c: (t[0], t[1], t[2], t[3]) for c, t in colours.items()}, openings,
             dict(years))
+
+
+def corner_reference(paths: list[Path], name: str, length: int) -> tuple[
+    Counter[tuple[str, ...]], Counter[tuple[tuple[str, ...], str]]
+]:
+    """The corner patterns of ``name``'s games from an empty board, as SGF-letter
+    lists: how often, and how often with the player as Black or White.  Corner
+    regions are numpy masks; the maps are numpy's."""
+    shapes: Counter[tuple[str, ...]] = Counter()
+    sides: Counter[tuple[tuple[str, ...], str]] = Counter()
+    side = 9
+    masks = []
+    for rows in (slice(0, side), slice(SIZE - side, SIZE)):
+        for cols in (slice(0, side), slice(SIZE - side, SIZE)):
+            mask = np.zeros((SIZE, SIZE), dtype=bool)
+            mask[rows, cols] = True
+            masks.append(mask)
+    for path in paths:
+        game = sgf.Sgf_game.from_bytes(path.read_bytes())
+        root = game.get_root()
+        if name not in (root.get("PB"), root.get("PW")) or root.has_setup_stones():
+            continue
+        player = "b" if root.get("PB") == name else "w"
+        moves = [node.get_move() for node in game.get_main_sequence()[1:]]
+        played = [(c, p) for c, p in moves if p is not None]
+        for mask in masks:
+            inside = [(c, p) for c, p in played if mask[p]][:length]
+            if len(inside) < length:
+                continue
+            # The corner this mask holds: of its four board corners, the one inside.
+            corner = next(q for q in ((0, 0), (0, SIZE - 1), (SIZE - 1, 0), (SIZE - 1, SIZE - 1))
+                          if mask[q])
+            turned = [[(c, images(p)[k]) for c, p in inside]  # type: ignore[arg-type]
+                      for k in range(8) if images(corner)[k] == (SIZE - 1, SIZE - 1)]
+            assert len(turned) == 2
+            key = least_letters(turned)
+            shapes[key] += 1
+            sides[key, player] += 1
+    return shapes, sides
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_corner_patterns_equal_a_reference(tmp_path: Path, seed: int) -> None:
+    paths = write_long_games(tmp_path, seed, 40)
+    db = build_index(tmp_path / "index.db", paths)
+    with Index(db, read_only=True) as index:
+        for name in PLAYERS:
+            for length in (1, 2, 4):
+                summary = index.player(name, corner_length=length, openings=None)
+                shapes, sides = corner_reference(paths, name, length)
+                assert shapes, "the collection should have corner patterns"
+                assert Counter({p.letters: p.count for p in summary.corners}) == shapes
+                assert Counter({(p.letters, c): n for p in summary.corners
+                                for c, n in p.player.items()}) == sides
+                assert summary.corners_counted == sum(shapes.values())
+                assert summary.corner_length == length
+                assert all(p.results.games == p.count for p in summary.corners)
+                counts = [p.count for p in summary.corners]
+                assert counts == sorted(counts, reverse=True)
+            assert len(index.player(name).corners) <= 10
+        with pytest.raises(GohashError, match="corner_length must be at least 1"):
+            index.player("Lee", corner_length=0)
+
+
+def test_corner_patterns_on_a_small_board() -> None:
+    # 13x13: corners are 7x7, so the centre (6, 6) is in all four.
+    size = 13
+    moves = [("b", (9, 9)), ("w", (6, 6)), ("b", (2, 10)), ("w", (3, 8)), ("b", (12, 0))]
+    # Bottom left has one move; bottom right, turned a quarter to the top right;
+    # top left, turned three quarters; top right as played.
+    assert corner_patterns(moves, size, 2) == [
+        (("w", (6, 6)), ("b", (10, 10))),
+        (("w", (6, 6)), ("b", (12, 12))),
+        (("b", (9, 9)), ("w", (6, 6))),
+    ]
+    # (3, 8) turns to (8, 9), or (9, 8) reflected: the first is nearer the right edge.
+    assert corner_patterns(moves, size, 3) == [
+        (("w", (6, 6)), ("b", (10, 10)), ("w", (8, 9)))]
+    assert corner_patterns([], size) == []
+
+
+@given(st.integers(5, 19).flatmap(lambda size: st.tuples(
+    st.just(size),
+    st.lists(st.tuples(st.sampled_from("bw"), st.tuples(st.integers(0, size - 1),
+                                                         st.integers(0, size - 1))),
+             max_size=40),
+    st.integers(0, 7), st.integers(1, 5))))
+def test_corner_patterns_do_not_depend_on_the_games_orientation(
+    case: tuple[int, list[tuple[str, tuple[int, int]]], int, int]
+) -> None:
+    size, moves, element, length = case
+    turned = [(c, D4[element].map_point(p, size)) for c, p in moves]
+    assert Counter(corner_patterns(moves, size, length)) == Counter(
+        corner_patterns(turned, size, length))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -174,7 +323,7 @@ def test_player_and_order_endpoints(tmp_path: Path) -> None:
 
     from gohash.explorer.app import create_app
 
-    paths = write_games(tmp_path, 5, 40)
+    paths = write_games(tmp_path, 5, 40) + write_long_games(tmp_path, 5, 10)
     db = build_index(tmp_path / "index.db", paths)
     with TestClient(create_app(db), base_url="http://localhost") as client, Index(db) as index:
         name = PLAYERS[2]
@@ -193,6 +342,12 @@ def test_player_and_order_endpoints(tmp_path: Path) -> None:
         # the column from the left, then the row from the top).
         assert page["openings"] and all(o["moves"][1] >= "j" and o["moves"][2] <= "j"
                                         for o in page["openings"])
+        assert [(c["moves"], c["count"], c["player"]) for c in page["corners"]] == [
+            (",".join(c.letters), c.count, c.player) for c in summary.corners]
+        assert page["corner_length"] == 4 and page["corners_counted"] == summary.corners_counted
+        # Every corner pattern is drawn in the top right 9x9.
+        assert page["corners"] and all(m[1] >= "k" and m[2] <= "i" for c in page["corners"]
+                   for m in c["moves"].split(","))
         by_rank = client.get("/api/player", params={"name": name, "order": "-rank",
                                                     "limit": 200}).json()
         assert [g["game_id"] for g in by_rank["games"]["records"]] == [

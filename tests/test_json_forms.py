@@ -161,5 +161,7 @@ def test_every_name_written_is_documented_in_schemas(
     game_id = position["games"]["matches"][0]["game_id"]
     written |= names(server_json(client, f"/api/game/{game_id}"))
     written |= names(server_json(client, f"/api/game/{game_id}/steps", at=1))
+    written |= names(server_json(client, "/api/player",
+                                 name=position["games"]["matches"][0]["black"]))
     schemas = (Path(__file__).resolve().parents[1] / "docs" / "schemas.md").read_text()
     assert {name for name in written if f"`{name}`" not in schemas} == set()

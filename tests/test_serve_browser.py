@@ -101,6 +101,9 @@ def continuations(page: Page) -> list[tuple[str, str, int, list[str]]]:
     return out
 
 
+LETTERS = "abcdefghijklmnopqrs"
+
+
 def stones(page: Page, board: str) -> dict[str, str]:
     found = page.locator(f"#{board} circle[data-stone]")
     return {
@@ -596,6 +599,34 @@ def test_a_players_page_from_a_name(page: Page, server: str) -> None:
     page.click("#player-openings tbody tr >> nth=0")
     page.wait_for_selector("#player-page", state="hidden")
     rendered(page, ",".join(step[1:] for step in steps))
+    page.go_back()
+    page.wait_for_selector("#player-page:not([hidden])")
+    # The corner patterns: a click searches the top right corner holding their stones.
+    corners = data["corners"]
+    assert corners and page.locator("#player-corners tbody tr").count() == len(corners)
+    first = page.locator("#player-corners tbody tr >> nth=0")
+    assert first.locator(".move").count() == data["corner_length"] == 4
+    assert int(first.locator("td >> nth=1").inner_text()) == corners[0]["count"]
+    page.click("#player-corners tbody tr >> nth=0")
+    page.wait_for_selector("#player-page", state="hidden")
+    size = corners[0]["size"]
+    side = min(9, (size + 1) // 2)  # gohash.index.players.corner_side
+    region = f"{LETTERS[size - side]}a{LETTERS[size - 1]}{LETTERS[side - 1]}"
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('pattern')"
+                           f".startsWith('{region}:')")
+    assert page.get_attribute("button[data-mode=pattern]", "aria-pressed") == "true"
+    moves = corners[0]["moves"].split(",")
+    page.wait_for_function(f"() => document.querySelectorAll('#board circle[data-stone]')"
+                           f".length === {len(moves)}")
+    assert stones(page, "board") == {m[1:]: m[0] for m in moves}
+    rows = [["-"] * (size - side) + ["."] * side if r < side else ["-"] * size
+            for r in range(size)]
+    for m in moves:
+        rows[LETTERS.index(m[2])][LETTERS.index(m[1])] = "X" if m[0] == "b" else "O"
+    diagram = "\n".join("".join(row) for row in rows)
+    # Each corner counted had that shape in its region after its last move.
+    answer = page.request.get(server + "/api/pattern", params={"diagram": diagram}).json()
+    assert answer["total"] >= corners[0]["count"] >= 1
     page.go_back()
     page.wait_for_selector("#player-page:not([hidden])")
     page.keyboard.press("Escape")

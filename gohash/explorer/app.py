@@ -583,6 +583,10 @@ def _player_json(summary: PlayerSummary, offset: int, limit: int) -> dict[str, A
         "opening_length": summary.opening_length,
         "openings_counted": summary.openings_counted,
         "openings": [_opening_json(o) for o in summary.openings],
+        "corner_length": summary.corner_length,
+        "corners_counted": summary.corners_counted,
+        "corners": [{**_opening_json(p), "player": dict(sorted(p.player.items()))}
+                    for p in summary.corners],
         "games": {"total": len(summary.records), "offset": offset, "limit": limit,
                   "records": [r.to_json(paths=False) for r in page]},
     }

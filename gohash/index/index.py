@@ -48,7 +48,14 @@ from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import damaged
 from .export import game_sgf
 from .games import Replayed, posting_key, replay_at, replay_boards
-from .players import OPENING_MOVES, PlayerSummary, opening_moves, summarize
+from .players import (
+    CORNER_MOVES,
+    OPENING_MOVES,
+    PlayerSummary,
+    corner_patterns,
+    opening_moves,
+    summarize,
+)
 from .queries import (
     RECORD_COLUMNS,
     ContinuationRow,
@@ -591,43 +598,55 @@ class Index:
     @database_errors
     def player(
         self, name: str, *, opening_length: int = OPENING_MOVES, openings: int | None = 10,
-        order: str = "-date",
+        order: str = "-date", corner_length: int = CORNER_MOVES,
     ) -> PlayerSummary:
         """The games of the player called ``name`` (exactly, as recorded, either
-        colour), their results by colour and year, and their ``openings`` most
+        colour), their results by colour and year, their ``openings`` most
         played openings of ``opening_length`` moves up to rotation and reflection
-        (:class:`~gohash.index.players.PlayerSummary`; None: every opening).
+        and as many most played corner patterns of ``corner_length`` moves on each
+        game's main line (:func:`~gohash.index.players.corner_patterns`): a
+        :class:`~gohash.index.players.PlayerSummary`; ``openings`` None: every one.
         The games come by ``order`` (:func:`~gohash.index.queries.game_order`),
         then in index order."""
         if opening_length < 1:
             raise GohashError(f"opening_length must be at least 1, not {opening_length}")
+        if corner_length < 1:
+            raise GohashError(f"corner_length must be at least 1, not {corner_length}")
         rows = self._db.execute(
             f"SELECT {RECORD_COLUMNS}, g.nodes, g.positions, g.record FROM games g "
             f"JOIN files f ON f.id = g.file_id "
             f"WHERE g.black = ?1 OR g.white = ?1 ORDER BY {game_order(order)}, g.id",
             (name,),
         ).fetchall()
-        records, found = [], {}
+        records, found, corners = [], {}, {}
         for row in rows:
             record = Record.from_row(row[:-3])
             records.append(record)
             nodes, main, blob = row[-3:]
-            if main <= opening_length:
+            if main <= min(opening_length, corner_length):
                 continue
             try:
-                replayed = replay_boards(blob, record.size, nodes, opening_length)
+                # The main line is the first ``main`` nodes.
+                replayed = replay_boards(blob, record.size, nodes, main - 1)
             except GohashError as e:
                 raise damaged(self.path, f"game {record.id}: {e.reason}") from None
-            # Openings from the empty board only; the moves of nodes 1..n, in the
-            # game's own orientation (element 0).
+            # Openings and corners from the empty board only; the moves of nodes
+            # 1..n, in the game's own orientation (element 0).
             if replayed.boards[0].any():
                 continue
-            moves = [(0, int(replayed.colour[i]), int(replayed.point[i]))
-                     for i in range(1, opening_length + 1)]
-            opening = opening_moves(moves, record.size)
-            if opening is not None:
-                found[record.id] = opening
-        return summarize(name, records, found, opening_length=opening_length, limit=openings)
+            if main > opening_length:
+                moves = [(0, int(replayed.colour[i]), int(replayed.point[i]))
+                         for i in range(1, opening_length + 1)]
+                opening = opening_moves(moves, record.size)
+                if opening is not None:
+                    found[record.id] = opening
+            played = [("b" if replayed.colour[i] == 1 else "w",
+                       divmod(int(replayed.point[i]), record.size))
+                      for i in range(1, main)
+                      if replayed.colour[i] in (1, 2) and replayed.point[i] >= 0]
+            corners[record.id] = corner_patterns(played, record.size, corner_length)
+        return summarize(name, records, found, opening_length=opening_length, limit=openings,
+                         corners=corners, corner_length=corner_length)
 
     # -- duplicates ----------------------------------------------------------------------------
 

@@ -1,26 +1,39 @@
-"""A player's games in an index: results by colour and by year, most played openings.
+"""A player's games in an index: results by colour and by year, most played
+openings and corner patterns.
 
 Scope: :class:`PlayerSummary` (what :meth:`gohash.index.index.Index.player`
-gives), :class:`Results` and :class:`Opening`, and the pure functions that make
-them from the index's rows: :func:`summarize` and :func:`opening_moves`, which
-turns a game's first stored next moves back into the game's orientation and
-then into one orientation shared by every game that played them up to
-symmetry.  The index's SQL is :mod:`gohash.index.index`'s.
+gives), :class:`Results`, :class:`Opening` and :class:`CornerPattern`, and the
+pure functions that make them from the index's rows: :func:`summarize`,
+:func:`opening_moves`, which turns a game's first stored next moves back into
+the game's orientation and then into one orientation shared by every game that
+played them up to symmetry, and :func:`corner_patterns`, the first moves played
+in each corner, each turned to the top right.  The index's SQL is
+:mod:`gohash.index.index`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..group.symmetry import D4, ELEMENTS, Point
 from .movelist import point_letters
 from .queries import Record
 
-__all__ = ["OPENING_MOVES", "Opening", "PlayerSummary", "Results", "opening_moves", "summarize"]
+__all__ = [
+    "CORNER_MOVES", "OPENING_MOVES", "CornerPattern", "Opening", "PlayerSummary", "Results",
+    "corner_patterns", "corner_side", "opening_moves", "summarize",
+]
 
 OPENING_MOVES = 4
 """Moves an opening is made of unless the caller says otherwise."""
+
+CORNER_MOVES = 4
+"""Moves a corner pattern is made of: the first ones played in the corner."""
+
+Moves = tuple[tuple[str, Point], ...]
+_O = TypeVar("_O", bound="Opening")
 
 
 @dataclass
@@ -64,6 +77,18 @@ class Opening:
 
 
 @dataclass
+class CornerPattern(Opening):
+    """The first moves played in a corner, the same up to the board maps: ``moves``
+    turned to the top right corner as :func:`corner_patterns` does, colours as
+    played.  ``count`` counts them over games and corners (a game that played
+    them in two corners counts twice; so do its ``years`` and ``results``);
+    ``player`` counts those by the colour the player had in the game (``'b'``,
+    ``'w'``), so Black's and White's side of the same moves can be told apart."""
+
+    player: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
 class PlayerSummary:
     """A player's games (by exact name, either colour), in the order asked for
     (most recent first unless asked otherwise); their results as Black (``colours['b']``), as White
@@ -71,7 +96,9 @@ class PlayerSummary:
     openings of ``opening_length`` moves, most played first.  ``openings_counted``
     games had such an opening: games that start from an empty board (no
     handicap or other setup stones) and whose first ``opening_length`` moves are
-    no passes."""
+    no passes.  Likewise ``corners``, the most played corner patterns of
+    ``corner_length`` moves (:func:`corner_patterns`, games from an empty board
+    only), of ``corners_counted`` corners that had that many moves."""
 
     name: str
     records: list[Record]
@@ -80,6 +107,20 @@ class PlayerSummary:
     openings: list[Opening]
     opening_length: int
     openings_counted: int
+    corners: list[CornerPattern]
+    corner_length: int
+    corners_counted: int
+
+
+def _least(images: Iterable[list[tuple[str, Point]]], size: int) -> Moves:
+    """Of the images of some moves, the one with the least sort key: every move's
+    column from the right, then its row from the top."""
+
+    def key(moves: list[tuple[str, Point]]) -> list[tuple[int, int]]:
+        return [(size - 1 - col, size - 1 - row) for _, (row, col) in moves]
+
+    best: list[tuple[str, Point]] = min(images, key=key)
+    return tuple(best)
 
 
 def opening_moves(
@@ -104,33 +145,65 @@ def opening_moves(
         played.append(("b" if colour == 1 else "w", at))
     if not played:
         return None
+    return _least(([(c, g.map_point(p, size)) for c, p in played] for g in D4), size)
 
-    def key(moves: list[tuple[str, Point]]) -> list[tuple[int, int]]:
-        return [(size - 1 - col, size - 1 - row) for _, (row, col) in moves]
 
-    images: list[list[tuple[str, Point]]] = [
-        [(c, g.map_point(p, size)) for c, p in played] for g in D4
-    ]
-    best: list[tuple[str, Point]] = min(images, key=key)
-    return tuple(best)
+def corner_side(size: int) -> int:
+    """The side of a corner's region on a board of ``size``: the 9x9 points nearest
+    the corner on 19x19 and larger boards, the board's quarter rounded up on
+    smaller ones (7x7 on 13x13, 5x5 on 9x9; there the middle line is in two
+    corners)."""
+    return min(9, (size + 1) // 2)
+
+
+def corner_patterns(
+    moves: Iterable[tuple[str, Point]], size: int, length: int = CORNER_MOVES
+) -> list[Moves]:
+    """The corner patterns of a game's ``moves`` (``(colour, point)`` in the order
+    played, point ``(row, col)``, row 0 the bottom line; no passes): for each
+    corner, bottom left, bottom right, top left, top right, that had ``length``
+    moves in its region (:func:`corner_side`), its first ``length`` moves
+    there, turned by the board map taking that corner to the top right, then,
+    of the two maps fixing it there (none and the reflection in the diagonal
+    through it), the one giving the least sort key, as :func:`opening_moves`
+    does; colours stay as played.  A pattern is what was played there whatever
+    happened elsewhere in between."""
+    side = corner_side(size)
+    moves = list(moves)
+    last = size - 1
+    found = []
+    for corner in ((0, 0), (0, last), (last, 0), (last, last)):
+        inside = [(c, (row, col)) for c, (row, col) in moves
+                  if abs(row - corner[0]) < side and abs(col - corner[1]) < side][:length]
+        if len(inside) < length:
+            continue
+        maps = [g for g in D4 if g.map_point(corner, size) == (last, last)]
+        found.append(_least(([(c, g.map_point(p, size)) for c, p in inside] for g in maps), size))
+    return found
 
 
 def summarize(
     name: str,
     records: Iterable[Record],
-    openings: Mapping[int, tuple[tuple[str, Point], ...]],
+    openings: Mapping[int, Moves],
     *,
     opening_length: int,
     limit: int | None,
+    corners: Mapping[int, Sequence[Moves]] | None = None,
+    corner_length: int = CORNER_MOVES,
 ) -> PlayerSummary:
     """The summary of ``name``'s games ``records`` (in the order given) with the
     openings of those games that have one (by game id, from
-    :func:`opening_moves`); ``limit`` most played openings kept (None: all).
-    Openings come most played first, then by their moves."""
+    :func:`opening_moves`) and their corner patterns (by game id, from
+    :func:`corner_patterns`); ``limit`` most played openings and corner
+    patterns kept (None: all).  Both come most played first, then by their
+    moves."""
     records = list(records)
+    corners = corners or {}
     colours = {"b": Results(), "w": Results()}
     years: dict[int, Results] = {}
-    found: dict[tuple[int, tuple[tuple[str, Point], ...]], Opening] = {}
+    found: dict[tuple[int, Moves], Opening] = {}
+    shapes: dict[tuple[int, Moves], CornerPattern] = {}
     for record in records:
         year = int(record.date[:4]) if record.date else None
         # A game against oneself counts once as Black and once as White.
@@ -140,18 +213,35 @@ def summarize(
             colours[colour].add(record.winner, colour)
             if year is not None:
                 years.setdefault(year, Results()).add(record.winner, colour)
+        colour = "b" if record.black == name else "w"
         moves = openings.get(record.id)
-        if moves is None:
-            continue
-        opening = found.setdefault((record.size, moves), Opening(record.size, moves))
-        opening.count += 1
-        if year is not None:
-            opening.years[year] = opening.years.get(year, 0) + 1
-        opening.results.add(record.winner, "b" if record.black == name else "w")
-    ordered = sorted(found.values(), key=lambda o: (-o.count, o.size, o.letters))
-    for opening in ordered:
-        opening.years = dict(sorted(opening.years.items()))
+        if moves is not None:
+            opening = found.setdefault((record.size, moves), Opening(record.size, moves))
+            _tally(opening, year, record.winner, colour)
+        for shape in corners.get(record.id, ()):
+            pattern = shapes.setdefault((record.size, shape), CornerPattern(record.size, shape))
+            _tally(pattern, year, record.winner, colour)
+            pattern.player[colour] = pattern.player.get(colour, 0) + 1
+    ordered = _ordered(found.values())
+    ordered_shapes = _ordered(shapes.values())
     return PlayerSummary(
         name, records, colours, dict(sorted(years.items())), ordered[:limit], opening_length,
-        sum(o.count for o in ordered),
+        sum(o.count for o in ordered), ordered_shapes[:limit], corner_length,
+        sum(o.count for o in ordered_shapes),
     )
+
+
+def _tally(opening: Opening, year: int | None, winner: str | None, colour: str) -> None:
+    """Count one more game (or corner) of ``opening``, the player having ``colour``."""
+    opening.count += 1
+    if year is not None:
+        opening.years[year] = opening.years.get(year, 0) + 1
+    opening.results.add(winner, colour)
+
+
+def _ordered(openings: Iterable[_O]) -> list[_O]:
+    """Most played first, then by size and moves; years in order."""
+    ordered = sorted(openings, key=lambda o: (-o.count, o.size, o.letters))
+    for opening in ordered:
+        opening.years = dict(sorted(opening.years.items()))
+    return ordered

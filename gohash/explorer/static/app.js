@@ -1185,7 +1185,7 @@ async function exploreFromViewer() {
 
 // -- a player's page ----------------------------------------------------------------------------
 // What the server counts (gohash.index.players): games, results by colour and year, and
-// the most played openings up to symmetry; the page only draws them.
+// the most played openings up to symmetry and corner patterns; the page only draws them.
 
 let playerSeq = 0;
 
@@ -1244,6 +1244,29 @@ function openingMoves(opening) {
   return span;
 }
 
+// An opening's or corner pattern's row: its moves, how often, (for a corner pattern, how
+// often the player was Black / White,) how it went for the player, and by year.
+function openingCells(tr, o, sides) {
+  cell(tr, openingMoves(o));
+  cell(tr, o.count, "num");
+  if (sides !== undefined) cell(tr, sides, "num");
+  cell(tr, `${o.results.wins}\u2013${o.results.losses}` +
+    (o.results.other ? ` (${o.results.other} other)` : ""), "num");
+  cell(tr, Object.entries(o.years).map(([y, n]) => `${y}: ${n}`).join(", "), "dates");
+}
+
+// The pattern of a corner pattern's shape: the top right corner region
+// (gohash.index.players.corner_side) holding the stones of its moves, the rest empty.
+function cornerPattern(p) {
+  const side = Math.min(9, Math.ceil(p.size / 2));
+  const left = p.size - side;
+  const rows = Array.from({ length: side }, () => Array(side).fill("."));
+  for (const step of p.moves.split(",")) {
+    rows[LETTERS.indexOf(step[2])][LETTERS.indexOf(step[1]) - left] = step[0] === "b" ? "X" : "O";
+  }
+  return { top: 0, left, rows: rows.map((row) => row.join("")) };
+}
+
 function renderPlayer(data) {
   $("player-name").textContent = data.name;
   const all = ["games", "wins", "losses", "other"].reduce((sum, key) => {
@@ -1258,11 +1281,7 @@ function renderPlayer(data) {
   $("player-openings").tBodies[0].replaceChildren(...data.openings.map((o) => {
     const tr = document.createElement("tr");
     tr.dataset.moves = o.moves;
-    cell(tr, openingMoves(o));
-    cell(tr, o.count, "num");
-    cell(tr, `${o.results.wins}\u2013${o.results.losses}` +
-      (o.results.other ? ` (${o.results.other} other)` : ""), "num");
-    cell(tr, Object.entries(o.years).map(([y, n]) => `${y}: ${n}`).join(", "), "dates");
+    openingCells(tr, o);
     tr.title = "Explore this opening";
     tr.addEventListener("click", () => {
       state.who = null;
@@ -1276,6 +1295,26 @@ function renderPlayer(data) {
     return tr;
   }));
   $("no-openings").hidden = data.openings.length > 0;
+  $("player-corner-length").textContent = data.corner_length;
+  $("player-corners").tBodies[0].replaceChildren(...data.corners.map((p) => {
+    const tr = document.createElement("tr");
+    tr.dataset.moves = p.moves;
+    openingCells(tr, p, `${p.player.b || 0}\u00a0/\u00a0${p.player.w || 0}`);
+    tr.title = "Search this shape (a pattern search of the corner)";
+    tr.addEventListener("click", () => {
+      state.who = null;
+      $("player-page").hidden = true;
+      patternUndo = [];
+      change(() => {
+        state.size = p.size;
+        state.moves = [];
+        state.pattern = cornerPattern(p);
+      });
+      setMode("pattern");
+    });
+    return tr;
+  }));
+  $("no-corners").hidden = data.corners.length > 0;
   const games = data.games;
   $("player-games").tBodies[0].replaceChildren(...games.records.map((g) => {
     const tr = document.createElement("tr");
