@@ -14,12 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import GohashError
+from ..group.coords import sgf_letters
 from .games import NO_POINT, TAG_MOVE, TAG_PARENT, TAG_SETUP
 
 __all__ = ["StoredNode", "game_sgf", "stored_nodes"]
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
 
 @dataclass(frozen=True)
 class StoredNode:
@@ -138,8 +136,7 @@ def _properties(node: StoredNode, size: int) -> str:
 
 
 def _point(point: int, size: int) -> str:
-    row, col = divmod(point, size)
-    return _LETTERS[col] + _LETTERS[size - 1 - row]
+    return sgf_letters(divmod(point, size), size)
 
 
 def _escape(text: str) -> str:

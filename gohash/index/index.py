@@ -504,10 +504,8 @@ class Index:
         matches = []
         for *columns, positions, nodes, _, _, blob in kept:
             record = Record.from_row(columns)
-            try:
-                replayed = replay_boards(blob, record.size, nodes, positions - 1, pure=True)
-            except GohashError as e:
-                raise damaged(self.path, f"game {record.id}: {e.reason}") from None
+            replayed = self._replay(record.id, blob, record.size, nodes, positions - 1,
+                                    pure=True)
             matches += query.matches(record, _game_boards(replayed, positions), compiled=False)
         return query.result(matches, searched=len(rows), candidates=len(kept), limit=limit,
                             offset=offset)
@@ -537,10 +535,7 @@ class Index:
         the comments (``C``) are read from it when it is there unchanged, and
         are left out otherwise."""
         record, file_sha, nodes, main, blob = self._stored(game_id)
-        try:
-            replayed = replay_boards(blob, record.size, nodes, main - 1)
-        except GohashError as e:
-            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        replayed = self._replay(game_id, blob, record.size, nodes, main - 1)
         try:
             source = source_again(record.file, file_sha, self._folders())
             comments = main_line_comments(source.data, record.file, record.game)
@@ -576,6 +571,16 @@ class Index:
             root["HA"] = str(record.handicap)
         try:
             return game_sgf(blob, record.size, root)
+        except GohashError as e:
+            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+
+    def _replay(self, game_id: int, blob: bytes, size: int, nodes: int, last: int, *,
+                pure: bool = False) -> Replayed:
+        """Game ``game_id``'s stored form replayed to node ``last``
+        (:func:`~gohash.index.games.replay_boards`); a blob that does not replay
+        is a damaged index."""
+        try:
+            return replay_boards(blob, size, nodes, last, pure=pure)
         except GohashError as e:
             raise damaged(self.path, f"game {game_id}: {e.reason}") from None
 
@@ -625,11 +630,8 @@ class Index:
             nodes, main, blob = row[-3:]
             if main <= min(opening_length, corner_length):
                 continue
-            try:
-                # The main line is the first ``main`` nodes.
-                replayed = replay_boards(blob, record.size, nodes, main - 1)
-            except GohashError as e:
-                raise damaged(self.path, f"game {record.id}: {e.reason}") from None
+            # The main line is the first ``main`` nodes.
+            replayed = self._replay(record.id, blob, record.size, nodes, main - 1)
             # Openings and corners from the empty board only; the moves of nodes
             # 1..n, in the game's own orientation (element 0).
             if replayed.boards[0].any():
@@ -657,10 +659,7 @@ class Index:
         size, nodes, main, blob = self._db.execute(
             "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
         ).fetchone()
-        try:
-            boards = replay_boards(blob, size, nodes, main - 1).boards[:main]
-        except GohashError as e:
-            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        boards = self._replay(game_id, blob, size, nodes, main - 1).boards[:main]
         keys = self.keys(size)
         batch = frame_batch(boards, keys.hash_arrays(boards.reshape(-1, size, size)), keys)
         assert batch.frames is not None
