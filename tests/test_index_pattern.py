@@ -20,10 +20,9 @@ from gohash.explorer.app import create_app
 from gohash.index.games import replay_boards
 from gohash.index.index import Index, _game_boards
 from gohash.index.queries import Filters
-from gohash.pattern.match import ever_bitmaps
 from tests import sgfgen
 from tests.conftest import require_corpus
-from tests.test_pattern import diagrams, game_arrays, reference_hits
+from tests.test_pattern import diagrams, ever_bitmaps, game_arrays, reference_hits
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
 

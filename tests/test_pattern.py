@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,7 @@ from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
 from gohash.pattern import match as match_module
 from gohash.pattern.diagram import parse_pattern, placements
-from gohash.pattern.match import Game, Matcher, bitmap, ever_bitmaps, match_python
+from gohash.pattern.match import Game, Matcher, bitmap, match_python
 from tests import sgfgen
 
 SYMBOLS = "XO.*xo"
@@ -362,6 +363,19 @@ def test_diagram_round_trips() -> None:
     text = "X.o\n*x-\n-O."
     assert parse_pattern(text).diagram() == text
     assert parse_pattern("X . o\n\n* x -\n- O .\n") == parse_pattern(text)
+
+
+def ever_bitmaps(boards: npt.NDArray[np.int8], size: int) -> tuple[int, int]:
+    """The bitmaps (:func:`bitmap`'s order) of the points black, and white, in some
+    position of ``boards`` (flat, ``[positions, size * size]``): the reference
+    for the index's stored ``ever_black``/``ever_white``."""
+
+    def ever(colour: int) -> int:
+        # Rows from the top, then bits little-endian: bitmap's order.
+        top_first = (boards == colour).any(axis=0).reshape(size, size)[::-1].reshape(-1)
+        return int.from_bytes(np.packbits(top_first, bitorder="little").tobytes(), "little")
+
+    return ever(1), ever(2)
 
 
 def test_bitmaps_count_rows_from_the_top() -> None:

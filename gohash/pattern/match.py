@@ -40,7 +40,7 @@ try:
 except ImportError:  # no C compiler at install: the pure twin does the work
     _match = None  # type: ignore[assignment]
 
-__all__ = ["Found", "Game", "Hits", "Matcher", "bitmap", "ever_bitmaps", "match_python"]
+__all__ = ["Found", "Game", "Hits", "Matcher", "bitmap", "match_python"]
 
 
 @dataclass(frozen=True)
@@ -362,15 +362,3 @@ def bitmap(points: list[int], size: int) -> int:
         row, col = divmod(point, size)
         bits |= 1 << ((size - 1 - row) * size + col)
     return bits
-
-
-def ever_bitmaps(boards: npt.NDArray[np.int8], size: int) -> tuple[int, int]:
-    """The bitmaps (:func:`bitmap`) of the points that are black, and white, in
-    some position of ``boards`` (flat, ``[positions, size * size]``)."""
-
-    def ever(colour: int) -> int:
-        # Rows from the top, then bits little-endian: bitmap's order.
-        top_first = (boards == colour).any(axis=0).reshape(size, size)[::-1].reshape(-1)
-        return int.from_bytes(np.packbits(top_first, bitorder="little").tobytes(), "little")
-
-    return ever(BLACK), ever(WHITE)
