@@ -317,9 +317,10 @@ class _Explorer:
 
 
 class _GameReader:
-    """Games read again from their files in worker processes of their own
-    (:class:`~gohash.pipeline.pool.WorkerPool`), at most :data:`MAX_GAME_READS` at once:
-    the work (decompressing an archive, replaying and converting a long game)
+    """Games rebuilt from the index, their comments read from their files, in worker
+    processes of their own (:class:`~gohash.pipeline.pool.WorkerPool`), at most
+    :data:`MAX_GAME_READS` at once: the work (decompressing an archive for the
+    comments, replaying and converting a long game)
     takes neither the server's interpreter lock nor its memory.  Workers start
     at the first game asked for, and each keeps its own read-only connection to
     the index.  A worker that dies (out of memory) fails its request with a 503,
@@ -422,11 +423,12 @@ def _identities(db_path: str, name: str) -> tuple[_Identity, _Identity]:
 
 
 class _GameCache:
-    """Games read again and replayed in one worker process, the least recently
+    """Games rebuilt and replayed in one worker process, the least recently
     used dropped first to keep their estimated size (:func:`_game_bytes`) within
     ``max_bytes``; a larger game is not kept.  A game is kept with the identity
     (path, size, times and inode) of its index and of every file it could have
-    been read from: a game whose file or index changed is read again.  A game
+    been read from (its comments come from it): a game whose file or index
+    changed is read again.  A game
     whose file changed less than ``settled_ns`` nanoseconds before its read is
     not kept: a change between the read and the look at the file's identity
     would go unseen, and file times can lag the clock by the file system's
