@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from gohash.cli import main
 from gohash.errors import DamagedIndexError, PatternError
 from gohash.explorer.app import create_app
-from gohash.index.games import replay_boards
+from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index, _game_boards
 from gohash.index.queries import Filters
 from tests import sgfgen
@@ -477,3 +477,62 @@ def test_server_pattern_endpoint(four: str, tmp_path: Path,
             response = client.get("/api/pattern", params=params)
             assert response.status_code == 400, response.text
             assert message in response.json()["error"]
+
+
+def test_a_stone_later_captured_does_not_end_the_search(tmp_path: Path) -> None:
+    # White B1 stands where the pattern needs an empty point until Black A1
+    # captures it: the scan follows a placement past a stone that leaves again.
+    (tmp_path / "c.sgf").write_text(
+        "(;GM[1]FF[4]SZ[9];W[bi];B[ci];W[ee];B[bh];W[ff];B[ai];W[hb])", encoding="utf-8")
+    # Stones that stay where either placement needs an empty point: no hit.
+    (tmp_path / "d.sgf").write_text("(;GM[1]FF[4]SZ[9];W[bi];B[ah];W[ee];B[ai])",
+                                    encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "c.sgf"), str(tmp_path / "d.sgf")])
+    a1 = "\n".join(["---------"] * 8 + ["X.-------"])
+    found = _everything(db, a1, compiled=True)
+    assert found == _everything(db, a1, compiled=False)
+    assert [(m[0], m[2]) for m in found[0]] == [(1, 6)]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_store_s_changes_rebuild_every_position(tmp_path_factory: Any, data: Any) -> None:
+    """The compiled scan's store (each main line replayed once into the points
+    each node changes) against the pure replay: applying the changes node by
+    node gives every position; side to move, move numbers, next moves and the
+    points a stone ever left agree."""
+    record = data.draw(sgfgen.records(st.integers(3, 7), same_size=True, faults=False,
+                                      max_depth=1, max_games=4))
+    folder = tmp_path_factory.mktemp("records")
+    path = folder / "games.sgf"
+    path.write_text(record.sgf(), encoding="utf-8")
+    db = str(folder / "index.db")
+    with Index(db, create=True, variations=data.draw(st.booleans())) as index:
+        index.build([str(path)])
+    with Index(db, read_only=True) as index:
+        size = record.games[0].size
+        store = index._game_store(size)
+        flat = store.flat
+        for g in range(len(store)):
+            positions = int(store.mains[g])
+            game = _game_boards(replay_pure(store.blob(g), size, int(store.nodes[g]),
+                                            positions - 1), positions)
+            board = np.zeros(size * size, dtype=np.int8)
+            removed = np.zeros(size * size, dtype=np.uint8)
+            n0 = int(flat.node_offsets[g])
+            assert flat.node_offsets[g + 1] - n0 == positions
+            for node in range(positions):
+                for word in flat.changes[flat.change_offsets[n0 + node]:
+                                         flat.change_offsets[n0 + node + 1]].tolist():
+                    point, old, new = word >> 4, (word >> 2) & 3, word & 3
+                    assert board[point] == old != new
+                    board[point] = new
+                    removed[point] |= old != 0
+                assert board.tolist() == game.boards[node].tolist()
+            nodes = slice(n0, n0 + positions)
+            assert flat.to_move[nodes].tolist() == game.to_move.tolist()
+            assert flat.move_number[nodes].tolist() == game.move_numbers.tolist()
+            assert flat.next_colour[nodes].tolist() == game.next_colour.tolist()
+            assert flat.next_point[nodes].tolist() == game.next_point.tolist()
+            assert flat.removed[g * size * size:(g + 1) * size * size].tolist() == removed.tolist()

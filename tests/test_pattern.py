@@ -397,18 +397,6 @@ def test_candidate_needs_some_placement_whose_stones_all_occurred() -> None:
     assert not matcher.candidate(b3, a3)
     swapped = Matcher(placements(pattern, keys, "full"), keys)
     assert swapped.candidate(b3, a3)
-    # Many games at once, their bitmaps (2 bytes each on 3x3) one after the other.
-    games = [(a3, b3), (a3 | b3, 0), (b3, a3), (0, 0), (a3 | b3, a3 | b3)]
-
-    def joined(index: int) -> bytes:
-        return b"".join(game[index].to_bytes(2, "little") for game in games)
-
-    for m, expected in ((matcher, [True, False, False, False, True]),
-                        (swapped, [True, False, True, False, True])):
-        for compiled in (False, True):
-            assert m.candidates(joined(0), joined(1), compiled=compiled).tolist() == expected
-    with pytest.raises(PatternError):
-        matcher.candidates(b"\0" * 3, b"\0" * 3)
 
 
 def test_gohash_pure_turns_the_kernel_off(monkeypatch: pytest.MonkeyPatch) -> None:

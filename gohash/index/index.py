@@ -33,8 +33,9 @@ from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
 from ..metadata import STORED
 from ..pattern.diagram import Pattern
-from ..pattern.match import Game
-from ..pattern.search import PatternMatch, PatternQuery, PatternResult
+from ..pattern.match import Found, Game
+from ..pattern.search import PatternQuery, PatternResult
+from ..pattern.store import GameStore
 from ..pipeline.frames import (
     Board8,
     SchemeFactory,
@@ -47,7 +48,7 @@ from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import damaged
 from .export import game_sgf
-from .games import Replayed, posting_key, replay_at, replay_boards
+from .games import Replayed, posting_key, replay_at, replay_boards, replay_pure
 from .players import (
     CORNER_MOVES,
     OPENING_MOVES,
@@ -150,6 +151,8 @@ class Index:
         self.file = IndexFile(path, create=create, scheme=scheme, variations=variations,
                               read_only=read_only)
         self._db = self.file.connection
+        # Pattern search's games of each board size, and the version they were read at.
+        self._stores: dict[int, tuple[tuple[int, int], GameStore]] = {}
 
     @property
     def path(self) -> str:
@@ -476,56 +479,60 @@ class Index:
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
-        # A game whose root was in error has no positions: nothing to search.
-        where, params = "g.size = ? AND g.positions > 0", [query.size]
+        store = self._game_store(query.size)
+        selected = np.arange(len(store), dtype=np.int32)
         if filters is not None:
-            condition, more = filters.sql("g")
-            where += f" AND {condition}"
-            params += more
-        rows = self._db.execute(
-            f"SELECT {RECORD_COLUMNS}, g.positions, g.nodes, g.ever_black, g.ever_white, "
-            f"g.record FROM games g JOIN files f ON f.id = g.file_id WHERE {where} "
-            f"ORDER BY g.id", params,
-        ).fetchall()
+            condition, params = filters.sql("g")
+            kept = [row[0] for row in self._db.execute(
+                f"SELECT g.id FROM games g JOIN files f ON f.id = g.file_id WHERE g.size = ? "
+                f"AND {condition}", [query.size, *params])]
+            selected = np.flatnonzero(np.isin(store.ids, kept)).astype(np.int32)
         if compiled is None:
             compiled = query.matcher.compiled
-        # The points ever black and ever white filter before a game is replayed.
-        width = (query.size * query.size + 7) // 8
-        for row in rows:
-            if len(row[-3]) != width or len(row[-2]) != width:
-                raise damaged(self.path, f"game {Record.from_row(row[:-5]).id}: ever bitmaps "
-                                         f"of {len(row[-3])} and {len(row[-2])} bytes")
-        pick = query.matcher.candidates(b"".join(row[-3] for row in rows),
-                                        b"".join(row[-2] for row in rows), compiled=compiled)
-        kept = [row for row, keep in zip(rows, pick.tolist(), strict=True) if keep]
-        if compiled:
-            return query.result(self._scan(query, kept), searched=len(rows),
-                                candidates=len(kept), limit=limit, offset=offset)
-        matches = []
-        for *columns, positions, nodes, _, _, blob in kept:
-            record = Record.from_row(columns)
-            replayed = self._replay(record.id, blob, record.size, nodes, positions - 1,
-                                    pure=True)
-            matches += query.matches(record, _game_boards(replayed, positions), compiled=False)
-        return query.result(matches, searched=len(rows), candidates=len(kept), limit=limit,
-                            offset=offset)
-
-    def _scan(self, query: PatternQuery, rows: list[Any]) -> list[PatternMatch]:
-        """The matches of ``query`` in the games of ``rows`` (as :meth:`pattern`
-        reads them), all replayed in one call of the compiled kernel."""
-        blobs = [row[-1] for row in rows]
-        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(blob) for blob in blobs], out=offsets[1:])
-        mains = np.array([row[-5] for row in rows], dtype=np.int32)
         try:
-            found = query.matcher.scan(b"".join(blobs), offsets, mains)
+            if compiled:
+                found, candidates = query.matcher.scan(store, selected)
+            else:
+                found, candidates = _scan_pure(query, store, selected)
         except ValueError as e:
-            game, reason = e.args
-            record = Record.from_row(rows[game][:-5])
-            raise damaged(self.path, f"game {record.id}: a stored game does not replay: "
-                                     f"{reason}") from None
-        games = dict.fromkeys(found.game.tolist())
-        return query.found_matches({g: Record.from_row(rows[g][:-5]) for g in games}, found)
+            g, reason = e.args
+            raise damaged(self.path, f"game {int(store.ids[g])}: a stored game does not "
+                                     f"replay: {reason}") from None
+        return query.result(found, store, self._records, searched=len(selected),
+                            candidates=candidates, limit=limit, offset=offset)
+
+    def _game_store(self, size: int) -> GameStore:
+        """The games of ``size`` with a position, as pattern search scans them: read
+        once and kept while the index is unchanged (SQLite's ``data_version`` for
+        other connections' commits, ``total_changes`` for this one's)."""
+        version = (self._db.execute("PRAGMA data_version").fetchone()[0],
+                   self._db.total_changes)
+        kept = self._stores.get(size)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        # A game whose root was in error has no positions: nothing to search.
+        rows = self._db.execute(
+            "SELECT id, winner, date, positions, nodes, ever_black, ever_white, record "
+            "FROM games WHERE size = ? AND positions > 0 ORDER BY id", (size,)).fetchall()
+        width = (size * size + 7) // 8
+        for row in rows:
+            if len(row[5]) != width or len(row[6]) != width:
+                raise damaged(self.path, f"game {row[0]}: ever bitmaps of {len(row[5])} and "
+                                         f"{len(row[6])} bytes")
+        store = GameStore(size, rows)
+        self._stores[size] = (version, store)
+        return store
+
+    def _records(self, game_ids: list[int]) -> dict[int, Record]:
+        """The records of ``game_ids``, by id."""
+        out: dict[int, Record] = {}
+        for start in range(0, len(game_ids), 500):
+            chunk = game_ids[start : start + 500]
+            for row in self._db.execute(
+                    f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id "
+                    f"WHERE g.id IN ({','.join('?' * len(chunk))})", chunk):
+                out[row[0]] = Record.from_row(row)
+        return out
 
     @database_errors
     def game(self, game_id: int) -> GameRecord:
@@ -800,6 +807,31 @@ def _root_text(record: Record) -> dict[str, str]:
         **{f.prop: record.fields.get(f.name) for f in STORED},
     }
     return {name: value for name, value in values.items() if value is not None}
+
+
+def _scan_pure(query: PatternQuery, store: GameStore, games: npt.NDArray[np.int32]
+               ) -> tuple[Found, int]:
+    """:meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`'s twin: each
+    candidate game of ``games`` replayed into its boards by the pure replay and
+    matched by the pure matcher.  Raises ValueError ``(game, reason)`` for a
+    stored game that does not replay."""
+    width = (store.size * store.size + 7) // 8
+    picked = [int(g) for g in games if query.matcher.candidate(
+        int.from_bytes(store.ever_black[g * width : (g + 1) * width], "little"),
+        int.from_bytes(store.ever_white[g * width : (g + 1) * width], "little"))]
+    parts = []
+    for g in picked:
+        positions = int(store.mains[g])
+        try:
+            replayed = replay_pure(store.blob(g), store.size, int(store.nodes[g]), positions - 1)
+        except GohashError as e:
+            raise ValueError(g, e.reason) from None
+        if len(replayed) < positions:
+            raise ValueError(g, f"{len(replayed)} nodes replayed of {positions}")
+        game = _game_boards(replayed, positions)
+        found = Found.of(query.matcher.match(game, compiled=False), game)
+        parts.append(replace(found, game=np.full(len(found.game), g, dtype=np.int32)))
+    return Found.concatenate(parts), len(picked)
 
 
 def _game_boards(replayed: Replayed, positions: int) -> Game:

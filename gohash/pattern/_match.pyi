@@ -19,8 +19,26 @@ class Kernel:
     ]: ...
     def scan(
         self,
-        data: bytes,
-        offsets: npt.NDArray[np.int64],
-        mains: npt.NDArray[np.int32],
-    ) -> tuple[npt.NDArray[np.int32], ...]: ...
-    def candidates(self, ever_black: bytes, ever_white: bytes) -> npt.NDArray[np.uint8]: ...
+        node_offsets: npt.NDArray[np.int64],
+        to_move: npt.NDArray[np.int8],
+        move_number: npt.NDArray[np.int32],
+        next_colour: npt.NDArray[np.int8],
+        next_point: npt.NDArray[np.int32],
+        change_offsets: npt.NDArray[np.int64],
+        changes: npt.NDArray[np.uint16],
+        removed: npt.NDArray[np.uint8],
+        ever_black: bytes,
+        ever_white: bytes,
+        games: npt.NDArray[np.int32],
+    ) -> tuple[
+        npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32],
+        npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32],
+        npt.NDArray[np.int32], npt.NDArray[np.int32], int,
+    ]: ...
+
+def flatten(
+    data: bytes, offsets: npt.NDArray[np.int64], mains: npt.NDArray[np.int32], size: int
+) -> tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
+    npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.uint16], npt.NDArray[np.uint8],
+]: ...

@@ -10,7 +10,7 @@ index comes from the matcher's arrays, which it built from points of the
 board, or from the game's arrays, whose shapes :meth:`Kernel.match` checks.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
 
 from gohash.pipeline._core cimport MAX_LOG, _neighbours, _replay
@@ -38,16 +38,9 @@ cdef class Kernel:
     cdef const uint8_t[:, ::1] masks
     cdef const int8_t[:, ::1] seq_colours
     cdef const int32_t[:, ::1] seq_points
-    cdef const uint8_t[:, :, ::1] required
+    cdef const int32_t[::1] required_offsets, required_bits, empty_present
+    cdef const int8_t[::1] required_colours, watch_codes
     cdef int count, size, to_move, max_move
-    # The state of a scan (:meth:`scan`) while a game is replayed.
-    cdef int8_t[::1] board
-    cdef uint64_t[::1] keys
-    cdef uint8_t[::1] present
-    cdef const int32_t[::1] empty_present
-    cdef int32_t[::1] stamp, dirty, events
-    cdef int nevents, limit, tick
-    cdef bint past, overflow
 
     def __init__(self, matcher):
         self.offsets = matcher.offsets
@@ -68,7 +61,10 @@ cdef class Kernel:
         self.to_move = matcher.to_move
         self.max_move = matcher.max_move
         self.empty_present = matcher.empty_present
-        self.required = matcher.required_bytes
+        self.required_offsets = matcher.required_offsets
+        self.required_bits = matcher.required_bits
+        self.required_colours = matcher.required_colours
+        self.watch_codes = matcher.watch_codes
 
     cdef bint _present(self, int pl, const int8_t[::1] board) noexcept nogil:
         cdef int j
@@ -197,118 +193,177 @@ cdef class Kernel:
             np.array(found_tenuki, dtype=np.uint8),
         )
 
-    def candidates(self, const uint8_t[::1] ever_black, const uint8_t[::1] ever_white):
-        """Whether each game may hold a placement: some placement's black points
-        are all set in the game's ``ever_black`` bitmap, and its white points in
-        ``ever_white`` (the games' bitmaps one after the other, of the matcher's
-        ``required_bytes`` width each); one byte a game."""
-        cdef Py_ssize_t width = self.required.shape[2], games, g, at, b
-        cdef int pl
-        if ever_black.shape[0] != ever_white.shape[0] or ever_black.shape[0] % width:
-            raise ValueError("the bitmaps are not of whole games")
-        games = ever_black.shape[0] // width
-        found = np.zeros(games, dtype=np.uint8)
-        cdef uint8_t[::1] out = found
-        for g in range(games):
-            at = g * width
-            for pl in range(self.count):
-                for b in range(width):
-                    if (self.required[pl, 0, b] & ~ever_black[at + b]) or (
-                            self.required[pl, 1, b] & ~ever_white[at + b]):
-                        break
-                else:
-                    out[g] = 1
-                    break
-        return found
+    def scan(self, const int64_t[::1] node_offsets, const int8_t[::1] to_move,
+             const int32_t[::1] move_number, const int8_t[::1] next_colour,
+             const int32_t[::1] next_point, const int64_t[::1] change_offsets,
+             const uint16_t[::1] changes, const uint8_t[::1] removed,
+             const uint8_t[::1] ever_black, const uint8_t[::1] ever_white,
+             const int32_t[::1] games):
+        """The hits in the games ``games`` (indexes) of a :func:`flatten` ed store of
+        the matcher's size: game ``g``'s positions are nodes ``node_offsets[g]`` to
+        ``node_offsets[g + 1]`` of the node columns, node ``n``'s changes
+        ``changes[change_offsets[n]:change_offsets[n + 1]]``, ``removed[g * N² + p]``
+        whether a stone ever left point ``p`` in game ``g``, and ``ever_black``,
+        ``ever_white`` its index bitmaps.
 
-    def scan(self, const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[::1] mains):
-        """The hits in many stored games of the matcher's size, each replayed once
-        on one board (``gohash.pipeline._core``'s replay): game ``g``'s blob is
-        ``data[offsets[g]:offsets[g + 1]]``, its main line its first ``mains[g]``
-        nodes.  Each placement's key follows the points the replay changes; a
-        placement whose key becomes its target is checked point by point, and
-        the hits are :meth:`match`'s (the same conditions and continuations) on
-        the positions where it was present.  Eight arrays, in order of game,
-        position, placement: game, placement, position, its move number and
-        side to move, the continuation's colour (0: none) and point, tenuki.
-        Raise ValueError ``(game, reason)`` where the replay raises ValueError,
-        or a game has fewer nodes than its main line."""
+        Per game, only the placements whose stones all occur in its bitmaps are
+        followed; each placement's key follows the points that change, a
+        placement whose key becomes its target is checked point by point, and one
+        that a stone it does not allow lands on, where no stone ever leaves, is
+        dropped: it can never be present again.  The game ends there when none is
+        left.  The hits are :meth:`match`'s (the same conditions and
+        continuations) on the positions where each placement was present.
+        Returns nine arrays, in order of game, position, placement: game,
+        placement, position, its move number and side to move, the
+        continuation's colour (0: none) and point, tenuki; and the number of
+        games that had a placement to follow."""
         cdef int size = self.size, npts = size * size, count = self.count
-        cdef Py_ssize_t games = mains.shape[0], g, k, positions, done, ev, longest
-        if offsets.shape[0] != games + 1 or (games and (
-                offsets[0] < 0 or offsets[games] > data.shape[0] or np.any(np.diff(offsets) <= 0))):
-            raise ValueError("the offsets do not cut the data into one blob per game")
-        found = np.zeros((max(1024, games), 8), dtype=np.int32)
+        cdef Py_ssize_t width = (npts + 7) // 8, ngames = games.shape[0], gi, g, n0, positions
+        cdef Py_ssize_t stores = node_offsets.shape[0] - 1, nfound = 0, ev, c, node
+        if stores < 0 or ever_black.shape[0] != stores * width or (
+                ever_white.shape[0] != stores * width or removed.shape[0] != stores * npts):
+            raise ValueError("the store's columns do not agree in length")
+        if change_offsets.shape[0] != to_move.shape[0] + 1:
+            raise ValueError("the change offsets are not one per node")
+        if ngames and (np.min(games) < 0 or np.max(games) >= stores):
+            raise ValueError("a game index outside the store")
+        found = np.zeros((1024, 8), dtype=np.int32)
         cdef int32_t[:, ::1] rows = found
-        cdef Py_ssize_t nfound = 0
-        if games == 0:
-            return tuple(np.zeros(0, dtype=np.int32) for _ in range(8))
-        longest = max(2, int(np.max(mains)) + 1)
-        cdef int8_t[::1] tm = np.zeros(longest, dtype=np.int8), col = np.zeros(longest, dtype=np.int8)
-        cdef int16_t[::1] pt = np.zeros(longest, dtype=np.int16)
-        cdef uint8_t[::1] st = np.zeros(longest, dtype=np.uint8)
-        cdef int32_t[::1] par = np.zeros(longest, dtype=np.int32), mn = np.zeros(longest, dtype=np.int32)
-        cdef int8_t[::1] next_colour = np.zeros(longest, dtype=np.int8)
-        cdef int32_t[::1] next_point = np.zeros(longest, dtype=np.int32)
-        cdef int32_t[::1] log = np.zeros(MAX_LOG, dtype=np.int32)
+        events_array = np.zeros(2 * (4 * count + 64), dtype=np.int32)
+        cdef int32_t[::1] events = events_array
+        cdef int8_t[::1] board = np.zeros(npts, dtype=np.int8)
+        cdef uint64_t[::1] keys = np.zeros(count, dtype=np.uint64)
+        cdef uint8_t[::1] present = np.zeros(count, dtype=np.uint8)
+        cdef uint8_t[::1] alive = np.zeros(count, dtype=np.uint8)
+        cdef int32_t[::1] stamp = np.full(count, -1, dtype=np.int32)
+        cdef int32_t[::1] dirty = np.zeros(count, dtype=np.int32)
         cdef int32_t[::1] start = np.zeros(count, dtype=np.int32)
         cdef int64_t[::1] hit = np.full(count, -1, dtype=np.int64)
-        cdef int32_t[::1] s = np.zeros(npts * 6, dtype=np.int32)
-        _neighbours(size, &s[0])
-        self.board = np.zeros(npts, dtype=np.int8)
-        self.keys = np.zeros(count, dtype=np.uint64)
-        self.present = np.zeros(count, dtype=np.uint8)
-        self.stamp = np.full(count, -1, dtype=np.int32)
-        self.dirty = np.zeros(count, dtype=np.int32)
-        self.events = np.zeros(2 * (4 * count + 64), dtype=np.int32)
-        self.tick = 0
-        cdef int pl, i, j, first, cont
-        cdef int8_t[::1] tmv, ncv
-        cdef int32_t[::1] npv
-        g = 0
-        while g < games:
-            if mains[g] <= 0:
-                g += 1
+        cdef const uint8_t* ever
+        cdef int pl, i, j, w, r, p, bit, first, cont, nlive, ndirty, limit, nevents
+        cdef int tick = 0, candidates = 0
+        cdef uint16_t word
+        cdef int8_t new
+        cdef uint64_t delta
+        cdef bint now, permanent, unconditional = self.to_move == 0
+        cdef const int8_t[::1] tmv, ncv
+        cdef const int32_t[::1] npv
+        for gi in range(ngames):
+            g = games[gi]
+            n0 = node_offsets[g]
+            positions = node_offsets[g + 1] - n0
+            if positions <= 0:
                 continue
-            self.nevents = 0
-            self.past = self.overflow = False
-            try:
-                done = _replay(&data[offsets[g]], offsets[g + 1] - offsets[g], size, mains[g] - 1,
-                               mains[g], &self.board[0], &tm[0], &col[0], &pt[0], &st[0], &par[0],
-                               &mn[0], &s[0], &s[npts * 4], &s[npts * 5], True, _scan_node,
-                               <void*>self, &log[0])
-            except ValueError as e:
-                raise ValueError(g, str(e)) from None
-            if self.overflow:
-                self.events = np.zeros(2 * self.events.shape[0], dtype=np.int32)
-                continue  # the same game again, with room for its events
-            if done < mains[g]:
-                raise ValueError(g, f"{done} nodes replayed of {mains[g]}")
-            positions = mains[g]
-            if not self.past:
-                self.limit = positions
-            # The next move from each position: the move of the node after it.
-            for k in range(positions - 1):
-                next_colour[k] = col[k + 1]
-                next_point[k] = pt[k + 1]
-            next_colour[positions - 1] = 0
-            next_point[positions - 1] = -1
-            tmv, ncv, npv = tm[:positions], next_colour[:positions], next_point[:positions]
+            # The placements this game can hold: their stones all occur in it.
+            nlive = 0
+            for pl in range(count):
+                alive[pl] = 1
+                for r in range(self.required_offsets[pl], self.required_offsets[pl + 1]):
+                    bit = self.required_bits[r]
+                    ever = &ever_black[g * width] if self.required_colours[r] == 1 else \
+                        &ever_white[g * width]
+                    if not (ever[bit >> 3] >> (bit & 7)) & 1:
+                        alive[pl] = 0
+                        break
+                if alive[pl]:
+                    nlive += 1
+                    keys[pl] = 0
+                    present[pl] = 0
+            if nlive == 0:
+                continue
+            candidates += 1
+            memset(&board[0], 0, npts)
+            nevents = 0
+            for j in range(self.empty_present.shape[0]):
+                pl = self.empty_present[j]
+                if alive[pl]:
+                    present[pl] = 1
+                    events[2 * nevents] = pl
+                    events[2 * nevents + 1] = 0
+                    nevents += 1
+            limit = <int>positions
+            for node in range(positions):
+                if self.max_move >= 0 and move_number[n0 + node] > self.max_move:
+                    limit = <int>node
+                    break
+                tick += 1
+                ndirty = 0
+                for c in range(change_offsets[n0 + node], change_offsets[n0 + node + 1]):
+                    word = changes[c]
+                    p = word >> 4
+                    new = word & 3
+                    board[p] = new
+                    delta = self.zobrist[p, (word >> 2) & 3] ^ self.zobrist[p, new]
+                    permanent = not removed[g * npts + p]
+                    for w in range(self.watch_offsets[p], self.watch_offsets[p + 1]):
+                        pl = self.watch[w]
+                        if not alive[pl]:
+                            continue
+                        if self.watch_fixed[w]:
+                            keys[pl] ^= delta
+                        if permanent and not _fits(self.watch_codes[w], new):
+                            # No stone ever leaves p: the placement is gone for good.
+                            alive[pl] = 0
+                            nlive -= 1
+                            if present[pl]:
+                                present[pl] = 0
+                                if 2 * nevents == events.shape[0]:
+                                    events_array = np.concatenate([events_array, events_array])
+                                    events = events_array
+                                events[2 * nevents] = pl
+                                events[2 * nevents + 1] = -<int32_t>node - 1
+                                nevents += 1
+                            continue
+                        if stamp[pl] != tick:
+                            stamp[pl] = tick
+                            dirty[ndirty] = pl
+                            ndirty += 1
+                for j in range(ndirty):
+                    pl = dirty[j]
+                    if not alive[pl]:
+                        continue
+                    now = keys[pl] == self.targets[pl] and self._present(pl, board)
+                    if now != present[pl]:
+                        present[pl] = now
+                        if 2 * nevents == events.shape[0]:
+                            events_array = np.concatenate([events_array, events_array])
+                            events = events_array
+                        events[2 * nevents] = pl
+                        events[2 * nevents + 1] = <int32_t>node if now else -<int32_t>node - 1
+                        nevents += 1
+                        if now and unconditional and not self.seq_length[pl]:
+                            # It hits here: nothing more to follow.
+                            alive[pl] = 0
+                            nlive -= 1
+                if node == 0 and unconditional:
+                    # Those present at the start hit there: nothing more to follow.
+                    for j in range(self.empty_present.shape[0]):
+                        pl = self.empty_present[j]
+                        if alive[pl] and present[pl] and not self.seq_length[pl]:
+                            alive[pl] = 0
+                            nlive -= 1
+                if nlive == 0:
+                    break
+            if nevents == 0:
+                continue
+            tmv = to_move[n0:n0 + positions]
+            ncv = next_colour[n0:n0 + positions]
+            npv = next_point[n0:n0 + positions]
             # Each placement hits at the first position where it is present and
             # the conditions hold: its presence runs from an event on to one off.
             # Those still present at the end: their last event is on (second pass).
-            for ev in range(2 * self.nevents):
-                pl = self.events[2 * (ev % self.nevents)]
-                i = self.events[2 * (ev % self.nevents) + 1]
-                if ev < self.nevents:
+            for ev in range(2 * nevents):
+                pl = events[2 * (ev % nevents)]
+                i = events[2 * (ev % nevents) + 1]
+                if ev < nevents:
                     if i >= 0:
                         start[pl] = i
                         continue
                     i = -i - 1
                 else:
-                    if i < 0 or not self.present[pl] or start[pl] != i:
+                    if i < 0 or not present[pl] or start[pl] != i:
                         continue
-                    i = self.limit
+                    i = limit
                 if hit[pl] == g:
                     continue
                 for first in range(start[pl], i):
@@ -323,68 +378,124 @@ cdef class Kernel:
                     rows[nfound, 0] = <int32_t>g
                     rows[nfound, 1] = pl
                     rows[nfound, 2] = first
-                    rows[nfound, 3] = mn[first]
-                    rows[nfound, 4] = tm[first]
-                    rows[nfound, 5] = next_colour[cont] if cont >= 0 else 0
-                    rows[nfound, 6] = next_point[cont] if cont >= 0 else -1
+                    rows[nfound, 3] = move_number[n0 + first]
+                    rows[nfound, 4] = tmv[first]
+                    rows[nfound, 5] = ncv[cont] if cont >= 0 else 0
+                    rows[nfound, 6] = npv[cont] if cont >= 0 else -1
                     rows[nfound, 7] = cont > j
                     nfound += 1
                     break
-            g += 1
         found = found[:nfound]
         found = found[np.lexsort((found[:, 1], found[:, 2], found[:, 0]))]
-        return tuple(np.ascontiguousarray(found[:, c]) for c in range(8))
+        return (*(np.ascontiguousarray(found[:, c]) for c in range(8)), candidates)
 
 
-cdef bint _scan_node(void* ctx, Py_ssize_t node, int32_t move_number, const int32_t* log,
+cdef class _Flat:
+    """What :func:`flatten` gathers while a game is replayed."""
+
+    cdef uint16_t[::1] changes
+    cdef int64_t[::1] change_offsets
+    cdef Py_ssize_t nchanges, base
+    cdef bint overflow
+
+
+cdef bint _flat_node(void* ctx, Py_ssize_t node, int32_t move_number, const int32_t* log,
                      Py_ssize_t nlog) noexcept:
-    """The replay's visit in :meth:`Kernel.scan`: keeps the placements' keys, and
-    logs each placement's presence turning on (``position``) and off (``-position -
-    1``) as events; stops the replay when the events are out of room."""
-    cdef Kernel k = <Kernel>ctx
-    cdef int j, w, p, pl, ndirty = 0
-    cdef bint now
-    cdef uint64_t delta
-    if k.past:
-        return False
-    if k.max_move >= 0 and move_number > k.max_move:
-        k.past = True
-        k.limit = <int>node
-        return False
-    if k.nevents + k.count + 1 > k.events.shape[0] // 2:
-        k.overflow = True
+    """The replay's visit in :func:`flatten`: the node's changes, appended; stops the
+    replay when they are out of room."""
+    cdef _Flat f = <_Flat>ctx
+    cdef Py_ssize_t j
+    if f.nchanges + nlog > f.changes.shape[0]:
+        f.overflow = True
         return True
-    k.tick += 1
-    if node == 0:
-        # The start is the empty board plus the logged stones.
-        memset(&k.keys[0], 0, k.count * sizeof(uint64_t))
-        memset(&k.present[0], 0, k.count)
-        for j in range(k.empty_present.shape[0]):
-            pl = k.empty_present[j]
-            k.present[pl] = 1
-            k.events[2 * k.nevents] = pl
-            k.events[2 * k.nevents + 1] = 0
-            k.nevents += 1
     for j in range(nlog):
-        p = log[j] >> 4
-        delta = k.zobrist[p, (log[j] >> 2) & 3] ^ k.zobrist[p, log[j] & 3]
-        for w in range(k.watch_offsets[p], k.watch_offsets[p + 1]):
-            pl = k.watch[w]
-            if k.watch_fixed[w]:
-                k.keys[pl] ^= delta
-            if k.stamp[pl] != k.tick:
-                k.stamp[pl] = k.tick
-                k.dirty[ndirty] = pl
-                ndirty += 1
-    for j in range(ndirty):
-        pl = k.dirty[j]
-        now = k.keys[pl] == k.targets[pl] and k._present(pl, k.board)
-        if now != k.present[pl]:
-            k.present[pl] = now
-            if k.nevents + 1 > k.events.shape[0] // 2:
-                k.overflow = True
-                return True
-            k.events[2 * k.nevents] = pl
-            k.events[2 * k.nevents + 1] = <int32_t>node if now else -<int32_t>node - 1
-            k.nevents += 1
+        f.changes[f.nchanges] = <uint16_t>log[j]
+        f.nchanges += 1
+    f.change_offsets[f.base + node + 1] = f.nchanges
     return False
+
+
+def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[::1] mains,
+            int size):
+    """The main lines of many stored games of one ``size`` replayed once, as
+    :meth:`Kernel.scan` reads them: game ``g``'s blob is
+    ``data[offsets[g]:offsets[g + 1]]`` and its main line its first ``mains[g]``
+    nodes.  Returns ``node_offsets`` (game ``g``'s nodes are
+    ``node_offsets[g]:node_offsets[g + 1]`` of the node columns), per node its
+    side to move, move number, and next move's colour (0: none) and point (-1:
+    a pass or none), ``change_offsets`` and ``changes`` (node ``n`` changed
+    points ``changes[change_offsets[n]:change_offsets[n + 1]]``, each ``point << 4
+    | old << 2 | new``), and ``removed`` (byte ``g * size² + p``: a stone ever
+    left point ``p``, captured or cleared, in game ``g``'s main line).  Raises
+    ValueError ``(game, reason)`` for a blob that does not replay."""
+    cdef int npts = size * size
+    cdef Py_ssize_t games = mains.shape[0], g, k, total, n0, done, m
+    if size < 2 or size > 26:
+        raise ValueError(f"board size {size} is not 2 to 26")
+    if offsets.shape[0] != games + 1 or (games and (
+            offsets[0] < 0 or offsets[games] > data.shape[0] or np.any(np.diff(offsets) <= 0))):
+        raise ValueError("the offsets do not cut the data into one blob per game")
+    if games and np.min(mains) < 0:
+        raise ValueError("a main line of fewer than no nodes")
+    node_offsets_array = np.zeros(games + 1, dtype=np.int64)
+    np.cumsum(mains, out=node_offsets_array[1:])
+    cdef int64_t[::1] node_offsets = node_offsets_array
+    total = node_offsets[games]
+    tm_array = np.zeros(total, dtype=np.int8)
+    mn_array = np.zeros(total, dtype=np.int32)
+    nc_array = np.zeros(total, dtype=np.int8)
+    np_array = np.full(total, -1, dtype=np.int32)
+    cdef int8_t[::1] to_move = tm_array, next_colour = nc_array
+    cdef int32_t[::1] move_number = mn_array, next_point = np_array
+    removed_array = np.zeros(games * npts, dtype=np.uint8)
+    cdef uint8_t[::1] removed = removed_array
+    cdef _Flat f = _Flat()
+    f.changes = np.zeros(total + 64, dtype=np.uint16)
+    f.change_offsets = np.zeros(total + 1, dtype=np.int64)
+    f.nchanges = 0
+    longest = max(2, int(np.max(mains)) + 1) if games else 2
+    cdef int8_t[::1] board = np.zeros(npts, dtype=np.int8)
+    cdef int8_t[::1] tm = np.zeros(longest, dtype=np.int8), col = np.zeros(longest, dtype=np.int8)
+    cdef int16_t[::1] pt = np.zeros(longest, dtype=np.int16)
+    cdef uint8_t[::1] st = np.zeros(longest, dtype=np.uint8)
+    cdef int32_t[::1] par = np.zeros(longest, dtype=np.int32), mn = np.zeros(longest, dtype=np.int32)
+    cdef int32_t[::1] log = np.zeros(MAX_LOG, dtype=np.int32)
+    cdef int32_t[::1] s = np.zeros(npts * 6, dtype=np.int32)
+    _neighbours(size, &s[0])
+    g = 0
+    while g < games:
+        m = mains[g]
+        if m == 0:
+            g += 1
+            continue
+        n0 = node_offsets[g]
+        f.base = n0
+        f.overflow = False
+        start = f.nchanges
+        f.change_offsets[n0] = start
+        try:
+            done = _replay(&data[offsets[g]], offsets[g + 1] - offsets[g], size, m - 1, m,
+                           &board[0], &tm[0], &col[0], &pt[0], &st[0], &par[0], &mn[0], &s[0],
+                           &s[npts * 4], &s[npts * 5], True, _flat_node, <void*>f, &log[0])
+        except ValueError as e:
+            raise ValueError(g, str(e)) from None
+        if f.overflow:
+            f.nchanges = start
+            f.changes = np.concatenate([np.asarray(f.changes), np.zeros(
+                max(f.changes.shape[0], MAX_LOG), dtype=np.uint16)])
+            continue  # the same game again, with room for its changes
+        if done < m:
+            raise ValueError(g, f"{done} nodes replayed of {m}")
+        for k in range(m):
+            to_move[n0 + k] = tm[k]
+            move_number[n0 + k] = mn[k]
+            if k + 1 < m:
+                next_colour[n0 + k] = col[k + 1]
+                next_point[n0 + k] = pt[k + 1]
+        for k in range(start, f.nchanges):
+            if (f.changes[k] >> 2) & 3:
+                removed[g * npts + (f.changes[k] >> 4)] = 1
+        g += 1
+    return (node_offsets_array, tm_array, mn_array, nc_array, np_array,
+            np.asarray(f.change_offsets), np.asarray(f.changes)[:f.nchanges].copy(),
+            removed_array)

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
 
 from ..errors import PatternError
 from ..group.coords import GTP_COLUMNS, gtp, parse_gtp
@@ -80,7 +83,7 @@ class Pattern:
     codes: tuple[int, ...]
     sequence: tuple[tuple[str, Point], ...] = ()
 
-    @property
+    @cached_property
     def region(self) -> tuple[int, ...]:
         """The flat indexes of the region's points, in order."""
         return tuple(i for i, code in enumerate(self.codes) if code != OUTSIDE)
@@ -253,14 +256,16 @@ def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:
     sequence) onto itself where it stands, the identity first."""
     elements = {"full": ELEMENTS, "d4": D4, "none": ELEMENTS[:1]}[symmetry]
     n = pattern.size
+    codes = np.array(pattern.codes)
+    region = np.array(pattern.region, dtype=np.intp)
+    swapped = np.array([_SWAPPED[c] for c in range(ANY + 1)])  # the region's codes: 0 to ANY
     found = []
     for g in elements:
-        image = {}
-        for i in pattern.region:
-            row, col = g.map_point(divmod(i, n), n)
-            image[row * n + col] = _SWAPPED[pattern.codes[i]] if g.swap else pattern.codes[i]
+        # The codes g carries onto the images of the region's points: the same
+        # as the pattern's there (then the images are the region itself).
+        carried = swapped[codes[region]] if g.swap else codes[region]
         sequence = tuple((g.map_colour(c), g.map_point(q, n)) for c, q in pattern.sequence)
-        if all(pattern.codes[i] == code for i, code in image.items()) and (
+        if (codes[g.point_permutation(n)[region]] == carried).all() and (
                 sequence == pattern.sequence):
             found.append(g)
     return tuple(found)

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import PatternError
 from ..group.schemes import KeyScheme
+from ..index.games import sgf_order
 from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placement
+from .store import GameStore
 
 try:
     from . import _match
@@ -91,6 +94,19 @@ class Found:
     tenuki: npt.NDArray[np.bool_]
 
     @classmethod
+    def concatenate(cls, parts: list[Found]) -> Found:
+        """The hits of ``parts`` one after the other (none: no hits)."""
+        def joined(column: str) -> npt.NDArray[Any]:
+            arrays = [getattr(p, column) for p in parts]
+            if not arrays:
+                return np.zeros(0, dtype=np.bool_ if column == "tenuki" else np.int32)
+            return np.concatenate(arrays)
+
+        return cls(joined("game"), joined("placement"), joined("position"),
+                   joined("move_number"), joined("to_move"), joined("next_colour"),
+                   joined("next_point"), joined("tenuki"))
+
+    @classmethod
     def of(cls, hits: Hits, game: Game) -> Found:
         """The hits of one game (``hits`` of :meth:`Matcher.match` on ``game``)."""
         has = hits.continuation >= 0
@@ -146,14 +162,15 @@ class Matcher:
                 self.seq_points[index, step] = point
         # The placements that watch each point: those that constrain it; a
         # fixed-colour point also enters the placement's key.
-        watchers: list[list[tuple[int, int]]] = [[] for _ in range(points)]
+        watchers: list[list[tuple[int, int, int]]] = [[] for _ in range(points)]
         for index, p in enumerate(placements):
             for point, code in zip(p.points, p.codes, strict=True):
                 if code != ANY:
-                    watchers[point].append((index, int(code in (EMPTY, BLACK, WHITE))))
+                    watchers[point].append((index, int(code in (EMPTY, BLACK, WHITE)), code))
         self.watch_offsets = np.cumsum([0] + [len(w) for w in watchers]).astype(np.int32)
-        self.watch = np.array([i for w in watchers for i, _ in w], dtype=np.int32)
-        self.watch_fixed = np.array([f for w in watchers for _, f in w], dtype=np.int8)
+        self.watch = np.array([i for w in watchers for i, _, _ in w], dtype=np.int32)
+        self.watch_fixed = np.array([f for w in watchers for _, f, _ in w], dtype=np.int8)
+        self.watch_codes = np.array([c for w in watchers for _, _, c in w], dtype=np.int8)
         self.required = [
             (bitmap([q for q, c in zip(p.points, p.codes, strict=True) if c == BLACK], size),
              bitmap([q for q, c in zip(p.points, p.codes, strict=True) if c == WHITE], size))
@@ -164,34 +181,15 @@ class Matcher:
             [i for i, p in enumerate(placements)
              if all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)],
             dtype=np.int32)
-        width = (points + 7) // 8
-        self.required_bytes = np.array(
-            [[np.frombuffer(bits.to_bytes(width, "little"), dtype=np.uint8) for bits in pair]
-             for pair in self.required], dtype=np.uint8).reshape(len(placements), 2, width)
+        # The same stones as the bits of the index's bitmaps (rows from the top) and
+        # their colours, placement by placement: the compiled scan's candidates.
+        order = sgf_order(size)
+        stones = [[(int(order[q]), c) for q, c in zip(p.points, p.codes, strict=True)
+                   if c in (BLACK, WHITE)] for p in placements]
+        self.required_offsets = np.cumsum([0] + [len(s) for s in stones]).astype(np.int32)
+        self.required_bits = np.array([b for s in stones for b, _ in s], dtype=np.int32)
+        self.required_colours = np.array([c for s in stones for _, c in s], dtype=np.int8)
         self._kernel = None if _match is None else _match.Kernel(self)
-
-    def candidates(self, ever_black: bytes, ever_white: bytes, *,
-                   compiled: bool | None = None) -> npt.NDArray[np.bool_]:
-        """:meth:`candidate` for many games at once: ``ever_black`` and
-        ``ever_white`` are their bitmaps (each ``(size * size + 7) // 8`` bytes,
-        :func:`bitmap`'s order as little-endian bytes) one after the other.  By
-        the compiled kernel (``compiled`` as :meth:`match` takes it) or by
-        :meth:`candidate` game by game."""
-        width = (self.size * self.size + 7) // 8
-        if len(ever_black) != len(ever_white) or len(ever_black) % width:
-            raise PatternError(f"bitmaps of {len(ever_black)} and {len(ever_white)} bytes are "
-                               f"not of whole games of {width} bytes each")
-        if compiled is None:
-            compiled = self.compiled
-        if compiled:
-            if self._kernel is None:
-                raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
-            return self._kernel.candidates(ever_black, ever_white).view(np.bool_)
-        return np.array([
-            self.candidate(int.from_bytes(ever_black[at : at + width], "little"),
-                           int.from_bytes(ever_white[at : at + width], "little"))
-            for at in range(0, len(ever_black), width)
-        ], dtype=np.bool_)
 
     def candidate(self, ever_black: int, ever_white: int) -> bool:
         """Whether a game whose points ever black and ever white are the bitmaps
@@ -217,20 +215,23 @@ class Matcher:
         return _ordered(placement, position, continuation, tenuki.astype(np.bool_))
 
 
-    def scan(self, data: bytes, offsets: npt.NDArray[np.int64],
-             mains: npt.NDArray[np.int32]) -> Found:
-        """The hits in many stored games (docs/design.md, "Stored games") of the
-        matcher's size, by the compiled kernel in one call: game ``g``'s blob is
-        ``data[offsets[g]:offsets[g + 1]]`` and its main line its first
-        ``mains[g]`` nodes.  The same hits as :meth:`match` on each game's
-        replayed boards, without the boards: each game is replayed on one board
-        and its placements' keys follow the points that change.  Raises
-        ValueError ``(game, reason)`` for a blob that does not replay, and
+    def scan(self, store: GameStore, games: npt.NDArray[np.int32]) -> tuple[Found, int]:
+        """The hits in the games ``games`` (indexes) of ``store``, of the matcher's
+        size, by the compiled kernel in one call over the store's main lines
+        replayed once (:attr:`GameStore.flat <gohash.pattern.store.GameStore.flat>`),
+        and how many of them were candidates (some placement's stones all occur
+        in them); ``Found.game`` holds store indexes.  The same hits as
+        :meth:`match` on each game's boards.  Raises ValueError ``(game, reason)``
+        for a stored game that does not replay, and
         :class:`~gohash.errors.PatternError` if the kernel is not built."""
         if self._kernel is None:
             raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
-        g, pl, at, number, to_move, colour, point, tenuki = self._kernel.scan(data, offsets, mains)
-        return Found(g, pl, at, number, to_move, colour, point, tenuki.astype(np.bool_))
+        flat = store.flat
+        g, pl, at, number, to_move, colour, point, tenuki, candidates = self._kernel.scan(
+            flat.node_offsets, flat.to_move, flat.move_number, flat.next_colour, flat.next_point,
+            flat.change_offsets, flat.changes, flat.removed, store.ever_black, store.ever_white,
+            np.ascontiguousarray(games, dtype=np.int32))
+        return Found(g, pl, at, number, to_move, colour, point, tenuki.astype(np.bool_)), candidates
 
     @property
     def compiled(self) -> bool:

@@ -20,18 +20,21 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import PatternError
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
 from ..index.queries import Record, move_json
 from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
-from .match import Found, Game, Matcher
+from .match import Found, Matcher
+from .store import GameStore
 
 __all__ = [
     "PATTERN_SCHEME",
@@ -228,101 +231,114 @@ class PatternQuery:
             max_move=-1 if max_move is None else max_move,
         )
 
-    def matches(self, record: Record, game: Game, *, compiled: bool | None = None
-                ) -> list[PatternMatch]:
-        """The matches in one game (``game`` the boards of ``record``'s main line)."""
-        return self.found_matches({0: record},
-                                  Found.of(self.matcher.match(game, compiled=compiled), game))
-
-    def found_matches(self, records: Mapping[int, Record], found: Found) -> list[PatternMatch]:
-        """The matches of the hits ``found`` in the games ``records`` (by
-        ``found.game``; :meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`)."""
-        # One match per position: the lowest placement's, the first of its run.
-        firsts = np.flatnonzero(np.diff(found.game, prepend=-1) | np.diff(found.position,
-                                                                          prepend=-1))
-        counts = np.diff(firsts, append=len(found.game))
-        matches: list[PatternMatch] = []
+    def result(self, found: Found, games: GameStore,
+               records: Callable[[list[int]], Mapping[int, Record]], *, searched: int,
+               candidates: int, limit: int | None = None, offset: int = 0) -> PatternResult:
+        """The hits ``found`` in ``games`` (``found.game`` indexes of the store;
+        :meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`) summed up: one
+        match per position (that of its lowest placement), ``limit`` of them kept
+        (None: all) from the ``offset``-th, their records asked of ``records``
+        (game ids to records) for those only; the continuations and counts of all,
+        computed on the arrays."""
         size = self.size
-        placements = self.placements
-        # Colours 1 and 2 in the query's colours, and continuations, per placement.
-        colours = [(None, p.query_colour("b"), p.query_colour("w")) for p in placements]
-        continuations: dict[tuple[int, int, int], tuple[str, Point]] = {}
-        for g, pl, position, number, to_move, colour, point, tenuki, count in zip(
-                *(column[firsts].tolist() for column in (
-                    found.game, found.placement, found.position, found.move_number,
-                    found.to_move, found.next_colour, found.next_point, found.tenuki)),
-                counts.tolist(), strict=True):
-            placement = placements[pl]
-            continuation = None
-            if colour:
-                continuation = continuations.get((pl, colour, point))
-                if continuation is None:
-                    continuation = continuations[pl, colour, point] = (
-                        colours[pl][colour], placement.to_query(point, size))
-            matches.append(PatternMatch(
-                records[g], number, placement.element, placement.offset, position,
-                colours[pl][to_move], continuation, tenuki, count,
+        npts = size * size
+        # One match per position: the lowest placement's, the first of its run.
+        firsts = np.flatnonzero(np.diff(found.game, prepend=-1)
+                                | np.diff(found.position, prepend=-1))
+        counts = np.diff(firsts, append=len(found.game))
+        game = found.game[firsts]
+        placement = found.placement[firsts]
+        swapped = self.matcher.swaps[placement].astype(np.bool_)
+        colour = found.next_colour[firsts]
+        has = colour > 0
+        # Each continuation in the query's orientation and colours, and the
+        # representative of it and its images under the pattern's symmetries.
+        query_colour = np.where(swapped, 3 - colour, colour)
+        query_point = self._to_query[placement[has], found.next_point[firsts][has]]
+        moves = self._representatives[query_colour[has] - 1, query_point]
+        distinct, which, count = np.unique(moves, return_inverse=True, return_counts=True)
+        tenuki = np.bincount(which, weights=found.tenuki[firsts][has], minlength=len(distinct))
+        winner = games.winners[game[has]]
+        query_winner = np.where(winner == 0, 0, np.where(swapped[has], 3 - winner, winner))
+        black_wins = np.bincount(which, weights=query_winner == 1, minlength=len(distinct))
+        white_wins = np.bincount(which, weights=query_winner == 2, minlength=len(distinct))
+        rank = games.date_ranks[game[has]]
+        dated = rank >= 0
+        # The first and last date of each: its dated matches sorted by date.
+        by_date = np.lexsort((rank[dated], which[dated]))
+        groups, starts, sizes = np.unique(which[dated][by_date], return_index=True,
+                                          return_counts=True)
+        first = np.full(len(distinct), -1, dtype=np.int64)
+        last = np.full(len(distinct), -1, dtype=np.int64)
+        first[groups] = rank[dated][by_date][starts]
+        last[groups] = rank[dated][by_date][starts + sizes - 1]
+        # Most played first, then Black's first, then by point.
+        order = np.lexsort((distinct % npts, distinct < npts, -count))
+        continuations = []
+        for j in order.tolist():
+            move_colour = "b" if distinct[j] >= npts else "w"
+            point = divmod(int(distinct[j]) % npts, size)
+            continuations.append(PatternContinuation(
+                move_colour, point, self._equivalent(move_colour, point), int(count[j]),
+                int(tenuki[j]), int(black_wins[j]), int(white_wins[j]),
+                int(count[j] - black_wins[j] - white_wins[j]),
+                games.dates[first[j]] if last[j] >= 0 else None,
+                games.dates[last[j]] if last[j] >= 0 else None,
             ))
-        return matches
-
-    def result(self, matches: Iterable[PatternMatch], *, searched: int, candidates: int,
-               limit: int | None = None, offset: int = 0) -> PatternResult:
-        """All the matches of the games searched summed up; ``limit`` of them kept
-        (None: all) from the ``offset``-th."""
-        everything = list(matches)
-        moves: dict[tuple[str, Point], _Sum] = {}
-        ended = 0
-        for m in everything:
-            if m.continuation is None:
-                ended += 1
-                continue
-            moves.setdefault(self._representative(*m.continuation), _Sum()).add(m)
-        ordered = sorted(moves.items(), key=lambda kv: (-kv[1].count, kv[0][0] != "b", kv[0][1]))
+        window = slice(offset, None if limit is None else offset + limit)
+        ids = games.ids[game[window]].tolist()
+        known = records(sorted(set(ids)))
+        placements = self.placements
+        matches = []
+        for j, game_id in zip(range(len(firsts))[window], ids, strict=True):
+            p = placements[int(placement[j])]
+            at = int(firsts[j])
+            continuation = None
+            if has[j]:
+                continuation = (p.query_colour("b" if colour[j] == 1 else "w"),
+                                p.to_query(int(found.next_point[at]), size))
+            matches.append(PatternMatch(
+                known[game_id], int(found.move_number[at]), p.element, p.offset,
+                int(found.position[at]),
+                p.query_colour("b" if found.to_move[at] == 1 else "w"), continuation,
+                bool(found.tenuki[at]), int(counts[j]),
+            ))
         return PatternResult(
-            self.pattern, self.symmetry, len(self.placements), searched, candidates,
-            len({m.record.id for m in everything}), len(everything), ended,
-            everything[offset:None if limit is None else offset + limit],
-            [total.result(colour, point, self._equivalent(colour, point))
-             for (colour, point), total in ordered],
-            limit, offset,
+            self.pattern, self.symmetry, len(placements), searched, candidates,
+            len(np.unique(game)), len(firsts), int(len(firsts) - has.sum()), matches,
+            continuations, limit, offset,
         )
+
+    @cached_property
+    def _to_query(self) -> npt.NDArray[np.int32]:
+        """``[placement, board point]``: the query point (flat) a placement puts
+        there, -1 outside its region."""
+        m = self.matcher
+        table = np.full((len(self.placements), self.size * self.size), -1, dtype=np.int32)
+        lengths = np.diff(m.offsets)
+        region = np.array(self.pattern.region, dtype=np.int32)
+        table[np.repeat(np.arange(len(self.placements)), lengths), m.points] = np.tile(
+            region, len(self.placements))
+        return table
+
+    @cached_property
+    def _representatives(self) -> npt.NDArray[np.int64]:
+        """``[query colour - 1, query point]``: the move that stands for it and its
+        images under the pattern's symmetries, ``npts * (colour is Black) +
+        point`` (flat): the greatest, Black's first, then the last point."""
+        npts = self.size * self.size
+        best = np.full((2, npts), -1, dtype=np.int64)
+        points = np.arange(npts)
+        for s in self.symmetries:
+            image = s.point_permutation(self.size)[points]
+            for c in (1, 2):
+                mapped = (3 - c) if s.swap else c
+                best[c - 1] = np.maximum(best[c - 1], image + npts * (mapped == 1))
+        return best
 
     def _images(self, colour: str, point: Point) -> set[tuple[str, Point]]:
         return {(s.map_colour(colour), s.map_point(point, self.size)) for s in self.symmetries}
 
-    def _representative(self, colour: str, point: Point) -> tuple[str, Point]:
-        return max(self._images(colour, point), key=lambda m: (m[0] == "b", m[1]))
-
     def _equivalent(self, colour: str, point: Point) -> tuple[Point, ...]:
         return tuple(sorted(q for c, q in self._images(colour, point) if c == colour))
 
-
-class _Sum:
-    """A continuation being summed up."""
-
-    def __init__(self) -> None:
-        self.count = self.tenuki = self.black_wins = self.white_wins = 0
-        self.first: str | None = None
-        self.last: str | None = None
-
-    def add(self, m: PatternMatch) -> None:
-        self.count += 1
-        self.tenuki += m.tenuki
-        winner = m.record.winner
-        if winner is not None:
-            # The winner in the query's colours.
-            if (winner == "B") != m.element.swap:
-                self.black_wins += 1
-            else:
-                self.white_wins += 1
-        date = m.record.date
-        if date is not None:
-            self.first = date if self.first is None or date < self.first else self.first
-            self.last = date if self.last is None or date > self.last else self.last
-
-    def result(self, colour: str, point: Point, equivalent: tuple[Point, ...]
-               ) -> PatternContinuation:
-        return PatternContinuation(
-            colour, point, equivalent, self.count, self.tenuki, self.black_wins, self.white_wins,
-            self.count - self.black_wins - self.white_wins, self.first, self.last,
-        )
