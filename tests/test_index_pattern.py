@@ -519,20 +519,25 @@ def test_the_store_s_changes_rebuild_every_position(tmp_path_factory: Any, data:
             game = _game_boards(replay_pure(store.blob(g), size, int(store.nodes[g]),
                                             positions - 1), positions)
             board = np.zeros(size * size, dtype=np.int8)
-            removed = np.zeros(size * size, dtype=np.uint8)
+            removed = np.zeros(size * size, dtype=np.bool_)
             n0 = int(flat.node_offsets[g])
             assert flat.node_offsets[g + 1] - n0 == positions
+            at = int(flat.change_offsets[g])
             for node in range(positions):
-                for word in flat.changes[flat.change_offsets[n0 + node]:
-                                         flat.change_offsets[n0 + node + 1]].tolist():
+                count = int(flat.change_counts[n0 + node])
+                for word in flat.changes[at : at + count].tolist():
                     point, old, new = word >> 4, (word >> 2) & 3, word & 3
                     assert board[point] == old != new
                     board[point] = new
                     removed[point] |= old != 0
+                at += count
                 assert board.tolist() == game.boards[node].tolist()
+            assert at == flat.change_offsets[g + 1]
             nodes = slice(n0, n0 + positions)
             assert flat.to_move[nodes].tolist() == game.to_move.tolist()
             assert flat.move_number[nodes].tolist() == game.move_numbers.tolist()
             assert flat.next_colour[nodes].tolist() == game.next_colour.tolist()
             assert flat.next_point[nodes].tolist() == game.next_point.tolist()
-            assert flat.removed[g * size * size:(g + 1) * size * size].tolist() == removed.tolist()
+            width = (size * size + 7) // 8
+            assert flat.removed[g * width : (g + 1) * width].tobytes() == np.packbits(
+                removed, bitorder="little").tobytes()

@@ -466,16 +466,17 @@ class Index:
         ``limit`` keeps that many matches in index order (None: all) from the
         ``offset``-th (0: the first); the counts and continuations cover all.
         ``compiled`` picks the kernel (None: the compiled one where built,
-        unless ``GOHASH_PURE=1``).  Only
-        games whose points ever black and ever white hold some placement's
-        stones are replayed (the games table's ``ever_black``, ``ever_white``
-        bitmaps), from their stored form: by the compiled kernel all in one
-        call, each on one board
+        unless ``GOHASH_PURE=1``).  The games of the pattern's size are read
+        once and kept while the index is unchanged (:meth:`_game_store`); only
+        those whose points ever black and ever white (the games table's
+        ``ever_black``, ``ever_white`` bitmaps) hold some placement's stones are
+        replayed: by the compiled kernel all in one call over their main lines
+        replayed once into the points each node changes
         (:meth:`~gohash.pattern.match.Matcher.scan`), or else one by one into
         their boards by the pure replay and matcher
         (:func:`~gohash.index.games.replay_pure`,
-        :func:`~gohash.pattern.match.match_python`), the scan's twin.  Every
-        hit is confirmed on the exact board.
+        :func:`~gohash.pattern.match.match_python`), the scan's twin.  Every hit
+        is confirmed on the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)

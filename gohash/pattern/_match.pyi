@@ -25,6 +25,7 @@ class Kernel:
         next_colour: npt.NDArray[np.int8],
         next_point: npt.NDArray[np.int32],
         change_offsets: npt.NDArray[np.int64],
+        change_counts: npt.NDArray[np.uint16],
         changes: npt.NDArray[np.uint16],
         removed: npt.NDArray[np.uint8],
         ever_black: bytes,
@@ -40,5 +41,6 @@ def flatten(
     data: bytes, offsets: npt.NDArray[np.int64], mains: npt.NDArray[np.int32], size: int
 ) -> tuple[
     npt.NDArray[np.int64], npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
-    npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.uint16], npt.NDArray[np.uint8],
+    npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.uint16], npt.NDArray[np.uint16],
+    npt.NDArray[np.uint8],
 ]: ...

@@ -1,13 +1,15 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The compiled twin of :func:`gohash.pattern.match.match_python`: the hits of a
-query's placements in one game's boards.
+query's placements in one game's boards, or in many stored games.
 
 Scope: :class:`Kernel` holds a :class:`gohash.pattern.match.Matcher`'s arrays
-as typed memoryviews; :meth:`Kernel.match` replays one game, keeping each
-placement's key up to date by XOR, and confirms point by point every
-placement whose key equals the one required.  Bounds checks are off: every
-index comes from the matcher's arrays, which it built from points of the
-board, or from the game's arrays, whose shapes :meth:`Kernel.match` checks.
+as typed memoryviews; :meth:`Kernel.match` walks one game's boards,
+:meth:`Kernel.scan` many games' changes as :func:`flatten` replays them once
+from the index's stored form, keeping each placement's key up to date by XOR
+and confirming point by point every placement whose key equals the one
+required.  Bounds checks are off: every index comes from the matcher's
+arrays, which it built from points of the board, or from the game's or the
+store's arrays, whose shapes :meth:`Kernel.match` and :meth:`Kernel.scan` check.
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint64_t
@@ -66,7 +68,7 @@ cdef class Kernel:
         self.required_colours = matcher.required_colours
         self.watch_codes = matcher.watch_codes
 
-    cdef bint _present(self, int pl, const int8_t[::1] board) noexcept nogil:
+    cdef bint _present(self, int pl, const int8_t* board) noexcept nogil:
         cdef int j
         for j in range(self.offsets[pl], self.offsets[pl + 1]):
             if not _fits(self.codes[j], board[self.points[j]]):
@@ -161,7 +163,7 @@ cdef class Kernel:
                             ndirty += 1
             for j in range(ndirty):
                 pl = dirty[j]
-                present = keys[pl] == self.targets[pl] and self._present(pl, boards[i])
+                present = keys[pl] == self.targets[pl] and self._present(pl, &boards[i, 0])
                 if present and not pending[pl]:
                     pending[pl] = 1
                     waiting[nwaiting] = pl
@@ -196,21 +198,20 @@ cdef class Kernel:
     def scan(self, const int64_t[::1] node_offsets, const int8_t[::1] to_move,
              const int32_t[::1] move_number, const int8_t[::1] next_colour,
              const int32_t[::1] next_point, const int64_t[::1] change_offsets,
-             const uint16_t[::1] changes, const uint8_t[::1] removed,
-             const uint8_t[::1] ever_black, const uint8_t[::1] ever_white,
-             const int32_t[::1] games):
-        """The hits in the games ``games`` (indexes) of a :func:`flatten` ed store of
-        the matcher's size: game ``g``'s positions are nodes ``node_offsets[g]`` to
-        ``node_offsets[g + 1]`` of the node columns, node ``n``'s changes
-        ``changes[change_offsets[n]:change_offsets[n + 1]]``, ``removed[g * N² + p]``
-        whether a stone ever left point ``p`` in game ``g``, and ``ever_black``,
-        ``ever_white`` its index bitmaps.
+             const uint16_t[::1] change_counts, const uint16_t[::1] changes,
+             const uint8_t[::1] removed, const uint8_t[::1] ever_black,
+             const uint8_t[::1] ever_white, const int32_t[::1] games):
+        """The hits in the games ``games`` (indexes) of a store :func:`flatten` ed
+        for the matcher's size (:class:`gohash.pattern.store.Flat` says what its
+        columns hold), whose ``ever_black`` and ``ever_white`` are the index's
+        bitmaps of each game one after the other.
 
         Per game, only the placements whose stones all occur in its bitmaps are
         followed; each placement's key follows the points that change, a
         placement whose key becomes its target is checked point by point, and one
         that a stone it does not allow lands on, where no stone ever leaves, is
-        dropped: it can never be present again.  The game ends there when none is
+        dropped: it can never be present again; so is one that hits where no
+        side to move or sequence is asked for.  The game ends there when none is
         left.  The hits are :meth:`match`'s (the same conditions and
         continuations) on the positions where each placement was present.
         Returns nine arrays, in order of game, position, placement: game,
@@ -220,30 +221,51 @@ cdef class Kernel:
         cdef int size = self.size, npts = size * size, count = self.count
         cdef Py_ssize_t width = (npts + 7) // 8, ngames = games.shape[0], gi, g, n0, positions
         cdef Py_ssize_t stores = node_offsets.shape[0] - 1, nfound = 0, ev, c, node
+        cdef Py_ssize_t nodes = to_move.shape[0]
         if stores < 0 or ever_black.shape[0] != stores * width or (
-                ever_white.shape[0] != stores * width or removed.shape[0] != stores * npts):
+                ever_white.shape[0] != stores * width or removed.shape[0] != stores * width
+                or change_offsets.shape[0] != stores + 1 or node_offsets[stores] != nodes):
             raise ValueError("the store's columns do not agree in length")
-        if change_offsets.shape[0] != to_move.shape[0] + 1:
-            raise ValueError("the change offsets are not one per node")
+        if not (move_number.shape[0] == next_colour.shape[0] == next_point.shape[0]
+                == change_counts.shape[0] == nodes) or change_offsets[stores] != changes.shape[0]:
+            raise ValueError("the store's node columns do not agree in length")
         if ngames and (np.min(games) < 0 or np.max(games) >= stores):
             raise ValueError("a game index outside the store")
         found = np.zeros((1024, 8), dtype=np.int32)
         cdef int32_t[:, ::1] rows = found
-        events_array = np.zeros(2 * (4 * count + 64), dtype=np.int32)
-        cdef int32_t[::1] events = events_array
-        cdef int8_t[::1] board = np.zeros(npts, dtype=np.int8)
-        cdef uint64_t[::1] keys = np.zeros(count, dtype=np.uint64)
-        cdef uint8_t[::1] present = np.zeros(count, dtype=np.uint8)
-        cdef uint8_t[::1] alive = np.zeros(count, dtype=np.uint8)
-        cdef int32_t[::1] stamp = np.full(count, -1, dtype=np.int32)
-        cdef int32_t[::1] dirty = np.zeros(count, dtype=np.int32)
+        cdef _Events events = _Events(2 * count + 64)
+        board_array = np.zeros(npts, dtype=np.int8)
+        cdef int8_t[::1] board_view = board_array
+        cdef int8_t* board = &board_view[0]
+        keys_array = np.zeros(count, dtype=np.uint64)
+        present_array = np.zeros(count, dtype=np.uint8)
+        alive_array = np.zeros(count, dtype=np.uint8)
+        stamp_array = np.full(count, -1, dtype=np.int32)
+        dirty_array = np.zeros(count, dtype=np.int32)
+        cdef uint64_t[::1] keys_view = keys_array
+        cdef uint8_t[::1] present_view = present_array, alive_view = alive_array
+        cdef int32_t[::1] stamp_view = stamp_array, dirty_view = dirty_array
+        cdef uint64_t* keys = &keys_view[0]
+        cdef uint8_t* present = &present_view[0]
+        cdef uint8_t* alive = &alive_view[0]
+        cdef int32_t* stamp = &stamp_view[0]
+        cdef int32_t* dirty = &dirty_view[0]
+        # The matcher's arrays the loop over changes reads, as pointers: Cython
+        # reloads a memoryview attribute of self at every use.
+        cdef const int32_t* watch_offsets = &self.watch_offsets[0]
+        cdef const int32_t* watch = &self.watch[0] if self.watch.shape[0] else NULL
+        cdef const int8_t* watch_fixed = &self.watch_fixed[0] if self.watch.shape[0] else NULL
+        cdef const int8_t* watch_codes = &self.watch_codes[0] if self.watch.shape[0] else NULL
+        cdef const uint64_t* zobrist = &self.zobrist[0, 0]
+        cdef const uint64_t* targets = &self.targets[0]
+        cdef const int32_t* seq_length = &self.seq_length[0]
         cdef int32_t[::1] start = np.zeros(count, dtype=np.int32)
         cdef int64_t[::1] hit = np.full(count, -1, dtype=np.int64)
         cdef const uint8_t* ever
-        cdef int pl, i, j, w, r, p, bit, first, cont, nlive, ndirty, limit, nevents
+        cdef const uint8_t* gone
+        cdef const uint16_t* word
+        cdef int pl, i, j, w, r, p, bit, first, cont, nlive, ndirty, limit, new
         cdef int tick = 0, candidates = 0
-        cdef uint16_t word
-        cdef int8_t new
         cdef uint64_t delta
         cdef bint now, permanent, unconditional = self.to_move == 0
         cdef const int8_t[::1] tmv, ncv
@@ -272,47 +294,42 @@ cdef class Kernel:
             if nlive == 0:
                 continue
             candidates += 1
-            memset(&board[0], 0, npts)
-            nevents = 0
+            memset(board, 0, npts)
+            gone = &removed[g * width]
+            events.count = 0
             for j in range(self.empty_present.shape[0]):
                 pl = self.empty_present[j]
                 if alive[pl]:
                     present[pl] = 1
-                    events[2 * nevents] = pl
-                    events[2 * nevents + 1] = 0
-                    nevents += 1
+                    events.add(pl, 0)
             limit = <int>positions
+            word = &changes[change_offsets[g]]
             for node in range(positions):
                 if self.max_move >= 0 and move_number[n0 + node] > self.max_move:
                     limit = <int>node
                     break
                 tick += 1
                 ndirty = 0
-                for c in range(change_offsets[n0 + node], change_offsets[n0 + node + 1]):
-                    word = changes[c]
-                    p = word >> 4
-                    new = word & 3
+                for c in range(change_counts[n0 + node]):
+                    p = word[0] >> 4
+                    new = word[0] & 3
+                    delta = zobrist[3 * p + ((word[0] >> 2) & 3)] ^ zobrist[3 * p + new]
+                    word += 1
                     board[p] = new
-                    delta = self.zobrist[p, (word >> 2) & 3] ^ self.zobrist[p, new]
-                    permanent = not removed[g * npts + p]
-                    for w in range(self.watch_offsets[p], self.watch_offsets[p + 1]):
-                        pl = self.watch[w]
+                    permanent = not (gone[p >> 3] >> (p & 7)) & 1
+                    for w in range(watch_offsets[p], watch_offsets[p + 1]):
+                        pl = watch[w]
                         if not alive[pl]:
                             continue
-                        if self.watch_fixed[w]:
+                        if watch_fixed[w]:
                             keys[pl] ^= delta
-                        if permanent and not _fits(self.watch_codes[w], new):
+                        if permanent and not _fits(watch_codes[w], new):
                             # No stone ever leaves p: the placement is gone for good.
                             alive[pl] = 0
                             nlive -= 1
                             if present[pl]:
                                 present[pl] = 0
-                                if 2 * nevents == events.shape[0]:
-                                    events_array = np.concatenate([events_array, events_array])
-                                    events = events_array
-                                events[2 * nevents] = pl
-                                events[2 * nevents + 1] = -<int32_t>node - 1
-                                nevents += 1
+                                events.add(pl, -<int32_t>node - 1)
                             continue
                         if stamp[pl] != tick:
                             stamp[pl] = tick
@@ -322,16 +339,11 @@ cdef class Kernel:
                     pl = dirty[j]
                     if not alive[pl]:
                         continue
-                    now = keys[pl] == self.targets[pl] and self._present(pl, board)
+                    now = keys[pl] == targets[pl] and self._present(pl, board)
                     if now != present[pl]:
                         present[pl] = now
-                        if 2 * nevents == events.shape[0]:
-                            events_array = np.concatenate([events_array, events_array])
-                            events = events_array
-                        events[2 * nevents] = pl
-                        events[2 * nevents + 1] = <int32_t>node if now else -<int32_t>node - 1
-                        nevents += 1
-                        if now and unconditional and not self.seq_length[pl]:
+                        events.add(pl, <int32_t>node if now else -<int32_t>node - 1)
+                        if now and unconditional and not seq_length[pl]:
                             # It hits here: nothing more to follow.
                             alive[pl] = 0
                             nlive -= 1
@@ -339,12 +351,12 @@ cdef class Kernel:
                     # Those present at the start hit there: nothing more to follow.
                     for j in range(self.empty_present.shape[0]):
                         pl = self.empty_present[j]
-                        if alive[pl] and present[pl] and not self.seq_length[pl]:
+                        if alive[pl] and present[pl] and not seq_length[pl]:
                             alive[pl] = 0
                             nlive -= 1
                 if nlive == 0:
                     break
-            if nevents == 0:
+            if events.count == 0:
                 continue
             tmv = to_move[n0:n0 + positions]
             ncv = next_colour[n0:n0 + positions]
@@ -352,10 +364,10 @@ cdef class Kernel:
             # Each placement hits at the first position where it is present and
             # the conditions hold: its presence runs from an event on to one off.
             # Those still present at the end: their last event is on (second pass).
-            for ev in range(2 * nevents):
-                pl = events[2 * (ev % nevents)]
-                i = events[2 * (ev % nevents) + 1]
-                if ev < nevents:
+            for ev in range(2 * events.count):
+                pl = events.at[2 * (ev % events.count)]
+                i = events.at[2 * (ev % events.count) + 1]
+                if ev < events.count:
                     if i >= 0:
                         start[pl] = i
                         continue
@@ -390,11 +402,29 @@ cdef class Kernel:
         return (*(np.ascontiguousarray(found[:, c]) for c in range(8)), candidates)
 
 
+cdef class _Events:
+    """A game's presence events in a scan: pairs (placement, position on, or
+    ``-position - 1`` off), in order; room made as needed."""
+
+    cdef int32_t[::1] at
+    cdef Py_ssize_t count
+
+    def __init__(self, Py_ssize_t room):
+        self.at = np.zeros(2 * room, dtype=np.int32)
+        self.count = 0
+
+    cdef inline void add(self, int32_t placement, int32_t position):
+        if 2 * self.count == self.at.shape[0]:
+            self.at = np.concatenate([np.asarray(self.at), np.zeros_like(self.at)])
+        self.at[2 * self.count] = placement
+        self.at[2 * self.count + 1] = position
+        self.count += 1
+
+
 cdef class _Flat:
     """What :func:`flatten` gathers while a game is replayed."""
 
-    cdef uint16_t[::1] changes
-    cdef int64_t[::1] change_offsets
+    cdef uint16_t[::1] changes, counts
     cdef Py_ssize_t nchanges, base
     cdef bint overflow
 
@@ -411,7 +441,7 @@ cdef bint _flat_node(void* ctx, Py_ssize_t node, int32_t move_number, const int3
     for j in range(nlog):
         f.changes[f.nchanges] = <uint16_t>log[j]
         f.nchanges += 1
-    f.change_offsets[f.base + node + 1] = f.nchanges
+    f.counts[f.base + node] = <uint16_t>nlog
     return False
 
 
@@ -420,16 +450,10 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
     """The main lines of many stored games of one ``size`` replayed once, as
     :meth:`Kernel.scan` reads them: game ``g``'s blob is
     ``data[offsets[g]:offsets[g + 1]]`` and its main line its first ``mains[g]``
-    nodes.  Returns ``node_offsets`` (game ``g``'s nodes are
-    ``node_offsets[g]:node_offsets[g + 1]`` of the node columns), per node its
-    side to move, move number, and next move's colour (0: none) and point (-1:
-    a pass or none), ``change_offsets`` and ``changes`` (node ``n`` changed
-    points ``changes[change_offsets[n]:change_offsets[n + 1]]``, each ``point << 4
-    | old << 2 | new``), and ``removed`` (byte ``g * size² + p``: a stone ever
-    left point ``p``, captured or cleared, in game ``g``'s main line).  Raises
-    ValueError ``(game, reason)`` for a blob that does not replay."""
-    cdef int npts = size * size
-    cdef Py_ssize_t games = mains.shape[0], g, k, total, n0, done, m
+    nodes.  Returns the columns of :class:`gohash.pattern.store.Flat`, in its
+    order.  Raises ValueError ``(game, reason)`` for a blob that does not replay."""
+    cdef int npts = size * size, width = (npts + 7) // 8
+    cdef Py_ssize_t games = mains.shape[0], g, k, total, n0, done, m, first
     if size < 2 or size > 26:
         raise ValueError(f"board size {size} is not 2 to 26")
     if offsets.shape[0] != games + 1 or (games and (
@@ -447,11 +471,14 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
     np_array = np.full(total, -1, dtype=np.int32)
     cdef int8_t[::1] to_move = tm_array, next_colour = nc_array
     cdef int32_t[::1] move_number = mn_array, next_point = np_array
-    removed_array = np.zeros(games * npts, dtype=np.uint8)
+    change_offsets_array = np.zeros(games + 1, dtype=np.int64)
+    cdef int64_t[::1] change_offsets = change_offsets_array
+    removed_array = np.zeros(games * width, dtype=np.uint8)
     cdef uint8_t[::1] removed = removed_array
     cdef _Flat f = _Flat()
     f.changes = np.zeros(total + 64, dtype=np.uint16)
-    f.change_offsets = np.zeros(total + 1, dtype=np.int64)
+    counts_array = np.zeros(total, dtype=np.uint16)
+    f.counts = counts_array
     f.nchanges = 0
     longest = max(2, int(np.max(mains)) + 1) if games else 2
     cdef int8_t[::1] board = np.zeros(npts, dtype=np.int8)
@@ -461,18 +488,19 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
     cdef int32_t[::1] par = np.zeros(longest, dtype=np.int32), mn = np.zeros(longest, dtype=np.int32)
     cdef int32_t[::1] log = np.zeros(MAX_LOG, dtype=np.int32)
     cdef int32_t[::1] s = np.zeros(npts * 6, dtype=np.int32)
+    cdef int p
     _neighbours(size, &s[0])
     g = 0
     while g < games:
         m = mains[g]
+        n0 = node_offsets[g]
+        first = f.nchanges
+        change_offsets[g] = first
         if m == 0:
             g += 1
             continue
-        n0 = node_offsets[g]
         f.base = n0
         f.overflow = False
-        start = f.nchanges
-        f.change_offsets[n0] = start
         try:
             done = _replay(&data[offsets[g]], offsets[g + 1] - offsets[g], size, m - 1, m,
                            &board[0], &tm[0], &col[0], &pt[0], &st[0], &par[0], &mn[0], &s[0],
@@ -480,7 +508,7 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
         except ValueError as e:
             raise ValueError(g, str(e)) from None
         if f.overflow:
-            f.nchanges = start
+            f.nchanges = first
             f.changes = np.concatenate([np.asarray(f.changes), np.zeros(
                 max(f.changes.shape[0], MAX_LOG), dtype=np.uint16)])
             continue  # the same game again, with room for its changes
@@ -492,10 +520,11 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
             if k + 1 < m:
                 next_colour[n0 + k] = col[k + 1]
                 next_point[n0 + k] = pt[k + 1]
-        for k in range(start, f.nchanges):
+        for k in range(first, f.nchanges):
             if (f.changes[k] >> 2) & 3:
-                removed[g * npts + (f.changes[k] >> 4)] = 1
+                p = f.changes[k] >> 4
+                removed[g * width + (p >> 3)] |= 1 << (p & 7)
         g += 1
-    return (node_offsets_array, tm_array, mn_array, nc_array, np_array,
-            np.asarray(f.change_offsets), np.asarray(f.changes)[:f.nchanges].copy(),
-            removed_array)
+    change_offsets[games] = f.nchanges
+    return (node_offsets_array, tm_array, mn_array, nc_array, np_array, change_offsets_array,
+            counts_array, np.asarray(f.changes)[:f.nchanges].copy(), removed_array)

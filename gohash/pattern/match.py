@@ -229,8 +229,8 @@ class Matcher:
         flat = store.flat
         g, pl, at, number, to_move, colour, point, tenuki, candidates = self._kernel.scan(
             flat.node_offsets, flat.to_move, flat.move_number, flat.next_colour, flat.next_point,
-            flat.change_offsets, flat.changes, flat.removed, store.ever_black, store.ever_white,
-            np.ascontiguousarray(games, dtype=np.int32))
+            flat.change_offsets, flat.change_counts, flat.changes, flat.removed,
+            store.ever_black, store.ever_white, np.ascontiguousarray(games, dtype=np.int32))
         return Found(g, pl, at, number, to_move, colour, point, tenuki.astype(np.bool_)), candidates
 
     @property

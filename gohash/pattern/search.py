@@ -1,11 +1,11 @@
 """A pattern query over many games: its matches and continuations.
 
-Scope: :class:`PatternQuery` (a pattern with its options, placed once) turns
-one game's hits (:meth:`gohash.pattern.match.Matcher.match`), or many games'
-(:meth:`~gohash.pattern.match.Matcher.scan`), into :class:`PatternMatch` es,
-and :meth:`PatternQuery.result` sums the matches of all games up into a
-:class:`PatternResult` with its :class:`PatternContinuation` s.  Which games,
-and their boards, are the caller's (:meth:`gohash.index.index.Index.pattern`).
+Scope: :class:`PatternQuery` (a pattern with its options, placed once) and
+:meth:`PatternQuery.result`, which sums the hits of many games
+(:class:`~gohash.pattern.match.Found`) up on arrays into a
+:class:`PatternResult`: the counts and :class:`PatternContinuation` s of all
+matches, and the :class:`PatternMatch` es asked for.  Which games, and their
+hits, are the caller's (:meth:`gohash.index.index.Index.pattern`).
 
 Hits at the same position of a game are one match (that of the lowest
 placement): a shape that appears in two places at once is one event of the

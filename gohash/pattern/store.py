@@ -11,7 +11,7 @@ store is valid are the index's (:meth:`gohash.index.index.Index.pattern`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
@@ -35,13 +35,15 @@ U8 = npt.NDArray[np.uint8]
 
 @dataclass(frozen=True)
 class Flat:
-    """The main lines of a :class:`GameStore` replayed once: game ``g``'s
-    positions are nodes ``node_offsets[g]`` to ``node_offsets[g + 1]`` of the
-    node columns (side to move, move number, the next move's colour, 0 none,
-    and point, -1 a pass or none); node ``n`` changed the points
-    ``changes[change_offsets[n]:change_offsets[n + 1]]`` (``point << 4 | old << 2
-    | new``, points ``row * size + col``, row 0 the bottom line); ``removed[g,
-    p]``: a stone ever left point ``p`` in game ``g``'s main line."""
+    """The main lines of a :class:`GameStore` replayed once.  Game ``g``'s
+    positions are nodes ``node_offsets[g]`` to ``node_offsets[g + 1]`` of the node
+    columns: side to move, move number, the next move's colour (0: none) and
+    point (-1: a pass or none), and ``change_counts``, how many points the node
+    changed.  The changes of game ``g``'s nodes follow one another from
+    ``changes[change_offsets[g]]``, each ``point << 4 | old << 2 | new`` (points
+    ``row * size + col``, row 0 the bottom line).  ``removed``: per game, a
+    bitmap (``(size * size + 7) // 8`` bytes, bit ``p % 8`` of byte ``p // 8``) of
+    the points a stone ever left in its main line, captured or cleared."""
 
     node_offsets: I64
     to_move: I8
@@ -49,8 +51,14 @@ class Flat:
     next_colour: I8
     next_point: I32
     change_offsets: I64
+    change_counts: npt.NDArray[np.uint16]
     changes: npt.NDArray[np.uint16]
     removed: U8
+
+    @property
+    def nbytes(self) -> int:
+        """The memory its columns take."""
+        return sum(getattr(self, f.name).nbytes for f in fields(self))
 
 
 class GameStore:
