@@ -366,8 +366,7 @@ class Record:
     def from_row(cls, row: Sequence[Any]) -> Record:
         """The record of a row of :data:`RECORD_COLUMNS`."""
         fixed = len(row) - len(STORED)
-        names = [f.name for f in dataclasses.fields(cls)][:fixed]
-        return cls(**dict(zip(names, row[:fixed], strict=True)),
+        return cls(**dict(zip(_RECORD_NAMES[:fixed], row[:fixed], strict=True)),
                    fields={f.name: v for f, v in zip(STORED, row[fixed:], strict=True)})
 
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
@@ -391,6 +390,9 @@ class Record:
                for f in FIELDS if f.stored or f.prop in root},
             "iso_date": self.date, "winner": self.winner,
         }
+
+
+_RECORD_NAMES = tuple(f.name for f in dataclasses.fields(Record))
 
 
 RECORD_COLUMNS = ", ".join((

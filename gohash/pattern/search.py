@@ -289,20 +289,23 @@ class PatternQuery:
         ids = games.ids[game[window]].tolist()
         known = records(sorted(set(ids)))
         placements = self.placements
-        matches = []
-        for j, game_id in zip(range(len(firsts))[window], ids, strict=True):
-            p = placements[int(placement[j])]
-            at = int(firsts[j])
-            continuation = None
-            if has[j]:
-                continuation = (p.query_colour("b" if colour[j] == 1 else "w"),
-                                p.to_query(int(found.next_point[at]), size))
-            matches.append(PatternMatch(
-                known[game_id], int(found.move_number[at]), p.element, p.offset,
-                int(found.position[at]),
-                p.query_colour("b" if found.to_move[at] == 1 else "w"), continuation,
-                bool(found.tenuki[at]), int(counts[j]),
-            ))
+        at = firsts[window]
+        # The side to move and the continuation, in the query's colours and
+        # orientation, of the matches kept.
+        names = ("", "b", "w")
+        to_move = np.where(swapped[window], 3 - found.to_move[at], found.to_move[at]).tolist()
+        played = self._to_query[placement[window], np.maximum(found.next_point[at], 0)]
+        next_moves = [None if not c else (names[c], divmod(q, size)) for c, q in zip(
+            np.where(has[window], query_colour[window], 0).tolist(), played.tolist(),
+            strict=True)]
+        matches = [
+            PatternMatch(known[game_id], number, placements[pl].element, placements[pl].offset,
+                         position, names[side], next_move, tenuki, placed)
+            for game_id, number, pl, position, side, next_move, tenuki, placed in zip(
+                ids, found.move_number[at].tolist(), placement[window].tolist(),
+                found.position[at].tolist(), to_move, next_moves,
+                found.tenuki[at].tolist(), counts[window].tolist(), strict=True)
+        ]
         return PatternResult(
             self.pattern, self.symmetry, len(placements), searched, candidates,
             len(np.unique(game)), len(firsts), int(len(firsts) - has.sum()), matches,
