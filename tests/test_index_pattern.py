@@ -541,3 +541,21 @@ def test_the_store_s_changes_rebuild_every_position(tmp_path_factory: Any, data:
             width = (size * size + 7) // 8
             assert flat.removed[g * width : (g + 1) * width].tobytes() == np.packbits(
                 removed, bitorder="little").tobytes()
+
+
+def test_the_games_kept_in_memory_follow_changes_to_the_index(tmp_path: Path) -> None:
+    # Pattern search keeps the games it read; a build through the same index, or
+    # through another connection, is seen by the next search.
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.sgf").write_text("(;GM[1]FF[4]SZ[9];B[cg];W[gc])",
+                                              encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "a.sgf")])
+    with Index(db) as index:
+        c3 = "\n".join(["---------"] * 4 + [".....----"] * 2 + ["..X..----"]
+                       + [".....----"] * 2)
+        assert index.pattern(c3).games == 1
+        index.build([str(tmp_path / "b.sgf")])
+        assert index.pattern(c3).games == 2
+        with Index(db) as other:
+            other.build([str(tmp_path / "c.sgf")])
+        assert index.pattern(c3).games == 3
