@@ -230,6 +230,10 @@ class _Explorer:
 
     def __init__(self, db_path: str) -> None:
         self.indexes = _Indexes(db_path, QUERY_CONNECTIONS)
+        # Pattern searches take one connection of their own, one at a time: it
+        # keeps the games they scan in memory once (the scan holds the
+        # interpreter lock, so more would not run at once anyway).
+        self.patterns = _Indexes(db_path, 1)
         with self.indexes.use() as index:
             self.first = index
             self.sizes = index.sizes()
@@ -302,7 +306,7 @@ class _Explorer:
         diagram = params.get("diagram")
         if not diagram:
             raise BadRequest("diagram is missing: a pattern diagram, one line per row")
-        with self.indexes.use() as index:
+        with self.patterns.use() as index:
             found = index.pattern(
                 diagram, symmetry=_choice(params, "symmetry", SYMMETRIES) or "full",
                 to_move=_choice(params, "to_move", ("b", "w")),
