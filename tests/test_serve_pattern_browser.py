@@ -309,6 +309,23 @@ def test_a_broken_pattern_address_says_why(page: Page, server: str) -> None:
     page.goto(server + "/?size=9&pattern=masg:" + "/".join(["......."] * 7))
     page.wait_for_function("() => document.querySelector('#continuations').dataset.moves === ''")
     assert "does not fit on a 9\u00d79 board" in page.inner_text("#message")
+    # So is a sequence the server refuses.
+    page.goto(server + f"/?size=19&pattern={CORNER}&sequence=B+C3")
+    page.wait_for_function("() => document.querySelector('#continuations').dataset.moves === ''")
+    assert "'C3' lies outside the pattern's region" in page.inner_text("#message")
+    assert "showing the empty board instead" in page.inner_text("#message")
+
+
+def test_a_bookmarked_sequence_is_drawn_as_written(page: Page, server: str, db: Path) -> None:
+    # Spaces and case as a hand-written address may have them: tidied, and the page
+    # numbers the stones.
+    page.goto(server + f"/?size=19&pattern={CORNER}&sequence=w++o17+%20b+r14&max_move=80")
+    searched(page, CORNER)
+    shows(page, librarys(db, CORNER, sequence="W O17 B R14", max_move=80))
+    assert numbers(page) == {"nc": "1", "qf": "2"}
+    assert page.input_value("#pattern-sequence") == "W O17 B R14"
+    assert page.input_value("#pattern-max-move") == "80"
+    page.wait_for_function("() => location.search.includes('sequence=W+O17+B+R14')")
 
 
 def hits(page: Page) -> list[tuple[str, int]]:

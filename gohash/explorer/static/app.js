@@ -81,7 +81,7 @@ function readUrl() {
   state.patternSymmetry = params.get("pattern_symmetry") || "full";
   state.toMove = params.get("to_move") || "";
   state.maxMove = params.get("max_move") || "";
-  state.sequence = params.get("sequence") || "";
+  state.sequence = tidySequence(params.get("sequence") || "");
   if ((mode === "pattern") !== (state.pattern !== null)) {
     setMode(state.pattern !== null ? "pattern" : "play");
   }
@@ -776,6 +776,12 @@ function patternResults(data) {
     games: { matches: data.matches, total: data.total, offset: data.offset, limit: data.limit },
     pattern: data,
   };
+}
+
+// A sequence as the page keeps it: one space between words, in capitals (GTP reads
+// either case).
+function tidySequence(text) {
+  return text.trim().replace(/\s+/g, " ").toUpperCase();
 }
 
 // The moves of a sequence ("B C3 W D4": GTP points) as [colour, SGF letters] pairs; a
@@ -1635,7 +1641,7 @@ async function start() {
   $("pattern-sequence").addEventListener("change", () => {
     const input = $("pattern-sequence");
     input.dataset.searched = input.value;
-    change(() => { state.sequence = input.value.trim().replace(/\s+/g, " ").toUpperCase(); });
+    change(() => { state.sequence = tidySequence(input.value); });
   });
   $("board").addEventListener("pointerdown", onBoardDown);
   $("board").addEventListener("pointerup", onBoardUp);
