@@ -496,3 +496,17 @@ def test_a_bad_sequence_says_why(page: Page, server: str, sequence: str) -> None
     page.press("#pattern-max-move", "Enter")
     page.wait_for_function("() => location.search.includes('max_move=300')")
     assert page.is_hidden("#message")
+
+
+def test_a_move_limit_that_does_not_read_says_why(page: Page, server: str) -> None:
+    # "30e" is no number: the field's value is empty, which must not mean "no limit".
+    page.goto(server + f"/?size=19&pattern={CORNER}&max_move=30")
+    searched(page, CORNER)
+    total = page.inner_text("#games-count")
+    page.click("#pattern-max-move")
+    page.keyboard.press("End")
+    page.keyboard.type("e")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.inner_text("#message") == "max move must be a whole number (empty: any)"
+    assert "max_move=30" in page.url and page.inner_text("#games-count") == total

@@ -681,8 +681,9 @@ async function pageGames(delta) {
 // white and anything (* ), a Shift-click through all of . X O * x o; the board's other
 // points are outside it (-).  The server searches it (/api/pattern, gohash.pattern); the
 // page draws the answer in the same panel as a position's, and a continuation played
-// (its row, its letter on the board, its key) puts its stone into the pattern.  Undo
-// takes back the pattern's last change.
+// (its row, its letter on the board, its key) puts its stone into the pattern, or goes
+// after the sequence (the moves searched after the pattern, numbered on the board) when
+// there is one.  Undo takes back the pattern's or the sequence's last change.
 
 const PATTERN_CHARS = "XO.*xo-";
 let dragFrom = null; // the point a drag across the board started on
