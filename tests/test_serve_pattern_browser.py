@@ -309,3 +309,204 @@ def test_a_broken_pattern_address_says_why(page: Page, server: str) -> None:
     page.goto(server + "/?size=9&pattern=masg:" + "/".join(["......."] * 7))
     page.wait_for_function("() => document.querySelector('#continuations').dataset.moves === ''")
     assert "does not fit on a 9\u00d79 board" in page.inner_text("#message")
+    # So is a sequence the server refuses.
+    page.goto(server + f"/?size=19&pattern={CORNER}&sequence=B+C3")
+    page.wait_for_function("() => document.querySelector('#continuations').dataset.moves === ''")
+    assert "'C3' lies outside the pattern's region" in page.inner_text("#message")
+    assert "showing the empty board instead" in page.inner_text("#message")
+
+
+def test_a_bookmarked_sequence_is_drawn_as_written(page: Page, server: str, db: Path) -> None:
+    # Spaces and case as a hand-written address may have them: tidied, and the page
+    # numbers the stones.
+    page.goto(server + f"/?size=19&pattern={CORNER}&sequence=w++o17+%20b+r14&max_move=80")
+    searched(page, CORNER)
+    shows(page, librarys(db, CORNER, sequence="W O17 B R14", max_move=80))
+    assert numbers(page) == {"nc": "1", "qf": "2"}
+    assert page.input_value("#pattern-sequence") == "W O17 B R14"
+    assert page.input_value("#pattern-max-move") == "80"
+    page.wait_for_function("() => location.search.includes('sequence=W+O17+B+R14')")
+
+
+def hits(page: Page) -> list[tuple[str, int]]:
+    """The games list's rows: game id and move of the hit."""
+    rows = page.locator("#games tbody tr")
+    return [(rows.nth(i).get_attribute("data-game") or "",
+             int(rows.nth(i).locator("td").nth(4).inner_text())) for i in range(rows.count())]
+
+
+def numbers(page: Page) -> dict[str, str]:
+    """The numbers drawn on the board's stones, by point."""
+    marks = page.locator("#board text.number")
+    return {marks.nth(i).get_attribute("data-number") or "": marks.nth(i).text_content() or ""
+            for i in range(marks.count())}
+
+
+def librarys(db: Path, pattern: str, **options: Any) -> dict[str, Any]:
+    """The answer of :meth:`Index.pattern` to the pattern (the URL's form), as the JSON."""
+    with Index(db, read_only=True) as index:
+        found: dict[str, Any] = index.pattern(diagram(pattern), limit=20,
+                                              **options).to_json(paths=False)
+    return found
+
+
+def shows(page: Page, answer: dict[str, Any]) -> None:
+    """The page shows ``answer``: its hits, games, continuations and games list."""
+    page.wait_for_function("t => document.querySelector('#games-count').textContent === t",
+                           arg=f"({answer['total']})")
+    assert f"{answer['total']} hits in {answer['games']} games" in page.inner_text("#summary")
+    assert table(page) == expected(answer)[:52]
+    assert hits(page) == [(str(m["game_id"]), m["move_number"]) for m in answer["matches"]]
+
+
+def middle_move(db: Path, pattern: str, **options: Any) -> int:
+    """The middle move of the hits of ``pattern``: a limit that leaves some out."""
+    with Index(db, read_only=True) as index:
+        found = index.pattern(diagram(pattern), limit=None, **options)
+    moves = sorted(m.move_number for m in found.matches)
+    return moves[len(moves) // 2]
+
+
+def test_a_move_limit_keeps_the_hits_up_to_it(page: Page, server: str, db: Path) -> None:
+    every = librarys(db, CORNER)
+    limit = middle_move(db, CORNER)
+    answer = librarys(db, CORNER, max_move=limit)
+    assert 0 < answer["total"] < every["total"]
+    page.goto(server + f"/?size=19&pattern={CORNER}")
+    searched(page, CORNER)
+    shows(page, every)
+    page.fill("#pattern-max-move", str(limit))
+    page.press("#pattern-max-move", "Enter")
+    page.wait_for_function("n => location.search.includes('max_move=' + n)", arg=str(limit))
+    shows(page, answer)
+    assert all(move <= limit for _, move in hits(page))
+    # The bookmark keeps it; back goes to no limit, forward to the limit again.
+    page.reload()
+    searched(page, CORNER)
+    assert page.input_value("#pattern-max-move") == str(limit)
+    shows(page, answer)
+    page.go_back()
+    page.wait_for_function("() => !location.search.includes('max_move')")
+    shows(page, every)
+    assert page.input_value("#pattern-max-move") == ""
+    page.go_forward()
+    page.wait_for_function("() => location.search.includes('max_move')")
+    shows(page, answer)
+    # The hits are paged with the limit kept.
+    if answer["total"] > 20:
+        page.click("#games-next")
+        page.wait_for_function("() => location.search.includes('offset=20')")
+        later = librarys(db, CORNER, max_move=limit, offset=20)["matches"]
+        page.wait_for_function("g => document.querySelector('#games tbody tr')"
+                               ".dataset.game === g", arg=str(later[0]["game_id"]))
+        assert hits(page) == [(str(m["game_id"]), m["move_number"]) for m in later]
+        page.click("#games-prev")
+        page.wait_for_function("() => !location.search.includes('offset=')")
+    shows(page, answer)
+    # Emptied: no limit.
+    page.fill("#pattern-max-move", "")
+    page.press("#pattern-max-move", "Enter")
+    page.wait_for_function("() => !location.search.includes('max_move')")
+    shows(page, every)
+
+
+def test_a_sequence_searches_the_moves_after_the_pattern(
+    page: Page, server: str, db: Path
+) -> None:
+    # The most played answer in the region, then what came next.
+    first = librarys(db, CORNER)["continuations"][0]
+    sequence = f"{first['colour'].upper()} {first['gtp']}"
+    answer = librarys(db, CORNER, sequence=sequence)
+    assert 0 < answer["total"] < librarys(db, CORNER)["total"] and answer["continuations"]
+    page.goto(server + f"/?size=19&pattern={CORNER}")
+    searched(page, CORNER)
+    # Spaces and case are tidied.
+    page.fill("#pattern-sequence", f"  {sequence.lower().replace(' ', '   ')}  ")
+    page.press("#pattern-sequence", "Enter")
+    page.wait_for_function("() => location.search.includes('sequence=')")
+    shows(page, answer)
+    assert "sequence=" + sequence.replace(" ", "+") in page.url
+    page.reload()
+    searched(page, CORNER)
+    assert page.input_value("#pattern-sequence") == sequence
+    shows(page, answer)
+    # The sequence's stones are numbered on the board, in the pattern's region.
+    assert numbers(page) == {first["sgf"]: "1"}
+    # A continuation played goes after the sequence; Undo takes it back.
+    then = answer["continuations"][0]
+    longer = f"{sequence} {then['colour'].upper()} {then['gtp']}"
+    page.click("#continuations tbody tr >> nth=0")
+    page.wait_for_function("s => new URLSearchParams(location.search).get('sequence') === s",
+                           arg=longer)
+    shows(page, librarys(db, CORNER, sequence=longer))
+    assert page.input_value("#pattern-sequence") == longer
+    assert numbers(page) == {first["sgf"]: "1", then["sgf"]: "2"}
+    page.keyboard.press("Backspace")
+    page.wait_for_function("s => new URLSearchParams(location.search).get('sequence') === s",
+                           arg=sequence)
+    shows(page, answer)
+    # With a move limit too: both go to the search.
+    limit = middle_move(db, CORNER, sequence=sequence)
+    both = librarys(db, CORNER, sequence=sequence, max_move=limit)
+    assert 0 < both["total"] < answer["total"]
+    page.fill("#pattern-max-move", str(limit))
+    page.press("#pattern-max-move", "Enter")
+    page.wait_for_function("() => location.search.includes('max_move=')")
+    shows(page, both)
+    # A point set in the region keeps the sequence; Clear (a new region) drops it, the
+    # move limit stays, and Undo brings both back.
+    page.click("#board rect[data-p='sa']")
+    page.wait_for_function("p => document.querySelector('#continuations').dataset.pattern"
+                           " !== p", arg=CORNER)
+    assert "sequence=" in page.url
+    page.click("#undo")
+    searched(page, CORNER)
+    page.click("#clear")
+    searched(page, "")
+    assert "sequence" not in page.url and f"max_move={limit}" in page.url
+    assert page.input_value("#pattern-sequence") == ""
+    page.click("#undo")
+    searched(page, CORNER)
+    assert page.input_value("#pattern-sequence") == sequence
+    shows(page, both)
+
+
+@pytest.mark.parametrize("sequence", ["B C3", "W Z99", "X R17", "R17"])
+def test_a_bad_sequence_says_why(page: Page, server: str, sequence: str) -> None:
+    page.goto(server + f"/?size=19&pattern={CORNER}")
+    searched(page, CORNER)
+    total = page.inner_text("#games-count")
+    refusal = page.request.get(server + "/api/pattern", params={
+        "diagram": diagram(CORNER), "sequence": sequence})
+    assert refusal.status == 400
+    page.fill("#pattern-sequence", sequence)
+    page.press("#pattern-sequence", "Enter")
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.inner_text("#message") == refusal.json()["error"]
+    # The search shown stays, and so does the address.
+    assert "sequence" not in page.url
+    assert page.inner_text("#games-count") == total and page.is_visible("#results")
+    # A good one clears the message.
+    page.fill("#pattern-sequence", "")
+    page.fill("#pattern-max-move", "-1")
+    page.press("#pattern-max-move", "Enter")
+    page.wait_for_function("() => document.querySelector('#message').textContent"
+                           ".includes('max_move')")
+    page.fill("#pattern-max-move", "300")
+    page.press("#pattern-max-move", "Enter")
+    page.wait_for_function("() => location.search.includes('max_move=300')")
+    assert page.is_hidden("#message")
+
+
+def test_a_move_limit_that_does_not_read_says_why(page: Page, server: str) -> None:
+    # "30e" is no number: the field's value is empty, which must not mean "no limit".
+    page.goto(server + f"/?size=19&pattern={CORNER}&max_move=30")
+    searched(page, CORNER)
+    total = page.inner_text("#games-count")
+    page.click("#pattern-max-move")
+    page.keyboard.press("End")
+    page.keyboard.type("e")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.inner_text("#message") == "max move must be a whole number (empty: any)"
+    assert "max_move=30" in page.url and page.inner_text("#games-count") == total

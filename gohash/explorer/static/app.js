@@ -14,7 +14,8 @@
 //   pattern  a pattern search (the Pattern mode): the region's top-left and bottom-right
 //          points as SGF letters, ":", then the region's rows top first, joined by "/",
 //          one character per point as in docs/patterns.md (``X O . * x o``); empty while
-//          no region is drawn.  pattern_symmetry, to_move  its options
+//          no region is drawn.  pattern_symmetry, to_move, max_move, sequence  its options
+//          (a sequence: GTP moves such as "B C3 W D4", the region's; a new region drops it)
 // The side panel (#results: continuations and games) shows the position search's or
 // the pattern search's answer, in the same form (``results``).
 // Every change pushes a new URL, so the browser's back button undoes it too.
@@ -37,7 +38,7 @@ const FILTERS = [];
 const state = {
   size: 19, moves: [], filters: {}, offset: 0, game: null, at: 0, view: "identity",
   order: "", hit: null, hitAt: null, who: null, whoOrder: "", whoOffset: 0,
-  pattern: null, patternSymmetry: "full", toMove: "",
+  pattern: null, patternSymmetry: "full", toMove: "", maxMove: "", sequence: "",
 };
 let mode = "play";
 let shown = null; // the last position answer drawn
@@ -79,6 +80,8 @@ function readUrl() {
   state.pattern = pattern === null ? null : readPattern(pattern);
   state.patternSymmetry = params.get("pattern_symmetry") || "full";
   state.toMove = params.get("to_move") || "";
+  state.maxMove = params.get("max_move") || "";
+  state.sequence = tidySequence(params.get("sequence") || "");
   if ((mode === "pattern") !== (state.pattern !== null)) {
     setMode(state.pattern !== null ? "pattern" : "play");
   }
@@ -112,6 +115,8 @@ function pageUrl() {
     params.set("pattern", patternText(state.pattern));
     if (state.patternSymmetry !== "full") params.set("pattern_symmetry", state.patternSymmetry);
     if (state.toMove) params.set("to_move", state.toMove);
+    if (state.maxMove) params.set("max_move", state.maxMove);
+    if (state.sequence) params.set("sequence", state.sequence);
   }
   // Commas, slashes and colons need no escape in a query: keep move lists and patterns
   // readable in the address bar.
@@ -634,7 +639,8 @@ async function change(update, keepRedo) {
   const before = {
     moves: state.moves.slice(), size: state.size, filters: state.filters, offset: state.offset,
     order: state.order, pattern: state.pattern,
-    patternSymmetry: state.patternSymmetry, toMove: state.toMove,
+    patternSymmetry: state.patternSymmetry, toMove: state.toMove, maxMove: state.maxMove,
+    sequence: state.sequence,
   };
   update();
   state.offset = 0;
@@ -675,13 +681,14 @@ async function pageGames(delta) {
 // white and anything (* ), a Shift-click through all of . X O * x o; the board's other
 // points are outside it (-).  The server searches it (/api/pattern, gohash.pattern); the
 // page draws the answer in the same panel as a position's, and a continuation played
-// (its row, its letter on the board, its key) puts its stone into the pattern.  Undo
-// takes back the pattern's last change.
+// (its row, its letter on the board, its key) puts its stone into the pattern, or goes
+// after the sequence (the moves searched after the pattern, numbered on the board) when
+// there is one.  Undo takes back the pattern's or the sequence's last change.
 
 const PATTERN_CHARS = "XO.*xo-";
 let dragFrom = null; // the point a drag across the board started on
 let dragged = false; // the last press was a drag: the click that may follow is not a click
-let patternUndo = []; // the patterns before each change, for Undo
+let patternUndo = []; // the patterns (and sequences) before each change, for Undo
 
 // The pattern of the URL's compact form (at the top of this file); a form that does not
 // read has an ``error`` the page shows.
@@ -752,6 +759,8 @@ function patternParams(offset, limit) {
   }
   if (state.patternSymmetry !== "full") params.symmetry = state.patternSymmetry;
   if (state.toMove) params.to_move = state.toMove;
+  if (state.maxMove) params.max_move = state.maxMove;
+  if (state.sequence) params.sequence = state.sequence;
   return params;
 }
 
@@ -770,20 +779,52 @@ function patternResults(data) {
   };
 }
 
+// A sequence as the page keeps it: one space between words, in capitals (GTP reads
+// either case).
+function tidySequence(text) {
+  return text.trim().replace(/\s+/g, " ").toUpperCase();
+}
+
+// The moves of a sequence ("B C3 W D4": GTP points) as [colour, SGF letters] pairs; a
+// pair that does not read (the server says why) is left out.
+function sequenceMoves(sequence, size) {
+  const words = sequence.split(" ");
+  const moves = [];
+  for (let i = 0; i + 1 < words.length; i += 2) {
+    const colour = words[i].toLowerCase();
+    const col = GTP.indexOf(words[i + 1][0].toUpperCase());
+    const row = Number(words[i + 1].slice(1));
+    if ((colour === "b" || colour === "w") && col >= 0 && col < size &&
+        Number.isInteger(row) && row >= 1 && row <= size) {
+      moves.push([colour, LETTERS[col] + LETTERS[size - row]]);
+    }
+  }
+  return moves;
+}
+
+// The pattern's stones and wildcards, and the sequence's stones numbered in their order
+// (a later move on a point shows over an earlier one; captures are not played out).
 function drawPattern() {
   const size = Number(state.size);
   const pattern = state.pattern;
-  const rows = [];
+  const grid = [];
   const wild = new Map();
   for (let r = 0; r < size; r++) {
-    let row = "";
+    const row = [];
     for (let c = 0; c < size; c++) {
       const ch = patternAt(pattern, r, c);
-      row += ch === "X" || ch === "O" ? ch : ".";
+      row.push(ch === "X" || ch === "O" ? ch : ".");
       if ("*xo".includes(ch)) wild.set(LETTERS[c] + LETTERS[r], ch);
     }
-    rows.push(row);
+    grid.push(row);
   }
+  const number = new Map();
+  sequenceMoves(state.sequence, size).forEach(([colour, point], i) => {
+    grid[LETTERS.indexOf(point[1])][LETTERS.indexOf(point[0])] = colour === "b" ? "X" : "O";
+    wild.delete(point);
+    number.set(point, i + 1);
+  });
+  const rows = grid.map((row) => row.join(""));
   const drawn = pattern.rows.length > 0;
   const region = drawn ? {
     top: pattern.top, left: pattern.left, height: pattern.rows.length,
@@ -791,7 +832,7 @@ function drawPattern() {
   } : null;
   const board = $("board");
   drawBoard(board, size, rows, {
-    marks: drawn && results ? continuationMarks(results) : new Map(), region, wild,
+    marks: drawn && results ? continuationMarks(results) : new Map(), region, wild, number,
     corner: selecting, onPoint: onPatternPoint,
   });
   board.classList.toggle("selecting", !drawn);
@@ -807,7 +848,8 @@ function drawPattern() {
     status = `Region ${corners.map((p) => gtp(p, size)).join("\u2013")} ` +
       `(${region.width}\u00d7${region.height}): click a point for empty, black, white or ` +
       "any (*); Shift-click also for x (black or empty) and o (white or empty); a " +
-      "letter puts its continuation's stone there.";
+      (state.sequence ? "letter plays its continuation after the sequence."
+        : "letter puts its continuation's stone there.");
   }
   $("status").textContent = status;
 }
@@ -879,7 +921,9 @@ function onPatternPoint(point, stone, event) {
   }
   const [col, row] = [LETTERS.indexOf(point[0]), LETTERS.indexOf(point[1])];
   const now = patternAt(pattern, row, col);
-  if (now === "-") return;
+  // Outside the region; or a numbered stone of the sequence, which is edited in its field.
+  if (now === "-" || sequenceMoves(state.sequence, Number(state.size)).some(
+    ([, p]) => p === point)) return;
   // The continuation lettered there, else the one it is ringed for.
   const moves = results && !event.shiftKey ? continuationRows(results) : [];
   const played = moves.find((c) => c.point === point) ||
@@ -892,9 +936,15 @@ function onPatternPoint(point, stone, event) {
   editPattern(point, cycle[(cycle.indexOf(now) + 1) % cycle.length]);
 }
 
-// A continuation played: its stone (b or w) on the point (SGF letters) of the pattern.
+// A continuation played (b or w, its point as SGF letters): after the sequence, when there
+// is one (its continuations come after it); else its stone goes into the pattern.
 function addToPattern(colour, point) {
-  editPattern(point, colour === "b" ? "X" : "O");
+  if (state.sequence) {
+    const move = `${colour.toUpperCase()} ${gtp(point, Number(state.size))}`;
+    undoable(() => { state.sequence += ` ${move}`; });
+  } else {
+    editPattern(point, colour === "b" ? "X" : "O");
+  }
 }
 
 // Sets the character of a point of the pattern's region and searches again.
@@ -907,14 +957,29 @@ async function editPattern(point, ch) {
 }
 
 // Shows another pattern (Undo goes back to this one) and searches it.
-async function setPattern(next) {
-  patternUndo.push(state.pattern);
+function setPattern(next) {
+  const region = (p) => [p.top, p.left, p.rows.length, p.rows.length && p.rows[0].length].join();
+  return undoable(() => {
+    if (region(next) === region(state.pattern)) state.pattern = next;
+    else newRegion(next);
+  });
+}
+
+// Changes the pattern or its sequence as ``update`` says, and searches; Undo takes it back.
+async function undoable(update) {
+  patternUndo.push({ pattern: state.pattern, sequence: state.sequence });
   selecting = null;
-  if (!await change(() => { state.pattern = next; })) patternUndo.pop();
+  if (!await change(update)) patternUndo.pop();
+}
+
+// A pattern of another region: the sequence names points of the old one, so it goes.
+function newRegion(pattern) {
+  state.pattern = pattern;
+  state.sequence = "";
 }
 
 function undoPattern() {
-  if (patternUndo.length) change(() => { state.pattern = patternUndo.pop(); });
+  if (patternUndo.length) change(() => Object.assign(state, patternUndo.pop()));
 }
 
 // A drag across the board draws the region (a touch keeps its pointer: the point under
@@ -945,6 +1010,16 @@ function onBoardUp(event) {
 function showPatternOptions() {
   $("pattern-symmetry").value = state.patternSymmetry;
   $("pattern-to-move").value = state.toMove;
+  showTyped($("pattern-max-move"), state.maxMove);
+  showTyped($("pattern-sequence"), state.sequence);
+}
+
+// A typed option's field shows the state's value, unless the field is being typed in and
+// not yet searched (an answer to another change arriving meanwhile leaves it alone).
+function showTyped(input, value) {
+  if (input === document.activeElement && input.value !== input.dataset.searched) return;
+  input.value = value;
+  input.dataset.searched = value;
 }
 
 // Play and Edit search the position; Pattern draws a pattern (from the position shown).
@@ -952,7 +1027,7 @@ function chooseMode(next) {
   selecting = null;
   if (next === "pattern" && state.pattern === null) {
     patternUndo = [];
-    change(() => { state.pattern = readPattern(""); });
+    change(() => newRegion(readPattern("")));
   } else if (next !== "pattern" && state.pattern !== null) {
     change(() => { state.pattern = null; });
   }
@@ -1308,7 +1383,7 @@ function renderPlayer(data) {
       change(() => {
         state.size = p.size;
         state.moves = [];
-        state.pattern = cornerPattern(p);
+        newRegion(cornerPattern(p));
       });
       setMode("pattern");
     });
@@ -1528,7 +1603,7 @@ async function start() {
   select.addEventListener("change", () => change(() => {
     state.size = select.value;
     state.moves = [];
-    if (state.pattern !== null) state.pattern = readPattern("");
+    if (state.pattern !== null) newRegion(readPattern(""));
   }));
   for (const button of document.querySelectorAll("button.mode")) {
     button.addEventListener("click", () => chooseMode(button.dataset.mode));
@@ -1555,6 +1630,20 @@ async function start() {
   $("pattern-to-move").addEventListener("change", () => change(() => {
     state.toMove = $("pattern-to-move").value;
   }));
+  // The server checks both (a sequence's points in GTP, on the board and in the region),
+  // and a refusal is shown with its reason.
+  $("pattern-max-move").addEventListener("change", () => {
+    const input = $("pattern-max-move");
+    input.dataset.searched = input.value;
+    // A number field's value is empty for what does not read as a number.
+    if (input.validity.badInput) showMessage("max move must be a whole number (empty: any)");
+    else change(() => { state.maxMove = input.value.trim(); });
+  });
+  $("pattern-sequence").addEventListener("change", () => {
+    const input = $("pattern-sequence");
+    input.dataset.searched = input.value;
+    change(() => { state.sequence = tidySequence(input.value); });
+  });
   $("board").addEventListener("pointerdown", onBoardDown);
   $("board").addEventListener("pointerup", onBoardUp);
   $("filters").addEventListener("submit", (event) => {
