@@ -213,7 +213,9 @@ cdef class Kernel:
         dropped: it can never be present again; so is one that hits where no
         side to move or sequence is asked for.  The game ends there when none is
         left.  The hits are :meth:`match`'s (the same conditions and
-        continuations) on the positions where each placement was present.
+        continuations) on the positions where each placement was present.  The
+        loop over games runs without the interpreter lock (other threads, a
+        server's requests, go on meanwhile).
         Returns nine arrays, in order of game, position, placement: game,
         placement, position, its move number and side to move, the
         continuation's colour (0: none) and point, tenuki; and the number of
@@ -270,133 +272,136 @@ cdef class Kernel:
         cdef bint now, permanent, unconditional = self.to_move == 0
         cdef const int8_t[::1] tmv, ncv
         cdef const int32_t[::1] npv
-        for gi in range(ngames):
-            g = games[gi]
-            n0 = node_offsets[g]
-            positions = node_offsets[g + 1] - n0
-            if positions <= 0:
-                continue
-            # The placements this game can hold: their stones all occur in it.
-            nlive = 0
-            for pl in range(count):
-                alive[pl] = 1
-                for r in range(self.required_offsets[pl], self.required_offsets[pl + 1]):
-                    bit = self.required_bits[r]
-                    ever = &ever_black[g * width] if self.required_colours[r] == 1 else \
-                        &ever_white[g * width]
-                    if not (ever[bit >> 3] >> (bit & 7)) & 1:
-                        alive[pl] = 0
+        # Without the interpreter lock: a server answers other requests meanwhile.
+        with nogil:
+            for gi in range(ngames):
+                g = games[gi]
+                n0 = node_offsets[g]
+                positions = node_offsets[g + 1] - n0
+                if positions <= 0:
+                    continue
+                # The placements this game can hold: their stones all occur in it.
+                nlive = 0
+                for pl in range(count):
+                    alive[pl] = 1
+                    for r in range(self.required_offsets[pl], self.required_offsets[pl + 1]):
+                        bit = self.required_bits[r]
+                        ever = &ever_black[g * width] if self.required_colours[r] == 1 else \
+                            &ever_white[g * width]
+                        if not (ever[bit >> 3] >> (bit & 7)) & 1:
+                            alive[pl] = 0
+                            break
+                    if alive[pl]:
+                        nlive += 1
+                        keys[pl] = 0
+                        present[pl] = 0
+                if nlive == 0:
+                    continue
+                candidates += 1
+                memset(board, 0, npts)
+                gone = &removed[g * width]
+                events.count = 0
+                for j in range(self.empty_present.shape[0]):
+                    pl = self.empty_present[j]
+                    if alive[pl]:
+                        present[pl] = 1
+                        events.add(pl, 0)
+                limit = <int>positions
+                word = &changes[change_offsets[g]]
+                for node in range(positions):
+                    if self.max_move >= 0 and move_number[n0 + node] > self.max_move:
+                        limit = <int>node
                         break
-                if alive[pl]:
-                    nlive += 1
-                    keys[pl] = 0
-                    present[pl] = 0
-            if nlive == 0:
-                continue
-            candidates += 1
-            memset(board, 0, npts)
-            gone = &removed[g * width]
-            events.count = 0
-            for j in range(self.empty_present.shape[0]):
-                pl = self.empty_present[j]
-                if alive[pl]:
-                    present[pl] = 1
-                    events.add(pl, 0)
-            limit = <int>positions
-            word = &changes[change_offsets[g]]
-            for node in range(positions):
-                if self.max_move >= 0 and move_number[n0 + node] > self.max_move:
-                    limit = <int>node
-                    break
-                tick += 1
-                ndirty = 0
-                for c in range(change_counts[n0 + node]):
-                    p = word[0] >> 4
-                    new = word[0] & 3
-                    delta = zobrist[3 * p + ((word[0] >> 2) & 3)] ^ zobrist[3 * p + new]
-                    word += 1
-                    board[p] = new
-                    permanent = not (gone[p >> 3] >> (p & 7)) & 1
-                    for w in range(watch_offsets[p], watch_offsets[p + 1]):
-                        pl = watch[w]
+                    tick += 1
+                    ndirty = 0
+                    for c in range(change_counts[n0 + node]):
+                        p = word[0] >> 4
+                        new = word[0] & 3
+                        delta = zobrist[3 * p + ((word[0] >> 2) & 3)] ^ zobrist[3 * p + new]
+                        word += 1
+                        board[p] = new
+                        permanent = not (gone[p >> 3] >> (p & 7)) & 1
+                        for w in range(watch_offsets[p], watch_offsets[p + 1]):
+                            pl = watch[w]
+                            if not alive[pl]:
+                                continue
+                            if watch_fixed[w]:
+                                keys[pl] ^= delta
+                            if permanent and not _fits(watch_codes[w], new):
+                                # No stone ever leaves p: the placement is gone for good.
+                                alive[pl] = 0
+                                nlive -= 1
+                                if present[pl]:
+                                    present[pl] = 0
+                                    events.add(pl, -<int32_t>node - 1)
+                                continue
+                            if stamp[pl] != tick:
+                                stamp[pl] = tick
+                                dirty[ndirty] = pl
+                                ndirty += 1
+                    for j in range(ndirty):
+                        pl = dirty[j]
                         if not alive[pl]:
                             continue
-                        if watch_fixed[w]:
-                            keys[pl] ^= delta
-                        if permanent and not _fits(watch_codes[w], new):
-                            # No stone ever leaves p: the placement is gone for good.
-                            alive[pl] = 0
-                            nlive -= 1
-                            if present[pl]:
-                                present[pl] = 0
-                                events.add(pl, -<int32_t>node - 1)
-                            continue
-                        if stamp[pl] != tick:
-                            stamp[pl] = tick
-                            dirty[ndirty] = pl
-                            ndirty += 1
-                for j in range(ndirty):
-                    pl = dirty[j]
-                    if not alive[pl]:
-                        continue
-                    now = keys[pl] == targets[pl] and self._present(pl, board)
-                    if now != present[pl]:
-                        present[pl] = now
-                        events.add(pl, <int32_t>node if now else -<int32_t>node - 1)
-                        if now and unconditional and not seq_length[pl]:
-                            # It hits here: nothing more to follow.
-                            alive[pl] = 0
-                            nlive -= 1
-                if node == 0 and unconditional:
-                    # Those present at the start hit there: nothing more to follow.
-                    for j in range(self.empty_present.shape[0]):
-                        pl = self.empty_present[j]
-                        if alive[pl] and present[pl] and not seq_length[pl]:
-                            alive[pl] = 0
-                            nlive -= 1
-                if nlive == 0:
-                    break
-            if events.count == 0:
-                continue
-            tmv = to_move[n0:n0 + positions]
-            ncv = next_colour[n0:n0 + positions]
-            npv = next_point[n0:n0 + positions]
-            # Each placement hits at the first position where it is present and
-            # the conditions hold: its presence runs from an event on to one off.
-            # Those still present at the end: their last event is on (second pass).
-            for ev in range(2 * events.count):
-                pl = events.at[2 * (ev % events.count)]
-                i = events.at[2 * (ev % events.count) + 1]
-                if ev < events.count:
-                    if i >= 0:
-                        start[pl] = i
-                        continue
-                    i = -i - 1
-                else:
-                    if i < 0 or not present[pl] or start[pl] != i:
-                        continue
-                    i = limit
-                if hit[pl] == g:
+                        now = keys[pl] == targets[pl] and self._present(pl, board)
+                        if now != present[pl]:
+                            present[pl] = now
+                            events.add(pl, <int32_t>node if now else -<int32_t>node - 1)
+                            if now and unconditional and not seq_length[pl]:
+                                # It hits here: nothing more to follow.
+                                alive[pl] = 0
+                                nlive -= 1
+                    if node == 0 and unconditional:
+                        # Those present at the start hit there: nothing more to follow.
+                        for j in range(self.empty_present.shape[0]):
+                            pl = self.empty_present[j]
+                            if alive[pl] and present[pl] and not seq_length[pl]:
+                                alive[pl] = 0
+                                nlive -= 1
+                    if nlive == 0:
+                        break
+                if events.count == 0:
                     continue
-                for first in range(start[pl], i):
-                    j = self._conditions(pl, first, tmv, ncv, npv)
-                    if j < 0:
+                tmv = to_move[n0:n0 + positions]
+                ncv = next_colour[n0:n0 + positions]
+                npv = next_point[n0:n0 + positions]
+                # Each placement hits at the first position where it is present and
+                # the conditions hold: its presence runs from an event on to one off.
+                # Those still present at the end: their last event is on (second pass).
+                for ev in range(2 * events.count):
+                    pl = events.at[2 * (ev % events.count)]
+                    i = events.at[2 * (ev % events.count) + 1]
+                    if ev < events.count:
+                        if i >= 0:
+                            start[pl] = i
+                            continue
+                        i = -i - 1
+                    else:
+                        if i < 0 or not present[pl] or start[pl] != i:
+                            continue
+                        i = limit
+                    if hit[pl] == g:
                         continue
-                    hit[pl] = g
-                    cont = self._continuation(pl, j, ncv, npv)
-                    if nfound == rows.shape[0]:
-                        found = np.concatenate([found, np.zeros_like(found)])
-                        rows = found
-                    rows[nfound, 0] = <int32_t>g
-                    rows[nfound, 1] = pl
-                    rows[nfound, 2] = first
-                    rows[nfound, 3] = move_number[n0 + first]
-                    rows[nfound, 4] = tmv[first]
-                    rows[nfound, 5] = ncv[cont] if cont >= 0 else 0
-                    rows[nfound, 6] = npv[cont] if cont >= 0 else -1
-                    rows[nfound, 7] = cont > j
-                    nfound += 1
-                    break
+                    for first in range(start[pl], i):
+                        j = self._conditions(pl, first, tmv, ncv, npv)
+                        if j < 0:
+                            continue
+                        hit[pl] = g
+                        cont = self._continuation(pl, j, ncv, npv)
+                        if nfound == rows.shape[0]:
+                            with gil:
+                                found = np.concatenate([found, np.zeros_like(found)])
+                                rows = found
+                        rows[nfound, 0] = <int32_t>g
+                        rows[nfound, 1] = pl
+                        rows[nfound, 2] = first
+                        rows[nfound, 3] = move_number[n0 + first]
+                        rows[nfound, 4] = tmv[first]
+                        rows[nfound, 5] = ncv[cont] if cont >= 0 else 0
+                        rows[nfound, 6] = npv[cont] if cont >= 0 else -1
+                        rows[nfound, 7] = cont > j
+                        nfound += 1
+                        break
         found = found[:nfound]
         found = found[np.lexsort((found[:, 1], found[:, 2], found[:, 0]))]
         return (*(np.ascontiguousarray(found[:, c]) for c in range(8)), candidates)
@@ -413,12 +418,14 @@ cdef class _Events:
         self.at = np.zeros(2 * room, dtype=np.int32)
         self.count = 0
 
-    cdef inline void add(self, int32_t placement, int32_t position):
+    cdef inline int add(self, int32_t placement, int32_t position) except -1 nogil:
         if 2 * self.count == self.at.shape[0]:
-            self.at = np.concatenate([np.asarray(self.at), np.zeros_like(self.at)])
+            with gil:
+                self.at = np.concatenate([np.asarray(self.at), np.zeros_like(self.at)])
         self.at[2 * self.count] = placement
         self.at[2 * self.count + 1] = position
         self.count += 1
+        return 0
 
 
 cdef class _Flat:
