@@ -7,6 +7,10 @@ what is missing, except under ``CI=true``, where it fails: CI must never skip
 silently.  Mark a test (or a module, with ``pytestmark``) ``@pytest.mark.corpus``
 when it reads the corpus; helpers and fixtures that read it call
 :func:`require_corpus` first.
+
+Under ``CI=true`` Hypothesis draws the same examples every run (``derandomize``,
+seeded by each test), so that a CI run says what a run on the same commit said;
+elsewhere it draws new ones each run, which is where it finds new failures.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -26,6 +31,11 @@ def in_ci() -> bool:
     """Whether the tests run in CI (``CI=true``), where nothing may be skipped for lack of
     something CI provides."""
     return os.environ.get("CI", "").lower() == "true"
+
+
+settings.register_profile("ci", derandomize=True)
+if in_ci():
+    settings.load_profile("ci")
 
 
 def missing(reason: str) -> NoReturn:
