@@ -526,14 +526,8 @@ class Index:
 
     def _records(self, game_ids: list[int]) -> dict[int, Record]:
         """The records of ``game_ids``, by id."""
-        out: dict[int, Record] = {}
-        for start in range(0, len(game_ids), 500):
-            chunk = game_ids[start : start + 500]
-            for row in self._db.execute(
-                    f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id "
-                    f"WHERE g.id IN ({','.join('?' * len(chunk))})", chunk):
-                out[row[0]] = Record.from_row(row)
-        return out
+        return {game_id: Record.from_row(row[4:])
+                for game_id, row in self._games(game_ids, f", {RECORD_COLUMNS}").items()}
 
     @database_errors
     def game(self, game_id: int) -> GameRecord:
