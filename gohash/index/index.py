@@ -48,7 +48,7 @@ from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import damaged
 from .export import game_sgf
-from .games import Replayed, posting_key, replay_at, replay_boards, replay_pure
+from .games import Replayed, posting_key, replay_at, replay_boards
 from .players import (
     CORNER_MOVES,
     OPENING_MOVES,
@@ -490,17 +490,36 @@ class Index:
             selected = np.flatnonzero(np.isin(store.ids, kept)).astype(np.int32)
         if compiled is None:
             compiled = query.matcher.compiled
-        try:
-            if compiled:
+        if not compiled:
+            found, candidates = self._scan_pure(query, store, selected)
+        else:
+            try:
                 found, candidates = query.matcher.scan(store, selected)
-            else:
-                found, candidates = _scan_pure(query, store, selected)
-        except ValueError as e:
-            g, reason = e.args
-            raise damaged(self.path, f"game {int(store.ids[g])}: a stored game does not "
-                                     f"replay: {reason}") from None
+            except ValueError as e:
+                g, reason = e.args
+                raise damaged(self.path, f"game {int(store.ids[g])}: a stored game does not "
+                                         f"replay: {reason}") from None
         return query.result(found, store, self._records, searched=len(selected),
                             candidates=candidates, limit=limit, offset=offset)
+
+    def _scan_pure(self, query: PatternQuery, store: GameStore, games: npt.NDArray[np.int32]
+                   ) -> tuple[Found, int]:
+        """:meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`'s twin: each
+        candidate game of ``games`` replayed into its boards by the pure replay
+        (:meth:`_replay`) and matched by the pure matcher."""
+        width = (store.size * store.size + 7) // 8
+        picked = [int(g) for g in games if query.matcher.candidate(
+            int.from_bytes(store.ever_black[g * width : (g + 1) * width], "little"),
+            int.from_bytes(store.ever_white[g * width : (g + 1) * width], "little"))]
+        parts = []
+        for g in picked:
+            positions = int(store.mains[g])
+            replayed = self._replay(int(store.ids[g]), store.blob(g), store.size,
+                                    int(store.nodes[g]), positions - 1, pure=True)
+            game = _game_boards(replayed, positions)
+            found = Found.of(query.matcher.match(game, compiled=False), game)
+            parts.append(replace(found, game=np.full(len(found.game), g, dtype=np.int32)))
+        return Found.concatenate(parts), len(picked)
 
     def _game_store(self, size: int) -> GameStore:
         """The games of ``size`` with a position, as pattern search scans them: read
@@ -802,31 +821,6 @@ def _root_text(record: Record) -> dict[str, str]:
         **{f.prop: record.fields.get(f.name) for f in STORED},
     }
     return {name: value for name, value in values.items() if value is not None}
-
-
-def _scan_pure(query: PatternQuery, store: GameStore, games: npt.NDArray[np.int32]
-               ) -> tuple[Found, int]:
-    """:meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`'s twin: each
-    candidate game of ``games`` replayed into its boards by the pure replay and
-    matched by the pure matcher.  Raises ValueError ``(game, reason)`` for a
-    stored game that does not replay."""
-    width = (store.size * store.size + 7) // 8
-    picked = [int(g) for g in games if query.matcher.candidate(
-        int.from_bytes(store.ever_black[g * width : (g + 1) * width], "little"),
-        int.from_bytes(store.ever_white[g * width : (g + 1) * width], "little"))]
-    parts = []
-    for g in picked:
-        positions = int(store.mains[g])
-        try:
-            replayed = replay_pure(store.blob(g), store.size, int(store.nodes[g]), positions - 1)
-        except GohashError as e:
-            raise ValueError(g, e.reason) from None
-        if len(replayed) < positions:
-            raise ValueError(g, f"{len(replayed)} nodes replayed of {positions}")
-        game = _game_boards(replayed, positions)
-        found = Found.of(query.matcher.match(game, compiled=False), game)
-        parts.append(replace(found, game=np.full(len(found.game), g, dtype=np.int32)))
-    return Found.concatenate(parts), len(picked)
 
 
 def _game_boards(replayed: Replayed, positions: int) -> Game:
