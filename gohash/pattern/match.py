@@ -171,24 +171,23 @@ class Matcher:
         self.watch = np.array([i for w in watchers for i, _, _ in w], dtype=np.int32)
         self.watch_fixed = np.array([f for w in watchers for _, f, _ in w], dtype=np.int8)
         self.watch_codes = np.array([c for w in watchers for _, _, c in w], dtype=np.int8)
-        self.required = [
-            (bitmap([q for q, c in zip(p.points, p.codes, strict=True) if c == BLACK], size),
-             bitmap([q for q, c in zip(p.points, p.codes, strict=True) if c == WHITE], size))
-            for p in placements
-        ]
+        # The stones each placement requires: the games that never had them all
+        # are not candidates.  As two bitmaps (the pure path), and as the bits of
+        # the index's bitmaps with their colours, placement by placement (the
+        # compiled scan).
+        stones = [[(q, c) for q, c in zip(p.points, p.codes, strict=True) if c in (BLACK, WHITE)]
+                  for p in placements]
+        self.required = [(bitmap([q for q, c in s if c == BLACK], size),
+                          bitmap([q for q, c in s if c == WHITE], size)) for s in stones]
+        order = sgf_order(size)
+        self.required_offsets = np.cumsum([0] + [len(s) for s in stones]).astype(np.int32)
+        self.required_bits = np.array([order[q] for s in stones for q, _ in s], dtype=np.int32)
+        self.required_colours = np.array([c for s in stones for _, c in s], dtype=np.int8)
         # The placements present on the empty board: where a scan starts.
         self.empty_present = np.array(
             [i for i, p in enumerate(placements)
              if all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)],
             dtype=np.int32)
-        # The same stones as the bits of the index's bitmaps (rows from the top) and
-        # their colours, placement by placement: the compiled scan's candidates.
-        order = sgf_order(size)
-        stones = [[(int(order[q]), c) for q, c in zip(p.points, p.codes, strict=True)
-                   if c in (BLACK, WHITE)] for p in placements]
-        self.required_offsets = np.cumsum([0] + [len(s) for s in stones]).astype(np.int32)
-        self.required_bits = np.array([b for s in stones for b, _ in s], dtype=np.int32)
-        self.required_colours = np.array([c for s in stones for _, c in s], dtype=np.int8)
         self._kernel = None if _match is None else _match.Kernel(self)
 
     def candidate(self, ever_black: int, ever_white: int) -> bool:
@@ -358,8 +357,8 @@ def bitmap(points: list[int], size: int) -> int:
     int whose bit ``i`` is point ``i`` counted row by row from the TOP row: the
     order of the index's ``ever_black``/``ever_white`` columns (little-endian
     bytes, ``int.from_bytes(blob, "little")``)."""
+    order = sgf_order(size)
     bits = 0
     for point in points:
-        row, col = divmod(point, size)
-        bits |= 1 << ((size - 1 - row) * size + col)
+        bits |= 1 << int(order[point])
     return bits
