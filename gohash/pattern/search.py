@@ -339,9 +339,12 @@ class PatternQuery:
                 best[c - 1] = np.maximum(best[c - 1], image + npts * (mapped == 1))
         return best
 
-    def _images(self, colour: str, point: Point) -> set[tuple[str, Point]]:
-        return {(s.map_colour(colour), s.map_point(point, self.size)) for s in self.symmetries}
-
     def _equivalent(self, colour: str, point: Point) -> tuple[Point, ...]:
-        return tuple(sorted(q for c, q in self._images(colour, point) if c == colour))
+        """``point`` and the points that ``colour`` there is equivalent to (those
+        with the same representative: the pattern's symmetries are a group), in
+        ``(row, col)`` order."""
+        representatives = self._representatives[0 if colour == "b" else 1]
+        mine = representatives[point[0] * self.size + point[1]]
+        return tuple(divmod(int(q), self.size)
+                     for q in np.flatnonzero(representatives == mine))
 
