@@ -517,8 +517,26 @@ def test_the_store_s_changes_rebuild_every_position(tmp_path_factory: Any, data:
     db = str(folder / "index.db")
     with Index(db, create=True, variations=data.draw(st.booleans())) as index:
         index.build([str(path)])
+    _check_store(db, record.games[0].size)
+
+
+def test_the_store_makes_room_for_more_changes_than_nodes(tmp_path: Path) -> None:
+    # A root of 120 setup stones and two moves: more changes than the room the
+    # store starts with (a change a node, and some); it grows and replays the game again.
+    letters = "abcdefghijklmnopqrs"
+    stones = "".join(f"[{letters[c]}{letters[r]}]" for r in range(19) for c in range(19)
+                     if (r + c) % 3 == 1)
+    (tmp_path / "g.sgf").write_text(f"(;GM[1]FF[4]SZ[19]AB{stones};W[ss];B[rr])",
+                                    encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "g.sgf")])
+    changes, nodes = _check_store(db, 19)
+    assert changes > nodes + 64
+
+
+def _check_store(db: str, size: int) -> tuple[int, int]:
+    """Check the store of ``size`` against the pure replay, game by game; its
+    changes and nodes."""
     with Index(db, read_only=True) as index:
-        size = record.games[0].size
         store = index._game_store(size)
         flat = store.flat
         for g in range(len(store)):
@@ -548,6 +566,7 @@ def test_the_store_s_changes_rebuild_every_position(tmp_path_factory: Any, data:
             width = (size * size + 7) // 8
             assert flat.removed[g * width : (g + 1) * width].tobytes() == np.packbits(
                 removed, bitorder="little").tobytes()
+        return len(flat.changes), int(flat.node_offsets[-1])
 
 
 def test_the_games_kept_in_memory_follow_changes_to_the_index(tmp_path: Path) -> None:
