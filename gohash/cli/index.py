@@ -67,8 +67,9 @@ def register(subparsers: Any) -> None:
         description="Index every game of PATH (SGF files, folders searched recursively for "
         "*.sgf, zip or tar archives, - for standard input).  A file already indexed "
         "with the same content is skipped, a changed one replaces its games, and one "
-        "indexed by a gohash that read records differently is read again; each file is "
-        "one transaction, so an interrupted build is completed by running it again.",
+        "indexed by a gohash that read records differently is read again; a build commits "
+        "whole files about once a second, so an interrupted build is completed by running "
+        "it again.",
     )
     build.add_argument("db", metavar="DB", help="the index file (created if missing)")
     build.add_argument("paths", nargs="+", metavar="PATH")

@@ -231,8 +231,7 @@ class _Explorer:
     def __init__(self, db_path: str) -> None:
         self.indexes = _Indexes(db_path, QUERY_CONNECTIONS)
         # Pattern searches take one connection of their own, one at a time: it
-        # keeps the games they scan in memory once (the scan holds the
-        # interpreter lock, so more would not run at once anyway).
+        # keeps the games they scan in memory once.
         self.patterns = _Indexes(db_path, 1)
         with self.indexes.use() as index:
             self.first = index

@@ -1,7 +1,7 @@
 """Writing replayed files into a gohash index, for :meth:`gohash.index.index.Index.build`.
 
 Scope: :class:`Writer`, which writes the :class:`~gohash.index.records.FileFrames`
-of a build into the index's tables (schema and meaning: :mod:`gohash.index.store`)
+of a build into the index's tables (schema and meaning: :mod:`gohash.index.schema`)
 in the build's transactions: files, games (with their stored form), errors
 and variations as they come, postings staged and written in key order.
 What is written is what writing one file at a time, in order, would write,

@@ -1,7 +1,7 @@
 // gohash explorer: the page's state lives in its URL; the server replays it.
 //
 // URL parameters (the same the JSON endpoints take):
-//   size   board size;  moves  the move list (see gohash/movelist.py)
+//   size   board size;  moves  the move list (see gohash/index/movelist.py)
 //   the filters (their names come from /api/info) and the search options symmetry, turn
 //          (gohash/explorer/app.py)
 //   order  the games' order (date, rank, result; "-" before it: descending)
