@@ -794,6 +794,7 @@ def create_app(
     )
     app.hosts = frozenset(h.lower().rstrip(".") for h in allowed_hosts)
     app.state.index = explorer.served.current.watch
+    app.state.served = explorer.served
     app.state.patterns = patterns
     app.state.reader = reader
     return app
