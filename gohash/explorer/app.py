@@ -2,10 +2,12 @@
 
 Scope: :func:`create_app` and its JSON endpoints; the page itself is static
 (``gohash/explorer/static/``: one HTML, one script, one style sheet).  The index is
-opened read-only.  :func:`listen` binds the port first (a busy port is one
-clear error, before anything is printed) and :func:`run_app` serves the app with
-uvicorn on that socket; the command line (:mod:`gohash.cli.serve`) only
-parses its arguments and prints the address.
+opened read-only, and followed when it is replaced or grows
+(:mod:`gohash.explorer.indexes`); pattern searches and game reads run in lanes
+with bounded queues (:mod:`gohash.explorer.work`).  :func:`listen` binds the
+port first (a busy port is one clear error, before anything is printed) and
+:func:`run_app` serves the app with uvicorn on that socket; the command line
+(:mod:`gohash.cli.serve`) only parses its arguments and prints the address.
 """
 
 from __future__ import annotations
