@@ -24,14 +24,25 @@ Run: ``.venv/bin/python benchmarks/serve_load.py [--requests N] [--clients C]
    size, the small requests' p50, p99 and max, and the peak memory of the server
    and of its worker processes reading games.
 
-Targets: 0 errors; p99 <= 150 ms under load and beside the slow work; the
-memory flat under load.  The machine is shared (2 cores): the 1-minute load
-average is printed before and after.
+5. Pattern searches, on a server over an index of data/sgf and the first
+   ``--pattern-games`` records of ``kgs-6d``, with a search of two stones slid
+   anywhere (about a second each at 2,000 games): small requests (the index's
+   info, positions, pages of games) alone, then beside ``--flood`` searches
+   sent at once, then beside ``--abandoned`` searches whose connections close
+   once sent.  Printed: the small requests' p50, p99 and max (and their p99 over
+   the one alone), the searches' statuses (200 answered; 503 refused at once,
+   the queue full), the time of the search after the abandoned ones against one
+   alone, and the server's peak memory.
+
+Targets: 0 errors; p99 <= 150 ms under load, beside the slow work and beside
+the pattern searches; the memory flat under load.  The machine is shared (2
+cores): the 1-minute load average is printed before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import io
 import os
@@ -44,6 +55,9 @@ import tarfile
 import tempfile
 import threading
 import time
+import urllib.parse
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sgfmill import sgf
@@ -288,6 +302,76 @@ def run_slow(port: int, pid: int, slow: list[tuple[str, int]], opening_paths: li
           f"reading games together {max(peak_workers):.0f} MiB at most")
 
 
+TWO_STONES = "\n".join(["-" * 19] * 9 + ["-" * 8 + "XO" + "-" * 9] + ["-" * 19] * 9)
+"""A black and a white stone side by side, slid anywhere on 19x19: a pattern
+most positions of most games hold (issue 31's broad search)."""
+
+
+def beside(port: int, pid: int, paths: list[str], busy: Callable[[], bool]
+           ) -> tuple[list[float], int, float]:
+    """Small requests (``paths`` in turn) one at a time while ``busy()``: their
+    times, how many were not answered 200, and the server's peak memory (MiB)."""
+    client = Client(port)
+    times, errors, peak = [], 0, rss_mib(pid)
+    while busy():
+        status, _, seconds = client.get(paths[len(times) % len(paths)])
+        times.append(seconds)
+        errors += status != 200
+        peak = max(peak, rss_mib(pid))
+    return times, errors, peak
+
+
+def run_patterns(port: int, pid: int, small: list[str], flood: int, abandoned: int) -> None:
+    """The pattern flood and the abandoned searches (see the module's docstring)."""
+    pattern = "/api/pattern?" + urllib.parse.urlencode({"diagram": TWO_STONES})
+    turns = iter(range(200))
+    alone, alone_errors, _ = beside(port, pid, small, lambda: next(turns, None) is not None)
+    lone = [Client(port).get(pattern) for _ in range(2)][-1]
+    print(f"patterns: alone, small requests {summary(alone)} ({alone_errors} errors); "
+          f"one search {lone[2]:.2f} s (status {lone[0]}, {lone[1] / 1e3:.0f} KB); "
+          f"server memory {rss_mib(pid):.0f} MiB")
+
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def search() -> None:
+        status, _, _ = Client(port).get(pattern)
+        with lock:
+            statuses.append(status)
+
+    threads = [threading.Thread(target=search) for _ in range(flood)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    times, errors, peak = beside(port, pid, small,
+                                 lambda: any(thread.is_alive() for thread in threads))
+    wall = time.perf_counter() - start
+    for thread in threads:
+        thread.join()
+    counts = ", ".join(f"{n} x {status}" for status, n in sorted(Counter(statuses).items()))
+    print(f"pattern flood: {flood} searches at once, answered in {wall:.1f} s: {counts}")
+    print(f"  beside them {len(times)} small requests, {errors} errors: {summary(times)} "
+          f"(target p99 <= 150 ms; p99 {percentile(times, 0.99) / percentile(alone, 0.99):.1f}x "
+          f"alone); server memory peak {peak:.0f} MiB")
+
+    sockets = []
+    for _ in range(abandoned):
+        sock = socket.create_connection((HOST, port))
+        sock.sendall(f"GET {pattern} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+        sockets.append(sock)
+    time.sleep(0.2)  # the server has read them all
+    for sock in sockets:
+        sock.close()
+    until = time.perf_counter() + 3 * max(1.0, lone[2])
+    times, errors, peak = beside(port, pid, small, lambda: time.perf_counter() < until)
+    following = Client(port).get(pattern)
+    print(f"abandoned: {abandoned} searches sent, then their connections closed; beside "
+          f"them {len(times)} small requests, {errors} errors: {summary(times)} "
+          f"(target p99 <= 150 ms); the next search {following[2]:.2f} s (status "
+          f"{following[0]}; {following[2] / lone[2]:.1f}x one alone); server memory peak "
+          f"{peak:.0f} MiB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
@@ -295,6 +379,9 @@ def main() -> int:
     parser.add_argument("--corpus-games", type=int, default=300)
     parser.add_argument("--archive-mib", type=int, default=48)
     parser.add_argument("--passes", type=int, default=199_990)
+    parser.add_argument("--pattern-games", type=int, default=2000)
+    parser.add_argument("--flood", type=int, default=60)
+    parser.add_argument("--abandoned", type=int, default=15)
     parser.add_argument("--corpus", type=Path, default=CORPUS,
                         help=f"the corpus folder (default {CORPUS})")
     args = parser.parse_args()
@@ -327,32 +414,49 @@ def main() -> int:
         normal = [gid for name, gid in files.items()
                   if not any(name.startswith(str(p)) for p in slow_inputs)]
         openings = [line for line in (opening(p, 12) for p in corpus[:100]) if line] or [[]]
-        port = free_port()
-        command = Path(sys.executable).parent / "gohash"
-        server = subprocess.Popen([str(command), "serve", str(db), "--port", str(port)],
-                                  stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 60
-            while Client(port).get("/api/info")[0] != 200:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"the server did not start: {server.communicate()[1]}")
-                time.sleep(0.2)
-            pid = server.pid
+        small = [f"/api/position?size=19&moves={','.join(line[:k])}"
+                 for line in openings for k in range(len(line) + 1)]
+        with serving(db) as (port, pid):
             print(f"server memory at start: {rss_mib(pid):.0f} MiB")
             rng = random.Random(7)
             run_load(port, pid, mixed_requests(args.requests, rng, openings, normal),
                      args.clients)
-            small = [f"/api/position?size=19&moves={','.join(line[:k])}"
-                     for line in openings for k in range(len(line) + 1)]
             run_slow(port, pid, slow, small)
             print(f"server peak memory over the run: {rss_mib(pid, 'VmHWM'):.0f} MiB; each "
                   "worker's: " + ", ".join(f"{rss_mib(c, 'VmHWM'):.0f} MiB"
                                            for c in children(pid)))
-        finally:
-            server.terminate()
-            server.communicate(timeout=30)
+        patterns_db = work / "patterns.db"
+        start = time.perf_counter()
+        records = sorted((args.corpus / "kgs-6d").rglob("*.sgf"))[: args.pattern_games]
+        with Index(patterns_db, create=True) as index:
+            built = index.build([str(ROOT / "data" / "sgf"), *map(str, records)])
+        print(f"pattern index: {built.games} games, {built.positions} positions, built in "
+              f"{time.perf_counter() - start:.1f} s")
+        small_mix = ["/api/info", "/api/games?size=19&offset=20", *small]
+        with serving(patterns_db) as (port, pid):
+            run_patterns(port, pid, small_mix, args.flood, args.abandoned)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
+
+
+@contextlib.contextmanager
+def serving(db: Path) -> Iterator[tuple[int, int]]:
+    """``gohash serve db`` in a process of its own on a free port, once it answers:
+    its port and process id."""
+    port = free_port()
+    command = Path(sys.executable).parent / "gohash"
+    server = subprocess.Popen([str(command), "serve", str(db), "--port", str(port)],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while Client(port).get("/api/info")[0] != 200:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the server did not start: {server.communicate()[1]}")
+            time.sleep(0.2)
+        yield port, server.pid
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
 
 
 if __name__ == "__main__":

@@ -288,3 +288,30 @@ class DamagedIndexError(IndexFileError):
 class PatternError(GohashError):
     """A pattern diagram, move sequence or option that gohash cannot read: the
     message quotes it and names the row, or the point in GTP coordinates."""
+
+
+class ServerBusy(BadRequest):
+    """A request the explorer cannot take now: its queue of slow work (pattern
+    searches, games read again) is full.  ``retry_after`` is the seconds to wait
+    before asking again (HTTP ``Retry-After``)."""
+
+    def __init__(self, reason: str, *, retry_after: int) -> None:
+        super().__init__(reason, 503)
+        self.retry_after = retry_after
+
+
+class QueryTooBroad(GohashError):
+    """A query that used up its time budget before it was done: ``scanned`` of
+    the ``total`` games to search were searched, with ``hits`` found in them.
+    The message starts "too broad: narrow the region or add a filter"."""
+
+    def __init__(self, reason: str, *, scanned: int, total: int, hits: int) -> None:
+        super().__init__(reason)
+        self.scanned = scanned
+        self.total = total
+        self.hits = hits
+
+
+class QueryCancelled(GohashError):
+    """A query stopped by its caller before it was done (its ``cancel`` event
+    set: a server's client went away)."""

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import uvicorn
 from sgfmill import sgf
+from starlette.applications import Starlette
 
 from gohash.explorer.app import REQUEST_TIMEOUT, create_app, server_config
 from gohash.index.index import Index
@@ -112,10 +113,13 @@ def main_line(path: Path) -> tuple[int, list[str], list[str]]:
 
 
 @contextmanager
-def running_server(db: Path, request_timeout: float = REQUEST_TIMEOUT) -> Iterator[str]:
-    """``gohash serve``'s app and settings on a free port of 127.0.0.1, in a thread;
-    yields its URL."""
-    config = server_config(create_app(db), port=0, request_timeout=request_timeout)
+def running_server(
+    db: Path, request_timeout: float = REQUEST_TIMEOUT, app: Starlette | None = None
+) -> Iterator[str]:
+    """``gohash serve``'s app (``app``, or one made for ``db``) and settings on a free
+    port of 127.0.0.1, in a thread; yields its URL."""
+    served = create_app(db) if app is None else app
+    config = server_config(served, port=0, request_timeout=request_timeout)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

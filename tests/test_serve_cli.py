@@ -91,3 +91,30 @@ def test_it_serves_on_the_port_it_prints_and_stops_on_ctrl_c(db: Path) -> None:
             process.wait()
     assert process.returncode == 0, err
     assert out == ""
+
+
+@pytest.mark.parametrize("timeout", ["-1", "nan", "inf", "3601"])
+def test_a_timeout_out_of_range_is_refused(
+    db: Path, timeout: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", str(db), "--port", "0", "--timeout", timeout]) == 2
+    assert "--timeout must be between 0 and 3600 seconds" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("given", "budget"), [([], 5.0), (["--timeout", "0.5"], 0.5),
+                                               (["--timeout", "0"], None)])
+def test_the_timeout_is_the_pattern_searches_budget(
+    db: Path, given: list[str], budget: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[float | None] = []
+
+    def run_app(app: object, sock: socket.socket) -> None:
+        sock.close()
+
+    def create_app(path: str, *, allowed_hosts: list[str], pattern_timeout: float | None) -> None:
+        seen.append(pattern_timeout)
+
+    monkeypatch.setattr("gohash.explorer.app.run_app", run_app)
+    monkeypatch.setattr("gohash.explorer.app.create_app", create_app)
+    assert main(["serve", str(db), "--port", "0", *given]) == 0
+    assert seen == [budget]

@@ -1,5 +1,5 @@
-"""``gohash serve DB [--host H] [--port N] [--allow-host NAME]``: the position
-explorer in a web browser.
+"""``gohash serve DB [--host H] [--port N] [--timeout SECONDS] [--allow-host NAME]``:
+the position explorer in a web browser.
 
 Scope: arguments only; the app is :func:`gohash.explorer.app.create_app` and uvicorn
 runs it with :func:`gohash.explorer.app.server_config`.  Starlette and uvicorn
@@ -22,6 +22,9 @@ from .progress import Reporter
 
 __all__ = ["register", "run"]
 
+MAX_TIMEOUT = 3600.0
+"""The longest --timeout taken (an hour)."""
+
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -42,6 +45,11 @@ def register(subparsers: Any) -> None:
         help="port to listen on (default 8000; 0: any free port, the one taken is printed)",
     )
     parser.add_argument(
+        "--timeout", type=float, metavar="SECONDS",
+        help="time budget of a pattern search (default 5; 0: none): a search that takes "
+        "longer is answered as too broad, with what it counted so far",
+    )
+    parser.add_argument(
         "--allow-host", action="append", default=[], metavar="NAME",
         help="a host name the page may be opened under, besides localhost, IP addresses "
         "and --host (repeatable); requests for other names are refused, so that a web "
@@ -54,18 +62,23 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise GohashError(f"--port must be between 0 and 65535, not {args.port!r}")
+    if args.timeout is not None and not 0 <= args.timeout <= MAX_TIMEOUT:
+        raise GohashError(f"--timeout must be between 0 and {MAX_TIMEOUT:g} seconds, "
+                          f"not {args.timeout!r}")
     try:
         import uvicorn  # noqa: F401  (the web extra, checked before anything else)
 
-        from ..explorer.app import create_app, listen, run_app
+        from ..explorer.app import PATTERN_TIMEOUT, create_app, listen, run_app
     except ImportError as e:
         raise GohashError(
             f"gohash serve needs the web extra ({e.name} is missing): "
             "pip install 'gohash[web]'"
         ) from None
     sock = listen(args.host, args.port)
+    timeout = PATTERN_TIMEOUT if args.timeout is None else args.timeout or None
     try:
-        app = create_app(args.db, allowed_hosts=[args.host, *args.allow_host])
+        app = create_app(args.db, allowed_hosts=[args.host, *args.allow_host],
+                         pattern_timeout=timeout)
     except BaseException:
         sock.close()
         raise

@@ -2,10 +2,12 @@
 
 Scope: :func:`create_app` and its JSON endpoints; the page itself is static
 (``gohash/explorer/static/``: one HTML, one script, one style sheet).  The index is
-opened read-only.  :func:`listen` binds the port first (a busy port is one
-clear error, before anything is printed) and :func:`run_app` serves the app with
-uvicorn on that socket; the command line (:mod:`gohash.cli.serve`) only
-parses its arguments and prints the address.
+opened read-only, and followed when it is replaced or grows
+(:mod:`gohash.explorer.indexes`); pattern searches and game reads run in lanes
+with bounded queues (:mod:`gohash.explorer.work`).  :func:`listen` binds the
+port first (a busy port is one clear error, before anything is printed) and
+:func:`run_app` serves the app with uvicorn on that socket; the command line
+(:mod:`gohash.cli.serve`) only parses its arguments and prints the address.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import inspect
 import ipaddress
 import os
 import shutil
@@ -21,10 +24,12 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import h11
@@ -44,7 +49,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
+from ..errors import (
+    BadRequest,
+    GohashError,
+    IndexFileError,
+    QueryCancelled,
+    QueryTooBroad,
+    ServerBusy,
+    UnknownGameError,
+)
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
@@ -53,18 +66,25 @@ from ..index.queries import FILTERS, GAME_ORDERS, Filters, GameRecord
 from ..pattern.diagram import SYMMETRIES
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
+from .indexes import Generation, Identity, Served, file_identity, open_index
+from .work import Lane
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
     "DEFAULT_GAME_PAGE",
     "DEFAULT_PAGE",
     "GAME_CACHE_BYTES",
+    "GAME_READS_WAITING",
     "MAX_CONTINUATIONS",
     "MAX_GAME_PAGE",
     "MAX_GAME_READS",
     "MAX_PAGE",
     "MAX_QUERY_BYTES",
+    "PATTERNS_WAITING",
+    "PATTERN_SEARCHES",
+    "PATTERN_TIMEOUT",
     "REQUEST_TIMEOUT",
+    "RETRY_AFTER",
     "create_app",
     "listen",
     "run_app",
@@ -87,13 +107,23 @@ MAX_GAME_PAGE = 500
 """The most positions of a game one answer holds (some 230 KB of JSON on 19x19)."""
 MAX_GAME_READS = 2
 """Worker processes reading games again from their files; more requests wait."""
+GAME_READS_WAITING = 16
+"""Game reads that may wait for a worker; more are refused (503) until one ends."""
+PATTERN_SEARCHES = 1
+"""Pattern searches run at once, on the one connection that keeps the games they
+scan in memory."""
+PATTERNS_WAITING = 8
+"""Pattern searches that may wait for their turn; more are refused (503)."""
+PATTERN_TIMEOUT = 5.0
+"""Seconds a pattern search may take by default (``gohash serve --timeout``); then
+it is answered 422, too broad."""
+RETRY_AFTER = 2
+"""Seconds a refused request is told to wait (``Retry-After``)."""
 GAME_CACHE_BYTES = 32 * 1024 * 1024
 """Bytes of replayed games (estimated) each of those workers keeps, so that the
 pages of a game are not each a new read and replay: a game of 300 moves on 19x19
 takes some 200 KB; one larger than this (some 50,000 positions) is read again
 for every page."""
-QUERY_CONNECTIONS = 4
-"""Connections to the index that the position and games endpoints share."""
 REQUEST_TIMEOUT = 10.0
 """Seconds a connection may take to send a whole request (from its opening, or
 the end of the previous answer); then it is closed."""
@@ -199,54 +229,24 @@ MAX_NAME_CHARS = 200
 """The longest player's name the player page takes."""
 
 
-class _Indexes:
-    """Up to ``size`` read-only connections to the index, each used by one thread at
-    a time: a request waits for a connection, never for another request's work on
-    one.  Connections are opened as needed and kept (each holds SQLite's page
-    cache, so there are few)."""
-
-    def __init__(self, path: str, size: int) -> None:
-        self.path = path
-        self._idle: list[Index] = []
-        self._free = threading.BoundedSemaphore(size)
-        self._lock = threading.Lock()
-
-    @contextmanager
-    def use(self) -> Iterator[Index]:
-        with self._free:
-            with self._lock:
-                index = self._idle.pop() if self._idle else None
-            if index is None:
-                index = Index(self.path, read_only=True)
-            try:
-                yield index
-            finally:
-                with self._lock:
-                    self._idle.append(index)
-
-
 class _Explorer:
-    """The index and the answers built from it."""
+    """The index (:class:`~gohash.explorer.indexes.Served`: the file at the path
+    now, one at a time) and the answers built from it."""
 
-    def __init__(self, db_path: str) -> None:
-        self.indexes = _Indexes(db_path, QUERY_CONNECTIONS)
-        # Pattern searches take one connection of their own, one at a time: it
-        # keeps the games they scan in memory once.
-        self.patterns = _Indexes(db_path, 1)
-        with self.indexes.use() as index:
-            self.first = index
-            self.sizes = index.sizes()
-            self.held = index.info()
+    def __init__(self, db_path: str, pattern_timeout: float | None) -> None:
+        self.served = Served(db_path)
+        self.pattern_timeout = pattern_timeout
 
-    @property
-    def default_size(self) -> int:
+    @staticmethod
+    def default_size(generation: Generation) -> int:
         """The size of most games in the index (19 for an empty one)."""
-        if not self.sizes:
+        sizes = generation.sizes()
+        if not sizes:
             return 19
-        return max(self.sizes, key=lambda size: (self.sizes[size], size))
+        return max(sizes, key=lambda size: (sizes[size], size))
 
-    def query(self, params: dict[str, str]) -> _Query:
-        size = _int(params, "size", self.default_size, 1, 26)
+    def query(self, params: dict[str, str], generation: Generation) -> _Query:
+        size = _int(params, "size", self.default_size(generation), 1, 26)
         steps = parse_steps(params.get("moves", ""), size)
         replayed = replay(steps, size)
         symmetry = _choice(params, "symmetry", ("full", "d4")) or "full"
@@ -257,36 +257,44 @@ class _Explorer:
         )
 
     def info(self) -> dict[str, Any]:
-        return {
-            **self.held.to_json(paths=False),
-            "sizes": {str(size): count for size, count in sorted(self.sizes.items())},
-            "default_size": self.default_size,
-            "filters": [spec.to_json() for spec in FILTERS],
-        }
+        with self.served.use() as generation:
+            sizes = generation.sizes()
+            return {
+                **generation.info().to_json(paths=False),
+                "sizes": {str(size): count for size, count in sorted(sizes.items())},
+                "default_size": self.default_size(generation),
+                "filters": [spec.to_json() for spec in FILTERS],
+            }
 
-    def position(self, query: _Query, limit: int) -> dict[str, Any]:
-        board = query.replayed.board
-        with self.indexes.use() as index:
+    def position(self, params: dict[str, str]) -> dict[str, Any]:
+        limit = _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE)
+        with self.served.use() as generation, generation.queries.use() as index:
+            query = self.query(params, generation)
             found = index.continuations(
-                board, symmetry=query.symmetry, filters=query.filters, to_move=query.to_move,
-                limit=MAX_CONTINUATIONS,
+                query.replayed.board, symmetry=query.symmetry, filters=query.filters,
+                to_move=query.to_move, limit=MAX_CONTINUATIONS,
             )
             key = index.keys(query.size).hex(found.key)
-        return {
-            **_board_json(query),
-            "continuations": found.to_json(key),
-            "games": self.games(query, 0, limit),
-        }
+            return {
+                **_board_json(query),
+                "continuations": found.to_json(key),
+                "games": self._games(index, query, 0, limit),
+            }
 
-    def games(self, query: _Query, offset: int, limit: int) -> dict[str, Any]:
-        with self.indexes.use() as index:
-            found = index.find(
-                query.replayed.board, colour_swap=query.symmetry == "full",
-                filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
-                order=query.order,
-            )
-            return found.to_json(index.keys(query.size).hex(found.key), paths=False)
+    def games(self, params: dict[str, str]) -> dict[str, Any]:
+        offset = _int(params, "offset", 0, 0, 10**9)
+        limit = _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE)
+        with self.served.use() as generation, generation.queries.use() as index:
+            return self._games(index, self.query(params, generation), offset, limit)
 
+    @staticmethod
+    def _games(index: Index, query: _Query, offset: int, limit: int) -> dict[str, Any]:
+        found = index.find(
+            query.replayed.board, colour_swap=query.symmetry == "full",
+            filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
+            order=query.order,
+        )
+        return found.to_json(index.keys(query.size).hex(found.key), paths=False)
 
     def player(self, params: dict[str, str]) -> dict[str, Any]:
         name = params.get("name", "")
@@ -295,17 +303,18 @@ class _Explorer:
         offset = _int(params, "offset", 0, 0, 10**9)
         limit = _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE)
         order = _choice(params, "order", _ORDERS) or "-date"
-        with self.indexes.use() as index:
+        with self.served.use() as generation, generation.queries.use() as index:
             summary = index.player(name, order=order)
         return _player_json(summary, offset, limit)
 
-    def pattern(self, params: dict[str, str]) -> dict[str, Any]:
+    def pattern(self, params: dict[str, str], cancel: threading.Event) -> dict[str, Any]:
         """The hits and continuations of the pattern ``diagram`` (rows separated by
-        new lines, as :func:`gohash.pattern.diagram.parse_pattern` reads them)."""
+        new lines, as :func:`gohash.pattern.diagram.parse_pattern` reads them),
+        searched within the time budget; stopped when ``cancel`` is set."""
         diagram = params.get("diagram")
         if not diagram:
             raise BadRequest("diagram is missing: a pattern diagram, one line per row")
-        with self.patterns.use() as index:
+        with self.served.use() as generation, generation.patterns.use() as index:
             found = index.pattern(
                 diagram, symmetry=_choice(params, "symmetry", SYMMETRIES) or "full",
                 to_move=_choice(params, "to_move", ("b", "w")),
@@ -313,60 +322,74 @@ class _Explorer:
                 sequence=params.get("sequence", ""), filters=_filters(params),
                 limit=_int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE),
                 offset=_int(params, "offset", 0, 0, 10**9),
+                **_budget(index, self.pattern_timeout, cancel),
             )
         answer = found.to_json(paths=False)
         answer["continuations"] = answer["continuations"][:MAX_CONTINUATIONS]
         return answer
 
 
+def _budget(index: Index, timeout: float | None, cancel: threading.Event) -> dict[str, Any]:
+    """``timeout`` and ``cancel`` for :meth:`Index.pattern`, where it takes them."""
+    accepted = inspect.signature(index.pattern).parameters
+    return {"timeout": timeout, "cancel": cancel} if "cancel" in accepted else {}
+
+
 class _GameReader:
     """Games rebuilt from the index, their comments read from their files, in worker
     processes of their own (:class:`~gohash.pipeline.pool.WorkerPool`), at most
-    :data:`MAX_GAME_READS` at once: the work (decompressing an archive for the
+    :data:`MAX_GAME_READS` at once and :data:`GAME_READS_WAITING` more queued
+    (:class:`~gohash.explorer.work.Lane`): the work (decompressing an archive for the
     comments, replaying and converting a long game)
     takes neither the server's interpreter lock nor its memory.  Workers start
     at the first game asked for, and each keeps its own read-only connection to
-    the index.  A worker that dies (out of memory) fails its request with a 503,
-    and the next request gets new workers; :meth:`close` stops them at once,
-    reads under way included."""
+    the index, to the file the server answers from.  A worker that dies (out of
+    memory) fails its request with a 503, and the next request gets new
+    workers; :meth:`close` stops them at once, reads under way included."""
 
-    def __init__(self, db_path: str) -> None:
-        self.db_path = db_path
+    def __init__(self, served: Served) -> None:
+        self.served = served
+        self.lane = Lane("game reads", MAX_GAME_READS, GAME_READS_WAITING, RETRY_AFTER)
         self._pool: WorkerPool | None = None
         self._folder: str | None = None
         self._lock = threading.Lock()
 
-    async def answer(self, game_id: int, view: Element, start: int, count: int,
-                     at: int | None) -> Response:
+    async def answer(self, request: Request, game_id: int, view: Element, start: int,
+                     count: int, at: int | None) -> Response:
         """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``."""
-        outcome = await self._run(game_id, _read_game, view.name, start, count, at)
+        outcome = await self._run(request, game_id, _read_game, view.name, start, count, at)
         return Response(outcome["answer"], media_type="application/json")
 
-    async def sgf(self, game_id: int) -> Response:
+    async def sgf(self, request: Request, game_id: int) -> Response:
         """The game as an SGF record of its own (:meth:`Index.sgf
         <gohash.index.index.Index.sgf>`), as a download."""
-        outcome = await self._run(game_id, _read_sgf)
+        outcome = await self._run(request, game_id, _read_sgf)
         return Response(
             outcome["sgf"].encode("utf-8"), media_type="application/x-go-sgf",
             headers={"content-disposition": f'attachment; filename="game-{game_id}.sgf"'},
         )
 
-    async def _run(self, game_id: int, task: Callable[..., dict[str, Any]],
+    async def _run(self, request: Request, game_id: int, task: Callable[..., dict[str, Any]],
                    *args: object) -> dict[str, Any]:
-        """``task(db_path, game_id, *args)`` in a worker; its outcome, or its error raised."""
+        """``task(db_path, identity, game_id, *args)`` in a worker; its outcome, or
+        its error raised."""
         with self._lock:
             if self._pool is None:
                 if self._folder is None:
                     self._folder = tempfile.mkdtemp(prefix="gohash-serve-")
                 self._pool = WorkerPool(MAX_GAME_READS, self._folder)
             pool = self._pool
+
+        def submit() -> Future[dict[str, Any]]:
+            with self.served.use() as generation:
+                return pool.executor.submit(task, self.served.path, generation.identity,
+                                            game_id, *args)
+
         try:
             # Submitted from a thread: a submission may start a worker process,
             # which would hold up the event loop.
-            future = await run_in_threadpool(
-                pool.executor.submit, task, self.db_path, game_id, *args
-            )
-            outcome: dict[str, Any] = await asyncio.wrap_future(future)
+            outcome: dict[str, Any] = await self.lane.call(
+                request, lambda cancel: run_in_threadpool(submit))
         except BrokenProcessPool:
             with self._lock:
                 if self._pool is pool:
@@ -381,6 +404,7 @@ class _GameReader:
         return outcome
 
     def close(self) -> None:
+        self.lane.close()
         with self._lock:
             pool, self._pool = self._pool, None
             folder, self._folder = self._folder, None
@@ -390,8 +414,9 @@ class _GameReader:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-_WORKER_INDEXES: dict[str, Index] = {}
-"""In a worker process of :class:`_GameReader`: its connection to each index."""
+_WORKER_INDEXES: dict[str, tuple[Identity, Index]] = {}
+"""In a worker process of :class:`_GameReader`: its connection to each index, and
+the identity of the file it opened."""
 
 # (path, size, modification and change times, inode) of files that exist.
 _Identity = tuple[tuple[str, int, int, int, int], ...]
@@ -487,21 +512,32 @@ _WORKER_GAMES = _GameCache(GAME_CACHE_BYTES)
 """In a worker process of :class:`_GameReader`: the games it read last."""
 
 
-def _worker_index(db_path: str) -> Index:
-    index = _WORKER_INDEXES.get(db_path)
-    if index is None:
-        index = _WORKER_INDEXES[db_path] = Index(db_path, read_only=True)
+def _worker_index(db_path: str, identity: Identity) -> Index:
+    """A connection to the index file of ``identity`` at ``db_path``, the one the
+    server answers from; a 503 if another file took its place meanwhile."""
+    kept = _WORKER_INDEXES.pop(db_path, None)
+    if kept is not None:
+        if kept[0] == identity:
+            _WORKER_INDEXES[db_path] = kept
+            return kept[1]
+        kept[1].close()
+    index = open_index(db_path)
+    if file_identity(db_path) != identity:
+        index.close()
+        raise BadRequest("the index was replaced while answering: ask again", 503)
+    _WORKER_INDEXES[db_path] = identity, index
     return index
 
 
 def _read_game(
-    db_path: str, game_id: int, view_name: str, start: int, count: int, at: int | None
+    db_path: str, identity: Identity, game_id: int, view_name: str, start: int, count: int,
+    at: int | None,
 ) -> dict[str, Any]:
     """In a worker process: ``{"answer": JSON}``, the page or steps of the game as
     UTF-8 JSON (made here, not in the server's event loop), or
     ``{"error": message, "status": status}``."""
     try:
-        game = _WORKER_GAMES.game(_worker_index(db_path), db_path, game_id)
+        game = _WORKER_GAMES.game(_worker_index(db_path, identity), db_path, game_id)
         view = element(view_name)
         if at is None:
             return {"answer": _json(_game_json(game, view, start, count))}
@@ -512,11 +548,11 @@ def _read_game(
         return _failed(e, game_id)
 
 
-def _read_sgf(db_path: str, game_id: int) -> dict[str, Any]:
+def _read_sgf(db_path: str, identity: Identity, game_id: int) -> dict[str, Any]:
     """In a worker process: ``{"sgf": text}``, the game as an SGF record of its own,
     or ``{"error": message, "status": status}``."""
     try:
-        return {"sgf": _worker_index(db_path).sgf(game_id)}
+        return {"sgf": _worker_index(db_path, identity).sgf(game_id)}
     except GohashError as e:
         return _failed(e, game_id)
 
@@ -682,36 +718,28 @@ def _endpoint(allowed: tuple[str, ...], handler: Handler) -> Endpoint:
 
 
 def create_app(
-    db_path: str | os.PathLike[str], *, allowed_hosts: Iterable[str] = ()
+    db_path: str | os.PathLike[str], *, allowed_hosts: Iterable[str] = (),
+    pattern_timeout: float | None = PATTERN_TIMEOUT,
 ) -> Starlette:
     """The explorer over the index at ``db_path``, opened read-only.
 
     Requests are answered when their ``Host`` is ``localhost``, an IP address, or
     one of ``allowed_hosts`` (names, compared without case; the server's own
-    name if it is served under one); others get a 400.
+    name if it is served under one); others get a 400.  A pattern search gets
+    ``pattern_timeout`` seconds (None: no limit), then answers 422.
 
     Raises :class:`~gohash.index.store.IndexFileError` at once if it is not a usable index.
     """
-    explorer = _Explorer(os.fspath(db_path))
-    reader = _GameReader(os.fspath(db_path))
+    explorer = _Explorer(os.fspath(db_path), pattern_timeout)
+    reader = _GameReader(explorer.served)
+    patterns = Lane("pattern searches", PATTERN_SEARCHES, PATTERNS_WAITING, RETRY_AFTER)
 
     def info(params: dict[str, str]) -> dict[str, Any]:
         return explorer.info()
 
-    def player(params: dict[str, str]) -> dict[str, Any]:
-        return explorer.player(params)
-
-    def position(params: dict[str, str]) -> dict[str, Any]:
-        query = explorer.query(params)
-        return explorer.position(query, _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE))
-
-    def games(params: dict[str, str]) -> dict[str, Any]:
-        query = explorer.query(params)
-        offset = _int(params, "offset", 0, 0, 10**9)
-        return explorer.games(query, offset, _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE))
-
-    def pattern(params: dict[str, str]) -> dict[str, Any]:
-        return explorer.pattern(params)
+    async def pattern(request: Request) -> Response:
+        params = _params(request, _PATTERN_PARAMS)
+        return JSONResponse(await patterns.run(request, partial(explorer.pattern, params)))
 
     def game_of(request: Request, allowed: tuple[str, ...]) -> tuple[int, Element, dict[str, str]]:
         params = _params(request, allowed)
@@ -724,20 +752,21 @@ def create_app(
         game_id, view, params = game_of(request, ("view", "start", "count"))
         start = _int(params, "start", 0, 0, 10**9)
         count = _int(params, "count", DEFAULT_GAME_PAGE, 1, MAX_GAME_PAGE)
-        return await reader.answer(game_id, view, start, count, None)
+        return await reader.answer(request, game_id, view, start, count, None)
 
     async def steps(request: Request) -> Response:
         game_id, view, params = game_of(request, ("view", "at"))
         at = _int(params, "at", 0, 0, 10**9)
-        return await reader.answer(game_id, view, 0, 0, at)
+        return await reader.answer(request, game_id, view, 0, 0, at)
 
     async def sgf(request: Request) -> Response:
         game_id, _, _ = game_of(request, ())
-        return await reader.sgf(game_id)
+        return await reader.sgf(request, game_id)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
+        patterns.close()
         reader.close()
 
     async def page(request: Request) -> Response:
@@ -748,10 +777,12 @@ def create_app(
     routes = [
         Route("/", page),
         Route("/api/info", _endpoint((), info)),
-        Route("/api/position", _endpoint((*_POSITION_PARAMS, "order", "limit"), position)),
-        Route("/api/games", _endpoint((*_POSITION_PARAMS, "order", "offset", "limit"), games)),
-        Route("/api/player", _endpoint(("name", "order", "offset", "limit"), player)),
-        Route("/api/pattern", _endpoint(_PATTERN_PARAMS, pattern)),
+        Route("/api/position",
+              _endpoint((*_POSITION_PARAMS, "order", "limit"), explorer.position)),
+        Route("/api/games",
+              _endpoint((*_POSITION_PARAMS, "order", "offset", "limit"), explorer.games)),
+        Route("/api/player", _endpoint(("name", "order", "offset", "limit"), explorer.player)),
+        Route("/api/pattern", pattern),
         Route("/api/game/{game_id}", game),
         Route("/api/game/{game_id}/steps", steps),
         Route("/api/game/{game_id}/sgf", sgf),
@@ -764,7 +795,10 @@ def create_app(
         lifespan=lifespan,
     )
     app.hosts = frozenset(h.lower().rstrip(".") for h in allowed_hosts)
-    app.state.index = explorer.first
+    app.state.index = explorer.served.current.watch
+    app.state.served = explorer.served
+    app.state.patterns = patterns
+    app.state.reader = reader
     return app
 
 
@@ -782,14 +816,23 @@ class _App(Starlette):
 
 async def _gohash_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, GohashError)
+    answer: dict[str, Any] = {"error": exc.reason}
+    headers = {}
     if isinstance(exc, BadRequest):
         status = exc.status
+        if isinstance(exc, ServerBusy):
+            headers["retry-after"] = str(exc.retry_after)
     elif isinstance(exc, IndexFileError):
         status = 503  # the index became unreadable while serving: not the request's fault
+    elif isinstance(exc, QueryTooBroad):
+        status = 422
+        answer.update(scanned=exc.scanned, total=exc.total, hits=exc.hits)
+    elif isinstance(exc, QueryCancelled):
+        status = 499  # no one reads it: the client went away
     else:
         status = 400
     # Without the file: the index's path is the server's, not the page's.
-    return JSONResponse({"error": exc.reason}, status_code=status)
+    return JSONResponse(answer, status_code=status, headers=headers)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -215,6 +215,13 @@ class Index:
         <gohash.index.store.IndexFile.check>`)."""
         return self.file.check()
 
+    @database_errors
+    def version(self) -> tuple[int, int]:
+        """A value that changes whenever the index does: SQLite's ``data_version``
+        (commits of other connections, other processes' included) and this
+        connection's ``total_changes`` (its own)."""
+        return self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes
+
     # -- searching -----------------------------------------------------------------------------
 
     def _lookup(
@@ -525,8 +532,7 @@ class Index:
         """The games of ``size`` with a position, as pattern search scans them: read
         once and kept while the index is unchanged (SQLite's ``data_version`` for
         other connections' commits, ``total_changes`` for this one's)."""
-        version = (self._db.execute("PRAGMA data_version").fetchone()[0],
-                   self._db.total_changes)
+        version = self.version()
         kept = self._stores.get(size)
         if kept is not None and kept[0] == version:
             return kept[1]
