@@ -24,8 +24,9 @@ from gohash.go.board import Board
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.index import Index, position_from_sgf
 from gohash.index.queries import Continuations, Filters, Match
-from gohash.index.records import first_date, komi_value, rank_level, winner
+from gohash.index.records import RANK_FORMS, first_date, komi_value, rank_level, winner
 from gohash.index.schema import SCHEMA_VERSION
+from tests.conftest import ROOT
 from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -469,14 +470,35 @@ def test_bad_options_are_clear_errors(records_index: Path) -> None:
             index.continuations(stones("B:ee"), to_move="either")
 
 
+@pytest.mark.parametrize(("text", "what", "level"), RANK_FORMS)
+def test_rank_forms(text: str, what: str, level: int | None) -> None:
+    assert rank_level(text) == level
+    # The same in another case and with spaces around it.
+    assert rank_level(f" {text.swapcase()} ") == level
+
+
 @pytest.mark.parametrize(("text", "level"), [
-    ("30k", 0), ("1k", 29), ("1d", 30), ("9d", 38), ("1p", 101), ("9p", 109), ("5 kyu", 25),
-    ("5級", 25), ("5段", 34), ("6d?", 35), ("P9", 109), ("9 Pro", 109), ("7D*", 36),
-    ("", None), ("10d", None), ("31k", None), ("0d", None), ("Meijin", None), (None, None),
-    ("5x", None),
+    ("9d", 38), ("9p", 109), ("5段", 34), ("P1段", 101), ("P9p", 109), ("7D*", 36),
+    ("十八级", 12), ("二十五级", 5), ("三十级", 0), ("9단 ", 38), ("プロ9段", 109),
+    ("9 dan pro", 109), ("P 5 段", 105),
+    ("", None), ("31k", None), ("0d", None), ("Meijin", None), (None, None), ("5x", None),
+    ("P5k", None), ("P10段", None), ("1500*", None), ("三十一级", None), ("P9 pro", 109),
+    ("9", None),
 ])
 def test_rank_levels(text: str | None, level: int | None) -> None:
     assert rank_level(text) == level
+
+
+def test_rank_forms_are_the_documented_table() -> None:
+    """docs/explorer.md shows every form of :data:`RANK_FORMS`, with its level."""
+    page = (ROOT / "docs" / "explorer.md").read_text(encoding="utf-8")
+    table = page.split("| rank | what it is | level |\n")[1].split("\n\n")[0]
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")]
+             for line in table.splitlines()[1:]]
+    rows = {text.strip("`"): level for text, _, level in cells}
+    assert len(rows) == len(RANK_FORMS)
+    for text, _, level in RANK_FORMS:
+        assert rows.get(text) == ("none" if level is None else str(level)), text
 
 
 @pytest.mark.parametrize(("text", "iso"), [
