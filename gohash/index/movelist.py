@@ -2,7 +2,8 @@
 
 Scope: the notation that ``gohash serve`` keeps in its URLs (``moves=``), its
 parser, and the replay of a list onto a :class:`~gohash.go.board.Board`, which
-decides legality (captures, suicide, simple ko).  Nothing here knows HTTP or
+decides legality (captures, suicide, simple ko); and :func:`play_moves`, moves
+in GTP points as ``index find --moves`` takes them.  Nothing here knows HTTP or
 the index.
 
 A move list is a comma-separated list of steps, each one undo step of the
