@@ -16,10 +16,10 @@ in :mod:`gohash.errors`.  The names below are loaded on first use, so that
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from .errors import (
         BoardSizeError,
         ColourError,
@@ -151,16 +151,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """Load a public name from its module on first use (PEP 562)."""
     try:
         module, attribute = _WHERE[name]
     except KeyError:
         raise AttributeError(f"module 'gohash' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    value = getattr(_importlib.import_module(f"{__name__}.{module}"), attribute)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+    """The public names and the module's own dunders, not its helpers."""
+    return sorted({name for name in globals() if name.startswith("__")} | set(_WHERE))

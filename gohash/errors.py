@@ -191,6 +191,13 @@ class KoError(IllegalMoveError):
     WHY = "retakes a ko"
 
 
+class SuperkoError(KoError):
+    """A play that repeats an earlier position of the game, on a board that keeps
+    a superko rule (:class:`gohash.go.board.Board`'s ``superko``)."""
+
+    WHY = "repeats an earlier position (superko)"
+
+
 class SuicideError(IllegalMoveError):
     """A play that leaves its own group without liberties, on a board that forbids it."""
 

@@ -83,6 +83,9 @@ class Game:
     positions: list[Array] = field(default_factory=list)
     next_moves: list[Move | None] = field(default_factory=list)
     to_move: list[str] = field(default_factory=list)
+    # Whether setup made the position (changed its stones) or ended it (the next
+    # visited node's setup changes stones).
+    setup: list[bool] = field(default_factory=list)
 
 
 def _root_text(root: sgf.Tree_node, name: str) -> str | None:
@@ -104,10 +107,13 @@ def replay(path: Path) -> Iterator[Game]:
         board = boards.Board(size)
         to_move = "b"
         visited: list[tuple[bool, Move | None]] = []  # (setup, move) of each visited node
+        changed: list[bool] = []  # whether setup changed the stones there
         for node in game.get_main_sequence():
             has_setup = node.has_setup_stones()
+            before = sorted(board.list_occupied_points())
             if has_setup:
                 board.apply_setup(*node.get_setup_stones())
+            set_up = sorted(board.list_occupied_points()) != before
             colour, point = node.get_move()
             if colour is not None and point is not None:
                 board.play(point[0], point[1], colour)
@@ -120,9 +126,11 @@ def replay(path: Path) -> Iterator[Game]:
                 out.positions.append(array)
                 out.to_move.append(to_move)
                 visited.append((has_setup, None if colour is None else (colour, point)))
+                changed.append(set_up)
         for i in range(len(visited)):
             nxt = visited[i + 1] if i + 1 < len(visited) else (True, None)
             out.next_moves.append(None if nxt[0] else nxt[1])
+            out.setup.append(changed[i] or (i + 1 < len(visited) and changed[i + 1]))
         yield out
 
 
@@ -172,6 +180,7 @@ class Reference:
     years: Counter[int] = field(default_factory=Counter)
     moves: dict[tuple[str, frozenset[Point | None]], RefMove] = field(default_factory=dict)
     occurrences: list[tuple[Game, int, bool]] = field(default_factory=list)
+    setup_left_out: int = 0
 
 
 class Collection:
@@ -189,9 +198,10 @@ class Collection:
 
     def continuations(
         self, query: Array, *, colour_swap: bool = True, to_move: str | None = None,
-        keep: object = None,
+        keep: object = None, setup: str = "exclude",
     ) -> Reference:
-        """The continuations of ``query``; ``keep(game)`` filters games if given."""
+        """The continuations of ``query``; ``keep(game)`` filters games if given;
+        ``setup`` as :meth:`gohash.index.index.Index.continuations` takes it."""
         size = query.shape[0]
         key = min(bytes([size]) + image(query, k, f, s).tobytes() for k, f, s in SYMMETRIES)
         ref = Reference()
@@ -207,6 +217,9 @@ class Collection:
                 maps = [m for m in maps if (other(game.to_move[i]) if m[2]
                                             else game.to_move[i]) == to_move]
             if not maps:
+                continue
+            if setup != "include" and game.setup[i] != (setup == "only"):
+                ref.setup_left_out += 1
                 continue
             exchanged = all(s for _, _, s in maps)
             if not exchanged:

@@ -88,9 +88,10 @@ def query_answers(index: Index, samples: list[dict[str, Any]]) -> list[dict[str,
             "find": {"total": found.total, "rejected": found.rejected,
                      "matches": [_match(m) for m in found.matches]},
             "find_b": index.find(arr, limit=None, to_move="b", colour_swap=False).total,
-            "continuations": _continuations(index.continuations(board)),
+            # Setup counted with play, as the references were written.
+            "continuations": _continuations(index.continuations(board, setup="include")),
             "continuations_any_d4": _continuations(
-                index.continuations(arr, symmetry="d4", to_move="any")),
+                index.continuations(arr, symmetry="d4", to_move="any", setup="include")),
         })
     return out
 

@@ -26,7 +26,7 @@ import gohash.tools.superko
 from gohash.cli import EXIT_CODES, build_parser, main
 from gohash.cli.options import FORMAT_HELP, positive_int
 from gohash.go.ko import KINDS
-from gohash.group.schemes import SCHEMES
+from gohash.group.schemes import DEFAULT_SCHEME, SCHEMES
 from gohash.pipeline.positions import read_positions
 from gohash.version import __version__
 
@@ -60,6 +60,7 @@ FORMATS = {
     "gohash index pattern": ("text", "json"),
     "gohash index dupes": ("text", "json"),
     "gohash index info": ("text", "json"),
+    "gohash index player": ("text", "json"),
     "gohash audit": ("text", "json"),
 }
 
@@ -79,6 +80,7 @@ def test_every_command_is_walked() -> None:
         "gohash canon", "gohash superko", "gohash audit", "gohash index build",
         "gohash index find", "gohash index dupes", "gohash index info", "gohash index check",
         "gohash index remove", "gohash index pattern", "gohash index upgrade",
+        "gohash index player",
         "gohash serve", "gohash pack",
     }
 
@@ -128,10 +130,9 @@ def test_shared_options_have_one_definition() -> None:
         assert (tuple(action.choices), action.default) == (("full", "d4", "none"), "full")
     for action in the("--scheme", WALKERS):
         assert tuple(action.choices) == SCHEMES
-    # canon's keys are counted (regular128 merges nothing in the corpus); superko's
-    # hash only narrows a search whose verdicts hold under every scheme.
+    # One default key scheme wherever keys are computed.
     assert [options(c)["--scheme"].default for c in ("gohash canon", "gohash superko")] == [
-        "regular128", "huima64"]
+        DEFAULT_SCHEME, DEFAULT_SCHEME]
     for action in the("--suicide", SUICIDE):
         assert (tuple(action.choices), action.default) == (("allowed", "forbidden"), None)
     for command, formats in FORMATS.items():

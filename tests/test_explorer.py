@@ -24,8 +24,9 @@ from gohash.go.board import Board
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.index import Index, position_from_sgf
 from gohash.index.queries import Continuations, Filters, Match
-from gohash.index.records import first_date, komi_value, rank_level, winner
+from gohash.index.records import RANK_FORMS, first_date, komi_value, rank_level, winner
 from gohash.index.schema import SCHEMA_VERSION
+from tests.conftest import ROOT
 from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
@@ -88,7 +89,9 @@ def check_against_reference(
     ref = reference.continuations(
         query, colour_swap=options.get("symmetry", "full") == "full",
         to_move=options.get("to_move"),  # type: ignore[arg-type]
+        setup=options.get("setup", "exclude"),  # type: ignore[arg-type]
     )
+    assert moves.setup_left_out == ref.setup_left_out
     assert (moves.total, moves.ended, moves.same_colours, moves.exchanged_colours,
             moves.black_wins, moves.white_wins) == (
         ref.total, ref.ended, ref.same, ref.exchanged, ref.black_wins, ref.white_wins)
@@ -105,7 +108,8 @@ def test_continuations_equal_brute_force_on_every_written_position(
 ) -> None:
     """Every position of every record, turned by a random symmetry, with each option."""
     rng = random.Random(13)
-    options = [{}, {"symmetry": "d4"}, {"to_move": "b"}, {"to_move": "w"}]
+    options = [{}, {"symmetry": "d4"}, {"to_move": "b"}, {"to_move": "w"},
+               {"setup": "include"}, {"setup": "only"}]
     found: dict[str, int] = {}
     with Index(records_index) as index:
         for game in collection.games:
@@ -117,8 +121,9 @@ def test_continuations_equal_brute_force_on_every_written_position(
                 name = str(option)
                 found[name] = found.get(name, 0) + (moves.total > 0)
     # Without options every query is found; with them, the images that match
-    # only with the other colours or side to move are not.
-    assert all(count > 100 for count in found.values()), found
+    # only with the other colours or side to move are not; few are set up.
+    assert all(count > 50 for name, count in found.items() if "only" not in name), found
+    assert found["{'setup': 'only'}"] > 0
 
 
 def test_every_symmetry_of_a_position_shows_the_real_next_move(
@@ -143,7 +148,7 @@ def test_every_symmetry_of_a_position_shows_the_real_next_move(
                     if any(not swap for _, _, swap in maps):
                         maps = [m for m in maps if not m[2]]
                     k, f, s = maps[0]
-                    moves = index.continuations(query)
+                    moves = index.continuations(query, setup="include")
                     seen = ("w" if colour == "b" else "b") if s else colour
                     if point is None:
                         assert any(m.colour == seen and m.point is None for m in moves.moves)
@@ -197,9 +202,10 @@ def test_opening_collection_counted_by_hand(records_index: Path) -> None:
     position's diagonal), g5 (White first: colours exchanged) W G7, g8 (g1
     turned) are one continuation; g3 reached the position turned and went on
     at G3; g6 passed, and after the pass (the same stones, White to move)
-    White played G7; g7 (setup next) and g9 (the end) have no next move."""
+    White played G7; g7 (setup next) and g9 (the end) have no next move.
+    g7's occurrence, ended by setup, is left out unless setup="include"."""
     with Index(records_index) as index:
-        moves = index.continuations(stones("B:ee W:cc"))
+        moves = index.continuations(stones("B:ee W:cc"), setup="include")
         assert (moves.total, moves.ended, moves.same_colours, moves.exchanged_colours) == \
             (9, 2, 8, 1)
         # B: g1, g5 (W+R with colours exchanged), g7; W: g2, g8; other: g3, g6 twice, g9.
@@ -214,14 +220,19 @@ def test_opening_collection_counted_by_hand(records_index: Path) -> None:
         assert (third.colour, third.point, third.equivalent, third.count) == ("b", None, (), 1)
         assert (fourth.colour, fourth.point, fourth.count) == ("w", (6, 6), 1)
         assert (fourth.first_date, fourth.last_date) == ("2019-07", "2019-07")
-        assert [m.point for m in index.continuations(stones("B:ee W:cc"), limit=1).moves] == \
-            [(6, 6)]
-        d4 = index.continuations(stones("B:ee W:cc"), symmetry="d4")
+        assert [m.point for m in index.continuations(stones("B:ee W:cc"), limit=1,
+                                                     setup="include").moves] == [(6, 6)]
+        d4 = index.continuations(stones("B:ee W:cc"), symmetry="d4", setup="include")
         assert (d4.total, d4.exchanged_colours, d4.moves[0].count) == (8, 0, 3)
         # The colour-exchanged image of the query: g5 is the hit with the same colours now.
-        swapped = index.continuations(stones("W:ee B:cc"))
+        swapped = index.continuations(stones("W:ee B:cc"), setup="include")
         assert swapped.moves[0].colour == "w" and swapped.moves[0].count == 4
         assert (swapped.same_colours, swapped.exchanged_colours) == (1, 8)
+        played = index.continuations(stones("B:ee W:cc"))
+        assert (played.total, played.ended, played.setup_left_out) == (8, 1, 1)
+        # The same moves; shares of 8 occurrences instead of 9.
+        assert [(m.point, m.count) for m in played.moves] == [
+            (m.point, m.count) for m in moves.moves]
 
 
 def test_a_pass_is_a_continuation(records_index: Path) -> None:
@@ -301,15 +312,16 @@ def test_a_board_query_answers_for_its_side_to_move(
 def test_a_query_from_a_record_has_the_records_side_to_move(records_index: Path) -> None:
     """After B E5 W C7 (g1) Black is to move: g6 passed and went on with White
     from the same stones, and only asking for either side shows it.  m3
-    reached its position after two moves with White first: White is to move."""
+    reached its position after two moves with White first: White is to move.
+    (g7, ended by setup, is left out.)"""
     with Index(records_index) as index:
         board = position_from_sgf(str(EXPLORER / "collection.sgf"), 2)
         assert board.to_move == "b"
         moves = index.continuations(board)
-        assert (moves.to_move, moves.total, moves.exchanged_colours) == ("b", 8, 1)
+        assert (moves.to_move, moves.total, moves.exchanged_colours) == ("b", 7, 1)
         assert {m.colour for m in moves.moves} == {"b"}
         either = index.continuations(board, to_move="any")
-        assert (either.to_move, either.total) == (None, 9)
+        assert (either.to_move, either.total) == (None, 8)
         assert [(m.colour, m.count) for m in either.moves if m.colour == "w"] == [("w", 1)]
         mirrored = position_from_sgf(str(EXPLORER / "mirror.sgf"), 2, game=2)
         assert mirrored.to_move == "w"
@@ -322,17 +334,23 @@ def test_handicap_stones_as_setup_or_as_moves_reach_the_same_position(
     records_index: Path,
 ) -> None:
     """handicap-4-19x19.sgf sets four stones up; handicap-4-as-moves.sgf plays
-    them: after them both go on with the same White move.  A setup node next
-    (handicap-3-in-node-1.sgf) is no continuation of the empty board."""
+    them: after them both go on with the same White move, but only the moves
+    reach it by play: the setup is left out unless asked for.  A setup node
+    next (handicap-3-in-node-1.sgf) is no continuation of the empty board, nor
+    (by default) an occurrence of it."""
     with Index(records_index) as index:
         corners = np.zeros((19, 19), np.int8)
         for row, col in ((15, 3), (15, 15), (3, 3), (3, 15)):
             corners[row, col] = 1
-        moves = index.continuations(corners)
+        moves = index.continuations(corners, setup="include")
         assert (moves.total, len(moves.moves), moves.moves[0].count) == (2, 1, 2)
         assert moves.moves[0].colour == "w"
-        empty = index.continuations(np.zeros((19, 19), np.int8))
+        played = index.continuations(corners)
+        assert (played.total, played.setup_left_out, played.moves[0].count) == (1, 1, 1)
+        empty = index.continuations(np.zeros((19, 19), np.int8), setup="include")
         assert (empty.total, empty.ended) == (3, 1)
+        empty = index.continuations(np.zeros((19, 19), np.int8))
+        assert (empty.total, empty.ended, empty.setup_left_out) == (2, 0, 1)
 
 
 # -- filters ---------------------------------------------------------------------------------------
@@ -469,14 +487,35 @@ def test_bad_options_are_clear_errors(records_index: Path) -> None:
             index.continuations(stones("B:ee"), to_move="either")
 
 
+@pytest.mark.parametrize(("text", "what", "level"), RANK_FORMS)
+def test_rank_forms(text: str, what: str, level: int | None) -> None:
+    assert rank_level(text) == level
+    # The same in another case and with spaces around it.
+    assert rank_level(f" {text.swapcase()} ") == level
+
+
 @pytest.mark.parametrize(("text", "level"), [
-    ("30k", 0), ("1k", 29), ("1d", 30), ("9d", 38), ("1p", 101), ("9p", 109), ("5 kyu", 25),
-    ("5級", 25), ("5段", 34), ("6d?", 35), ("P9", 109), ("9 Pro", 109), ("7D*", 36),
-    ("", None), ("10d", None), ("31k", None), ("0d", None), ("Meijin", None), (None, None),
-    ("5x", None),
+    ("9d", 38), ("9p", 109), ("5段", 34), ("P1段", 101), ("P9p", 109), ("7D*", 36),
+    ("十八级", 12), ("二十五级", 5), ("三十级", 0), ("9단 ", 38), ("プロ9段", 109),
+    ("9 dan pro", 109), ("P 5 段", 105),
+    ("", None), ("31k", None), ("0d", None), ("Meijin", None), (None, None), ("5x", None),
+    ("P5k", None), ("P10段", None), ("1500*", None), ("三十一级", None), ("P9 pro", 109),
+    ("9", None),
 ])
 def test_rank_levels(text: str | None, level: int | None) -> None:
     assert rank_level(text) == level
+
+
+def test_rank_forms_are_the_documented_table() -> None:
+    """docs/explorer.md shows every form of :data:`RANK_FORMS`, with its level."""
+    page = (ROOT / "docs" / "explorer.md").read_text(encoding="utf-8")
+    table = page.split("| rank | what it is | level |\n")[1].split("\n\n")[0]
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")]
+             for line in table.splitlines()[1:]]
+    rows = {text.strip("`"): level for text, _, level in cells}
+    assert len(rows) == len(RANK_FORMS)
+    for text, _, level in RANK_FORMS:
+        assert rows.get(text) == ("none" if level is None else str(level)), text
 
 
 @pytest.mark.parametrize(("text", "iso"), [

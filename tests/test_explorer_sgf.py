@@ -103,6 +103,9 @@ def test_records_in_other_encodings_are_marked_utf8() -> None:
     text = game_record(latin, "f", 0)
     assert text == "(;CA[UTF-8]GM[1]SZ[9]PB[M\u00fcller]C[gr\u00fc\u00df];B[ee]C[a\\]b\nc])"
     assert main_line_comments(latin, "f", 0) == ["gr\u00fc\u00df", "a]b\nc"]
-    # UTF-8 as it is: the text unchanged.
+    # UTF-8 as it is: the text unchanged, labelled (FF[4] readers such as sgfmill
+    # take a record without CA for ISO-8859-1).
     utf8 = f"(;GM[1]SZ[9]{names};B[ee])".encode()
-    assert game_record(utf8, "f", 0) == utf8.decode()
+    assert game_record(utf8, "f", 0) == "(;CA[UTF-8]" + utf8.decode()[2:]
+    assert sgf.Sgf_game.from_string(game_record(utf8, "f", 0)).get_root().get("PB") == (
+        "\u674e\u660c\u9550")

@@ -496,10 +496,15 @@ def test_download_sgf_is_the_game_as_recorded_or_rebuilt_once_its_file_is_gone(
     answer = client.get(f"/api/game/{by_game[0]}/sgf")
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "application/x-go-sgf"
+    # Named after its players (Index.sgf_name), in ASCII and as UTF-8 (RFC 6266).
     assert answer.headers["content-disposition"] == (
-        f'attachment; filename="game-{by_game[0]}.sgf"')
+        'attachment; filename="Random Black vs Random White.sgf"; '
+        "filename*=UTF-8''Random%20Black%20vs%20Random%20White.sgf")
     assert answer.content == first
     answer = client.get(f"/api/game/{by_game[1]}/sgf")
+    assert answer.headers["content-disposition"] == (
+        "attachment; filename=\"___ vs W.sgf\"; "
+        "filename*=UTF-8''%E6%9D%8E%E6%98%8C%E9%95%90%20vs%20W.sgf")
     game = sgf.Sgf_game.from_bytes(answer.content)
     assert game.get_root().get("PB") == "\u674e\u660c\u9550"
     assert game.get_charset() == "UTF-8"

@@ -41,6 +41,14 @@ def events_of(data: bytes) -> list[list[tuple[int, dict[str, list[bytes]] | None
     return [list(game.events()) for game in game_events(data, "t.sgf")]
 
 
+def notes_of(data: bytes) -> list[list[str]]:
+    notes = []
+    for game in game_events(data, "t.sgf"):
+        list(game.events())
+        notes.append(game.notes)
+    return notes
+
+
 def preorder(tree: sgf_grammar.Coarse_game_tree) -> list[dict[str, list[bytes]]]:
     """sgfmill's parse tree as a list of nodes in file order (pre-order)."""
     nodes = []
@@ -104,11 +112,21 @@ def test_syntax_errors(data: bytes, message: str) -> None:
     assert info.value.game == 0
 
 
-def test_missing_opening_parenthesis_is_an_error_not_a_partial_parse() -> None:
-    # sgfmill would find "(;W[bb])" and read it as a whole game.
+def test_a_file_starting_with_its_root_is_read_as_a_game_with_a_note() -> None:
+    # sgfmill would find "(;W[bb])" and read it as a whole game; Sabaki, KataGo
+    # and gohash read the game its missing "(" would have opened (some Fox files).
     data = b";GM[1]SZ[9];B[aa](;W[bb])(;W[cc]))"
-    with pytest.raises(SgfError, match="missing opening parenthesis"):
-        events_of(data)
+    assert events_of(data) == events_of(b"(" + data)
+    assert notes_of(data) == [["the game has no '(' before its root ';': read as if it had one"]]
+    # Nor its ")": read to the end of the file.
+    data = b" ;GM[1]SZ[9];B[aa]\n"
+    assert events_of(data) == events_of(b"(;GM[1]SZ[9];B[aa])")
+    assert notes_of(data)[0][1] == "the game has no ')' at its end: read to the end of the file"
+    both = b";SZ[9];B[aa])(;SZ[9];B[bb])"
+    assert [len(list(g.events())) for g in game_events(both, "t.sgf")] == [4, 4]
+
+
+def test_missing_opening_parenthesis_elsewhere_is_an_error_not_a_partial_parse() -> None:
     with pytest.raises(SgfError, match="no SGF game found"):
         events_of(b"just text")
     with pytest.raises(SgfError, match="missing opening parenthesis"):

@@ -375,13 +375,18 @@ def test_a_syntax_error_ends_the_file() -> None:
 
 
 def test_missing_parenthesis_and_empty_files() -> None:
-    for data, message in [
-        (b";SZ[9];B[aa](;W[bb])(;W[cc]))", "missing opening parenthesis"),
-        (b"", "no SGF game found"),
+    for data, message, games in [
+        (b"(;SZ[9];B[aa]) ;SZ[9];B[bb])", "missing opening parenthesis", 1),
+        (b"", "no SGF game found", 0),
     ]:
         rec, summary = run(data)
-        assert rec.positions == [] and summary.games == 0
+        assert len(rec.positions) == 2 * games and summary.games == games
         assert message in str(rec.errors[0]) and rec.errors[0].file == "t.sgf"
+    # A file that starts with its root (no "(") is read, with a note.
+    rec, summary = run(b";SZ[9];B[aa](;W[bb])(;W[cc]))")
+    assert summary.games == 1 and not summary.errors and len(rec.positions) == 3
+    assert summary.notes == ["t.sgf, game 0: the game has no '(' before its root ';': read as "
+                             "if it had one"]
 
 
 def test_walk_over_paths(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ from .options import (
     leaf,
     non_negative_int,
 )
-from .progress import Reporter
+from .progress import reporter
 
 DESCRIPTION = """\
 Audit the key schemes.  For a board size: the free bits of the keys per point
@@ -89,7 +89,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out = sys.stdout
-    report = Reporter(args.prog)
+    report = reporter(args)
     schemes = tuple(args.schemes or SCHEMES)
     structures = [scheme_structure(name, args.size) for name in schemes]
     collection = None

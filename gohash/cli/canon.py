@@ -36,7 +36,7 @@ from .options import (
     leaf,
     size_bytes,
 )
-from .progress import Reporter
+from .progress import Reporter, reporter
 
 __all__ = ["register", "run"]
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         suicide_allowed=None if args.suicide is None else SUICIDE_OPTIONS[args.suicide],
         position=args.position,
     )
-    report = Reporter(args.prog)
+    report = reporter(args)
     if args.format == "parquet":
         summary = _parquet(args, options, report)
         report.say(str(summary))

@@ -19,7 +19,17 @@ from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..group.coords import gtp
 from ..group.schemes import DEFAULT_SCHEME
 from ..index.index import DupeGroup, Index, position_from_sgf
-from ..index.queries import FILTERS, TO_MOVE, Continuations, Filters, FindResult, Record
+from ..index.movelist import play_moves
+from ..index.players import PlayerSummary, Results, chosen_player
+from ..index.queries import (
+    FILTERS,
+    SETUP,
+    TO_MOVE,
+    Continuations,
+    Filters,
+    FindResult,
+    Record,
+)
 from ..index.records import PARSE_VERSION
 from ..index.schema import SCHEMA_VERSION
 from ..index.store import build_index, upgrade_index
@@ -43,7 +53,7 @@ from .options import (
     non_negative_int,
     positive_int,
 )
-from .progress import Reporter
+from .progress import Reporter, reporter
 
 __all__ = ["register"]
 
@@ -106,7 +116,7 @@ def register(subparsers: Any) -> None:
         "Positions are compared stone by stone (the side to move is ignored).",
     )
     find.add_argument("db", metavar="DB", help="the index file")
-    query = find.add_mutually_exclusive_group(required=True)
+    query = find.add_mutually_exclusive_group()
     query.add_argument("--sgf", metavar="FILE",
                        help="take the position from an SGF file (- for standard input)")
     query.add_argument(
@@ -114,6 +124,14 @@ def register(subparsers: Any) -> None:
         help="an ASCII diagram as gohash prints boards (X black, O white, . empty): the "
         "text itself, a file holding it, or - for standard input",
     )
+    find.add_argument(
+        "--moves", metavar="MOVES",
+        help="moves played from the empty board, or after --sgf's position: GTP points or "
+        "pass, each by the side to move unless B or W comes before it ('Q16 D4 Q3 D16', "
+        "'B Q16 W D4'), as the explorer's play mode does",
+    )
+    find.add_argument("--size", type=positive_int, metavar="N",
+                      help="with --moves alone: the board's size (default 19)")
     find.add_argument("--move", type=non_negative_int, metavar="N",
                       help="with --sgf: after move N (default: the last)")
     find.add_argument("--game", type=non_negative_int, metavar="G",
@@ -130,6 +148,12 @@ def register(subparsers: Any) -> None:
         "--continuations", action="store_true",
         help="instead of the games, the moves played next, seen in the query's orientation "
         "and colours, most played first, with results and dates (--limit: moves shown)",
+    )
+    find.add_argument(
+        "--setup", choices=SETUP, default="exclude",
+        help="with --continuations: occurrences that setup made or ended (handicap stones, "
+        "the empty board before them) are left out and counted (exclude, the default), "
+        "counted with the others (include), or kept alone (only)",
     )
     find.add_argument(
         "--to-move", choices=TO_MOVE,
@@ -172,6 +196,25 @@ def register(subparsers: Any) -> None:
     _add_filters(pattern)
     add_exit_codes(pattern)
     leaf(pattern, _run_pattern)
+
+    player = commands.add_parser(
+        "player",
+        help="a player's games, results, openings and corner patterns",
+        description="Find the player whose name holds NAME (case-insensitively; part of a "
+        "name will do, in any script) and show their results by colour and year, their most "
+        "played openings and corner patterns, and their games, as the explorer's player "
+        "page does.  When several names hold NAME, they are listed with their games: "
+        "give one of them.",
+    )
+    player.add_argument("db", metavar="DB", help="the index file")
+    player.add_argument("name", metavar="NAME", help="the player's name, or part of it")
+    add_format(player, ("text", "json"), help="result format")
+    player.add_argument("--limit", type=non_negative_int, default=20, metavar="N",
+                        help="show at most N games, most recent first (default 20; 0: all)")
+    player.add_argument("--openings", type=positive_int, default=10, metavar="N",
+                        help="show the N most played openings and corner patterns (default 10)")
+    add_exit_codes(player)
+    leaf(player, _run_player)
 
     dupes = commands.add_parser(
         "dupes",
@@ -245,7 +288,7 @@ def register(subparsers: Any) -> None:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    report = Reporter(args.prog)
+    report = reporter(args)
     built = build_index(args.db, args.paths, scheme=args.scheme,
                         variations=True if args.variations else None, overwrite=args.overwrite,
                         jobs=args.jobs, files_per_commit=args.files_per_commit,
@@ -267,7 +310,7 @@ def _run_build(args: argparse.Namespace) -> int:
 
 
 def _run_upgrade(args: argparse.Namespace) -> int:
-    report = Reporter(args.prog)
+    report = reporter(args)
     built = upgrade_index(args.db, jobs=args.jobs, progress=report.progress)
     summary, counts = built.summary, built.counts
     for note in summary.notes:
@@ -292,14 +335,25 @@ def _suicide(args: argparse.Namespace) -> bool | None:
 
 
 def _query(args: argparse.Namespace) -> Board:
+    if args.size is not None and (args.moves is None or args.sgf or args.position):
+        raise GohashError("--size goes with --moves alone (from the empty board)")
     if args.sgf is not None:
         _check_one_file(args.sgf)
-        return position_from_sgf(args.sgf, args.move, game=args.game or 0,
-                                 suicide_allowed=_suicide(args))
+        board = position_from_sgf(args.sgf, args.move, game=args.game or 0,
+                                  suicide_allowed=_suicide(args))
+        return board if args.moves is None else play_moves(args.moves, board)
     for option, value in (("--move", args.move), ("--game", args.game),
                           ("--suicide", args.suicide)):
         if value is not None:
-            raise GohashError(f"{option} goes with --sgf, not --position")
+            other = ", not --position" if args.position is not None else ""
+            raise GohashError(f"{option} goes with --sgf{other}")
+    if args.position is None:
+        if args.moves is None:
+            raise GohashError("give the position: --sgf FILE, --position DIAGRAM or --moves")
+        return play_moves(args.moves, Board(args.size or 19))
+    if args.moves is not None:
+        raise GohashError("--moves plays from the empty board or --sgf's position, "
+                          "not a --position diagram")
     text = args.position
     if "\n" not in text and (text == "-" or os.path.isfile(text)):
         text = _read_text(text)
@@ -340,6 +394,8 @@ def _filters(args: argparse.Namespace) -> Filters | None:
 def _run_find(args: argparse.Namespace) -> int:
     if args.continuations and args.offset:
         raise GohashError("--offset pages through games, not --continuations")
+    if args.setup != "exclude" and not args.continuations:
+        raise GohashError("--setup goes with --continuations")
     filters = _filters(args)
     board = _query(args)
     with Index(args.db, read_only=True) as index:
@@ -348,19 +404,19 @@ def _run_find(args: argparse.Namespace) -> int:
             to_move = args.to_move or ("any" if args.position is not None else None)
             moves = index.continuations(
                 board, symmetry=args.symmetry, filters=filters, to_move=to_move,
-                limit=args.limit or None,
+                limit=args.limit or None, setup=args.setup,
             )
             hex_key = index.keys(board.size).hex(moves.key)
             if args.format == "json":
                 print(json.dumps(moves.to_json(hex_key), ensure_ascii=False))
             else:
-                _print_continuations(moves, hex_key, Reporter(args.prog))
+                _print_continuations(moves, hex_key, reporter(args))
             return EXIT_CLEAN
         result = index.find(board, colour_swap=args.symmetry == "full",
                             limit=args.limit or None, offset=args.offset, filters=filters,
                             to_move=args.to_move)
         hex_key = index.keys(board.size).hex(result.key)
-    report = Reporter(args.prog)
+    report = reporter(args)
     rejected = (f"; {counted(result.rejected, 'other position')} share the key"
                 if result.rejected else "")
     report.say(f"{board.size}x{board.size} position, key {hex_key}: "
@@ -393,9 +449,15 @@ def _print_continuations(moves: Continuations, hex_key: str, report: Reporter) -
     size = moves.size
     exchanged = f", {moves.exchanged_colours:,} with colours exchanged" if moves.total else ""
     side = {"b": "Black", "w": "White", None: "either side"}[moves.to_move]
+    left_out = ""
+    if moves.setup_left_out:
+        which = "made or ended by setup" if moves.setup == "exclude" else "of play"
+        other = "include" if moves.setup == "exclude" else "exclude"
+        left_out = (f"; {counted(moves.setup_left_out, 'occurrence')} {which} left out "
+                    f"(--setup {other} for {'them too' if other == 'include' else 'them'})")
     report.say(f"{size}x{size} position, {side} to move, key {hex_key}: "
                f"{counted(moves.total, 'occurrence')}{exchanged}; "
-               f"{moves.ended:,} without a next move")
+               f"{moves.ended:,} without a next move{left_out}")
     if not moves.total:
         return
     print(f"results: B {moves.black_wins:,}, W {moves.white_wins:,}, other {moves.other:,}")
@@ -442,7 +504,7 @@ def _run_pattern(args: argparse.Namespace) -> int:
         found = index.pattern(text, symmetry=args.symmetry, to_move=args.to_move,
                               max_move=args.max_move, sequence=args.sequence or (),
                               filters=filters, limit=args.limit or None)
-    report = Reporter(args.prog)
+    report = reporter(args)
     report.say(f"{found.pattern.size}x{found.pattern.size} pattern, "
                f"{counted(found.placements, 'placement')}: {counted(found.total, 'hit')} in "
                f"{counted(found.games, 'game')} ({found.candidates:,} of "
@@ -478,6 +540,62 @@ def _print_pattern(found: PatternResult) -> None:
               f"{moved}{colours}  ({_players(record)})  next {nxt}")
 
 
+# -- player ------------------------------------------------------------------------------------
+
+
+def _run_player(args: argparse.Namespace) -> int:
+    report = reporter(args)
+    with Index(args.db, read_only=True) as index:
+        matches = index.players(args.name, limit=None)
+        name = chosen_player(matches, args.name)
+        if name is None:
+            if not matches:
+                raise GohashError(f"no player's name holds {args.name!r}")
+            if args.format == "json":
+                print(json.dumps({"query": args.name,
+                                  "players": [m.to_json() for m in matches]},
+                                 ensure_ascii=False))
+            else:
+                for match in matches:
+                    print(f"{match.name}  {counted(match.games, 'game')}")
+            report.say(f"{len(matches):,} players' names hold {args.name!r}: give one of them")
+            return EXIT_CLEAN
+        summary = index.player(name, openings=args.openings)
+    if args.format == "json":
+        print(json.dumps(summary.to_json(0, args.limit or None), ensure_ascii=False))
+    else:
+        _print_player(summary, args.limit or None)
+    report.say(f"{name}: {counted(len(summary.records), 'game')}")
+    return EXIT_CLEAN
+
+
+def _print_player(summary: PlayerSummary, limit: int | None) -> None:
+    def results(r: Results) -> str:
+        return f"{counted(r.games, 'game')}: {r.wins:,} won, {r.losses:,} lost, {r.other:,} other"
+
+    print(f"{summary.name}")
+    for colour, name in (("b", "Black"), ("w", "White")):
+        print(f"  as {name}: {results(summary.colours[colour])}")
+    for year, by_year in summary.years.items():
+        print(f"  {year}: {results(by_year)}")
+    for title, length, counted_, shapes in (
+        ("openings", summary.opening_length, summary.openings_counted, summary.openings),
+        ("corner patterns", summary.corner_length, summary.corners_counted, summary.corners),
+    ):
+        print(f"{title} of {length} moves ({counted_:,} counted):")
+        for shape in shapes:
+            moves = " ".join(f"{c.upper()} {gtp(p, shape.size)}" for c, p in shape.moves)
+            years = (f"  {min(shape.years)}-{max(shape.years)}" if shape.years else "")
+            print(f"  {shape.count:>6,}  {moves}  ({shape.results.wins:,} won, "
+                  f"{shape.results.losses:,} lost){years}")
+    shown = summary.records if limit is None else summary.records[:limit]
+    print(f"games ({len(shown):,} of {len(summary.records):,}, most recent first):")
+    for record in shown:
+        about = ", ".join(x for x in (record.result, record.date) if x)
+        print(f"  {record.file}  game {record.game}  ({_players(record)}"
+              f"{', ' + about if about else ''})")
+
+
 # -- dupes -------------------------------------------------------------------------------------
 
 
@@ -496,7 +614,7 @@ def _run_dupes(args: argparse.Namespace) -> int:
             _print_group(prefix.shorter)
             print("  is the start of")
             _print_group(prefix.longer)
-    Reporter(args.prog).say(
+    reporter(args).say(
         f"{counted(len(dupes.groups), 'group')} of duplicates, "
         f"{counted(len(dupes.prefixes), 'prefix', 'prefixes')}"
     )
@@ -535,7 +653,7 @@ def _run_info(args: argparse.Namespace) -> int:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    report = Reporter(args.prog)
+    report = reporter(args)
     with Index(args.db, read_only=True) as index:
         faults = index.check()
     for fault in faults:
@@ -545,7 +663,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def _run_remove(args: argparse.Namespace) -> int:
-    report = Reporter(args.prog)
+    report = reporter(args)
     with Index(args.db) as index:
         removed = index.remove(args.paths)
     for path in removed.files:

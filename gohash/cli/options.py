@@ -105,9 +105,17 @@ def _int_at_least(text: str, low: int) -> int:
 
 
 def leaf(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int]) -> None:
-    """Make ``parser`` a command: ``run(args)`` runs it, and its messages start
-    with its name (``gohash index build: error: ...``), as argparse's own do."""
-    parser.set_defaults(run=run, prog=parser.prog)
+    """Make ``parser`` a command: ``run(args)`` runs it, its messages start
+    with its name (``gohash index build: error: ...``), as argparse's own do,
+    and ``--quiet`` and ``--verbose`` say how it shows notes
+    (:class:`gohash.cli.progress.Reporter`)."""
+    notes = parser.add_mutually_exclusive_group()
+    notes.add_argument("-q", "--quiet", dest="notes", action="store_const", const="quiet",
+                       help="show no notes: only errors and the summary")
+    notes.add_argument("-v", "--verbose", dest="notes", action="store_const", const="verbose",
+                       help="show every note as it comes (default: the first of each kind, "
+                       "then how many there were of each)")
+    parser.set_defaults(run=run, prog=parser.prog, notes="grouped")
 
 
 def add_exit_codes(

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..tools.pack import PART_BYTES, write_pack
 from .options import EXIT_CLEAN, EXIT_ERRORS, add_exit_codes, add_overwrite, leaf, size_bytes
-from .progress import Reporter
+from .progress import reporter
 
 __all__ = ["register", "run"]
 
@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = Reporter(args.prog)
+    report = reporter(args)
     summary = write_pack(args.paths, args.output, part_bytes=args.part_size or PART_BYTES,
                    overwrite=args.overwrite, on_error=report.error,
                    on_note=report.note)

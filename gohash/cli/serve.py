@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import GohashError
 from .options import add_exit_codes, leaf
-from .progress import Reporter
+from .progress import reporter
 
 __all__ = ["register", "run"]
 
@@ -84,6 +84,6 @@ def run(args: argparse.Namespace) -> int:
         raise
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host
-    Reporter(args.prog).say(f"exploring {args.db} at http://{host}:{port}/ (Ctrl-C stops)")
+    reporter(args).say(f"exploring {args.db} at http://{host}:{port}/ (Ctrl-C stops)")
     run_app(app, sock)
     return 0

@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import counted
 from ..go.ko import KINDS
 from ..go.rulesets import RULES, RULESETS, SUICIDE_OPTIONS, Ruleset, ruleset
+from ..group.schemes import DEFAULT_SCHEME
 from ..tools.superko import check_files
 from .options import (
     EXIT_CLEAN,
@@ -31,7 +32,7 @@ from .options import (
     add_variations,
     leaf,
 )
-from .progress import Reporter
+from .progress import reporter
 
 __all__ = ["register", "run"]
 
@@ -66,11 +67,10 @@ def register(subparsers: Any) -> None:
     add_format(parser, ("text", "jsonl"), deprecated={"json": "jsonl"},
                help="violation format")
     add_variations(parser)
-    # No key is printed and the verdicts are the same under every scheme: the
-    # fastest one, the paper's, narrows the search.
-    add_scheme(parser, default="huima64",
+    add_scheme(parser,
                help="key scheme of the hash that narrows the search for repeated "
-               "positions (default huima64); verdicts are the same under every scheme")
+               f"positions (default {DEFAULT_SCHEME}, as everywhere); verdicts are the same "
+               "under every scheme")
     add_jobs(parser)
     add_exit_codes(parser, "violations found", files=True)
     leaf(parser, run)
@@ -79,7 +79,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     suicide = None if args.suicide is None else SUICIDE_OPTIONS[args.suicide]
     rules = None if args.ruleset is None else ruleset(args.ruleset)
-    report = Reporter(args.prog)
+    report = reporter(args)
     out = sys.stdout
     files = games = violations = 0
     for found in check_files(

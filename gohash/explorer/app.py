@@ -23,6 +23,7 @@ import socket
 import tempfile
 import threading
 import time
+import urllib.parse
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from concurrent.futures import Future
@@ -61,8 +62,7 @@ from ..errors import (
 from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
-from ..index.players import Opening, PlayerSummary, Results
-from ..index.queries import FILTERS, GAME_ORDERS, Filters, GameRecord
+from ..index.queries import FILTERS, GAME_ORDERS, SETUP, Filters, GameRecord
 from ..pattern.diagram import SYMMETRIES
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
@@ -227,6 +227,8 @@ class _Query:
 _ORDERS = tuple(o for name in GAME_ORDERS for o in (name, "-" + name))
 MAX_NAME_CHARS = 200
 """The longest player's name the player page takes."""
+MAX_PLAYERS = 50
+"""The most players a search by part of a name (``/api/players``) answers with."""
 
 
 class _Explorer:
@@ -268,11 +270,12 @@ class _Explorer:
 
     def position(self, params: dict[str, str]) -> dict[str, Any]:
         limit = _int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE)
+        setup = _choice(params, "setup", SETUP) or "exclude"
         with self.served.use() as generation, generation.queries.use() as index:
             query = self.query(params, generation)
             found = index.continuations(
                 query.replayed.board, symmetry=query.symmetry, filters=query.filters,
-                to_move=query.to_move, limit=MAX_CONTINUATIONS,
+                to_move=query.to_move, limit=MAX_CONTINUATIONS, setup=setup,
             )
             key = index.keys(query.size).hex(found.key)
             return {
@@ -305,7 +308,18 @@ class _Explorer:
         order = _choice(params, "order", _ORDERS) or "-date"
         with self.served.use() as generation, generation.queries.use() as index:
             summary = index.player(name, order=order)
-        return _player_json(summary, offset, limit)
+        return summary.to_json(offset, limit, paths=False)
+
+    def players(self, params: dict[str, str]) -> dict[str, Any]:
+        """The players whose name holds ``q`` (:meth:`Index.players
+        <gohash.index.index.Index.players>`), for the page's search box."""
+        text = params.get("q", "")
+        if not text.strip() or len(text) > MAX_NAME_CHARS:
+            raise BadRequest(f"q must be part of a name, 1 to {MAX_NAME_CHARS} characters")
+        limit = _int(params, "limit", MAX_PLAYERS, 1, MAX_PLAYERS)
+        with self.served.use() as generation, generation.queries.use() as index:
+            found = index.players(text, limit=limit)
+        return {"query": text, "players": [m.to_json() for m in found]}
 
     def pattern(self, params: dict[str, str], cancel: threading.Event) -> dict[str, Any]:
         """The hits and continuations of the pattern ``diagram`` (rows separated by
@@ -364,9 +378,13 @@ class _GameReader:
         """The game as an SGF record of its own (:meth:`Index.sgf
         <gohash.index.index.Index.sgf>`), as a download."""
         outcome = await self._run(request, game_id, _read_sgf)
+        # The name as UTF-8 (RFC 6266), and in ASCII for clients that do not read that.
+        name = outcome["name"]
+        ascii_name = name.encode("ascii", "replace").decode().replace("?", "_").replace('"', "_")
         return Response(
             outcome["sgf"].encode("utf-8"), media_type="application/x-go-sgf",
-            headers={"content-disposition": f'attachment; filename="game-{game_id}.sgf"'},
+            headers={"content-disposition": f'attachment; filename="{ascii_name}"; '
+                                            f"filename*=UTF-8''{urllib.parse.quote(name)}"},
         )
 
     async def _run(self, request: Request, game_id: int, task: Callable[..., dict[str, Any]],
@@ -552,7 +570,8 @@ def _read_sgf(db_path: str, identity: Identity, game_id: int) -> dict[str, Any]:
     """In a worker process: ``{"sgf": text}``, the game as an SGF record of its own,
     or ``{"error": message, "status": status}``."""
     try:
-        return {"sgf": _worker_index(db_path, identity).sgf(game_id)}
+        index = _worker_index(db_path, identity)
+        return {"sgf": index.sgf(game_id), "name": index.sgf_name(game_id)}
     except GohashError as e:
         return _failed(e, game_id)
 
@@ -597,39 +616,6 @@ def _board_json(query: _Query) -> dict[str, Any]:
         "last": _letters(replayed.last_play, query.size),
         "ko": _letters(board.ko_point, query.size),
         "captured": replayed.captured,
-    }
-
-
-def _results_json(results: Results) -> dict[str, int]:
-    return {"games": results.games, "wins": results.wins, "losses": results.losses,
-            "other": results.other}
-
-
-def _opening_json(opening: Opening) -> dict[str, Any]:
-    return {
-        "size": opening.size,
-        "moves": ",".join(opening.letters),
-        "count": opening.count,
-        "years": {str(year): count for year, count in opening.years.items()},
-        "results": _results_json(opening.results),
-    }
-
-
-def _player_json(summary: PlayerSummary, offset: int, limit: int) -> dict[str, Any]:
-    page = summary.records[offset : offset + limit]
-    return {
-        "name": summary.name,
-        "colours": {c: _results_json(r) for c, r in summary.colours.items()},
-        "years": {str(year): _results_json(r) for year, r in summary.years.items()},
-        "opening_length": summary.opening_length,
-        "openings_counted": summary.openings_counted,
-        "openings": [_opening_json(o) for o in summary.openings],
-        "corner_length": summary.corner_length,
-        "corners_counted": summary.corners_counted,
-        "corners": [{**_opening_json(p), "player": dict(sorted(p.player.items()))}
-                    for p in summary.corners],
-        "games": {"total": len(summary.records), "offset": offset, "limit": limit,
-                  "records": [r.to_json(paths=False) for r in page]},
     }
 
 
@@ -778,10 +764,11 @@ def create_app(
         Route("/", page),
         Route("/api/info", _endpoint((), info)),
         Route("/api/position",
-              _endpoint((*_POSITION_PARAMS, "order", "limit"), explorer.position)),
+              _endpoint((*_POSITION_PARAMS, "order", "limit", "setup"), explorer.position)),
         Route("/api/games",
               _endpoint((*_POSITION_PARAMS, "order", "offset", "limit"), explorer.games)),
         Route("/api/player", _endpoint(("name", "order", "offset", "limit"), explorer.player)),
+        Route("/api/players", _endpoint(("q", "limit"), explorer.players)),
         Route("/api/pattern", pattern),
         Route("/api/game/{game_id}", game),
         Route("/api/game/{game_id}/steps", steps),

@@ -34,6 +34,7 @@ from ..errors import (
     OffBoardError,
     PositionError,
     SuicideError,
+    SuperkoError,
 )
 from ..group.coords import gtp
 from ..group.symmetry import MAX_SIZE, MIN_SIZE, check_size, elements_of
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_HISTORY",
+    "SUPERKO",
     "Board",
 ]
 
@@ -77,6 +79,10 @@ _DIGITS = bytes.maketrans(b"\x00\x01\x02", b"012")
 _PASS = -1
 _SETUP = -2
 _NO_POINT = -1
+
+SUPERKO = ("positional", "situational")
+"""The superko rules a :class:`Board` can keep: no play may repeat an earlier
+position (its stones), or an earlier situation (its stones and side to move)."""
 
 MAX_HISTORY = 200_000
 """The default bound of a board's undo history: no real game has a line of so many
@@ -120,9 +126,12 @@ def _colour_error(colour: object, *, move_number: int | None) -> ColourError:
     return ColourError(f"colour {colour!r} is not 'b' or 'w'", move_number=move_number)
 
 
-def _resolve_scheme(scheme: str | KeyScheme, size: int) -> KeyScheme:
+def _resolve_scheme(scheme: str | KeyScheme | None, size: int) -> KeyScheme:
+    from ..group.schemes import DEFAULT_SCHEME
     from ..group.schemes import scheme as scheme_named
 
+    if scheme is None:
+        scheme = DEFAULT_SCHEME
     if isinstance(scheme, str):
         return scheme_named(scheme, size)
     if scheme.size != size:
@@ -135,24 +144,36 @@ def _resolve_scheme(scheme: str | KeyScheme, size: int) -> KeyScheme:
 class Board:
     """A Go position with its history, its rules and its hash.
 
-    ``Board(19)`` is an empty 19x19 board hashed with Huima's 64-bit XOR scheme.
+    ``Board(19)`` is an empty 19x19 board hashed with the default key scheme,
+    the one ``gohash canon`` and a new index use
+    (:data:`~gohash.group.schemes.DEFAULT_SCHEME`, regular128);
+    ``Board(19, "huima64")`` hashes with Huima's 64-bit XOR scheme, and any
+    :class:`~gohash.group.schemes.KeyScheme` of the board's size may be given,
+    one of a user's own key tables too (:func:`~gohash.group.schemes.load_keys`).
     ``suicide_allowed=True`` makes a suicide legal: the whole suicided group is
     removed.  ``simple_ko=False`` drops the simple-ko check, for a superko
     checker that judges repetitions itself.  ``ko_point`` is kept either way.
-    ``max_history`` bounds the undo history (the memory a board takes): a
-    play, pass or setup beyond it raises :class:`HistoryLimitError` and leaves
-    the board unchanged; None for no bound.
+    ``superko`` (:data:`SUPERKO`: ``"positional"`` or ``"situational"``)
+    makes a play that repeats an earlier position of the board's history (or
+    situation: stones and side to move) illegal, compared stone by stone, the
+    hash only finding the candidates; positions reached by a pass or setup are
+    remembered, never refused.  ``max_history`` bounds the undo history (the
+    memory a board takes): a play, pass or setup beyond it raises
+    :class:`HistoryLimitError` and leaves the board unchanged; None for no bound.
     """
 
     def __init__(
         self,
         size: int,
-        scheme: str | KeyScheme = "huima64",
+        scheme: str | KeyScheme | None = None,
         *,
         suicide_allowed: bool = False,
         simple_ko: bool = True,
+        superko: str | None = None,
         max_history: int | None = MAX_HISTORY,
     ) -> None:
+        if superko is not None and superko not in SUPERKO:
+            raise ValueError(f"superko {superko!r} is not one of {', '.join(SUPERKO)} or None")
         self._size = check_size(size)
         self._max_history = sys.maxsize if max_history is None else max_history
         self._scheme = _resolve_scheme(scheme, self._size)
@@ -169,6 +190,13 @@ class Board:
         self._move_number = 0
         self._last_setup_legal = True
         self._history: list[tuple[Any, ...]] = []
+        self._superko = superko
+        # Every position (or situation) of the history, exactly, by its hash;
+        # and, step by step, the one each step added (undo takes it back).
+        self._seen: dict[int, list[bytes]] = {}
+        self._seen_log: list[tuple[int, bytes]] = []
+        if superko is not None:
+            self._remember()
 
     # -- state ------------------------------------------------------------------------
 
@@ -230,6 +258,53 @@ class Board:
     def get(self, point: Point) -> str | None:
         """The colour at ``point`` (``"b"``, ``"w"``) or None if it is empty."""
         return _COLOURS[self._cells[self._point_index(point, None)]]
+
+    @property
+    def superko(self) -> str | None:
+        """The superko rule the board keeps (:data:`SUPERKO`), or None."""
+        return self._superko
+
+    def is_legal(self, point: Point, colour: str) -> bool:
+        """Whether ``colour`` (``"b"``, ``"w"``) may play at ``point`` now: the
+        point is on the board and empty, and the play is no suicide (unless
+        ``suicide_allowed``), no retaking of a simple ko (unless ``simple_ko``
+        is off) and no repetition under the board's ``superko``.  The board is
+        left as it was.  A colour other than ``"b"`` or ``"w"`` raises
+        :class:`ColourError`."""
+        try:
+            self.play(point, colour)
+        except IllegalMoveError:
+            return False
+        self.undo()
+        return True
+
+    def legal_moves(self, colour: str | None = None) -> list[Point]:
+        """Every point where ``colour`` (default: the side to move) may play now
+        (:meth:`is_legal`), in index order (row 0 first); a pass is always legal
+        and not listed."""
+        who = self.to_move if colour is None else colour
+        return [self._points[i] for i, cell in enumerate(self._cells)
+                if cell == _EMPTY and self.is_legal(self._points[i], who)]
+
+    def _situation(self) -> tuple[int, bytes]:
+        """The hash and the exact stones (and side to move, for situational
+        superko) that the superko rule compares."""
+        if self._superko == "situational":
+            key = self._scheme.combine(self._hash, self._scheme.side_key(self.to_move))
+            return key, bytes(self._cells) + bytes((self._to_move,))
+        return self._hash, bytes(self._cells)
+
+    def _remember(self) -> None:
+        key, exact = self._situation()
+        self._seen.setdefault(key, []).append(exact)
+        self._seen_log.append((key, exact))
+
+    def _forget(self) -> None:
+        key, exact = self._seen_log.pop()
+        same = self._seen[key]
+        same.remove(exact)
+        if not same:
+            del self._seen[key]
 
     # -- moves --------------------------------------------------------------------------
 
@@ -303,6 +378,16 @@ class Board:
             for stone in removed:
                 h = remove(h, removed_keys[stone])
 
+        if self._superko is not None:
+            after = h if self._superko == "positional" else self._scheme.combine(
+                h, self._scheme.side_key("b" if opponent == _BLACK else "w"))
+            exact = bytes(cells) if self._superko == "positional" else (
+                bytes(cells) + bytes((opponent,)))
+            if exact in self._seen.get(after, ()):
+                for stone in removed:
+                    cells[stone] = removed_colour
+                cells[index] = _EMPTY
+                raise self._illegal(SuperkoError, point, colour)
         self._history.append(
             (index, removed_colour, removed, self._ko, self._ko_colour, self._hash, self._to_move)
         )
@@ -317,6 +402,8 @@ class Board:
             self._ko_colour = opponent
         else:
             self._ko = _NO_POINT
+        if self._superko is not None:
+            self._remember()
         points = self._points
         return [points[stone] for stone in removed]
 
@@ -332,6 +419,8 @@ class Board:
         self._ko = _NO_POINT
         self._to_move = 3 - me
         self._move_number += 1
+        if self._superko is not None:
+            self._remember()
 
     def setup(
         self,
@@ -381,6 +470,8 @@ class Board:
         self._hash = h
         self._ko = _NO_POINT
         self._last_setup_legal = not dead
+        if self._superko is not None:
+            self._remember()
         return [self._points[index] for index in sorted(dead)]
 
     def undo(self) -> None:
@@ -388,6 +479,8 @@ class Board:
         if not self._history:
             raise IndexError("nothing to undo: the board is at its initial position")
         record = self._history.pop()
+        if self._superko is not None:
+            self._forget()
         kind = record[0]
         if kind == _PASS:
             _, self._ko, self._ko_colour, self._to_move = record
@@ -412,6 +505,8 @@ class Board:
         new.__dict__.update(self.__dict__)
         new._cells = self._cells[:]
         new._history = self._history[:]
+        new._seen = {key: same[:] for key, same in self._seen.items()}
+        new._seen_log = self._seen_log[:]
         return new
 
     # -- exact keys and conversions ----------------------------------------------------
@@ -432,7 +527,7 @@ class Board:
         return bytes((self._size,)) + value.to_bytes(_packed_length(self._size), "big")
 
     @classmethod
-    def from_position_key(cls, key: bytes, scheme: str | KeyScheme = "huima64") -> Board:
+    def from_position_key(cls, key: bytes, scheme: str | KeyScheme | None = None) -> Board:
         """The board (no history, black to move) whose :meth:`position_key` is ``key``."""
         if not key or len(key) != 1 + _packed_length(key[0]):
             raise PositionError(f"position key {key!r} has the wrong length for its size byte")
@@ -450,7 +545,7 @@ class Board:
     def from_array(
         cls,
         array: npt.ArrayLike,
-        scheme: str | KeyScheme = "huima64",
+        scheme: str | KeyScheme | None = None,
         *,
         to_move: str = "b",
         suicide_allowed: bool = False,
@@ -487,7 +582,7 @@ class Board:
 
     @classmethod
     def from_sgfmill(
-        cls, board: sgfmill.boards.Board, scheme: str | KeyScheme = "huima64"
+        cls, board: sgfmill.boards.Board, scheme: str | KeyScheme | None = None
     ) -> Board:
         """A board (no history, black to move) holding an sgfmill board's stones."""
         size = board.side
@@ -501,7 +596,7 @@ class Board:
         cls,
         size: int,
         cells: list[int],
-        scheme: str | KeyScheme,
+        scheme: str | KeyScheme | None,
         *,
         what: str,
         to_move: str = "b",
@@ -562,7 +657,7 @@ class Board:
     def from_diagram(
         cls,
         text: str,
-        scheme: str | KeyScheme = "huima64",
+        scheme: str | KeyScheme | None = None,
         *,
         to_move: str = "b",
         suicide_allowed: bool = False,

@@ -3,6 +3,8 @@
 Scope: key generation (seeded, documented, platform-independent), the
 combiners, hashing of position arrays, the action of the group on hashes, and
 canonical keys; for one Python int and, paired with it, for numpy arrays.
+:func:`load_keys` reads a user's own key table (:class:`OwnKeys`, to match
+another engine's hashes on a :class:`~gohash.go.board.Board`), which has no symmetry.
 
 A hash is an unsigned integer of ``bits`` bits cut into slots of ``slot_bits``
 bits, slot 0 the most significant (Huima's z1).  Every element ``g`` acts on a
@@ -15,6 +17,7 @@ Schemes (docs/design.md, section "The key schemes"):
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -26,7 +29,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ColourError, PositionError, UnknownSchemeError
+from ..errors import ColourError, GohashError, PositionError, UnknownSchemeError
 from .coords import check_position_array
 from .symmetry import (
     D4,
@@ -181,6 +184,11 @@ class KeyScheme:
         return ((a | _HIGH1) - (b & _LOW7)) ^ ((a ^ ~b) & _HIGH1)
 
     def stone_key(self, point: Point, colour: str) -> int:
+        """The key of a ``colour`` (``"b"``, ``"w"``) stone at ``point`` (``(row,
+        col)``, row 0 the bottom line): what a position's hash combines for it
+        (:meth:`combine`), so ``hash_array`` of a board of one stone is its key.
+        Raises :class:`PositionError` off the board and :class:`ColourError`
+        for another colour."""
         row, col = point
         if not (0 <= row < self.size and 0 <= col < self.size):
             raise PositionError(f"point {point!r} is off a {self.size}x{self.size} board")
@@ -653,3 +661,111 @@ _ELEMENT_INDEXES = np.arange(16, dtype=np.uint8).reshape(16, 1)
 def scheme(name: str, size: int) -> KeyScheme:
     """The key scheme ``name`` (one of :data:`SCHEMES`) for ``size`` x ``size`` boards."""
     return KeyScheme(name, size)
+
+
+class OwnKeys(KeyScheme):
+    """A user's own Zobrist key table for one board size (:func:`load_keys`):
+    64-bit keys combined by XOR, ``black[row * size + col]`` and
+    ``white[...]`` (row 0 the bottom line), and the side-to-move keys ``side``
+    (``(t_B, t_W)``, both 0 if the engine hashes no side to move).
+
+    A :class:`~gohash.go.board.Board` hashes with it as with any scheme, so its
+    :attr:`~gohash.go.board.Board.hash` is the other engine's.  Such keys have
+    no symmetry, so the group's action (:meth:`transform`, :meth:`canonical`
+    and their array twins) raises :class:`~gohash.errors.GohashError`.
+    """
+
+    def __init__(self, black: Sequence[int], white: Sequence[int],
+                 side: tuple[int, int] = (0, 0), *, name: str = "own") -> None:
+        size = round(len(black) ** 0.5)
+        if size * size != len(black) or len(white) != len(black):
+            raise GohashError(f"a key table has one black and one white key per point of a "
+                              f"square board: {len(black)} black and {len(white)} white keys")
+        self.name = name
+        self.size = check_size(size)
+        self.combiner = "xor"
+        self._huima = False
+        self.bits, self.slot_bits, self.n_slots = 64, 64, 1
+        self.permutations = ()
+        self._getters = ()
+        for key in (*black, *white, *side):
+            if not isinstance(key, int) or not 0 <= key < 1 << 64:
+                raise GohashError(f"key {key!r} is not an unsigned 64-bit integer")
+        self.black_keys = tuple(black)
+        self.white_keys = tuple(white)
+        self._side_keys = {"b": side[0], "w": side[1]}
+        self._key_arrays = (self._as_array(black), self._as_array(white))
+
+    def __repr__(self) -> str:
+        return f"OwnKeys({self.name!r}, size={self.size})"
+
+    def _no_symmetry(self) -> GohashError:
+        return GohashError(f"the key table {self.name!r} is a user's own: its keys have no "
+                           "symmetry, so hashes cannot be transformed or made canonical")
+
+    def transform(self, h: int, g: str | int | Element) -> int:
+        raise self._no_symmetry()
+
+    def canonical(self, h: int, group: str = "full") -> tuple[int, tuple[Element, ...]]:
+        raise self._no_symmetry()
+
+    def transform_array(self, hs: npt.ArrayLike, g: str | int | Element) -> HashArray:
+        raise self._no_symmetry()
+
+    def canonical_and_ties(
+        self, hs: npt.ArrayLike, group: str = "full"
+    ) -> tuple[HashArray, npt.NDArray[np.uint8], npt.NDArray[np.intp]]:
+        raise self._no_symmetry()
+
+
+def load_keys(source: str | os.PathLike[str] | npt.ArrayLike, *,
+              name: str | None = None) -> OwnKeys:
+    """A user's own key table (:class:`OwnKeys`), to hash as another engine does.
+
+    ``source`` is one of:
+
+    - a ``.npy`` file, or an array: unsigned 64-bit keys of shape ``(2, N, N)``,
+      ``keys[0, row, col]`` black's and ``keys[1, row, col]`` white's, row 0
+      the bottom line (the layout of gohash's position arrays); no side keys;
+    - a ``.json`` file: ``{"black": [...], "white": [...], "side": [tB, tW]}``,
+      N*N keys each in point order ``row * N + col`` (row 0 the bottom line),
+      as numbers or ``"0x..."`` hex strings; ``side`` optional (default 0, 0).
+
+    ``name`` names it (default: the file's name, or ``"own"``).
+    """
+    side = (0, 0)
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        name = name or os.path.basename(path)
+        try:
+            if path.endswith(".json"):
+                with open(path, encoding="utf-8") as f:
+                    table = json.load(f)
+                black = [_key(k) for k in table["black"]]
+                white = [_key(k) for k in table["white"]]
+                side = tuple(_key(k) for k in table.get("side", (0, 0)))  # type: ignore[assignment]
+                if len(side) != 2:
+                    raise GohashError(f"{path!r}: side holds {len(side)} keys, not 2")
+                return OwnKeys(black, white, side, name=name)
+            array = np.load(path, allow_pickle=False)
+        except OSError as e:
+            raise GohashError(f"cannot read the key table {path!r}: {e.strerror or e}") from None
+        except (ValueError, KeyError, TypeError) as e:
+            raise GohashError(f"{path!r} is not a key table (docs/library.md): {e}") from None
+    else:
+        array = np.asarray(source)
+    if array.ndim != 3 or array.shape[0] != 2 or array.shape[1] != array.shape[2]:
+        raise GohashError(f"a key array has shape (2, N, N), not {array.shape!r}")
+    if array.dtype != np.uint64:
+        raise GohashError(f"a key array holds uint64 keys, not {array.dtype}")
+    return OwnKeys(array[0].reshape(-1).tolist(), array[1].reshape(-1).tolist(),
+                   side, name=name or "own")
+
+
+def _key(value: object) -> int:
+    """A key of a JSON table: a number, or a hex string like ``"0x1f"``."""
+    if isinstance(value, str):
+        return int(value, 16)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise GohashError(f"key {value!r} is not a number or a hex string")

@@ -81,7 +81,20 @@ class Element:
     def image_array(self, board: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
         """Image of a position array (0 empty, 1 black, 2 white) under this element.
 
-        Works on one N x N array or a batch B x N x N.
+        Works on one N x N array or a batch B x N x N.  The layout is
+        ``board[row, col]`` with row 0 the bottom line, so numpy, which prints
+        row 0 at the top, shows the board upside down: ``rot90``, a quarter turn
+        counter-clockwise on the board, is ``np.rot90(board, -1)`` (clockwise as
+        numpy prints it), not ``np.rot90(board)``.
+
+        >>> import numpy as np
+        >>> board = np.zeros((19, 19), dtype=np.int8)
+        >>> board[3, 15] = 1  # Q4: row 3 (the fourth line from the bottom), column Q
+        >>> turned = element("rot90").image_array(board)
+        >>> bool(np.array_equal(turned, np.rot90(board, -1)))
+        True
+        >>> np.argwhere(turned == 1).tolist()  # at Q16: the lower right corner turned up
+        [[15, 15]]
         """
         size = board.shape[-1]
         perm = _point_permutation(self.index, check_size(size))

@@ -5,19 +5,28 @@ Scope: :func:`stored_nodes` reads the index's record of a game (docs/design.md,
 root's properties, as an SGF record of its own (FF[4], UTF-8): every node
 the index holds, its moves, setup stones and variations, so that any SGF
 reader replays it to the positions the index holds.  Comments and properties
-the index does not keep are not in it.
+the index does not keep are not in it.  :func:`download_name` names such a
+record's file.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import GohashError
 from ..group.coords import sgf_letters
 from .games import NO_POINT, TAG_MOVE, TAG_PARENT, TAG_SETUP
+from .queries import Record
 
-__all__ = ["StoredNode", "game_sgf", "stored_nodes"]
+__all__ = ["StoredNode", "download_name", "game_sgf", "stored_nodes"]
+
+MAX_NAME_CHARS = 120
+"""The longest file name :func:`download_name` gives, ``.sgf`` included."""
+# What file systems refuse or shells trip on in a name, and control characters.
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|\ufffd]+')
 
 @dataclass(frozen=True)
 class StoredNode:
@@ -141,3 +150,25 @@ def _point(point: int, size: int) -> str:
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def download_name(record: Record) -> str:
+    """The file name of a game's SGF record of its own: its date and players
+    (``2016-03-13 Lee Sedol vs AlphaGo.sgf``, one name if it has one), else its source file's name
+    (``kgs-2017-01.sgf``, with ``-2`` for its second game and so on), else
+    ``game-ID.sgf``.  Characters file systems refuse (``/ \\ : * ? " < > |``,
+    control characters, U+FFFD) become ``_``; at most :data:`MAX_NAME_CHARS`."""
+    stem = ""
+    if record.black or record.white:
+        stem = " vs ".join(name for name in (record.black, record.white) if name)
+        if record.date:
+            stem = f"{record.date} {stem}"
+    elif record.file and record.file != "-":
+        base = os.path.basename(record.file.rsplit(":", 1)[-1].replace("\\", "/"))
+        stem = base[:-4] if base.lower().endswith(".sgf") else base
+        if stem and record.game:
+            stem += f"-{record.game + 1}"
+    stem = " ".join(_UNSAFE.sub("_", stem).split()).strip("._ ")
+    if not stem:
+        stem = f"game-{record.id}"
+    return stem[: MAX_NAME_CHARS - 4].rstrip() + ".sgf"

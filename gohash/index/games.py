@@ -17,6 +17,7 @@ index built with variations).  Node ``seq`` is the ``seq`` of a posting and of
 from __future__ import annotations
 
 import itertools
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -50,6 +51,7 @@ __all__ = [
     "replay_at",
     "replay_boards",
     "replay_pure",
+    "setup_nodes",
     "sgf_order",
 ]
 
@@ -413,6 +415,27 @@ def replay_at(
         out.next_colour[rows] = np.where(has, replayed.colour[after], 0)
         out.next_point[rows] = np.where(has, replayed.point[after], -1)
     return out
+
+
+def setup_nodes(blob: bytes, last: int) -> list[bool]:
+    """For nodes 0 to ``last`` of a stored game (fewer if it has fewer), whether
+    setup stones changed the position there: node 0 if the initial position
+    has stones (a handicap's, or any root setup), a later node if its setup
+    changed a point.  Read off the nodes' words, up to ``last`` only."""
+    flags: list[bool] = []
+    at, end = 0, len(blob) // 2
+    while len(flags) <= last and at < end:
+        tag = struct.unpack_from("<H", blob, 2 * at)[0] >> 12
+        if tag == TAG_PARENT:
+            at += 3
+        elif tag == TAG_SETUP and at + 1 < end:
+            count = struct.unpack_from("<H", blob, 2 * at + 2)[0]
+            flags.append(count > 0)
+            at += 2 + count
+        else:
+            flags.append(False)
+            at += 1
+    return flags
 
 
 def posting_key(key: int, bits: int, size: int) -> int:

@@ -47,11 +47,12 @@ from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .check import damaged
-from .export import game_sgf
-from .games import Replayed, posting_key, replay_at, replay_boards
+from .export import download_name, game_sgf
+from .games import Replayed, posting_key, replay_at, replay_boards, setup_nodes
 from .players import (
     CORNER_MOVES,
     OPENING_MOVES,
+    PlayerMatch,
     PlayerSummary,
     corner_patterns,
     opening_moves,
@@ -59,6 +60,7 @@ from .players import (
 )
 from .queries import (
     RECORD_COLUMNS,
+    SETUP,
     ContinuationRow,
     Continuations,
     Filters,
@@ -383,6 +385,7 @@ class Index:
         filters: Filters | None = None,
         to_move: str | None = None,
         limit: int | None = None,
+        setup: str = "exclude",
     ) -> Continuations:
         """What was played next wherever ``position`` (a Board or an (N, N) array)
         occurred with the query's side to move, each move seen in the query's
@@ -397,9 +400,20 @@ class Index:
         and colour exchange, ``"d4"`` rotations and reflections only.
         ``filters`` keep the games they let through.  ``limit`` keeps the most
         played moves only (None: all); the counts cover all.
+
+        ``setup`` (:data:`~gohash.index.queries.SETUP`) says what to do with
+        the occurrences setup made or ended: the position set up (a handicap's
+        stones, any setup node's) or left by setup (the position before a
+        setup node, such as the empty board of a game whose handicap stones
+        come in its second node), which no one played through: ``"exclude"``
+        (the default) leaves them out and counts them in
+        :attr:`~gohash.index.queries.Continuations.setup_left_out`,
+        ``"include"`` counts them with the others, ``"only"`` keeps them alone.
         """
         if symmetry not in ("full", "d4"):
             raise GohashError(f"symmetry {symmetry!r} is not 'full' or 'd4'")
+        if setup not in SETUP:
+            raise GohashError(f"setup {setup!r} is not one of {', '.join(SETUP)}")
         if to_move is None:
             to_move = position.to_move if isinstance(position, Board) else "any"
         size, key, onto, hits = self._lookup(position, filters, ", g.winner, g.date")
@@ -412,10 +426,14 @@ class Index:
         point = np.where(colour > 0, hits.next_point, -2).astype(np.int64)
         game_ids = sorted(games)
         game_index = np.searchsorted(game_ids, hits.game_id).astype(np.int64)
+        by_setup = (np.zeros(len(hits), dtype=np.int64) if setup == "include"
+                    else self._by_setup(hits))
         # A game counts once for each move played from the position.
-        kept = np.unique(np.stack([game_index, colour, point, swapped, side])[
+        kept = np.unique(np.stack([game_index, colour, point, swapped, side, by_setup])[
             :, allowed[swapped * 2 + side - 1]], axis=1)
-        game_index, colour, point, swapped, side = kept
+        wanted = kept[5] == int(setup == "only")
+        left_out = int((~wanted).sum())
+        game_index, colour, point, swapped, side = kept[:5, wanted]
         dates = [games[g][5] for g in game_ids]
         years = np.array([int(d[:4]) if d is not None and d[:4].isdigit() else -1 for d in dates],
                          dtype=np.int64)
@@ -446,7 +464,24 @@ class Index:
                 keys.T.tolist(), count.tolist(), blacks.tolist(), whites.tolist(),
                 first.tolist(), last.tolist(), strict=True)
         ]
-        return merge_continuations(rows, key=key, view=view, limit=limit)
+        found = merge_continuations(rows, key=key, view=view, limit=limit)
+        found.setup, found.setup_left_out = setup, left_out
+        return found
+
+    @staticmethod
+    def _by_setup(hits: _Hits) -> npt.NDArray[np.int64]:
+        """1 for each occurrence of ``hits`` that setup made (its node changed
+        stones by setup, or is an initial position with stones) or ended (the
+        next node of its main line is such a node), else 0."""
+        flags = np.zeros(len(hits), dtype=np.int64)
+        nodes: dict[int, list[bool]] = {}
+        for i, (game_id, seq) in enumerate(zip(hits.game_id, hits.seq.tolist(), strict=True)):
+            main, blob = hits.games[game_id][2], hits.games[game_id][3]
+            steps = nodes.get(game_id)
+            if steps is None or len(steps) <= seq + 1:
+                steps = nodes[game_id] = setup_nodes(blob, seq + 1)
+            flags[i] = steps[seq] or (seq + 1 < main and seq + 1 < len(steps) and steps[seq + 1])
+        return flags
 
     @database_errors
     def pattern(
@@ -601,6 +636,12 @@ class Index:
         except GohashError as e:
             raise damaged(self.path, f"game {game_id}: {e.reason}") from None
 
+    @database_errors
+    def sgf_name(self, game_id: int) -> str:
+        """The file name of :meth:`sgf`'s record (:func:`~gohash.index.export.download_name`:
+        date and players, or the source file's name)."""
+        return download_name(self._stored(game_id)[0])
+
     def _replay(self, game_id: int, blob: bytes, size: int, nodes: int, last: int, *,
                 pure: bool = False) -> Replayed:
         """Game ``game_id``'s stored form replayed to node ``last``
@@ -626,6 +667,24 @@ class Index:
         if row is None:
             raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
         return Record.from_row(row[:-4]), *row[-4:]
+
+    @database_errors
+    def players(self, text: str, *, limit: int | None = 20) -> list[PlayerMatch]:
+        """The players whose name as recorded contains ``text`` (case-insensitively:
+        Unicode case folding, so ``lee`` finds ``Lee Sedol`` and ``卫平`` finds
+        ``聂卫平``), with their games in either colour: a name equal to ``text``
+        (case-folded) first, then the most games first, then by name; ``limit``
+        of them (None: all)."""
+        if not text.strip():
+            raise GohashError("a player search needs some text of a name")
+        rows = self._db.execute(
+            "SELECT name, count(*) FROM (SELECT black AS name FROM games UNION ALL "
+            "SELECT white FROM games WHERE white IS NOT black) "
+            "WHERE gohash_contains(name, ?) GROUP BY name", (text,),
+        ).fetchall()
+        folded = text.casefold()
+        rows.sort(key=lambda row: (row[0].casefold() != folded, -row[1], row[0]))
+        return [PlayerMatch(name, games) for name, games in rows[:limit]]
 
     @database_errors
     def player(

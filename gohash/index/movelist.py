@@ -2,7 +2,8 @@
 
 Scope: the notation that ``gohash serve`` keeps in its URLs (``moves=``), its
 parser, and the replay of a list onto a :class:`~gohash.go.board.Board`, which
-decides legality (captures, suicide, simple ko).  Nothing here knows HTTP or
+decides legality (captures, suicide, simple ko); and :func:`play_moves`, moves
+in GTP points as ``index find --moves`` takes them.  Nothing here knows HTTP or
 the index.
 
 A move list is a comma-separated list of steps, each one undo step of the
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from ..errors import GohashError, MoveListError
 from ..go.board import Board
-from ..group.coords import gtp
+from ..group.coords import gtp, parse_gtp
 from ..group.symmetry import Point, check_size
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "format_steps",
     "parse_point",
     "parse_steps",
+    "play_moves",
     "point_letters",
     "replay",
 ]
@@ -163,3 +165,37 @@ def format_steps(steps: list[Step], size: int) -> str:
         tokens.append(prefix + body)
         board_to_move = "w" if colour == "b" else "b"
     return ",".join(tokens)
+
+
+def play_moves(text: str, board: Board) -> Board:
+    """A copy of ``board`` after the moves of ``text``: GTP vertices (``Q16``) or
+    ``pass``, separated by spaces or commas, each played by the side to move
+    unless ``B`` or ``W`` comes before it (``"Q16 D4 Q3"``, ``"B Q16 W D4"``);
+    at most :data:`MAX_STEPS`.  A move that cannot be read or played raises
+    :class:`MoveListError` naming it (``move 3: 'D4' is occupied``)."""
+    tokens = text.replace(",", " ").split()
+    if len(tokens) > 2 * MAX_STEPS:
+        raise MoveListError(f"the move list has {len(tokens):,} words; at most {MAX_STEPS:,} "
+                            "moves, each with its colour")
+    played = board.copy()
+    colour: str | None = None
+    number = 0
+    for token in tokens:
+        if token.upper() in ("B", "W"):
+            if colour is not None:
+                raise MoveListError(f"{token!r} after {colour.upper()!r}: a colour needs a move")
+            colour = token.lower()
+            continue
+        number += 1
+        try:
+            point = parse_gtp(token, played.size)
+            if point is None:
+                played.pass_(colour or played.to_move)
+            else:
+                played.play(point, colour or played.to_move)
+        except GohashError as e:
+            raise MoveListError(f"move {number}: {e.reason}", step=number) from None
+        colour = None
+    if colour is not None:
+        raise MoveListError(f"{colour.upper()!r} at the end: a colour needs a move")
+    return played

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..group.symmetry import D4, ELEMENTS, Point
 from .movelist import point_letters
 from .queries import Record
 
 __all__ = [
-    "CORNER_MOVES", "OPENING_MOVES", "CornerPattern", "Opening", "PlayerSummary", "Results",
-    "corner_patterns", "corner_side", "opening_moves", "summarize",
+    "CORNER_MOVES", "OPENING_MOVES", "CornerPattern", "Opening", "PlayerMatch", "PlayerSummary",
+    "Results", "chosen_player", "corner_patterns", "corner_side", "opening_moves", "summarize",
 ]
 
 OPENING_MOVES = 4
@@ -45,6 +45,11 @@ class Results:
     wins: int = 0
     losses: int = 0
     other: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        """``games``, ``wins``, ``losses``, ``other`` (docs/schemas.md, "Player")."""
+        return {"games": self.games, "wins": self.wins, "losses": self.losses,
+                "other": self.other}
 
     def add(self, winner: str | None, colour: str) -> None:
         self.games += 1
@@ -75,6 +80,17 @@ class Opening:
         """The moves as SGF letters with their colour (``'bpd'``), as move lists take them."""
         return tuple(colour + point_letters(point, self.size) for colour, point in self.moves)
 
+    def to_json(self) -> dict[str, Any]:
+        """``size``, ``moves`` (a move list, :attr:`letters` joined by commas),
+        ``count``, ``years``, ``results`` (docs/schemas.md, "Player")."""
+        return {
+            "size": self.size,
+            "moves": ",".join(self.letters),
+            "count": self.count,
+            "years": {str(year): count for year, count in self.years.items()},
+            "results": self.results.to_json(),
+        }
+
 
 @dataclass
 class CornerPattern(Opening):
@@ -86,6 +102,10 @@ class CornerPattern(Opening):
     ``'w'``), so Black's and White's side of the same moves can be told apart."""
 
     player: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """:meth:`Opening.to_json` and ``player``."""
+        return {**super().to_json(), "player": dict(sorted(self.player.items()))}
 
 
 @dataclass
@@ -110,6 +130,52 @@ class PlayerSummary:
     corners: list[CornerPattern]
     corner_length: int
     corners_counted: int
+
+    def to_json(self, offset: int = 0, limit: int | None = None, *,
+                paths: bool = True) -> dict[str, Any]:
+        """The summary as JSON (docs/schemas.md, "Player"), with the games from
+        ``offset``, ``limit`` of them (None: all); ``paths=False`` leaves out the
+        games' file paths, as the server does."""
+        page = self.records[offset:] if limit is None else self.records[offset : offset + limit]
+        return {
+            "name": self.name,
+            "colours": {c: r.to_json() for c, r in self.colours.items()},
+            "years": {str(year): r.to_json() for year, r in self.years.items()},
+            "opening_length": self.opening_length,
+            "openings_counted": self.openings_counted,
+            "openings": [o.to_json() for o in self.openings],
+            "corner_length": self.corner_length,
+            "corners_counted": self.corners_counted,
+            "corners": [p.to_json() for p in self.corners],
+            "games": {"total": len(self.records), "offset": offset, "limit": limit,
+                      "records": [r.to_json(paths=paths) for r in page]},
+        }
+
+
+@dataclass(frozen=True)
+class PlayerMatch:
+    """A player's name as recorded that a search found, and the games they played."""
+
+    name: str
+    games: int
+
+    def to_json(self) -> dict[str, Any]:
+        """``name`` and ``games`` (docs/schemas.md, "Players")."""
+        return {"name": self.name, "games": self.games}
+
+
+def chosen_player(matches: Sequence[PlayerMatch], text: str) -> str | None:
+    """The one player ``text`` names among ``matches`` (of
+    :meth:`gohash.index.index.Index.players`): the name equal to it (the same
+    name case-folded if no name is), or the only match; None if none or several fit."""
+    exact = [m.name for m in matches if m.name == text]
+    folded = [m.name for m in matches if m.name.casefold() == text.casefold()]
+    for equal in (exact, folded, [m.name for m in matches]):
+        if len(equal) == 1:
+            return equal[0]
+        if equal:
+            return None
+    return None
 
 
 def _least(images: Iterable[list[tuple[str, Point]]], size: int) -> Moves:

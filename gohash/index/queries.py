@@ -39,6 +39,7 @@ __all__ = [
     "FILTERS",
     "GAME_ORDERS",
     "RECORD_COLUMNS",
+    "SETUP",
     "TO_MOVE",
     "Continuation",
     "ContinuationRow",
@@ -59,6 +60,12 @@ __all__ = [
     "source_again",
 ]
 
+
+SETUP = ("exclude", "include", "only")
+"""What continuations do with the occurrences that setup made or ended (a
+handicap's stones, the empty board before them): leave them out and count
+them (the default), count them with the others, or keep them alone; the
+library's ``setup``, the CLI's ``--setup`` and the server's ``setup``."""
 
 TO_MOVE = ("b", "w", "any")
 """The sides to move a search can keep occurrences for, in the query's colours:
@@ -537,7 +544,9 @@ class Continuations:
     their game (those with a date).  ``symmetries`` are the elements that map
     the query onto itself (the identity first).  ``to_move`` is the side to
     move the occurrences were kept for, in the query's colours (``'b'``,
-    ``'w'``), or None: either side.
+    ``'w'``), or None: either side.  ``setup`` says how occurrences that setup
+    made or ended were counted (:data:`SETUP`), and ``setup_left_out`` how
+    many were left out (by ``"exclude"``: those; by ``"only"``: the others).
     """
 
     key: int
@@ -553,6 +562,8 @@ class Continuations:
     years: dict[int, int]
     symmetries: tuple[Element, ...]
     to_move: str | None = None
+    setup: str = "include"
+    setup_left_out: int = 0
 
     def to_json(self, key: str) -> dict[str, Any]:
         """The continuations as JSON (docs/schemas.md, "Continuations"); ``key`` is
@@ -570,6 +581,8 @@ class Continuations:
             "other": self.other,
             "years": {str(year): count for year, count in self.years.items()},
             "symmetries": [g.name for g in self.symmetries],
+            "setup": self.setup,
+            "setup_left_out": self.setup_left_out,
             "moves": [m.to_json(self.size) for m in self.moves],
         }
 

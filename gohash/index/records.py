@@ -31,6 +31,7 @@ from .games import EncodedGame
 
 __all__ = [
     "PARSE_VERSION",
+    "RANK_FORMS",
     "FileFrames",
     "GameFrames",
     "SourceError",
@@ -44,11 +45,12 @@ __all__ = [
     "winner",
 ]
 
-PARSE_VERSION = 1
+PARSE_VERSION = 2
 """The version of what a replay stores for a file: raise it with every change to
 reading or replaying records that changes a file's games, positions or errors
 (a fixed reading of a property, a new rule), so that ``gohash index build``
-re-reads the files an earlier gohash indexed."""
+re-reads the files an earlier gohash indexed.  2: rank levels of more forms
+(:data:`RANK_FORMS`), files that start with their root's ``;`` read."""
 
 @dataclass
 class GameFrames:
@@ -149,12 +151,65 @@ already indexed, by path.  An input of kind ``canon-parquet`` is one part of a
 canon dataset, read back (:func:`gohash.tools.parquet.part_frames`), not replayed."""
 
 
-# A rank is a number and a unit, either way round ("5d", "5 dan", "P9", "9段"),
-# with KGS's "?" (uncertain) or "*" after it.
-_RANK_UNITS = {"k": "k", "kyu": "k", "級": "k", "d": "d", "dan": "d", "段": "d", "p": "p",
-               "pro": "p"}
-_RANK = re.compile(r"^(?:(\d{1,2})\s*([a-z]+|級|段)|(p|pro)\s*(\d{1,2}))[?*+]?$")
+RANK_FORMS: tuple[tuple[str, str, int | None], ...] = (
+    ("30k", "kyu: a number and k (KGS, Tygem, IGS, OGS)", 0),
+    ("1k", "the strongest kyu", 29),
+    ("5 kyu", "kyu written out", 25),
+    ("5級", "kyu in Japanese (級)", 25),
+    ("18级", "kyu in Chinese (级, Fox)", 12),
+    ("5급", "kyu in Korean (급)", 25),
+    ("1d", "amateur dan: a number and d", 30),
+    ("9D", "dan, upper case (Tygem)", 38),
+    ("5 dan", "dan written out", 34),
+    ("9 Dan", "dan written out, capitalised", 38),
+    ("9段", "段, read as amateur dan: records do not say whether it is a professional's "
+            "(Fox amateur and AI accounts)", 38),
+    ("9단", "단 (Korean), read as amateur dan, as 段", 38),
+    ("九段", "段 with a Chinese numeral", 38),
+    ("初段", "初段, first dan", 30),
+    ("1p", "professional dan: a number and p", 101),
+    ("9P", "professional, upper case (Tygem)", 109),
+    ("9 pro", "professional written out", 109),
+    ("9 Dan Professional", "professional dan written out", 109),
+    ("P9", "P before the number", 109),
+    ("P9段", "P before a 段 rank (Fox's professionals)", 109),
+    ("P9단", "P before a 단 rank", 109),
+    ("프로9단", "프로 (Korean: professional) before a 단 rank", 109),
+    ("职业九段", "职业 or 職業 (Chinese, Japanese: professional) before a 段 rank", 109),
+    ("6d?", "KGS: uncertain rank, the rank before the ?", 35),
+    ("2k*", "KGS: rank not yet settled, the rank before the *", 28),
+    ("?", "KGS: no rank (unranked or not yet rated)", None),
+    ("-", "no rank", None),
+    ("NR", "not ranked", None),
+    ("2126", "a rating, not a rank (AI tournaments, Elo)", None),
+    ("10d", "beyond 9 dan or 9 professional dan, or 30 kyu", None),
+)
+"""Every rank form gohash reads, with an example, what it is and its level
+(:func:`rank_level`; None: no level).  docs/explorer.md shows this table and
+tests/test_explorer.py checks every example."""
+
+_RANK_UNITS = {"k": "k", "kyu": "k", "級": "k", "级": "k", "급": "k", "d": "d", "dan": "d",
+               "段": "d", "단": "d", "p": "p", "pro": "p"}
+_RANK = re.compile(
+    r"^(?P<pro>p|pro|职业|職業|프로|プロ)?(?P<number>\d{1,2}|[初一二三四五六七八九十]{1,3})"
+    r"(?P<unit>kyu|dan|pro|[kdp級级급段단])?(?P<professional>p|pro|professional)?[?*+]?$"
+)
 _RANK_LIMITS = {"k": 30, "d": 9, "p": 9}
+_NUMERALS = {c: n for n, c in enumerate("一二三四五六七八九", start=1)}
+
+
+def _rank_number(text: str) -> int | None:
+    """A rank's number: digits, ``初`` (first), or Chinese numerals up to 三十 (30)."""
+    if text.isascii():
+        return int(text)
+    if text == "初":
+        return 1
+    if "十" not in text:
+        return _NUMERALS.get(text)
+    tens, _, units = text.partition("十")
+    high = _NUMERALS.get(tens) if tens else 1
+    low = _NUMERALS.get(units) if units else 0
+    return None if high is None or low is None else 10 * high + low
 
 
 def rank_level(text: str | None) -> int | None:
@@ -163,21 +218,27 @@ def rank_level(text: str | None) -> int | None:
 
     Kyu ranks (``30k`` to ``1k``) come below amateur dan ranks (``1d`` to ``9d``),
     and those below professional ranks (``1p`` to ``9p``): ``30k`` is 0, ``1k``
-    29, ``1d`` 30, ``9d`` 38, ``1p`` 101, ``9p`` 109.  Read: ``5k``, ``5 kyu``,
-    ``5級``, ``5d``, ``5 dan``, ``5段`` (read as dan: records do not say whether
-    it is a professional's), ``9p``, ``9 pro``, ``P9``, case-insensitive, with
-    a trailing ``?`` or ``*`` (KGS).
+    29, ``1d`` 30, ``9d`` 38, ``1p`` 101, ``9p`` 109.  The forms read, case and
+    spaces aside, are :data:`RANK_FORMS`: a number and a unit (``5k``, ``5 kyu``,
+    ``5級``, ``18级``, ``5급``, ``5d``, ``5 dan``, ``5段``, ``5단``, ``9p``,
+    ``9 pro``, ``9 Dan Professional``), a professional's mark before it (``P9``,
+    Fox's ``P9段``, ``프로9단``, ``职业九段``), Chinese numerals, KGS's ``?`` or
+    ``*`` after it.  ``段`` and ``단`` alone are amateur dan: records do not say
+    whether it is a professional's.
     """
     if text is None:
         return None
-    match = _RANK.match(text.strip().casefold())
+    match = _RANK.match("".join(text.casefold().split()))
     if match is None:
         return None
-    if match.group(1) is not None:
-        number, unit = int(match.group(1)), _RANK_UNITS.get(match.group(2))
-    else:
-        number, unit = int(match.group(4)), "p"
-    if unit is None or not 1 <= number <= _RANK_LIMITS[unit]:
+    number = _rank_number(match["number"])
+    unit = _RANK_UNITS[match["unit"]] if match["unit"] else None
+    if match["pro"] or match["professional"]:
+        # A professional's mark goes with a dan rank or none, not with kyu.
+        if unit not in (None, "d", "p"):
+            return None
+        unit = "p"
+    if unit is None or number is None or not 1 <= number <= _RANK_LIMITS[unit]:
         return None
     return {"k": 30 - number, "d": 29 + number, "p": 100 + number}[unit]
 

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from ..errors import GohashError, SgfError
 from ..go.rulesets import record_ruleset
-from ..group.schemes import KeyScheme, scheme
+from ..group.schemes import DEFAULT_SCHEME, KeyScheme, scheme
 from ..group.symmetry import elements_of
 from ..metadata import TEXT_PROPERTIES
 from ..sgf.inputs import Input, Skipped, Source
@@ -175,7 +175,7 @@ class PositionBatch:
 def read_positions(
     sources: Iterable[str | Input | Source | SgfError | Skipped],
     *,
-    scheme: str | SchemeFactory = "huima64",
+    scheme: str | SchemeFactory = DEFAULT_SCHEME,
     variations: bool = False,
     group: str = "full",
     packed: bool = False,
@@ -261,9 +261,10 @@ class _Options:
         """The walker's board options: a named scheme hashes on the board; a
         factory's hashes are made from the exact positions
         (:func:`gohash.pipeline.columns.rehash`)."""
-        options: dict[str, object] = {}
-        if isinstance(self.scheme, str):
-            options["scheme"] = self.scheme
+        # A factory's boards hash with the 64-bit paper's scheme, the cheapest,
+        # whose hashes rehash replaces.
+        options: dict[str, object] = {
+            "scheme": self.scheme if isinstance(self.scheme, str) else "huima64"}
         if self.suicide_allowed is not None:
             options["suicide_allowed"] = self.suicide_allowed
         return options

@@ -14,13 +14,22 @@ import re
 from sgfmill import sgf_grammar
 
 from ..errors import SgfError
-from .parser import CLOSE, NODE, OPEN, GameText, Properties, encoding_of, game_events
+from ..metadata import TEXT_PROPERTIES
+from .parser import (
+    CLOSE,
+    NODE,
+    OPEN,
+    GameText,
+    Properties,
+    encoding_of,
+    game_events,
+    text_encoding,
+)
 
 __all__ = ["game_record", "main_line_comments"]
 
 _MOVE = frozenset(("B", "W"))
 _SETUP = frozenset(("AB", "AW", "AE"))
-_CA = re.compile(r"CA\s*\[[^\]]*\]")
 _ROOT = re.compile(r"\(\s*;?")
 
 
@@ -45,11 +54,52 @@ def _decode(value: bytes, encoding: str | None) -> str:
     return value.decode(encoding, errors="replace")
 
 
+# A property's name, or a value with its brackets (escapes inside), or ";" that
+# starts a node: the tokens of a game's text, which has parsed already.
+_TOKENS = re.compile(rb"([A-Za-z]+)(?=\s*\[)|\[((?:[^\\\]]|\\.)*)\]|(;)", re.DOTALL)
+# In a value: an escaped line break (a soft line break, kept as written), an
+# escaped byte (the byte), or plain bytes.
+_VALUE_PARTS = re.compile(rb"\\(\r\n|\n\r|[\r\n])|\\(.)|([^\\]+)", re.DOTALL)
+
+
+def _value_text(raw: bytes, encoding: str | None) -> str:
+    """A value (between its brackets, escapes as written) decoded as the readers
+    decode it, written back with ``\\`` and ``]`` escaped: the escapes are
+    undone before decoding, since a byte of a multi-byte character (Shift-JIS,
+    Big5, GBK) may be a backslash or bracket that its writer escaped."""
+    parts: list[bytes | str] = []
+    for soft, escaped, plain in _VALUE_PARTS.findall(raw):
+        if soft:
+            parts.append(soft.decode("ascii"))
+        elif parts and isinstance(parts[-1], bytes):
+            parts[-1] += escaped or plain
+        else:
+            parts.append(escaped or plain)
+    whole = b"".join(p for p in parts if isinstance(p, bytes))
+    if encoding is None:
+        try:
+            whole.decode("utf-8")
+            encoding = "utf-8"
+        except UnicodeDecodeError:
+            encoding = "iso-8859-1"
+    return "".join(
+        "\\" + p if isinstance(p, str)
+        else p.decode(encoding, errors="replace").replace("\\", "\\\\").replace("]", "\\]")
+        for p in parts
+    )
+
+
 def game_record(data: bytes, file: str, game: int) -> str:
     """Game ``game`` (from 0) of the SGF collection ``data`` as an SGF record of its
-    own: its text as recorded, decoded by its ``CA`` (without one: UTF-8, else
-    ISO-8859-1, as the walker reads it), and labelled ``CA[UTF-8]`` when it was
-    not UTF-8 already, so that the text stays right once written as UTF-8.
+    own, labelled ``CA[UTF-8]`` unless it is all ASCII: its text as the readers decode it
+    (:func:`gohash.sgf.parser.root_text`): by its ``CA``, bytes invalid there
+    replaced by U+FFFD; without one, as UTF-8 with U+FFFD for its invalid bytes
+    if the root's text says it is UTF-8 that lost some bytes
+    (:func:`~gohash.sgf.parser.text_encoding`), else each value as UTF-8 if
+    valid, else ISO-8859-1.  A record already valid UTF-8 under a ``CA`` of
+    UTF-8 (or none) is given as it is, ``CA[UTF-8]`` added if it has none.  A
+    game without its ``(`` (a file that starts with ``;``) gets one, and its
+    ``)`` if it lacked it.
 
     Raises :class:`~gohash.errors.SgfError` if ``data`` has no such game or does
     not parse up to its end.
@@ -57,16 +107,43 @@ def game_record(data: bytes, file: str, game: int) -> str:
     text, events = _game(data, file, game)
     assert text.end is not None
     raw = data[text.start : text.end]
+    if text.implied_open:
+        raw = b"(" + raw.rstrip() + (b"" if raw.rstrip().endswith(b")") else b")")
     root = next(props for kind, props in events if kind == NODE and props is not None)
-    encoding = encoding_of(root)
+    declared = encoding_of(root)
+    encoding = text_encoding((root[name][0] for name in TEXT_PROPERTIES if name in root),
+                             declared)
     if encoding in (None, "UTF-8"):
         try:
-            return raw.decode("utf-8")
+            record = raw.decode("utf-8")
         except UnicodeDecodeError:
-            pass
-    record = _decode(raw, encoding)
-    if "CA" in root:
-        return _CA.sub("CA[UTF-8]", record, count=1)
+            record = None
+        if record is not None:
+            return record if "CA" in root or record.isascii() else _labelled(record)
+    out: list[str] = []
+    at = nodes = 0
+    ident = b""
+    for token in _TOKENS.finditer(raw):
+        out.append(raw[at : token.start()].decode("ascii", errors="replace"))
+        at = token.end()
+        name, value, semicolon = token.groups()
+        if semicolon:
+            nodes += 1
+            out.append(";")
+        elif name:
+            ident = name
+            out.append(name.decode("ascii"))
+        elif nodes == 1 and ident == b"CA":
+            out.append("[UTF-8]")
+        else:
+            out.append("[" + _value_text(value, encoding) + "]")
+    out.append(raw[at:].decode("ascii", errors="replace"))
+    record = "".join(out)
+    return record if "CA" in root or record.isascii() else _labelled(record)
+
+
+def _labelled(record: str) -> str:
+    """``record`` with ``CA[UTF-8]`` at the start of its root."""
     opening = _ROOT.match(record)
     assert opening is not None  # game_events starts every game at "(" and a root
     at = opening.end()

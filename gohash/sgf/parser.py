@@ -40,6 +40,7 @@ __all__ = [
     "encoding_of",
     "game_events",
     "root_text",
+    "text_encoding",
 ]
 
 Point = tuple[int, int]
@@ -85,6 +86,10 @@ _LOWER = b"abcdefghijklmnopqrstuvwxyz"
 _SETUP_NAMES = frozenset(("AB", "AW", "AE"))
 
 _NOTE_NO_SEMICOLON = "the root node has no ';' after '(': read as the root"
+_NOTE_NO_PARENTHESIS = "the game has no '(' before its root ';': read as if it had one"
+_NOTE_NO_CLOSE = "the game has no ')' at its end: read to the end of the file"
+# A file that starts with its root node, no "(" before it (some Fox files).
+_ROOT_FIRST = re.compile(rb"\s*;\s*[A-Za-z]{1,64}\s*\[")
 _NOTE_FF3 = "nodes after a closed variation: read as a further variation, as GoGui reads them"
 
 
@@ -121,9 +126,11 @@ class GameText:
     """
 
     def __init__(
-        self, data: bytes, start: int, file: str, index: int, limits: Limits, points_before: int
+        self, data: bytes, start: int, file: str, index: int, limits: Limits, points_before: int,
+        *, implied_open: bool = False,
     ) -> None:
         self.data = data
+        self.implied_open = implied_open  # starts at its root's ";", with no "(" before it
         self.start = start
         self.file = file
         self.index = index
@@ -152,6 +159,14 @@ def game_events(data: bytes, file: str, *, limits: Limits = Limits()) -> Iterato
     position = 0
     index = 0
     points = 0
+    rootless = _ROOT_FIRST.match(data)
+    if rootless is not None:
+        # As Sabaki and KataGo read it: the game that "(" would have opened.
+        game = GameText(data, data.index(b";"), file, 0, limits, 0, implied_open=True)
+        yield game
+        if game.end is None:
+            raise SgfError("game 0 was not read to its end", file=file, game=0)
+        position, points, index = game.end, game.setup_points, 1
     while True:
         start = _GAME_START.search(data, position)
         if start is None:
@@ -197,6 +212,11 @@ def _events(game_text: GameText) -> Iterator[tuple[int, Properties | None]]:
     need_node = False
     after_child = False
     implied = [0]  # implied "(" per open "(", innermost last
+    if game_text.implied_open:
+        notes.append(_NOTE_NO_PARENTHESIS)
+        depth, need_node = 1, True
+        implied.append(0)
+        yield OPEN, None
     while True:
         at = position
         m = match(data, position)
@@ -207,6 +227,14 @@ def _events(game_text: GameText) -> Iterator[tuple[int, Properties | None]]:
         else:  # a property beyond the token's bounds, or no SGF
             opened = _OPEN_VALUE.match(data, position)
             if opened is None:
+                if game_text.implied_open and depth == 1 and _BLANK.match(data, position):
+                    notes.append(_NOTE_NO_CLOSE)
+                    if props is not None:
+                        yield NODE, props
+                    yield CLOSE, None
+                    game_text.end = len(data)
+                    game_text.setup_points = game_points
+                    return
                 raise _unexpected(data, position, file, game)
             colour = move = delimiter = None
             ident = opened.group(1)
@@ -526,14 +554,24 @@ def root_text(values: dict[str, bytes], encoding: str | None) -> tuple[dict[str,
     ISO-8859-1, as :func:`decode_text` does).  Valid 2-byte sequences are no
     evidence: Latin-1 and GBK bytes often form them by chance, and longer ones
     rarely (tests/test_text_encoding.py measures it on real names)."""
-    if encoding is None and _utf8_with_holes(values.values()):
-        encoding = "UTF-8"
+    encoding = text_encoding(values.values(), encoding)
     text: dict[str, str] = {}
     repaired = False
     for name, value in values.items():
         text[name], bad = decode_text(value, encoding)
         repaired |= bad
     return text, encoding if repaired else None
+
+
+def text_encoding(values: Iterable[bytes], encoding: str | None) -> str | None:
+    """The encoding a game's text is read in: ``encoding`` (its CA's,
+    :func:`encoding_of`), or without one ``"UTF-8"`` if the root's text
+    properties ``values`` are UTF-8 that lost some bytes (:func:`root_text`
+    says how that is judged), else None: each value UTF-8 if it is valid,
+    else ISO-8859-1 (:func:`decode_text`)."""
+    if encoding is None and _utf8_with_holes(values):
+        return "UTF-8"
+    return encoding
 
 
 def _utf8_with_holes(values: Iterable[bytes]) -> bool:

@@ -19,7 +19,7 @@ from ..errors import GohashError, WorkerDied
 from ..go.board import Board
 from ..go.ko import KINDS, SuperkoVisitor, Violation, marked_diagram
 from ..go.rulesets import Ruleset, record_ruleset
-from ..group.schemes import SCHEMES, KeyScheme
+from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme
 from ..pipeline.jobs import UNBOUNDED, Task, input_tasks, run_tasks, task_ends, task_name
 from ..pipeline.pool import MAX_BATCH_BYTES
 from ..pipeline.positions import CORE_AVAILABLE, PositionBatch, read_positions
@@ -70,7 +70,7 @@ def check(
     rule: str | None = None,
     suicide_allowed: bool | None = None,
     variations: bool = False,
-    scheme: str | KeyScheme = "huima64",
+    scheme: str | KeyScheme = DEFAULT_SCHEME,
     pure: bool | None = None,
     jobs: int = 1,
 ) -> CheckResult:
@@ -103,7 +103,7 @@ def check_files(
     rule: str | None = None,
     suicide_allowed: bool | None = None,
     variations: bool = False,
-    scheme: str | KeyScheme = "huima64",
+    scheme: str | KeyScheme = DEFAULT_SCHEME,
     pure: bool | None = None,
     jobs: int = 1,
     progress: Callable[[int, int], object] | None = None,
