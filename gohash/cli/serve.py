@@ -17,7 +17,7 @@ import argparse
 from typing import Any
 
 from ..errors import GohashError
-from .options import add_exit_codes, leaf
+from .options import add_exit_codes, leaf, port_number
 from .progress import reporter
 
 __all__ = ["register", "run"]
@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
     parser.add_argument(
-        "--port", type=int, default=8000, metavar="N",
+        "--port", type=port_number, default=8000, metavar="N",
         help="port to listen on (default 8000; 0: any free port, the one taken is printed)",
     )
     parser.add_argument(

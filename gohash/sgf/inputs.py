@@ -6,6 +6,8 @@ with the limits that bound reading one input (:class:`Budget`, :class:`Meter`).
 from __future__ import annotations
 
 import io
+import os
+import stat
 import time
 from dataclasses import dataclass
 from typing import IO, Any, cast
@@ -27,6 +29,8 @@ __all__ = [
     "Skipped",
     "Source",
     "budget_for",
+    "special_file",
+    "special_kind",
 ]
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
@@ -58,6 +62,32 @@ def budget_for(size: int) -> Budget:
     to ``size``, so a large archive of real records is read whole."""
     return Budget(max(BUDGET_MIN_BYTES, BUDGET_EXPANSION * size),
                   max(BUDGET_MIN_SECONDS, BUDGET_SECONDS_PER_MIB * size / (1024 * 1024)))
+
+
+_SPECIAL = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def special_kind(mode: int) -> str | None:
+    """What a file of ``mode`` is when it is neither a regular file nor a folder
+    (``"a named pipe (FIFO)"``, ``"a socket"``, a device): something a read may
+    wait on for ever; None for a regular file or a folder."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return next((what for test, what in _SPECIAL if test(mode)), "not a regular file")
+
+
+def special_file(path: str) -> str | None:
+    """:func:`special_kind` of what ``path`` names (symbolic links followed); None
+    if nothing is there.  One system call, which opens nothing."""
+    try:
+        return special_kind(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return None
 
 
 class Meter:
@@ -128,7 +158,8 @@ class Input:
 
     ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression), ``"special"``
     (a pipe, socket or device found in a folder: not read, see
-    :class:`Skipped`; ``format`` says which), ``"packed"``
+    :class:`Skipped`; ``format`` says which), ``"refused"`` (one named
+    as an input: not opened, an error; ``format`` says which), ``"packed"``
     (a part of a packed dataset), ``"canon-parquet"`` (a canon dataset, which
     only ``gohash index build`` reads),
     ``"compressed"`` (one SGF file, gzip, bzip2 or xz), ``"unsupported"`` (an

@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GohashError, SgfError, SgfLimitError
-from .inputs import MAX_SOURCE_BYTES, PACK_MARKER, Budget, Input, Meter, Source, budget_for
+from .inputs import (
+    MAX_SOURCE_BYTES,
+    PACK_MARKER,
+    Budget,
+    Input,
+    Meter,
+    Source,
+    budget_for,
+    special_file,
+)
 
 __all__ = [
     "GROUP_BYTES",
@@ -113,10 +122,14 @@ def _marker(path: str) -> dict[str, Any]:
         )
     parts = info.get("parts")
     if not isinstance(parts, list) or not all(
-        isinstance(p, str) and os.path.basename(p) == p for p in parts
+        isinstance(p, str) and os.path.basename(p) == p and p not in _NOT_PARTS for p in parts
     ):
         raise SgfError(f"{PACK_MARKER} lists no valid parts", file=path)
     return info
+
+
+# Names that are no file of the dataset's folder: the folder itself, its parent.
+_NOT_PARTS = frozenset(("", ".", ".."))
 
 
 def pack_inputs(path: str) -> Iterator[Input]:
@@ -125,20 +138,31 @@ def pack_inputs(path: str) -> Iterator[Input]:
     try:
         parts = _marker(path)["parts"]
     except SgfError:
-        yield Input("packed", path)
+        yield Input("packed", path, DAMAGED_MARKER)
         return
     for part in parts:
         yield Input("packed", os.path.join(path, part))
 
 
+DAMAGED_MARKER = "damaged marker"
+"""The ``format`` of the one input :func:`pack_inputs` gives for a dataset whose
+marker it cannot read: reading it reports why."""
+
+
 def read_packed(inp: Input, budget: Budget | None = None) -> Iterator[Source | SgfError]:
     """Every record of one part (an input of :func:`pack_inputs`), in order, within
-    ``budget`` (by default :func:`gohash.sgf.inputs.budget_for` the part's size)."""
-    if os.path.isdir(inp.name):  # pack_inputs found its marker damaged
+    ``budget`` (by default :func:`gohash.sgf.inputs.budget_for` the part's size).
+    A part that is a pipe, socket or device is an error, never opened."""
+    if inp.format == DAMAGED_MARKER:
         try:
             _marker(inp.name)
         except SgfError as e:
             yield e
+        return
+    special = special_file(inp.name)
+    if special is not None:
+        yield SgfError(f"the packed part is {special}, not a regular file: not read",
+                       file=inp.name)
         return
     try:
         count = _open(inp.name).num_row_groups
