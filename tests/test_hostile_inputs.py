@@ -2,7 +2,8 @@
 duplicate archive member names, an output that is an input under another name
 (a hard link), pipes, sockets and devices named anywhere, ``KO[]``, integers
 beyond every option's range, two builds creating one index, a pack marker
-naming its own folder, and a packed dataset's every column against the budget."""
+naming its own folder, and a packed dataset's every column against the budget
+(peak memory measured as the RSS of the command in a child process)."""
 
 from __future__ import annotations
 
@@ -20,15 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from gohash.errors import IndexCreationError, KoError, SgfError
+from gohash.errors import IndexCreationError, KoError, SgfBudgetError, SgfError, SgfLimitError
 from gohash.go.board import Board
 from gohash.index import store
 from gohash.index.queries import source_again
 from gohash.index.store import IndexFile, build_index
-from gohash.sgf.inputs import PACK_MARKER, Source
+from gohash.sgf.inputs import MAX_INPUT_NOTES, PACK_MARKER, Budget, Source
 from gohash.sgf.sources import find_inputs, read_input
 from gohash.sgf.walk import BaseVisitor, walk_source
-from tests.hostile import GAME, tar_of
+from tests.hostile import GAME, notes_bomb, packed, path_bomb, tar_of
 
 COMMAND = Path(sys.executable).parent / "gohash"
 OTHER = b"(;SZ[9];B[aa];W[bb];B[cc])"
@@ -337,3 +338,96 @@ def test_a_pack_marker_listing_its_folder_is_an_error(tmp_path: Path, part: str)
     assert str(error) == f"{folder}: {PACK_MARKER} lists no valid parts"
     code, _, err = run("canon", "pack", cwd=tmp_path)
     assert code == 2 and f"error: pack: {PACK_MARKER} lists no valid parts" in err
+
+
+# -- every column of a packed dataset against the budget (item 3) -----------------------------
+
+MIB = 1024 * 1024
+RSS_LIMIT_KIB = 400 * 1000
+# Runs a command; prints its exit code, its peak RSS (KiB) and its standard error.
+MEASURE = """
+import json, resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                      timeout=600)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps([done.returncode, peak, done.stderr.decode("utf-8", "replace")]))
+"""
+
+
+def measured(*args: str | Path, cwd: Path) -> tuple[int, int, list[str]]:
+    """``gohash ARGS``: exit code, peak RSS in KiB, stderr lines."""
+    report = subprocess.run([sys.executable, "-c", MEASURE, str(COMMAND), *map(str, args)],
+                            capture_output=True, text=True, check=True, cwd=cwd,
+                            timeout=900).stdout
+    code, peak, stderr = json.loads(report)
+    return code, peak, stderr.splitlines()
+
+
+def test_notes_and_paths_count_against_the_budget(tmp_path: Path) -> None:
+    """A record's notes and path are bytes its part expands to, a dictionary's value
+    counted as often as records name it: records of 1,000 notes of 23 characters
+    (27 KB each once read: offsets too) end a budget of 200 KB after 7; paths of
+    100 KB, one of 1 MiB after 10."""
+    folder = packed(tmp_path / "notes", notes_bomb(20, 1000), store_schema=False)
+    found = sources_within(folder, Budget(200_000, 60))
+    assert [type(s) for s in found] == [Source] * 7 + [SgfBudgetError]
+    assert len(sources_within(folder, Budget(10 * MIB, 60))) == 20
+    folder = packed(tmp_path / "paths", path_bomb(20, 100_000), store_schema=False)
+    found = sources_within(folder, Budget(MIB, 60))
+    assert [type(s) for s in found] == [SgfLimitError] * 10 + [SgfBudgetError]
+    assert str(found[0]) == (f"{folder / 'part-00000.parquet'}: row group 0: a packed "
+                             "record's path is longer than the limit of 16,384 characters")
+
+
+def sources_within(folder: Path, budget: Budget) -> list[object]:
+    return [s for inp in find_inputs([str(folder)]) for s in read_input(inp, budget=budget)]
+
+
+def test_notes_are_capped_per_input_and_shown_escaped(tmp_path: Path) -> None:
+    folder = packed(tmp_path / "notes", notes_bomb(3, MAX_INPUT_NOTES // 2), store_schema=False)
+    found = sources(folder)
+    assert [len(s.notes) for s in found if isinstance(s, Source)] == [
+        MAX_INPUT_NOTES // 2, MAX_INPUT_NOTES // 2, 1]
+    escaped = "note \\x1b[2J\\x1b]0;owned\\x07 end"
+    assert found[0].notes[0] == escaped  # type: ignore[attr-defined]
+    assert found[2].notes == (  # type: ignore[attr-defined]
+        f"more than {MAX_INPUT_NOTES:,} notes in the packed part "
+        f"{folder / 'part-00000.parquet'}: the rest are not kept",)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_notes_bomb_beside_a_good_file_through_the_build(tmp_path: Path, jobs: str) -> None:
+    """A part of 2 KB whose 100 records carry 200,000 notes each (once 3.1 GB and a
+    MemoryError, the good file lost, and a million lines printed raw): the good
+    file is indexed, the notes printed are the cap and one more, escaped, and the
+    part ends at its budget."""
+    (tmp_path / "good.sgf").write_bytes(GAME)
+    packed(tmp_path / "notes", notes_bomb(100, 200_000), store_schema=False)
+    code, peak, err = measured("canon", "--jobs", jobs, "good.sgf", "notes", cwd=tmp_path)
+    assert code == 2
+    assert peak < RSS_LIMIT_KIB, f"{peak} KiB"
+    notes = [line for line in err if ": note: " in line]
+    assert len(notes) == MAX_INPUT_NOTES + 1
+    assert not [line for line in err if "\x1b" in line]
+    (error,) = [line for line in err if ": error: " in line]
+    assert error.startswith("gohash canon: error: notes/part-00000.parquet: the input "
+                            "expands to more than its budget of 268,435,456 bytes")
+    code, peak, err = measured("index", "build", "--jobs", jobs, "i.db", "good.sgf", "notes",
+                               cwd=tmp_path)
+    assert code == 2 and peak < RSS_LIMIT_KIB, (code, peak)
+    with IndexFile(tmp_path / "i.db") as index:
+        assert "good.sgf" in {p for (p,) in index.connection.execute("SELECT path FROM files")}
+
+
+def test_a_path_bomb_beside_a_good_file_through_the_build(tmp_path: Path) -> None:
+    """A part of 2 KB whose 100 records are named by one path of 20 MiB (once 3.1 GB
+    and a MemoryError): each is a limit error, and the good file is indexed."""
+    (tmp_path / "good.sgf").write_bytes(GAME)
+    packed(tmp_path / "paths", path_bomb(100, 20 * MIB), store_schema=False)
+    code, peak, err = measured("index", "build", "--jobs", "2", "i.db", "good.sgf", "paths",
+                               cwd=tmp_path)
+    assert code == 2
+    assert peak < RSS_LIMIT_KIB, f"{peak} KiB"
+    assert err[-1] == ("gohash index build: index i.db: 1 file, 1 game, 3 positions, 3 "
+                       "distinct up to symmetry")
+    assert "a packed record's path is longer than the limit of 16,384 characters" in err[0]

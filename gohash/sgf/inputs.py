@@ -21,6 +21,7 @@ __all__ = [
     "BUDGET_MIN_SECONDS",
     "BUDGET_SECONDS_PER_MIB",
     "CANON_MARKER",
+    "MAX_INPUT_NOTES",
     "MAX_SOURCE_BYTES",
     "PACK_MARKER",
     "Budget",
@@ -34,6 +35,9 @@ __all__ = [
 ]
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
+MAX_INPUT_NOTES = 10_000
+"""Notes kept from one input's records (a packed part's ``notes`` column): past
+this many, one more says the rest were dropped."""
 BUDGET_EXPANSION = 100
 """Bytes an input's decompression may produce per byte of the input (SGF text
 compresses some 5 to 10 times), beyond :data:`BUDGET_MIN_BYTES`."""
@@ -112,16 +116,22 @@ class Meter:
         :class:`SgfBudgetError` once the budget is spent."""
         self.bytes += count
         self.seconds += seconds
-        if self.bytes > self.budget.bytes:
-            raise SgfBudgetError(
-                "the input expands to more than its budget of "
-                f"{self.budget.bytes:,} bytes (decompressed, members read or skipped "
-                "counted): the rest of it is not read", file=self.name)
+        self.afford(0)
         if self.seconds > self.budget.seconds:
             raise SgfBudgetError(
                 "the input took more than its budget of "
                 f"{self.budget.seconds:g} CPU seconds to decompress: the rest of it is "
                 "not read", file=self.name)
+
+    def afford(self, count: int) -> None:
+        """Raise :class:`SgfBudgetError` if ``count`` more bytes would go beyond the
+        budget (nothing is counted): what is known to cost at least that much is
+        refused before it is produced."""
+        if self.bytes + count > self.budget.bytes:
+            raise SgfBudgetError(
+                "the input expands to more than its budget of "
+                f"{self.budget.bytes:,} bytes (decompressed, members read or skipped "
+                "counted): the rest of it is not read", file=self.name)
 
     def wrap(self, stream: IO[bytes] | io.BufferedIOBase) -> IO[bytes]:
         """``stream``, its reads counted."""
