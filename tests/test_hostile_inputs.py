@@ -403,7 +403,8 @@ def test_a_notes_bomb_beside_a_good_file_through_the_build(tmp_path: Path, jobs:
     part ends at its budget."""
     (tmp_path / "good.sgf").write_bytes(GAME)
     packed(tmp_path / "notes", notes_bomb(100, 200_000), store_schema=False)
-    code, peak, err = measured("canon", "--jobs", jobs, "good.sgf", "notes", cwd=tmp_path)
+    code, peak, err = measured("canon", "--verbose", "--jobs", jobs, "good.sgf", "notes",
+                               cwd=tmp_path)
     assert code == 2
     assert peak < RSS_LIMIT_KIB, f"{peak} KiB"
     notes = [line for line in err if ": note: " in line]

@@ -60,8 +60,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 0 <= args.port <= 65535:
-        raise GohashError(f"--port must be between 0 and 65535, not {args.port!r}")
     if args.timeout is not None and not 0 <= args.timeout <= MAX_TIMEOUT:
         raise GohashError(f"--timeout must be between 0 and {MAX_TIMEOUT:g} seconds, "
                           f"not {args.timeout!r}")
