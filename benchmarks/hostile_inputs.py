@@ -1,4 +1,4 @@
-"""Benchmark: time and peak memory of gohash on hostile inputs (issue 22), made here.
+"""Benchmark: time and peak memory of gohash on hostile inputs (issues 22 and 31), made here.
 
 Each case writes its input under a scratch folder (bombs are made, never
 stored), runs one gohash command on it in a child process with a timeout, and
@@ -22,6 +22,8 @@ import sys
 import tarfile
 import tempfile
 import time
+import warnings
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,14 +33,17 @@ from tests.hostile import (
     dictionary_bomb,
     flagged_zip,
     latin1_folder,
+    notes_bomb,
     overlapping_zip,
     pack_columns,
     packed,
+    path_bomb,
     tar_of,
 )
 
 GOHASH = Path(sys.executable).parent / "gohash"
 MIB = 1024 * 1024
+PACK_MARKER = "_gohash_pack.json"
 
 # Runs the command; prints exit code, peak RSS (KiB) of the only child, stderr.
 MEASURE = """
@@ -143,6 +148,80 @@ def fifo_case(folder: Path) -> list[str]:
     return ["index", "build", str(folder / "i.db"), str(games)]
 
 
+def notes_case(folder: Path) -> list[str]:
+    """A part of 100 records of 200,000 notes each, beside a good file."""
+    pack = packed(folder / "pack", notes_bomb(100, 200_000), store_schema=False)
+    return ["index", "build", "--jobs", "2", str(folder / "i.db"), str(folder / "first.sgf"),
+            str(pack)]
+
+
+def paths_case(folder: Path) -> list[str]:
+    """A part of 100 records named by one path of 20 MiB, beside a good file."""
+    pack = packed(folder / "pack", path_bomb(100, 20 * MIB), store_schema=False)
+    return ["index", "build", "--jobs", "2", str(folder / "i.db"), str(folder / "first.sgf"),
+            str(pack)]
+
+
+def duplicate_case(folder: Path, kind: str) -> list[str]:
+    """Two members ``x.sgf`` (a zip, or a tar appended to), then the games indexed
+    (the stderr's first line says how many files were replaced)."""
+    other = b"(;SZ[9];B[aa];W[bb];B[cc])"
+    if kind == "zip":
+        path = folder / "dup.zip"
+        with zipfile.ZipFile(path, "w") as archive, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate name
+            archive.writestr("x.sgf", GAME)
+            archive.writestr("x.sgf", other)
+    else:
+        path = folder / "dup.tar"
+        path.write_bytes(tar_of([("x.sgf", GAME), ("x.sgf", other)]))
+    return ["index", "build", str(folder / "i.db"), str(path)]
+
+
+def hard_link_case(folder: Path) -> list[str]:
+    os.link(folder / "first.sgf", folder / "out.jsonl")
+    return ["canon", str(folder / "first.sgf"), "-o", str(folder / "out.jsonl"), "--overwrite"]
+
+
+def fifo_part_case(folder: Path) -> list[str]:
+    pack = folder / "pack"
+    pack.mkdir()
+    os.mkfifo(pack / "part-00000.parquet")
+    (pack / PACK_MARKER).write_text(json.dumps(
+        {"format": "gohash-pack", "version": 1, "parts": ["part-00000.parquet"]}))
+    return ["canon", str(folder / "first.sgf"), str(pack)]
+
+
+def prepared(folder: Path, *command: str) -> list[str]:
+    """``command`` with ``{fifo}`` a FIFO, ``{db}`` an index of first.sgf and
+    ``{diagram}`` a pattern of two points."""
+    os.mkfifo(folder / "pipe")
+    (folder / "diagram.txt").write_text("X.\n..\n")
+    subprocess.run([GOHASH_RUN[0], "index", "build", str(folder / "good.db"),
+                    str(folder / "first.sgf")], capture_output=True, check=False)
+    return [c.format(fifo=folder / "pipe", db=folder / "good.db", first=folder / "first.sgf",
+                     diagram=folder / "diagram.txt") for c in command]
+
+
+def ko_case(folder: Path) -> list[str]:
+    path = folder / "ko.sgf"
+    path.write_bytes(b"(;GM[1]SZ[9];B[ba];W[ca];B[ab];W[db];B[bc];W[cc];B[cb];W[bb];B[cb]KO[]"
+                     b";W[ee])")
+    return ["canon", str(path)]
+
+
+def dot_marker_case(folder: Path) -> list[str]:
+    pack = folder / "pack"
+    pack.mkdir()
+    (pack / PACK_MARKER).write_text(json.dumps(
+        {"format": "gohash-pack", "version": 1, "parts": ["."]}))
+    return ["canon", str(pack)]
+
+
+GOHASH_RUN = [str(GOHASH)]
+"""The gohash command the cases run (``--gohash``), for cases that prepare with it."""
+
+
 CASES: dict[str, Callable[[Path], list[str]]] = {
     "tar.gz 64 MiB member": lambda f: tar_bomb(f, "gz"),
     "tar.bz2 64 MiB member": lambda f: tar_bomb(f, "bz2"),
@@ -160,6 +239,24 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "zip invalid UTF-8 name": bad_utf8_zip_case,
     "csv newline name": newline_csv,
     "fifo in folder: index build": fifo_case,
+    "pack 100 x 200,000 notes: build -j2": notes_case,
+    "pack 100 x 20 MiB paths: build -j2": paths_case,
+    "zip two x.sgf: index build": lambda f: duplicate_case(f, "zip"),
+    "tar rf two x.sgf: index build": lambda f: duplicate_case(f, "tar"),
+    "hard link -o: canon --overwrite": hard_link_case,
+    "fifo as packed part: canon": fifo_part_case,
+    "fifo as input: canon": lambda f: prepared(f, "canon", "{fifo}", "{first}"),
+    "fifo as index: index info": lambda f: prepared(f, "index", "info", "{fifo}"),
+    "fifo as index: index build": lambda f: prepared(f, "index", "build", "{fifo}",
+                                                       "{first}"),
+    "fifo as index: serve": lambda f: prepared(f, "serve", "{fifo}", "--port", "0"),
+    "fifo as -o: canon": lambda f: prepared(f, "canon", "{first}", "-o", "{fifo}"),
+    "KO[] retake: canon": ko_case,
+    "--max-move 2147483648": lambda f: prepared(f, "index", "pattern", "{db}",
+                                                  "--max-move", "2147483648", "{diagram}"),
+    "canon --jobs 99999999999": lambda f: ["canon", "--jobs", "99999999999",
+                                           str(f / "first.sgf")],
+    "pack marker lists '.'": dot_marker_case,
 }
 
 
@@ -170,6 +267,7 @@ def main() -> None:
                         help="the gohash command to run (another checkout's, for a baseline)")
     parser.add_argument("cases", nargs="*", help="case names (substrings); all by default")
     args = parser.parse_args()
+    GOHASH_RUN[0] = args.gohash
     print(f"{'case':32} {'time s':>8} {'peak MB':>8} {'exit':>7}  stderr (first line)")
     for name, make in CASES.items():
         if args.cases and not any(c in name for c in args.cases):

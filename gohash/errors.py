@@ -256,6 +256,11 @@ class IndexFileError(GohashError):
     schema version, or built with another key scheme."""
 
 
+class IndexCreationError(IndexFileError):
+    """An index that another process is creating at the same moment: the build that
+    finds the creation under way stops at once, and can be run again."""
+
+
 class UnknownGameError(GohashError):
     """A game id that is not in the index."""
 

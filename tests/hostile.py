@@ -4,7 +4,7 @@ Scope: the builders the tests of limits and names and
 ``benchmarks/hostile_inputs.py`` share: tars of given members, a zip whose
 entries all name one deflate stream, a zip whose names are flagged UTF-8 but
 are not, a folder holding a Latin-1 file name, and packed datasets of given
-columns.
+columns (among them columns of notes or paths that expand a thousandfold).
 """
 
 from __future__ import annotations
@@ -119,3 +119,35 @@ def packed(folder: Path, columns: dict[str, Any], marker: str | None = None,
     (folder / PACK_MARKER).write_text(marker or json.dumps(
         {"format": "gohash-pack", "version": 1, "parts": ["part-00000.parquet"]}))
     return folder
+
+
+HOSTILE_NOTE = "note \x1b[2J\x1b]0;owned\x07 end"
+"""A note holding a terminal's escape sequences (clear the screen, set the title)."""
+
+
+def notes_bomb(rows: int, notes: int) -> dict[str, Any]:
+    """The columns of a packed part of ``rows`` records :data:`GAME`, each with
+    ``notes`` notes :data:`HOSTILE_NOTE`: a dictionary of one value, some bytes
+    on disk (write them with ``store_schema=False``)."""
+    import numpy as np
+    import pyarrow as pa
+
+    columns = pack_columns([GAME] * rows)
+    values = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows * notes, np.int32)),
+                                            pa.array([HOSTILE_NOTE]))
+    offsets = pa.array(np.arange(0, rows * notes + 1, notes, dtype=np.int32))
+    columns["notes"] = pa.ListArray.from_arrays(offsets, values)
+    return columns
+
+
+def path_bomb(rows: int, length: int) -> dict[str, Any]:
+    """The columns of a packed part of ``rows`` records :data:`GAME`, each under one
+    path of ``length`` bytes: a dictionary of one value (write them with
+    ``store_schema=False``)."""
+    import numpy as np
+    import pyarrow as pa
+
+    columns = pack_columns([GAME] * rows)
+    columns["path"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int32)),
+                                                     pa.array(["p" * length]))
+    return columns

@@ -24,7 +24,7 @@ import pytest
 import gohash.cli.progress
 import gohash.tools.superko
 from gohash.cli import EXIT_CODES, build_parser, main
-from gohash.cli.options import FORMAT_HELP, positive_int
+from gohash.cli.options import FORMAT_HELP, job_count
 from gohash.go.ko import KINDS
 from gohash.group.schemes import DEFAULT_SCHEME, SCHEMES
 from gohash.pipeline.positions import read_positions
@@ -119,7 +119,7 @@ def test_shared_options_have_one_definition() -> None:
         return [options(c)[option] for c in sorted(commands)]
 
     for action in the("--jobs", WALKERS):
-        assert (action.type, action.default, action.metavar) == (positive_int, 1, "N")
+        assert (action.type, action.default, action.metavar) == (job_count, 1, "N")
         assert action.help == the("--jobs", WALKERS)[0].help
     for action in the("--variations", WALKERS):
         assert (action.nargs, action.const, action.default) == (0, True, False)

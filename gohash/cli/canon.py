@@ -21,7 +21,7 @@ from ..errors import GohashError
 from ..go.rulesets import SUICIDE_OPTIONS
 from ..sgf.walk import WalkSummary
 from ..tools.canon import FORMATS, CanonOptions, write_records
-from ..tools.outputs import check_file
+from ..tools.outputs import check_file, open_records
 from .options import (
     EXIT_CLEAN,
     EXIT_ERRORS,
@@ -100,10 +100,7 @@ def run(args: argparse.Namespace) -> int:
         out: TextIO = sys.stdout
         if args.output:
             check_file(args.output, args.paths, args.overwrite)
-            try:
-                out = stack.enter_context(open(args.output, "w", encoding="utf-8", newline=""))
-            except OSError as e:
-                raise GohashError(f"cannot write {args.output!r}: {e.strerror}") from None
+            out = stack.enter_context(open_records(args.output))
         summary = write_records(
             args.paths,
             out.write,

@@ -35,6 +35,7 @@ from ..index.schema import SCHEMA_VERSION
 from ..index.store import build_index, upgrade_index
 from ..pattern.diagram import SYMMETRIES as PATTERN_SYMMETRIES
 from ..pattern.search import PatternResult
+from ..sgf.inputs import special_file
 from ..sgf.sources import find_inputs
 from .options import (
     EXIT_CLEAN,
@@ -366,6 +367,10 @@ def _read_text(path: str) -> str:
     if path == "-":
         text = sys.stdin.read(MAX_DIAGRAM_BYTES + 1)
     else:
+        special = special_file(path)
+        if special is not None:  # a read could wait for ever: standard input is "-"
+            raise GohashError(f"the diagram {path!r} is {special}, not a regular file: "
+                              "not read (give - to read standard input)", file=path)
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 text = f.read(MAX_DIAGRAM_BYTES + 1)

@@ -31,6 +31,9 @@ __all__ = [
     "EXIT_FINDINGS",
     "EXIT_INTERRUPTED",
     "FORMAT_HELP",
+    "MAX_COUNT",
+    "MAX_JOBS",
+    "MAX_SIZE_BYTES",
     "SYMMETRIES",
     "add_deprecated",
     "add_exit_codes",
@@ -41,9 +44,12 @@ __all__ = [
     "add_suicide",
     "add_symmetry",
     "add_variations",
+    "job_count",
     "leaf",
     "non_negative_int",
+    "port_number",
     "positive_int",
+    "size_bytes",
 ]
 
 EXIT_CLEAN = 0
@@ -75,32 +81,57 @@ FORMAT_HELP: Mapping[str, str] = {
 """What each ``--format`` name means, the same in every subcommand."""
 
 
+MAX_COUNT = 2**31 - 1
+"""The largest count an option takes (moves, games, limits, offsets): a C int, as
+the compiled kernels and SQLite take it."""
+MAX_JOBS = 256
+"""The most worker processes ``--jobs`` starts: each takes tens of MB, and more
+than the machine has cores only waits."""
+MAX_SIZE_BYTES = 1 << 40
+"""The largest byte count a size option takes (1 TiB)."""
+
+
 def positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
-    return _int_at_least(text, 1)
+    """An argparse type: an integer from 1 to :data:`MAX_COUNT`."""
+    return _int_in(text, 1, MAX_COUNT)
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer from 0 to :data:`MAX_COUNT`."""
+    return _int_in(text, 0, MAX_COUNT)
+
+
+def job_count(text: str) -> int:
+    """An argparse type: a number of worker processes, 1 to :data:`MAX_JOBS`."""
+    return _int_in(text, 1, MAX_JOBS)
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free one) to 65535."""
+    return _int_in(text, 0, 65535)
 
 
 def size_bytes(text: str) -> int:
-    """A byte count with an optional K, M or G (binary) suffix, at least 1."""
+    """A byte count with an optional K, M or G (binary) suffix, 1 to :data:`MAX_SIZE_BYTES`."""
     scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
     digits = text[:-1] if scale > 1 else text
     if not digits.isdigit() or int(digits) < 1:
         raise argparse.ArgumentTypeError(f"not a size in bytes (like 8M): {text!r}")
+    if int(digits) * scale > MAX_SIZE_BYTES:
+        raise argparse.ArgumentTypeError(f"must be at most 1T ({MAX_SIZE_BYTES:,} bytes), "
+                                         f"not {text!r}")
     return int(digits) * scale
 
 
-def non_negative_int(text: str) -> int:
-    """An argparse type: an integer of at least 0."""
-    return _int_at_least(text, 0)
-
-
-def _int_at_least(text: str, low: int) -> int:
+def _int_in(text: str, low: int, high: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < low:
         raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+    if value > high:
+        raise argparse.ArgumentTypeError(f"must be at most {high:,}, not {value}")
     return value
 
 
@@ -157,9 +188,9 @@ def add_scheme(
 
 def add_jobs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--jobs", type=positive_int, default=1, metavar="N",
-        help="worker processes reading and replaying the files (default 1); the "
-        "output is the same, in input order, whatever N",
+        "--jobs", type=job_count, default=1, metavar="N",
+        help=f"worker processes reading and replaying the files (default 1, at most "
+        f"{MAX_JOBS}); the output is the same, in input order, whatever N",
     )
 
 

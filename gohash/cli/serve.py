@@ -17,7 +17,7 @@ import argparse
 from typing import Any
 
 from ..errors import GohashError
-from .options import add_exit_codes, leaf
+from .options import add_exit_codes, leaf, port_number
 from .progress import reporter
 
 __all__ = ["register", "run"]
@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
     parser.add_argument(
-        "--port", type=int, default=8000, metavar="N",
+        "--port", type=port_number, default=8000, metavar="N",
         help="port to listen on (default 8000; 0: any free port, the one taken is printed)",
     )
     parser.add_argument(
@@ -60,8 +60,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 0 <= args.port <= 65535:
-        raise GohashError(f"--port must be between 0 and 65535, not {args.port!r}")
     if args.timeout is not None and not 0 <= args.timeout <= MAX_TIMEOUT:
         raise GohashError(f"--timeout must be between 0 and {MAX_TIMEOUT:g} seconds, "
                           f"not {args.timeout!r}")

@@ -308,11 +308,12 @@ class Board:
 
     # -- moves --------------------------------------------------------------------------
 
-    def play(self, point: Point, colour: str) -> list[Point]:
+    def play(self, point: Point, colour: str, *, force_ko: bool = False) -> list[Point]:
         """Play a stone; return the removed stones (captures, or the suicided group).
 
         Raises a subclass of :class:`IllegalMoveError` and leaves the board
-        unchanged if the move is illegal.
+        unchanged if the move is illegal.  ``force_ko`` plays a retake the
+        simple-ko rule forbids (a move marked ``KO[]`` in SGF).
         """
         try:
             me = _CODES[colour]
@@ -327,7 +328,7 @@ class Board:
         cells = self._cells
         if cells[index] != _EMPTY:
             raise self._illegal(OccupiedPointError, point, colour)
-        if index == self._ko and me == self._ko_colour and self.simple_ko:
+        if index == self._ko and me == self._ko_colour and self.simple_ko and not force_ko:
             raise self._illegal(KoError, point, colour)
         neighbours = self._neighbours
         adjacent = neighbours[index]

@@ -33,12 +33,19 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import DamagedIndexError, GohashError, IndexFileError, WorkerDied, counted
+from ..errors import (
+    DamagedIndexError,
+    GohashError,
+    IndexCreationError,
+    IndexFileError,
+    WorkerDied,
+    counted,
+)
 from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
 from ..group.symmetry import MAX_SIZE, MIN_SIZE, check_size
 from ..pipeline.frames import NamedSchemes, SchemeFactory
 from ..pipeline.jobs import input_tasks, run_tasks, task_name
-from ..sgf.inputs import Input
+from ..sgf.inputs import Input, special_file
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from ..version import __version__
@@ -215,6 +222,14 @@ def _wal_mode(path: str) -> bool:
     return header[18:20] == b"\x02\x02"
 
 
+def _check_index_path(path: str) -> None:
+    """Refuse an index path naming a pipe, socket or device, before anything opens
+    it (SQLite, or a read of its header, would wait on a pipe for ever)."""
+    special = special_file(path)
+    if special is not None:
+        raise IndexFileError(f"{special}, not an index file: not opened", file=path)
+
+
 def _check_sqlite_file(path: str) -> bool:
     """True if ``path`` holds an SQLite database, False if it is empty; raise otherwise."""
     try:
@@ -290,6 +305,7 @@ class IndexFile:
         if create and read_only:
             raise GohashError("an index cannot be created read-only")
         self.path = os.fspath(path)
+        _check_index_path(self.path)
         exists = os.path.exists(self.path)
         if not exists and not create:
             raise IndexFileError("no such index (gohash index build creates one)", file=self.path)
@@ -298,6 +314,11 @@ class IndexFile:
             raise IndexFileError("an empty file, not a gohash index", file=self.path)
         self._db = _connect(self.path, read_only)
         try:
+            if not initialised:
+                factory = _factory(scheme if scheme is not None else DEFAULT_SCHEME)
+                self.variations = bool(variations)
+                # Another build may have created it since it was found empty.
+                initialised = not self._create(_scheme_name(factory))
             if initialised:
                 factory = self._check_existing(scheme)
                 self._check_keys(factory)
@@ -308,10 +329,6 @@ class IndexFile:
                         f"index built {built} variations; build a new index to change that",
                         file=self.path,
                     )
-            else:
-                factory = _factory(scheme if scheme is not None else DEFAULT_SCHEME)
-                self.variations = bool(variations)
-                self._create(_scheme_name(factory))
             # In WAL mode NORMAL syncs at checkpoints only: a killed build still keeps
             # every committed file, and only a power failure can lose the last ones.
             self._db.execute("PRAGMA synchronous = NORMAL")
@@ -396,11 +413,30 @@ class IndexFile:
         index of millions of games."""
         return check_index(self._db, SCHEMA, self.keys, self.variations)
 
-    def _create(self, scheme_name: str) -> None:
+    def _create(self, scheme_name: str) -> bool:
+        """Create the index in the empty file; False if another process created it
+        first.  The schema is written in one transaction in rollback-journal mode,
+        so the file stays empty until it commits; a process that finds the write
+        lock taken meanwhile is told another process is creating the index, at
+        once (no wait on the lock), instead of finding a database that is not yet
+        an index."""
         db = self._db
         db.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # before the first table
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("BEGIN")
+        timeout = db.execute("PRAGMA busy_timeout").fetchone()[0]
+        db.execute("PRAGMA busy_timeout = 0")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e):  # SQLITE_BUSY's words (sqlite_errorcode: 3.11 on)
+                raise
+            raise IndexCreationError(
+                "another process is creating this index; run this again once it is done",
+                file=self.path) from None
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+        if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            db.execute("ROLLBACK")
+            return False
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
@@ -412,6 +448,7 @@ class IndexFile:
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
+        return True
 
     def _meta(self, name: str) -> str:
         row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
@@ -753,6 +790,7 @@ def build_index(
     ``path`` as it was: no empty index is left behind.
     """
     path = os.fspath(path)
+    _check_index_path(path)
     if overwrite and _is_index(path):
         _remove_index(path, keep_empty=False)
     existed = os.path.exists(path)
@@ -760,7 +798,7 @@ def build_index(
     try:
         index = IndexFile(path, create=True, scheme=scheme, variations=variations)
     except IndexFileError as e:
-        if not _is_index(path):
+        if isinstance(e, IndexCreationError) or not _is_index(path):
             raise
         raise IndexFileError(f"{e.reason}; --overwrite replaces it", file=path) from None
     discard = False
@@ -824,6 +862,7 @@ def upgrade_index(
     (:class:`IndexFileError`).
     """
     path = os.fspath(path)
+    _check_index_path(path)
     if not _is_index(path):
         raise IndexFileError("not a gohash index: nothing to upgrade", file=path)
     try:

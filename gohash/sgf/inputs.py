@@ -6,6 +6,8 @@ with the limits that bound reading one input (:class:`Budget`, :class:`Meter`).
 from __future__ import annotations
 
 import io
+import os
+import stat
 import time
 from dataclasses import dataclass
 from typing import IO, Any, cast
@@ -19,6 +21,7 @@ __all__ = [
     "BUDGET_MIN_SECONDS",
     "BUDGET_SECONDS_PER_MIB",
     "CANON_MARKER",
+    "MAX_INPUT_NOTES",
     "MAX_SOURCE_BYTES",
     "PACK_MARKER",
     "Budget",
@@ -27,9 +30,14 @@ __all__ = [
     "Skipped",
     "Source",
     "budget_for",
+    "special_file",
+    "special_kind",
 ]
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
+MAX_INPUT_NOTES = 10_000
+"""Notes kept from one input's records (a packed part's ``notes`` column): past
+this many, one more says the rest were dropped."""
 BUDGET_EXPANSION = 100
 """Bytes an input's decompression may produce per byte of the input (SGF text
 compresses some 5 to 10 times), beyond :data:`BUDGET_MIN_BYTES`."""
@@ -60,6 +68,32 @@ def budget_for(size: int) -> Budget:
                   max(BUDGET_MIN_SECONDS, BUDGET_SECONDS_PER_MIB * size / (1024 * 1024)))
 
 
+_SPECIAL = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def special_kind(mode: int) -> str | None:
+    """What a file of ``mode`` is when it is neither a regular file nor a folder
+    (``"a named pipe (FIFO)"``, ``"a socket"``, a device): something a read may
+    wait on for ever; None for a regular file or a folder."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return next((what for test, what in _SPECIAL if test(mode)), "not a regular file")
+
+
+def special_file(path: str) -> str | None:
+    """:func:`special_kind` of what ``path`` names (symbolic links followed); None
+    if nothing is there.  One system call, which opens nothing."""
+    try:
+        return special_kind(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return None
+
+
 class Meter:
     """What one input's decompression has produced and cost, against its budget.
 
@@ -82,16 +116,22 @@ class Meter:
         :class:`SgfBudgetError` once the budget is spent."""
         self.bytes += count
         self.seconds += seconds
-        if self.bytes > self.budget.bytes:
-            raise SgfBudgetError(
-                "the input expands to more than its budget of "
-                f"{self.budget.bytes:,} bytes (decompressed, members read or skipped "
-                "counted): the rest of it is not read", file=self.name)
+        self.afford(0)
         if self.seconds > self.budget.seconds:
             raise SgfBudgetError(
                 "the input took more than its budget of "
                 f"{self.budget.seconds:g} CPU seconds to decompress: the rest of it is "
                 "not read", file=self.name)
+
+    def afford(self, count: int) -> None:
+        """Raise :class:`SgfBudgetError` if ``count`` more bytes would go beyond the
+        budget (nothing is counted): what is known to cost at least that much is
+        refused before it is produced."""
+        if self.bytes + count > self.budget.bytes:
+            raise SgfBudgetError(
+                "the input expands to more than its budget of "
+                f"{self.budget.bytes:,} bytes (decompressed, members read or skipped "
+                "counted): the rest of it is not read", file=self.name)
 
     def wrap(self, stream: IO[bytes] | io.BufferedIOBase) -> IO[bytes]:
         """``stream``, its reads counted."""
@@ -128,7 +168,8 @@ class Input:
 
     ``kind`` is ``"file"``, ``"zip"``, ``"tar"`` (any compression), ``"special"``
     (a pipe, socket or device found in a folder: not read, see
-    :class:`Skipped`; ``format`` says which), ``"packed"``
+    :class:`Skipped`; ``format`` says which), ``"refused"`` (one named
+    as an input: not opened, an error; ``format`` says which), ``"packed"``
     (a part of a packed dataset), ``"canon-parquet"`` (a canon dataset, which
     only ``gohash index build`` reads),
     ``"compressed"`` (one SGF file, gzip, bzip2 or xz), ``"unsupported"`` (an

@@ -36,6 +36,7 @@ from .inputs import (
     Skipped,
     Source,
     budget_for,
+    special_kind,
 )
 
 __all__ = ["find_inputs", "read_input"]
@@ -149,8 +150,9 @@ def _input_for(path: str, mode: int | None) -> Input:
         return Input("stdin", "-")
     if mode is None:
         return Input("missing", path)
-    if not stat.S_ISREG(mode):  # a pipe can be read once only: read_input sniffs its data
-        return Input("file", path)
+    special = special_kind(mode)
+    if special is not None:  # a read could wait for ever: standard input is "-"
+        return Input("refused", path, special)
     lower = path.lower()
     by_name = None
     if lower.endswith(_ARCHIVE_SUFFIXES):
@@ -194,18 +196,10 @@ def _found_in_folder(path: str, mode: int | None) -> Input:
     """A ``*.sgf`` found in a folder: a file (symbolic links followed), or, for
     anything else (a pipe, whose reading would block, a socket, a device), an
     input that :func:`read_input` reports as not read."""
-    if mode is None or stat.S_ISREG(mode):  # gone since listed: read_input says so
+    special = None if mode is None else special_kind(mode)
+    if special is None:  # a file, or gone since listed: read_input says so
         return Input("file", path)
-    kind = next((what for test, what in _SPECIAL if test(mode)), "not a regular file")
-    return Input("special", path, kind)
-
-
-_SPECIAL = (
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-)
+    return Input("special", path, special)
 
 
 def _is_dataset(path: str) -> bool:
@@ -276,14 +270,16 @@ def read_input(
             yield from _data_sources(name, data, limit, meter)
         elif inp.kind == "file":
             # Unbuffered: a file is read whole, and the buffer's copy cost a
-            # fifth of the time of reading a small file.  A pipe named on the
-            # command line is read; one found in a folder is "special".
+            # fifth of the time of reading a small file.
             with open(name, "rb", buffering=0) as raw:
                 data = _read_limited(raw, name, limit, os.fstat(raw.fileno()).st_size)
             meter = Meter(name, budget or budget_for(len(data)))
             yield from _data_sources(name, data, limit, meter)
         elif inp.kind == "special":
             yield Skipped(name, f"{inp.format}, not a regular file: skipped")
+        elif inp.kind == "refused":
+            yield SgfError(f"{inp.format}, not a regular file: not read (give - to read "
+                           "standard input)", file=name)
         elif inp.kind == "zip":
             meter = Meter(name, budget or budget_for(os.path.getsize(name)))
             with open(name, "rb") as f:
@@ -357,11 +353,13 @@ def _zip_sources(
             raise zipfile.BadZipFile("the central directory's entries cannot be counted") from None
         names = [unflagged.name(info.filename, flagged) for info, flagged
                  in zip(archive.infolist(), unflagged.flagged, strict=True)]
+    seen: set[str] = set()
     with archive:
-        for info, member_name in zip(archive.infolist(), names, strict=True):
+        for number, (info, member_name) in enumerate(
+                zip(archive.infolist(), names, strict=True), 1):
             if info.is_dir() or not member_name.lower().endswith(".sgf"):
                 continue
-            name = f"{path}:{member_name}"
+            name = _member_name(path, member_name, number, seen)
             if info.file_size > limit:
                 yield SgfLimitError(
                     f"archive member {member_name!r} is larger than the limit of {limit:,} bytes",
@@ -490,10 +488,11 @@ def _tar_stream_sources(path: str, stream: IO[bytes], limit: int) -> Iterator[So
 
 
 def _tar_sources(path: str, archive: tarfile.TarFile, limit: int) -> Iterator[Source | SgfError]:
-    for info in archive:
+    seen: set[str] = set()
+    for number, info in enumerate(archive, 1):
         if not info.isfile() or not info.name.lower().endswith(".sgf"):
             continue
-        name = f"{path}:{info.name}"
+        name = _member_name(path, info.name, number, seen)
         if info.size > limit:
             yield SgfLimitError(
                 f"archive member {info.name!r} is larger than the limit of {limit:,} bytes",
@@ -503,6 +502,18 @@ def _tar_sources(path: str, archive: tarfile.TarFile, limit: int) -> Iterator[So
         member = archive.extractfile(info)
         if member is not None:
             yield _text_source(name, _read_limited(member, info.name, limit), limit)
+
+
+def _member_name(path: str, member: str, number: int, seen: set[str]) -> str:
+    """The name of the archive ``path``'s member ``member``, entry ``number`` (from 1):
+    ``ARCHIVE:MEMBER``, or for a name an earlier ``*.sgf`` entry had (a zip of
+    two ``x.sgf``, a tar appended to) ``ARCHIVE:MEMBER#NUMBER``, so that no
+    game is stored under another's name.  Such a name never ends in ``.sgf``,
+    so it is no member's own."""
+    if member in seen:
+        return f"{path}:{member}#{number}"
+    seen.add(member)
+    return f"{path}:{member}"
 
 
 def _utf16(data: bytes) -> tuple[str, str] | None:

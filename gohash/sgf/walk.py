@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import (
     GohashError,
     HandicapPlacementError,
+    KoError,
     OccupiedPointError,
     SgfError,
     SgfLimitError,
@@ -559,7 +560,7 @@ class _GameWalker:
                             if point is None:
                                 board.pass_(colour)
                             else:
-                                board.play(point, colour)
+                                self._play(board, point, colour, props, info, move_number)
                             steps += 1
                         except GohashError as e:
                             fail(e, move_number)
@@ -588,6 +589,19 @@ class _GameWalker:
         except SgfReadError as e:
             # Where the data broke: after the last move read.
             raise e.located(move_number=move_number, variation=variation) from None
+
+    def _play(self, board: Board, point: Point, colour: str, props: Properties,
+              info: GameInfo, move_number: int) -> None:
+        """Play a move; a ko retake marked ``KO[]`` is played, with a note, as the
+        SGF specification says (execute the move even if it is illegal)."""
+        try:
+            board.play(point, colour)
+        except KoError:
+            if "KO" not in props:
+                raise
+            board.play(point, colour, force_ko=True)
+            self._note(info, f"move {move_number} {colour.upper()} {gtp(point, info.size)} "
+                             "retakes a ko: played, as its KO[] says")
 
     def _gtp_move(
         self, value: bytes, info: GameInfo, move_number: int, colour: str
