@@ -42,6 +42,7 @@ from ..sgf.inputs import Input
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from ..version import __version__
+from .aggregates import Aggregates
 from .build import Spooled, SpoolReader, spooled_frames, stream_frames
 from .check import check_index, damaged
 from .games import game_keys
@@ -325,6 +326,8 @@ class IndexFile:
             raise
         self._factory = factory
         self.scheme_name = _scheme_name(factory)
+        self._aggregates = Aggregates(self._db, self.keys,
+                                      fault=lambda reason: damaged(self.path, reason))
 
     def _check_existing(self, requested: str | SchemeFactory | None) -> SchemeFactory:
         app = self._db.execute("PRAGMA application_id").fetchone()[0]
@@ -489,6 +492,7 @@ class IndexFile:
                     self._delete_file(file_id)
                     removed.files.append(file)
                     removed.games += games
+            self._aggregates.settle()
             db.execute("COMMIT")
         finally:
             if db.in_transaction:
@@ -555,7 +559,7 @@ class IndexFile:
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
         writer = Writer(db, suicide=suicide_allowed, parse_version=PARSE_VERSION,
-                        delete_file=self._delete_file)
+                        delete_file=self._delete_file, aggregates=self._aggregates)
         began = 0.0
         done = 0
         try:
@@ -588,6 +592,10 @@ class IndexFile:
             if db.in_transaction:
                 writer.commit()
                 summary.add(written)
+            # The positions this build made frequent get their aggregates.
+            db.execute("BEGIN IMMEDIATE")
+            self._aggregates.discover()
+            db.execute("COMMIT")
         finally:
             if db.in_transaction:
                 db.execute("ROLLBACK")
@@ -635,6 +643,8 @@ class IndexFile:
                 keys = game_keys(record, check_size(size), nodes, self.keys(size))
             except GohashError as e:
                 raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+            seqs = np.arange(len(keys), dtype=np.int64)
+            self._aggregates.removed(keys, np.full(len(keys), game_id, dtype=np.int64), seqs)
             db.executemany(
                 "DELETE FROM postings WHERE key = ? AND game_id = ? AND seq = ?",
                 zip(keys.tolist(), itertools.repeat(game_id), range(len(keys))),
