@@ -12,7 +12,7 @@ is every game, or ``--limit`` games at most.
 
 For each size, in a scratch folder (``--keep DIR`` keeps the indexes there):
 
-1. ``gohash index build`` as a whole process, under ``nice``: wall and CPU time
+1. ``gohash index build`` as a whole process, under ``nice -n 5`` (``--nice``): wall and CPU time
    per game, peak RSS (``ru_maxrss``), bytes on disk per game, and the bytes it
    wrote (``ru_oublock``, Linux's ``write_bytes`` of ``/proc/<pid>/io`` in
    512-byte blocks) over the index's size.
@@ -136,10 +136,11 @@ class Run:
     stderr: str
 
 
-def measure(command: list[str]) -> Run:
+def measure(command: list[str], niceness: int) -> Run:
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        child = subprocess.Popen(["nice", *command], stdout=out, stderr=err)
+        child = subprocess.Popen(["nice", "-n", str(niceness), *command], stdout=out,
+                                 stderr=err)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         out.seek(0)
@@ -200,6 +201,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=30, help="positions of each kind")
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--keep", type=Path, help="build the indexes in this folder, kept")
+    parser.add_argument("--nice", type=int, default=5,
+                        help="niceness added to the builds and queries (default 5)")
     args = parser.parse_args()
     if not args.folder.is_dir():
         print(f"skipped: no collection at {args.folder} (give a folder of SGF files or "
@@ -232,7 +235,7 @@ def main() -> int:
             chosen = files if games >= 1 << 62 else inputs(files, counts, games, scratch)
             print(f"build of {len(chosen)} sources; {load()}", flush=True)
             build = measure([sys.executable, "-c", GOHASH, "index", "build", str(db),
-                             *map(str, chosen)])
+                             *map(str, chosen)], args.nice)
             if build.code not in (0, 2):
                 raise SystemExit(f"gohash index build failed ({build.code}):\n{build.stderr}")
             summary = build.stderr.strip().splitlines()[-1]
@@ -242,12 +245,13 @@ def main() -> int:
             print(f"  {summary}\n  {build.wall:.0f} s wall, {build.cpu:.0f} s CPU; {load()}",
                   flush=True)
             query = measure([sys.executable, "-c", QUERIES, str(db), str(args.queries),
-                             str(args.seed)])
+                             str(args.seed)], args.nice)
             if query.code != 0:
                 raise SystemExit(f"the queries failed:\n{query.stderr}")
             answers = json.loads(query.stdout.strip().splitlines()[-1])
             print(f"  queries: {query.wall:.0f} s wall; {load()}", flush=True)
             rows.append((built, build, disk, answers))
+            print(f"  {HEADER}\n  {row(built, build, disk, answers)}", flush=True)
             if not args.keep:
                 db.unlink()
     print_table(rows)
@@ -255,20 +259,27 @@ def main() -> int:
     return 0
 
 
-def print_table(rows: list[tuple[int, Run, int, dict[str, Any]]]) -> None:
-    print("\n| games | build wall / CPU a game | build peak RSS | disk a game | written / size "
+HEADER = ("| games | build wall / CPU a game | build peak RSS | disk a game | written / size "
           "| empty board | aggregated positions | openings sampled "
           "| find past the opening | dupes | query RSS |")
-    print("| --- " * 11 + "|")
+
+
+def row(games: int, build: Run, disk: int, a: dict[str, Any]) -> str:
+    """One size's row of the table."""
+    return (f"| {games:,} | {build.wall / games * 1e3:.2f} / {build.cpu / games * 1e3:.2f} ms "
+            f"| {build.rss / 2**20:.0f} MB | {disk / games / 1e3:.2f} KB "
+            f"| {build.written / disk:.1f}x | {a['empty'][0]:.1f} ms (CPU {a['empty'][1]:.1f}) "
+            f"| {spread(a['frequent'])} ({a['aggregates']:,} kept) "
+            f"| {spread(a['openings'])} "
+            f"| {spread(a['find'], p50=True)} ({a['find_hits'] or 0:.0f} hits) "
+            f"| {a['dupes'][0]:.1f} s (CPU {a['dupes'][1]:.1f}; {a['dupe_groups']:,} groups) "
+            f"| {a['rss'] / 2**20:.0f} MB |")
+
+
+def print_table(rows: list[tuple[int, Run, int, dict[str, Any]]]) -> None:
+    print(f"\n{HEADER}\n" + "| --- " * 11 + "|")
     for games, build, disk, a in rows:
-        print(f"| {games:,} | {build.wall / games * 1e3:.2f} / {build.cpu / games * 1e3:.2f} ms "
-              f"| {build.rss / 2**20:.0f} MB | {disk / games / 1e3:.2f} KB "
-              f"| {build.written / disk:.1f}x | {a['empty'][0]:.1f} ms (CPU {a['empty'][1]:.1f}) "
-              f"| {spread(a['frequent'])} ({a['aggregates']:,} kept) "
-              f"| {spread(a['openings'])} "
-              f"| {spread(a['find'], p50=True)} ({a['find_hits'] or 0:.0f} hits) "
-              f"| {a['dupes'][0]:.1f} s (CPU {a['dupes'][1]:.1f}; {a['dupe_groups']:,} groups) "
-              f"| {a['rss'] / 2**20:.0f} MB |")
+        print(row(games, build, disk, a))
     print("(times of continuations and find: p50 / max wall, then CPU, in ms)")
     games, build, disk, a = rows[-1]
     first = rows[0]
