@@ -322,8 +322,8 @@ def test_upgrade_rebuilds_an_index_of_format_4_with_its_aggregates(
     games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """An index of format 4 (no aggregates) is refused, and upgrade gives it the
-    aggregates a new build of its files has."""
+    """An index of format 4 (no aggregates) is refused, and upgrade gives it, in
+    place and without its files, the aggregates a new build of them has."""
     monkeypatch.setattr(gohash.index.aggregates, "AGGREGATE_OCCURRENCES", 2)
     db = tmp_path / "i.db"
     assert run(capsys, "build", str(db), str(games))[0] == 0
@@ -342,6 +342,8 @@ def test_upgrade_rebuilds_an_index_of_format_4_with_its_aggregates(
     as_version(db, 4)
     with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
         Index(db)
+    for path in games.rglob("*.sgf"):
+        path.unlink()
     assert run(capsys, "upgrade", str(db))[0] == 0
     assert table_dump(db) == before
     with sqlite3.connect(db) as con:

@@ -42,7 +42,7 @@ from ..sgf.inputs import Input
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from ..version import __version__
-from .aggregates import Aggregates
+from .aggregates import CANDIDATE_NODES, Aggregates
 from .build import Spooled, SpoolReader, spooled_frames, stream_frames
 from .check import check_index, damaged
 from .games import game_keys
@@ -617,6 +617,29 @@ class IndexFile:
         finally:
             db.execute(f"PRAGMA busy_timeout = {int(timeout)}")
 
+    @database_errors
+    def discover_aggregates(self) -> int:
+        """Give every position of the first
+        :data:`~gohash.index.aggregates.CANDIDATE_NODES` nodes of the index's games
+        that is frequent its aggregate (:meth:`Aggregates.discover
+        <gohash.index.aggregates.Aggregates.discover>`), as a build of them all
+        would; how many were made."""
+        db = self._db
+        games = db.execute("SELECT count(*) FROM games").fetchone()[0]
+        cursor = db.execute("SELECT key, seq FROM postings WHERE seq < ?", (CANDIDATE_NODES,))
+        while rows := cursor.fetchmany(1 << 16):
+            keys, seqs = np.array(rows, dtype=np.int64).T
+            self._aggregates.noted(keys, seqs, 0)
+        self._aggregates.noted(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), games)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            made = self._aggregates.discover()
+            db.execute("COMMIT")
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        return made
+
     @staticmethod
     def _write(item: FileFrames, summary: BuildSummary, writer: Writer) -> None:
         """Replace the file's games, within the open transaction."""
@@ -830,8 +853,9 @@ def upgrade_index(
     archive); the new index is built beside the old one and replaces it only if
     every file was read again: otherwise the old index is left as it was, the
     summary's errors name what was missing, and :attr:`Built.counts` is None.
-    An index of the current version, or not a gohash index, is refused
-    (:class:`IndexFileError`).
+    An index of format 4 is upgraded in place instead, without its files: its
+    aggregates are added (:func:`_upgrade_from_4`).  An index of the current
+    version, or not a gohash index, is refused (:class:`IndexFileError`).
     """
     path = os.fspath(path)
     if not _is_index(path):
@@ -851,6 +875,8 @@ def upgrade_index(
                              f"gohash writes version {SCHEMA_VERSION})", file=path)
     if "scheme" not in meta:
         raise IndexFileError("index has no 'scheme' entry in its meta table", file=path)
+    if version == 4:
+        return _upgrade_from_4(path)
     summary = BuildSummary()
     found: dict[bool | None, list[str]] = {}
     for name, rule in files:
@@ -885,6 +911,28 @@ def upgrade_index(
             os.remove(path + extra)
     os.replace(upgrading, path)
     return Built(summary, counts)
+
+
+def _upgrade_from_4(path: str) -> Built:
+    """Format 4 is format 5 without the aggregates: their tables are created and
+    the version set in one transaction (an index of format 5 without aggregates
+    answers every query by counting), then every position of the first
+    :data:`~gohash.index.aggregates.CANDIDATE_NODES` nodes of the games is
+    counted as a build of them all would count it."""
+    added = [statement for statement in SCHEMA.split(";") if "aggregate" in statement]
+    try:
+        with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+            db.execute("BEGIN IMMEDIATE")
+            if db.execute("PRAGMA user_version").fetchone()[0] == 4:
+                for statement in added:
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+    except sqlite3.DatabaseError as e:
+        raise IndexFileError(f"cannot upgrade the index: {e}", file=path) from None
+    with IndexFile(path) as index:
+        index.discover_aggregates()
+        return Built(BuildSummary(), index.counts())
 
 
 def _source_of(name: str) -> str | None:
