@@ -25,7 +25,10 @@ For each size, in a scratch folder (``--keep DIR`` keeps the indexes there):
    opening (moves 30 and later) so turned, the first page (p50); and
    ``Index.dupes`` over the index.  Its peak RSS.
 
-Then a table per size, and issue 34's targets on the largest, each met or not.
+Then a table per size, and issue 34's targets on the largest, each met or not;
+and on the largest index, pattern search: the patterns of
+``benchmarks/pattern.py`` (its ``PATTERNS`` and ``search_gohash``),
+``--pattern-runs`` timed runs each, their p50 against their kind's target.
 The machine is shared (2 cores): the 1-minute load average is printed before
 and after each step, and CPU times beside wall times; a wall time under load
 says less than its CPU time.
@@ -34,8 +37,10 @@ says less than its CPU time.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -201,6 +206,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=30, help="positions of each kind")
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--keep", type=Path, help="build the indexes in this folder, kept")
+    parser.add_argument("--pattern-runs", type=int, default=3,
+                        help="timed runs of each pattern on the largest index (0: none)")
     parser.add_argument("--nice", type=int, default=5,
                         help="niceness added to the builds and queries (default 5)")
     args = parser.parse_args()
@@ -252,10 +259,11 @@ def main() -> int:
             print(f"  queries: {query.wall:.0f} s wall; {load()}", flush=True)
             rows.append((built, build, disk, answers))
             print(f"  {HEADER}\n  {row(built, build, disk, answers)}", flush=True)
-            if not args.keep:
+            if not args.keep and games != max(sizes):
                 db.unlink()
-    print_table(rows)
-    print_pattern_section()
+        print_table(rows)
+        if args.pattern_runs:
+            pattern_rows(db, args.pattern_runs)
     return 0
 
 
@@ -315,10 +323,28 @@ def spread(times: list[float] | None, p50: bool = False) -> str:
     return f"{wall:.1f} / {worst:.1f} ms (CPU {cpu:.1f} / {cpu_worst:.1f})"
 
 
-def print_pattern_section() -> None:
-    """Pattern search at scale is benchmarks/pattern.py's (issue 34's pattern side)."""
-    print("\nPattern search: `benchmarks/pattern.py --games FOLDER` measures it on the "
-          "same collection.")
+PATTERN_TARGETS = {"corner": 50.0, "side": 200.0, "anywhere": 1000.0}
+"""Issue 34's p50 of a pattern's first page, by kind (ms)."""
+
+
+def pattern_rows(db: Path, runs: int) -> None:
+    """Pattern search on the largest index: the patterns of benchmarks/pattern.py
+    (``PATTERNS``, searched by its ``search_gohash``, which the pattern side of
+    issue 34 owns), each one's p50 against its kind's target."""
+    spec = importlib.util.spec_from_file_location(
+        "pattern_benchmark", Path(__file__).resolve().with_name("pattern.py"))
+    assert spec is not None and spec.loader is not None
+    pattern = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = pattern
+    spec.loader.exec_module(pattern)
+    print(f"\nPattern search on {db.name} ({runs} timed runs each; {load()}):", flush=True)
+    answers = pattern.search_gohash(db, runs)
+    print("\n| pattern | p50 wall | p50 CPU | target | hits |\n| --- | --- | --- | --- | --- |")
+    for shape, answer in zip(pattern.PATTERNS, answers, strict=True):
+        wall = statistics.median(answer.seconds) * 1e3
+        target = PATTERN_TARGETS[shape.kind]
+        print(f"| {shape.name} | {wall:.0f} ms | {statistics.median(answer.cpu) * 1e3:.0f} ms "
+              f"| {target:g} ms: {'met' if wall <= target else 'NOT met'} | {answer.hits:,} |")
 
 
 if __name__ == "__main__":
