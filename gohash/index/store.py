@@ -52,6 +52,9 @@ from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
 from .writer import Writer
 
 __all__ = [
+    "COMMIT_GROWTH",
+    "COMMIT_SECONDS",
+    "SMALL_INDEX",
     "BuildSummary",
     "Built",
     "IndexFile",
@@ -74,10 +77,9 @@ COMMIT_GROWTH = 3.0
 until the index holds this many times the positions it held when the
 transaction began.  A commit writes every page of the postings its inserts
 touched, twice (the WAL, then the database), and a second's postings touch
-nearly every page of a large index: commits every second wrote 24 times the
-index's size at 10,000 games, one transaction 2.3 times.  Growing the index
-threefold a transaction bounds what a build writes by about 3 times the
-index, and a killed build loses at most two thirds of what it wrote."""
+nearly every page of a large index; growing the index threefold a
+transaction writes its pages some 1.5 times, twice (docs/performance.md, "At
+scale"), and a killed build loses at most two thirds of what it wrote."""
 SMALL_INDEX = 1 << 16
 """Positions up to which a build commits every :data:`COMMIT_SECONDS`."""
 PAGE_SIZE = 8192
