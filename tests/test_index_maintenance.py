@@ -16,6 +16,7 @@ import pytest
 from sgfmill import boards, sgf
 
 import gohash.errors
+import gohash.index.aggregates
 import gohash.index.store
 from gohash.cli import main
 from gohash.index.games import replay_boards
@@ -315,6 +316,41 @@ def test_upgrade_rebuilds_an_old_index_from_its_files(
     con.close()
     code, _, err = run(capsys, "upgrade", str(db))
     assert code == 2 and "nothing to upgrade" in err
+
+
+def test_upgrade_rebuilds_an_index_of_format_4_with_its_aggregates(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An index of format 4 (no aggregates) is refused, and upgrade gives it, in
+    place and without its files, the aggregates a new build of them has."""
+    monkeypatch.setattr(gohash.index.aggregates, "AGGREGATE_OCCURRENCES", 2)
+    db = tmp_path / "i.db"
+    assert run(capsys, "build", str(db), str(games))[0] == 0
+    aggregates = ("SELECT a.key, a.size, a.frame, m.colour, m.point, m.swapped, m.to_move, "
+                  "m.year, m.games, m.black_wins, m.white_wins, m.first_date, m.last_date "
+                  "FROM aggregates a JOIN aggregate_moves m ON m.aggregate_id = a.id")
+    with sqlite3.connect(db) as con:
+        kept = sorted(con.execute(aggregates))
+    con.close()
+    assert kept
+    before = table_dump(db)
+    with sqlite3.connect(db) as con:
+        con.execute("DROP TABLE aggregate_moves")
+        con.execute("DROP TABLE aggregates")
+    con.close()
+    as_version(db, 4)
+    with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
+        Index(db)
+    for path in games.rglob("*.sgf"):
+        path.unlink()
+    assert run(capsys, "upgrade", str(db))[0] == 0
+    assert table_dump(db) == before
+    with sqlite3.connect(db) as con:
+        assert sorted(con.execute(aggregates)) == kept
+    con.close()
+    with Index(db) as index:
+        assert index.check() == []
 
 
 def test_upgrade_leaves_the_index_as_it_was_if_a_file_is_gone(

@@ -277,7 +277,9 @@ def register(subparsers: Any) -> None:
         description="Rebuild an index of an earlier format version in the current one, "
         "from the files it names (read again from their paths as indexed), with its key "
         "scheme, variations and suicide rules.  The index is replaced only if every "
-        "file was found again; otherwise it is left as it was.",
+        "file was found again; otherwise it is left as it was.  An index of format 4 is "
+        "upgraded in place, without its files (format 5 adds the aggregates of frequent "
+        "positions).",
     )
     upgrade.add_argument("db", metavar="DB", help="the index file")
     add_jobs(upgrade)

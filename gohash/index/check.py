@@ -12,8 +12,10 @@ game's stored form replaying (:mod:`gohash.index.games`) to ``nodes`` nodes,
 its main line within them, its ever bitmaps those of its positions; its
 postings exactly the keys of its positions under the index's key scheme,
 node by node; no posting of a missing node; variations within the game's
-nodes.  Not checked: that the source files still hold the games (they may be
-gone: the index does not need them).
+nodes; each aggregate's frame canonical, its key the frame's, its rows a
+recount of its occurrences (:mod:`gohash.index.aggregates`).  Not checked:
+that the source files still hold the games (they may be gone: the index does
+not need them).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 from ..errors import DamagedIndexError, GohashError
 from ..group.schemes import KeyScheme
 from ..group.symmetry import MAX_SIZE, MIN_SIZE
+from .aggregates import aggregate_faults
 from .games import game_keys, replay_boards, sgf_order
 
 __all__ = ["check_index", "damaged"]
@@ -114,6 +117,7 @@ def _checks(
             "WHERE nodes != positions"
         ))
     yield "postings", _posting_faults(db, keys_of)
+    yield "aggregates", aggregate_faults(db, keys_of)
 
 
 def _posting_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme]) -> Iterator[str]:

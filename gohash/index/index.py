@@ -41,14 +41,15 @@ from ..pipeline.frames import (
     SchemeFactory,
     frame_array_and_elements,
     frame_batch,
-    gathers,
 )
 from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
+from .aggregates import aggregate_rows
 from .check import damaged
 from .export import download_name, game_sgf
-from .games import Replayed, posting_key, replay_at, replay_boards, setup_nodes
+from .games import Replayed, posting_key, posting_keys, replay_at, replay_boards
+from .occurrences import Hits, confirm, read_games, setup_rows
 from .players import (
     CORNER_MOVES,
     OPENING_MOVES,
@@ -74,16 +75,20 @@ from .queries import (
     read_record,
     source_again,
 )
-from .records import point_images
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
 
 __all__ = [
+    "DUPES_BATCH",
     "DupeGroup",
     "Dupes",
     "Index",
     "Prefix",
     "position_from_sgf",
 ]
+
+
+DUPES_BATCH = 4096
+"""Games replayed at a time by :meth:`Index.dupes` for their last positions."""
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -229,14 +234,25 @@ class Index:
     def _lookup(
         self, position: Board | npt.ArrayLike, filters: Filters | None,
         columns: str = "",
-    ) -> tuple[int, int, list[Element], _Hits]:
+    ) -> tuple[int, int, list[Element], Hits]:
         """The query's size, key, the elements mapping it onto its frame (lowest
         first), and its confirmed occurrences in the games ``filters`` let
         through (with ``columns`` of their games, ``g``)."""
+        size, key, frame, onto = self._frame(position)
+        return size, key, onto, self._occurrences(size, key, frame, filters, columns)
+
+    def _frame(self, position: Board | npt.ArrayLike) -> tuple[int, int, Board8, list[Element]]:
+        """The query's size, canonical key, frame, and the elements mapping it onto
+        its frame (lowest first)."""
         arr = _position_array(position)
-        size = arr.shape[0]
-        keys = self.keys(size)
-        key, frame, onto = frame_array_and_elements(arr, keys)
+        key, frame, onto = frame_array_and_elements(arr, self.keys(arr.shape[0]))
+        return arr.shape[0], key, frame, onto
+
+    def _occurrences(
+        self, size: int, key: int, frame: Board8, filters: Filters | None, columns: str
+    ) -> Hits:
+        """The confirmed occurrences of ``frame`` (of canonical ``key``) in the games
+        ``filters`` let through, with ``columns`` of their games."""
         join, where, params = "", "", list[Any]()
         if filters is not None:
             condition, params = filters.sql("g")
@@ -244,65 +260,21 @@ class Index:
         postings = self._db.execute(
             f"SELECT p.game_id, p.seq FROM postings p {join} "
             f"WHERE p.key = ?{where} ORDER BY p.game_id, p.seq",
-            [posting_key(key, keys.bits, size), *params],
+            [posting_key(key, self.keys(size).bits, size), *params],
         ).fetchall()
         games = self._games(sorted({game_id for game_id, _ in postings}), columns)
         # A posting of another size is a key that collides: other stones.
         sizes = {games[game_id][0] for game_id, _ in postings}
-        hits = self._confirm([p for p in postings if games[p[0]][0] == size], games, size, frame)
-        hits.rejected += len(sizes - {size})
-        return size, key, onto, hits
-
-    def _games(self, game_ids: list[int], columns: str) -> dict[int, tuple[Any, ...]]:
-        """Size, nodes, main line length, stored game and ``columns`` (of games
-        ``g`` and files ``f``) of each game of ``game_ids``, by id."""
-        out: dict[int, tuple[Any, ...]] = {}
-        for start in range(0, len(game_ids), 500):
-            chunk = game_ids[start : start + 500]
-            join = "JOIN files f ON f.id = g.file_id" if "f." in columns else ""
-            for game_id, *row in self._db.execute(
-                f"SELECT g.id, g.size, g.nodes, g.positions, g.record{columns} FROM games g "
-                f"{join} WHERE g.id IN ({','.join('?' * len(chunk))})",
-                chunk,
-            ):
-                out[game_id] = tuple(row)
-        return out
-
-    def _confirm(
-        self, postings: list[tuple[int, int]], games: dict[int, tuple[Any, ...]], size: int,
-        frame: npt.NDArray[np.int8],
-    ) -> _Hits:
-        """The ``postings`` (game id, seq; of ``games``, :meth:`_games`) whose
-        position is the frame's up to symmetry, with the lowest element mapping
-        each onto ``frame``: each game replayed once, as far as its postings ask."""
-        images: dict[bytes, int] = {}
-        # The position each element e maps onto the frame: e^-1 of the frame.
-        preimages = _images(frame.reshape(-1), size)[_INVERSES]
-        for element, preimage in zip(ELEMENTS, preimages, strict=True):
-            images.setdefault(preimage.tobytes(), element.index)
-        order: list[int] = []
-        game_of: list[int] = []
-        for game_id, _ in postings:
-            if not order or order[-1] != game_id:
-                order.append(game_id)
-            game_of.append(len(order) - 1)
-        seq = np.array([s for _, s in postings], dtype=np.int32)
         try:
-            at = replay_at([games[g][3] for g in order], size, [games[g][1] for g in order],
-                           [games[g][2] for g in order], np.array(game_of, dtype=np.int32), seq)
+            hits = confirm([p for p in postings if games[p[0]][0] == size], games, size, frame)
         except GohashError as e:
             raise damaged(self.path, e.reason) from None
-        found = [images.get(board) for board in map(bytes, at.boards)]
-        kept = [i for i, element in enumerate(found) if element is not None]
-        rejected = len({bytes(at.boards[i]) for i, e in enumerate(found) if e is None})
-        elements = np.array([found[i] for i in kept], dtype=np.int8)
-        next_point = at.next_point[kept]
-        played = next_point >= 0
-        # The next move in the frame's orientation, as the element maps it.
-        next_point[played] = point_images(size)[elements[played], next_point[played]]
-        return _Hits([postings[i][0] for i in kept], games, seq[kept], elements,
-                     at.to_move[kept], at.move_number[kept], at.next_colour[kept], next_point,
-                     rejected)
+        hits.rejected += len(sizes - {size})
+        return hits
+
+    def _games(self, game_ids: list[int], columns: str) -> dict[int, tuple[Any, ...]]:
+        """:func:`~gohash.index.occurrences.read_games` of this index."""
+        return read_games(self._db, game_ids, columns)
 
     @database_errors
     def find(
@@ -416,72 +388,39 @@ class Index:
             raise GohashError(f"setup {setup!r} is not one of {', '.join(SETUP)}")
         if to_move is None:
             to_move = position.to_move if isinstance(position, Board) else "any"
-        size, key, onto, hits = self._lookup(position, filters, ", g.winner, g.date")
-        games = hits.games
+        size, key, frame, onto = self._frame(position)
         view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
         allowed = np.array([view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)])
-        swapped = (hits.element >= 8).astype(np.int64)
-        side = hits.to_move.astype(np.int64)
-        colour = hits.next_colour.astype(np.int64)
-        point = np.where(colour > 0, hits.next_point, -2).astype(np.int64)
-        game_ids = sorted(games)
-        game_index = np.searchsorted(game_ids, hits.game_id).astype(np.int64)
-        by_setup = (np.zeros(len(hits), dtype=np.int64) if setup == "include"
-                    else self._by_setup(hits))
-        # A game counts once for each move played from the position.
-        kept = np.unique(np.stack([game_index, colour, point, swapped, side, by_setup])[
-            :, allowed[swapped * 2 + side - 1]], axis=1)
-        wanted = kept[5] == int(setup == "only")
-        left_out = int((~wanted).sum())
-        game_index, colour, point, swapped, side = kept[:5, wanted]
-        dates = [games[g][5] for g in game_ids]
-        years = np.array([int(d[:4]) if d is not None and d[:4].isdigit() else -1 for d in dates],
-                         dtype=np.int64)
-        winners = [games[g][4] for g in game_ids]
-        known = sorted({d for d in dates if d is not None})
-        rank = {d: i for i, d in enumerate(known)}
-        date_rank = np.array([-1 if d is None else rank[d] for d in dates], dtype=np.int64)
-        black = np.array([w == "B" for w in winners], dtype=np.int64)
-        white = np.array([w == "W" for w in winners], dtype=np.int64)
-        year = years[game_index]
-        keys, group = np.unique(np.stack([colour, point, swapped, side, year]), axis=1,
-                                return_inverse=True)
-        group = group.reshape(-1)
-        count = np.bincount(group, minlength=keys.shape[1])
-        blacks = np.bincount(group, black[game_index], minlength=keys.shape[1])
-        whites = np.bincount(group, white[game_index], minlength=keys.shape[1])
-        ranks = date_rank[game_index]
-        first = np.full(keys.shape[1], len(known), dtype=np.int64)
-        last = np.full(keys.shape[1], -1, dtype=np.int64)
-        dated = ranks >= 0
-        np.minimum.at(first, group[dated], ranks[dated])
-        np.maximum.at(last, group[dated], ranks[dated])
-        rows = [
-            ContinuationRow(c, None if c == 0 else p, bool(sw), tm, None if y < 0 else y, n,
-                            int(b), int(w), known[f] if f < len(known) else None,
-                            known[la] if la >= 0 else None)
-            for (c, p, sw, tm, y), n, b, w, f, la in zip(
-                keys.T.tolist(), count.tolist(), blacks.tolist(), whites.tolist(),
-                first.tolist(), last.tolist(), strict=True)
-        ]
+        kept = None if filters is not None else self._aggregated(size, key, frame, setup)
+        if kept is None:
+            kept = self._recounted(size, key, frame, filters, allowed, setup)
+        else:
+            rows, other = (
+                [row for row in part if allowed[row.swapped * 2 + row.to_move - 1]]
+                for part in kept)
+            kept = rows, other
+        rows, other = kept
         found = merge_continuations(rows, key=key, view=view, limit=limit)
-        found.setup, found.setup_left_out = setup, left_out
+        found.setup, found.setup_left_out = setup, sum(row.count for row in other)
         return found
 
-    @staticmethod
-    def _by_setup(hits: _Hits) -> npt.NDArray[np.int64]:
-        """1 for each occurrence of ``hits`` that setup made (its node changed
-        stones by setup, or is an initial position with stones) or ended (the
-        next node of its main line is such a node), else 0."""
-        flags = np.zeros(len(hits), dtype=np.int64)
-        nodes: dict[int, list[bool]] = {}
-        for i, (game_id, seq) in enumerate(zip(hits.game_id, hits.seq.tolist(), strict=True)):
-            main, blob = hits.games[game_id][2], hits.games[game_id][3]
-            steps = nodes.get(game_id)
-            if steps is None or len(steps) <= seq + 1:
-                steps = nodes[game_id] = setup_nodes(blob, seq + 1)
-            flags[i] = steps[seq] or (seq + 1 < main and seq + 1 < len(steps) and steps[seq + 1])
-        return flags
+    def _aggregated(self, size: int, key: int, frame: Board8, setup: str
+                    ) -> tuple[list[ContinuationRow], list[ContinuationRow]] | None:
+        """The continuation rows of the occurrences of ``frame`` that ``setup``
+        keeps, and of those it leaves out, as the index keeps them
+        (:mod:`gohash.index.aggregates`); None if it keeps none for it."""
+        return aggregate_rows(self._db, posting_key(key, self.keys(size).bits, size), size,
+                              frame, setup)
+
+    def _recounted(
+        self, size: int, key: int, frame: Board8, filters: Filters | None,
+        allowed: npt.NDArray[np.bool_], setup: str,
+    ) -> tuple[list[ContinuationRow], list[ContinuationRow]]:
+        """The continuation rows of the occurrences of ``frame`` that ``filters``
+        let through, of the kinds ``allowed``, those ``setup`` keeps and those it
+        leaves out: each game replayed."""
+        hits = self._occurrences(size, key, frame, filters, ", g.winner, g.date")
+        return setup_rows(hits, allowed, setup)
 
     @database_errors
     def pattern(
@@ -761,6 +700,45 @@ class Index:
             )
         }
 
+    def _dupe_candidates(self, min_positions: int) -> set[int]:
+        """The games of ``min_positions`` positions or more whose main line may be
+        another's or a proper prefix of another's, or have another's as one: those
+        whose last position's key another such game has at the same node on its
+        main line, and those games.  (If a main line is another's, or a prefix of
+        it, the other holds its last position there.)"""
+        db = self._db
+        lasts: list[tuple[int, int, int]] = []  # game id, posting key, node
+        for (size,) in db.execute("SELECT DISTINCT size FROM games WHERE positions >= ?",
+                                  (min_positions,)).fetchall():
+            keys = self.keys(size)
+            cursor = db.execute("SELECT id, nodes, positions, record FROM games "
+                                "WHERE size = ? AND positions >= ? ORDER BY id",
+                                (size, min_positions))
+            while rows := cursor.fetchmany(DUPES_BATCH):
+                ids, nodes, mains, blobs = zip(*rows, strict=True)
+                last = np.array(mains, dtype=np.int32) - 1
+                try:
+                    at = replay_at(blobs, size, nodes, mains,
+                                   np.arange(len(rows), dtype=np.int32), last)
+                except GohashError:
+                    for game_id, count, main, blob in rows:  # which one
+                        self._replay(game_id, blob, size, count, main - 1)
+                    raise
+                boards = at.boards.reshape(-1, size, size)
+                batch = frame_batch(at.boards, keys.hash_arrays(boards), keys, frames=False)
+                lasts += zip(ids, posting_keys(batch.keys, size).tolist(), last.tolist(),
+                             strict=True)
+        if not lasts:
+            return set()
+        pairs = db.execute(
+            "WITH last (game, key, seq) AS (SELECT value ->> 0, value ->> 1, value ->> 2 "
+            "FROM json_each(?)) "
+            "SELECT last.game, p.game_id FROM last JOIN postings p "
+            "ON p.key = last.key AND p.seq = last.seq AND p.game_id != last.game "
+            "JOIN games g ON g.id = p.game_id AND g.positions >= ?",
+            (json.dumps(lasts), min_positions)).fetchall()
+        return {game for pair in pairs for game in pair}
+
     @database_errors
     def dupes(self, *, min_positions: int = 10) -> Dupes:
         """Groups of records with the same sequence of positions up to symmetry and
@@ -769,24 +747,7 @@ class Index:
         Records with fewer than ``min_positions`` positions are left out: every
         game starts from the same few positions.  Main lines only are compared.
         """
-        db = self._db
-        mains = dict(db.execute("SELECT id, positions FROM games WHERE positions >= ?",
-                                (min_positions,)))
-        rows = np.array(db.execute("SELECT game_id, seq, key FROM postings").fetchall(),
-                        dtype=np.int64).reshape(-1, 3)
-        main_of = np.zeros(int(rows[:, 0].max()) + 1 if len(rows) else 1, dtype=np.int64)
-        for game_id, main in mains.items():
-            main_of[game_id] = main
-        rows = rows[rows[:, 1] < main_of[rows[:, 0]]]
-        rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
-        # Candidates: games whose main lines have the same keys, or keys one a prefix
-        # of the other's; then the same compared on their exact frames.
-        by_game = np.split(rows[:, 2], np.flatnonzero(np.diff(rows[:, 0])) + 1) if len(
-            rows) else []
-        firsts = rows[np.r_[0, np.flatnonzero(np.diff(rows[:, 0])) + 1], 0].tolist() if len(
-            rows) else []
-        key_sequences = {g: tuple(k.tolist()) for g, k in zip(firsts, by_game, strict=True)}
-        candidates = _related(key_sequences)
+        candidates = self._dupe_candidates(min_positions)
         sequences: dict[int, tuple[bytes, ...]] = {}
         last_element: dict[int, int] = {}
         for game_id in sorted(candidates):
@@ -794,7 +755,7 @@ class Index:
         by_sequence: dict[tuple[bytes, ...], list[int]] = {}
         for game_id, sequence in sequences.items():
             by_sequence.setdefault(sequence, []).append(game_id)
-        records = self.records()
+        records = self._records(sorted(candidates))
 
         def group(game_ids: list[int], length: int) -> DupeGroup:
             first = ELEMENTS[last_element[game_ids[0]]]
@@ -818,63 +779,6 @@ class Index:
             stack.append(seq)
         prefixes.sort(key=lambda p: (p.shorter.records[0].id, p.longer.records[0].id))
         return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
-
-
-_INVERSES = [element.inverse.index for element in ELEMENTS]
-
-
-_SWAPPED = np.array([element.swap for element in ELEMENTS])
-_EXCHANGE = np.array([0, 2, 1], dtype=np.int8)
-
-
-def _images(stones: npt.NDArray[np.int8], size: int) -> npt.NDArray[np.int8]:
-    """``images[g]``: the flat position ``stones`` mapped by the element of index ``g``."""
-    images: npt.NDArray[np.int8] = stones[gathers(size)]
-    images[_SWAPPED] = _EXCHANGE[images[_SWAPPED]]
-    return images
-
-
-def _related(sequences: dict[int, tuple[int, ...]]) -> set[int]:
-    """The games whose sequence another has, or is a proper prefix of another's,
-    or has another's as one."""
-    related: set[int] = set()
-    by_sequence: dict[tuple[int, ...], list[int]] = {}
-    for game_id, sequence in sequences.items():
-        by_sequence.setdefault(sequence, []).append(game_id)
-    stack: list[tuple[int, ...]] = []
-    for seq in sorted(by_sequence):
-        games = by_sequence[seq]
-        if len(games) > 1:
-            related.update(games)
-        while stack and seq[: len(stack[-1])] != stack[-1]:
-            stack.pop()
-        if stack:
-            related.update(games)
-            related.update(by_sequence[stack[-1]])
-        stack.append(seq)
-    return related
-
-
-@dataclass
-class _Hits:
-    """The confirmed occurrences of a query: each one's game (``games`` holds
-    their rows, :meth:`Index._games`), node ``seq``, the lowest element mapping
-    it onto the frame, its side to move, move number and next move on the main
-    line (colour as recorded, 0 none; point in the frame's orientation, -1 a
-    pass); ``rejected`` counts the positions that had the key but other stones."""
-
-    game_id: list[int]
-    games: dict[int, tuple[Any, ...]]
-    seq: npt.NDArray[np.int32]
-    element: npt.NDArray[np.int8]
-    to_move: npt.NDArray[np.int8]
-    move_number: npt.NDArray[np.int32]
-    next_colour: npt.NDArray[np.int8]
-    next_point: npt.NDArray[np.int16]
-    rejected: int
-
-    def __len__(self) -> int:
-        return len(self.game_id)
 
 
 def _root_text(record: Record) -> dict[str, str]:

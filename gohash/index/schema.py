@@ -12,7 +12,7 @@ from ..metadata import STORED
 
 __all__ = ["APPLICATION_ID", "INSERT_GAME", "SCHEMA", "SCHEMA_VERSION", "SQLITE_HEADER"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APPLICATION_ID = 0x67686978  # "ghix"
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -78,9 +78,33 @@ CREATE TABLE variations (
     path TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE aggregates (
+    id INTEGER PRIMARY KEY,
+    key INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    frame BLOB NOT NULL,
+    UNIQUE (key, size, frame)
+);
+CREATE TABLE aggregate_moves (
+    aggregate_id INTEGER NOT NULL REFERENCES aggregates(id),
+    setup INTEGER NOT NULL,
+    colour INTEGER NOT NULL,
+    point INTEGER NOT NULL,
+    swapped INTEGER NOT NULL,
+    to_move INTEGER NOT NULL,
+    year INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    black_wins INTEGER NOT NULL,
+    white_wins INTEGER NOT NULL,
+    first_date TEXT,
+    last_date TEXT,
+    PRIMARY KEY (aggregate_id, setup, colour, point, swapped, to_move, year)
+) WITHOUT ROWID;
 """
 # A posting says the position of a key occurred in a game at node seq; the
 # game's record (gohash.index.games) confirms it and gives everything else.
+# An aggregate holds a frequent position's canonical frame and the continuation
+# rows of all its occurrences (gohash.index.aggregates).
 
 _GAME_COLUMNS = (
     "file_id", "game", "size", "black", "white", "result", "sha256", "positions", "moves",

@@ -49,6 +49,7 @@ from ..sgf.inputs import Input, special_file
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from ..version import __version__
+from .aggregates import CANDIDATE_NODES, Aggregates
 from .build import Spooled, SpoolReader, spooled_frames, stream_frames
 from .check import check_index, damaged
 from .games import game_keys
@@ -58,6 +59,9 @@ from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
 from .writer import Writer
 
 __all__ = [
+    "COMMIT_GROWTH",
+    "COMMIT_SECONDS",
+    "SMALL_INDEX",
     "BuildSummary",
     "Built",
     "IndexFile",
@@ -70,10 +74,21 @@ __all__ = [
 ]
 
 COMMIT_SECONDS = 1.0
-"""A build commits the files it wrote once a transaction is this old: each commit
-writes every page it dirtied (keys are random, so each file dirties a few
-hundred pages of the key index), and files of a second share most of them:
-one transaction per file made the database most of a build's time."""
+"""A build commits the files it wrote once a transaction is this old (and, in a
+large index, :data:`COMMIT_GROWTH` says): each commit writes every page it
+dirtied (keys are random, so each file dirties a few hundred pages of the key
+index), and files of a second share most of them: one transaction per file
+made the database most of a build's time."""
+COMMIT_GROWTH = 3.0
+"""Once the index holds :data:`SMALL_INDEX` positions, a transaction also waits
+until the index holds this many times the positions it held when the
+transaction began.  A commit writes every page of the postings its inserts
+touched, twice (the WAL, then the database), and a second's postings touch
+nearly every page of a large index; growing the index threefold a
+transaction writes its pages some 1.5 times, twice (docs/performance.md, "At
+scale"), and a killed build loses at most two thirds of what it wrote."""
+SMALL_INDEX = 1 << 16
+"""Positions up to which a build commits every :data:`COMMIT_SECONDS`."""
 PAGE_SIZE = 8192
 """The page size of a new index: a build of the corpus took 3% less CPU than
 with SQLite's 4096 (fewer pages to split and write) and the file 1% less
@@ -342,6 +357,8 @@ class IndexFile:
             raise
         self._factory = factory
         self.scheme_name = _scheme_name(factory)
+        self._aggregates = Aggregates(self._db, self.keys,
+                                      fault=lambda reason: damaged(self.path, reason))
 
     def _check_existing(self, requested: str | SchemeFactory | None) -> SchemeFactory:
         app = self._db.execute("PRAGMA application_id").fetchone()[0]
@@ -526,6 +543,7 @@ class IndexFile:
                     self._delete_file(file_id)
                     removed.files.append(file)
                     removed.games += games
+            self._aggregates.settle()
             db.execute("COMMIT")
         finally:
             if db.in_transaction:
@@ -552,7 +570,8 @@ class IndexFile:
 
         A file already indexed with the same SHA-256 is skipped; a changed one
         replaces its games.  Whole files are written in one transaction, by
-        default those of about a second (:data:`COMMIT_SECONDS`), or each
+        default those of about a second (:data:`COMMIT_SECONDS`; in a large index,
+        those that grow it threefold, :data:`COMMIT_GROWTH`), or each
         ``files_per_commit`` files: an interrupted build leaves a consistent
         index that lacks at most the files of the last transaction, and
         running it again completes it.  ``jobs`` worker processes read and replay the files;
@@ -592,9 +611,10 @@ class IndexFile:
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
         writer = Writer(db, suicide=suicide_allowed, parse_version=PARSE_VERSION,
-                        delete_file=self._delete_file)
+                        delete_file=self._delete_file, aggregates=self._aggregates)
         began = 0.0
         done = 0
+        held = db.execute("SELECT coalesce(sum(nodes), 0) FROM games").fetchone()[0]
         try:
             for task, item in _prepared(tasks, stream, replay, jobs, summary.notes.append):
                 if progress is not None and task > done:
@@ -615,16 +635,23 @@ class IndexFile:
                     if not item.more and (
                         written.files_indexed >= files_per_commit
                         if files_per_commit is not None
-                        else time.monotonic() - began >= COMMIT_SECONDS
+                        else time.monotonic() - began >= COMMIT_SECONDS and (
+                            held < SMALL_INDEX
+                            or held + written.positions >= COMMIT_GROWTH * held)
                     ):
                         writer.commit()
                         summary.add(written)
+                        held += written.positions
                         written = BuildSummary()
             if progress is not None:
                 progress(len(tasks), len(tasks))
             if db.in_transaction:
                 writer.commit()
                 summary.add(written)
+            # The positions this build made frequent get their aggregates.
+            db.execute("BEGIN IMMEDIATE")
+            self._aggregates.discover()
+            db.execute("COMMIT")
         finally:
             if db.in_transaction:
                 db.execute("ROLLBACK")
@@ -645,6 +672,29 @@ class IndexFile:
             pass  # "database is locked": a reader is there
         finally:
             db.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+
+    @database_errors
+    def discover_aggregates(self) -> int:
+        """Give every position of the first
+        :data:`~gohash.index.aggregates.CANDIDATE_NODES` nodes of the index's games
+        that is frequent its aggregate (:meth:`Aggregates.discover
+        <gohash.index.aggregates.Aggregates.discover>`), as a build of them all
+        would; how many were made."""
+        db = self._db
+        games = db.execute("SELECT count(*) FROM games").fetchone()[0]
+        cursor = db.execute("SELECT key, seq FROM postings WHERE seq < ?", (CANDIDATE_NODES,))
+        while rows := cursor.fetchmany(1 << 16):
+            keys, seqs = np.array(rows, dtype=np.int64).T
+            self._aggregates.noted(keys, seqs, 0)
+        self._aggregates.noted(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), games)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            made = self._aggregates.discover()
+            db.execute("COMMIT")
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        return made
 
     @staticmethod
     def _write(item: FileFrames, summary: BuildSummary, writer: Writer) -> None:
@@ -672,6 +722,8 @@ class IndexFile:
                 keys = game_keys(record, check_size(size), nodes, self.keys(size))
             except GohashError as e:
                 raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+            seqs = np.arange(len(keys), dtype=np.int64)
+            self._aggregates.removed(keys, np.full(len(keys), game_id, dtype=np.int64), seqs)
             db.executemany(
                 "DELETE FROM postings WHERE key = ? AND game_id = ? AND seq = ?",
                 zip(keys.tolist(), itertools.repeat(game_id), range(len(keys))),
@@ -858,8 +910,9 @@ def upgrade_index(
     archive); the new index is built beside the old one and replaces it only if
     every file was read again: otherwise the old index is left as it was, the
     summary's errors name what was missing, and :attr:`Built.counts` is None.
-    An index of the current version, or not a gohash index, is refused
-    (:class:`IndexFileError`).
+    An index of format 4 is upgraded in place instead, without its files: its
+    aggregates are added (:func:`_upgrade_from_4`).  An index of the current
+    version, or not a gohash index, is refused (:class:`IndexFileError`).
     """
     path = os.fspath(path)
     _check_index_path(path)
@@ -880,6 +933,8 @@ def upgrade_index(
                              f"gohash writes version {SCHEMA_VERSION})", file=path)
     if "scheme" not in meta:
         raise IndexFileError("index has no 'scheme' entry in its meta table", file=path)
+    if version == 4:
+        return _upgrade_from_4(path)
     summary = BuildSummary()
     found: dict[bool | None, list[str]] = {}
     for name, rule in files:
@@ -914,6 +969,28 @@ def upgrade_index(
             os.remove(path + extra)
     os.replace(upgrading, path)
     return Built(summary, counts)
+
+
+def _upgrade_from_4(path: str) -> Built:
+    """Format 4 is format 5 without the aggregates: their tables are created and
+    the version set in one transaction (an index of format 5 without aggregates
+    answers every query by counting), then every position of the first
+    :data:`~gohash.index.aggregates.CANDIDATE_NODES` nodes of the games is
+    counted as a build of them all would count it."""
+    added = [statement for statement in SCHEMA.split(";") if "aggregate" in statement]
+    try:
+        with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
+            db.execute("BEGIN IMMEDIATE")
+            if db.execute("PRAGMA user_version").fetchone()[0] == 4:
+                for statement in added:
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+    except sqlite3.DatabaseError as e:
+        raise IndexFileError(f"cannot upgrade the index: {e}", file=path) from None
+    with IndexFile(path) as index:
+        index.discover_aggregates()
+        return Built(BuildSummary(), index.counts())
 
 
 def _source_of(name: str) -> str | None:

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..version import __version__
+from .aggregates import Aggregates
 from .records import FileFrames
 from .schema import INSERT_GAME
 
@@ -33,13 +34,16 @@ class Writer:
     ``delete_file(file_id)`` removes an indexed file's rows (those of
     :meth:`gohash.index.index.Index.remove`); ``suicide`` is the build's suicide rule
     and ``parse_version`` its replay's version, as the files table stores them;
+    ``aggregates`` counts the postings written into the aggregates of their
+    positions (:mod:`gohash.index.aggregates`) and settles them before a commit.
     """
 
     def __init__(
         self, db: sqlite3.Connection, *, suicide: bool | None, parse_version: int,
-        delete_file: Callable[[int], None],
+        delete_file: Callable[[int], None], aggregates: Aggregates,
     ) -> None:
         self._db = db
+        self._aggregates = aggregates
         self._suicide = suicide
         self._parse_version = parse_version
         self._delete_file = delete_file
@@ -53,6 +57,7 @@ class Writer:
     def commit(self) -> int:
         """Write what is staged and commit; the postings the transaction wrote."""
         written = self.flush()
+        self._aggregates.settle()
         self._db.execute("COMMIT")
         return written
 
@@ -122,6 +127,8 @@ class Writer:
         keys = np.concatenate([keys for keys, _ in staged])
         games = np.repeat(np.array([game_id for _, game_id in staged], dtype=np.int64), counts)
         seqs = np.arange(len(keys)) - np.repeat(np.cumsum(counts) - counts, counts)
+        self._aggregates.added(keys, games, seqs)
+        self._aggregates.noted(keys, seqs, len(staged))
         # In key order (the table's): each insert lands beside the one before.
         order = np.argsort(keys, kind="stable")
         rows = np.stack([keys[order], games[order], seqs[order]], axis=1)

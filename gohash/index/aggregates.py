@@ -1,0 +1,359 @@
+"""Continuations of frequent positions, aggregated per exact position and kept exact.
+
+Scope: the ``aggregates`` and ``aggregate_moves`` tables
+(:mod:`gohash.index.schema`): for each position a build found reached by
+:data:`AGGREGATE_OCCURRENCES` occurrences or more, its canonical frame (the
+exact position: the key only locates it) and the continuation rows of all
+its occurrences (:func:`gohash.index.occurrences.continuation_rows`), those
+reached or ended by setup apart (``setup`` 1; :func:`~gohash.index.occurrences.by_setup`), so
+that :meth:`gohash.index.index.Index.continuations` answers without
+replaying a game.  :class:`Aggregates` keeps them up to date within a
+writing transaction as postings are added and games removed;
+:func:`aggregate_rows` reads one for a query; :func:`recount` and
+:func:`aggregate_faults` count them again from the games.  Which positions
+are aggregated, and why, is said in docs/design.md
+(``gohash.index.aggregates``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import GohashError
+from ..group.schemes import KeyScheme
+from ..pipeline.frames import frame_array_and_elements
+from .games import posting_key, replay_boards
+from .occurrences import Hits, by_setup, confirm, continuation_rows, read_games
+from .queries import ContinuationRow
+
+__all__ = [
+    "AGGREGATE_OCCURRENCES",
+    "CANDIDATE_NODES",
+    "Aggregates",
+    "aggregate_faults",
+    "aggregate_rows",
+    "recount",
+]
+
+AGGREGATE_OCCURRENCES = 1000
+"""A position reached this often gets an aggregate: below it, the recount
+(each game replayed to the position) answers within the target."""
+CANDIDATE_NODES = 30
+"""Nodes of each game added whose positions a build considers for an aggregate."""
+SMALL_BUILD = 1000
+"""Up to this many games, a build counts every candidate position in the index;
+a larger one those it added twice or more (one it added once holds under a
+thousandth of its occurrences)."""
+RECOUNT_GAMES = 20_000
+"""Games read and replayed at a time by :func:`recount` (its memory)."""
+
+_COLUMNS = ("setup, colour, point, swapped, to_move, year, games, black_wins, white_wins, "
+            "first_date, last_date")
+_KEY = ("aggregate_id = ? AND setup = ? AND colour = ? AND point = ? AND swapped = ? "
+        "AND to_move = ? AND year = ?")
+_GAME_COLUMNS = ", g.winner, g.date"
+
+Flagged = list[tuple[int, ContinuationRow]]
+"""Continuation rows, each with its setup flag (1: occurrences reached or
+ended by setup, 0: played through)."""
+Summed = dict[tuple[int, int, int, bool, int, int], list[Any]]
+"""Rows by (setup, colour, point (-2 none), swapped, to_move, year (-1 none)):
+count, black wins, white wins, first and last date."""
+
+
+def _row_key(setup: int, row: ContinuationRow) -> tuple[int, int, int, bool, int, int]:
+    return (setup, row.colour, -2 if row.point is None else row.point, row.swapped,
+            row.to_move, -1 if row.year is None else row.year)
+
+
+def _as_row(values: tuple[Any, ...]) -> tuple[int, ContinuationRow]:
+    setup, colour, point, swapped, to_move, year, count, black, white, first, last = values
+    return setup, ContinuationRow(colour, None if colour == 0 else point, bool(swapped),
+                                  to_move, None if year < 0 else year, count, black, white,
+                                  first, last)
+
+
+def _flagged(hits: Hits) -> Flagged:
+    """:func:`continuation_rows` of ``hits``, those reached or ended by setup apart."""
+    flags = by_setup(hits)
+    return [(setup, row) for setup, kept in ((0, ~flags), (1, flags))
+            for row in continuation_rows(hits.subset(kept))]
+
+
+def _add(total: Summed, rows: Flagged) -> None:
+    for setup, row in rows:
+        have = total.setdefault(_row_key(setup, row), [0, 0, 0, None, None])
+        have[0] += row.count
+        have[1] += row.black_wins
+        have[2] += row.white_wins
+        if row.first_date is not None and (have[3] is None or row.first_date < have[3]):
+            have[3] = row.first_date
+        if row.last_date is not None and (have[4] is None or row.last_date > have[4]):
+            have[4] = row.last_date
+
+
+def _rows(total: Summed) -> Flagged:
+    return [_as_row((*key, *values)) for key, values in sorted(total.items())]
+
+
+def _frame_array(frame: bytes, size: int) -> npt.NDArray[np.int8]:
+    return np.frombuffer(frame, dtype=np.int8).reshape(size, size)
+
+
+def aggregate_rows(
+    db: sqlite3.Connection, key: int, size: int, frame: npt.NDArray[np.int8], setup: str
+) -> tuple[list[ContinuationRow], list[ContinuationRow]] | None:
+    """The continuation rows kept for the position whose canonical frame is
+    ``frame`` (posting key ``key``) of the occurrences ``setup`` keeps, and of
+    those it leaves out (:func:`~gohash.index.occurrences.setup_rows`); None if
+    none are kept, or if ``setup`` is ``"include"`` and it holds occurrences
+    of both kinds (a game counted once for a move from both is a recount's)."""
+    found = db.execute("SELECT id FROM aggregates WHERE key = ? AND size = ? AND frame = ?",
+                       (key, size, np.ascontiguousarray(frame, dtype=np.int8).tobytes())
+                       ).fetchone()
+    if found is None:
+        return None
+    rows = [_as_row(values) for values in db.execute(
+        f"SELECT {_COLUMNS} FROM aggregate_moves WHERE aggregate_id = ?", (found[0],))]
+    played = [row for flag, row in rows if flag == 0]
+    made = [row for flag, row in rows if flag == 1]
+    if setup == "include":
+        return None if played and made else (played or made, [])
+    return (made, played) if setup == "only" else (played, made)
+
+
+def recount(db: sqlite3.Connection, key: int, size: int, frame: bytes) -> Flagged:
+    """The continuation rows of every occurrence of ``frame`` (posting key ``key``),
+    counted from the games, :data:`RECOUNT_GAMES` at a time; raises
+    :class:`~gohash.errors.GohashError` if a game does not replay."""
+    postings = db.execute("SELECT game_id, seq FROM postings WHERE key = ? "
+                          "ORDER BY game_id, seq", (key,)).fetchall()
+    stones = _frame_array(frame, size)
+    total: Summed = {}
+    start = 0
+    while start < len(postings):
+        ids = sorted({g for g, _ in postings[start : start + RECOUNT_GAMES]})
+        end = start
+        while end < len(postings) and postings[end][0] <= ids[-1]:
+            end += 1
+        games = read_games(db, ids, _GAME_COLUMNS)
+        mine = [p for p in postings[start:end] if games[p[0]][0] == size]
+        if mine:
+            _add(total, _flagged(confirm(mine, games, size, stones)))
+        start = end
+    return _rows(total)
+
+
+def aggregate_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme]
+                     ) -> Iterator[str]:
+    """How each aggregate differs from what it must be: its key that of its
+    frame, its frame a canonical one, its rows a recount from the games."""
+    for aggregate_id, key, size, frame in db.execute(
+            "SELECT id, key, size, frame FROM aggregates ORDER BY id").fetchall():
+        where = f"aggregate {aggregate_id}"
+        if not isinstance(frame, bytes) or not isinstance(size, int) or len(frame) != size * size:
+            yield f"{where}: a frame of {len(frame) if isinstance(frame, bytes) else 0} bytes"
+            continue
+        stones = _frame_array(frame, size)
+        if not np.isin(stones, (0, 1, 2)).all():
+            yield f"{where}: a frame with values other than 0, 1 and 2"
+            continue
+        keys = keys_of(size)
+        canonical, again, _ = frame_array_and_elements(stones, keys)
+        if again.tobytes() != frame:
+            yield f"{where}: its frame is not the canonical image of its position"
+        elif (want_key := posting_key(canonical, keys.bits, size)) != key:
+            yield f"{where}: key {key!r} is not its frame's {want_key!r}"
+            continue
+        try:
+            want = recount(db, key, size, frame)
+        except GohashError as e:
+            yield f"{where}: {e.reason}"
+            continue
+        have: Summed = {}
+        _add(have, [_as_row(values) for values in db.execute(
+            f"SELECT {_COLUMNS} FROM aggregate_moves WHERE aggregate_id = ?", (aggregate_id,))])
+        if _rows(have) != want:
+            yield f"{where}: its continuation rows are not those of its occurrences"
+    yield from (f"aggregate_moves of aggregate {a}: no such aggregate" for (a,) in db.execute(
+        "SELECT DISTINCT aggregate_id FROM aggregate_moves "
+        "WHERE aggregate_id NOT IN (SELECT id FROM aggregates)"))
+
+
+class Aggregates:
+    """Keeps the aggregates of an index exact within its writing transactions.
+
+    :meth:`added` and :meth:`removed` take the postings (key, game id, seq) of
+    games being added (their rows written, before or with their postings) or
+    removed (before their rows go); :meth:`settle` counts again, before a
+    commit, the aggregates whose first or last date a removal may have
+    changed, and drops those no occurrence is left of; :meth:`noted` keeps the
+    candidate keys of the games added, and :meth:`discover` gives every
+    candidate reached :data:`AGGREGATE_OCCURRENCES` times its aggregate.
+    A game that does not replay, or an aggregate that lacks a game it
+    counted, raises ``fault(reason)``.
+    """
+
+    def __init__(self, db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme], *,
+                 fault: Callable[[str], Exception]) -> None:
+        self._db = db
+        self._fault = fault
+        self._keys_of = keys_of
+        self._stale: set[int] = set()
+        self._candidates: list[npt.NDArray[np.int64]] = []
+        self._games = 0
+
+    def added(self, keys: npt.NDArray[np.int64], game_ids: npt.NDArray[np.int64],
+              seqs: npt.NDArray[np.int64]) -> None:
+        """Count the occurrences of these postings into the aggregates of their positions."""
+        self._apply(keys, game_ids, seqs, 1)
+
+    def removed(self, keys: npt.NDArray[np.int64], game_ids: npt.NDArray[np.int64],
+                seqs: npt.NDArray[np.int64]) -> None:
+        """Take the occurrences of these postings (whole games) out of the aggregates."""
+        self._apply(keys, game_ids, seqs, -1)
+
+    def noted(self, keys: npt.NDArray[np.int64], seqs: npt.NDArray[np.int64],
+              games: int) -> None:
+        """Keep the keys of the first :data:`CANDIDATE_NODES` nodes of ``games``
+        games added, for :meth:`discover`."""
+        self._candidates.append(keys[seqs < CANDIDATE_NODES])
+        self._games += games
+
+    def _apply(self, keys: npt.NDArray[np.int64], game_ids: npt.NDArray[np.int64],
+               seqs: npt.NDArray[np.int64], sign: int) -> None:
+        db = self._db
+        known: dict[int, list[tuple[int, int, bytes]]] = {}
+        for aggregate_id, key, size, frame in db.execute(
+                "SELECT id, key, size, frame FROM aggregates"):
+            known.setdefault(key, []).append((aggregate_id, size, frame))
+        if not known or not len(keys):
+            return
+        at = np.flatnonzero(np.isin(keys, np.fromiter(known, dtype=np.int64, count=len(known))))
+        if not len(at):
+            return
+        at = at[np.argsort(keys[at], kind="stable")]
+        bounds = np.flatnonzero(np.diff(keys[at])) + 1
+        for rows in np.split(at, bounds):
+            postings = sorted(zip(game_ids[rows].tolist(), seqs[rows].tolist(), strict=True))
+            games = read_games(db, sorted({g for g, _ in postings}), _GAME_COLUMNS)
+            for aggregate_id, size, frame in known[int(keys[rows[0]])]:
+                mine = [p for p in postings if games[p[0]][0] == size]
+                if mine:
+                    try:
+                        hits = confirm(mine, games, size, _frame_array(frame, size))
+                    except GohashError as e:
+                        raise self._fault(e.reason) from None
+                    if len(hits):
+                        self._change(aggregate_id, _flagged(hits), sign)
+
+    def _change(self, aggregate_id: int, rows: Flagged, sign: int) -> None:
+        db = self._db
+        for setup, row in rows:
+            key = (aggregate_id, *_row_key(setup, row))
+            if sign > 0:
+                db.execute(
+                    f"INSERT INTO aggregate_moves (aggregate_id, {_COLUMNS}) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (aggregate_id, setup, colour, point, swapped, to_move, year) "
+                    "DO UPDATE SET games = games + excluded.games, "
+                    "black_wins = black_wins + excluded.black_wins, "
+                    "white_wins = white_wins + excluded.white_wins, "
+                    "first_date = coalesce(min(first_date, excluded.first_date), first_date, "
+                    "excluded.first_date), "
+                    "last_date = coalesce(max(last_date, excluded.last_date), last_date, "
+                    "excluded.last_date)",
+                    (*key, row.count, row.black_wins, row.white_wins, row.first_date,
+                     row.last_date))
+                continue
+            have = db.execute(f"SELECT games, first_date, last_date FROM aggregate_moves "
+                              f"WHERE {_KEY}", key).fetchone()
+            if have is None or have[0] < row.count:
+                raise self._fault(f"aggregate {aggregate_id} lacks occurrences of games it "
+                                  "counted")
+            if have[0] == row.count:
+                db.execute(f"DELETE FROM aggregate_moves WHERE {_KEY}", key)
+                continue
+            db.execute(f"UPDATE aggregate_moves SET games = games - ?, "
+                       f"black_wins = black_wins - ?, white_wins = white_wins - ? WHERE {_KEY}",
+                       (row.count, row.black_wins, row.white_wins, *key))
+            # The dates are a least and a greatest: one a game held needs a recount.
+            if (row.first_date is not None and row.first_date == have[1]) or (
+                    row.last_date is not None and row.last_date == have[2]):
+                self._stale.add(aggregate_id)
+
+    def settle(self) -> None:
+        """Count the aggregates whose dates a removal may have changed again, and
+        drop the aggregates no occurrence is left of."""
+        db = self._db
+        for aggregate_id in sorted(self._stale):
+            found = db.execute("SELECT key, size, frame FROM aggregates WHERE id = ?",
+                               (aggregate_id,)).fetchone()
+            db.execute("DELETE FROM aggregate_moves WHERE aggregate_id = ?", (aggregate_id,))
+            if found is not None:
+                self._store(aggregate_id, self._recount(*found))
+        self._stale.clear()
+        db.execute("DELETE FROM aggregates WHERE id NOT IN "
+                   "(SELECT aggregate_id FROM aggregate_moves)")
+
+    def _store(self, aggregate_id: int, rows: Flagged) -> None:
+        self._db.executemany(
+            f"INSERT INTO aggregate_moves (aggregate_id, {_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(aggregate_id, *_row_key(setup, row), row.count, row.black_wins, row.white_wins,
+              row.first_date, row.last_date) for setup, row in rows])
+
+    def discover(self) -> int:
+        """Give each candidate position (:meth:`noted`) reached
+        :data:`AGGREGATE_OCCURRENCES` times or more in the index its aggregate,
+        counted from the games; how many were made."""
+        if not self._candidates:
+            return 0
+        keys, counts = np.unique(np.concatenate(self._candidates), return_counts=True)
+        if self._games > SMALL_BUILD:
+            keys = keys[counts >= 2]
+        self._candidates, self._games = [], 0
+        db = self._db
+        known = {key for (key,) in db.execute("SELECT DISTINCT key FROM aggregates")}
+        made = 0
+        for key in keys.tolist():
+            if key in known or db.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM postings WHERE key = ? LIMIT ?)",
+                    (key, AGGREGATE_OCCURRENCES)).fetchone()[0] < AGGREGATE_OCCURRENCES:
+                continue
+            made += self._create(key)
+        return made
+
+    def _create(self, key: int) -> int:
+        """An aggregate for the position of the first posting of ``key`` (any other
+        position with the key keeps being counted per query); 1 if made."""
+        db = self._db
+        game_id, seq = db.execute("SELECT game_id, seq FROM postings WHERE key = ? "
+                                  "ORDER BY game_id, seq LIMIT 1", (key,)).fetchone()
+        size, nodes, _, blob = read_games(db, [game_id], "")[game_id]
+        try:
+            board = replay_boards(blob, size, nodes, seq).boards[seq].reshape(size, size)
+        except GohashError as e:
+            raise self._fault(f"game {game_id}: {e.reason}") from None
+        keys = self._keys_of(size)
+        canonical, frame, _ = frame_array_and_elements(board, keys)
+        if posting_key(canonical, keys.bits, size) != key:
+            raise self._fault(f"game {game_id} node {seq}: its posting key is not its "
+                              "position's")
+        stored = frame.tobytes()
+        aggregate_id = db.execute("INSERT INTO aggregates (key, size, frame) VALUES (?, ?, ?)",
+                                  (key, size, stored)).lastrowid
+        assert aggregate_id is not None
+        self._store(aggregate_id, self._recount(key, size, stored))
+        return 1
+
+    def _recount(self, key: int, size: int, frame: bytes) -> Flagged:
+        try:
+            return recount(self._db, key, size, frame)
+        except GohashError as e:
+            raise self._fault(e.reason) from None

@@ -1,0 +1,212 @@
+"""The occurrences of a position in an index's stored games: confirmed, then summed.
+
+Scope: :func:`read_games`, the games rows a search replays; :func:`confirm`,
+which replays the games that postings name and keeps the nodes whose
+position is an image of a query's frame (:class:`Hits`); and
+:func:`continuation_rows`, which sums confirmed occurrences into the
+:class:`~gohash.index.queries.ContinuationRow` groups that
+:func:`~gohash.index.queries.merge_continuations` reads, those reached by
+setup apart (:func:`by_setup`, :func:`setup_rows`).  Searches
+(:mod:`gohash.index.index`) and the aggregates of frequent positions
+(:mod:`gohash.index.aggregates`) share them, so both count alike.  Nothing
+here writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..group.symmetry import ELEMENTS
+from ..pipeline.frames import gathers
+from .games import replay_at, setup_nodes
+from .queries import ContinuationRow
+from .records import point_images
+
+__all__ = ["Hits", "by_setup", "confirm", "continuation_rows", "read_games", "setup_rows"]
+
+GAMES_PER_QUERY = 500
+"""Game ids per ``IN (...)`` statement of :func:`read_games`."""
+
+
+def read_games(
+    db: sqlite3.Connection, game_ids: Sequence[int], columns: str
+) -> dict[int, tuple[Any, ...]]:
+    """Size, nodes, main line length, stored game and ``columns`` (of games ``g``
+    and files ``f``, each starting with a comma) of each game of ``game_ids``, by id."""
+    out: dict[int, tuple[Any, ...]] = {}
+    join = "JOIN files f ON f.id = g.file_id" if "f." in columns else ""
+    for start in range(0, len(game_ids), GAMES_PER_QUERY):
+        chunk = list(game_ids[start : start + GAMES_PER_QUERY])
+        for game_id, *row in db.execute(
+            f"SELECT g.id, g.size, g.nodes, g.positions, g.record{columns} FROM games g "
+            f"{join} WHERE g.id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ):
+            out[game_id] = tuple(row)
+    return out
+
+
+@dataclass
+class Hits:
+    """The confirmed occurrences of a query: each one's game (``games`` holds
+    their rows, :func:`read_games`), node ``seq``, the lowest element mapping
+    it onto the frame, its side to move, move number and next move on the main
+    line (colour as recorded, 0 none; point in the frame's orientation, -1 a
+    pass); ``rejected`` counts the positions that had the key but other stones."""
+
+    game_id: list[int]
+    games: dict[int, tuple[Any, ...]]
+    seq: npt.NDArray[np.int32]
+    element: npt.NDArray[np.int8]
+    to_move: npt.NDArray[np.int8]
+    move_number: npt.NDArray[np.int32]
+    next_colour: npt.NDArray[np.int8]
+    next_point: npt.NDArray[np.int16]
+    rejected: int
+
+    def __len__(self) -> int:
+        return len(self.game_id)
+
+    def subset(self, kept: npt.NDArray[np.bool_]) -> Hits:
+        """The occurrences ``kept`` marks (``rejected`` kept as it is)."""
+        return Hits([g for g, k in zip(self.game_id, kept.tolist(), strict=True) if k],
+                    self.games, self.seq[kept], self.element[kept], self.to_move[kept],
+                    self.move_number[kept], self.next_colour[kept], self.next_point[kept],
+                    self.rejected)
+
+
+_INVERSES = [element.inverse.index for element in ELEMENTS]
+_SWAPPED = np.array([element.swap for element in ELEMENTS])
+_EXCHANGE = np.array([0, 2, 1], dtype=np.int8)
+
+
+def images(stones: npt.NDArray[np.int8], size: int) -> npt.NDArray[np.int8]:
+    """``images[g]``: the flat position ``stones`` mapped by the element of index ``g``."""
+    out: npt.NDArray[np.int8] = stones[gathers(size)]
+    out[_SWAPPED] = _EXCHANGE[out[_SWAPPED]]
+    return out
+
+
+def confirm(
+    postings: Sequence[tuple[int, int]], games: dict[int, tuple[Any, ...]], size: int,
+    frame: npt.NDArray[np.int8],
+) -> Hits:
+    """The ``postings`` (game id, seq, the rows of one game together; of ``games``,
+    :func:`read_games`, all of board ``size``) whose position is the frame's up
+    to symmetry, with the lowest element mapping each onto ``frame``: each game
+    replayed once, as far as its postings ask.  A stored game that does not
+    replay raises :class:`~gohash.errors.GohashError`."""
+    by_board: dict[bytes, int] = {}
+    # The position each element e maps onto the frame: e^-1 of the frame.
+    preimages = images(frame.reshape(-1), size)[_INVERSES]
+    for element, preimage in zip(ELEMENTS, preimages, strict=True):
+        by_board.setdefault(preimage.tobytes(), element.index)
+    order: list[int] = []
+    game_of: list[int] = []
+    for game_id, _ in postings:
+        if not order or order[-1] != game_id:
+            order.append(game_id)
+        game_of.append(len(order) - 1)
+    seq = np.array([s for _, s in postings], dtype=np.int32)
+    at = replay_at([games[g][3] for g in order], size, [games[g][1] for g in order],
+                   [games[g][2] for g in order], np.array(game_of, dtype=np.int32), seq)
+    found = [by_board.get(board) for board in map(bytes, at.boards)]
+    kept = [i for i, element in enumerate(found) if element is not None]
+    rejected = len({bytes(at.boards[i]) for i, e in enumerate(found) if e is None})
+    elements = np.array([found[i] for i in kept], dtype=np.int8)
+    next_point = at.next_point[kept]
+    played = next_point >= 0
+    # The next move in the frame's orientation, as the element maps it.
+    next_point[played] = point_images(size)[elements[played], next_point[played]]
+    return Hits([postings[i][0] for i in kept], games, seq[kept], elements,
+                at.to_move[kept], at.move_number[kept], at.next_colour[kept], next_point,
+                rejected)
+
+
+def continuation_rows(
+    hits: Hits, allowed: npt.NDArray[np.bool_] | None = None
+) -> list[ContinuationRow]:
+    """The occurrences of ``hits`` (whose games' rows hold ``winner`` and ``date``
+    after the stored game, as :func:`read_games` gives ``", g.winner, g.date"``)
+    grouped by next move, colour exchange, side to move and year, a game counted
+    once for each move played from the position; ``allowed[swapped * 2 +
+    to_move - 1]`` keeps those kinds of occurrence only (None: all).  Rows of
+    disjoint sets of games add up to the rows of their union."""
+    games = hits.games
+    swapped = (hits.element >= 8).astype(np.int64)
+    side = hits.to_move.astype(np.int64)
+    colour = hits.next_colour.astype(np.int64)
+    point = np.where(colour > 0, hits.next_point, -2).astype(np.int64)
+    game_ids = sorted(games)
+    game_index = np.searchsorted(game_ids, hits.game_id).astype(np.int64)
+    kinds = np.stack([game_index, colour, point, swapped, side])
+    if allowed is not None:
+        kinds = kinds[:, allowed[swapped * 2 + side - 1]]
+    # A game counts once for each move played from the position.
+    game_index, colour, point, swapped, side = np.unique(kinds, axis=1)
+    dates = [games[g][5] for g in game_ids]
+    years = np.array([int(d[:4]) if d is not None and d[:4].isdigit() else -1 for d in dates],
+                     dtype=np.int64)
+    winners = [games[g][4] for g in game_ids]
+    known = sorted({d for d in dates if d is not None})
+    rank = {d: i for i, d in enumerate(known)}
+    date_rank = np.array([-1 if d is None else rank[d] for d in dates], dtype=np.int64)
+    black = np.array([w == "B" for w in winners], dtype=np.int64)
+    white = np.array([w == "W" for w in winners], dtype=np.int64)
+    year = years[game_index]
+    keys, group = np.unique(np.stack([colour, point, swapped, side, year]), axis=1,
+                            return_inverse=True)
+    group = group.reshape(-1)
+    count = np.bincount(group, minlength=keys.shape[1])
+    blacks = np.bincount(group, black[game_index], minlength=keys.shape[1])
+    whites = np.bincount(group, white[game_index], minlength=keys.shape[1])
+    ranks = date_rank[game_index]
+    first = np.full(keys.shape[1], len(known), dtype=np.int64)
+    last = np.full(keys.shape[1], -1, dtype=np.int64)
+    dated = ranks >= 0
+    np.minimum.at(first, group[dated], ranks[dated])
+    np.maximum.at(last, group[dated], ranks[dated])
+    return [
+        ContinuationRow(c, None if c == 0 else p, bool(sw), tm, None if y < 0 else y, n,
+                        int(b), int(w), known[f] if f < len(known) else None,
+                        known[la] if la >= 0 else None)
+        for (c, p, sw, tm, y), n, b, w, f, la in zip(
+            keys.T.tolist(), count.tolist(), blacks.tolist(), whites.tolist(),
+            first.tolist(), last.tolist(), strict=True)
+    ]
+
+
+def by_setup(hits: Hits) -> npt.NDArray[np.bool_]:
+    """For each occurrence of ``hits``, whether setup made it (its node changed
+    stones by setup, or is an initial position with stones) or ended it (the
+    next node of its main line is such a node): a position not played through."""
+    flags = np.zeros(len(hits), dtype=np.bool_)
+    nodes: dict[int, list[bool]] = {}
+    for i, (game_id, seq) in enumerate(zip(hits.game_id, hits.seq.tolist(), strict=True)):
+        main, blob = hits.games[game_id][2], hits.games[game_id][3]
+        steps = nodes.get(game_id)
+        if steps is None or len(steps) <= seq + 1:
+            steps = nodes[game_id] = setup_nodes(blob, seq + 1)
+        flags[i] = steps[seq] or (seq + 1 < main and seq + 1 < len(steps) and steps[seq + 1])
+    return flags
+
+
+def setup_rows(
+    hits: Hits, allowed: npt.NDArray[np.bool_] | None, setup: str
+) -> tuple[list[ContinuationRow], list[ContinuationRow]]:
+    """:func:`continuation_rows` of the occurrences of ``hits`` that ``setup``
+    (:data:`~gohash.index.queries.SETUP`) keeps, and of those it leaves out:
+    ``"include"`` all of them (none left out), ``"exclude"`` those played
+    through (:func:`by_setup` false), ``"only"`` those reached or ended by setup."""
+    if setup == "include":
+        return continuation_rows(hits, allowed), []
+    flags = by_setup(hits)
+    made = flags if setup == "only" else ~flags
+    return (continuation_rows(hits.subset(made), allowed),
+            continuation_rows(hits.subset(~made), allowed))
