@@ -408,3 +408,62 @@ def test_a_dask_cluster_builds_and_searches_as_one_index(
             with pytest.raises(IndexFileError, match="no such index") as raised:
                 sharded.find(Board(9))
             assert raised.value.file == shard
+
+
+# -- served ----------------------------------------------------------------------------------
+
+
+def test_the_explorer_serves_a_sharded_index(built: dict[int, str]) -> None:
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from gohash.explorer.app import create_app
+
+    def answers(db: str) -> dict[str, Any]:
+        """What the server answers, every game id left out and the games by file
+        and game (their ids differ)."""
+        with TestClient(create_app(db), base_url="http://localhost") as client:
+            got = {path: client.get(path, params=params).json() for path, params in (
+                ("/api/info", {}), ("/api/position", {"size": "9", "moves": "bee"}),
+                ("/api/games", {"size": "19", "limit": "200"}),
+                ("/api/pattern", {"diagram": "\n".join(["*****" + "-" * 14] * 3 + ["***X*" + "-" * 14]
+                                                      + ["*****" + "-" * 14] + ["-" * 19] * 14),
+                                  "limit": "200"}),
+            )}
+            for name in ("/api/games", "/api/pattern"):
+                matches = got[name].pop("matches")
+                got[name]["games"] = {
+                    (m["source"], m["game"], m["seq"]): client.get(
+                        f"/api/game/{m.pop('game_id')}").json() | {"game_id": None}
+                    for m in matches}
+            got["/api/position"].pop("games")
+            return got
+
+    one, sharded = answers(built[0]), answers(built[7])
+    assert len(one["/api/games"]["games"]) == one["/api/games"]["total"] >= 3
+    assert one["/api/pattern"]["total"] > 0
+    assert sharded == one
+
+
+def test_upgrade_rebuilds_the_older_shards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    db = tmp_path / "db"
+    build_shards(str(db), [str(p) for p in sorted(DATA.glob("*.sgf"))], shards=2)
+    with ShardedIndex(str(db), read_only=True) as index:
+        before = index.info().to_json(paths=False)
+    old = Manifest.read(str(db)).paths(str(db))[1]
+    with sqlite3.connect(old) as con:
+        con.execute("PRAGMA user_version = 1")
+    con.close()
+    with pytest.raises(IndexFileError, match="schema version 1") as raised:
+        open_index(str(db), read_only=True)
+    assert raised.value.file == old
+    assert main(["index", "upgrade", str(db)]) == 0
+    with ShardedIndex(str(db), read_only=True) as index:
+        assert index.info().to_json(paths=False) == before
+    capsys.readouterr()
+    assert main(["index", "upgrade", str(db)]) == 2
+    assert "nothing to upgrade" in capsys.readouterr().err

@@ -32,7 +32,13 @@ from ..index.queries import (
 )
 from ..index.records import PARSE_VERSION
 from ..index.schema import SCHEMA_VERSION
-from ..index.shards import ShardedIndex, build_shards, is_sharded, open_index
+from ..index.shards import (
+    ShardedIndex,
+    build_shards,
+    is_sharded,
+    open_index,
+    upgrade_shards,
+)
 from ..index.store import build_index, upgrade_index
 from ..pattern.diagram import SYMMETRIES as PATTERN_SYMMETRIES
 from ..pattern.search import PatternResult
@@ -296,7 +302,8 @@ def register(subparsers: Any) -> None:
         "upgraded in place, without its files (format 5 adds the aggregates of frequent "
         "positions).",
     )
-    upgrade.add_argument("db", metavar="DB", help="the index file")
+    upgrade.add_argument("db", metavar="DB", help="the index file, or a sharded index's "
+                         "folder (its older shards are upgraded)")
     add_jobs(upgrade)
     add_exit_codes(upgrade, files=True)
     leaf(upgrade, _run_upgrade)
@@ -345,7 +352,8 @@ def _run_build(args: argparse.Namespace) -> int:
 
 def _run_upgrade(args: argparse.Namespace) -> int:
     report = reporter(args)
-    built = upgrade_index(args.db, jobs=args.jobs, progress=report.progress)
+    upgrade = upgrade_shards if is_sharded(args.db) else upgrade_index
+    built = upgrade(args.db, jobs=args.jobs, progress=report.progress)
     summary, counts = built.summary, built.counts
     for note in summary.notes:
         report.note(note)

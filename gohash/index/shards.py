@@ -24,6 +24,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -55,7 +56,16 @@ from .queries import (
 )
 from .records import rank_level
 from .schema import SCHEMA_VERSION
-from .store import BuildSummary, Built, IndexFile, IndexInfo, Removed, build_index
+from .store import (
+    BuildSummary,
+    Built,
+    IndexFile,
+    IndexInfo,
+    Removed,
+    build_index,
+    read_only_uri,
+    upgrade_index,
+)
 
 __all__ = [
     "MANIFEST",
@@ -66,6 +76,7 @@ __all__ = [
     "is_sharded",
     "open_index",
     "shard_of",
+    "upgrade_shards",
 ]
 
 MANIFEST = "shards.json"
@@ -295,6 +306,43 @@ def _prepare(folder: str, shards: int | None, scheme: str | None, variations: bo
     manifest = Manifest.new(shards, scheme or DEFAULT_SCHEME, bool(variations))
     manifest.write(folder)
     return manifest
+
+
+def upgrade_shards(
+    path: str | os.PathLike[str], *, jobs: int = 1,
+    progress: Callable[[int, int], object] | None = None,
+) -> Built:
+    """Upgrade every shard of the sharded index ``path`` that is of an earlier
+    format version (:func:`~gohash.index.store.upgrade_index`: each rebuilt from
+    the files it names, and replaced only if all were found again); ``counts``
+    is None if some shard was left as it was.  Refused if no shard is older."""
+    folder = os.fspath(path)
+    manifest = Manifest.read(folder)
+    summary = BuildSummary()
+    older = [p for p in manifest.paths(folder) if _schema_version(p) != SCHEMA_VERSION]
+    if not older:
+        raise IndexFileError(f"every shard is of format version {SCHEMA_VERSION}: nothing "
+                             "to upgrade", file=folder)
+    complete = True
+    for shard_path in older:
+        built = upgrade_index(shard_path, jobs=jobs, progress=progress)
+        summary.add(built.summary)
+        complete = complete and built.counts is not None
+    if not complete:
+        return Built(summary, None)
+    manifest.write(folder)
+    with ShardedIndex(folder, read_only=True) as index:
+        return Built(summary, index.counts())
+
+
+def _schema_version(path: str) -> int | None:
+    """The format version of the index file ``path`` (None: not readable as one)."""
+    try:
+        with contextlib.closing(sqlite3.connect(read_only_uri(path), uri=True)) as db:
+            version: int = db.execute("PRAGMA user_version").fetchone()[0]
+            return version
+    except sqlite3.Error:
+        return None
 
 
 # -- fanning out ----------------------------------------------------------------------------
