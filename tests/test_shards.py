@@ -413,6 +413,11 @@ def test_a_dask_cluster_builds_and_searches_as_one_index(
 # -- served ----------------------------------------------------------------------------------
 
 
+CORNER = "\n".join(["*****" + "-" * 14] * 3 + ["***X*" + "-" * 14] + ["*****" + "-" * 14]
+                   + ["-" * 19] * 14)
+"""A black stone on a 4-4 point, whatever is around it."""
+
+
 def test_the_explorer_serves_a_sharded_index(built: dict[int, str]) -> None:
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
@@ -426,9 +431,7 @@ def test_the_explorer_serves_a_sharded_index(built: dict[int, str]) -> None:
             got = {path: client.get(path, params=params).json() for path, params in (
                 ("/api/info", {}), ("/api/position", {"size": "9", "moves": "bee"}),
                 ("/api/games", {"size": "19", "limit": "200"}),
-                ("/api/pattern", {"diagram": "\n".join(["*****" + "-" * 14] * 3 + ["***X*" + "-" * 14]
-                                                      + ["*****" + "-" * 14] + ["-" * 19] * 14),
-                                  "limit": "200"}),
+                ("/api/pattern", {"diagram": CORNER, "limit": "200"}),
             )}
             for name in ("/api/games", "/api/pattern"):
                 matches = got[name].pop("matches")
