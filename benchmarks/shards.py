@@ -15,7 +15,8 @@ the games per shard are printed). Then, on this machine (2 cores):
 - **queries by kind**, p50 over ``--repeat`` runs of each query, on one index and on
   1, 2 and 4 shards searched in threads: find past the opening, find and
   continuations of the empty board and of a position at move 8, pattern searches
-  (corner, side, anywhere: regions cut from the games' own positions), dupes once.
+  (corner, side, anywhere: regions cut from the games' own positions), dupes once (up
+  to 20,000 games: it holds every posting in memory).
   For each, the merge's share: the query's time beyond the shards' answers.
 - **fan-out overhead**: p50 of 300 finds on data/sgf (a tiny index), one index
   against 1, 2 and 4 shards: what asking and merging costs when the shards do nothing.
@@ -50,6 +51,8 @@ from gohash.index.store import build_index
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ROOT.parent / "shared" / "scale" / "tygem"
 DATA = ROOT / "data" / "sgf"
+DUPES_UP_TO = 20_000
+"""Dupes is timed up to this many games: it reads every posting into memory."""
 
 
 def prepare(source: Path, limit: int | None, parts: int, out: Path) -> int:
@@ -92,14 +95,23 @@ def scheduler_cpu(address: str) -> float:
         return float(client.run_on_scheduler(time.process_time))
 
 
-def build_on_cluster(workers: int, inputs: list[str], db: str) -> tuple[float, float]:
-    """Wall seconds and cluster CPU seconds of 2 shards built on ``workers`` workers."""
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def build_on_cluster(workers: int, inputs: list[str], db: str) -> tuple[float, float, float]:
+    """Wall seconds, cluster CPU seconds and the largest worker's peak RSS (MB) of 2
+    shards built on ``workers`` workers."""
     with cluster(workers) as address:
+        with Client(address, timeout="30s") as client:
+            client.run(lambda: __import__("gohash.index.shards"))  # warm: imported everywhere
         before = worker_cpu(address) + scheduler_cpu(address)
         start = time.perf_counter()
         build_shards(db, inputs, shards=2, dask=address)
         wall = time.perf_counter() - start
-        return wall, worker_cpu(address) + scheduler_cpu(address) - before
+        with Client(address, timeout="30s") as client:
+            peak = max(client.run(peak_rss_mb).values())
+        return wall, worker_cpu(address) + scheduler_cpu(address) - before, peak
 
 
 def queries(index: Index) -> dict[str, Callable[[Index | ShardedIndex], Any]]:
@@ -174,15 +186,15 @@ def main() -> None:
     size = os.path.getsize(work / "one.db")
     print(f"build, one index in this process: {base_wall:.1f} s wall, {base_cpu:.1f} s CPU "
           f"({base_cpu / count * 1000:.2f} ms a game), {size / 1e6:.0f} MB "
-          f"({size / count / 1000:.2f} KB a game); peak RSS "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+          f"({size / count / 1000:.2f} KB a game); peak RSS {peak_rss_mb():.0f} MB")
     walls = {}
     for workers in (1, 2):
-        wall, cluster_cpu = build_on_cluster(workers, inputs, str(work / f"dask-{workers}"))
+        wall, cluster_cpu, peak = build_on_cluster(workers, inputs,
+                                                   str(work / f"dask-{workers}"))
         walls[workers] = wall
         print(f"build, 2 shards on {workers} Dask worker{'s' * (workers > 1)}: {wall:.1f} s wall, "
               f"cluster CPU {cluster_cpu:.1f} s ({cluster_cpu / base_cpu - 1:+.0%} over one "
-              "index in one process)")
+              f"index in one process); a worker's peak RSS {peak:.0f} MB")
     print(f"  2 workers / 1 worker: {walls[1] / walls[2]:.2f}x")
 
     # -- queries ------------------------------------------------------------------------
@@ -212,10 +224,12 @@ def main() -> None:
                 else:
                     merge = None
                 table.setdefault(kind, {})[name] = p50(lambda r=run: r(index), args.repeat), merge
-            start = time.perf_counter()
-            index.dupes()
-            table.setdefault("dupes", {})[name] = time.perf_counter() - start, None
-    print(f"\nquery p50 (ms), merge share of the query; {count:,} games")
+            if count <= DUPES_UP_TO:
+                start = time.perf_counter()
+                index.dupes()
+                table.setdefault("dupes", {})[name] = time.perf_counter() - start, None
+    print(f"\nquery p50 (ms), merge share of the query; {count:,} games; peak RSS of this "
+          f"process {peak_rss_mb():.0f} MB")
     print(f"{'kind':24}" + "".join(f"{name:>20}" for name in dbs))
     for kind, row in table.items():
         cells = []

@@ -493,10 +493,25 @@ class ShardedIndex:
         """``method(*args, **kwargs)`` of each shard of ``shards`` (default all),
         with ``each(shard)``'s keywords too; their answers in shard order."""
         which = list(range(self.shards)) if shards is None else list(shards)
-        futures = [self._fan.submit(i, method, args, {**kwargs, **(each(i) if each else {})})
-                   for i in which]
+
+        def options(i: int) -> dict[str, Any]:
+            return {**kwargs, **(each(i) if each else {})}
+
         if isinstance(self._fan, _Cluster):
-            return self._gather_dask(which, futures)
+            return self._gather_dask(which, [self._fan.submit(i, method, args, options(i))
+                                             for i in which])
+        # Without a timeout the first shard is asked in this thread: a hand-off
+        # to a pool thread and back is most of what a small query costs.
+        inline = self.timeout is None and self._fan.read_only and bool(which)
+        futures = [self._fan.submit(i, method, args, options(i)) for i in which[inline:]]
+        if inline:
+            first: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            try:
+                first.set_result(getattr(self._fan.indexes[which[0]], method)(
+                    *args, **options(which[0])))
+            except BaseException as e:
+                first.set_exception(e)
+            futures.insert(0, first)
         done, _ = concurrent.futures.wait(futures, timeout=self.timeout)
         answers = []
         for i, future in zip(which, futures, strict=True):
