@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from gohash.cli import main
 from gohash.errors import GohashError, IndexFileError, UnknownGameError
 from gohash.go.board import Board
+from gohash.index import shards as shards_module
 from gohash.index.index import Index
 from gohash.index.queries import Filters
 from gohash.index.shards import (
@@ -235,6 +236,16 @@ def test_one_shard_is_one_index(built: dict[int, str]) -> None:
         for board in _queries(single, 3):
             assert sharded.find(board, limit=None, order="-date") == single.find(
                 board, limit=None, order="-date")
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 64])
+def test_distinct_keys_are_counted_a_chunk_at_a_time(
+    built: dict[int, str], chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shards_module, "DISTINCT_CHUNK", chunk)
+    with Index(built[0], read_only=True) as single, ShardedIndex(built[7],
+                                                                 read_only=True) as sharded:
+        assert sharded.counts() == single.counts()
 
 
 @settings(max_examples=4, deadline=None,
