@@ -38,24 +38,27 @@ def dask_client(address: str, *, paths_relative: bool = False) -> Iterator[Any]:
     cluster) on leaving.  ``paths_relative``: the work names relative paths,
     so every worker must run in this folder (checked)."""
     dist = distributed()
+    # Closed on leaving, not entered as context managers: a client entered is
+    # the "current" client of the context it was entered in, and a server
+    # closes it in another (its lifespan's).
     with contextlib.ExitStack() as stack:
         if address.startswith("local:"):
             count = address[len("local:"):]
             if not count.isdigit() or int(count) < 1:
                 raise GohashError(f"--dask local:N needs a number of workers N >= 1, "
                                   f"not {address!r}")
-            cluster = stack.enter_context(dist.LocalCluster(
-                n_workers=int(count), threads_per_worker=1, processes=True,
-                dashboard_address=None,
-            ))
-            client = stack.enter_context(dist.Client(cluster))
+            cluster = dist.LocalCluster(n_workers=int(count), threads_per_worker=1,
+                                        processes=True, dashboard_address=None)
+            stack.callback(cluster.close)
+            client = dist.Client(cluster)
         else:
             try:
-                client = stack.enter_context(dist.Client(address, timeout="20s"))
+                client = dist.Client(address, timeout="20s")
             except (OSError, TimeoutError, ValueError) as e:
                 raise GohashError(f"cannot reach the Dask scheduler {address!r}: {e}") from None
-            if paths_relative:
-                _check_folders(client)
+        stack.callback(client.close)
+        if paths_relative and not address.startswith("local:"):
+            _check_folders(client)
         yield client
 
 
