@@ -481,3 +481,18 @@ def test_upgrade_rebuilds_the_older_shards(
     capsys.readouterr()
     assert main(["index", "upgrade", str(db)]) == 2
     assert "nothing to upgrade" in capsys.readouterr().err
+
+
+def test_a_shard_that_cannot_be_built_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = [str(p) for p in sorted(DATA.glob("*.sgf"))]
+    db = tmp_path / "db"
+    assert main(["index", "build", str(db), *inputs[:2], "--shards", "2"]) == 0
+    broken = Manifest.read(str(db)).paths(str(db))[shard_of(inputs[2], 2)]
+    Path(broken).write_bytes(b"not an index" * 100)
+    capsys.readouterr()
+    assert main(["index", "build", str(db), inputs[2]]) == 2
+    err = capsys.readouterr().err
+    assert f"{broken}: shard {shard_of(inputs[2], 2)} not built: not an SQLite database" in err
+    assert f"some shards of {db} not built: build again to complete them" in err

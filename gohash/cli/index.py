@@ -341,7 +341,8 @@ def _run_build(args: argparse.Namespace) -> int:
         report.error(message)
     report.say(str(summary))
     if counts is None:
-        report.say(f"no index written: {args.db} left as it was")
+        report.say(f"some shards of {args.db} not built: build again to complete them"
+                    if is_sharded(args.db) else f"no index written: {args.db} left as it was")
         return EXIT_ERRORS
     report.say(f"index {args.db}: {counted(counts['files'], 'file')}, "
                f"{counted(counts['games'], 'game')}, "

@@ -196,8 +196,9 @@ def build_shards(
     and is its only writer.  An existing sharded index keeps its shards,
     scheme and variations (asking for others is an error unless ``overwrite``,
     which removes it first); ``shards`` is needed for a new one.  A shard
-    whose build failed is an error of the summary naming it; building again
-    completes it.  ``progress(done, total)`` counts shards built.
+    whose build failed is an error of the summary naming it, and
+    :attr:`~gohash.index.store.Built.counts` is None; building again completes
+    it.  ``progress(done, total)`` counts shards built.
     """
     folder = os.fspath(path)
     manifest = _prepare(folder, shards, scheme, variations, overwrite)
@@ -213,20 +214,13 @@ def build_shards(
     if dask is not None and any(inp.kind == "stdin" for unit in units for inp in unit):
         raise GohashError("--dask cannot read standard input: give files")
     options = dict(files_per_commit=files_per_commit, suicide_allowed=suicide_allowed)
-    summary = BuildSummary()
     todo = [i for i in range(manifest.shards) if units[i]]
-    done = 0
+    outcomes: dict[int, BuildSummary | BaseException] = {}
 
     def finish(i: int, outcome: BuildSummary | BaseException) -> None:
-        nonlocal done
-        if isinstance(outcome, BaseException):
-            reason = outcome.reason if isinstance(outcome, GohashError) else repr(outcome)
-            summary.errors.append(f"{shard_paths[i]}: shard {i} not built: {reason}")
-        else:
-            summary.add(outcome)
-        done += 1
+        outcomes[i] = outcome
         if progress is not None:
-            progress(done, len(todo))
+            progress(len(outcomes), len(todo))
 
     if dask is not None:
         relative = any(not os.path.isabs(inp.name) for unit in units for inp in unit) or (
@@ -261,6 +255,16 @@ def build_shards(
                 except Exception as e:  # a GohashError, or the worker died
                     outcome = e
                 finish(running[future], outcome)
+    # In shard order, whatever order they ended in.
+    summary = BuildSummary()
+    for i, outcome in sorted(outcomes.items()):
+        if isinstance(outcome, BaseException):
+            reason = outcome.reason if isinstance(outcome, GohashError) else repr(outcome)
+            summary.errors.append(f"{shard_paths[i]}: shard {i} not built: {reason}")
+        else:
+            summary.add(outcome)
+    if any(isinstance(outcome, BaseException) for outcome in outcomes.values()):
+        return Built(summary, None)
     with ShardedIndex(folder, read_only=True) as index:
         counts = index.counts()
     return Built(summary, counts)
