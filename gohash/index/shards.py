@@ -672,12 +672,13 @@ class ShardedIndex:
         parts: list[Continuations] = self._ask("continuations", position, limit=None,
                                                **options)
         first = parts[0]
-        result = Continuations(first.key, first.size, 0, 0, 0, 0, 0, 0, 0, [], {},
-                               first.symmetries, first.to_move)
+        result = dataclasses.replace(first, total=0, ended=0, same_colours=0,
+                                     exchanged_colours=0, black_wins=0, white_wins=0, other=0,
+                                     moves=[], years={}, setup_left_out=0)
         moves: dict[tuple[str, Any], list[Continuation]] = {}
         for part in parts:
             for name in ("total", "ended", "same_colours", "exchanged_colours", "black_wins",
-                         "white_wins", "other"):
+                         "white_wins", "other", "setup_left_out"):
                 setattr(result, name, getattr(result, name) + getattr(part, name))
             for year, n in part.years.items():
                 result.years[year] = result.years.get(year, 0) + n
