@@ -32,6 +32,13 @@ from ..index.queries import (
 )
 from ..index.records import PARSE_VERSION
 from ..index.schema import SCHEMA_VERSION
+from ..index.shards import (
+    ShardedIndex,
+    build_shards,
+    is_sharded,
+    open_index,
+    upgrade_shards,
+)
 from ..index.store import build_index, upgrade_index
 from ..pattern.diagram import SYMMETRIES as PATTERN_SYMMETRIES
 from ..pattern.search import PatternResult
@@ -82,8 +89,17 @@ def register(subparsers: Any) -> None:
         "whole files about once a second, so an interrupted build is completed by running "
         "it again.",
     )
-    build.add_argument("db", metavar="DB", help="the index file (created if missing)")
+    build.add_argument("db", metavar="DB", help="the index file (created if missing), or "
+                       "the folder of a sharded index")
     build.add_argument("paths", nargs="+", metavar="PATH")
+    build.add_argument(
+        "--shards", type=positive_int, default=None, metavar="N",
+        help="a sharded index: DB is a folder of N index files, each input in the shard "
+        "a hash of its path names (docs/shards.md), --jobs shards built at once in worker "
+        "processes; an existing sharded DB keeps its N",
+    )
+    _add_dask(build, "build the shards on the Dask scheduler tcp://HOST:PORT, or on local:N, "
+              "a local cluster of N workers: one task per shard (a sharded DB only)")
     add_scheme(
         build, default=None,
         help=f"key scheme of a new index (default {DEFAULT_SCHEME}); an existing index "
@@ -116,7 +132,8 @@ def register(subparsers: Any) -> None:
         "the symmetries of --symmetry, with the element that maps the query onto it.  "
         "Positions are compared stone by stone (the side to move is ignored).",
     )
-    find.add_argument("db", metavar="DB", help="the index file")
+    find.add_argument("db", metavar="DB", help="the index file, or a sharded index's folder")
+    _add_dask(find)
     query = find.add_mutually_exclusive_group()
     query.add_argument("--sgf", metavar="FILE",
                        help="take the position from an SGF file (- for standard input)")
@@ -176,7 +193,8 @@ def register(subparsers: Any) -> None:
         "a full-board diagram, top row first: X black, O white, . empty, * anything, "
         "x black or empty, o white or empty, - outside the pattern (docs/patterns.md).",
     )
-    pattern.add_argument("db", metavar="DB", help="the index file")
+    pattern.add_argument("db", metavar="DB", help="the index file, or a sharded index's folder")
+    _add_dask(pattern)
     pattern.add_argument("diagram", metavar="FILE",
                          help="the pattern diagram: a file, or - for standard input")
     pattern.add_argument("--symmetry", choices=PATTERN_SYMMETRIES, default="full",
@@ -224,7 +242,8 @@ def register(subparsers: Any) -> None:
         "symmetry and colour exchange, and records whose sequence is a proper prefix of "
         "others'.",
     )
-    dupes.add_argument("db", metavar="DB", help="the index file")
+    dupes.add_argument("db", metavar="DB", help="the index file, or a sharded index's folder")
+    _add_dask(dupes)
     dupes.add_argument(
         "--min-positions", type=positive_int, default=10, metavar="N",
         help="ignore records of fewer than N positions (default 10)",
@@ -241,7 +260,8 @@ def register(subparsers: Any) -> None:
         "files (files indexed by a gohash that read records differently are read again "
         "by the next build given them).",
     )
-    info.add_argument("db", metavar="DB", help="the index file")
+    info.add_argument("db", metavar="DB", help="the index file, or a sharded index's folder")
+    _add_dask(info)
     add_format(info, ("text", "json"), help="result format")
     add_exit_codes(info)
     leaf(info, _run_info)
@@ -254,7 +274,8 @@ def register(subparsers: Any) -> None:
         "between tables, and every stored position (its frame decodes and gives its stored "
         "key under the index's key scheme).  Each fault is an error line.",
     )
-    check.add_argument("db", metavar="DB", help="the index file")
+    check.add_argument("db", metavar="DB", help="the index file, or a sharded index's folder")
+    _add_dask(check)
     add_exit_codes(check)
     leaf(check, _run_check)
 
@@ -266,7 +287,7 @@ def register(subparsers: Any) -> None:
         "archive (all its members); positions no other game has go too.  The paths "
         "removed are printed.",
     )
-    remove.add_argument("db", metavar="DB", help="the index file")
+    remove.add_argument("db", metavar="DB", help="the index file, or a sharded index's folder")
     remove.add_argument("paths", nargs="+", metavar="PATH")
     add_exit_codes(remove)
     leaf(remove, _run_remove)
@@ -281,7 +302,8 @@ def register(subparsers: Any) -> None:
         "upgraded in place, without its files (format 5 adds the aggregates of frequent "
         "positions).",
     )
-    upgrade.add_argument("db", metavar="DB", help="the index file")
+    upgrade.add_argument("db", metavar="DB", help="the index file, or a sharded index's "
+                         "folder (its older shards are upgraded)")
     add_jobs(upgrade)
     add_exit_codes(upgrade, files=True)
     leaf(upgrade, _run_upgrade)
@@ -290,12 +312,28 @@ def register(subparsers: Any) -> None:
 # -- build -------------------------------------------------------------------------------------
 
 
+def _add_dask(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+    parser.add_argument(
+        "--dask", metavar="ADDRESS",
+        help=help or "ask the shards of a sharded index on the Dask scheduler tcp://HOST:PORT "
+        "(or local:N, a local cluster of N workers) instead of in threads here",
+    )
+
+
+def _open(args: argparse.Namespace) -> Index | ShardedIndex:
+    return open_index(args.db, read_only=True, dask=args.dask)
+
+
 def _run_build(args: argparse.Namespace) -> int:
     report = reporter(args)
-    built = build_index(args.db, args.paths, scheme=args.scheme,
-                        variations=True if args.variations else None, overwrite=args.overwrite,
-                        jobs=args.jobs, files_per_commit=args.files_per_commit,
-                        progress=report.progress, suicide_allowed=_suicide(args))
+    options = dict(scheme=args.scheme, variations=True if args.variations else None,
+                   overwrite=args.overwrite, jobs=args.jobs,
+                   files_per_commit=args.files_per_commit, progress=report.progress,
+                   suicide_allowed=_suicide(args))
+    if args.shards is not None or args.dask is not None or is_sharded(args.db):
+        built = build_shards(args.db, args.paths, shards=args.shards, dask=args.dask, **options)
+    else:
+        built = build_index(args.db, args.paths, **options)
     summary, counts = built.summary, built.counts
     for note in summary.notes:
         report.note(note)
@@ -303,7 +341,8 @@ def _run_build(args: argparse.Namespace) -> int:
         report.error(message)
     report.say(str(summary))
     if counts is None:
-        report.say(f"no index written: {args.db} left as it was")
+        report.say(f"some shards of {args.db} not built: build again to complete them"
+                    if is_sharded(args.db) else f"no index written: {args.db} left as it was")
         return EXIT_ERRORS
     report.say(f"index {args.db}: {counted(counts['files'], 'file')}, "
                f"{counted(counts['games'], 'game')}, "
@@ -314,7 +353,8 @@ def _run_build(args: argparse.Namespace) -> int:
 
 def _run_upgrade(args: argparse.Namespace) -> int:
     report = reporter(args)
-    built = upgrade_index(args.db, jobs=args.jobs, progress=report.progress)
+    upgrade = upgrade_shards if is_sharded(args.db) else upgrade_index
+    built = upgrade(args.db, jobs=args.jobs, progress=report.progress)
     summary, counts = built.summary, built.counts
     for note in summary.notes:
         report.note(note)
@@ -405,7 +445,7 @@ def _run_find(args: argparse.Namespace) -> int:
         raise GohashError("--setup goes with --continuations")
     filters = _filters(args)
     board = _query(args)
-    with Index(args.db, read_only=True) as index:
+    with _open(args) as index:
         if args.continuations:
             # A diagram has no side to move: either, unless --to-move names one.
             to_move = args.to_move or ("any" if args.position is not None else None)
@@ -507,7 +547,7 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
 def _run_pattern(args: argparse.Namespace) -> int:
     filters = _filters(args)
     text = _read_text(args.diagram)
-    with Index(args.db, read_only=True) as index:
+    with _open(args) as index:
         found = index.pattern(text, symmetry=args.symmetry, to_move=args.to_move,
                               max_move=args.max_move, sequence=args.sequence or (),
                               filters=filters, limit=args.limit or None)
@@ -552,7 +592,7 @@ def _print_pattern(found: PatternResult) -> None:
 
 def _run_player(args: argparse.Namespace) -> int:
     report = reporter(args)
-    with Index(args.db, read_only=True) as index:
+    with open_index(args.db, read_only=True) as index:
         matches = index.players(args.name, limit=None)
         name = chosen_player(matches, args.name)
         if name is None:
@@ -607,7 +647,7 @@ def _print_player(summary: PlayerSummary, limit: int | None) -> None:
 
 
 def _run_dupes(args: argparse.Namespace) -> int:
-    with Index(args.db, read_only=True) as index:
+    with _open(args) as index:
         dupes = index.dupes(min_positions=args.min_positions)
     if args.format == "json":
         print(json.dumps(dupes.to_json(), ensure_ascii=False))
@@ -638,7 +678,7 @@ def _print_group(group: DupeGroup) -> None:
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    with Index(args.db, read_only=True) as index:
+    with _open(args) as index:
         info = index.info()
     if args.format == "json":
         print(json.dumps(info.to_json(), ensure_ascii=False))
@@ -661,7 +701,7 @@ def _run_info(args: argparse.Namespace) -> int:
 
 def _run_check(args: argparse.Namespace) -> int:
     report = reporter(args)
-    with Index(args.db, read_only=True) as index:
+    with _open(args) as index:
         faults = index.check()
     for fault in faults:
         report.error(fault)
@@ -671,7 +711,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
 def _run_remove(args: argparse.Namespace) -> int:
     report = reporter(args)
-    with Index(args.db) as index:
+    with open_index(args.db) as index:
         removed = index.remove(args.paths)
     for path in removed.files:
         print(path)

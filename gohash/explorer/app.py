@@ -63,6 +63,7 @@ from ..group.symmetry import Element, Point, element
 from ..index.index import Index
 from ..index.movelist import MAX_STEPS, Replay, format_steps, parse_steps, point_letters, replay
 from ..index.queries import FILTERS, GAME_ORDERS, SETUP, Filters, GameRecord
+from ..index.shards import ShardedIndex
 from ..pattern.diagram import SYMMETRIES
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
@@ -291,7 +292,8 @@ class _Explorer:
             return self._games(index, self.query(params, generation), offset, limit)
 
     @staticmethod
-    def _games(index: Index, query: _Query, offset: int, limit: int) -> dict[str, Any]:
+    def _games(index: Index | ShardedIndex, query: _Query, offset: int,
+               limit: int) -> dict[str, Any]:
         found = index.find(
             query.replayed.board, colour_swap=query.symmetry == "full",
             filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
@@ -343,7 +345,8 @@ class _Explorer:
         return answer
 
 
-def _budget(index: Index, timeout: float | None, cancel: threading.Event) -> dict[str, Any]:
+def _budget(index: Index | ShardedIndex, timeout: float | None,
+            cancel: threading.Event) -> dict[str, Any]:
     """``timeout`` and ``cancel`` for :meth:`Index.pattern`, where it takes them."""
     accepted = inspect.signature(index.pattern).parameters
     return {"timeout": timeout, "cancel": cancel} if "cancel" in accepted else {}
@@ -432,7 +435,7 @@ class _GameReader:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-_WORKER_INDEXES: dict[str, tuple[Identity, Index]] = {}
+_WORKER_INDEXES: dict[str, tuple[Identity, Index | ShardedIndex]] = {}
 """In a worker process of :class:`_GameReader`: its connection to each index, and
 the identity of the file it opened."""
 
@@ -488,7 +491,7 @@ class _GameCache:
             tuple[str, int], tuple[tuple[_Identity, _Identity], GameRecord, int]
         ] = OrderedDict()
 
-    def game(self, index: Index, db_path: str, game_id: int) -> GameRecord:
+    def game(self, index: Index | ShardedIndex, db_path: str, game_id: int) -> GameRecord:
         key = (db_path, game_id)
         kept = self._games.pop(key, None)
         if kept is not None:
@@ -530,7 +533,7 @@ _WORKER_GAMES = _GameCache(GAME_CACHE_BYTES)
 """In a worker process of :class:`_GameReader`: the games it read last."""
 
 
-def _worker_index(db_path: str, identity: Identity) -> Index:
+def _worker_index(db_path: str, identity: Identity) -> Index | ShardedIndex:
     """A connection to the index file of ``identity`` at ``db_path``, the one the
     server answers from; a 503 if another file took its place meanwhile."""
     kept = _WORKER_INDEXES.pop(db_path, None)

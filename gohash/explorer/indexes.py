@@ -19,6 +19,8 @@ from contextlib import contextmanager
 
 from ..errors import GohashError, IndexFileError
 from ..index.index import Index
+from ..index.shards import ShardedIndex
+from ..index.shards import open_index as open_any
 from ..index.store import IndexInfo
 
 __all__ = ["QUERY_CONNECTIONS", "Connections", "Generation", "Identity", "Served",
@@ -41,22 +43,23 @@ def file_identity(path: str) -> Identity | None:
     return info.st_dev, info.st_ino
 
 
-def open_index(path: str) -> Index:
-    """A read-only connection to the index at ``path``."""
-    return Index(path, read_only=True)
+def open_index(path: str) -> Index | ShardedIndex:
+    """A read-only connection to the index at ``path`` (an index file, or a
+    sharded index's folder)."""
+    return open_any(path, read_only=True)
 
 
 class Connections:
     """Read-only connections to one index, each used by one thread at a time: a
     request waits for a connection, never for another request's work on one."""
 
-    def __init__(self, indexes: list[Index]) -> None:
+    def __init__(self, indexes: list[Index | ShardedIndex]) -> None:
         self._idle = list(indexes)
         self._free = threading.BoundedSemaphore(len(indexes))
         self._lock = threading.Lock()
 
     @contextmanager
-    def use(self) -> Iterator[Index]:
+    def use(self) -> Iterator[Index | ShardedIndex]:
         with self._free:
             with self._lock:
                 index = self._idle.pop()
@@ -82,7 +85,7 @@ class Generation:
     another file at the path."""
 
     def __init__(self, path: str, identity: Identity) -> None:
-        opened: list[Index] = []
+        opened: list[Index | ShardedIndex] = []
         try:
             for _ in range(QUERY_CONNECTIONS + 2):
                 opened.append(open_index(path))

@@ -7,6 +7,7 @@ building, upkeep), :mod:`~gohash.index.schema` (its DDL and format version),
 :mod:`~gohash.index.writer` (inserts), :mod:`~gohash.index.check` (checking
 it end to end), :mod:`~gohash.index.queries` (the queries and their results),
 :mod:`~gohash.index.movelist` (move lists), :mod:`~gohash.index.players` (a
-player's games, openings and corner patterns) and :mod:`~gohash.index.export`
-(a stored game written back as SGF).
+player's games, openings and corner patterns), :mod:`~gohash.index.export`
+(a stored game written back as SGF) and :mod:`~gohash.index.shards` (an index
+in shards, built and searched as one).
 """

@@ -83,6 +83,7 @@ __all__ = [
     "Dupes",
     "Index",
     "Prefix",
+    "group_dupes",
     "position_from_sgf",
 ]
 
@@ -678,17 +679,20 @@ class Index:
     # -- duplicates ----------------------------------------------------------------------------
 
     @database_errors
-    def _frames(self, game_id: int) -> tuple[tuple[bytes, ...], int]:
-        """The frames of a game's main line, and the element mapping its last
-        position onto its frame."""
-        size, nodes, main, blob = self._db.execute(
-            "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
-        boards = self._replay(game_id, blob, size, nodes, main - 1).boards[:main]
-        keys = self.keys(size)
-        batch = frame_batch(boards, keys.hash_arrays(boards.reshape(-1, size, size)), keys)
-        assert batch.frames is not None
-        return tuple(map(bytes, batch.frames)), int(batch.elements[-1])
+    def main_frames(self, game_ids: Iterable[int]) -> dict[int, tuple[tuple[bytes, ...], int]]:
+        """For each game of ``game_ids``: the frames of its main line, and the
+        element mapping its last position onto its frame."""
+        out = {}
+        for game_id in game_ids:
+            size, nodes, main, blob = self._db.execute(
+                "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            boards = self._replay(game_id, blob, size, nodes, main - 1).boards[:main]
+            keys = self.keys(size)
+            batch = frame_batch(boards, keys.hash_arrays(boards.reshape(-1, size, size)), keys)
+            assert batch.frames is not None
+            out[game_id] = tuple(map(bytes, batch.frames)), int(batch.elements[-1])
+        return out
 
     @database_errors
     def records(self) -> dict[int, Record]:
@@ -740,45 +744,79 @@ class Index:
         return {game for pair in pairs for game in pair}
 
     @database_errors
+    @database_errors
+    def main_keys(self, *, min_positions: int = 10) -> dict[int, tuple[int, ...]]:
+        """The posting keys of the main line of each game of at least
+        ``min_positions`` positions, by game id, in game id order."""
+        db = self._db
+        mains = dict(db.execute("SELECT id, positions FROM games WHERE positions >= ?",
+                                (min_positions,)))
+        rows = np.array(db.execute("SELECT game_id, seq, key FROM postings").fetchall(),
+                        dtype=np.int64).reshape(-1, 3)
+        main_of = np.zeros(int(rows[:, 0].max()) + 1 if len(rows) else 1, dtype=np.int64)
+        for game_id, main in mains.items():
+            main_of[game_id] = main
+        rows = rows[rows[:, 1] < main_of[rows[:, 0]]]
+        rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+        by_game = np.split(rows[:, 2], np.flatnonzero(np.diff(rows[:, 0])) + 1) if len(
+            rows) else []
+        firsts = rows[np.r_[0, np.flatnonzero(np.diff(rows[:, 0])) + 1], 0].tolist() if len(
+            rows) else []
+        return {g: tuple(k.tolist()) for g, k in zip(firsts, by_game, strict=True)}
+
+    @database_errors
     def dupes(self, *, min_positions: int = 10) -> Dupes:
         """Groups of records with the same sequence of positions up to symmetry and
         colour exchange, and groups whose sequence is a proper prefix of another's.
 
         Records with fewer than ``min_positions`` positions are left out: every
-        game starts from the same few positions.  Main lines only are compared.
+        game starts from the same few positions.  Main lines only are compared
+        (:func:`group_dupes`).
         """
-        candidates = self._dupe_candidates(min_positions)
-        sequences: dict[int, tuple[bytes, ...]] = {}
-        last_element: dict[int, int] = {}
-        for game_id in sorted(candidates):
-            sequences[game_id], last_element[game_id] = self._frames(game_id)
-        by_sequence: dict[tuple[bytes, ...], list[int]] = {}
-        for game_id, sequence in sequences.items():
-            by_sequence.setdefault(sequence, []).append(game_id)
-        records = self._records(sorted(candidates))
+        return group_dupes(self._dupe_candidates(min_positions), self.main_frames,
+                           self._records)
 
-        def group(game_ids: list[int], length: int) -> DupeGroup:
-            first = ELEMENTS[last_element[game_ids[0]]]
-            return DupeGroup(
-                tuple(records[g] for g in game_ids),
-                tuple(ELEMENTS[last_element[g]].inverse.compose(first) for g in game_ids),
-                length,
-            )
 
-        groups = {seq: group(ids, len(seq)) for seq, ids in sorted(by_sequence.items(),
-                                                                   key=lambda kv: kv[1][0])}
-        prefixes = []
-        # In lexicographic order a sequence follows its prefixes, with only
-        # sequences that also extend them in between: a stack finds the longest.
-        stack: list[tuple[bytes, ...]] = []
-        for seq in sorted(by_sequence):
-            while stack and seq[: len(stack[-1])] != stack[-1]:
-                stack.pop()
-            if stack:
-                prefixes.append(Prefix(groups[stack[-1]], groups[seq]))
-            stack.append(seq)
-        prefixes.sort(key=lambda p: (p.shorter.records[0].id, p.longer.records[0].id))
-        return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
+def group_dupes(
+    candidates: set[int],
+    frames: Callable[[list[int]], dict[int, tuple[tuple[bytes, ...], int]]],
+    records: Callable[[list[int]], dict[int, Record]],
+) -> Dupes:
+    """The duplicates among the games ``candidates`` (those that may be one:
+    :meth:`Index._dupe_candidates`), compared on their main lines' exact frames
+    (``frames``, :meth:`Index.main_frames`); ``records`` gives the records of
+    game ids.  Groups and prefixes come in game id order."""
+    sequences: dict[int, tuple[bytes, ...]] = {}
+    last_element: dict[int, int] = {}
+    for game_id, (sequence, last) in sorted(frames(sorted(candidates)).items()):
+        sequences[game_id], last_element[game_id] = sequence, last
+    by_sequence: dict[tuple[bytes, ...], list[int]] = {}
+    for game_id, sequence in sequences.items():
+        by_sequence.setdefault(sequence, []).append(game_id)
+    known = records(sorted(candidates))
+
+    def group(game_ids: list[int], length: int) -> DupeGroup:
+        first = ELEMENTS[last_element[game_ids[0]]]
+        return DupeGroup(
+            tuple(known[g] for g in game_ids),
+            tuple(ELEMENTS[last_element[g]].inverse.compose(first) for g in game_ids),
+            length,
+        )
+
+    groups = {seq: group(ids, len(seq)) for seq, ids in sorted(by_sequence.items(),
+                                                               key=lambda kv: kv[1][0])}
+    prefixes = []
+    # In lexicographic order a sequence follows its prefixes, with only
+    # sequences that also extend them in between: a stack finds the longest.
+    stack: list[tuple[bytes, ...]] = []
+    for seq in sorted(by_sequence):
+        while stack and seq[: len(stack[-1])] != stack[-1]:
+            stack.pop()
+        if stack:
+            prefixes.append(Prefix(groups[stack[-1]], groups[seq]))
+        stack.append(seq)
+    prefixes.sort(key=lambda p: (p.shorter.records[0].id, p.longer.records[0].id))
+    return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
 
 
 def _root_text(record: Record) -> dict[str, str]:

@@ -559,14 +559,15 @@ class IndexFile:
     @database_errors
     def build(
         self,
-        paths: Iterable[str],
+        paths: Iterable[str | Input],
         *,
         jobs: int = 1,
         files_per_commit: int | None = None,
         progress: Callable[[int, int], object] | None = None,
         suicide_allowed: bool | None = None,
     ) -> BuildSummary:
-        """Index every SGF file of ``paths`` (files, folders, archives, ``-``).
+        """Index every SGF file of ``paths`` (files, folders, archives, ``-``, or
+        inputs :func:`~gohash.sgf.sources.find_inputs` resolved).
 
         A file already indexed with the same SHA-256 is skipped; a changed one
         replaces its games.  Whole files are written in one transaction, by
@@ -598,7 +599,8 @@ class IndexFile:
             "SELECT path, sha256 FROM files WHERE parse_version = ?", (PARSE_VERSION,)
         ))
         # Files are known by path as found: "./games/" and "games" must be one path.
-        normalised = [path if path == "-" else os.path.normpath(path) for path in paths]
+        normalised = [path if isinstance(path, Input) or path == "-" else os.path.normpath(path)
+                      for path in paths]
         tasks = list(_tasks(normalised, known, self.scheme_name, suicide_allowed))
         stream = functools.partial(
             stream_frames, factory=self._factory, suicide_allowed=suicide_allowed,
@@ -750,7 +752,7 @@ def _scheme_name(factory: SchemeFactory) -> str:
 
 
 def _tasks(
-    paths: list[str], known: dict[str, str], scheme_name: str, suicide_allowed: bool | None
+    paths: list[str | Input], known: dict[str, str], scheme_name: str, suicide_allowed: bool | None
 ) -> Iterator[Task]:
     """One task per input (per part of a canon dataset), with the known SHA-256 of its files."""
     for inp, _ in input_tasks(find_inputs(paths), archives=False):
@@ -821,7 +823,7 @@ class Built:
 
 def build_index(
     path: str | os.PathLike[str],
-    paths: Iterable[str],
+    paths: Iterable[str | Input],
     *,
     scheme: str | SchemeFactory | None = None,
     variations: bool | None = None,

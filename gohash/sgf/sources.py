@@ -171,12 +171,16 @@ def _input_for(path: str, mode: int | None) -> Input:
     return Input("unsupported" if fmt in _UNSUPPORTED else fmt, path, fmt)
 
 
-def find_inputs(paths: Iterable[str]) -> Iterator[Input]:
+def find_inputs(paths: Iterable[str | Input]) -> Iterator[Input]:
     """Resolve paths: folders become their ``*.sgf`` files (recursively, sorted);
     a file's format is found from its first bytes.  A packed dataset
     (:mod:`gohash.sgf.pack`) becomes its parts, a canon dataset
-    (:mod:`gohash.tools.parquet`) its ``positions`` parts."""
+    (:mod:`gohash.tools.parquet`) its ``positions`` parts.  An :class:`Input`
+    (one resolved before, as a sharded index hands its shards theirs) is itself."""
     for path in paths:
+        if isinstance(path, Input):
+            yield path
+            continue
         mode = None if path == "-" else _mode(path)
         is_folder = mode is not None and stat.S_ISDIR(mode)
         if is_folder and _is_dataset(path):

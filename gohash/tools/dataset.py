@@ -9,23 +9,19 @@ errors and notes in partition order, the summary).  A task is
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ctypes.util
-import importlib
 import json
 import os
 import stat
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache, partial
+from functools import partial
 from typing import Any
 
 import fsspec
 
 from ..errors import GohashError, OutputExistsError, SgfError, WorkerDied
 from ..group.schemes import scheme as get_scheme
+from ..pipeline.cluster import dask_client, distributed, heap_as_usual
 from ..pipeline.jobs import input_tasks, run_tasks
 from ..pipeline.pool import each
 from ..sgf.inputs import Input, Source
@@ -267,30 +263,8 @@ def _run_dask(address: str, parts: list[Part], out: str, options: CanonOptions,
               finish: Callable[[Part, PartResult | BaseException], None],
               paths_relative: bool) -> None:
     """Every partition as one Dask task; ``finish`` is called as each completes."""
-    try:
-        # As a module of Any: distributed's API is not fully typed.
-        distributed: Any = importlib.import_module("distributed")
-    except ImportError:
-        raise GohashError("--dask needs dask.distributed: pip install 'gohash[dask]'") from None
-    Client, LocalCluster = distributed.Client, distributed.LocalCluster
-    with contextlib.ExitStack() as stack:
-        if address.startswith("local:"):
-            count = address[len("local:"):]
-            if not count.isdigit() or int(count) < 1:
-                raise GohashError(f"--dask local:N needs a number of workers N >= 1, "
-                                  f"not {address!r}")
-            cluster = stack.enter_context(LocalCluster(
-                n_workers=int(count), threads_per_worker=1, processes=True,
-                dashboard_address=None,
-            ))
-            client = stack.enter_context(Client(cluster))
-        else:
-            try:
-                client = stack.enter_context(Client(address, timeout="20s"))
-            except (OSError, TimeoutError, ValueError) as e:
-                raise GohashError(f"cannot reach the Dask scheduler {address!r}: {e}") from None
-            if paths_relative:
-                _check_folders(client)
+    dist = distributed()
+    with dask_client(address, paths_relative=paths_relative) as client:
         token = f"{os.getpid()}-{time.monotonic_ns()}"
         # The keys are ours, so pure=False: a pure map also hashes every item of
         # every partition for a token it does not use, CPU time of this process
@@ -300,7 +274,7 @@ def _run_dask(address: str, parts: list[Part], out: str, options: CanonOptions,
             key=[f"gohash-part-{part.number:05d}-{token}" for part in parts],
         )
         by_key = {future.key: part for future, part in zip(futures, parts, strict=True)}
-        for future in distributed.as_completed(futures):
+        for future in dist.as_completed(futures):
             part = by_key[future.key]
             try:
                 outcome: PartResult | BaseException = future.result()
@@ -313,39 +287,5 @@ def _run_dask(address: str, parts: list[Part], out: str, options: CanonOptions,
 def _dask_task(part: Part, root: str, options: CanonOptions) -> PartResult:
     """:func:`~gohash.tools.parquet.write_part` in a Dask worker, with the C heap as a
     process of its own has it."""
-    _heap_as_usual()
+    heap_as_usual()
     return write_part(part, root, options)
-
-
-# glibc's mallopt parameters (malloc.h).
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-
-
-@cache
-def _heap_as_usual() -> None:
-    """Undo, once per worker process, what a Dask nanny's MALLOC_TRIM_THRESHOLD_=65536
-    does: it also fixes glibc's mmap threshold at 128 KiB, so every column of a
-    batch is fresh pages from the kernel, and a task ran 35-45% slower than in a
-    process of its own (``benchmarks/dask_cluster.py``).  Blocks up to 32 MiB
-    come from the heap again; free heap beyond 64 MiB still goes back to the
-    system."""
-    if "MALLOC_TRIM_THRESHOLD_" not in os.environ or not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
-        libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
-        libc.mallopt(_M_TRIM_THRESHOLD, 64 << 20)
-    except (OSError, AttributeError):  # not glibc: nothing to undo
-        pass
-
-
-def _check_folders(client: Any) -> None:
-    here = os.getcwd()
-    folders: dict[str, str] = client.run(os.getcwd)
-    elsewhere = sorted(worker for worker, folder in folders.items() if folder != here)
-    if elsewhere:
-        raise GohashError(
-            f"Dask worker {elsewhere[0]} runs in {folders[elsewhere[0]]!r}, not in {here!r}, "
-            "and the inputs are relative paths: give absolute paths, or start the "
-            "workers in this folder"
-        )
