@@ -296,8 +296,10 @@ def opening_reference(path: str) -> tuple[bool, bool, str, str | None]:
             invasion |= lone and lines == [3, 3]
             approach |= lone and lines in ([3, 6], [4, 6])
         board.play(row, col, colour)
-    result = game.get_root().get("RE") if game.get_root().has_property("RE") else ""
-    winner = result[0] if result[:2] in ("B+", "W+") else None
+    # A bare "B" or "W" names a winner too (the dataset's winner, as the index reads it).
+    result = game.get_root().get("RE").strip().upper() if game.get_root().has_property(
+        "RE") else ""
+    winner = result[0] if result in ("B", "W") or result[:2] in ("B+", "W+") else None
     return invasion, approach, opening, winner
 
 
