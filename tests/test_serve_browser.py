@@ -541,7 +541,8 @@ def test_viewer_shows_the_record_marks_the_hit_and_steps_through_hits(
     viewer_at(page, games[0]["seq"])
     info = page.inner_text("#viewer-info")
     first = games[0]
-    for text in ("Result", first["result"], "Komi", "Handicap", "Date", first["date"],
+    # The result in one form (B+Resign is shown B+R).
+    for text in ("Result", first["outcome"], "Komi", "Handicap", "Date", first["date"],
                  first["source"]):
         assert text and str(text) in info
     links = page.locator("#viewer-title a.player")
