@@ -24,8 +24,14 @@ from gohash.go.board import Board
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.index import Index, position_from_sgf
 from gohash.index.queries import Continuations, Filters, Match
-from gohash.index.records import RANK_FORMS, first_date, komi_value, rank_level, result_text,
-                                   winner
+from gohash.index.records import (
+    RANK_FORMS,
+    first_date,
+    komi_value,
+    rank_level,
+    result_text,
+    winner,
+)
 from gohash.index.schema import SCHEMA_VERSION
 from tests.conftest import ROOT
 from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image
