@@ -274,12 +274,16 @@ class MoveListError(GohashError):
     """A move list that cannot be read or replayed; ``step`` is the bad step (from 1).
 
     Steps are not moves (edits are steps too), so the message says "step N" and
-    ``move_number`` is left unset.
+    ``move_number`` is left unset.  ``refusal`` says what is wrong with an illegal
+    step in a few words for a player, its point in GTP (``C3 is occupied``), for
+    the explorer to show beside the board; None for a list that does not read.
     """
 
-    def __init__(self, reason: str, *, step: int | None = None) -> None:
+    def __init__(self, reason: str, *, step: int | None = None,
+                 refusal: str | None = None) -> None:
         super().__init__(reason)
         self.step = step
+        self.refusal = refusal
 
 
 class BadRequest(GohashError):

@@ -254,17 +254,21 @@ def run_page(page: Path, tmp_path: Path) -> int:
     return commands
 
 
-# A query of a page, run by DuckDB; `$key` and `$position` are those of the first row
-# of the positions table, as a reader would take them from a row found by key.
+# A query of a page, run by DuckDB with gohash's macros defined (docs/large-corpora.md
+# prints them in a block of their own, which runs here too); `$key` and `$position` are
+# those of the first row of the positions table, as a reader would take them from a row
+# found by key.
 SQL = """
 import sys, duckdb
+from gohash.tools.sql import register
+con = register(duckdb.connect())
 query = sys.argv[1]
 params = None
 if "$key" in query:
-    row = duckdb.execute("SELECT key, position FROM read_parquet('out/positions/*.parquet') "
-                         "LIMIT 1").fetchone()
+    row = con.execute("SELECT key, position FROM read_parquet('out/positions/*.parquet') "
+                      "LIMIT 1").fetchone()
     params = {"key": row[0], "position": row[1]}
-print(duckdb.execute(query, params).fetchall())
+print(con.execute(query, params).fetchall())
 """
 
 

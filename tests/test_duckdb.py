@@ -14,6 +14,7 @@ import duckdb
 import pytest
 from sgfmill import sgf, sgf_grammar
 
+from gohash.go.board import Board
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import write_dataset
 from tests.conftest import CORPUS
@@ -55,8 +56,10 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[s
 
 
 def run(out: Path, query: str, parameters: dict[str, Any] | None = None) -> list[Any]:
+    """The query on the dataset at ``out``, gohash's macros defined as the page says."""
     sql = query.replace("'out/", f"'{out}/")
     with duckdb.connect() as con:
+        con.execute(queries()["gohash's macros: a position as a board, a key as hex"])
         return con.execute(sql, parameters).fetchall()
 
 
@@ -73,10 +76,11 @@ def test_most_frequent_after_move_20(dataset: tuple[Path, list[dict[str, Any]]])
     out, records = dataset
     found = run(out, queries()["the most frequent positions after move 20"])
     counts = Counter(r["position"] for r in records if r["move_number"] > 20)
-    # regular128, the default: 16 big-endian bytes in Parquet.
-    keys = {r["position"]: bytes.fromhex(r["key"][2:]) for r in records}
+    keys = {r["position"]: r["key"] for r in records}
     expected = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:10]
-    assert [(p.hex(), k, n) for p, k, n in found] == [(p, keys[p], n) for p, n in expected]
+    # Boards as gohash draws them, keys as the JSON Lines output writes them.
+    assert found == [(str(Board.from_position_key(bytes.fromhex(p))), keys[p], n)
+                     for p, n in expected]
     assert found[0][2] >= 3  # the 9x9 game and its two copies at least
 
 

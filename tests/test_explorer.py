@@ -24,7 +24,14 @@ from gohash.go.board import Board
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.index import Index, position_from_sgf
 from gohash.index.queries import Continuations, Filters, Match
-from gohash.index.records import RANK_FORMS, first_date, komi_value, rank_level, winner
+from gohash.index.records import (
+    RANK_FORMS,
+    first_date,
+    komi_value,
+    rank_level,
+    result_text,
+    winner,
+)
 from gohash.index.schema import SCHEMA_VERSION
 from tests.conftest import ROOT
 from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image
@@ -534,6 +541,29 @@ def test_winners_and_komi() -> None:
                                                   None, None]
     assert [komi_value(x) for x in ("6.5", " 7 ", "x", "nan", None)] == [6.5, 7.0, None, None,
                                                                       None]
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("B+R", "B+R"), ("B+Resign", "B+R"), ("w+resignation", "W+R"), (" W+Time ", "W+T"),
+    ("B+F", "B+F"), ("b+forfeit", "B+F"), ("W+3.5", "W+3.5"), ("W+3.50", "W+3.5"),
+    ("W+ 0.5", "W+0.5"), ("B+12", "B+12"), ("B+12.0", "B+12"), ("B", "B+"), ("W+", "W+"),
+    ("0", "Draw"), ("draw", "Draw"), ("Jigo", "Draw"), ("void", "Void"), ("?", "?"),
+    ("b+3 points", "B+3 points"), ("W+-1", "W+-1"), ("B+nan", "B+nan"),
+    ("黑中盘胜", "黑中盘胜"), ("B +R", "B +R"), ("  ", None), (None, None),
+])
+def test_result_text(text: str | None, shown: str | None) -> None:
+    assert result_text(text) == shown
+
+
+@given(st.one_of(st.text(max_size=12), st.sampled_from(["B+", "W+", "b+", "w+", "B", "W"]).flatmap(
+    lambda head: st.text(max_size=8).map(lambda tail: head + tail))))
+def test_result_text_names_the_winner(text: str) -> None:
+    # One form, the same winner: it starts with B+ or W+ exactly when winner() names one.
+    shown = result_text(text)
+    said = winner(text)
+    assert (shown is not None and shown[:2] in ("B+", "W+")) == (said is not None)
+    assert said is None or (shown is not None and shown.startswith(said + "+"))
+    assert shown is None or result_text(shown) == shown
 
 
 # -- games read again --------------------------------------------------------------------------

@@ -15,13 +15,16 @@ the kernel (a probe cell the tests append) and checked; where the notebook
 derives something from the games, an independent reference (sgfmill's board,
 numpy's rotations) decides it again.  Without ``../shared/corpus`` both
 notebooks run on ``data/sgf`` and say so; the corpus figures are tests of
-their own, marked ``corpus``.
+their own, marked ``corpus``.  ``games.ipynb`` also runs on a folder named by
+``GOHASH_GAMES``: on ``data/sgf`` and on a generated collection of another shape
+(six groups, Fox-style komi and ranks, three board sizes), every figure drawn.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -82,6 +85,7 @@ print(json.dumps({
                "counts": [m.count for m in next_moves.moves], "letters": len(letters),
                "points": sum(m.point is not None for m in next_moves.moves),
                "stones": int(np.count_nonzero(query_array))},
+    "top": TOP, "by_month": sorted(BY_MONTH),
     "pattern": {
         "diagram": DIAGRAM, "total": pattern.total, "games": pattern.games, "ended": pattern.ended,
         "placements": pattern.placements, "drawn": pattern_array.tolist(),
@@ -292,8 +296,10 @@ def opening_reference(path: str) -> tuple[bool, bool, str, str | None]:
             invasion |= lone and lines == [3, 3]
             approach |= lone and lines in ([3, 6], [4, 6])
         board.play(row, col, colour)
-    result = game.get_root().get("RE") if game.get_root().has_property("RE") else ""
-    winner = result[0] if result[:2] in ("B+", "W+") else None
+    # A bare "B" or "W" names a winner too (the dataset's winner, as the index reads it).
+    result = game.get_root().get("RE").strip().upper() if game.get_root().has_property(
+        "RE") else ""
+    winner = result[0] if result in ("B", "W") or result[:2] in ("B+", "W+") else None
     return invasion, approach, opening, winner
 
 
@@ -307,16 +313,126 @@ def test_games_executes_and_draws_every_figure(games: nbformat.NotebookNode) -> 
         assert pictures(cells[name].outputs), f"the figure {name} is not drawn"
 
 
-def test_games_runs_without_the_corpus(kernel: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    kernel.setenv("GOHASH_CORPUS", str(tmp_path / "missing"))
+def run_on(kernel: pytest.MonkeyPatch, folder: Path) -> nbformat.NotebookNode:
+    """games.ipynb run on ``folder`` (``GOHASH_GAMES``), every figure drawn."""
+    kernel.setenv("GOHASH_GAMES", str(folder))
     try:
         nb = execute(GAMES, GAMES_PROBE)
     finally:
-        kernel.delenv("GOHASH_CORPUS")
+        kernel.delenv("GOHASH_GAMES")
+    assert f"games: {folder.resolve()}" in text(outputs(nb))
+    for name, cell in figure_cells(nb).items():
+        assert pictures(cell.outputs), f"the figure {name} is not drawn"
+    return nb
+
+
+def test_games_runs_on_a_folder_named_by_its_parameter(kernel: pytest.MonkeyPatch) -> None:
+    nb = run_on(kernel, ROOT / "data" / "sgf")
     said = text(outputs(nb))
-    assert f"corpus not found at {tmp_path / 'missing'}: this run reads data/sgf" in said
     assert "$ gohash canon data/sgf --format parquet --position -o $WORK/canon" in said
     assert nb.metadata["probe"]["frequent"]["10"]["games"]
+    assert len(nb.metadata["probe"]["top"]) == 3  # of data/sgf's many folders
+
+
+# A point of a corner's region as (line, line) from its edges, on the top right corner.
+def _top_right(a: int, b: int) -> str:
+    return "abcdefghijklmnopqrs"[19 - a] + "abcdefghijklmnopqrs"[b - 1]
+
+
+# Openings that hold the notebook's events: the low approach to a lone 4-4 stone (the
+# pattern), a 3-3 invasion under it, and plain 4-4 and 3-4 starts.
+_OPENINGS = [
+    [_top_right(4, 4), _top_right(3, 6)],
+    [_top_right(4, 4), "dd", "pp", _top_right(3, 3)],
+    [_top_right(4, 4), "dp", _top_right(4, 3)],
+    [_top_right(3, 4), "dd"],
+    ["dd", "pd"],
+]
+_GROUPS = {"P9段": 120, "9段": 80, "8段": 50, "5k": 20, "2d": 15, "misc": 5}
+_RANKS = ["P9段", "9段", "P5段", "3k", "2d?", "1p", "7級", ""]
+_KOMI = ["KM[375]", "KM[0]", "", "KM[6.5]", "KM[750]"]
+_RESULTS = [("B+R", "B"), ("W+Resign", "W"), ("B+12.5", "B"), ("W+T", "W"), ("0", None),
+            ("B+", "B"), ("", None)]
+
+
+def write_collection(folder: Path, seed: int = 32) -> list[dict[str, Any]]:
+    """A collection of another shape than the corpus, one SGF file a game: six top folders
+    of unequal sizes (the notebook compares the three largest), mostly 19x19 with 13x13
+    and 9x9 games among them, komi as servers write it (``KM[375]``, ``KM[0]``, none),
+    Fox, Tygem and KGS ranks, results in several spellings, dates over ten years, a few
+    handicap games; every move legal on sgfmill's board.  Returns each game's
+    description: group, size, komi, winner, handicap, moves."""
+    rng = random.Random(seed)
+    games = []
+    for group, count in _GROUPS.items():
+        (folder / group).mkdir()
+        for i in range(count):
+            size = rng.choices([19, 13, 9], [8, 1, 1])[0]
+            handicap = size == 19 and rng.random() < 0.05
+            board = boards.Board(size)
+            nodes = []
+            colour = "w" if handicap else "b"
+            if handicap:
+                board.apply_setup(((3, 3), (15, 15)), (), ())
+            script = rng.choice(_OPENINGS) if size == 19 and not handicap else []
+            ko = None  # the point a simple ko forbids (sgfmill's board allows it)
+            for number in range(rng.randint(25, 70)):
+                if number < len(script):
+                    col, row = ord(script[number][0]) - 97, size - 1 - (ord(script[number][1]) - 97)
+                    candidates = [(row, col)]
+                else:
+                    near = [rng.choice([rng.randint(0, 5), rng.randint(size - 6, size - 1),
+                                        rng.randint(0, size - 1)]) for _ in range(2)]
+                    candidates = [tuple(near), *((rng.randrange(size), rng.randrange(size))
+                                                 for _ in range(20))]
+                for row, col in candidates:
+                    if board.get(row, col) is not None or (row, col) == ko:
+                        continue
+                    trial = board.copy()
+                    taken = trial.play(row, col, colour)
+                    if trial.get(row, col) is None:
+                        continue  # a suicide
+                    board, ko = trial, taken
+                    break
+                else:
+                    break
+                nodes.append(f";{colour.upper()}[{chr(97 + col)}{chr(97 + size - 1 - row)}]")
+                colour = "w" if colour == "b" else "b"
+            result, winner = rng.choice(_RESULTS)
+            komi = rng.choice(_KOMI)
+            year = rng.randint(2010, 2020)
+            root = (f"GM[1]FF[4]CA[UTF-8]SZ[{size}]PB[p{rng.randint(1, 30)}]"
+                    f"PW[p{rng.randint(1, 30)}]BR[{rng.choice(_RANKS)}]WR[{rng.choice(_RANKS)}]"
+                    f"DT[{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}]{komi}"
+                    + (f"RE[{result}]" if result else "")
+                    + ("HA[2]AB[dd][pp]" if handicap else ""))
+            (folder / group / f"{i:03d}.sgf").write_text(f"(;{root}{''.join(nodes)})",
+                                                        encoding="utf-8")
+            games.append({"group": group, "size": size, "komi": komi, "winner": winner,
+                          "handicap": handicap, "moves": len(nodes)})
+    return games
+
+
+def test_games_runs_on_a_collection_of_another_shape(
+    kernel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    games = write_collection(tmp_path)
+    nb = run_on(kernel, tmp_path)
+    data = nb.metadata["probe"]
+    # The three largest groups, each by year (their dates span ten years).
+    assert data["top"] == ["P9段", "9段", "8段"] and data["by_month"] == []
+    assert {r["source"] for r in data["era"]} == set(data["top"])
+    assert {r["period"] for r in data["era"]} <= {str(y) for y in range(2010, 2021)}
+    # Every even 19x19 game of 20 moves with a winner, in those groups, whatever its komi.
+    counted = [g for g in games if g["group"] in data["top"] and g["size"] == 19
+               and not g["handicap"] and g["moves"] >= 20 and g["winner"]]
+    assert len(data["first"]) == len(counted)
+    assert {g["komi"] for g in counted} == set(_KOMI)
+    assert data["first_moves"] and all(r["games"] >= 20 for r in data["first_moves"])
+    # Something to show in every figure.
+    assert all(data["frequent"][m]["games"] for m in ("10", "20"))
+    assert data["tree"] and data["search"]["total"] > 0
+    assert data["pattern"]["total"] >= sum(g["size"] == 19 for g in games) // 10
 
 
 @pytest.mark.corpus

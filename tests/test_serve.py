@@ -400,6 +400,27 @@ def test_bad_positions_and_parameters_get_400(
     assert message in error(client, "/api/position", 400, **params)
 
 
+@pytest.mark.parametrize(
+    ("params", "step", "refusal"),
+    [
+        ({"moves": "pd,pd"}, 2, "Q16 is occupied"),
+        ({"size": "9", "moves": "Bbb,Bac,Bbd,Wcb,Wdc,Wcd,Wbc,cc,bc"}, 9, "B7 retakes a ko"),
+        ({"size": "9", "moves": "Wba,Wab,aa"}, 3, "A9 is suicide"),
+        ({"size": "9", "moves": "Wba,Wab,Baa"}, 3, "A9 would leave a group without liberties"),
+        ({"moves": "pd,zz"}, None, None),
+        ({"moves": "pd,,dp"}, None, None),
+    ],
+)
+def test_an_illegal_step_says_why_in_a_few_words(
+    client: TestClient, params: dict[str, str], step: int | None, refusal: str | None
+) -> None:
+    # The page shows ``refusal`` beside the board when the step refused is the click.
+    response = client.get("/api/position", params=params)
+    assert response.status_code == 400
+    body = response.json()
+    assert (body.get("step"), body.get("refusal")) == (step, refusal)
+
+
 def test_junk_query_strings_get_4xx(client: TestClient) -> None:
     for query in ["size=19&size=13", "moves=pd&moves=dp", "%ff%fe=1", "a=%zz", "moves=%00",
                   "&&&=&", "size", "moves=pd%2C%2Cdp", "offset=-5&moves=pd"]:

@@ -86,6 +86,11 @@ def rendered(page: Page, moves: str) -> None:
     )
 
 
+def number(text: str) -> int:
+    """A count as the page writes it, with thousands separators (``12,345``)."""
+    return int(text.replace(",", ""))
+
+
 def continuations(page: Page) -> list[tuple[str, str, int, list[str]]]:
     """The rows of the continuation table: colour, point, games, equivalent points."""
     rows = page.locator("#continuations tbody tr")
@@ -95,7 +100,7 @@ def continuations(page: Page) -> list[tuple[str, str, int, list[str]]]:
         out.append((
             row.get_attribute("data-colour") or "",
             row.get_attribute("data-p") or "",
-            int(row.locator("td").nth(2).inner_text()),
+            number(row.locator("td").nth(2).text_content() or ""),
             (row.get_attribute("data-equivalent") or "").split(","),
         ))
     return out
@@ -158,7 +163,7 @@ def test_play_a_corpus_game_click_a_continuation_open_a_game_and_step(
     rendered(page, ",".join(played))
     assert stones(page, "board")[point] == colour
     explorer_stones = stones(page, "board")
-    total = int(page.inner_text("#games-count").strip("()"))
+    total = number(page.inner_text("#games-count").strip("()"))
     assert total >= count  # transpositions reach it too
 
     open_first_game(page)
@@ -195,11 +200,15 @@ def test_undo_pass_edit_and_an_illegal_click(page: Page, server: str) -> None:
     page.click("#board rect[data-p='ee']")
     rendered(page, "ee")
     page.click("#board rect[data-p='ee']")  # occupied: refused, the position stays
-    page.wait_for_selector("#message:not([hidden])")
-    assert "is occupied" in page.inner_text("#message")
+    # Quietly: a few words beside the board, no alert, no step number.
+    page.wait_for_selector("#refusal:not([hidden])")
+    assert page.inner_text("#refusal") == "E5 is occupied"
+    assert page.is_hidden("#message")
     assert "moves=ee" in page.url and stones(page, "board") == {"ee": "b"}
+    screenshot(page, "illegal-click-refused.png")
     page.click("#pass")
     rendered(page, "ee,pass")
+    assert page.is_hidden("#refusal")  # the next step taken clears it
     assert "Black to play" in page.inner_text("#status")
     page.click("button[data-mode='W']")
     page.click("#board rect[data-p='cc']")
@@ -216,6 +225,23 @@ def test_undo_pass_edit_and_an_illegal_click(page: Page, server: str) -> None:
     assert stones(page, "board") == {}
     page.go_back()
     rendered(page, "ee")
+    # A suicide and a ko retaken, clicked: each refused with its reason.
+    page.goto(server + "/?size=9&moves=Wba,Wab")
+    rendered(page, "Wba,Wab")
+    page.click("#board rect[data-p='aa']")
+    page.wait_for_selector("#refusal:not([hidden])")
+    assert page.inner_text("#refusal") == "A9 is suicide"
+    ko = "Bbb,Bac,Bbd,Wcb,Wdc,Wcd,Wbc,cc"
+    page.goto(f"{server}/?size=9&moves={ko}")
+    rendered(page, ko)
+    page.click("#board rect[data-p='bc']")
+    page.wait_for_selector("#refusal:not([hidden])")
+    assert page.inner_text("#refusal") == "B7 retakes a ko" and page.is_hidden("#message")
+    # A bookmark with an illegal step is no click: its message says which step.
+    page.goto(f"{server}/?size=9&moves=ee,ee")
+    page.wait_for_selector("#message:not([hidden])")
+    assert "step 2: white at 'E5' is occupied" in page.inner_text("#message")
+    assert page.is_hidden("#refusal")
 
 
 def test_continuations_are_the_side_to_moves_unless_asked_for_both(
@@ -232,7 +258,7 @@ def test_continuations_are_the_side_to_moves_unless_asked_for_both(
     assert page.is_checked("#filters input[name=turn]")
     mine = continuations(page)
     assert mine and {colour for colour, _, _, _ in mine} == {"b"}
-    mine_total = int(page.inner_text("#games-count").strip("()"))
+    mine_total = number(page.inner_text("#games-count").strip("()"))
     page.uncheck("#filters input[name=turn]")
     page.click("#filters button[type=submit]")
     page.wait_for_function("() => location.search.includes('turn=0')")
@@ -241,7 +267,7 @@ def test_continuations_are_the_side_to_moves_unless_asked_for_both(
         "n => document.querySelector('#games-count').innerText !== n", arg=f"({mine_total})")
     both = continuations(page)
     assert {colour for colour, _, _, _ in both} == {"b", "w"}
-    assert int(page.inner_text("#games-count").strip("()")) > mine_total
+    assert number(page.inner_text("#games-count").strip("()")) > mine_total
     assert {(c, p, n) for c, p, n, _ in both if c == "b"} == {(c, p, n) for c, p, n, _ in mine}
 
 
@@ -290,7 +316,7 @@ RANGE_SHOWN = "t => document.querySelector('#games-range').textContent === t"
 def test_games_are_paged_and_a_game_position_can_be_explored(page: Page, server: str) -> None:
     page.goto(server + "/?size=19")
     rendered(page, "")
-    total = int(page.inner_text("#games-count").strip("()"))
+    total = number(page.inner_text("#games-count").strip("()"))
     assert total > 40
     first_page = page.locator("#games tbody tr").all_inner_texts()
     assert len(first_page) == 20 and page.is_disabled("#games-prev")
@@ -397,25 +423,35 @@ def test_continuations_show_numbers_sort_and_letter_one_point_of_each_set(
     assert rows.count() == len(data["continuations"]) > 5
     for i, c in enumerate(data["continuations"][:10]):
         cells = rows.nth(i).locator("td").all_inner_texts()
-        assert cells[0] == "abcdefghij"[i] and int(cells[2]) == c["count"]
+        assert cells[0] == "abcdefghij"[i] and number(cells[2]) == c["count"]
         assert cells[3] == f"{100 * c['share']:.1f}%"
         assert cells[4:7] == [f"{round(100 * c[k] / c['count'])}%"
                               for k in ("black_wins", "white_wins", "other")]
-    # One letter per continuation, on its representative; rings on the other points of
-    # its set, each naming the lettered point on hover.
+    # One letter per continuation, on its representative; nothing drawn on the other
+    # points of its set (the board holds letters, lines and star points only), each
+    # naming the lettered point on hover.
     marks = page.locator("#board text.mark")
     assert marks.count() == len(data["continuations"])
     assert {marks.nth(i).get_attribute("data-mark") for i in range(marks.count())} == {
         c["point"] for c in data["continuations"]}
+    drawn = page.locator("#board circle").evaluate_all(
+        "circles => circles.map(c => c.getAttribute('r'))")
+    assert len(drawn) == 9 + marks.count()  # star points, and a disc under each letter
     first = data["continuations"][0]
     assert len(first["equivalent"]) > 1  # the empty board is symmetric
-    for point in first["equivalent"]:
-        if point == first["point"]:
-            continue
-        ring = page.locator(f"#board circle.equivalent[data-equivalent-of='{first['point']}']")
-        assert ring.count() == len(first["equivalent"]) - 1
+    others = [point for point in first["equivalent"] if point != first["point"]]
+    assert page.locator(f"#board rect[data-equivalent-of='{first['point']}']").count() == len(
+        others)
+    for point in others:
         title = page.locator(f"#board rect[data-p='{point}'] title").text_content() or ""
         assert title.startswith(f"{point_name(point)}: equivalent to a ")
+    # A click on one plays the lettered move there.
+    page.click(f"#board rect[data-p='{others[0]}']")
+    rendered(page, others[0])
+    page.go_back()
+    rendered(page, "")
+    # Counts are written with thousands separators.
+    assert page.evaluate("fmt(1234567)") == "1,234,567"
     # Sortable: by Black's share, up then down; the letters stay with their moves.
     labels = {c["point"]: "abcdefghijklmnopqrstuvwxyz"[i]
               for i, c in enumerate(data["continuations"][:26])}
@@ -439,6 +475,22 @@ def test_continuations_show_numbers_sort_and_letter_one_point_of_each_set(
     shares = column("black")
     assert [s for _, _, s in shares] == sorted(s for _, _, s in shares)
     screenshot(page, "continuations-sorted-by-black.png")
+    # Past ten rows, the table shows the top ten, then "Show all" (the moves answering a
+    # 4-4 stone in its corner, a pattern search: a few games have many).
+    corner = "masg:......./......./......./...X.../......./......./......."
+    page.goto(f"{server}/?size=19&pattern={corner}")
+    page.wait_for_function(
+        "p => document.querySelector('#continuations').dataset.pattern === p", arg=corner)
+    total = rows.count()
+    assert total > 10
+    assert page.locator("#continuations tbody tr:not([hidden])").count() == 10
+    more = page.locator("#continuations-more")
+    assert more.inner_text() == f"Show all {total}"
+    more.click()
+    assert page.locator("#continuations tbody tr:not([hidden])").count() == total
+    assert more.inner_text() == "Show the top 10"
+    more.click()
+    assert page.locator("#continuations tbody tr:not([hidden])").count() == 10
 
 
 def point_name(point: str) -> str:
@@ -480,7 +532,7 @@ def test_viewer_shows_the_record_marks_the_hit_and_steps_through_hits(
 ) -> None:
     page.goto(server + "/?size=19&moves=pd,dd")
     rendered(page, "pd,dd")
-    total = int(page.inner_text("#games-count").strip("()"))
+    total = number(page.inner_text("#games-count").strip("()"))
     assert total >= 3
     games = page.request.get(server + "/api/games", params={"size": 19, "moves": "pd,dd",
                                                             "limit": 3}).json()["matches"]
@@ -489,7 +541,8 @@ def test_viewer_shows_the_record_marks_the_hit_and_steps_through_hits(
     viewer_at(page, games[0]["seq"])
     info = page.inner_text("#viewer-info")
     first = games[0]
-    for text in ("Result", first["result"], "Komi", "Handicap", "Date", first["date"],
+    # The result in one form (B+Resign is shown B+R).
+    for text in ("Result", first["outcome"], "Komi", "Handicap", "Date", first["date"],
                  first["source"]):
         assert text and str(text) in info
     links = page.locator("#viewer-title a.player")
@@ -568,6 +621,12 @@ def test_games_sort_by_date_rank_and_result(page: Page, server: str) -> None:
     assert page.get_attribute("#games th[data-order='result']", "aria-sort") == "ascending"
 
 
+# Each small board: its viewBox, its stones (colour and SGF letters) and their numbers.
+SMALL_BOARDS = """boards => boards.map(b => [b.getAttribute('viewBox'),
+  [...b.querySelectorAll('circle[data-stone]')].map(c => c.dataset.colour + c.dataset.stone),
+  [...b.querySelectorAll('text')].map(t => t.textContent)])"""
+
+
 def test_a_players_page_from_a_name(page: Page, server: str) -> None:
     page.goto(server + "/?size=19")
     rendered(page, "")
@@ -579,10 +638,25 @@ def test_a_players_page_from_a_name(page: Page, server: str) -> None:
     assert page.is_hidden("#viewer")  # the name's click is not the row's
     data = page.request.get(server + "/api/player", params={"name": name}).json()
     rows = page.locator("#player-colours tbody tr")
-    assert [int(t) for t in rows.nth(0).locator("td").all_inner_texts()[1:5]] == [
+    assert [number(t) for t in rows.nth(0).locator("td").all_inner_texts()[1:5]] == [
         data["colours"]["b"][k] for k in ("games", "wins", "losses", "other")]
     assert page.locator("#player-games tbody tr").count() == min(20, data["games"]["total"])
     assert page.locator("#player-years tbody tr").count() == len(data["years"])
+    # Results in one form, the records' outcome.
+    assert page.locator("#player-games tbody td.result").all_inner_texts() == [
+        g["outcome"] or "" for g in data["games"]["records"]]
+    # Openings and corner patterns as small boards: their stones where the moves say,
+    # numbered in order; a corner pattern's board is its corner's region only.
+    # (Read in one call each: the server closes an idle connection after 10 s, which
+    # the test's own requests below would otherwise find closed.)
+    for table, key in (("#player-openings", "openings"), ("#player-corners", "corners")):
+        boards = page.locator(f"{table} tbody svg.small-board").evaluate_all(SMALL_BOARDS)
+        assert len(boards) == len(data[key])
+        for (box, drawn, numbers), o in zip(boards, data[key], strict=True):
+            steps = o["moves"].split(",")
+            assert drawn == steps and numbers == [str(k + 1) for k in range(len(steps))]
+            side = min(9, (o["size"] + 1) // 2) if key == "corners" else o["size"]
+            assert box == f"0 0 {14 + 10 * (side - 1)} {14 + 10 * (side - 1)}"
     screenshot(page, "player-page.png")
     # A game of the page opens over it, and closing it comes back to the page.
     page.click("#player-games tbody tr >> nth=0 >> td >> nth=0")
@@ -606,7 +680,7 @@ def test_a_players_page_from_a_name(page: Page, server: str) -> None:
     assert corners and page.locator("#player-corners tbody tr").count() == len(corners)
     first = page.locator("#player-corners tbody tr >> nth=0")
     assert first.locator(".move").count() == data["corner_length"] == 4
-    assert int(first.locator("td >> nth=1").inner_text()) == corners[0]["count"]
+    assert number(first.locator("td >> nth=1").inner_text()) == corners[0]["count"]
     page.click("#player-corners tbody tr >> nth=0")
     page.wait_for_selector("#player-page", state="hidden")
     size = corners[0]["size"]
@@ -633,6 +707,40 @@ def test_a_players_page_from_a_name(page: Page, server: str) -> None:
     page.keyboard.press("Escape")
     page.wait_for_selector("#player-page", state="hidden")
     assert "who=" not in page.url
+
+
+def test_a_player_search_box(page: Page, server: str) -> None:
+    page.goto(server + "/?size=19")
+    rendered(page, "")
+    name = page.locator("#games tbody tr >> nth=0").locator("a.player").first.inner_text()
+    part = name[1:4].lower() if len(name) > 4 else name.lower()
+    answer = page.request.get(server + "/api/players", params={"q": part, "limit": 12}).json()
+    assert name in [p["name"] for p in answer["players"]]
+    page.fill("#player-q", part)
+    page.wait_for_selector("#player-matches:not([hidden])")
+    page.wait_for_function(
+        "q => document.querySelector('#player-matches').dataset.query === q", arg=part)
+    buttons = page.locator("#player-matches button")
+    assert [buttons.nth(i).get_attribute("data-name") for i in range(buttons.count())] == [
+        p["name"] for p in answer["players"]]
+    top = answer["players"][0]["games"]
+    assert buttons.first.inner_text().endswith(f"({top:,} game{'s' if top > 1 else ''})")
+    screenshot(page, "player-search.png")
+    page.click(f"#player-matches button[data-name='{name}']")
+    page.wait_for_selector("#player-page:not([hidden])")
+    assert page.inner_text("#player-name") == name and page.is_hidden("#player-matches")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#player-page", state="hidden")
+    # Enter opens the name typed, in any case.
+    page.fill("#player-q", name.upper())
+    page.press("#player-q", "Enter")
+    page.wait_for_selector("#player-page:not([hidden])")
+    assert page.inner_text("#player-name") == name
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#player-page", state="hidden")
+    page.fill("#player-q", "no such player at all")
+    page.wait_for_selector("#player-matches li.none")
+    assert "No player's name contains" in page.inner_text("#player-matches")
 
 
 OVERFLOW = """() => [document.documentElement.scrollWidth, window.innerWidth,

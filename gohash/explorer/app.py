@@ -54,6 +54,7 @@ from ..errors import (
     BadRequest,
     GohashError,
     IndexFileError,
+    MoveListError,
     QueryCancelled,
     QueryTooBroad,
     ServerBusy,
@@ -822,6 +823,8 @@ async def _gohash_error(request: Request, exc: Exception) -> Response:
     else:
         status = 400
     # Without the file: the index's path is the server's, not the page's.
+    if isinstance(exc, MoveListError) and exc.refusal is not None:
+        answer.update(step=exc.step, refusal=exc.refusal)  # shown beside the board
     return JSONResponse(answer, status_code=status, headers=headers)
 
 

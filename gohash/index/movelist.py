@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import GohashError, MoveListError
+from ..errors import GohashError, IllegalMoveError, MoveListError
 from ..go.board import Board
 from ..group.coords import gtp, parse_gtp
 from ..group.symmetry import Point, check_size
@@ -112,7 +112,8 @@ def parse_steps(text: str, size: int) -> list[Step]:
 
 def replay(steps: list[Step], size: int) -> Replay:
     """Play ``steps`` on an empty board; an illegal one raises :class:`MoveListError`
-    naming the step and the board's reason (occupied, ko, suicide)."""
+    naming the step and the board's reason (occupied, ko, suicide), with its
+    ``refusal`` in a few words (``C3 is occupied``)."""
     board = Board(size)
     captured = {"b": 0, "w": 0}
     last: Point | None = None
@@ -131,6 +132,13 @@ def replay(steps: list[Step], size: int) -> Replay:
                 assert step.point is not None
                 _edit(board, step)
                 last = None
+        except MoveListError as e:
+            raise MoveListError(f"step {number}: {e.reason}", step=number,
+                                refusal=e.refusal) from None
+        except IllegalMoveError as e:
+            assert step.point is not None  # a pass is never illegal
+            raise MoveListError(f"step {number}: {e.reason}", step=number,
+                                refusal=f"{gtp(step.point, size)} {e.WHY}") from None
         except GohashError as e:
             raise MoveListError(f"step {number}: {e.reason}", step=number) from None
     return Replay(board, captured, last)
@@ -143,9 +151,11 @@ def _edit(board: Board, step: Step) -> None:
     removed = board.setup(lists["b"], lists["w"], lists[None])
     if removed:
         board.undo()
+        vertex = gtp(step.point, board.size)
+        why = "would leave a group without liberties"
         raise MoveListError(
-            f"a {'black' if step.colour == 'b' else 'white'} stone at "
-            f"{gtp(step.point, board.size)!r} would leave a group without liberties"
+            f"a {'black' if step.colour == 'b' else 'white'} stone at {vertex!r} {why}",
+            refusal=f"{vertex} {why}",
         )
 
 

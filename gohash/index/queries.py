@@ -32,7 +32,7 @@ from ..sgf.extract import game_record
 from ..sgf.inputs import Source
 from ..sgf.names import base_name, fs_name
 from ..sgf.sources import find_inputs, read_input
-from .records import first_date, rank_level
+from .records import first_date, rank_level, result_text
 
 __all__ = [
     "FIELD_FILTERS",
@@ -383,7 +383,8 @@ class Record:
         own name), ``game``, ``size``, ``moves``; the root's fields the index holds
         (all but ``RU``), under their names in :data:`gohash.metadata.FIELDS` and
         in its order (``date`` is ``DT`` as recorded); and what the index reads
-        from them, ``iso_date`` (the first date) and ``winner``."""
+        from them, ``iso_date`` (the first date), ``winner`` and ``outcome`` (``RE`` in
+        one form, :func:`~gohash.index.records.result_text`)."""
         root: dict[str, object] = {
             "PB": self.black, "PW": self.white, "BR": self.black_rank, "WR": self.white_rank,
             "DT": self.dt, "RE": self.result, "KM": self.komi, "HA": self.handicap,
@@ -395,7 +396,7 @@ class Record:
             "moves": self.moves,
             **{f.name: self.fields[f.name] if f.stored else root[f.prop]
                for f in FIELDS if f.stored or f.prop in root},
-            "iso_date": self.date, "winner": self.winner,
+            "iso_date": self.date, "winner": self.winner, "outcome": result_text(self.result),
         }
 
 

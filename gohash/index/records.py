@@ -4,7 +4,7 @@ Scope: :class:`FileFrames` and :class:`GameFrames` (per game its root text,
 its stored form (:mod:`gohash.index.games`), its SHA-256 and its error; per
 position its posting key), :class:`SourceError`, the game digest, and what
 the opening explorer reads from a root (:func:`rank_level`,
-:func:`first_date`, :func:`winner`, :func:`komi_value`).
+:func:`first_date`, :func:`winner`, :func:`result_text`, :func:`komi_value`).
 :mod:`gohash.index.build` makes them; nothing here knows SQL but the form
 keys are stored in (:func:`gohash.index.games.posting_keys`).  :data:`PARSE_VERSION` versions
 the replay.
@@ -42,6 +42,7 @@ __all__ = [
     "komi_value",
     "point_images",
     "rank_level",
+    "result_text",
     "winner",
 ]
 
@@ -278,6 +279,43 @@ def winner(result: str | None) -> str | None:
     if text in ("B", "W") or text[:2] in ("B+", "W+"):
         return text[0]
     return None
+
+
+_RESULT = re.compile(r"^([BW])(?:\+\s*(.*))?$", re.IGNORECASE | re.DOTALL)
+_RESULT_WORDS = {"r": "R", "res": "R", "resign": "R", "resignation": "R", "t": "T",
+                 "time": "T", "f": "F", "forfeit": "F"}
+_RESULT_OTHER = {"0": "Draw", "draw": "Draw", "jigo": "Draw", "void": "Void", "?": "?",
+                 "unknown": "?"}
+
+
+def result_text(result: str | None) -> str | None:
+    """``RE`` in one form, for display: ``B+R``, ``W+T``, ``B+F`` (resignation,
+    time, forfeit, however spelt: ``B+Resign``, ``w+time``), ``W+3.5`` (a margin
+    as a number: ``W+3.50`` and ``W+ 3.5`` too), ``B+`` (a winner without a
+    margin, ``B`` alone too), ``Draw`` (``0``, ``Draw``, ``Jigo``), ``Void``,
+    ``?``; another margin as recorded after the winner (``B+3 points``); anything
+    else as recorded, stripped; None for no ``RE`` or an empty one.  It starts
+    with ``B+`` or ``W+`` exactly when :func:`winner` names that winner."""
+    if result is None or not result.strip():
+        return None
+    text = result.strip()
+    other = _RESULT_OTHER.get(text.casefold())
+    if other is not None:
+        return other
+    match = _RESULT.match(text)
+    if match is None:
+        return text
+    colour, margin = match.group(1).upper(), (match.group(2) or "").strip()
+    word = _RESULT_WORDS.get(margin.casefold())
+    if word is not None or not margin:
+        return f"{colour}+{word or ''}"
+    try:
+        number = float(margin)
+    except ValueError:
+        number = math.nan
+    if not (math.isfinite(number) and number >= 0):
+        return f"{colour}+{margin}"
+    return f"{colour}+{number:.10g}"
 
 
 def komi_value(text: str | None) -> float | None:

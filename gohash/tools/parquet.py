@@ -42,7 +42,16 @@ from ..group.coords import gtp, sgf_letters, sgf_point_table
 from ..group.schemes import scheme as get_scheme
 from ..group.symmetry import ELEMENTS
 from ..index.games import EncodedGame, encode_game, posting_keys
-from ..index.records import FileFrames, GameFrames, SourceError, game_digest
+from ..index.records import (
+    FileFrames,
+    GameFrames,
+    SourceError,
+    first_date,
+    game_digest,
+    rank_level,
+    result_text,
+    winner,
+)
 from ..metadata import FIELDS, STORED
 from ..pipeline.frames import unpack_rows
 from ..pipeline.positions import GameTable, PositionBatch, read_positions
@@ -103,19 +112,36 @@ POSITION_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 """Name, type and meaning of each column of the ``positions`` table, in order."""
 
+_FILE_ID = ("file_id", "int64",
+            "the file's number in the dataset: its partition times 2**32 plus its row in the "
+            "partition's files table; the same in the games and files tables")
+
 GAME_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("file", "string", "the SGF source"),
+    _FILE_ID,
     ("game", "int32", "0-based index of the game in its file"),
     ("size", "uint8", "board size"),
     *((f.name, f.parquet, f.meaning) for f in FIELDS),
     ("moves", "int32", "the highest move number on the main line"),
     ("positions", "int32", "rows of the game in the positions table"),
     ("errors", "list<string>", "errors of the game (it is cut short at the first)"),
+    ("iso_date", "string", "the first date of DT, YYYY-MM-DD, YYYY-MM or YYYY as given; "
+                           "null if none (the index's date)"),
+    ("year", "int32", "the year of iso_date; null if none"),
+    ("winner", "string", "'B' or 'W' when RE names a winner, else null"),
+    ("outcome", "string", "RE in one form: B+R, W+T, B+F, W+3.5, B+, Draw, Void, ?, else as "
+                          "recorded; null without RE"),
+    ("black_level", "int32", "BR as a level that orders ranks (30k is 0, 1d 30, 1p 101); "
+                             "null if not a rank gohash reads"),
+    ("white_level", "int32", "WR as a level, as black_level"),
 )
-"""Name, type and meaning of each column of the ``games`` table, in order."""
+"""Name, type and meaning of each column of the ``games`` table, in order: the file,
+the root's fields as recorded (:data:`gohash.metadata.FIELDS`), counts, then what the
+index computes from the root (:mod:`gohash.index.records`)."""
 
 FILE_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("file", "string", "the SGF source"),
+    _FILE_ID,
     ("sha256", "fixed_size_binary(32)",
      "SHA-256 of its bytes as read; null if unreadable or not read"),
     ("bytes", "int64",
@@ -170,15 +196,18 @@ def positions_schema(bits: int, position: bool) -> pa.Schema:
 def games_schema() -> pa.Schema:
     """The ``games`` schema."""
     types: dict[str, pa.DataType] = {name: pa.string() for name in (*_TEXT, "file")}
-    types |= {"game": pa.int32(), "size": pa.uint8(), "komi": pa.float64(),
-              "handicap": pa.int32(), "moves": pa.int32(), "positions": pa.int32(),
-              "errors": pa.list_(pa.string())}
+    types |= {"file_id": pa.int64(), "game": pa.int32(), "size": pa.uint8(),
+              "komi": pa.float64(), "handicap": pa.int32(), "moves": pa.int32(),
+              "positions": pa.int32(), "errors": pa.list_(pa.string()),
+              "iso_date": pa.string(), "year": pa.int32(), "winner": pa.string(),
+              "outcome": pa.string(), "black_level": pa.int32(), "white_level": pa.int32()}
     return _schema(GAME_COLUMNS, types)
 
 
 def files_schema() -> pa.Schema:
     """The ``files`` schema."""
-    types = {"file": pa.string(), "sha256": pa.binary(32), "bytes": pa.int64(),
+    types = {"file": pa.string(), "file_id": pa.int64(), "sha256": pa.binary(32),
+             "bytes": pa.int64(),
              "games": pa.int32(), "notes": pa.list_(pa.string()), "errors": pa.list_(_ERROR)}
     return _schema(FILE_COLUMNS, types)
 
@@ -387,7 +416,12 @@ class _Files:
             moves.astype(np.int32), (ends - starts).astype(np.int32),
         ))
 
-    def games_table(self) -> pa.Table:
+    @staticmethod
+    def file_id(number: int, row: int) -> int:
+        """The ``file_id`` of row ``row`` of partition ``number``'s files table."""
+        return number << 32 | row
+
+    def games_table(self, number: int) -> pa.Table:
         by_game: dict[tuple[int, int], list[str]] = {}
         for row, errors in self.errors.items():
             for error in errors:
@@ -405,7 +439,8 @@ class _Files:
 
         game = column(lambda c: c[1].game, np.int32)
         columns: dict[str, Any] = {
-            "file": [self.rows[row][0] for row in file_rows], "game": game,
+            "file": [self.rows[row][0] for row in file_rows],
+            "file_id": [self.file_id(number, row) for row in file_rows], "game": game,
             "size": column(lambda c: c[1].size, np.uint8),
         }
         for name, prop in _TEXT.items():
@@ -416,12 +451,20 @@ class _Files:
         columns["positions"] = column(lambda c: c[3], np.int32)
         columns["errors"] = [by_game.get(key, []) for key in zip(file_rows, game.tolist(),
                                                                   strict=True)]
+        dates = [first_date(dt) for dt in columns["date"]]
+        columns["iso_date"] = dates
+        columns["year"] = [None if d is None else int(d[:4]) for d in dates]
+        columns["winner"] = [winner(re) for re in columns["result"]]
+        columns["outcome"] = [result_text(re) for re in columns["result"]]
+        columns["black_level"] = [rank_level(rank) for rank in columns["black_rank"]]
+        columns["white_level"] = [rank_level(rank) for rank in columns["white_rank"]]
         return pa.Table.from_pydict(columns, schema=games_schema())
 
-    def files_table(self) -> pa.Table:
+    def files_table(self, number: int) -> pa.Table:
         rows = range(len(self.rows))
         return pa.Table.from_pydict({
             "file": [r[0] for r in self.rows],
+            "file_id": [self.file_id(number, row) for row in rows],
             "sha256": [r[1] for r in self.rows],
             "bytes": [r[2] for r in self.rows],
             "games": [self.games.get(i, 0) for i in rows],
@@ -484,7 +527,8 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
                     pending.append(thread.submit(writer.write_table, table))
                     count += len(batch)
             # Made while the last batch is written.
-            tables = {"games": files.games_table(), "files": files.files_table()}
+            tables = {"games": files.games_table(part.number),
+                      "files": files.files_table(part.number)}
             while pending:
                 pending.popleft().result()
         for table, data in tables.items():

@@ -142,7 +142,13 @@ async function getJson(path, params) {
   } catch (e) {
     body = { error: `${response.status} ${response.statusText}` };
   }
-  if (!response.ok) throw new Error(body.error || `${response.status} ${response.statusText}`);
+  if (!response.ok) {
+    const error = new Error(body.error || `${response.status} ${response.statusText}`);
+    // An illegal step of a move list: its number and the reason in a few words.
+    error.step = body.step;
+    error.refusal = body.refusal;
+    throw error;
+  }
   return body;
 }
 
@@ -150,6 +156,19 @@ function showMessage(text) {
   const box = $("message");
   box.textContent = text || "";
   box.hidden = !text;
+}
+
+// A click the rules refuse (occupied, ko, suicide): the reason beside the board, and
+// nothing else changes.
+function showRefusal(text) {
+  const note = $("refusal");
+  note.textContent = text || "";
+  note.hidden = !text;
+}
+
+// A count as the page writes every count: with thousands separators.
+function fmt(n) {
+  return n === null || n === undefined ? "" : Number(n).toLocaleString("en-US");
 }
 
 // -- drawing -------------------------------------------------------------------------------------
@@ -201,8 +220,9 @@ function starPoints(size) {
 }
 
 // Draws a board into an <svg>: rows are strings of ".XO", top row first.  ``marks`` maps
-// a point's letters to {label, title} (a letter drawn on it) or {of, title} (a ring: a
-// point equivalent to the lettered point ``of``), the title shown on hover; ``number``
+// a point's letters to {label, title} (a letter drawn on it) or {of, title} (a point
+// equivalent to the lettered point ``of``: nothing is drawn there, a click on it is the
+// letter's), the title shown on hover; ``number``
 // maps points to the move numbers drawn on their stones; ``hit`` marks the last move
 // as the search's hit; ``onPoint`` makes every point clickable (it gets the point, its
 // stone and the click).  A pattern's drawing adds ``region`` ({top, left, height, width},
@@ -285,12 +305,6 @@ function drawBoard(svg, size, rows,
             x, y: y + 6, "text-anchor": "middle", "font-size": 17, "font-weight": "bold",
             fill: "#0b3d91", class: "mark", "data-mark": point,
           }, mark.label));
-        } else {
-          // A point equivalent to a lettered one: a small ring, named on hover.
-          parts.append(el("circle", {
-            cx: x, cy: y, r: CELL / 6, fill: "none", stroke: "#0b3d91", "stroke-width": 1.5,
-            class: "equivalent", "data-equivalent-of": mark.of,
-          }));
         }
       } else if (wild.has(point)) {
         parts.append(el("text", {
@@ -309,7 +323,10 @@ function drawBoard(svg, size, rows,
           x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, fill: "transparent",
           class: "hit", "data-p": point,
         });
-        if (marks.has(point)) hit.append(el("title", {}, marks.get(point).title));
+        if (marks.has(point)) {
+          hit.append(el("title", {}, marks.get(point).title));
+          if (marks.get(point).of) hit.dataset.equivalentOf = marks.get(point).of;
+        }
         if (onPoint) hit.addEventListener("click", (event) => onPoint(point, stone, event));
         parts.append(hit);
       }
@@ -334,10 +351,11 @@ function onBoardPoint(point, stone) {
   if (mode === "play") {
     const next = shown.continuations.moves.find(
       (c) => equivalentLetters(c, shown.size).includes(point));
-    change(() => state.moves.push(moveToken(next ? next.colour : shown.to_move, point)));
+    change(() => state.moves.push(moveToken(next ? next.colour : shown.to_move, point)),
+      false, true);
   } else {
     const mine = mode === "B" ? "X" : "O";
-    change(() => state.moves.push((stone === mine ? "E" : mode) + point));
+    change(() => state.moves.push((stone === mine ? "E" : mode) + point), false, true);
   }
 }
 
@@ -455,6 +473,10 @@ function sortedContinuations(data) {
   });
 }
 
+// Rows of the continuation table shown until "Show all" is pressed.
+const TOP_ROWS = 10;
+let allContinuations = false;
+
 function renderContinuations(data) {
   const body = $("continuations").tBodies[0];
   const rows = [];
@@ -468,18 +490,22 @@ function renderContinuations(data) {
     const move = document.createElement("span");
     move.append(colourDot(c.colour), c.gtp);
     cell(tr, move);
-    cell(tr, c.count, "num");
+    cell(tr, fmt(c.count), "num");
     cell(tr, `${(100 * c.share).toFixed(1)}%`, "num share");
     cell(tr, percent(c.black_wins, c.count), "num black");
     cell(tr, percent(c.white_wins, c.count), "num white");
     cell(tr, percent(c.other, c.count), "num other");
-    cell(tr, c.tenuki === undefined ? "" : c.tenuki, "num tenuki");
+    cell(tr, c.tenuki === undefined ? "" : fmt(c.tenuki), "num tenuki");
     cell(tr, winBar(c), "bar");
     cell(tr, dates(c.first_date, c.last_date), "dates");
     tr.addEventListener("click", () => playContinuation(c));
+    tr.hidden = !allContinuations && rows.length >= TOP_ROWS;
     rows.push(tr);
   }
   body.replaceChildren(...rows);
+  const more = $("continuations-more");
+  more.hidden = rows.length <= TOP_ROWS;
+  more.textContent = allContinuations ? `Show the top ${TOP_ROWS}` : `Show all ${rows.length}`;
   for (const th of $("continuations").tHead.querySelectorAll("th[data-sort]")) {
     const on = th.dataset.sort === continuationSort.key;
     th.setAttribute("aria-sort", on ? (continuationSort.descending ? "descending" : "ascending")
@@ -504,15 +530,15 @@ function sortContinuations(key) {
   if (results) renderContinuations(results);
 }
 
-// Letters on one point of each continuation (its representative); the points equivalent
-// to it under the position's own symmetries get a ring, and say so on hover.
+// Letters on one point of each continuation (its representative); nothing is drawn on the
+// points equivalent to it under the position's own symmetries, which say so on hover.
 function continuationMarks(data) {
   const marks = new Map();
   continuationRows(data).forEach((c) => {
     if (!c.point) return;
     const label = continuationLabel(c.index);
     const name = gtp(c.point, data.size);
-    const games = `${c.count} game${c.count === 1 ? "" : "s"}`;
+    const games = `${fmt(c.count)} game${c.count === 1 ? "" : "s"}`;
     const title = `${label}: ${c.colour === "b" ? "Black" : "White"} ${name}, ${games}`;
     const there = marks.get(c.point);
     if (there && there.label) {
@@ -537,14 +563,20 @@ function continuationMarks(data) {
 function renderSummary(summary) {
   const parts = [];
   if (summary.total) {
-    parts.push(`${summary.total} occurrences: Black won ${summary.black_wins}, ` +
-      `White won ${summary.white_wins}, ${summary.other} other`);
+    parts.push(`${fmt(summary.total)} occurrences: Black won ${fmt(summary.black_wins)}, ` +
+      `White won ${fmt(summary.white_wins)}, ${fmt(summary.other)} other`);
     if (summary.exchanged_colours) {
-      parts.push(`${summary.exchanged_colours} with colours exchanged`);
+      parts.push(`${fmt(summary.exchanged_colours)} with colours exchanged`);
     }
-    if (summary.ended) parts.push(`${summary.ended} with no next move`);
+    if (summary.ended) parts.push(`${fmt(summary.ended)} with no next move`);
   }
   $("summary").textContent = parts.join("; ");
+}
+
+// A game's result in one form (the record's ``outcome``: B+R, W+3.5), as recorded on hover.
+function resultCell(tr, record) {
+  const td = cell(tr, record.outcome, "result");
+  if (record.result && record.result !== record.outcome) td.title = `RE[${record.result}]`;
 }
 
 function renderGames(games) {
@@ -556,7 +588,7 @@ function renderGames(games) {
     cell(tr, playerLink(m.black, m.black_rank));
     cell(tr, playerLink(m.white, m.white_rank));
     cell(tr, m.iso_date);
-    cell(tr, m.result);
+    resultCell(tr, m);
     cell(tr, m.move_number, "num");
     cell(tr, m.colours_exchanged ? "exchanged" : "same", "colours");
     const hit = games.offset + i;
@@ -564,10 +596,10 @@ function renderGames(games) {
     return tr;
   }));
   markOrder($("games"), state.pattern === null ? state.order : "");  // hits: index order
-  $("games-count").textContent = `(${games.total})`;
+  $("games-count").textContent = `(${fmt(games.total)})`;
   const end = games.offset + games.matches.length;
   $("games-range").textContent = games.total
-    ? `${games.offset + 1}\u2013${end} of ${games.total}` : "none";
+    ? `${fmt(games.offset + 1)}\u2013${fmt(end)} of ${fmt(games.total)}` : "none";
   $("games-prev").disabled = games.offset <= 0;
   $("games-next").disabled = end >= games.total;
 }
@@ -598,27 +630,36 @@ function renderPosition(data) {
 }
 
 // Asks for the position of ``state``; answers to older requests are dropped, so quick
-// clicks never draw a stale position over a newer one.
-function loadPosition() {
+// clicks never draw a stale position over a newer one.  ``click``: the last step is a
+// click on the board (a refusal of it is shown beside the board).
+function loadPosition(click) {
   const params = positionParams();
   return drawLatest(
     () => (state.offset ? loadWithOffset(params) : getJson("/api/position", params)),
-    renderPosition);
+    renderPosition, click);
 }
 
 // Draws ``render(await fetching())`` unless a newer request was made meanwhile; false if
-// the server refused it (its message is shown).
-async function drawLatest(fetching, render) {
+// the server refused it: its message is shown, or, for a click the rules refuse (the
+// last step), its reason in a few words beside the board.
+async function drawLatest(fetching, render, click) {
   const seq = ++requestSeq;
   try {
     const data = await fetching();
     if (seq !== requestSeq) return true;
     showMessage("");
+    showRefusal("");
     render(data);
     return true;
   } catch (error) {
     if (seq !== requestSeq) return true;
-    showMessage(error.message);
+    if (click && error.refusal && error.step === state.moves.length) {
+      showMessage("");
+      showRefusal(error.refusal);
+    } else {
+      showRefusal("");
+      showMessage(error.message);
+    }
     return false;
   }
 }
@@ -634,8 +675,9 @@ async function loadWithOffset(params) {
 
 // Applies a change to the position and draws it; a change the server refuses (an
 // illegal move: the message says why) is dropped, and the URL is left as it was.
-// Any change but the arrows' own forgets the steps the left arrow took back.
-async function change(update, keepRedo) {
+// Any change but the arrows' own forgets the steps the left arrow took back; ``click``
+// says the change is a click on the board (see loadPosition).
+async function change(update, keepRedo, click) {
   const before = {
     moves: state.moves.slice(), size: state.size, filters: state.filters, offset: state.offset,
     order: state.order, pattern: state.pattern,
@@ -644,7 +686,7 @@ async function change(update, keepRedo) {
   };
   update();
   state.offset = 0;
-  if (await load()) {
+  if (await load(click)) {
     if (!keepRedo) redo = [];
     pushUrl(false);
     return true;
@@ -864,12 +906,12 @@ function renderPattern(data) {
   $("size").value = String(state.size);
   if (data) {
     renderContinuations(results);
-    const tenuki = data.tenuki ? `, ${data.tenuki} after a tenuki` : "";
+    const tenuki = data.tenuki ? `, ${fmt(data.tenuki)} after a tenuki` : "";
     $("summary").textContent = data.total
-      ? `${data.total} hits in ${data.games} games${tenuki}; ${data.ended} with no next ` +
-        `move in the region (${data.placements} placements, ${data.candidates} of ` +
-        `${data.searched} games replayed)`
-      : `No hit in ${data.searched} games.`;
+      ? `${fmt(data.total)} hits in ${fmt(data.games)} games${tenuki}; ${fmt(data.ended)} ` +
+        `with no next move in the region (${data.placements} placements, ` +
+        `${fmt(data.candidates)} of ${fmt(data.searched)} games replayed)`
+      : `No hit in ${fmt(data.searched)} games.`;
     renderGames(results.games);
   }
   const text = patternText(state.pattern);
@@ -900,8 +942,8 @@ async function loadPattern() {
 }
 
 // The search the state asks for: a pattern's or a position's.
-function load() {
-  return state.pattern !== null ? loadPattern() : loadPosition();
+function load(click) {
+  return state.pattern !== null ? loadPattern() : loadPosition(click);
 }
 
 function onPatternPoint(point, stone, event) {
@@ -1111,7 +1153,7 @@ function renderViewerInfo(first) {
     title.replaceChildren(colourDot("b"), black, " vs ", colourDot("w"), white);
   }
   const items = [];
-  if (first.result) items.push(infoItem("Result", first.result));
+  if (first.outcome) items.push(infoItem("Result", first.outcome));
   if (first.date || first.iso_date) items.push(infoItem("Date", first.date || first.iso_date));
   if (first.komi !== null && first.komi !== undefined) items.push(infoItem("Komi", first.komi));
   items.push(infoItem("Handicap", first.handicap >= 2 ? first.handicap : "none"));
@@ -1128,7 +1170,7 @@ function renderHits() {
   $("viewer-hits").hidden = !hits;
   if (!hits) return;
   const total = results.games.total;
-  $("hit-where").textContent = `hit ${state.hit + 1} of ${total}`;
+  $("hit-where").textContent = `hit ${fmt(state.hit + 1)} of ${fmt(total)}`;
   $("hit-prev").disabled = state.hit <= 0;
   $("hit-next").disabled = state.hit + 1 >= total;
 }
@@ -1300,34 +1342,86 @@ function resultsHeads() {
 function resultsRow(label, r) {
   const tr = document.createElement("tr");
   cell(tr, label);
-  cell(tr, r.games, "num");
-  cell(tr, r.wins, "num");
-  cell(tr, r.losses, "num");
-  cell(tr, r.other, "num");
+  cell(tr, fmt(r.games), "num");
+  cell(tr, fmt(r.wins), "num");
+  cell(tr, fmt(r.losses), "num");
+  cell(tr, fmt(r.other), "num");
   cell(tr, percent(r.wins, r.wins + r.losses), "num");
   return tr;
 }
 
-function openingMoves(opening) {
-  const span = document.createElement("span");
-  for (const step of opening.moves.split(",")) {
+// A small board of the moves of an opening (``region`` null: the whole board) or of a
+// corner pattern (``region``: {top, left, side}, rows counted from the top), each stone
+// numbered in the order played, and the moves written under it.
+function openingFigure(opening, region) {
+  const size = opening.size;
+  const { top, left, side } = region || { top: 0, left: 0, side: size };
+  const unit = 10;
+  const margin = 7;
+  const extent = 2 * margin + (side - 1) * unit;
+  const xy = (col, row) => [margin + (col - left) * unit, margin + (row - top) * unit];
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${extent} ${extent}`);
+  svg.setAttribute("class", region ? "small-board corner" : "small-board");
+  svg.setAttribute("role", "img");
+  const steps = opening.moves.split(",");
+  svg.setAttribute("aria-label", steps.map((step) => gtp(step.slice(1), size)).join(" "));
+  const parts = [el("rect", { width: extent, height: extent, fill: "#dcb35c" })];
+  // A line goes on past the region's side where the board does (half a point).
+  const [low, high] = [top, top + side - 1];
+  const [first, last] = [left, left + side - 1];
+  for (let i = 0; i < side; i++) {
+    const [x1] = xy(first - (first > 0 ? 0.5 : 0), 0);
+    const [x2] = xy(last + (last < size - 1 ? 0.5 : 0), 0);
+    const [, y] = xy(0, top + i);
+    parts.push(el("line", { x1, y1: y, x2, y2: y, stroke: "#000", "stroke-width": 0.6 }));
+    const [, y1] = xy(0, low - (low > 0 ? 0.5 : 0));
+    const [, y2] = xy(0, high + (high < size - 1 ? 0.5 : 0));
+    const [x] = xy(left + i, 0);
+    parts.push(el("line", { x1: x, y1, x2: x, y2, stroke: "#000", "stroke-width": 0.6 }));
+  }
+  for (const [row, col] of starPoints(size)) {
+    const fromTop = size - 1 - row;
+    if (fromTop < low || fromTop > high || col < first || col > last) continue;
+    const [x, y] = xy(col, fromTop);
+    parts.push(el("circle", { cx: x, cy: y, r: 1.3, fill: "#000" }));
+  }
+  steps.forEach((step, i) => {
+    const [x, y] = xy(LETTERS.indexOf(step[1]), LETTERS.indexOf(step[2]));
+    const black = step[0] === "b";
+    parts.push(el("circle", {
+      cx: x, cy: y, r: unit / 2 - 0.4, fill: black ? "#151515" : "#f6f6f6", stroke: "#000",
+      "stroke-width": 0.5, "data-stone": step.slice(1), "data-colour": step[0],
+    }));
+    parts.push(el("text", {
+      x, y: y + 2.6, "text-anchor": "middle", "font-size": 7.5, fill: black ? "#fff" : "#000",
+    }, String(i + 1)));
+  });
+  svg.replaceChildren(...parts);
+  const words = document.createElement("span");
+  words.className = "opening-moves";
+  for (const step of steps) {
     const move = document.createElement("span");
     move.className = "move";
-    move.append(colourDot(step[0]), gtp(step.slice(1), opening.size));
-    span.append(move, " ");
+    move.append(colourDot(step[0]), gtp(step.slice(1), size));
+    words.append(move, " ");
   }
-  return span;
+  const figure = document.createElement("div");
+  figure.append(svg, words);
+  return figure;
 }
 
 // An opening's or corner pattern's row: its moves, how often, (for a corner pattern, how
 // often the player was Black / White,) how it went for the player, and by year.
 function openingCells(tr, o, sides) {
-  cell(tr, openingMoves(o));
-  cell(tr, o.count, "num");
+  const corner = sides === undefined ? null : cornerPattern(o);
+  cell(tr, openingFigure(o, corner && { top: corner.top, left: corner.left,
+    side: corner.rows.length }));
+  cell(tr, fmt(o.count), "num");
   if (sides !== undefined) cell(tr, sides, "num");
-  cell(tr, `${o.results.wins}\u2013${o.results.losses}` +
-    (o.results.other ? ` (${o.results.other} other)` : ""), "num");
-  cell(tr, Object.entries(o.years).map(([y, n]) => `${y}: ${n}`).join(", "), "dates");
+  cell(tr, `${fmt(o.results.wins)}\u2013${fmt(o.results.losses)}` +
+    (o.results.other ? ` (${fmt(o.results.other)} other)` : ""), "num");
+  cell(tr, Object.entries(o.years).map(([y, n]) => `${y}: ${fmt(n)}`).join(", "), "dates");
 }
 
 // The pattern of a corner pattern's shape: the top right corner region
@@ -1374,7 +1468,7 @@ function renderPlayer(data) {
   $("player-corners").tBodies[0].replaceChildren(...data.corners.map((p) => {
     const tr = document.createElement("tr");
     tr.dataset.moves = p.moves;
-    openingCells(tr, p, `${p.player.b || 0}\u00a0/\u00a0${p.player.w || 0}`);
+    openingCells(tr, p, `${fmt(p.player.b || 0)}\u00a0/\u00a0${fmt(p.player.w || 0)}`);
     tr.title = "Search this shape (a pattern search of the corner)";
     tr.addEventListener("click", () => {
       state.who = null;
@@ -1397,7 +1491,7 @@ function renderPlayer(data) {
     cell(tr, g.iso_date);
     cell(tr, playerLink(g.black, g.black_rank));
     cell(tr, playerLink(g.white, g.white_rank));
-    cell(tr, g.result);
+    resultCell(tr, g);
     tr.addEventListener("click", () => {
       openGame({ game_id: g.game_id, seq: 0, view: "identity" });
     });
@@ -1406,7 +1500,7 @@ function renderPlayer(data) {
   markOrder($("player-games"), state.whoOrder || "-date");
   const end = games.offset + games.records.length;
   $("player-range").textContent = games.total
-    ? `${games.offset + 1}\u2013${end} of ${games.total}` : "none";
+    ? `${fmt(games.offset + 1)}\u2013${fmt(end)} of ${fmt(games.total)}` : "none";
   $("player-prev").disabled = games.offset <= 0;
   $("player-next").disabled = end >= games.total;
   document.dispatchEvent(new CustomEvent("gohash:player", { detail: data.name }));
@@ -1430,6 +1524,70 @@ async function loadPlayer() {
     showMessage(error.message);
     $("player-page").hidden = true;
   }
+}
+
+// The player search: the names holding what is typed (/api/players), listed under the
+// field; a click on one opens their page, and Enter opens the name typed exactly (any
+// case) or the only one found.
+
+const PLAYER_MATCHES = 12;
+let playerSearchSeq = 0;
+let playerSearchTimer = null;
+
+async function searchPlayers() {
+  clearTimeout(playerSearchTimer);
+  const seq = ++playerSearchSeq;
+  const list = $("player-matches");
+  const text = $("player-q").value.trim();
+  if (!text) {
+    list.hidden = true;
+    list.replaceChildren();
+    return null;
+  }
+  let data;
+  try {
+    data = await getJson("/api/players", { q: text, limit: PLAYER_MATCHES });
+  } catch (error) {
+    if (seq === playerSearchSeq) showMessage(error.message);
+    return null;
+  }
+  if (seq !== playerSearchSeq) return null;
+  list.replaceChildren(...data.players.map((p) => {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.name = p.name;
+    button.textContent = `${p.name} (${fmt(p.games)} game${p.games === 1 ? "" : "s"})`;
+    button.addEventListener("click", () => choosePlayer(p.name));
+    item.append(button);
+    return item;
+  }));
+  if (!data.players.length) {
+    const none = document.createElement("li");
+    none.className = "none";
+    none.textContent = `No player's name contains \u201c${text}\u201d`;
+    list.append(none);
+  }
+  list.dataset.query = text;
+  list.hidden = false;
+  return data.players;
+}
+
+function choosePlayer(name) {
+  $("player-matches").hidden = true;
+  $("player-q").value = "";
+  $("player-q").blur();  // the page's keys (Escape closes it) are the page's again
+  openPlayer(name);
+}
+
+async function submitPlayerSearch(event) {
+  event.preventDefault();
+  const text = $("player-q").value.trim();
+  const players = await searchPlayers();
+  if (!players || !players.length) return;
+  const same = players.filter((p) => p.name.toLowerCase() === text.toLowerCase());
+  if (same.length === 1) choosePlayer(same[0].name);
+  else if (players.length === 1) choosePlayer(players[0].name);
 }
 
 function pagePlayer(delta) {
@@ -1595,11 +1753,11 @@ async function start() {
   select.replaceChildren(...sizes.map((s) => {
     const option = document.createElement("option");
     option.value = s;
-    option.textContent = `${s}\u00d7${s}` + (info.sizes[s] ? ` (${info.sizes[s]} games)` : "");
+    option.textContent = `${s}\u00d7${s}` + (info.sizes[s] ? ` (${fmt(info.sizes[s])} games)` : "");
     return option;
   }));
   $("index-info").textContent =
-    `${info.games} games, ${info.distinct} distinct positions`;
+    `${fmt(info.games)} games, ${fmt(info.distinct)} distinct positions`;
   select.addEventListener("change", () => change(() => {
     state.size = select.value;
     state.moves = [];
@@ -1682,6 +1840,21 @@ async function start() {
     });
   }
   resultsHeads();
+  $("continuations-more").addEventListener("click", () => {
+    allContinuations = !allContinuations;
+    if (results) renderContinuations(results);
+  });
+  $("player-q").addEventListener("input", () => {
+    clearTimeout(playerSearchTimer);
+    playerSearchTimer = setTimeout(searchPlayers, 200);
+  });
+  $("player-search").addEventListener("submit", submitPlayerSearch);
+  $("player-q").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") $("player-matches").hidden = true;
+  });
+  document.addEventListener("click", (event) => {
+    if (!$("player-search").contains(event.target)) $("player-matches").hidden = true;
+  });
   $("player-close").addEventListener("click", closePlayer);
   $("player-prev").addEventListener("click", () => pagePlayer(-20));
   $("player-next").addEventListener("click", () => pagePlayer(20));
