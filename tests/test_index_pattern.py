@@ -724,3 +724,22 @@ def test_a_page_is_the_slice_of_all_matches(four: str, offset: int, limit: int |
     assert page.matches == everything.matches[window]
     assert (page.total, page.games, page.continuations) == (
         everything.total, everything.games, everything.continuations)
+
+
+def test_a_bad_sha256_or_date_is_a_damaged_index(four: str) -> None:
+    with Index(four, read_only=True) as index:
+        index.pattern(CORNER_9)  # the pattern file written
+    for column, value, reason in (("sha256", "not hex at all!!", "is not hexadecimal"),
+                                  ("date", b"\x00", "is not text")):
+        with Index(four) as index:
+            index._db.execute(f"UPDATE games SET {column} = ? WHERE id = 1", (value,))
+            index._db.commit()
+        with Index(four, read_only=True) as index:
+            with pytest.raises(DamagedIndexError, match=reason):
+                index.pattern(CORNER_9)
+            if column == "sha256":
+                assert any(reason in fault for fault in index.check())
+        with Index(four) as index:  # put right again for the next column
+            index._db.execute(f"UPDATE games SET {column} = ? WHERE id = 1",
+                              (None if column == "date" else "0" * 64,))
+            index._db.commit()

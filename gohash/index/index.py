@@ -549,11 +549,12 @@ class Index:
         except ValueError as e:
             if isinstance(e, GohashError):
                 raise
-            g, reason = e.args
-            raise damaged(self.path, f"game {int(store.ids[g])}: its pattern file "
+            # The kernel's (game, reason), or a shape it refused: the file's fault.
+            where = f"game {int(store.ids[e.args[0]])}: " if len(e.args) == 2 else ""
+            raise damaged(self.path, f"{where}its pattern file "
                                      f"{pattern_path(self.path, query.size)!r} is damaged "
-                                     f"({reason}); delete it and the next search rebuilds "
-                                     f"it") from None
+                                     f"({e.args[-1]}); delete it and the next search "
+                                     f"rebuilds it") from None
 
     def _scan_pure(self, query: PatternQuery, store: GameStore, games: npt.NDArray[np.int64]
                    ) -> Found:

@@ -36,7 +36,16 @@ def pattern_path(index: str, size: int) -> str:
     return f"{index}-patterns{size}"
 
 
-def _games(db: sqlite3.Connection, size: int) -> tuple[
+def _sha(value: object, game_id: int, index: str) -> int:
+    """The first 64 bits of a game's ``sha256`` column (its first 16 hex digits)."""
+    try:
+        return int(value, 16) if isinstance(value, str) and len(value) == 16 else int("")
+    except ValueError:
+        raise DamagedIndexError(f"game {game_id}: sha256 {value!r} is not hexadecimal",
+                                file=index) from None
+
+
+def _games(db: sqlite3.Connection, size: int, index: str) -> tuple[
         npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.int8],
         npt.NDArray[np.object_]]:
     """Id, SHA-256's first 64 bits, winner (1, 2, 0) and nodes, positions of the
@@ -49,8 +58,11 @@ def _games(db: sqlite3.Connection, size: int) -> tuple[
     while rows := cursor.fetchmany(_ROWS):
         for game_id, sha, winner, date in rows:
             ids.append(game_id)
-            shas.append(int(sha, 16) if sha else 0)
+            shas.append(_sha(sha, game_id, index))
             winners.append({"B": 1, "W": 2}.get(winner, 0))
+            if date is not None and not isinstance(date, str):
+                raise DamagedIndexError(f"game {game_id}: date {date!r} is not text",
+                                        file=index)
             dates.append(date)
     return (np.array(ids, dtype=np.int64), np.array(shas, dtype=np.uint64),
             np.array(winners, dtype=np.int8), np.array(dates, dtype=object))
@@ -84,7 +96,7 @@ def _segments(db: sqlite3.Connection, index: str, size: int,
             raise DamagedIndexError(f"game {rows[g][0]}: a stored game does not replay: "
                                     f"{reason}", file=index) from None
         yield Segment(np.array([row[0] for row in rows], dtype=np.int64),
-                      np.array([int(row[5], 16) if row[5] else 0 for row in rows],
+                      np.array([_sha(row[5], row[0], index) for row in rows],
                                dtype=np.uint64),
                       np.frombuffer(b"".join(row[2] for row in rows), dtype=np.uint8),
                       np.frombuffer(b"".join(row[3] for row in rows), dtype=np.uint8), flat)
@@ -125,7 +137,7 @@ def pattern_store(db: sqlite3.Connection, index: str, size: int) -> GameStore:
     to it; rebuilt if it is damaged or holds a game the index holds no longer
     as it was (the same id, another SHA-256).  Where the file cannot be written
     (a read-only folder), the games it lacks are kept in memory."""
-    ids, shas, winners, dates = _games(db, size)
+    ids, shas, winners, dates = _games(db, size, index)
     file = PatternFile(pattern_path(index, size), size)
     segments, faults = file.read()
     number, agree = _matched(segments, ids, shas)
@@ -180,7 +192,11 @@ def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
             out.extend(f"{fault} (the next pattern search rebuilds it)" for fault in faults)
             continue
         segments, _ = file.read()
-        ids, shas, _, _ = _games(db, size)
+        try:
+            ids, shas, _, _ = _games(db, size, index)
+        except DamagedIndexError as e:
+            out.append(f"{file.path}: not compared with the index: {e.reason}")
+            continue
         if not _matched(segments, ids, shas)[1]:
             out.append(f"{file.path}: stale: it holds games the index holds otherwise now "
                        f"(the next pattern search rebuilds it)")
