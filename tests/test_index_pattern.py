@@ -24,6 +24,7 @@ from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index, _game_boards
 from gohash.index.patterns import pattern_path
 from gohash.index.queries import Filters
+from gohash.pattern import search
 from gohash.pattern.search import PatternQuery
 from tests import sgfgen
 from tests.conftest import require_corpus
@@ -743,3 +744,40 @@ def test_a_bad_sha256_or_date_is_a_damaged_index(four: str) -> None:
             index._db.execute(f"UPDATE games SET {column} = ? WHERE id = 1",
                               (None if column == "date" else "0" * 64,))
             index._db.commit()
+
+
+def test_chunks_and_threads_report_what_one_pass_does(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # 300 games in chunks of 64 scanned by two threads (and the pure path, one
+    # thread): the same counts, continuations and pages as one chunk, pages
+    # that cross chunks included.
+    letters = "abcdefghi"
+    state = 7
+    games = []
+    for _ in range(300):
+        moves = []
+        for turn in range(6):
+            state = (state * 1103515245 + 12345) % 2**31
+            moves.append(f";{'BW'[turn % 2]}[{letters[state % 9]}{letters[state // 9 % 9]}]")
+        games.append(f"(;GM[1]FF[4]SZ[9]RE[{'BW'[state % 2]}+R]DT[20{state % 20:02d}]"
+                     f"{''.join(dict.fromkeys(moves))})")
+    (tmp_path / "many.sgf").write_text("".join(games), encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "many.sgf")])
+    shape = "\n".join(["---------"] * 3 + ["---.X----", "---.O----"] + ["---------"] * 4)
+
+    def everything(**options: Any) -> Any:
+        with Index(db, read_only=True) as index:
+            found = index.pattern(shape, **options)
+        return ([(m.record.id, m.seq, m.element, m.continuation, m.placements)
+                 for m in found.matches], found.continuations, found.total, found.games,
+                found.candidates)
+
+    whole = everything(limit=None)
+    assert whole[3] > 20  # hits spread over the chunks
+    monkeypatch.setattr(search, "CHUNK", 64)
+    for compiled in (True, False):
+        assert everything(limit=None, compiled=compiled) == whole
+        for offset, limit in ((0, 5), (60, 30), (len(whole[0]) - 3, 10)):
+            page = everything(limit=limit, offset=offset, compiled=compiled)
+            assert page[0] == whole[0][offset : offset + limit]
+            assert page[1:] == whole[1:]

@@ -57,8 +57,12 @@ THREADS = 2
 """Threads a search scans with (the kernel runs without the interpreter lock)."""
 
 CHUNK = 4096
-"""Games a thread scans at a time: the unit of the working memory, of the
-checks for a deadline and a cancel, and of the inverted filter's work."""
+"""Games a thread scans at a time, at most: the unit of the working memory, of
+the checks for a deadline and a cancel, and of the inverted filter's work."""
+
+CHUNK_HITS = 1 << 19
+"""Hits a chunk may hold, at most (a placement hits a game once at most): a
+query of many placements scans fewer games at a time, down to 256."""
 
 
 @dataclass(frozen=True)
@@ -256,7 +260,8 @@ class PatternQuery:
         their records asked of ``records`` (game ids to records) for those only.
 
         The candidates (the inverted filter, :class:`~gohash.pattern.store.Columns`)
-        are scanned in chunks of :data:`CHUNK` games by ``threads`` threads: by
+        are scanned in chunks of :data:`CHUNK` games (fewer for a query of many
+        placements: :data:`CHUNK_HITS`) by ``threads`` threads: by
         the compiled kernel, or by ``pure`` (candidate games to their hits, the
         pure twin) where given; each chunk's hits are summed up on arrays as it
         ends and only the matches a page may need are kept, so the working
@@ -266,7 +271,8 @@ class PatternQuery:
         :class:`~gohash.errors.QueryTooBroad`."""
         deadline = None if timeout is None else time.monotonic() + timeout
         wanted = None if limit is None else offset + limit
-        chunks = _chunks(store, selected)
+        per_chunk = min(CHUNK, max(256, CHUNK_HITS // len(self.placements) // 64 * 64))
+        chunks = _chunks(store, selected, per_chunk)
         tally = _Tally(self, store)
         stop = threading.Event()
         candidates = [0] * len(chunks)
@@ -352,13 +358,14 @@ class PatternQuery:
 
 
 
-def _chunks(store: GameStore, selected: npt.NDArray[np.bool_]) -> list[tuple[int, int, int]]:
+def _chunks(store: GameStore, selected: npt.NDArray[np.bool_],
+            size: int) -> list[tuple[int, int, int]]:
     """The chunks of the store's games that hold a selected game: (segment,
-    first game, end), within one segment, cut at multiples of :data:`CHUNK`."""
+    first game, end), within one segment, cut at multiples of ``size``."""
     chunks: list[tuple[int, int, int]] = []
     for s in range(len(store.segments)):
         start, end = int(store.starts[s]), int(store.starts[s + 1])
-        cuts = [start, *range((start // CHUNK + 1) * CHUNK, end, CHUNK), end]
+        cuts = [start, *range((start // size + 1) * size, end, size), end]
         chunks.extend((s, a, b) for a, b in itertools.pairwise(cuts)
                       if b > a and selected[a:b].any())
     return chunks
