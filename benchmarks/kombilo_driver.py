@@ -30,8 +30,9 @@ Kombilo's window does), Kombilo's hit count and the real paths of the games hit.
 query of QUERIES is ``{"type", "sizeX", "sizeY", "text", "runs"}``, the type
 one of Kombilo's ``CORNER_NW_PATTERN``, ``SIDE_N_PATTERN``,
 ``CENTER_PATTERN`` (fixed in the corner, sliding along the side, anywhere off
-the edges), the text its rows from the top; colours not fixed, either player
-to move, no move limit (``SearchOptions(0, 0, 10000)``).  Each pattern is
+the edges), the text its rows from the top, and optionally ``next`` (1 Black,
+2 White to play next) and ``limit`` (the last move); colours not fixed, by
+default either player to move, no move limit (``SearchOptions(0, 0, 10000)``).  Each pattern is
 searched ``runs`` times, each time from a reset; OUT gets every time.
 """
 
@@ -104,9 +105,9 @@ def search(lk: Any, db: str, queries: list[str]) -> list[dict[str, object]]:
 
 def patterns(lk: Any, db: str, queries: list[dict[str, Any]]) -> list[dict[str, object]]:
     gamelist = lk.GameList(db, ORDER_BY, FORMAT, lk.ProcessOptions(), 19, CACHE)
-    options = lk.SearchOptions(0, 0, 10000)
     results: list[dict[str, object]] = []
     for query in queries:
+        options = lk.SearchOptions(0, query.get("next", 0), query.get("limit", 10000))
         pattern = lk.Pattern(getattr(lk, query["type"]), 19, query["sizeX"], query["sizeY"],
                              query["text"])
         gamelist.reset()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -17,11 +18,13 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from gohash.cli import main
-from gohash.errors import DamagedIndexError, PatternError
+from gohash.errors import DamagedIndexError, PatternError, QueryCancelled, QueryTooBroad
 from gohash.explorer.app import create_app
 from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index, _game_boards
+from gohash.index.patterns import pattern_path
 from gohash.index.queries import Filters
+from gohash.pattern import search
 from gohash.pattern.search import PatternQuery
 from tests import sgfgen
 from tests.conftest import require_corpus
@@ -103,6 +106,15 @@ def test_index_pattern_equals_the_reference(tmp_path_factory: Any, data: Any,
                      if position < held.get(number, 0)}
     for compiled in (False, True):
         assert _record_hits(db, diagram, symmetry=symmetry, compiled=compiled) == expected
+    # The inverted filter keeps every game the reference finds a hit in.
+    with Index(db, read_only=True) as index:
+        store = index._game_store(size)
+        words = np.bitwise_or.reduce(
+            PatternQuery(diagram, symmetry=symmetry).matcher.alive(store.columns, 0, len(store)))
+        flags = np.unpackbits(words.view(np.uint8), bitorder="little")[: len(store)]
+        kept = set(store.ids[flags.astype(bool) & store.live].tolist())
+        numbers = dict(index._db.execute("SELECT game, id FROM games").fetchall())
+    assert {numbers[number] for number, _ in expected} <= kept
 
 
 def _everything(db: str, diagram: str, **options: Any) -> Any:
@@ -392,6 +404,8 @@ def test_stored_bitmaps_pick_the_games_before_they_are_read(four: str) -> None:
         index._db.execute("UPDATE games SET ever_black = ?, ever_white = ? WHERE id = ?",
                           (bytes(11), bytes(11), games[-1][0]))
         index._db.commit()
+    # The pattern file holds the bitmaps as they were: without it, they are read again.
+    os.remove(pattern_path(four, 9))
     with Index(four, read_only=True) as index:
         after = index.pattern(CORNER_9, limit=None)
     assert after.candidates == before.candidates - 1
@@ -534,39 +548,49 @@ def test_the_store_makes_room_for_more_changes_than_nodes(tmp_path: Path) -> Non
 
 
 def _check_store(db: str, size: int) -> tuple[int, int]:
-    """Check the store of ``size`` against the pure replay, game by game; its
-    changes and nodes."""
+    """Check the store of ``size`` (its pattern file) against the pure replay,
+    game by game; its changes and nodes."""
+    changes = nodes = 0
     with Index(db, read_only=True) as index:
         store = index._game_store(size)
-        flat = store.flat
-        for g in range(len(store)):
-            positions = int(store.mains[g])
-            game = _game_boards(replay_pure(store.blob(g), size, int(store.nodes[g]),
-                                            positions - 1), positions)
-            board = np.zeros(size * size, dtype=np.int8)
-            removed = np.zeros(size * size, dtype=np.bool_)
-            n0 = int(flat.node_offsets[g])
-            assert flat.node_offsets[g + 1] - n0 == positions
-            at = int(flat.change_offsets[g])
-            for node in range(positions):
-                count = int(flat.change_counts[n0 + node])
-                for word in flat.changes[at : at + count].tolist():
-                    point, old, new = word >> 4, (word >> 2) & 3, word & 3
-                    assert board[point] == old != new
-                    board[point] = new
-                    removed[point] |= old != 0
-                at += count
-                assert board.tolist() == game.boards[node].tolist()
-            assert at == flat.change_offsets[g + 1]
-            nodes = slice(n0, n0 + positions)
-            assert flat.to_move[nodes].tolist() == game.to_move.tolist()
-            assert flat.move_number[nodes].tolist() == game.move_numbers.tolist()
-            assert flat.next_colour[nodes].tolist() == game.next_colour.tolist()
-            assert flat.next_point[nodes].tolist() == game.next_point.tolist()
-            width = (size * size + 7) // 8
-            assert flat.removed[g * width : (g + 1) * width].tobytes() == np.packbits(
-                removed, bitorder="little").tobytes()
-        return len(flat.changes), int(flat.node_offsets[-1])
+        for first, segment in zip(store.starts.tolist(), store.segments, strict=False):
+            flat = segment.flat
+            for g, game_id in enumerate(segment.ids.tolist()):
+                if not store.live[first + g]:  # removed from the index
+                    continue
+                game_nodes, positions, blob, black, white = index._db.execute(
+                    "SELECT nodes, positions, record, ever_black, ever_white FROM games "
+                    "WHERE id = ?", (game_id,)).fetchone()
+                game = _game_boards(replay_pure(blob, size, game_nodes, positions - 1),
+                                    positions)
+                board = np.zeros(size * size, dtype=np.int8)
+                removed = np.zeros(size * size, dtype=np.bool_)
+                n0 = int(flat.node_offsets[g])
+                assert flat.node_offsets[g + 1] - n0 == positions
+                at = int(flat.change_offsets[g])
+                for node in range(positions):
+                    count = int(flat.change_counts[n0 + node])
+                    for word in flat.changes[at : at + count].tolist():
+                        point, old, new = word >> 4, (word >> 2) & 3, word & 3
+                        assert board[point] == old != new
+                        board[point] = new
+                        removed[point] |= old != 0
+                    at += count
+                    assert board.tolist() == game.boards[node].tolist()
+                assert at == flat.change_offsets[g + 1]
+                span = slice(n0, n0 + positions)
+                assert flat.to_move[span].tolist() == game.to_move.tolist()
+                assert flat.move_number[span].tolist() == game.move_numbers.tolist()
+                assert flat.next_colour[span].tolist() == game.next_colour.tolist()
+                assert flat.next_point[span].tolist() == game.next_point.tolist()
+                width = (size * size + 7) // 8
+                assert flat.removed[g * width : (g + 1) * width].tobytes() == np.packbits(
+                    removed, bitorder="little").tobytes()
+                assert segment.ever_black[g * width : (g + 1) * width].tobytes() == black
+                assert segment.ever_white[g * width : (g + 1) * width].tobytes() == white
+            changes += len(flat.changes)
+            nodes += int(flat.node_offsets[-1])
+    return changes, nodes
 
 
 def test_the_games_kept_in_memory_follow_changes_to_the_index(tmp_path: Path) -> None:
@@ -614,8 +638,11 @@ def test_the_scan_lets_other_threads_run(tmp_path: Path) -> None:
     query = PatternQuery("\n".join("".join(row) for row in rows))
     with Index(db, read_only=True) as index:
         store = index._game_store(19)
-        games = np.tile(np.arange(len(store), dtype=np.int32), 100_000)
-        assert query.matcher.scan(store, games[: len(store)])[1] == 0  # no game is a candidate
+        alive = query.matcher.alive(store.columns, 0, len(store))
+        assert not alive.any()  # no game is a candidate
+        games = np.tile(np.arange(len(store), dtype=np.int64), 100_000)
+        segment = store.segments[0]
+        assert len(segment) == len(store)
         stop = threading.Event()
         idle = threading.Thread(target=stop.wait)
         idle.start()
@@ -626,7 +653,7 @@ def test_the_scan_lets_other_threads_run(tmp_path: Path) -> None:
 
         def scan() -> None:
             started.set()
-            query.matcher.scan(store, games)
+            query.matcher.scan(segment, 0, alive, 0, games)
 
         worker = threading.Thread(target=scan)
         worker.start()
@@ -635,3 +662,122 @@ def test_the_scan_lets_other_threads_run(tmp_path: Path) -> None:
         worker.join()
     assert took > 0.05  # long enough to tell
     assert beside / took > 0.25 * alone / alone_took
+
+
+def test_a_damaged_pattern_file_is_reported_and_rebuilt(four: str) -> None:
+    before = _everything(four, CORNER_9)
+    with Index(four, read_only=True) as index:
+        assert index.check() == []
+    path = pattern_path(four, 9)
+    with open(path, "r+b") as f:  # the last segment cut short
+        f.truncate(os.path.getsize(path) - 3)
+    with Index(four, read_only=True) as index:
+        assert any("cut short" in fault and path in fault for fault in index.check())
+    assert _everything(four, CORNER_9) == before
+    with Index(four, read_only=True) as index:
+        assert index.check() == []
+    with open(path, "r+b") as f:  # a byte flipped inside the file: its CRC tells
+        f.seek(os.path.getsize(path) - 100)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with Index(four, read_only=True) as index:
+        assert any("CRC" in fault for fault in index.check())
+
+
+def test_games_added_go_to_a_new_segment(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.sgf").write_text("(;GM[1]FF[4]SZ[9];B[cg];W[gc])",
+                                              encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "a.sgf")])
+    with Index(db) as index:
+        index.pattern(CORNER_9)
+        index.build([str(tmp_path / "b.sgf")])
+        assert index.pattern(CORNER_9, limit=None).searched == 2
+        assert [len(s) for s in index._game_store(9).segments] == [1, 1]
+        index.remove([str(tmp_path / "a.sgf")])
+        assert index._game_store(9).live.tolist() == [False, True]  # removed: not searched
+        assert index.pattern(CORNER_9, limit=None).searched == 1
+    _check_store(db, 9)
+
+
+def test_a_search_past_its_time_or_cancelled_stops(four: str) -> None:
+    with Index(four, read_only=True) as index:
+        with pytest.raises(QueryTooBroad, match=r"^too broad: narrow the region or add a "
+                                                r"filter \(0 of 4 candidate games") as caught:
+            index.pattern(CORNER_9, timeout=-1.0)
+        assert (caught.value.scanned, caught.value.total, caught.value.hits) == (0, 4, 0)
+        cancel = threading.Event()
+        cancel.set()
+        with pytest.raises(QueryCancelled):
+            index.pattern(CORNER_9, cancel=cancel)
+        assert index.pattern(CORNER_9, timeout=60.0).total == 4
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(offset=st.integers(0, 6), limit=st.none() | st.integers(1, 5))
+def test_a_page_is_the_slice_of_all_matches(four: str, offset: int, limit: int | None) -> None:
+    with Index(four, read_only=True) as index:
+        everything = index.pattern(CORNER_9, limit=None)
+        page = index.pattern(CORNER_9, limit=limit, offset=offset)
+    window = slice(offset, None if limit is None else offset + limit)
+    assert page.matches == everything.matches[window]
+    assert (page.total, page.games, page.continuations) == (
+        everything.total, everything.games, everything.continuations)
+
+
+def test_a_bad_sha256_or_date_is_a_damaged_index(four: str) -> None:
+    with Index(four, read_only=True) as index:
+        index.pattern(CORNER_9)  # the pattern file written
+    for column, value, reason in (("sha256", "not hex at all!!", "is not hexadecimal"),
+                                  ("date", b"\x00", "is not text")):
+        with Index(four) as index:
+            index._db.execute(f"UPDATE games SET {column} = ? WHERE id = 1", (value,))
+            index._db.commit()
+        with Index(four, read_only=True) as index:
+            with pytest.raises(DamagedIndexError, match=reason):
+                index.pattern(CORNER_9)
+            if column == "sha256":
+                assert any(reason in fault for fault in index.check())
+        with Index(four) as index:  # put right again for the next column
+            index._db.execute(f"UPDATE games SET {column} = ? WHERE id = 1",
+                              (None if column == "date" else "0" * 64,))
+            index._db.commit()
+
+
+def test_chunks_and_threads_report_what_one_pass_does(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # 300 games in chunks of 64 scanned by two threads (and the pure path, one
+    # thread): the same counts, continuations and pages as one chunk, pages
+    # that cross chunks included.
+    letters = "abcdefghi"
+    state = 7
+    games = []
+    for _ in range(300):
+        moves = []
+        for turn in range(6):
+            state = (state * 1103515245 + 12345) % 2**31
+            moves.append(f";{'BW'[turn % 2]}[{letters[state % 9]}{letters[state // 9 % 9]}]")
+        games.append(f"(;GM[1]FF[4]SZ[9]RE[{'BW'[state % 2]}+R]DT[20{state % 20:02d}]"
+                     f"{''.join(dict.fromkeys(moves))})")
+    (tmp_path / "many.sgf").write_text("".join(games), encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "many.sgf")])
+    shape = "\n".join(["---------"] * 3 + ["---.X----", "---.O----"] + ["---------"] * 4)
+
+    def everything(**options: Any) -> Any:
+        with Index(db, read_only=True) as index:
+            found = index.pattern(shape, **options)
+        return ([(m.record.id, m.seq, m.element, m.continuation, m.placements)
+                 for m in found.matches], found.continuations, found.total, found.games,
+                found.candidates)
+
+    whole = everything(limit=None)
+    assert whole[3] > 20  # hits spread over the chunks
+    monkeypatch.setattr(search, "CHUNK", 64)
+    for compiled in (True, False):
+        assert everything(limit=None, compiled=compiled) == whole
+        for offset, limit in ((0, 5), (60, 30), (len(whole[0]) - 3, 10)):
+            page = everything(limit=limit, offset=offset, compiled=compiled)
+            assert page[0] == whole[0][offset : offset + limit]
+            assert page[1:] == whole[1:]

@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 from gohash.errors import PatternError
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
+from gohash.index.games import sgf_order
 from gohash.pattern import match as match_module
 from gohash.pattern.diagram import parse_pattern, placements
-from gohash.pattern.match import Game, Matcher, bitmap, match_python
+from gohash.pattern.match import Game, Matcher, match_python
+from gohash.pattern.store import Columns
 from tests import sgfgen
 
 SYMBOLS = "XO.*xo"
@@ -366,37 +368,56 @@ def test_diagram_round_trips() -> None:
 
 
 def ever_bitmaps(boards: npt.NDArray[np.int8], size: int) -> tuple[int, int]:
-    """The bitmaps (:func:`bitmap`'s order) of the points black, and white, in some
-    position of ``boards`` (flat, ``[positions, size * size]``): the reference
-    for the index's stored ``ever_black``/``ever_white``."""
+    """The bitmaps (bit :func:`~gohash.index.games.sgf_order` of a point) of the
+    points black, and white, in some position of ``boards`` (flat,
+    ``[positions, size * size]``): the reference for the index's stored
+    ``ever_black``/``ever_white`` (little-endian bytes)."""
 
     def ever(colour: int) -> int:
-        # Rows from the top, then bits little-endian: bitmap's order.
+        # Rows from the top, then bits little-endian: the index's order.
         top_first = (boards == colour).any(axis=0).reshape(size, size)[::-1].reshape(-1)
         return int.from_bytes(np.packbits(top_first, bitorder="little").tobytes(), "little")
 
     return ever(1), ever(2)
 
 
+def _bitmap(points: list[int], size: int) -> npt.NDArray[np.uint8]:
+    """The index's bitmap of flat points, as bytes."""
+    bits = np.zeros((size * size + 7) // 8 * 8, dtype=np.uint8)
+    bits[sgf_order(size)[points]] = 1
+    return np.packbits(bits, bitorder="little")
+
+
 def test_bitmaps_count_rows_from_the_top() -> None:
     # Point A3 on a 3x3 board (row 2 from the bottom) is bit 0; C1 is bit 8.
-    assert bitmap([2 * 3 + 0], 3) == 1
-    assert bitmap([0 * 3 + 2], 3) == 1 << 8
+    assert sgf_order(3)[2 * 3 + 0] == 0
+    assert sgf_order(3)[0 * 3 + 2] == 8
     boards = np.array([[1, 0, 0, 0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0, 0, 0, 2]],
                       dtype=np.int8)
-    assert ever_bitmaps(boards, 3) == (bitmap([0], 3), bitmap([8], 3))
+    assert ever_bitmaps(boards, 3) == (1 << 6, 1 << 2)  # A1 and C3
 
 
-def test_candidate_needs_some_placement_whose_stones_all_occurred() -> None:
+def test_the_inverted_filter_needs_some_placement_whose_stones_all_occurred() -> None:
+    # Games: B A3 and W B3 ever; B A3 and B B3, no white; B B3 and W A3; none.
     pattern = parse_pattern("XO.\n...\n...")
     keys = scheme("regular64", 3)
-    matcher = Matcher(placements(pattern, keys, "none"), keys)
-    a3, b3 = bitmap([6], 3), bitmap([7], 3)
-    assert matcher.candidate(a3, b3)
-    assert not matcher.candidate(a3 | b3, 0)
-    assert not matcher.candidate(b3, a3)
-    swapped = Matcher(placements(pattern, keys, "full"), keys)
-    assert swapped.candidate(b3, a3)
+    a3, b3 = [6], [7]
+    black = [_bitmap(a3, 3), _bitmap(a3 + b3, 3), _bitmap(b3, 3), _bitmap([], 3)]
+    white = [_bitmap(b3, 3), _bitmap([], 3), _bitmap(a3, 3), _bitmap([], 3)]
+    columns = Columns(3, black, white, 4)
+
+    def candidates(symmetry: str) -> list[int]:
+        matcher = Matcher(placements(pattern, keys, symmetry), keys)
+        words = np.bitwise_or.reduce(matcher.alive(columns, 0, 4), axis=0)
+        return np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little")).tolist()
+
+    assert candidates("none") == [0]
+    assert candidates("full") == [0, 2]
+    # A pattern without a stone: every game.
+    keys9 = scheme("regular64", 3)
+    empty = Matcher(placements(parse_pattern("...\n...\n..."), keys9, "none"), keys9)
+    words = empty.alive(columns, 0, 4)
+    assert np.unpackbits(words.view(np.uint8), bitorder="little")[:4].tolist() == [1] * 4
 
 
 def test_gohash_pure_turns_the_kernel_off(monkeypatch: pytest.MonkeyPatch) -> None:

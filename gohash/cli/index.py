@@ -212,6 +212,9 @@ def register(subparsers: Any) -> None:
     add_format(pattern, ("text", "json"), help="result format")
     pattern.add_argument("--limit", type=non_negative_int, default=100, metavar="N",
                          help="show at most N games (default 100; 0: all)")
+    pattern.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                         help="give up after SECONDS with what was counted so far, an error "
+                         "(exit 2; default: no limit)")
     _add_filters(pattern)
     add_exit_codes(pattern)
     leaf(pattern, _run_pattern)
@@ -544,13 +547,24 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
 # -- pattern -----------------------------------------------------------------------------------
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds, more than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text!r}")
+    return value
+
+
 def _run_pattern(args: argparse.Namespace) -> int:
     filters = _filters(args)
     text = _read_text(args.diagram)
     with _open(args) as index:
         found = index.pattern(text, symmetry=args.symmetry, to_move=args.to_move,
                               max_move=args.max_move, sequence=args.sequence or (),
-                              filters=filters, limit=args.limit or None)
+                              filters=filters, limit=args.limit or None, timeout=args.timeout)
     report = reporter(args)
     report.say(f"{found.pattern.size}x{found.pattern.size} pattern, "
                f"{counted(found.placements, 'placement')}: {counted(found.total, 'hit')} in "

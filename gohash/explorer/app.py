@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import inspect
 import ipaddress
 import os
 import shutil
@@ -112,8 +111,9 @@ MAX_GAME_READS = 2
 GAME_READS_WAITING = 16
 """Game reads that may wait for a worker; more are refused (503) until one ends."""
 PATTERN_SEARCHES = 1
-"""Pattern searches run at once, on the one connection that keeps the games they
-scan in memory."""
+"""Pattern searches run at once, on the one connection that keeps the pattern
+files' maps and the inverted filter (:mod:`gohash.index.patterns`); each scans
+its candidates in two threads of its own."""
 PATTERNS_WAITING = 8
 """Pattern searches that may wait for their turn; more are refused (503)."""
 PATTERN_TIMEOUT = 5.0
@@ -339,18 +339,11 @@ class _Explorer:
                 sequence=params.get("sequence", ""), filters=_filters(params),
                 limit=_int(params, "limit", DEFAULT_PAGE, 1, MAX_PAGE),
                 offset=_int(params, "offset", 0, 0, 10**9),
-                **_budget(index, self.pattern_timeout, cancel),
+                timeout=self.pattern_timeout, cancel=cancel,
             )
         answer = found.to_json(paths=False)
         answer["continuations"] = answer["continuations"][:MAX_CONTINUATIONS]
         return answer
-
-
-def _budget(index: Index | ShardedIndex, timeout: float | None,
-            cancel: threading.Event) -> dict[str, Any]:
-    """``timeout`` and ``cancel`` for :meth:`Index.pattern`, where it takes them."""
-    accepted = inspect.signature(index.pattern).parameters
-    return {"timeout": timeout, "cancel": cancel} if "cancel" in accepted else {}
 
 
 class _GameReader:

@@ -79,9 +79,9 @@ class Connections:
 class Generation:
     """One index file as the server opened it: its :attr:`identity`, the
     connections of the small requests (:attr:`queries`) and of pattern
-    searches (:attr:`patterns`: one, which keeps the games they scan in memory
-    once), and what it holds (:meth:`sizes`, :meth:`info`) as of the last commit
-    seen.  Every connection is opened at once: one opened later could find
+    searches (:attr:`patterns`: one, which keeps the pattern files mapped and
+    their inverted filter once), and what it holds (:meth:`sizes`,
+    :meth:`info`) as of the last commit seen.  Every connection is opened at once: one opened later could find
     another file at the path."""
 
     def __init__(self, path: str, identity: Identity) -> None:

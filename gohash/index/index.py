@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,7 +35,7 @@ from ..group.symmetry import ELEMENTS, Element
 from ..metadata import STORED
 from ..pattern.diagram import Pattern
 from ..pattern.match import Found, Game
-from ..pattern.search import PatternQuery, PatternResult
+from ..pattern.search import THREADS, PatternQuery, PatternResult
 from ..pattern.store import GameStore
 from ..pipeline.frames import (
     Board8,
@@ -50,6 +51,7 @@ from .check import damaged
 from .export import download_name, game_sgf
 from .games import Replayed, posting_key, posting_keys, replay_at, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
+from .patterns import pattern_faults, pattern_path, pattern_store
 from .players import (
     CORNER_MOVES,
     OPENING_MOVES,
@@ -220,8 +222,9 @@ class Index:
 
     def check(self) -> list[str]:
         """Every fault of the index, one line each (:meth:`IndexFile.check
-        <gohash.index.store.IndexFile.check>`)."""
-        return self.file.check()
+        <gohash.index.store.IndexFile.check>`), and of its pattern files
+        (:func:`~gohash.index.patterns.pattern_faults`)."""
+        return self.file.check() + pattern_faults(self._db, self.path)
 
     @database_errors
     def version(self) -> tuple[int, int]:
@@ -436,6 +439,8 @@ class Index:
         limit: int | None = 100,
         offset: int = 0,
         compiled: bool | None = None,
+        timeout: float | None = None,
+        cancel: threading.Event | None = None,
     ) -> PatternResult:
         """Every game of the pattern's board size where ``diagram`` (a pattern
         diagram, :func:`gohash.pattern.diagram.parse_pattern`) occurred on the
@@ -448,79 +453,75 @@ class Index:
         ``limit`` keeps that many matches in index order (None: all) from the
         ``offset``-th (0: the first); the counts and continuations cover all.
         ``compiled`` picks the kernel (None: the compiled one where built,
-        unless ``GOHASH_PURE=1``).  The games of the pattern's size are read
-        once and kept while the index is unchanged (:meth:`_game_store`); only
-        those whose points ever black and ever white (the games table's
-        ``ever_black``, ``ever_white`` bitmaps) hold some placement's stones are
-        replayed: by the compiled kernel all in one call over their main lines
-        replayed once into the points each node changes
-        (:meth:`~gohash.pattern.match.Matcher.scan`), or else one by one into
-        their boards by the pure replay and matcher
+        unless ``GOHASH_PURE=1``).  ``timeout`` (seconds, None: none) bounds the
+        search: past it, :class:`~gohash.errors.QueryTooBroad` says how far it
+        got; ``cancel``, once set, stops it with
+        :class:`~gohash.errors.QueryCancelled`.
+
+        The games are read from the pattern file beside the index
+        (:func:`~gohash.index.patterns.pattern_store`: each main line replayed
+        once, written when games are added, memory-mapped), kept while the
+        index is unchanged; the inverted filter of the games' ever bitmaps
+        picks the candidates, which are scanned in chunks
+        (:meth:`~gohash.pattern.search.PatternQuery.search`) by the compiled
+        kernel, or else one by one by the pure replay and matcher
         (:func:`~gohash.index.games.replay_pure`,
-        :func:`~gohash.pattern.match.match_python`), the scan's twin.  Every hit
-        is confirmed on the exact board.
+        :func:`~gohash.pattern.match.match_python`), the scan's twin.  Every
+        hit is confirmed on the exact board.
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
         store = self._game_store(query.size)
-        selected = np.arange(len(store), dtype=np.int32)
+        selected = store.live.copy()
         if filters is not None:
             condition, params = filters.sql("g")
             kept = [row[0] for row in self._db.execute(
                 f"SELECT g.id FROM games g JOIN files f ON f.id = g.file_id WHERE g.size = ? "
                 f"AND {condition}", [query.size, *params])]
-            selected = np.flatnonzero(np.isin(store.ids, kept)).astype(np.int32)
+            selected &= np.isin(store.ids, kept)
         if compiled is None:
             compiled = query.matcher.compiled
-        if not compiled:
-            found, candidates = self._scan_pure(query, store, selected)
-        else:
-            try:
-                found, candidates = query.matcher.scan(store, selected)
-            except ValueError as e:
-                g, reason = e.args
-                raise damaged(self.path, f"game {int(store.ids[g])}: a stored game does not "
-                                         f"replay: {reason}") from None
-        return query.result(found, store, self._records, searched=len(selected),
-                            candidates=candidates, limit=limit, offset=offset)
+        pure = None if compiled else (lambda games: self._scan_pure(query, store, games))
+        try:
+            return query.search(store, selected, records=self._records, pure=pure, limit=limit,
+                                offset=offset, timeout=timeout, cancel=cancel,
+                                threads=THREADS if compiled else 1)
+        except ValueError as e:
+            if isinstance(e, GohashError):
+                raise
+            # The kernel's (game, reason), or a shape it refused: the file's fault.
+            where = f"game {int(store.ids[e.args[0]])}: " if len(e.args) == 2 else ""
+            raise damaged(self.path, f"{where}its pattern file "
+                                     f"{pattern_path(self.path, query.size)!r} is damaged "
+                                     f"({e.args[-1]}); delete it and the next search "
+                                     f"rebuilds it") from None
 
-    def _scan_pure(self, query: PatternQuery, store: GameStore, games: npt.NDArray[np.int32]
-                   ) -> tuple[Found, int]:
-        """:meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`'s twin: each
-        candidate game of ``games`` replayed into its boards by the pure replay
-        (:meth:`_replay`) and matched by the pure matcher."""
-        width = (store.size * store.size + 7) // 8
-        picked = [int(g) for g in games if query.matcher.candidate(
-            int.from_bytes(store.ever_black[g * width : (g + 1) * width], "little"),
-            int.from_bytes(store.ever_white[g * width : (g + 1) * width], "little"))]
+    def _scan_pure(self, query: PatternQuery, store: GameStore, games: npt.NDArray[np.int64]
+                   ) -> Found:
+        """:meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`'s twin: each game
+        of ``games`` (store numbers) read from the index, replayed into its
+        boards by the pure replay (:meth:`_replay`) and matched by the pure
+        matcher."""
         parts = []
-        for g in picked:
-            positions = int(store.mains[g])
-            replayed = self._replay(int(store.ids[g]), store.blob(g), store.size,
-                                    int(store.nodes[g]), positions - 1, pure=True)
+        rows = self._games(store.ids[games].tolist(), "")
+        for g in games.tolist():
+            _, nodes, positions, blob = rows[int(store.ids[g])]
+            replayed = self._replay(int(store.ids[g]), blob, store.size, nodes, positions - 1,
+                                    pure=True)
             game = _game_boards(replayed, positions)
             found = Found.of(query.matcher.match(game, compiled=False), game)
             parts.append(replace(found, game=np.full(len(found.game), g, dtype=np.int32)))
-        return Found.concatenate(parts), len(picked)
+        return Found.concatenate(parts)
 
     def _game_store(self, size: int) -> GameStore:
-        """The games of ``size`` with a position, as pattern search scans them: read
-        once and kept while the index is unchanged (SQLite's ``data_version`` for
-        other connections' commits, ``total_changes`` for this one's)."""
+        """The games of ``size`` with a position, as pattern search scans them
+        (:func:`~gohash.index.patterns.pattern_store`): read once and kept while
+        the index is unchanged (:meth:`version`)."""
         version = self.version()
         kept = self._stores.get(size)
         if kept is not None and kept[0] == version:
             return kept[1]
-        # A game whose root was in error has no positions: nothing to search.
-        rows = self._db.execute(
-            "SELECT id, winner, date, positions, nodes, ever_black, ever_white, record "
-            "FROM games WHERE size = ? AND positions > 0 ORDER BY id", (size,)).fetchall()
-        width = (size * size + 7) // 8
-        for row in rows:
-            if len(row[5]) != width or len(row[6]) != width:
-                raise damaged(self.path, f"game {row[0]}: ever bitmaps of {len(row[5])} and "
-                                         f"{len(row[6])} bytes")
-        store = GameStore(size, rows)
+        store = pattern_store(self._db, self.path, size)
         self._stores[size] = (version, store)
         return store
 

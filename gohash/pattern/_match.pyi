@@ -28,9 +28,10 @@ class Kernel:
         change_counts: npt.NDArray[np.uint16],
         changes: npt.NDArray[np.uint16],
         removed: npt.NDArray[np.uint8],
-        ever_black: bytes,
-        ever_white: bytes,
-        games: npt.NDArray[np.int32],
+        alive_bits: npt.NDArray[np.uint64],
+        base: int,
+        first: int,
+        games: npt.NDArray[np.int64],
     ) -> tuple[
         npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32],
         npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32],

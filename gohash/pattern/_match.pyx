@@ -40,8 +40,8 @@ cdef class Kernel:
     cdef const uint8_t[:, ::1] masks
     cdef const int8_t[:, ::1] seq_colours
     cdef const int32_t[:, ::1] seq_points
-    cdef const int32_t[::1] required_offsets, required_bits, empty_present
-    cdef const int8_t[::1] required_colours, watch_codes
+    cdef const int32_t[::1] empty_present
+    cdef const int8_t[::1] watch_codes
     cdef int count, size, to_move, max_move
 
     def __init__(self, matcher):
@@ -63,9 +63,6 @@ cdef class Kernel:
         self.to_move = matcher.to_move
         self.max_move = matcher.max_move
         self.empty_present = matcher.empty_present
-        self.required_offsets = matcher.required_offsets
-        self.required_bits = matcher.required_bits
-        self.required_colours = matcher.required_colours
         self.watch_codes = matcher.watch_codes
 
     cdef bint _present(self, int pl, const int8_t* board) noexcept nogil:
@@ -199,15 +196,16 @@ cdef class Kernel:
              const int32_t[::1] move_number, const int8_t[::1] next_colour,
              const int32_t[::1] next_point, const int64_t[::1] change_offsets,
              const uint16_t[::1] change_counts, const uint16_t[::1] changes,
-             const uint8_t[::1] removed, const uint8_t[::1] ever_black,
-             const uint8_t[::1] ever_white, const int32_t[::1] games):
-        """The hits in the games ``games`` (indexes) of a store :func:`flatten` ed
-        for the matcher's size (:class:`gohash.pattern.store.Flat` says what its
-        columns hold), whose ``ever_black`` and ``ever_white`` are the index's
-        bitmaps of each game one after the other.
+             const uint8_t[::1] removed, const uint64_t[:, ::1] alive_bits,
+             Py_ssize_t base, Py_ssize_t first, const int64_t[::1] games):
+        """The hits in the games ``games`` (numbers in a store, whose game
+        ``first`` is this segment's game 0) of a segment :func:`flatten` ed for
+        the matcher's size (:class:`gohash.pattern.store.Flat` says what its
+        columns hold).  ``alive_bits[pl]`` is the bitset (bit ``g - base``) of the
+        games where placement ``pl``'s stones all occur (the inverted filter,
+        :class:`gohash.pattern.store.Columns`).
 
-        Per game, only the placements whose stones all occur in its bitmaps are
-        followed; each placement's key follows the points that change, a
+        Per game, only those placements are followed; each placement's key follows the points that change, a
         placement whose key becomes its target is checked point by point, and one
         that a stone it does not allow lands on, where no stone ever leaves, is
         dropped: it can never be present again; so is one that hits where no
@@ -216,23 +214,28 @@ cdef class Kernel:
         continuations) on the positions where each placement was present.  The
         loop over games runs without the interpreter lock (other threads, a
         server's requests, go on meanwhile).
-        Returns nine arrays, in order of game, position, placement: game,
-        placement, position, its move number and side to move, the
-        continuation's colour (0: none) and point, tenuki; and the number of
-        games that had a placement to follow."""
+        Returns nine arrays, in order of game, position, placement: game (its
+        number in the store), placement, position, its move number and side to
+        move, the continuation's colour (0: none) and point, tenuki; and the
+        number of games that had a placement to follow.  A change or next move
+        off the board, or changes that overrun their game's, raise ValueError
+        ``(game, reason)``: the file the segment was read from is damaged."""
         cdef int size = self.size, npts = size * size, count = self.count
         cdef Py_ssize_t width = (npts + 7) // 8, ngames = games.shape[0], gi, g, n0, positions
         cdef Py_ssize_t stores = node_offsets.shape[0] - 1, nfound = 0, ev, c, node
         cdef Py_ssize_t nodes = to_move.shape[0]
-        if stores < 0 or ever_black.shape[0] != stores * width or (
-                ever_white.shape[0] != stores * width or removed.shape[0] != stores * width
-                or change_offsets.shape[0] != stores + 1 or node_offsets[stores] != nodes):
+        if stores < 0 or removed.shape[0] != stores * width or (
+                change_offsets.shape[0] != stores + 1 or node_offsets[stores] != nodes):
             raise ValueError("the store's columns do not agree in length")
         if not (move_number.shape[0] == next_colour.shape[0] == next_point.shape[0]
                 == change_counts.shape[0] == nodes) or change_offsets[stores] != changes.shape[0]:
             raise ValueError("the store's node columns do not agree in length")
-        if ngames and (np.min(games) < 0 or np.max(games) >= stores):
-            raise ValueError("a game index outside the store")
+        if ngames and (np.min(games) < first or np.max(games) >= first + stores
+                       or np.min(games) < base
+                       or np.max(games) >= base + 64 * alive_bits.shape[1]):
+            raise ValueError("a game outside the segment or the filter's bitsets")
+        if alive_bits.shape[0] != count:
+            raise ValueError("the filter's bitsets are not one a placement")
         found = np.zeros((1024, 8), dtype=np.int32)
         cdef int32_t[:, ::1] rows = found
         cdef _Events events = _Events(2 * count + 64)
@@ -263,11 +266,12 @@ cdef class Kernel:
         cdef const int32_t* seq_length = &self.seq_length[0]
         cdef int32_t[::1] start = np.zeros(count, dtype=np.int32)
         cdef int64_t[::1] hit = np.full(count, -1, dtype=np.int64)
-        cdef const uint8_t* ever
         cdef const uint8_t* gone
         cdef const uint16_t* word
-        cdef int pl, i, j, w, r, p, bit, first, cont, nlive, ndirty, limit, new
-        cdef int tick = 0, candidates = 0
+        cdef const uint16_t* words_end
+        cdef Py_ssize_t bit
+        cdef int pl, i, j, w, p, at, cont, nlive, ndirty, limit, new
+        cdef int tick = 0, candidates = 0, fault = 0
         cdef uint64_t delta
         cdef bint now, permanent, unconditional = self.to_move == 0
         cdef const int8_t[::1] tmv, ncv
@@ -275,22 +279,16 @@ cdef class Kernel:
         # Without the interpreter lock: a server answers other requests meanwhile.
         with nogil:
             for gi in range(ngames):
-                g = games[gi]
+                g = games[gi] - first
                 n0 = node_offsets[g]
                 positions = node_offsets[g + 1] - n0
                 if positions <= 0:
                     continue
                 # The placements this game can hold: their stones all occur in it.
                 nlive = 0
+                bit = games[gi] - base
                 for pl in range(count):
-                    alive[pl] = 1
-                    for r in range(self.required_offsets[pl], self.required_offsets[pl + 1]):
-                        bit = self.required_bits[r]
-                        ever = &ever_black[g * width] if self.required_colours[r] == 1 else \
-                            &ever_white[g * width]
-                        if not (ever[bit >> 3] >> (bit & 7)) & 1:
-                            alive[pl] = 0
-                            break
+                    alive[pl] = (alive_bits[pl, bit >> 6] >> (bit & 63)) & 1
                     if alive[pl]:
                         nlive += 1
                         keys[pl] = 0
@@ -308,14 +306,22 @@ cdef class Kernel:
                         events.add(pl, 0)
                 limit = <int>positions
                 word = &changes[change_offsets[g]]
+                words_end = &changes[0] + change_offsets[g + 1]
                 for node in range(positions):
                     if self.max_move >= 0 and move_number[n0 + node] > self.max_move:
                         limit = <int>node
+                        break
+                    if (next_point[n0 + node] >= npts
+                            or word + change_counts[n0 + node] > words_end):
+                        fault = 1
                         break
                     tick += 1
                     ndirty = 0
                     for c in range(change_counts[n0 + node]):
                         p = word[0] >> 4
+                        if p >= npts:
+                            fault = 1
+                            break
                         new = word[0] & 3
                         delta = zobrist[3 * p + ((word[0] >> 2) & 3)] ^ zobrist[3 * p + new]
                         word += 1
@@ -358,8 +364,10 @@ cdef class Kernel:
                             if alive[pl] and present[pl] and not seq_length[pl]:
                                 alive[pl] = 0
                                 nlive -= 1
-                    if nlive == 0:
+                    if nlive == 0 or fault:
                         break
+                if fault:
+                    break
                 if events.count == 0:
                     continue
                 tmv = to_move[n0:n0 + positions]
@@ -382,8 +390,8 @@ cdef class Kernel:
                         i = limit
                     if hit[pl] == g:
                         continue
-                    for first in range(start[pl], i):
-                        j = self._conditions(pl, first, tmv, ncv, npv)
+                    for at in range(start[pl], i):
+                        j = self._conditions(pl, at, tmv, ncv, npv)
                         if j < 0:
                             continue
                         hit[pl] = g
@@ -392,16 +400,19 @@ cdef class Kernel:
                             with gil:
                                 found = np.concatenate([found, np.zeros_like(found)])
                                 rows = found
-                        rows[nfound, 0] = <int32_t>g
+                        rows[nfound, 0] = <int32_t>(g + first)
                         rows[nfound, 1] = pl
-                        rows[nfound, 2] = first
-                        rows[nfound, 3] = move_number[n0 + first]
-                        rows[nfound, 4] = tmv[first]
+                        rows[nfound, 2] = at
+                        rows[nfound, 3] = move_number[n0 + at]
+                        rows[nfound, 4] = tmv[at]
                         rows[nfound, 5] = ncv[cont] if cont >= 0 else 0
                         rows[nfound, 6] = npv[cont] if cont >= 0 else -1
                         rows[nfound, 7] = cont > j
                         nfound += 1
                         break
+        if fault:
+            raise ValueError(int(games[gi]), "a change or next move off the board, or more "
+                             "changes than its game has")
         found = found[:nfound]
         found = found[np.lexsort((found[:, 1], found[:, 2], found[:, 0]))]
         return (*(np.ascontiguousarray(found[:, c]) for c in range(8)), candidates)

@@ -36,14 +36,14 @@ from ..errors import PatternError
 from ..group.schemes import KeyScheme
 from ..index.games import sgf_order
 from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placement
-from .store import GameStore
+from .store import Columns, Segment
 
 try:
     from . import _match
 except ImportError:  # no C compiler at install: the pure twin does the work
     _match = None  # type: ignore[assignment]
 
-__all__ = ["Found", "Game", "Hits", "Matcher", "bitmap", "match_python"]
+__all__ = ["Found", "Game", "Hits", "Matcher", "match_python"]
 
 
 @dataclass(frozen=True)
@@ -172,17 +172,19 @@ class Matcher:
         self.watch_fixed = np.array([f for w in watchers for _, f, _ in w], dtype=np.int8)
         self.watch_codes = np.array([c for w in watchers for _, _, c in w], dtype=np.int8)
         # The stones each placement requires: the games that never had them all
-        # are not candidates.  As two bitmaps (the pure path), and as the bits of
-        # the index's bitmaps with their colours, placement by placement (the
-        # compiled scan).
+        # are not candidates.  As columns of the inverted filter
+        # (gohash.pattern.store.Columns: bit i of black, then of white, in the
+        # order of the index's ever bitmaps), one row a placement, padded with
+        # the column of all ones.
         stones = [[(q, c) for q, c in zip(p.points, p.codes, strict=True) if c in (BLACK, WHITE)]
                   for p in placements]
-        self.required = [(bitmap([q for q, c in s if c == BLACK], size),
-                          bitmap([q for q, c in s if c == WHITE], size)) for s in stones]
         order = sgf_order(size)
-        self.required_offsets = np.cumsum([0] + [len(s) for s in stones]).astype(np.int32)
-        self.required_bits = np.array([order[q] for s in stones for q, _ in s], dtype=np.int32)
-        self.required_colours = np.array([c for s in stones for _, c in s], dtype=np.int8)
+        bits = (points + 7) // 8 * 8
+        longest_stones = max(1, *(len(s) for s in stones))
+        self.required_columns = np.full((len(placements), longest_stones), 2 * bits,
+                                        dtype=np.intp)
+        for index, s in enumerate(stones):
+            self.required_columns[index, : len(s)] = [order[q] + (c - 1) * bits for q, c in s]
         # The placements present on the empty board: where a scan starts.
         self.empty_present = np.array(
             [i for i, p in enumerate(placements)
@@ -190,13 +192,14 @@ class Matcher:
             dtype=np.int32)
         self._kernel = None if _match is None else _match.Kernel(self)
 
-    def candidate(self, ever_black: int, ever_white: int) -> bool:
-        """Whether a game whose points ever black and ever white are the bitmaps
-        ``ever_black`` and ``ever_white`` (:func:`bitmap`'s bits) can hold a
-        placement: some placement's black points were all black at some time,
-        and its white points white."""
-        return any(black & ~ever_black == 0 and white & ~ever_white == 0
-                   for black, white in self.required)
+    def alive(self, columns: Columns, start: int, stop: int) -> npt.NDArray[np.uint64]:
+        """``[placement, word]``: the bitsets of the games from ``start`` (a
+        multiple of 64) to ``stop`` of a store where each placement's stones all
+        occur, from the store's inverted filter (:class:`Columns`)."""
+        block = columns.table[:, start // 64 : (stop + 63) // 64]
+        alive: npt.NDArray[np.uint64] = np.bitwise_and.reduce(block[self.required_columns],
+                                                              axis=1)
+        return alive
 
     def match(self, game: Game, *, compiled: bool | None = None) -> Hits:
         """The hits in ``game``: by the compiled kernel (``compiled`` None: where
@@ -214,22 +217,24 @@ class Matcher:
         return _ordered(placement, position, continuation, tenuki.astype(np.bool_))
 
 
-    def scan(self, store: GameStore, games: npt.NDArray[np.int32]) -> tuple[Found, int]:
-        """The hits in the games ``games`` (indexes) of ``store``, of the matcher's
-        size, by the compiled kernel in one call over the store's main lines
-        replayed once (:attr:`GameStore.flat <gohash.pattern.store.GameStore.flat>`),
-        and how many of them were candidates (some placement's stones all occur
-        in them); ``Found.game`` holds store indexes.  The same hits as
-        :meth:`match` on each game's boards.  Raises ValueError ``(game, reason)``
-        for a stored game that does not replay, and
+    def scan(self, segment: Segment, first: int, alive: npt.NDArray[np.uint64], base: int,
+             games: npt.NDArray[np.int64]) -> tuple[Found, int]:
+        """The hits in the games ``games`` (numbers in a store, whose game ``first``
+        is ``segment``'s game 0), by the compiled kernel in one call over their
+        main lines replayed once (:class:`~gohash.pattern.store.Flat`), following
+        in each game only the placements whose bit (game - ``base``) is set in
+        ``alive`` (:meth:`alive`); and how many of them had one.
+        ``Found.game`` holds store numbers.  The same hits as :meth:`match` on
+        each game's boards.  Raises ValueError ``(game, reason)`` for a segment
+        whose values are off the board, and
         :class:`~gohash.errors.PatternError` if the kernel is not built."""
         if self._kernel is None:
             raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
-        flat = store.flat
+        flat = segment.flat
         g, pl, at, number, to_move, colour, point, tenuki, candidates = self._kernel.scan(
             flat.node_offsets, flat.to_move, flat.move_number, flat.next_colour, flat.next_point,
             flat.change_offsets, flat.change_counts, flat.changes, flat.removed,
-            store.ever_black, store.ever_white, np.ascontiguousarray(games, dtype=np.int32))
+            np.ascontiguousarray(alive), base, first, np.ascontiguousarray(games, dtype=np.int64))
         return Found(g, pl, at, number, to_move, colour, point, tenuki.astype(np.bool_)), candidates
 
     @property
@@ -347,18 +352,3 @@ def _continuation(m: Matcher, game: Game, pl: int, start: int) -> tuple[int, boo
             return k, k > start
         k += 1
     return -1, False
-
-
-# -- candidate games ---------------------------------------------------------------------------
-
-
-def bitmap(points: list[int], size: int) -> int:
-    """The bitmap of flat points (``row * size + col``, row 0 the bottom line) as an
-    int whose bit ``i`` is point ``i`` counted row by row from the TOP row: the
-    order of the index's ``ever_black``/``ever_white`` columns (little-endian
-    bytes, ``int.from_bytes(blob, "little")``)."""
-    order = sgf_order(size)
-    bits = 0
-    for point in points:
-        bits |= 1 << int(order[point])
-    return bits

@@ -20,15 +20,19 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
+import itertools
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import PatternError
+from ..errors import PatternError, QueryCancelled, QueryTooBroad
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
 from ..index.queries import Record, move_json
@@ -47,6 +51,18 @@ __all__ = [
 PATTERN_SCHEME = "regular64"
 """The key scheme of placement keys: 64-bit XOR keys on which all 16 elements
 act by a slot permutation (a key only filters, so 64 bits suffice)."""
+
+
+THREADS = 2
+"""Threads a search scans with (the kernel runs without the interpreter lock)."""
+
+CHUNK = 4096
+"""Games a thread scans at a time, at most: the unit of the working memory, of
+the checks for a deadline and a cancel, and of the inverted filter's work."""
+
+CHUNK_HITS = 1 << 19
+"""Hits a chunk may hold, at most (a placement hits a game once at most): a
+query of many placements scans fewer games at a time, down to 256."""
 
 
 @dataclass(frozen=True)
@@ -231,86 +247,78 @@ class PatternQuery:
             max_move=-1 if max_move is None else max_move,
         )
 
-    def result(self, found: Found, games: GameStore,
-               records: Callable[[list[int]], Mapping[int, Record]], *, searched: int,
-               candidates: int, limit: int | None = None, offset: int = 0) -> PatternResult:
-        """The hits ``found`` in ``games`` (``found.game`` indexes of the store;
-        :meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`) summed up: one
-        match per position (that of its lowest placement), ``limit`` of them kept
-        (None: all) from the ``offset``-th, their records asked of ``records``
-        (game ids to records) for those only; the continuations and counts of all,
-        computed on the arrays."""
-        size = self.size
-        npts = size * size
-        # One match per position: the lowest placement's, the first of its run.
-        firsts = np.flatnonzero(np.diff(found.game, prepend=-1)
-                                | np.diff(found.position, prepend=-1))
-        counts = np.diff(firsts, append=len(found.game))
-        game = found.game[firsts]
-        placement = found.placement[firsts]
-        swapped = self.matcher.swaps[placement].astype(np.bool_)
-        colour = found.next_colour[firsts]
-        has = colour > 0
-        # Each continuation in the query's orientation and colours, and the
-        # representative of it and its images under the pattern's symmetries.
-        query_colour = np.where(swapped, 3 - colour, colour)
-        query_point = self._to_query[placement[has], found.next_point[firsts][has]]
-        moves = self._representatives[query_colour[has] - 1, query_point]
-        distinct, which, count = np.unique(moves, return_inverse=True, return_counts=True)
-        tenuki = np.bincount(which, weights=found.tenuki[firsts][has], minlength=len(distinct))
-        winner = games.winners[game[has]]
-        query_winner = np.where(winner == 0, 0, np.where(swapped[has], 3 - winner, winner))
-        black_wins = np.bincount(which, weights=query_winner == 1, minlength=len(distinct))
-        white_wins = np.bincount(which, weights=query_winner == 2, minlength=len(distinct))
-        rank = games.date_ranks[game[has]]
-        dated = rank >= 0
-        # The first and last date of each: its dated matches sorted by date.
-        by_date = np.lexsort((rank[dated], which[dated]))
-        groups, starts, sizes = np.unique(which[dated][by_date], return_index=True,
-                                          return_counts=True)
-        first = np.full(len(distinct), -1, dtype=np.int64)
-        last = np.full(len(distinct), -1, dtype=np.int64)
-        first[groups] = rank[dated][by_date][starts]
-        last[groups] = rank[dated][by_date][starts + sizes - 1]
-        # Most played first, then Black's first, then by point.
-        order = np.lexsort((distinct % npts, distinct < npts, -count))
-        continuations = []
-        for j in order.tolist():
-            move_colour = "b" if distinct[j] >= npts else "w"
-            point = divmod(int(distinct[j]) % npts, size)
-            continuations.append(PatternContinuation(
-                move_colour, point, self._equivalent(move_colour, point), int(count[j]),
-                int(tenuki[j]), int(black_wins[j]), int(white_wins[j]),
-                int(count[j] - black_wins[j] - white_wins[j]),
-                games.dates[first[j]] if last[j] >= 0 else None,
-                games.dates[last[j]] if last[j] >= 0 else None,
-            ))
-        window = slice(offset, None if limit is None else offset + limit)
-        ids = games.ids[game[window]].tolist()
-        known = records(sorted(set(ids)))
-        placements = self.placements
-        at = firsts[window]
-        # The side to move and the continuation, in the query's colours and
-        # orientation, of the matches kept.
-        names = ("", "b", "w")
-        to_move = np.where(swapped[window], 3 - found.to_move[at], found.to_move[at]).tolist()
-        played = self._to_query[placement[window], np.maximum(found.next_point[at], 0)]
-        next_moves = [None if not c else (names[c], divmod(q, size)) for c, q in zip(
-            np.where(has[window], query_colour[window], 0).tolist(), played.tolist(),
-            strict=True)]
-        matches = [
-            PatternMatch(known[game_id], number, placements[pl].element, placements[pl].offset,
-                         position, names[side], next_move, tenuki, placed)
-            for game_id, number, pl, position, side, next_move, tenuki, placed in zip(
-                ids, found.move_number[at].tolist(), placement[window].tolist(),
-                found.position[at].tolist(), to_move, next_moves,
-                found.tenuki[at].tolist(), counts[window].tolist(), strict=True)
-        ]
-        return PatternResult(
-            self.pattern, self.symmetry, len(placements), searched, candidates,
-            len(np.unique(game)), len(firsts), int(len(firsts) - has.sum()), matches,
-            continuations, limit, offset,
-        )
+    def search(
+        self, store: GameStore, selected: npt.NDArray[np.bool_], *,
+        records: Callable[[list[int]], Mapping[int, Record]],
+        pure: Callable[[npt.NDArray[np.int64]], Found] | None = None,
+        limit: int | None = None, offset: int = 0, timeout: float | None = None,
+        cancel: threading.Event | None = None, threads: int = THREADS,
+    ) -> PatternResult:
+        """The hits in the games of ``store`` that ``selected`` (one flag a game)
+        lets through, summed up: the counts and continuations of all, and
+        ``limit`` matches (None: all) from the ``offset``-th, in the store's order,
+        their records asked of ``records`` (game ids to records) for those only.
+
+        The candidates (the inverted filter, :class:`~gohash.pattern.store.Columns`)
+        are scanned in chunks of :data:`CHUNK` games (fewer for a query of many
+        placements: :data:`CHUNK_HITS`) by ``threads`` threads: by
+        the compiled kernel, or by ``pure`` (candidate games to their hits, the
+        pure twin) where given; each chunk's hits are summed up on arrays as it
+        ends and only the matches a page may need are kept, so the working
+        memory is bounded by a chunk's hits, not by the collection.  Between
+        chunks, a ``cancel`` event set raises
+        :class:`~gohash.errors.QueryCancelled` and ``timeout`` seconds passed
+        :class:`~gohash.errors.QueryTooBroad`."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        wanted = None if limit is None else offset + limit
+        per_chunk = min(CHUNK, max(256, CHUNK_HITS // len(self.placements) // 64 * 64))
+        chunks = _chunks(store, selected, per_chunk)
+        tally = _Tally(self, store)
+        stop = threading.Event()
+        candidates = [0] * len(chunks)
+
+        def work(chunk: tuple[int, int, int]) -> tuple[int, _Part] | None:
+            if stop.is_set() or (cancel is not None and cancel.is_set()) or (
+                    deadline is not None and time.monotonic() > deadline):
+                stop.set()
+                return None
+            s, start, end = chunk
+            base = start - start % 64
+            alive = self.matcher.alive(store.columns, base, end)
+            games = _candidates(alive, base, start, end, selected)
+            if pure is not None:
+                found = pure(games)
+            else:
+                found, _ = self.matcher.scan(store.segments[s], int(store.starts[s]), alive,
+                                             base, games)
+            return len(games), tally.part(found, wanted)
+
+        parts: list[_Part | None] = [None] * len(chunks)
+        if threads > 1 and len(chunks) > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                for i, outcome in enumerate(pool.map(work, chunks)):
+                    parts[i] = None if outcome is None else outcome[1]
+                    candidates[i] = 0 if outcome is None else outcome[0]
+        else:
+            for i, chunk in enumerate(chunks):
+                outcome = work(chunk)
+                parts[i] = None if outcome is None else outcome[1]
+                candidates[i] = 0 if outcome is None else outcome[0]
+        done = [p for p in parts if p is not None]
+        if len(done) < len(chunks):
+            if cancel is not None and cancel.is_set():
+                raise QueryCancelled("the pattern search was cancelled")
+            scanned = sum(candidates)
+            remaining = sum(len(_candidates(self.matcher.alive(store.columns, a - a % 64, b),
+                                            a - a % 64, a, b, selected))
+                            for (_, a, b), p in zip(chunks, parts, strict=True) if p is None)
+            total, hits = scanned + remaining, sum(p.total for p in done)
+            raise QueryTooBroad(
+                f"too broad: narrow the region or add a filter ({scanned:,} of {total:,} "
+                f"candidate games scanned, {hits:,} hits so far, when the time ran out)",
+                scanned=scanned, total=total, hits=hits)
+        return tally.result(done, records, searched=int(selected.sum()),
+                            candidates=sum(candidates), limit=limit, offset=offset)
 
     @cached_property
     def _to_query(self) -> npt.NDArray[np.int32]:
@@ -348,3 +356,171 @@ class PatternQuery:
         return tuple(divmod(int(q), self.size)
                      for q in np.flatnonzero(representatives == mine))
 
+
+
+def _chunks(store: GameStore, selected: npt.NDArray[np.bool_],
+            size: int) -> list[tuple[int, int, int]]:
+    """The chunks of the store's games that hold a selected game: (segment,
+    first game, end), within one segment, cut at multiples of ``size``."""
+    chunks: list[tuple[int, int, int]] = []
+    for s in range(len(store.segments)):
+        start, end = int(store.starts[s]), int(store.starts[s + 1])
+        cuts = [start, *range((start // size + 1) * size, end, size), end]
+        chunks.extend((s, a, b) for a, b in itertools.pairwise(cuts)
+                      if b > a and selected[a:b].any())
+    return chunks
+
+
+def _candidates(alive: npt.NDArray[np.uint64], base: int, start: int, end: int,
+                selected: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """The selected games from ``start`` to ``end`` where some placement's bit of
+    ``alive`` (:meth:`Matcher.alive <gohash.pattern.match.Matcher.alive>` from
+    ``base``) is set."""
+    words = np.bitwise_or.reduce(alive, axis=0)
+    flags = np.unpackbits(words.view(np.uint8), bitorder="little")[start - base : end - base]
+    return np.flatnonzero(flags.astype(np.bool_) & selected[start:end]).astype(np.int64) + start
+
+
+@dataclass
+class _Part:
+    """A chunk's hits summed up: matches (one a position), games hit, matches
+    without a continuation, and per continuation (a representative move of
+    :attr:`PatternQuery._representatives`) its count, tenuki, wins of the
+    query's Black and White and first and last date ranks; and the rows of the
+    chunk's first matches a page may need (``kept``: a :class:`Found` of them,
+    ``placed``: how many placements hit at each)."""
+
+    total: int
+    games: int
+    ended: int
+    moves: npt.NDArray[np.int64]
+    count: npt.NDArray[np.int64]
+    tenuki: npt.NDArray[np.int64]
+    black_wins: npt.NDArray[np.int64]
+    white_wins: npt.NDArray[np.int64]
+    first: npt.NDArray[np.int64]
+    last: npt.NDArray[np.int64]
+    kept: Found
+    placed: npt.NDArray[np.int64]
+
+    @classmethod
+    def empty(cls) -> _Part:
+        none = np.zeros(0, dtype=np.int64)
+        return cls(0, 0, 0, none, none, none, none, none, none, none, Found.concatenate([]),
+                   none)
+
+
+class _Tally:
+    """Sums up a query's hits chunk by chunk (:meth:`part`) and makes the result
+    of the parts (:meth:`result`)."""
+
+    def __init__(self, query: PatternQuery, store: GameStore) -> None:
+        self.query = query
+        self.store = store
+        # Built here, once, not by the threads.
+        self.to_query = query._to_query
+        self.representatives = query._representatives
+
+    def part(self, found: Found, wanted: int | None) -> _Part:
+        """The hits ``found`` of a chunk summed up, the first ``wanted`` matches
+        kept (None: all)."""
+        store = self.store
+        # One match per position: the lowest placement's, the first of its run.
+        firsts = np.flatnonzero(np.diff(found.game, prepend=-1)
+                                | np.diff(found.position, prepend=-1))
+        placed = np.diff(firsts, append=len(found.game)).astype(np.int64)
+        game = found.game[firsts]
+        placement = found.placement[firsts]
+        swapped = self.query.matcher.swaps[placement].astype(np.bool_)
+        colour = found.next_colour[firsts]
+        has = colour > 0
+        # Each continuation in the query's orientation and colours, and the
+        # representative of it and its images under the pattern's symmetries.
+        query_colour = np.where(swapped, 3 - colour, colour)
+        query_point = self.to_query[placement[has], found.next_point[firsts][has]]
+        moves = self.representatives[query_colour[has] - 1, query_point]
+        distinct, which, count = np.unique(moves, return_inverse=True, return_counts=True)
+        tenuki = np.bincount(which, weights=found.tenuki[firsts][has], minlength=len(distinct))
+        winner = store.winners[game[has]]
+        query_winner = np.where(winner == 0, 0, np.where(swapped[has], 3 - winner, winner))
+        black_wins = np.bincount(which, weights=query_winner == 1, minlength=len(distinct))
+        white_wins = np.bincount(which, weights=query_winner == 2, minlength=len(distinct))
+        rank = store.date_ranks[game[has]].astype(np.int64)
+        first = np.full(len(distinct), np.iinfo(np.int64).max, dtype=np.int64)
+        last = np.full(len(distinct), -1, dtype=np.int64)
+        dated = rank >= 0
+        np.minimum.at(first, which[dated], rank[dated])
+        np.maximum.at(last, which[dated], rank[dated])
+        keep = firsts if wanted is None else firsts[:wanted]
+        kept = Found(*(getattr(found, f.name)[keep] for f in fields(Found)))
+        return _Part(len(firsts), len(np.unique(game)), int(len(firsts) - has.sum()),
+                     distinct.astype(np.int64), count.astype(np.int64),
+                     tenuki.astype(np.int64), black_wins.astype(np.int64),
+                     white_wins.astype(np.int64), first, last, kept, placed[: len(keep)])
+
+    def result(self, parts: list[_Part], records: Callable[[list[int]], Mapping[int, Record]],
+               *, searched: int, candidates: int, limit: int | None,
+               offset: int) -> PatternResult:
+        """The result of the parts of all chunks, in the store's order."""
+        query, store = self.query, self.store
+        size = query.size
+        npts = size * size
+        moves = np.concatenate([p.moves for p in parts]) if parts else np.zeros(0, np.int64)
+        distinct, which = np.unique(moves, return_inverse=True)
+        n = len(distinct)
+
+        def summed(column: str) -> npt.NDArray[np.int64]:
+            values = np.concatenate([getattr(p, column) for p in parts]) if parts else moves
+            return np.bincount(which, weights=values, minlength=n).astype(np.int64)
+
+        count, tenuki = summed("count"), summed("tenuki")
+        black_wins, white_wins = summed("black_wins"), summed("white_wins")
+        first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        last = np.full(n, -1, dtype=np.int64)
+        if parts:
+            np.minimum.at(first, which, np.concatenate([p.first for p in parts]))
+            np.maximum.at(last, which, np.concatenate([p.last for p in parts]))
+        # Most played first, then Black's first, then by point.
+        order = np.lexsort((distinct % npts, distinct < npts, -count))
+        continuations = []
+        for j in order.tolist():
+            move_colour = "b" if distinct[j] >= npts else "w"
+            point = divmod(int(distinct[j]) % npts, size)
+            dated = last[j] >= 0
+            continuations.append(PatternContinuation(
+                move_colour, point, query._equivalent(move_colour, point), int(count[j]),
+                int(tenuki[j]), int(black_wins[j]), int(white_wins[j]),
+                int(count[j] - black_wins[j] - white_wins[j]),
+                store.dates[first[j]] if dated else None,
+                store.dates[last[j]] if dated else None,
+            ))
+        found = Found.concatenate([p.kept for p in parts])
+        placed = np.concatenate([p.placed for p in parts]) if parts else np.zeros(0, np.int64)
+        window = slice(offset, None if limit is None else offset + limit)
+        found = Found(*(getattr(found, f.name)[window] for f in fields(Found)))
+        ids = store.ids[found.game].tolist()
+        known = records(sorted(set(ids)))
+        placements = query.placements
+        swapped = query.matcher.swaps[found.placement].astype(np.bool_)
+        # The side to move and the continuation, in the query's colours and
+        # orientation, of the matches kept.
+        names = ("", "b", "w")
+        to_move = np.where(swapped, 3 - found.to_move, found.to_move).tolist()
+        colour = np.where(swapped & (found.next_colour > 0), 3 - found.next_colour,
+                          found.next_colour)
+        played = self.to_query[found.placement, np.maximum(found.next_point, 0)]
+        next_moves = [None if not c else (names[c], divmod(q, size))
+                      for c, q in zip(colour.tolist(), played.tolist(), strict=True)]
+        matches = [
+            PatternMatch(known[game_id], number, placements[pl].element, placements[pl].offset,
+                         position, names[side], next_move, tenuki_, placed_)
+            for game_id, number, pl, position, side, next_move, tenuki_, placed_ in zip(
+                ids, found.move_number.tolist(), found.placement.tolist(),
+                found.position.tolist(), to_move, next_moves, found.tenuki.tolist(),
+                placed[window].tolist(), strict=True)
+        ]
+        return PatternResult(
+            query.pattern, query.symmetry, len(placements), searched, candidates,
+            sum(p.games for p in parts), sum(p.total for p in parts),
+            sum(p.ended for p in parts), matches, continuations, limit, offset,
+        )

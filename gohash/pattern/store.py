@@ -1,45 +1,52 @@
-"""The games a pattern search scans, read from an index once and kept in memory.
+"""The games a pattern search scans: replayed once into a file beside the index, memory-mapped.
 
-Scope: :class:`GameStore`, the games of one board size as the index stores them
-(their stored form, main line lengths, ever bitmaps, winners and dates, in order
-of game id), and :class:`Flat`, their main lines replayed once by the compiled
-core into the points each node changes, as :meth:`Matcher.scan
-<gohash.pattern.match.Matcher.scan>` reads them.  Which games and how long a
-store is valid are the index's (:meth:`gohash.index.index.Index.pattern`).
+Scope: :class:`Flat`, main lines replayed by the compiled core into the points
+each node changes, as :meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`
+reads them; :class:`PatternFile`, the derived file that keeps them on disk in
+segments of games (appended as games are added, read by memory map so that the
+operating system's cache holds them, not the process); :class:`Segment`, one
+such run of games; and :class:`GameStore`, the games of one board size a search
+reads: the segments, and per game the few columns the summaries need, with the
+inverted filter of :class:`Columns`.  Which games, and whether a file is still
+the index's, are the index's (:mod:`gohash.index.patterns`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import mmap
+import os
+import struct
+import zlib
 from dataclasses import dataclass, fields
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import PatternError
+from ..index.games import sgf_order
 
 try:
     from . import _match
 except ImportError:  # no C compiler at install: the pure path does the work
     _match = None  # type: ignore[assignment]
 
-__all__ = ["Flat", "GameStore"]
+__all__ = ["Columns", "Flat", "GameStore", "PatternFile", "Segment", "flatten"]
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 I8 = npt.NDArray[np.int8]
 U8 = npt.NDArray[np.uint8]
+U64 = npt.NDArray[np.uint64]
 
 
 @dataclass(frozen=True)
 class Flat:
-    """The main lines of a :class:`GameStore` replayed once.  Game ``g``'s
-    positions are nodes ``node_offsets[g]`` to ``node_offsets[g + 1]`` of the node
-    columns: side to move, move number, the next move's colour (0: none) and
-    point (-1: a pass or none), and ``change_counts``, how many points the node
-    changed.  The changes of game ``g``'s nodes follow one another from
+    """Main lines replayed once.  Game ``g``'s positions are nodes
+    ``node_offsets[g]`` to ``node_offsets[g + 1]`` of the node columns: side to
+    move, move number, the next move's colour (0: none) and point (-1: a pass
+    or none), and ``change_counts``, how many points the node changed.  The
+    changes of game ``g``'s nodes follow one another from
     ``changes[change_offsets[g]]``, each ``point << 4 | old << 2 | new`` (points
     ``row * size + col``, row 0 the bottom line).  ``removed``: per game, a
     bitmap (``(size * size + 7) // 8`` bytes, bit ``p % 8`` of byte ``p // 8``) of
@@ -57,52 +64,243 @@ class Flat:
 
     @property
     def nbytes(self) -> int:
-        """The memory its columns take."""
+        """The bytes its columns take."""
         return sum(getattr(self, f.name).nbytes for f in fields(self))
 
 
-class GameStore:
-    """The games of one ``size`` an index holds with at least one position, in
-    order of id, from ``rows`` of ``(id, winner, date, positions, nodes,
-    ever_black, ever_white, record)`` as the games table has them.
+def flatten(data: bytes, offsets: I64, mains: I32, size: int) -> Flat:
+    """The main lines of stored games replayed once by the compiled core (game
+    ``g``'s stored form ``data[offsets[g]:offsets[g + 1]]``, its main line its
+    first ``mains[g]`` nodes).  Raises ValueError ``(game, reason)`` for a stored
+    game that does not replay, and :class:`~gohash.errors.PatternError` if the
+    core is not built."""
+    if _match is None:
+        raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
+    return Flat(*_match.flatten(data, offsets, mains, size))
 
-    ``winners`` are 1 (Black), 2 (White) or 0 (neither, or unknown);
-    ``date_ranks`` index ``dates`` (sorted, distinct), -1 for a game without a
-    date.  ``data``, ``offsets``: the stored games one after the other (game
-    ``g``'s is ``data[offsets[g]:offsets[g + 1]]``); ``mains`` the length of each
-    main line, ``nodes`` each game's nodes; ``ever_black`` and ``ever_white``
-    each game's bitmaps one after the other (the caller checks their width)."""
 
-    def __init__(self, size: int, rows: Sequence[Sequence[Any]]) -> None:
-        self.size = size
-        self.ids: I64 = np.array([row[0] for row in rows], dtype=np.int64)
-        self.winners: I8 = np.array([{"B": 1, "W": 2}.get(row[1], 0) for row in rows],
-                                    dtype=np.int8)
-        dates = [row[2] for row in rows]
-        self.dates: list[str] = sorted({d for d in dates if d is not None})
-        rank = {d: i for i, d in enumerate(self.dates)}
-        self.date_ranks: I32 = np.array([rank.get(d, -1) for d in dates], dtype=np.int32)
-        self.mains: I32 = np.array([row[3] for row in rows], dtype=np.int32)
-        self.nodes: I32 = np.array([row[4] for row in rows], dtype=np.int32)
-        self.ever_black = b"".join(row[5] for row in rows)
-        self.ever_white = b"".join(row[6] for row in rows)
-        self.data = b"".join(row[7] for row in rows)
-        self.offsets: I64 = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(row[7]) for row in rows], out=self.offsets[1:])
+@dataclass(frozen=True)
+class Segment:
+    """A run of games in a :class:`PatternFile`: their ids, the first 64 bits of
+    their SHA-256 (``shas``; a replaced game is another game), their bitmaps of
+    points ever black and ever white (the games table's, one after the other),
+    and their main lines replayed (:class:`Flat`)."""
+
+    ids: I64
+    shas: U64
+    ever_black: U8
+    ever_white: U8
+    flat: Flat
 
     def __len__(self) -> int:
         return len(self.ids)
 
-    def blob(self, g: int) -> bytes:
-        """Game ``g``'s stored form."""
-        return self.data[self.offsets[g] : self.offsets[g + 1]]
 
-    @cached_property
-    def flat(self) -> Flat:
-        """The main lines replayed by the compiled core, once.  Raises ValueError
-        ``(game, reason)`` (``game`` an index of the store) for a stored game that
-        does not replay, and :class:`~gohash.errors.PatternError` if the core is
-        not built."""
-        if _match is None:
-            raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
-        return Flat(*_match.flatten(self.data, self.offsets, self.mains, self.size))
+# A file: its header, then segments, each a header and its columns (each
+# padded to 8 bytes) in _COLUMNS' order.  A segment's header holds the CRC-32
+# of its columns, which `index check` verifies; a search checks their shapes
+# and the kernel every value it indexes with.
+_FILE = struct.Struct("<8sII")
+_FILE_MAGIC = b"GHPATTRN"
+_FILE_VERSION = 1
+_SEGMENT = struct.Struct("<8sQQQQI4x")
+_SEGMENT_MAGIC = b"SEGMENT1"
+# (name, dtype, length): g games, n nodes, c changes, w bitmap bytes a game.
+_COLUMNS = (
+    ("ids", np.int64, "g"), ("shas", np.uint64, "g"), ("node_offsets", np.int64, "g+1"),
+    ("change_offsets", np.int64, "g+1"), ("to_move", np.int8, "n"),
+    ("next_colour", np.int8, "n"), ("move_number", np.int32, "n"),
+    ("next_point", np.int32, "n"), ("change_counts", np.uint16, "n"),
+    ("changes", np.uint16, "c"), ("removed", np.uint8, "gw"), ("ever_black", np.uint8, "gw"),
+    ("ever_white", np.uint8, "gw"),
+)
+
+
+def _lengths(games: int, nodes: int, changes: int, width: int) -> dict[str, int]:
+    return {"g": games, "g+1": games + 1, "n": nodes, "c": changes, "gw": games * width}
+
+
+def _padded(n: int) -> int:
+    return (n + 7) & ~7
+
+
+class PatternFile:
+    """The derived file of one board ``size`` beside an index (``path``): games
+    replayed once, in segments appended as games are added.  It holds nothing
+    the index does not; deleting it costs one rebuild."""
+
+    def __init__(self, path: str, size: int) -> None:
+        self.path = path
+        self.size = size
+        self.width = (size * size + 7) // 8
+
+    def read(self) -> tuple[list[Segment], list[str]]:
+        """Its segments, memory-mapped (none if there is no file), and its faults
+        (a file cut short, a header or shape that is not the format's; the
+        segments before a fault are kept).  ``verify``: also the CRC of every
+        segment's columns."""
+        return self._read(verify=False)
+
+    def faults(self) -> list[str]:
+        """Every fault of the file, CRCs included; none for a missing file."""
+        return self._read(verify=True)[1]
+
+    def _read(self, *, verify: bool) -> tuple[list[Segment], list[str]]:
+        try:
+            with open(self.path, "rb") as f:
+                total = os.fstat(f.fileno()).st_size
+                if total == 0:
+                    return [], [f"{self.path}: empty"]
+                buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except FileNotFoundError:
+            return [], []
+        if total < _FILE.size:
+            return [], [f"{self.path}: {total} bytes, shorter than its header"]
+        magic, version, size = _FILE.unpack_from(buffer, 0)
+        if magic != _FILE_MAGIC or version != _FILE_VERSION or size != self.size:
+            return [], [f"{self.path}: not a pattern file of version {_FILE_VERSION} for "
+                        f"{self.size}x{self.size} (magic {magic!r}, version {version}, "
+                        f"size {size})"]
+        segments: list[Segment] = []
+        at = _FILE.size
+        while at < total:
+            if at + _SEGMENT.size > total:
+                return segments, [f"{self.path}: segment at byte {at:,} cut short"]
+            magic, games, nodes, changes, body, crc = _SEGMENT.unpack_from(buffer, at)
+            start = at + _SEGMENT.size
+            lengths = _lengths(games, nodes, changes, self.width)
+            expected = sum(_padded(np.dtype(t).itemsize * lengths[n]) for _, t, n in _COLUMNS)
+            if magic != _SEGMENT_MAGIC or body != expected or start + body > total:
+                return segments, [f"{self.path}: segment at byte {at:,} is damaged or cut "
+                                  f"short"]
+            if verify and zlib.crc32(memoryview(buffer)[start : start + body]) != crc:
+                return segments, [f"{self.path}: segment at byte {at:,}: CRC mismatch"]
+            columns: dict[str, npt.NDArray[Any]] = {}
+            offset = start
+            for name, dtype, length in _COLUMNS:
+                count = lengths[length]
+                columns[name] = np.frombuffer(buffer, dtype=dtype, count=count, offset=offset)
+                offset += _padded(np.dtype(dtype).itemsize * count)
+            segment = Segment(columns.pop("ids"), columns.pop("shas"), columns.pop("ever_black"),
+                              columns.pop("ever_white"), Flat(**columns))
+            fault = _shape_fault(segment)
+            if fault:
+                return segments, [f"{self.path}: segment at byte {at:,}: {fault}"]
+            segments.append(segment)
+            at = start + body
+        return segments, []
+
+    def write(self, segments: list[Segment], *, append: bool) -> None:
+        """Append ``segments`` to the file (creating it), or replace the file with
+        them (a new file renamed over the old, which readers keep mapped)."""
+        if append and os.path.exists(self.path):
+            with open(self.path, "r+b") as f:
+                f.seek(0, os.SEEK_END)
+                for segment in segments:
+                    self._write_segment(f, segment)
+                f.flush()
+                os.fsync(f.fileno())
+            return
+        temporary = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            with open(temporary, "wb") as f:
+                f.write(_FILE.pack(_FILE_MAGIC, _FILE_VERSION, self.size))
+                for segment in segments:
+                    self._write_segment(f, segment)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temporary, self.path)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+
+    def _write_segment(self, f: object, segment: Segment) -> None:
+        flat = segment.flat
+        values = {"ids": segment.ids, "shas": segment.shas, "ever_black": segment.ever_black,
+                  "ever_white": segment.ever_white,
+                  **{c.name: getattr(flat, c.name) for c in fields(flat)}}
+        parts = []
+        for name, dtype, _ in _COLUMNS:
+            raw = np.ascontiguousarray(values[name], dtype=dtype).tobytes()
+            parts.append(raw + bytes(_padded(len(raw)) - len(raw)))
+        body = b"".join(parts)
+        header = _SEGMENT.pack(_SEGMENT_MAGIC, len(segment), len(flat.to_move),
+                               len(flat.changes), len(body), zlib.crc32(body))
+        f.write(header)  # type: ignore[attr-defined]
+        f.write(body)  # type: ignore[attr-defined]
+
+
+def _shape_fault(segment: Segment) -> str | None:
+    """What is wrong with a segment's offsets (which the kernel trusts), if anything."""
+    flat = segment.flat
+    for name, offsets, end in (("node", flat.node_offsets, len(flat.to_move)),
+                               ("change", flat.change_offsets, len(flat.changes))):
+        if offsets[0] != 0 or offsets[-1] != end or np.any(np.diff(offsets) < 0):
+            return f"its {name} offsets do not cut its columns into games"
+    if len(segment) and np.any(np.diff(segment.ids) <= 0):
+        return "its game ids are not increasing"
+    return None
+
+
+class Columns:
+    """The inverted filter: for every point and colour, the bitset over a store's
+    games (bit ``g % 64`` of word ``g // 64``) of those where a stone of that
+    colour ever stood there, from the games' ever bitmaps; and one column of all
+    ones.  A placement's candidate games are the AND of the columns of its
+    stones; a query's, the OR over its placements."""
+
+    def __init__(self, size: int, ever_black: list[U8], ever_white: list[U8],
+                 games: int) -> None:
+        width = (size * size + 7) // 8
+        bits = width * 8
+        self.words = (games + 63) // 64
+        self.ones = 2 * bits
+        table = np.zeros((2 * bits + 1, self.words * 8), dtype=np.uint8)
+        # In steps of 8 * 1024 games: unpacking all of them at once takes a byte a bit.
+        for colour, parts in enumerate((ever_black, ever_white)):
+            flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8)
+            rows = flat.reshape(-1, width)
+            for start in range(0, len(rows), 8192):
+                block = np.unpackbits(rows[start : start + 8192], axis=1, bitorder="little")
+                packed = np.packbits(block.T, axis=1, bitorder="little")
+                table[colour * bits : (colour + 1) * bits,
+                      start // 8 : start // 8 + packed.shape[1]] = packed
+        table[self.ones] = 0xFF
+        self.table: U64 = table.view(np.uint64)
+        self.bits = bits
+        self.order = sgf_order(size)
+
+
+@dataclass
+class GameStore:
+    """The games of one ``size`` a pattern search reads, numbered 0, 1, ... over
+    the :attr:`segments` one after the other (``starts[s]``: the number of
+    segment ``s``'s first game).  Per game: ``ids``, ``live`` (the index holds
+    it now, with a position), ``winners`` 1 (Black), 2 (White) or 0 (neither,
+    or unknown) and ``date_ranks`` (indexes of ``dates``, sorted and distinct;
+    -1 for a game without a date); and the inverted filter :attr:`columns`."""
+
+    size: int
+    segments: list[Segment]
+    ids: I64
+    live: npt.NDArray[np.bool_]
+    winners: I8
+    date_ranks: I32
+    dates: list[str]
+    columns: Columns
+
+    def __post_init__(self) -> None:
+        self.starts: I64 = np.cumsum([0] + [len(s) for s in self.segments]).astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def segment_of(self, g: int) -> int:
+        """The segment holding game ``g``."""
+        return int(np.searchsorted(self.starts, g, side="right")) - 1
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its segments (on disk, mapped) besides what it holds in memory."""
+        return sum(s.flat.nbytes + s.ids.nbytes * 2 + s.ever_black.nbytes * 2
+                   for s in self.segments)

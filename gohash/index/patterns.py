@@ -1,0 +1,203 @@
+"""The pattern files beside an index: kept up to date with it, read by pattern search.
+
+Scope: :func:`pattern_store`, the :class:`~gohash.pattern.store.GameStore` of one
+board size for :meth:`gohash.index.index.Index.pattern`: the index's games
+matched by id and SHA-256 with the segments of the pattern file
+(:func:`pattern_path`), the games it lacks replayed and appended, a file that
+no longer agrees with the index rebuilt; and :func:`pattern_faults`, what
+``index check`` reports of those files.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import DamagedIndexError
+from ..pattern.store import Columns, GameStore, PatternFile, Segment, flatten
+
+__all__ = ["pattern_faults", "pattern_path", "pattern_store"]
+
+SEGMENT_GAMES = 20_000
+"""Games replayed and written at a time: the unit of a pattern file's growth,
+which bounds the memory that replaying them takes."""
+
+_ROWS = 10_000  # rows fetched at a time
+
+
+def pattern_path(index: str, size: int) -> str:
+    """The pattern file of board ``size`` beside the index file ``index``."""
+    return f"{index}-patterns{size}"
+
+
+def _sha(value: object, game_id: int, index: str) -> int:
+    """The first 64 bits of a game's ``sha256`` column (its first 16 hex digits)."""
+    try:
+        return int(value, 16) if isinstance(value, str) and len(value) == 16 else int("")
+    except ValueError:
+        raise DamagedIndexError(f"game {game_id}: sha256 {value!r} is not hexadecimal",
+                                file=index) from None
+
+
+def _games(db: sqlite3.Connection, size: int, index: str) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.int8],
+        npt.NDArray[np.object_]]:
+    """Id, SHA-256's first 64 bits, winner (1, 2, 0) and nodes, positions of the
+    index's games of ``size`` with a position, in order of id; and their dates."""
+    ids, shas, winners = [], [], []
+    dates: list[str | None] = []
+    cursor = db.execute(
+        "SELECT id, substr(sha256, 1, 16), winner, date FROM games "
+        "WHERE size = ? AND positions > 0 ORDER BY id", (size,))
+    while rows := cursor.fetchmany(_ROWS):
+        for game_id, sha, winner, date in rows:
+            ids.append(game_id)
+            shas.append(_sha(sha, game_id, index))
+            winners.append({"B": 1, "W": 2}.get(winner, 0))
+            if date is not None and not isinstance(date, str):
+                raise DamagedIndexError(f"game {game_id}: date {date!r} is not text",
+                                        file=index)
+            dates.append(date)
+    return (np.array(ids, dtype=np.int64), np.array(shas, dtype=np.uint64),
+            np.array(winners, dtype=np.int8), np.array(dates, dtype=object))
+
+
+def _segments(db: sqlite3.Connection, index: str, size: int,
+              ids: npt.NDArray[np.int64]) -> Iterator[Segment]:
+    """The games ``ids`` replayed, :data:`SEGMENT_GAMES` at a time."""
+    width = (size * size + 7) // 8
+    for start in range(0, len(ids), SEGMENT_GAMES):
+        chunk = ids[start : start + SEGMENT_GAMES].tolist()
+        rows = []
+        for at in range(0, len(chunk), 500):
+            part = chunk[at : at + 500]
+            rows.extend(db.execute(
+                f"SELECT id, positions, ever_black, ever_white, record, "
+                f"substr(sha256, 1, 16) FROM games "
+                f"WHERE id IN ({','.join('?' * len(part))}) ORDER BY id", part).fetchall())
+        for game_id, _, black, white, _, _ in rows:
+            if len(black) != width or len(white) != width:
+                raise DamagedIndexError(
+                    f"game {game_id}: ever bitmaps of {len(black)} and {len(white)} bytes",
+                    file=index)
+        mains = np.array([row[1] for row in rows], dtype=np.int32)
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(row[4]) for row in rows], out=offsets[1:])
+        try:
+            flat = flatten(b"".join(row[4] for row in rows), offsets, mains, size)
+        except ValueError as e:
+            g, reason = e.args
+            raise DamagedIndexError(f"game {rows[g][0]}: a stored game does not replay: "
+                                    f"{reason}", file=index) from None
+        yield Segment(np.array([row[0] for row in rows], dtype=np.int64),
+                      np.array([_sha(row[5], row[0], index) for row in rows],
+                               dtype=np.uint64),
+                      np.frombuffer(b"".join(row[2] for row in rows), dtype=np.uint8),
+                      np.frombuffer(b"".join(row[3] for row in rows), dtype=np.uint8), flat)
+
+
+@contextmanager
+def _locked(index: str) -> Iterator[None]:
+    """An exclusive ``flock`` on the index file while its pattern files change
+    (SQLite's own locks are POSIX record locks, which ``flock`` does not meet)."""
+    fd = os.open(index, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _matched(segments: list[Segment], ids: npt.NDArray[np.int64],
+             shas: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.int64], bool]:
+    """For each game of ``ids``, its number over ``segments`` (-1: none holds
+    it), and whether every game both hold has the same SHA in both."""
+    if not segments or not sum(len(s) for s in segments):
+        return np.full(len(ids), -1, dtype=np.int64), True
+    held = np.concatenate([s.ids for s in segments])
+    held_shas = np.concatenate([s.shas for s in segments])
+    # The last copy of a game written twice counts.
+    distinct, first_reversed = np.unique(held[::-1], return_index=True)
+    last = len(held) - 1 - first_reversed
+    at = np.minimum(np.searchsorted(distinct, ids), len(distinct) - 1)
+    found = distinct[at] == ids
+    number = np.where(found, last[at], -1).astype(np.int64)
+    return number, bool(np.all(held_shas[number[found]] == shas[found]))
+
+
+def pattern_store(db: sqlite3.Connection, index: str, size: int) -> GameStore:
+    """The games of ``size`` with a position, as pattern search reads them, from
+    the pattern file beside ``index``: the games it lacks replayed and appended
+    to it; rebuilt if it is damaged or holds a game the index holds no longer
+    as it was (the same id, another SHA-256).  Where the file cannot be written
+    (a read-only folder), the games it lacks are kept in memory."""
+    ids, shas, winners, dates = _games(db, size, index)
+    file = PatternFile(pattern_path(index, size), size)
+    segments, faults = file.read()
+    number, agree = _matched(segments, ids, shas)
+    if faults or not agree or (number < 0).any():
+        try:
+            with _locked(index):
+                # Again, under the lock: another process may have written them.
+                segments, faults = file.read()
+                number, agree = _matched(segments, ids, shas)
+                rebuild = bool(faults) or not agree
+                if rebuild:
+                    file.write([], append=False)
+                # One segment at a time: a segment's replay is what memory holds.
+                for segment in _segments(db, index, size, ids if rebuild else ids[number < 0]):
+                    file.write([segment], append=True)
+                segments, faults = file.read()
+        except OSError:  # not writable: the games it lacks kept in memory
+            rebuild = bool(faults) or not agree
+            new = list(_segments(db, index, size, ids if rebuild else ids[number < 0]))
+            segments = new if rebuild else segments + new
+            faults = []
+        number, agree = _matched(segments, ids, shas)
+        if faults or not agree or (number < 0).any():
+            raise DamagedIndexError(f"the pattern file {file.path!r} does not hold the "
+                                    f"index's games after it was written", file=index)
+    total = sum(len(s) for s in segments)
+    live = np.zeros(total, dtype=np.bool_)
+    live[number] = True
+    all_ids = np.concatenate([s.ids for s in segments]) if segments else np.zeros(0, np.int64)
+    store_winners = np.zeros(total, dtype=np.int8)
+    store_winners[number] = winners
+    known = sorted({d for d in dates.tolist() if d is not None})
+    rank = {d: i for i, d in enumerate(known)}
+    date_ranks = np.full(total, -1, dtype=np.int32)
+    date_ranks[number] = [rank.get(d, -1) for d in dates.tolist()]
+    columns = Columns(size, [s.ever_black for s in segments], [s.ever_white for s in segments],
+                      total)
+    return GameStore(size, segments, all_ids, live, store_winners, date_ranks, known, columns)
+
+
+def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
+    """The faults of the pattern files beside ``index``: damaged, or stale (a game
+    the index holds now otherwise); a search rebuilds such a file.  A missing
+    file is none: the next search writes it."""
+    out: list[str] = []
+    for (size,) in db.execute("SELECT DISTINCT size FROM games ORDER BY size").fetchall():
+        file = PatternFile(pattern_path(index, size), size)
+        if not os.path.exists(file.path):
+            continue
+        faults = file.faults()
+        if faults:
+            out.extend(f"{fault} (the next pattern search rebuilds it)" for fault in faults)
+            continue
+        segments, _ = file.read()
+        try:
+            ids, shas, _, _ = _games(db, size, index)
+        except DamagedIndexError as e:
+            out.append(f"{file.path}: not compared with the index: {e.reason}")
+            continue
+        if not _matched(segments, ids, shas)[1]:
+            out.append(f"{file.path}: stale: it holds games the index holds otherwise now "
+                       f"(the next pattern search rebuilds it)")
+    return out
