@@ -151,3 +151,11 @@ def path_bomb(rows: int, length: int) -> dict[str, Any]:
     columns["path"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int32)),
                                                      pa.array(["p" * length]))
     return columns
+
+
+def siblings(count: int) -> bytes:
+    """A 19x19 record of one move and ``count`` sibling variations after it, each one
+    White move (some 8 bytes a variation): as many branches as nodes."""
+    points = [a + b for a in "abcdefghijklmnopqrs" for b in "abcdefghijklmnopqrs" if a + b != "jj"]
+    body = "".join(f"(;W[{points[i % len(points)]}])" for i in range(count))
+    return f"(;GM[1]SZ[19];B[jj]{body})".encode()

@@ -15,6 +15,7 @@ import json
 import lzma
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,15 @@ from gohash.sgf.parser import (
 from gohash.sgf.sources import find_inputs, read_input
 from gohash.sgf.walk import MAX_FILE_ERRORS, MAX_FILE_NOTES, BaseVisitor, walk_source
 from tests.conftest import CORPUS
-from tests.hostile import GAME, dictionary_bomb, overlapping_zip, pack_columns, packed, tar_of
+from tests.hostile import (
+    GAME,
+    dictionary_bomb,
+    overlapping_zip,
+    pack_columns,
+    packed,
+    siblings,
+    tar_of,
+)
 
 COMMAND = Path(sys.executable).parent / "gohash"
 RSS_LIMIT_KIB = 200 * 1000  # 200 MB
@@ -601,3 +610,32 @@ def test_a_packed_dictionary_bomb_through_the_command(tmp_path: Path) -> None:
     assert peak < 800 * 1000, f"{peak} KiB"
     assert stderr[-2].startswith(f"gohash canon: error: {folder / 'part-00000.parquet'}: the "
                                  "input expands to more than its budget of 268,435,456 bytes")
+
+
+SIBLINGS = 200_000
+
+
+def test_every_variation_of_a_game_of_200000_sibling_variations_is_linear(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The build and canon, bounded in CPU time (not the wall clock) at some ten times
+    # what their linear work takes: a quadratic one takes minutes.
+    from gohash.cli import main
+    from gohash.index.index import Index
+
+    path = tmp_path / "siblings.sgf"
+    path.write_bytes(siblings(SIBLINGS))
+    began = time.process_time()
+    with Index(tmp_path / "i.db", create=True, variations=True) as index:
+        summary = index.build([str(path)])
+        assert (summary.games, summary.positions) == (1, SIBLINGS + 2)
+        rows = index.file.connection.execute(
+            "SELECT count(*), max(seq), max(path) FROM variations").fetchone()
+        assert rows == (SIBLINGS - 1, SIBLINGS + 1, "99999")
+    assert main(["canon", "--variations", str(path), "-o", str(tmp_path / "out.jsonl")]) == 0
+    with open(tmp_path / "out.jsonl") as f:
+        lines = [json.loads(line) for line in f]
+    assert [line["variation"] for line in lines[-2:]] == [[SIBLINGS - 2], [SIBLINGS - 1]]
+    assert len(lines) == SIBLINGS + 2
+    assert time.process_time() - began < 60
+    capsys.readouterr()

@@ -482,6 +482,6 @@ def test_the_cores_limits_are_the_readers() -> None:
         "node_setup_points": MAX_NODE_SETUP_POINTS,
         "game_setup_points": MAX_GAME_SETUP_POINTS,
         "source_setup_points": MAX_SOURCE_SETUP_POINTS,
-        "game_nodes": MAX_HISTORY,
+        "line_nodes": MAX_HISTORY,
         "handicap_lookahead": _LOOKAHEAD,
     }

@@ -112,6 +112,10 @@ def sgf_order(size: int) -> npt.NDArray[np.intp]:
     return order
 
 
+_PARENT = struct.Struct("<3H")
+"""A :data:`TAG_PARENT` word and the parent's two words."""
+
+
 def _word(tag: int, colour: int, point: int) -> int:
     return tag << 12 | colour << 10 | point
 
@@ -164,24 +168,25 @@ def encode_game(
     if not marks or marks[0] != 0:
         marks.insert(0, 0)
     parents = list(range(-1, count - 1)) if parent is None else list(parent)
-    # Branches: nodes whose parent is not the node before them.
-    branches = [n for n in range(1, count) if parents[n] != n - 1] if parent is not None else []
-    specials = sorted(set(marks) | set(branches))
+    # Branches: nodes whose parent is not the node before them (sets: a tree
+    # may have as many branches as nodes).
+    branches = {n for n in range(1, count) if parents[n] != n - 1}
+    mark_set = set(marks)
+    specials = sorted(mark_set | branches)
     order = sgf_order(size)
     ever = np.zeros((3, npts), dtype=np.bool_)
     played = (~setup) & (point >= 0) & (colour > 0)
     ever[colour[played].astype(np.intp), point[played].astype(np.intp)] = True
     parts: list[bytes] = []
     at = 0
-    mark_set = set(marks)
     for node in specials:
         parts.append(words[at:node].tobytes())
         at = node + 1
         if node in branches:
-            parts.append(np.array([_word(TAG_PARENT, 0, 0), parents[node] & 0xFFFF,
-                                   parents[node] >> 16], dtype="<u2").tobytes())
+            parts.append(_PARENT.pack(_word(TAG_PARENT, 0, 0), parents[node] & 0xFFFF,
+                                      parents[node] >> 16))
         if node not in mark_set:
-            parts.append(words[node : node + 1].astype("<u2").tobytes())
+            parts.append(words[node : node + 1].tobytes())
             continue
         after = stones(node)
         before = np.zeros(npts, dtype=np.int8) if node == 0 else stones(parents[node])

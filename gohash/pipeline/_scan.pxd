@@ -11,8 +11,8 @@ cdef enum:
     MAX_NODE_SETUP = 4 * 26 * 26  # gohash.sgf.MAX_NODE_SETUP_POINTS
     MAX_GAME_SETUP = 1000000  # gohash.sgf.MAX_GAME_SETUP_POINTS
     MAX_SOURCE_SETUP = 10000000  # gohash.sgf.MAX_SOURCE_SETUP_POINTS
-    # Nodes in a game: a line of a game with fewer has fewer undo steps than
-    # gohash.go.board.MAX_HISTORY.
+    # Nodes on a line of a game (from its root): a line of fewer has fewer undo
+    # steps than gohash.go.board.MAX_HISTORY.  Not nodes in all: siblings are undone.
     MAX_GAME_NODES = 200000
     # Far below the pure reader's 1,000,000: deeper files go to the walker.
     MAX_DEPTH = 10000
@@ -43,6 +43,8 @@ cdef class Scanner:
     # Per "(": how many "(" it holds directly.
     cdef int32_t[:] children
     cdef int32_t[:] ostack
+    # Per open "(": the nodes on the line before it.
+    cdef int32_t[:] lstack
 
     cdef object scan(self, const uint8_t[:] d, object data)
     cdef int _bail(self, str reason) except -1

@@ -32,7 +32,7 @@ LIMITS = {
     "node_setup_points": MAX_NODE_SETUP,
     "game_setup_points": MAX_GAME_SETUP,
     "source_setup_points": MAX_SOURCE_SETUP,
-    "game_nodes": MAX_GAME_NODES,
+    "line_nodes": MAX_GAME_NODES,
     "handicap_lookahead": HANDICAP_LOOKAHEAD,
 }
 """The limits the scan leaves files to the walker at, for tests to hold against
@@ -72,6 +72,7 @@ cdef class Scanner:
         self.a_children = np.empty(64, np.int32)
         self._bind()
         self.ostack = np.empty(MAX_DEPTH + 1, np.int32)
+        self.lstack = np.empty(MAX_DEPTH + 1, np.int32)
 
     cdef int _bail(self, str reason) except -1:
         self.reason = reason
@@ -135,7 +136,7 @@ cdef class Scanner:
         cdef Py_ssize_t n = d.shape[0], pos = 0, start, ilen, vstart, first_start, first_end
         cdef Py_ssize_t node_values = 0, game_setup = 0
         cdef int depth, kind, nvals, c
-        cdef int32_t node, root, ev_start
+        cdef int32_t node, root, ev_start, line
         cdef bint need_node, after_child
         cdef const uint8_t* p
         self.nev = self.nnodes = self.nsetup = self.nopen = 0
@@ -157,7 +158,7 @@ cdef class Scanner:
             ev_start = <int32_t>self.nev
             game_setup = self.nsetup
             root = node = -1
-            depth = 0
+            depth = line = 0
             need_node = after_child = False
             props = {}
             while True:
@@ -175,6 +176,7 @@ cdef class Scanner:
                     if depth > 0:
                         self.children[self.ostack[depth - 1]] += 1
                     self.ostack[depth] = <int32_t>self.nopen
+                    self.lstack[depth] = line
                     self._push_event(OPEN0 - <int32_t>self.nopen)
                     self._new_open()
                     depth += 1
@@ -186,6 +188,7 @@ cdef class Scanner:
                         return None
                     node = -1
                     depth -= 1
+                    line = self.lstack[depth]
                     self._push_event(CLOSE)
                     after_child = True
                     pos += 1
@@ -198,8 +201,9 @@ cdef class Scanner:
                     node = self._new_node()
                     if root < 0:
                         root = node
-                    elif node - root >= MAX_GAME_NODES:
-                        self._bail("more nodes than the undo history limit")
+                    line += 1
+                    if line > MAX_GAME_NODES:
+                        self._bail("a line of more nodes than the undo history limit")
                         return None
                     node_values = 0
                     self._push_event(node)

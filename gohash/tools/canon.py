@@ -115,11 +115,13 @@ def records(
     file, game, variation = batch.file[rows], batch.game[rows], batch.variation[rows]
     starts = np.flatnonzero(np.diff(file) | np.diff(game) | np.diff(variation)) + 1
     starts = np.concatenate([np.zeros(1, dtype=np.intp), starts])
-    paths = [_variation(as_csv, path) for path in batch.variations]
+    runs = variation[starts].tolist()
+    # The paths of these rows only: a batch's list holds every variation of its
+    # games, and a game of many variations is written a slice at a time.
+    paths = {v: _variation(as_csv, batch.variations[v]) for v in set(runs)}
     leads = [
         _lead(as_csv, batch.files[f], g, paths[v])
-        for f, g, v in zip(file[starts].tolist(), game[starts].tolist(),
-                           variation[starts].tolist(), strict=True)
+        for f, g, v in zip(file[starts].tolist(), game[starts].tolist(), runs, strict=True)
     ]
     lead = np.repeat(np.array(leads, dtype=object), np.diff(starts, append=count)).tolist()
     move = _moves(as_csv, batch.size[rows], batch.colour[rows], batch.point[rows]).tolist()
