@@ -4,6 +4,7 @@ read commands on indexes they cannot write, leaving no files behind."""
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import re
@@ -24,13 +25,14 @@ from starlette.testclient import TestClient
 import gohash.index.build
 import gohash.index.store
 from gohash.cli import main
-from gohash.errors import DamagedIndexError
+from gohash.errors import DamagedIndexError, PatternError
 from gohash.explorer.app import create_app
 from gohash.index.index import Index, position_from_sgf
 from gohash.index.records import FileFrames
 from gohash.index.store import read_only_uri
 from tests.conftest import missing
 from tests.serve_fixtures import first_answer, free_port
+from tests.test_index_cli import run
 from tests.test_index import (
     consistency_problems,
     random_game,
@@ -381,3 +383,23 @@ def test_the_web_app_answers_503_for_a_damaged_index(built: tuple[Path, Path]) -
     response = client.get("/api/position", params={"size": 9, "moves": ",".join(moves)})
     assert response.status_code == 503, response.text
     assert "damaged: a stored game does not replay" in response.json()["error"]
+
+
+def test_a_1x1_pattern_is_a_pattern_error_exit_2_and_a_400(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, db = built
+    with Index(db) as index, pytest.raises(PatternError, match="a 1x1 pattern: patterns are "
+                                                               "searched on boards of 2x2"):
+        index.pattern("X")
+    monkeypatch.setattr("sys.stdin", io.StringIO("X"))
+    code, out, err = run(capsys, "pattern", str(db), "-")
+    assert (code, out) == (2, "")
+    assert err == ("gohash index pattern: error: a 1x1 pattern: patterns are searched on boards "
+                   "of 2x2 to 26x26\n")
+    client = TestClient(create_app(db), raise_server_exceptions=False,
+                        base_url="http://localhost")
+    response = client.get("/api/pattern", params={"diagram": "X"})
+    assert response.status_code == 400
+    assert response.json() == {"error": "a 1x1 pattern: patterns are searched on boards of 2x2 "
+                                        "to 26x26"}

@@ -43,6 +43,7 @@ __all__ = [
     "BLACK_OR_EMPTY",
     "CODES",
     "EMPTY",
+    "MIN_PATTERN_SIZE",
     "OUTSIDE",
     "SYMMETRIES",
     "WHITE",
@@ -68,6 +69,8 @@ SYMMETRIES = ("full", "d4", "none")
 """The symmetries a pattern is searched up to: the 8 board maps with and without
 colour exchange, the board maps only, or the identity only."""
 
+MIN_PATTERN_SIZE = 2
+"""The smallest board a pattern is searched on (the compiled kernel's too)."""
 MAX_DIAGRAM_CHARS = 64 * 1024
 """A diagram longer than this is refused before it is read."""
 
@@ -82,6 +85,11 @@ class Pattern:
     size: int
     codes: tuple[int, ...]
     sequence: tuple[tuple[str, Point], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.size < MIN_PATTERN_SIZE:
+            raise PatternError(f"a {self.size}x{self.size} pattern: patterns are searched on "
+                               f"boards of {MIN_PATTERN_SIZE}x{MIN_PATTERN_SIZE} to 26x26")
 
     @cached_property
     def region(self) -> tuple[int, ...]:
@@ -109,7 +117,7 @@ def parse_pattern(text: str) -> Pattern:
     Raises :class:`~gohash.errors.PatternError` naming the row (GTP numbering,
     1 at the bottom) or the point (GTP coordinates) of what is wrong: a row of
     another length than the number of rows, an unknown character, a region
-    with no point.
+    with no point, a single row (a 1x1 board: none is searched).
     """
     if len(text) > MAX_DIAGRAM_CHARS:
         raise PatternError(f"the diagram is longer than {MAX_DIAGRAM_CHARS} characters")
