@@ -32,7 +32,6 @@ from gohash.index.records import FileFrames
 from gohash.index.store import read_only_uri
 from tests.conftest import missing
 from tests.serve_fixtures import first_answer, free_port
-from tests.test_index_cli import run
 from tests.test_index import (
     consistency_problems,
     random_game,

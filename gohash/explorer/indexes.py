@@ -81,8 +81,8 @@ class Generation:
     connections of the small requests (:attr:`queries`) and of pattern
     searches (:attr:`patterns`: one, which keeps the pattern files mapped and
     their inverted filter once), and what it holds (:meth:`sizes`,
-    :meth:`info`) as of the last commit seen.  Every connection is opened at once: one opened later could find
-    another file at the path."""
+    :meth:`info`) as of the last commit seen.  Every connection is opened at
+    once: one opened later could find another file at the path."""
 
     def __init__(self, path: str, identity: Identity) -> None:
         opened: list[Index | ShardedIndex] = []
