@@ -243,7 +243,8 @@ def test_batches_of_another_scheme_or_without_frames_are_refused(games: list[str
     with pytest.raises(GohashError, match="packed=True, frames=True"):
         auditor.add_batch(next(read_positions(games, scheme="regular64", packed=True)))
     with pytest.raises(GohashError, match="scheme 'regular64' and group 'full', not 'huima64'"):
-        auditor.add_batch(next(read_positions(games, packed=True, frames=True)))
+        auditor.add_batch(next(read_positions(games, scheme="huima64", packed=True,
+                                              frames=True)))
     for batch in read_positions(games, scheme="regular64", packed=True, frames=True, batch_size=3):
         auditor.add_batch(batch)
     assert auditor.result().to_json() == audit_paths(games, ["regular64", "huima64"]).to_json()

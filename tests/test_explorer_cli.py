@@ -41,10 +41,12 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_continuations_text(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "find", str(db), "--position", QUERY, "--continuations")
+    code, out, err = run(capsys, "find", str(db), "--position", QUERY, "--continuations",
+                         "--setup", "include")
     assert code == 0
     # The summary on stderr, the results on stdout, as in every command.  A
-    # diagram has no side to move: either side's occurrences count.
+    # diagram has no side to move: either side's occurrences count.  The one
+    # setup ended (a game whose next node adds stones) is counted as asked.
     assert err.startswith("gohash index find: 9x9 position, either side to move, key 0x")
     assert err.endswith(": 9 occurrences, 1 with colours exchanged; 2 without a next move\n")
     lines = out.splitlines()
@@ -64,7 +66,7 @@ def test_continuations_answer_for_the_records_side_to_move(
     """After B E5 W C7 in g1 Black is to move: g6's White move after Black's pass
     (the same stones, White to move) is left out unless --to-move asks for it."""
     sgf = ["find", str(db), "--sgf", str(EXPLORER / "collection.sgf"), "--move", "2",
-           "--continuations"]
+           "--continuations", "--setup", "include"]
     code, out, err = run(capsys, *sgf)
     assert code == 0
     assert err.startswith("gohash index find: 9x9 position, Black to move, key 0x")
