@@ -187,12 +187,14 @@ def by_setup(hits: Hits) -> npt.NDArray[np.bool_]:
     stones by setup, or is an initial position with stones) or ended it (the
     next node of its main line is such a node): a position not played through."""
     flags = np.zeros(len(hits), dtype=np.bool_)
-    nodes: dict[int, list[bool]] = {}
-    for i, (game_id, seq) in enumerate(zip(hits.game_id, hits.seq.tolist(), strict=True)):
-        main, blob = hits.games[game_id][2], hits.games[game_id][3]
-        steps = nodes.get(game_id)
-        if steps is None or len(steps) <= seq + 1:
-            steps = nodes[game_id] = setup_nodes(blob, seq + 1)
+    seqs = hits.seq.tolist()
+    # Each game's nodes read once, as far as its last occurrence asks.
+    last: dict[int, int] = {}
+    for game_id, seq in zip(hits.game_id, seqs, strict=True):
+        last[game_id] = max(last.get(game_id, 0), seq + 1)
+    nodes = {game_id: setup_nodes(hits.games[game_id][3], end) for game_id, end in last.items()}
+    for i, (game_id, seq) in enumerate(zip(hits.game_id, seqs, strict=True)):
+        main, steps = hits.games[game_id][2], nodes[game_id]
         flags[i] = steps[seq] or (seq + 1 < main and seq + 1 < len(steps) and steps[seq + 1])
     return flags
 
