@@ -28,7 +28,7 @@ from ..errors import GohashError
 from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_array_and_elements
 from .games import posting_key, replay_boards
-from .occurrences import Hits, by_setup, confirm, continuation_rows, read_games
+from .occurrences import Hits, confirm, read_games, setup_rows
 from .queries import ContinuationRow
 
 __all__ = [
@@ -79,10 +79,10 @@ def _as_row(values: tuple[Any, ...]) -> tuple[int, ContinuationRow]:
 
 
 def _flagged(hits: Hits) -> Flagged:
-    """:func:`continuation_rows` of ``hits``, those reached or ended by setup apart."""
-    flags = by_setup(hits)
-    return [(setup, row) for setup, kept in ((0, ~flags), (1, flags))
-            for row in continuation_rows(hits.subset(kept))]
+    """:func:`~gohash.index.occurrences.setup_rows` of ``hits``, flagged: 0 played
+    through, 1 reached or ended by setup."""
+    played, made = setup_rows(hits, None, "exclude")
+    return [(0, row) for row in played] + [(1, row) for row in made]
 
 
 def _add(total: Summed, rows: Flagged) -> None:
