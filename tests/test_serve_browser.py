@@ -194,6 +194,35 @@ def test_play_a_corpus_game_click_a_continuation_open_a_game_and_step(
     page.wait_for_selector("#viewer", state="hidden")
 
 
+# The page's one guard for answers that race (api.js): an answer whose request was
+# followed by another (or dropped) is null, and its error is not thrown; the latest's is.
+LATEST = """async () => {
+  const { Latest } = await import("/static/api.js");
+  const latest = new Latest();
+  let release;
+  const first = latest.run(() => new Promise((resolve) => { release = resolve; }));
+  const second = await latest.run(async () => 2);
+  release(1);
+  const stale = await first;
+  const failing = latest.run(() => Promise.reject(new Error("old")));
+  latest.drop();
+  const dropped = await failing;
+  let thrown = null;
+  try {
+    await latest.run(() => Promise.reject(new Error("refused")));
+  } catch (error) {
+    thrown = error.message;
+  }
+  return [second, stale, dropped, thrown];
+}"""
+
+
+def test_the_latest_answer_wins(page: Page, server: str) -> None:
+    page.goto(server + "/?size=9")
+    rendered(page, "")
+    assert page.evaluate(LATEST) == [{"value": 2}, None, None, "refused"]
+
+
 def test_undo_pass_edit_and_an_illegal_click(page: Page, server: str) -> None:
     page.goto(server + "/?size=9")
     rendered(page, "")
