@@ -12,8 +12,8 @@ import { playContinuation } from "./search.js";
 import { page, positionParams, pushUrl, search } from "./state.js";
 import { openGame } from "./viewer.js";
 
-/** @typedef {import("./types.js").Continuation} Continuation */
-/** @typedef {import("./types.js").FindResult} FindResult */
+/** @typedef {import("./state.js").GamesPage} GamesPage */
+/** @typedef {import("./state.js").PanelContinuation} PanelContinuation */
 /** @typedef {import("./types.js").GameRecord} GameRecord */
 /** @typedef {import("./types.js").Match} Match */
 /** @typedef {import("./types.js").PatternAnswer} PatternAnswer */
@@ -22,7 +22,7 @@ import { openGame } from "./viewer.js";
 /**
  * A continuation with its point and the points equivalent to it as SGF letters, and its
  * place in the server's order (most played first), which its letter follows.
- * @typedef {Omit<Continuation, "point" | "equivalent"> &
+ * @typedef {Omit<PanelContinuation, "point" | "equivalent"> &
  *   {index: number, point: string | null, equivalent: string[]}} ContinuationRow
  */
 
@@ -257,7 +257,7 @@ export function renderSummary(summary) {
 
 // -- the games -----------------------------------------------------------------------------------
 
-/** @param {FindResult} games */
+/** @param {GamesPage} games */
 export function renderGames(games) {
   const table = tableOf("games");
   table.tBodies[0].replaceChildren(...games.matches.map((m, i) => {
@@ -285,7 +285,7 @@ export function renderGames(games) {
 
 /** The games of the search shown (the position's or the pattern's), ``limit`` from the
  * ``offset``-th.
- * @param {number} offset @param {number} limit @returns {Promise<FindResult>} */
+ * @param {number} offset @param {number} limit @returns {Promise<GamesPage>} */
 export async function fetchGames(offset, limit) {
   if (search.pattern !== null) {
     /** @type {PatternAnswer} */

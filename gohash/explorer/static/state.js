@@ -7,7 +7,9 @@ import { LETTERS } from "./points.js";
 /** @typedef {import("./types.js").Info} Info */
 /** @typedef {import("./types.js").PositionAnswer} PositionAnswer */
 /** @typedef {import("./types.js").FindResult} FindResult */
-/** @typedef {import("./types.js").Continuation} Continuation */
+/** @typedef {import("./types.js").Played} Played */
+/** @typedef {import("./types.js").Match} Match */
+/** @typedef {import("./types.js").Hit} Hit */
 /** @typedef {import("./types.js").PatternAnswer} PatternAnswer */
 
 /**
@@ -52,11 +54,23 @@ export const viewed = { game: null, at: 0, view: "identity", hit: null, hitAt: n
 export const profile = { who: null, whoOrder: "", whoOffset: 0 };
 
 /**
+ * A continuation as the panel shows it: a position's, or a pattern's with its share of
+ * the hits.
+ * @typedef {Played & {share: number, tenuki?: number}} PanelContinuation
+ */
+
+/**
+ * A page of the games the panel lists: a position's matches, or a pattern's hits.
+ * @typedef {{total: number, offset: number, limit: number | null,
+ *   matches: Array<Match | Hit>}} GamesPage
+ */
+
+/**
  * The panel's answer: a position's, or a pattern's in the same form (``pattern``).
  * @typedef {object} Results
  * @property {number} size
- * @property {{moves: Continuation[]}} continuations
- * @property {FindResult} games
+ * @property {{moves: PanelContinuation[]}} continuations
+ * @property {GamesPage} games
  * @property {PatternAnswer} [pattern]
  */
 

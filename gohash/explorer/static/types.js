@@ -45,38 +45,57 @@
  */
 
 /**
- * A match: a game record, and where and how the query occurred in it.
- * @typedef {GameRecord & {
- *   variation: number[], move_number: number, seq: number, element: string, view: string,
+ * Where and how a query occurred in a game.
+ * @typedef {{
+ *   move_number: number, seq: number, element: string, view: string,
  *   colours_exchanged: boolean, to_move: Colour, next_move: Move | null,
- * }} Match
+ * }} Occurrence
  */
 
 /**
- * A pattern's hit: a match, with the offsets that place the pattern there.
- * @typedef {Match & {
- *   offset: [number, number], view_offset: [number, number], tenuki: number,
+ * A match: a game record, and where and how the query occurred in it (on which line).
+ * @typedef {GameRecord & Occurrence & {variation: number[]}} Match
+ */
+
+/**
+ * A pattern's hit: a match, with the offsets that place the pattern there, whether its
+ * next move there came after a move elsewhere, and how many placements hit at once.
+ * @typedef {GameRecord & Occurrence & {
+ *   offset: [number, number], view_offset: [number, number], tenuki: boolean,
  *   placements: number,
  * }} Hit
  */
 
 /**
- * A find result (/api/games), or the page of hits of a pattern in the same form.
+ * A find result (/api/games).
  * @typedef {object} FindResult
+ * @property {string} key
  * @property {number} total
  * @property {number} offset
  * @property {number | null} limit
- * @property {Array<Match | Hit>} matches
+ * @property {number} rejected
+ * @property {Match[]} matches
  */
 
 /**
- * A continuation: a move, the points equivalent to it, and its games' counts.  A
- * pattern's has ``tenuki`` and no ``same_colours`` or ``exchanged_colours``.
+ * What the continuations of a position and of a pattern share: a move, the points
+ * equivalent to it, and its games' counts.
  * @typedef {Move & {
- *   equivalent: Point[], count: number, share: number, black_wins: number,
- *   white_wins: number, other: number, first_date: string | null,
- *   last_date: string | null, tenuki?: number,
+ *   equivalent: Point[], count: number, black_wins: number, white_wins: number,
+ *   other: number, first_date: string | null, last_date: string | null,
+ * }} Played
+ */
+
+/**
+ * A continuation of a position: its share of the occurrences, and how they matched.
+ * @typedef {Played & {
+ *   share: number, same_colours: number, exchanged_colours: number,
  * }} Continuation
+ */
+
+/**
+ * A continuation of a pattern: how many of its hits came after a move elsewhere.
+ * @typedef {Played & {tenuki: number}} PatternContinuation
  */
 
 /**
@@ -129,7 +148,7 @@
  * @property {number} tenuki
  * @property {number | null} limit
  * @property {number} offset
- * @property {Continuation[]} continuations
+ * @property {PatternContinuation[]} continuations
  * @property {Hit[]} matches
  */
 
@@ -156,6 +175,8 @@
  * @property {number} positions
  * @property {number} distinct
  * @property {number} errors
+ * @property {Record<string, number>} gohash_versions
+ * @property {number} outdated_files
  * @property {Record<string, number>} sizes
  * @property {number} default_size
  * @property {Filter[]} filters
