@@ -18,7 +18,8 @@ import uvicorn
 from sgfmill import sgf
 from starlette.applications import Starlette
 
-from gohash.explorer.app import REQUEST_TIMEOUT, create_app, server_config
+from gohash.explorer.app import create_app
+from gohash.explorer.server import REQUEST_TIMEOUT, server_config
 from gohash.index.index import Index
 from gohash.index.movelist import point_letters
 from tests.conftest import ROOT, missing, require_corpus

@@ -14,7 +14,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from gohash.cli import main
-from gohash.explorer.app import MAX_CONTINUATIONS, create_app
+from gohash.explorer.answers import MAX_CONTINUATIONS
+from gohash.explorer.app import create_app
 from gohash.index.index import Index
 from gohash.metadata import FIELDS
 from tests.test_explorer_cli import EXPLORER, QUERY

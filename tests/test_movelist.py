@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sgfmill import boards, sgf
 
 from gohash.errors import MoveListError
+from gohash.go.board import Board
 from gohash.index.movelist import (
     MAX_STEPS,
     Step,
+    edit_steps,
     format_steps,
     parse_point,
     parse_steps,
@@ -177,6 +180,30 @@ def test_edits_place_replace_and_clear_without_changing_the_side_to_move() -> No
     assert board.get(parse_point("dd", 19)) is None
     assert board.to_move == "w" and board.move_number == 1
     assert result.last_play is None
+
+
+def played(size: int, moves: list[tuple[int, int]]) -> Board:
+    """The board after ``moves`` played in turn, the illegal ones skipped."""
+    board = Board(size)
+    for point in moves:
+        if board.is_legal(point, board.to_move):
+            board.play(point, board.to_move)
+    return board
+
+
+@given(st.integers(2, 9), st.data())
+def test_edit_steps_lead_from_one_board_to_the_other(size: int, data: st.DataObject) -> None:
+    points = st.lists(st.tuples(st.integers(0, size - 1), st.integers(0, size - 1)),
+                      max_size=3 * size * size)
+    before = played(size, data.draw(points)).to_array()
+    after = played(size, data.draw(points)).to_array()
+    # From the board before, replayed as edits; every step keeps every group a liberty
+    # (replay refuses one that does not).
+    steps = edit_steps(np.zeros_like(before), before, size)
+    steps += edit_steps(before, after, size)
+    board = replay(parse_steps(",".join(steps), size), size).board
+    assert np.array_equal(board.to_array(), after)
+    assert edit_steps(after, after, size) == []
 
 
 def test_an_edit_that_leaves_a_group_without_liberties_is_refused() -> None:

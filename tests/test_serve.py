@@ -30,7 +30,8 @@ from starlette.testclient import TestClient
 
 from gohash.cli import main
 from gohash.errors import GohashError, IndexFileError
-from gohash.explorer.app import MAX_QUERY_BYTES, create_app
+from gohash.explorer.app import create_app
+from gohash.explorer.params import MAX_QUERY_BYTES
 from gohash.index.index import Index
 from gohash.index.movelist import parse_steps, point_letters, replay
 from gohash.index.queries import FILTERS

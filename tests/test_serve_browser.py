@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from sgfmill import sgf
 
-from gohash.explorer.app import CONTENT_SECURITY_POLICY
+from gohash.explorer.server import CONTENT_SECURITY_POLICY
 from gohash.index.queries import FILTERS
 from tests.serve_fixtures import (
     CHROMIUM_ARGS,
@@ -192,6 +192,35 @@ def test_play_a_corpus_game_click_a_continuation_open_a_game_and_step(
     assert stones(page, "viewer-board") == explorer_stones
     page.click("#viewer-close")
     page.wait_for_selector("#viewer", state="hidden")
+
+
+# The page's one guard for answers that race (api.js): an answer whose request was
+# followed by another (or dropped) is null, and its error is not thrown; the latest's is.
+LATEST = """async () => {
+  const { Latest } = await import("/static/api.js");
+  const latest = new Latest();
+  let release;
+  const first = latest.run(() => new Promise((resolve) => { release = resolve; }));
+  const second = await latest.run(async () => 2);
+  release(1);
+  const stale = await first;
+  const failing = latest.run(() => Promise.reject(new Error("old")));
+  latest.drop();
+  const dropped = await failing;
+  let thrown = null;
+  try {
+    await latest.run(() => Promise.reject(new Error("refused")));
+  } catch (error) {
+    thrown = error.message;
+  }
+  return [second, stale, dropped, thrown];
+}"""
+
+
+def test_the_latest_answer_wins(page: Page, server: str) -> None:
+    page.goto(server + "/?size=9")
+    rendered(page, "")
+    assert page.evaluate(LATEST) == [{"value": 2}, None, None, "refused"]
 
 
 def test_undo_pass_edit_and_an_illegal_click(page: Page, server: str) -> None:
@@ -451,7 +480,8 @@ def test_continuations_show_numbers_sort_and_letter_one_point_of_each_set(
     page.go_back()
     rendered(page, "")
     # Counts are written with thousands separators.
-    assert page.evaluate("fmt(1234567)") == "1,234,567"
+    # (the page's modules keep their names to themselves: the test imports the one of fmt).
+    assert page.evaluate("import('/static/dom.js').then((m) => m.fmt(1234567))") == "1,234,567"
     # Sortable: by Black's share, up then down; the letters stay with their moves.
     labels = {c["point"]: "abcdefghijklmnopqrstuvwxyz"[i]
               for i, c in enumerate(data["continuations"][:26])}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gohash.explorer.app import _game_bytes, _GameCache
+from gohash.explorer.games import _game_bytes, _GameCache
 from gohash.index.index import Index
 from tests.serve_fixtures import DATA, build_index
 

@@ -25,12 +25,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from gohash.explorer.app import (
-    CONTENT_SECURITY_POLICY,
-    MAX_GAME_PAGE,
-    MAX_GAME_READS,
-    create_app,
-)
+from gohash.explorer.app import create_app
+from gohash.explorer.games import MAX_GAME_PAGE, MAX_GAME_READS
+from gohash.explorer.server import CONTENT_SECURITY_POLICY
 from gohash.index.movelist import MAX_STEPS
 from tests.serve_fixtures import DATA, build_index, running_server
 
@@ -152,7 +149,7 @@ def test_an_unexpected_error_is_a_500_with_the_security_headers(
     def broken(self: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("gohash.explorer.app._Explorer.info", broken)
+    monkeypatch.setattr("gohash.explorer.answers.Explorer.info", broken)
     client = TestClient(create_app(db), raise_server_exceptions=False,
                         base_url="http://localhost")
     response = client.get("/api/info")

@@ -32,16 +32,15 @@ from starlette.testclient import TestClient
 from starlette.types import Message
 
 from gohash.errors import QueryCancelled, QueryTooBroad, ServerBusy
-from gohash.explorer import app as explorer_app
+from gohash.explorer import games as explorer_games
 from gohash.explorer.app import (
-    MAX_GAME_READS,
     PATTERN_SEARCHES,
     PATTERN_TIMEOUT,
     PATTERNS_WAITING,
-    RETRY_AFTER,
     create_app,
 )
-from gohash.explorer.work import Lane
+from gohash.explorer.games import MAX_GAME_READS
+from gohash.explorer.work import RETRY_AFTER, Lane
 from gohash.index.index import Index
 from gohash.pattern.search import PatternResult
 from tests.serve_fixtures import DATA, build_index, running_server
@@ -209,7 +208,7 @@ def test_a_search_past_its_budget_is_a_422_with_its_counts(
 def test_game_reads_beyond_their_queue_are_refused_at_once(
     served: Callable[[], tuple[int, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(explorer_app, "GAME_READS_WAITING", 1)
+    monkeypatch.setattr(explorer_games, "GAME_READS_WAITING", 1)
     port, app = served()
     lane = app.state.reader.lane
     with ThreadPoolExecutor(4) as pool:

@@ -22,7 +22,10 @@ from starlette.requests import Request
 
 from ..errors import QueryCancelled, ServerBusy
 
-__all__ = ["Lane"]
+__all__ = ["RETRY_AFTER", "Lane"]
+
+RETRY_AFTER = 2
+"""Seconds a refused request is told to wait (``Retry-After``)."""
 
 T = TypeVar("T")
 

@@ -2,9 +2,9 @@
 
 Scope: the notation that ``gohash serve`` keeps in its URLs (``moves=``), its
 parser, and the replay of a list onto a :class:`~gohash.go.board.Board`, which
-decides legality (captures, suicide, simple ko); and :func:`play_moves`, moves
-in GTP points as ``index find --moves`` takes them.  Nothing here knows HTTP or
-the index.
+decides legality (captures, suicide, simple ko); :func:`edit_steps`, the steps
+from one board to another; and :func:`play_moves`, moves in GTP points as
+``index find --moves`` takes them.  Nothing here knows HTTP or the index.
 
 A move list is a comma-separated list of steps, each one undo step of the
 board; points are SGF letters (column first, ``a`` the left column; row
@@ -14,6 +14,10 @@ second, ``a`` the top row), so ``pd`` is Q16 on 19x19:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from ..errors import GohashError, IllegalMoveError, MoveListError
 from ..go.board import Board
@@ -24,6 +28,7 @@ __all__ = [
     "MAX_STEPS",
     "Replay",
     "Step",
+    "edit_steps",
     "format_steps",
     "parse_point",
     "parse_steps",
@@ -175,6 +180,20 @@ def format_steps(steps: list[Step], size: int) -> str:
         tokens.append(prefix + body)
         board_to_move = "w" if colour == "b" else "b"
     return ",".join(tokens)
+
+
+def edit_steps(
+    before: npt.NDArray[np.integer[Any]], after: npt.NDArray[np.integer[Any]], size: int
+) -> list[str]:
+    """The edit steps from the stones ``before`` to the stones ``after`` (``size`` x
+    ``size`` arrays in index order: 0 empty, 1 black, 2 white): clearings first, then
+    new stones, so every group on the board keeps a liberty at every step of the way."""
+    changed = [(int(r), int(c)) for r, c in zip(*np.nonzero(before != after), strict=True)]
+    cleared = [p for p in changed if after[p] == 0]
+    placed = [p for p in changed if after[p] != 0]
+    return ["E" + point_letters(p, size) for p in cleared] + [
+        "BW"[after[p] - 1] + point_letters(p, size) for p in placed
+    ]
 
 
 def play_moves(text: str, board: Board) -> Board:
