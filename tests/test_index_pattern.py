@@ -947,3 +947,17 @@ def test_index_check_verifies_the_corner_postings(four: str) -> None:
     with Index(four, read_only=True) as index:
         faults = index.check()
     assert any("corner postings are not those of its games" in fault for fault in faults)
+
+
+def test_a_pattern_file_of_version_1_is_rebuilt(four: str) -> None:
+    # Version 1 had no corner postings: check names it, the next search rebuilds it.
+    before = _everything(four, CORNER_9)
+    path = pattern_path(four, 9)
+    with open(path, "r+b") as f:
+        f.write(store_module._FILE.pack(b"GHPATTRN", 1, 9))
+    with Index(four, read_only=True) as index:
+        assert any("not a pattern file of version 2" in fault for fault in index.check())
+    assert _everything(four, CORNER_9) == before
+    with Index(four, read_only=True) as index:
+        assert index.check() == []
+        assert all(len(s.corners) for s in index._game_store(9).segments)
