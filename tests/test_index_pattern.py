@@ -27,6 +27,7 @@ from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index, _game_boards
 from gohash.index.patterns import pattern_path
 from gohash.index.queries import Filters
+from gohash.pattern import corners as corners_module
 from gohash.pattern import search
 from gohash.pattern import store as store_module
 from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
@@ -961,3 +962,19 @@ def test_a_pattern_file_of_version_1_is_rebuilt(four: str) -> None:
     with Index(four, read_only=True) as index:
         assert index.check() == []
         assert all(len(s.corners) for s in index._game_store(9).segments)
+
+
+@settings(max_examples=30, deadline=None)
+@given(keys=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=50),
+       size=st.sampled_from([5, 9, 19]))
+def test_corner_keys_are_canonical_as_the_scheme_makes_them(keys: list[int], size: int) -> None:
+    """The postings' canonical form (only the images leading with the least slot
+    formed) is the scheme's, for any keys and for keys of symmetric corners (a
+    stone on the diagonal, the same stone in every corner, both colours)."""
+    scheme_ = scheme(CORNER_SCHEME, size)
+    black, white = scheme_.black_keys, scheme_.white_keys
+    last = size * size - 1
+    keys += [black[0], black[0] ^ black[size - 1] ^ black[last - size + 1] ^ black[last],
+             black[size + 1] ^ white[size + 1], black[0] ^ white[last]]
+    expected = [scheme_.canonical(k)[0] & 0xFFFFFFFF for k in keys]
+    assert corners_module._canonical(np.array(keys, dtype=np.uint64), size).tolist() == expected

@@ -37,6 +37,7 @@ CORNER_SCHEME = "regular64"
 by a slot permutation, whatever scheme the index itself uses."""
 
 _GAMES = 4096  # games whose changes are keyed at a time: bounds the working memory
+_KEYS = 1 << 17  # keys made canonical at a time: the same
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,29 @@ def _zobrist(size: int) -> npt.NDArray[np.uint64]:
 
 
 def _canonical(keys: npt.NDArray[np.uint64], size: int) -> npt.NDArray[np.uint32]:
-    """The low 32 bits of each key's canonical form under all 16 elements."""
-    canonical, _ = scheme(CORNER_SCHEME, size).canonical_array(keys, "full")
-    low: npt.NDArray[np.uint32] = (canonical & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    return low
+    """The low 32 bits of each key's canonical form under all 16 elements (the
+    least ``T_g(k)``, :meth:`~gohash.group.schemes.KeyScheme.canonical_array`'s
+    keys).  In the regular representation the leading slot of the 16 images
+    is each of the key's 16 slots once, so only the images that lead with the
+    least slot (one or two, mostly) are formed."""
+    permutations = np.array(scheme(CORNER_SCHEME, size).permutations, dtype=np.intp)
+    out = np.zeros(len(keys), dtype=np.uint32)
+    for start in range(0, len(keys), _KEYS):
+        part = keys[start : start + _KEYS]
+        # digits[:, s]: slot s, slot 0 the most significant.
+        as_bytes = part.astype(">u8").view(np.uint8).reshape(-1, 8)
+        digits = np.empty((len(part), 16), dtype=np.uint8)
+        digits[:, 0::2] = as_bytes >> 4
+        digits[:, 1::2] = as_bytes & 15
+        leading = digits[:, permutations[:, 0]]
+        least = np.full(len(part), np.iinfo(np.uint64).max, dtype=np.uint64)
+        for g, held in enumerate((leading == leading.min(axis=1, keepdims=True)).T):
+            rows = np.flatnonzero(held)
+            image = digits[rows][:, permutations[g]]
+            packed = np.ascontiguousarray((image[:, 0::2] << 4) | image[:, 1::2])
+            least[rows] = np.minimum(least[rows], packed.view(">u8").reshape(-1))
+        out[start : start + _KEYS] = (least & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return out
 
 
 def corner_postings(flat: Flat, size: int) -> Postings:
@@ -132,19 +152,15 @@ def corner_postings(flat: Flat, size: int) -> Postings:
             entries.append(game[kept] << np.uint32(4) | np.uint32(1 << c))
     if not sum(len(k) for k in keys):
         return Postings(np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
-    # Many games share a corner's early states: each distinct key is made
-    # canonical once.
-    distinct, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-    canonical = _canonical(distinct, size)[inverse]
-    entry = np.concatenate(entries)
-    order = np.lexsort((entry, canonical))
-    canonical, entry = canonical[order], entry[order]
+    # Sorted by key, then game: one sort of both in a 64-bit word.
+    both = np.sort(_canonical(np.concatenate(keys), size).astype(np.uint64) << np.uint64(32)
+                   | np.concatenate(entries))
     # One posting a key and game, its corners ORed.
-    game = entry >> np.uint32(4)
-    firsts = np.flatnonzero((np.diff(canonical, prepend=canonical[0] ^ np.uint32(1)) != 0)
-                            | (np.diff(game, prepend=game[0] ^ np.uint32(1)) != 0))
-    corners = np.bitwise_or.reduceat(entry & np.uint32(15), firsts)
-    return Postings(canonical[firsts].copy(), (game[firsts] << np.uint32(4)) | corners)
+    pairs = both >> np.uint64(4)
+    firsts = np.flatnonzero(np.diff(pairs, prepend=pairs[0] ^ np.uint64(1)) != 0)
+    corners = np.bitwise_or.reduceat(both & np.uint64(15), firsts)
+    return Postings((both[firsts] >> np.uint64(32)).astype(np.uint32),
+                    ((both[firsts] | corners) & np.uint64(0xFFFFFFFF)).astype(np.uint32))
 
 
 def corner_query(pattern: Pattern) -> tuple[int, int] | None:
