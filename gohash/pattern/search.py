@@ -20,7 +20,6 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -394,14 +393,16 @@ class PatternQuery:
 
 def _chunks(store: GameStore, selected: npt.NDArray[np.bool_],
             size: int) -> list[tuple[int, int, int]]:
-    """The chunks of the store's games that hold a selected game: (segment,
-    first game, end), within one segment, cut at multiples of ``size``."""
+    """The chunks of the store's selected games: (segment, first game, end),
+    within one segment, each holding ``size`` selected games (the last of a
+    segment fewer), so that a few games picked from many (by a filter, or by
+    corner postings) make few chunks: a chunk costs some work of its own."""
     chunks: list[tuple[int, int, int]] = []
     for s in range(len(store.segments)):
         start, end = int(store.starts[s]), int(store.starts[s + 1])
-        cuts = [start, *range((start // size + 1) * size, end, size), end]
-        chunks.extend((s, a, b) for a, b in itertools.pairwise(cuts)
-                      if b > a and selected[a:b].any())
+        picked = np.flatnonzero(selected[start:end]) + start
+        chunks.extend((s, int(picked[i]), int(picked[min(i + size, len(picked)) - 1]) + 1)
+                      for i in range(0, len(picked), size))
     return chunks
 
 
