@@ -901,6 +901,11 @@ def test_corner_postings_never_drop_a_game_the_reference_finds(
             assert {numbers[n] for n, _ in expected} <= set(store.ids[games].tolist())
 
 
+# B D4 and W C3 in the lower left 7x7 corner of 9x9, every other point empty.
+CORNER_7 = "\n".join(["---------"] * 2 + [".......--"] * 3 + ["...X...--", "..O....--"]
+                     + [".......--"] * 2)
+
+
 def test_a_fully_specified_corner_is_searched_by_its_postings(tmp_path: Path) -> None:
     # B D4 then W C3 in a corner of a 9x9 board: the 7x7 corner fully specified
     # finds the game whatever corner it was played in, scanning only the games
@@ -914,8 +919,7 @@ def test_a_fully_specified_corner_is_searched_by_its_postings(tmp_path: Path) ->
     for name, text in games.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     db = _build(tmp_path, [str(tmp_path / name) for name in sorted(games)])
-    corner = "\n".join(["---------"] * 2 + [".......--"] * 3 + ["...X...--", "..O....--"]
-                       + [".......--"] * 2)
+    corner = CORNER_7
     query = PatternQuery(corner)
     assert query.corner is not None
     with Index(db, read_only=True) as index:
@@ -948,6 +952,15 @@ def test_index_check_verifies_the_corner_postings(four: str) -> None:
     with Index(four, read_only=True) as index:
         faults = index.check()
     assert any("corner postings are not those of its games" in fault for fault in faults)
+    # Postings of games the segment does not have: a search says the file is
+    # damaged (it checks the game numbers it reads, not the order).
+    entries_at = body_start + fields[5] - store_module._padded(4 * fields[4])
+    data[entries_at : entries_at + 4 * fields[4]] = b"\xff" * (4 * fields[4])
+    with open(path, "wb") as f:
+        f.write(data)
+    with Index(four, read_only=True) as index, pytest.raises(
+            DamagedIndexError, match="corner posting of a game its segment does not have"):
+        index.pattern(CORNER_7)
 
 
 def test_a_pattern_file_of_version_1_is_rebuilt(four: str) -> None:
