@@ -267,7 +267,7 @@ class PatternQuery:
         The candidates (the inverted filter, :class:`~gohash.pattern.store.Columns`,
         and for a pattern with a fully specified corner square the games whose
         corner postings hold its key, :meth:`_corner_filter`) are scanned in
-        chunks of :data:`CHUNK` games (fewer for a query of many placements:
+        chunks of :data:`CHUNK` selected games (fewer for a query of many placements:
         :data:`CHUNK_HITS`) by ``threads`` threads: by
         the compiled kernel, or by ``pure`` (candidate games to their hits, the
         pure twin) where given; each chunk's hits are summed up on arrays as it
