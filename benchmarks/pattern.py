@@ -60,6 +60,7 @@ from pathlib import Path
 from gohash.index.index import Index
 from gohash.index.patterns import pattern_path
 from gohash.index.queries import Filters
+from gohash.pattern.store import PatternFile
 
 _SPEC = importlib.util.spec_from_file_location(
     "kombilo_benchmark", Path(__file__).resolve().with_name("kombilo.py"))
@@ -299,8 +300,11 @@ def run(root: Path, files: list[Path], runs: int, scratch: Path,
     db = scratch / f"gohash-{len(files)}" / "gohash.db"
     ours = search_gohash(db, runs, patterns)
     pattern_file = Path(pattern_path(str(db), SIZE))
+    segments, _ = PatternFile(str(pattern_file), SIZE).read()
+    postings = sum(s.corners.keys.nbytes + s.corners.entries.nbytes for s in segments)
     print(f"gohash: {memory()}; pattern file {pattern_file.stat().st_size / 2**20:,.0f} MB "
-          f"({pattern_file.stat().st_size / gohash.games:,.0f} bytes a game)")
+          f"({pattern_file.stat().st_size / gohash.games:,.0f} bytes a game, of which the "
+          f"corner postings {postings / gohash.games:,.0f})")
     print(f"load average after: {kb.load()}")
     print()
     print(f"{len(files):,} games")

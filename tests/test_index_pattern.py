@@ -8,6 +8,7 @@ import json
 import os
 import threading
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,16 @@ from starlette.testclient import TestClient
 from gohash.cli import main
 from gohash.errors import DamagedIndexError, PatternError, QueryCancelled, QueryTooBroad
 from gohash.explorer.app import create_app
+from gohash.group.schemes import scheme
+from gohash.group.symmetry import ELEMENTS
 from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index, _game_boards
 from gohash.index.patterns import pattern_path
 from gohash.index.queries import Filters
+from gohash.pattern import corners as corners_module
 from gohash.pattern import search
+from gohash.pattern import store as store_module
+from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
 from gohash.pattern.search import PatternQuery
 from tests import sgfgen
 from tests.conftest import require_corpus
@@ -781,3 +787,207 @@ def test_chunks_and_threads_report_what_one_pass_does(tmp_path: Path,
             page = everything(limit=limit, offset=offset, compiled=compiled)
             assert page[0] == whole[0][offset : offset + limit]
             assert page[1:] == whole[1:]
+
+
+def _corner_reference(db: str, size: int) -> set[tuple[int, int, int]]:
+    """(canonical corner key's low 32 bits, game id, corner) of every nonzero key of
+    every corner square at every node of every game's main line, from the games'
+    boards as the pure replay rebuilds them: the reference for the postings."""
+    keys = scheme(CORNER_SCHEME, size)
+    inside = squares(size)
+    found = set()
+    with Index(db, read_only=True) as index:
+        for game_id, game_size, _ in _positions(db):
+            if game_size != size:
+                continue
+            for board in _boards(index, game_id).boards.tolist():
+                for c in range(4):
+                    h = 0
+                    for p in np.flatnonzero(inside[c]).tolist():
+                        if board[p]:
+                            h ^= (keys.black_keys, keys.white_keys)[board[p] - 1][p]
+                    if h:
+                        found.add((keys.canonical(h)[0] & 0xFFFFFFFF, game_id, c))
+    return found
+
+
+def _postings(db: str, size: int) -> set[tuple[int, int, int]]:
+    """What the pattern file's corner postings hold, as :func:`_corner_reference`."""
+    found = set()
+    with Index(db, read_only=True) as index:
+        store = index._game_store(size)
+        for segment in store.segments:
+            postings = segment.corners
+            assert (np.diff(postings.keys.astype(np.int64)) >= 0).all()
+            for key, entry in zip(postings.keys.tolist(), postings.entries.tolist(),
+                                  strict=True):
+                found |= {(key, int(segment.ids[entry >> 4]), c) for c in range(4)
+                          if entry >> c & 1}
+    return found
+
+
+def _corner_diagram(board: list[int], size: int, corner: int, outside: list[str]) -> str:
+    """A diagram whose square of ``corner`` holds ``board``'s stones there, fully
+    specified; ``outside[p]`` elsewhere."""
+    inside = squares(size)[corner]
+    symbols = [".XO"[board[p]] if inside[p] else outside[p] for p in range(size * size)]
+    return "\n".join("".join(symbols[r * size : (r + 1) * size]) for r in reversed(range(size)))
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data(), symmetry=st.sampled_from(["full", "d4", "none"]),
+       to_move=st.sampled_from([None, None, "b", "w"]),
+       max_move=st.none() | st.none() | st.integers(0, 60))
+def test_corner_postings_never_drop_a_game_the_reference_finds(
+        tmp_path_factory: Any, data: Any, symmetry: str, to_move: str | None,
+        max_move: int | None) -> None:
+    """The postings hold every corner key of every game (against keys hashed from
+    the pure replay's boards), and a pattern with a fully specified corner
+    square, taken from a game's position turned by any element so that it
+    occurs, finds by them what the brute-force reference finds, on the compiled
+    and on the pure path."""
+    record = data.draw(sgfgen.records(st.sampled_from([5, 8, 9, 13]), same_size=True,
+                                      faults=False, max_depth=0, max_games=4))
+    folder = tmp_path_factory.mktemp("records")
+    path = folder / "games.sgf"
+    path.write_text(record.sgf(), encoding="utf-8")
+    db = _build(folder, [str(path)])
+    size = record.games[0].size
+    assert _postings(db, size) == _corner_reference(db, size)
+    held = [game_id for game_id, _, positions in _positions(db) if positions]
+    if not held:
+        return
+    with Index(db, read_only=True) as index:
+        game_id = data.draw(st.sampled_from(held))
+        boards = _boards(index, game_id).boards
+    board = boards[data.draw(st.integers(0, len(boards) - 1))]
+    g = data.draw(st.sampled_from(ELEMENTS))
+    turned = g.image_array(board.reshape(size, size)).reshape(-1)
+    if g.swap:
+        turned = np.where(turned == 0, 0, 3 - turned)
+    # Outside the square: not looked at, anything, or what the position holds
+    # there (so that the pattern occurs), now and then something else.
+    outside = [".XO"[v] if c == "=" else c for v, c in zip(turned.tolist(), data.draw(
+        st.lists(st.sampled_from("----***=====xo"), min_size=size * size, max_size=size * size)),
+        strict=True)]
+    corner = data.draw(st.integers(0, 3))
+    diagram = _corner_diagram(turned.tolist(), size, corner, outside)
+    query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move)
+    assert query.corner is not None or not turned[squares(size)[corner]].any()
+    expected = set()
+    with Index(db, read_only=True) as index:
+        numbers = dict(index._db.execute("SELECT game, id FROM games").fetchall())
+    for number, game in enumerate(record.games):
+        if number not in numbers:
+            continue
+        arrays = game_arrays(sgfgen.Record((game,)))
+        held = {p for _, p, _, _ in reference_hits(
+            diagram, symmetry, arrays, to_move={None: 0, "b": 1, "w": 2}[to_move],
+            max_move=-1 if max_move is None else max_move)}
+        with Index(db, read_only=True) as index:
+            positions = index._db.execute("SELECT positions FROM games WHERE id = ?",
+                                          (numbers[number],)).fetchone()[0]
+        expected |= {(number, p) for p in held if p < positions}
+    options = {"symmetry": symmetry, "to_move": to_move, "max_move": max_move}
+    for compiled in (False, True):
+        assert _record_hits(db, diagram, compiled=compiled, **options) == expected
+    assert _everything(db, diagram, compiled=True, **options) == _everything(
+        db, diagram, compiled=False, **options)
+    if query.corner is not None:
+        with Index(db, read_only=True) as index:
+            store = index._game_store(size)
+            games, _ = corner_games(store.segments, store.starts, query.corner[0])
+            assert {numbers[n] for n, _ in expected} <= set(store.ids[games].tolist())
+
+
+# B D4 and W C3 in the lower left 7x7 corner of 9x9, every other point empty.
+CORNER_7 = "\n".join(["---------"] * 2 + [".......--"] * 3 + ["...X...--", "..O....--"]
+                     + [".......--"] * 2)
+
+
+def test_a_fully_specified_corner_is_searched_by_its_postings(tmp_path: Path) -> None:
+    # B D4 then W C3 in a corner of a 9x9 board: the 7x7 corner fully specified
+    # finds the game whatever corner it was played in, scanning only the games
+    # whose postings hold its key, and only the placements in that corner.
+    games = {"a.sgf": "(;GM[1]FF[4]SZ[9];B[df];W[cg];B[ff])",  # lower left
+             "b.sgf": "(;GM[1]FF[4]SZ[9];B[fd];W[gc])",  # upper right, turned
+             # Every stone the corner needs, never the corner: the inverted filter
+             # lets it through, the postings do not.
+             "c.sgf": "(;GM[1]FF[4]SZ[9];B[df];W[ee];B[aa];W[cg])",
+             "d.sgf": "(;GM[1]FF[4]SZ[9];B[ee])"}
+    for name, text in games.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / name) for name in sorted(games)])
+    corner = CORNER_7
+    query = PatternQuery(corner)
+    assert query.corner is not None
+    with Index(db, read_only=True) as index:
+        found = index.pattern(corner, limit=None)
+        assert sorted(Path(m.record.file).name for m in found.matches) == ["a.sgf", "b.sgf"]
+        assert (found.searched, found.candidates) == (4, 2)
+        assert index.check() == []
+    assert _everything(db, corner, compiled=True) == _everything(db, corner, compiled=False)
+
+
+def test_index_check_verifies_the_corner_postings(four: str) -> None:
+    path = pattern_path(four, 9)
+    with Index(four, read_only=True) as index:
+        index.pattern(CORNER_9)
+        segment = index._game_store(9).segments[0]
+        assert len(segment.corners)
+    # A posting's key changed, its segment's CRC written again: only the
+    # recount of the postings from the games tells.
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+    header = store_module._FILE.size
+    body_start = header + store_module._SEGMENT.size
+    fields = store_module._SEGMENT.unpack_from(data, header)
+    keys_at = body_start + fields[5] - 2 * store_module._padded(4 * fields[4])
+    data[keys_at] ^= 0xFF
+    crc = zlib.crc32(bytes(data[body_start : body_start + fields[5]]))
+    store_module._SEGMENT.pack_into(data, header, *fields[:6], crc)
+    with open(path, "wb") as f:
+        f.write(data)
+    with Index(four, read_only=True) as index:
+        faults = index.check()
+    assert any("corner postings are not those of its games" in fault for fault in faults)
+    # Postings of games the segment does not have: a search says the file is
+    # damaged (it checks the game numbers it reads, not the order).
+    entries_at = body_start + fields[5] - store_module._padded(4 * fields[4])
+    data[entries_at : entries_at + 4 * fields[4]] = b"\xff" * (4 * fields[4])
+    with open(path, "wb") as f:
+        f.write(data)
+    with Index(four, read_only=True) as index, pytest.raises(
+            DamagedIndexError, match="corner posting of a game its segment does not have"):
+        index.pattern(CORNER_7)
+
+
+def test_a_pattern_file_of_version_1_is_rebuilt(four: str) -> None:
+    # Version 1 had no corner postings: check names it, the next search rebuilds it.
+    before = _everything(four, CORNER_9)
+    path = pattern_path(four, 9)
+    with open(path, "r+b") as f:
+        f.write(store_module._FILE.pack(b"GHPATTRN", 1, 9))
+    with Index(four, read_only=True) as index:
+        assert any("not a pattern file of version 2" in fault for fault in index.check())
+    assert _everything(four, CORNER_9) == before
+    with Index(four, read_only=True) as index:
+        assert index.check() == []
+        assert all(len(s.corners) for s in index._game_store(9).segments)
+
+
+@settings(max_examples=30, deadline=None)
+@given(keys=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=50),
+       size=st.sampled_from([5, 9, 19]))
+def test_corner_keys_are_canonical_as_the_scheme_makes_them(keys: list[int], size: int) -> None:
+    """The postings' canonical form (only the images leading with the least slot
+    formed) is the scheme's, for any keys and for keys of symmetric corners (a
+    stone on the diagonal, the same stone in every corner, both colours)."""
+    scheme_ = scheme(CORNER_SCHEME, size)
+    black, white = scheme_.black_keys, scheme_.white_keys
+    last = size * size - 1
+    keys += [black[0], black[0] ^ black[size - 1] ^ black[last - size + 1] ^ black[last],
+             black[size + 1] ^ white[size + 1], black[0] ^ white[last]]
+    expected = [scheme_.canonical(k)[0] & 0xFFFFFFFF for k in keys]
+    assert corners_module._canonical(np.array(keys, dtype=np.uint64), size).tolist() == expected

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import DamagedIndexError
+from ..pattern.corners import corner_postings
 from ..pattern.store import Columns, GameStore, PatternFile, Segment, flatten
 
 __all__ = ["pattern_faults", "pattern_path", "pattern_store"]
@@ -70,7 +71,8 @@ def _games(db: sqlite3.Connection, size: int, index: str) -> tuple[
 
 def _segments(db: sqlite3.Connection, index: str, size: int,
               ids: npt.NDArray[np.int64]) -> Iterator[Segment]:
-    """The games ``ids`` replayed, :data:`SEGMENT_GAMES` at a time."""
+    """The games ``ids`` replayed, :data:`SEGMENT_GAMES` at a time, with their
+    corner postings."""
     width = (size * size + 7) // 8
     for start in range(0, len(ids), SEGMENT_GAMES):
         chunk = ids[start : start + SEGMENT_GAMES].tolist()
@@ -99,7 +101,8 @@ def _segments(db: sqlite3.Connection, index: str, size: int,
                       np.array([_sha(row[5], row[0], index) for row in rows],
                                dtype=np.uint64),
                       np.frombuffer(b"".join(row[2] for row in rows), dtype=np.uint8),
-                      np.frombuffer(b"".join(row[3] for row in rows), dtype=np.uint8), flat)
+                      np.frombuffer(b"".join(row[3] for row in rows), dtype=np.uint8), flat,
+                      corner_postings(flat, size))
 
 
 @contextmanager

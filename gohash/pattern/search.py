@@ -20,7 +20,6 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +35,7 @@ from ..errors import PatternError, QueryCancelled, QueryTooBroad
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
 from ..index.queries import Record, move_json
+from .corners import corner_games, corner_query, placement_corners
 from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
 from .match import Found, Matcher
 from .store import GameStore
@@ -241,6 +241,11 @@ class PatternQuery:
         self.keys: KeyScheme = scheme(PATTERN_SCHEME, pattern.size)
         self.placements: tuple[Placement, ...] = placements(pattern, self.keys, symmetry)
         self.symmetries = symmetries(pattern, symmetry)
+        # A fully specified corner square: its key picks the games (and, in each,
+        # the corners) to scan.
+        self.corner = corner_query(pattern)
+        self.placement_corners = None if self.corner is None else placement_corners(
+            pattern, self.corner[1], self.placements)
         self.matcher = Matcher(
             self.placements, self.keys,
             to_move={None: 0, "any": 0, "b": 1, "w": 2}[to_move],
@@ -259,9 +264,11 @@ class PatternQuery:
         ``limit`` matches (None: all) from the ``offset``-th, in the store's order,
         their records asked of ``records`` (game ids to records) for those only.
 
-        The candidates (the inverted filter, :class:`~gohash.pattern.store.Columns`)
-        are scanned in chunks of :data:`CHUNK` games (fewer for a query of many
-        placements: :data:`CHUNK_HITS`) by ``threads`` threads: by
+        The candidates (the inverted filter, :class:`~gohash.pattern.store.Columns`,
+        and for a pattern with a fully specified corner square the games whose
+        corner postings hold its key, :meth:`_corner_filter`) are scanned in
+        chunks of :data:`CHUNK` selected games (fewer for a query of many placements:
+        :data:`CHUNK_HITS`) by ``threads`` threads: by
         the compiled kernel, or by ``pure`` (candidate games to their hits, the
         pure twin) where given; each chunk's hits are summed up on arrays as it
         ends and only the matches a page may need are kept, so the working
@@ -272,10 +279,18 @@ class PatternQuery:
         deadline = None if timeout is None else time.monotonic() + timeout
         wanted = None if limit is None else offset + limit
         per_chunk = min(CHUNK, max(256, CHUNK_HITS // len(self.placements) // 64 * 64))
-        chunks = _chunks(store, selected, per_chunk)
+        narrowed, corner_bits = self._corner_filter(store, selected)
+        chunks = _chunks(store, narrowed, per_chunk)
         tally = _Tally(self, store)
         stop = threading.Event()
         candidates = [0] * len(chunks)
+
+        def alive_of(start: int, end: int) -> npt.NDArray[np.uint64]:
+            base = start - start % 64
+            alive = self.matcher.alive(store.columns, base, end)
+            if corner_bits is not None:
+                alive &= corner_bits[self.placement_corners, base // 64 : (end + 63) // 64]
+            return alive
 
         def work(chunk: tuple[int, int, int]) -> tuple[int, _Part] | None:
             if stop.is_set() or (cancel is not None and cancel.is_set()) or (
@@ -284,8 +299,8 @@ class PatternQuery:
                 return None
             s, start, end = chunk
             base = start - start % 64
-            alive = self.matcher.alive(store.columns, base, end)
-            games = _candidates(alive, base, start, end, selected)
+            alive = alive_of(start, end)
+            games = _candidates(alive, base, start, end, narrowed)
             if pure is not None:
                 found = pure(games)
             else:
@@ -309,8 +324,7 @@ class PatternQuery:
             if cancel is not None and cancel.is_set():
                 raise QueryCancelled("the pattern search was cancelled")
             scanned = sum(candidates)
-            remaining = sum(len(_candidates(self.matcher.alive(store.columns, a - a % 64, b),
-                                            a - a % 64, a, b, selected))
+            remaining = sum(len(_candidates(alive_of(a, b), a - a % 64, a, b, narrowed))
                             for (_, a, b), p in zip(chunks, parts, strict=True) if p is None)
             total, hits = scanned + remaining, sum(p.total for p in done)
             raise QueryTooBroad(
@@ -319,6 +333,25 @@ class PatternQuery:
                 scanned=scanned, total=total, hits=hits)
         return tally.result(done, records, searched=int(selected.sum()),
                             candidates=sum(candidates), limit=limit, offset=offset)
+
+    def _corner_filter(self, store: GameStore, selected: npt.NDArray[np.bool_]
+                       ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64] | None]:
+        """``selected`` narrowed to the games whose corner postings hold the
+        query's corner key (:mod:`gohash.pattern.corners`), and ``[corner, word]``
+        the bitsets over the store's games (as the inverted filter's) of those
+        that held it in that corner; ``selected`` and None for a query without a
+        fully specified corner square."""
+        if self.corner is None:
+            return selected, None
+        games, corners = corner_games(store.segments, store.starts, self.corner[0])
+        words = (len(store) + 63) // 64
+        flags = np.zeros((4, words * 64), dtype=np.bool_)
+        for c in range(4):
+            flags[c, games[(corners >> c) & 1 == 1]] = True
+        bits = np.packbits(flags, axis=1, bitorder="little").view(np.uint64)
+        held = np.zeros(len(store), dtype=np.bool_)
+        held[games] = True
+        return selected & held, bits
 
     @cached_property
     def _to_query(self) -> npt.NDArray[np.int32]:
@@ -360,14 +393,16 @@ class PatternQuery:
 
 def _chunks(store: GameStore, selected: npt.NDArray[np.bool_],
             size: int) -> list[tuple[int, int, int]]:
-    """The chunks of the store's games that hold a selected game: (segment,
-    first game, end), within one segment, cut at multiples of ``size``."""
+    """The chunks of the store's selected games: (segment, first game, end),
+    within one segment, each holding ``size`` selected games (the last of a
+    segment fewer), so that a few games picked from many (by a filter, or by
+    corner postings) make few chunks: a chunk costs some work of its own."""
     chunks: list[tuple[int, int, int]] = []
     for s in range(len(store.segments)):
         start, end = int(store.starts[s]), int(store.starts[s + 1])
-        cuts = [start, *range((start // size + 1) * size, end, size), end]
-        chunks.extend((s, a, b) for a, b in itertools.pairwise(cuts)
-                      if b > a and selected[a:b].any())
+        picked = np.flatnonzero(selected[start:end]) + start
+        chunks.extend((s, int(picked[i]), int(picked[min(i + size, len(picked)) - 1]) + 1)
+                      for i in range(0, len(picked), size))
     return chunks
 
 

@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from ..errors import PatternError
 from ..index.games import sgf_order
+from .corners import Postings, corner_postings
 
 try:
     from . import _match
@@ -84,13 +85,15 @@ class Segment:
     """A run of games in a :class:`PatternFile`: their ids, the first 64 bits of
     their SHA-256 (``shas``; a replaced game is another game), their bitmaps of
     points ever black and ever white (the games table's, one after the other),
-    and their main lines replayed (:class:`Flat`)."""
+    their main lines replayed (:class:`Flat`) and the postings of their corner
+    keys (:func:`~gohash.pattern.corners.corner_postings` of ``flat``)."""
 
     ids: I64
     shas: U64
     ever_black: U8
     ever_white: U8
     flat: Flat
+    corners: Postings
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -98,26 +101,31 @@ class Segment:
 
 # A file: its header, then segments, each a header and its columns (each
 # padded to 8 bytes) in _COLUMNS' order.  A segment's header holds the CRC-32
-# of its columns, which `index check` verifies; a search checks their shapes
-# and the kernel every value it indexes with.
+# of its columns, which `index check` verifies (and the corner postings against
+# the replayed games they come from); a search checks their shapes and the
+# kernel every value it indexes with.  Version 2 added the corner postings.
 _FILE = struct.Struct("<8sII")
 _FILE_MAGIC = b"GHPATTRN"
-_FILE_VERSION = 1
-_SEGMENT = struct.Struct("<8sQQQQI4x")
-_SEGMENT_MAGIC = b"SEGMENT1"
-# (name, dtype, length): g games, n nodes, c changes, w bitmap bytes a game.
+_FILE_VERSION = 2
+_SEGMENT = struct.Struct("<8sQQQQQI4x")
+_SEGMENT_MAGIC = b"SEGMENT2"
+# (name, dtype, length): g games, n nodes, c changes, w bitmap bytes a game,
+# p corner postings.
 _COLUMNS = (
     ("ids", np.int64, "g"), ("shas", np.uint64, "g"), ("node_offsets", np.int64, "g+1"),
     ("change_offsets", np.int64, "g+1"), ("to_move", np.int8, "n"),
     ("next_colour", np.int8, "n"), ("move_number", np.int32, "n"),
     ("next_point", np.int32, "n"), ("change_counts", np.uint16, "n"),
     ("changes", np.uint16, "c"), ("removed", np.uint8, "gw"), ("ever_black", np.uint8, "gw"),
-    ("ever_white", np.uint8, "gw"),
+    ("ever_white", np.uint8, "gw"), ("corner_keys", np.uint32, "p"),
+    ("corner_entries", np.uint32, "p"),
 )
 
 
-def _lengths(games: int, nodes: int, changes: int, width: int) -> dict[str, int]:
-    return {"g": games, "g+1": games + 1, "n": nodes, "c": changes, "gw": games * width}
+def _lengths(games: int, nodes: int, changes: int, width: int,
+             postings: int) -> dict[str, int]:
+    return {"g": games, "g+1": games + 1, "n": nodes, "c": changes, "gw": games * width,
+            "p": postings}
 
 
 def _padded(n: int) -> int:
@@ -142,7 +150,8 @@ class PatternFile:
         return self._read(verify=False)
 
     def faults(self) -> list[str]:
-        """Every fault of the file, CRCs included; none for a missing file."""
+        """Every fault of the file, CRCs included, and corner postings that are not
+        those of their segment's games; none for a missing file."""
         return self._read(verify=True)[1]
 
     def _read(self, *, verify: bool) -> tuple[list[Segment], list[str]]:
@@ -166,9 +175,10 @@ class PatternFile:
         while at < total:
             if at + _SEGMENT.size > total:
                 return segments, [f"{self.path}: segment at byte {at:,} cut short"]
-            magic, games, nodes, changes, body, crc = _SEGMENT.unpack_from(buffer, at)
+            magic, games, nodes, changes, postings, body, crc = _SEGMENT.unpack_from(buffer,
+                                                                                     at)
             start = at + _SEGMENT.size
-            lengths = _lengths(games, nodes, changes, self.width)
+            lengths = _lengths(games, nodes, changes, self.width, postings)
             expected = sum(_padded(np.dtype(t).itemsize * lengths[n]) for _, t, n in _COLUMNS)
             if magic != _SEGMENT_MAGIC or body != expected or start + body > total:
                 return segments, [f"{self.path}: segment at byte {at:,} is damaged or cut "
@@ -181,9 +191,12 @@ class PatternFile:
                 count = lengths[length]
                 columns[name] = np.frombuffer(buffer, dtype=dtype, count=count, offset=offset)
                 offset += _padded(np.dtype(dtype).itemsize * count)
+            corners = Postings(columns.pop("corner_keys"), columns.pop("corner_entries"))
             segment = Segment(columns.pop("ids"), columns.pop("shas"), columns.pop("ever_black"),
-                              columns.pop("ever_white"), Flat(**columns))
+                              columns.pop("ever_white"), Flat(**columns), corners)
             fault = _shape_fault(segment)
+            if not fault and verify:
+                fault = _postings_fault(segment, self.size)
             if fault:
                 return segments, [f"{self.path}: segment at byte {at:,}: {fault}"]
             segments.append(segment)
@@ -217,7 +230,8 @@ class PatternFile:
     def _write_segment(self, f: object, segment: Segment) -> None:
         flat = segment.flat
         values = {"ids": segment.ids, "shas": segment.shas, "ever_black": segment.ever_black,
-                  "ever_white": segment.ever_white,
+                  "ever_white": segment.ever_white, "corner_keys": segment.corners.keys,
+                  "corner_entries": segment.corners.entries,
                   **{c.name: getattr(flat, c.name) for c in fields(flat)}}
         parts = []
         for name, dtype, _ in _COLUMNS:
@@ -225,7 +239,8 @@ class PatternFile:
             parts.append(raw + bytes(_padded(len(raw)) - len(raw)))
         body = b"".join(parts)
         header = _SEGMENT.pack(_SEGMENT_MAGIC, len(segment), len(flat.to_move),
-                               len(flat.changes), len(body), zlib.crc32(body))
+                               len(flat.changes), len(segment.corners), len(body),
+                               zlib.crc32(body))
         f.write(header)  # type: ignore[attr-defined]
         f.write(body)  # type: ignore[attr-defined]
 
@@ -239,6 +254,20 @@ def _shape_fault(segment: Segment) -> str | None:
             return f"its {name} offsets do not cut its columns into games"
     if len(segment) and np.any(np.diff(segment.ids) <= 0):
         return "its game ids are not increasing"
+    return None
+
+
+def _postings_fault(segment: Segment, size: int) -> str | None:
+    """What is wrong with a segment's corner postings: not those of its replayed
+    games (a search finds a key's games by a binary search, so postings out of
+    order would lose games, not fail)."""
+    try:
+        again = corner_postings(segment.flat, size)
+    except ValueError as e:
+        return f"its corner postings cannot be recomputed: {e}"
+    if not (np.array_equal(again.keys, segment.corners.keys)
+            and np.array_equal(again.entries, segment.corners.entries)):
+        return "its corner postings are not those of its games"
     return None
 
 

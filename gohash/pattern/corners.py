@@ -1,0 +1,214 @@
+"""Canonical corner keys: which games held a fully specified corner, found by key.
+
+Scope: :func:`corner_postings`, a run of replayed games' postings (the key of
+each corner square at every node of each main line, reduced to its canonical
+form by the key maps ``T_g``, one posting per key and game, sorted by key);
+:func:`corner_query`, the key and corner of a pattern whose corner square is
+fully specified; :func:`corner_games`, the games of a store's segments that
+hold a key; :func:`placement_corners`, the corner each placement lies in.
+Keys only propose games: each is confirmed on the exact stones by the scan.
+Design: docs/design.md, ``gohash.pattern.corners``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from ..group.schemes import scheme
+from .diagram import BLACK, EMPTY, WHITE, Pattern, Placement
+
+if TYPE_CHECKING:
+    from .store import Flat, Segment
+
+__all__ = ["CORNER", "CORNER_SCHEME", "Postings", "corner_games", "corner_postings",
+           "corner_query", "placement_corners"]
+
+CORNER = 7
+"""The side of a corner square (Kombilo's corner hash covers the same 7x7);
+the whole board on boards smaller than that."""
+
+CORNER_SCHEME = "regular64"
+"""The key scheme of corner keys: 64-bit XOR keys on which all 16 elements act
+by a slot permutation, whatever scheme the index itself uses."""
+
+_GAMES = 4096  # games whose changes are keyed at a time: bounds the working memory
+_KEYS = 1 << 17  # keys made canonical at a time: the same
+
+
+@dataclass(frozen=True)
+class Postings:
+    """A segment's corner postings, sorted by key, then game: ``keys`` the low 32
+    bits of a canonical corner key, ``entries`` ``game << 4 | corners``, the
+    game's number in its segment and the bits ``1 << c`` of the corners ``c``
+    (:func:`squares`' order) whose square held the key at some node."""
+
+    keys: npt.NDArray[np.uint32]
+    entries: npt.NDArray[np.uint32]
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+@cache
+def squares(size: int) -> npt.NDArray[np.bool_]:
+    """``[corner, point]``: whether the flat point (``row * size + col``, row 0 the
+    bottom line) lies in the corner's square: lower left, lower right, upper
+    left, upper right."""
+    side = min(CORNER, size)
+    inside = np.zeros((4, size, size), dtype=np.bool_)
+    for c, (rows, cols) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+        r = slice(size - side, size) if rows else slice(0, side)
+        k = slice(size - side, size) if cols else slice(0, side)
+        inside[c, r, k] = True
+    inside.flags.writeable = False
+    return inside.reshape(4, size * size)
+
+
+@cache
+def _zobrist(size: int) -> npt.NDArray[np.uint64]:
+    """``[point, colour]``: a stone's key (0 for an empty point)."""
+    keys = scheme(CORNER_SCHEME, size)
+    table = np.zeros((size * size, 3), dtype=np.uint64)
+    table[:, 1] = keys.black_keys
+    table[:, 2] = keys.white_keys
+    table.flags.writeable = False
+    return table
+
+
+def _canonical(keys: npt.NDArray[np.uint64], size: int) -> npt.NDArray[np.uint32]:
+    """The low 32 bits of each key's canonical form under all 16 elements (the
+    least ``T_g(k)``, :meth:`~gohash.group.schemes.KeyScheme.canonical_array`'s
+    keys).  In the regular representation the leading slot of the 16 images
+    is each of the key's 16 slots once, so only the images that lead with the
+    least slot (one or two, mostly) are formed."""
+    permutations = np.array(scheme(CORNER_SCHEME, size).permutations, dtype=np.intp)
+    out = np.zeros(len(keys), dtype=np.uint32)
+    for start in range(0, len(keys), _KEYS):
+        part = keys[start : start + _KEYS]
+        # digits[:, s]: slot s, slot 0 the most significant.
+        as_bytes = part.astype(">u8").view(np.uint8).reshape(-1, 8)
+        digits = np.empty((len(part), 16), dtype=np.uint8)
+        digits[:, 0::2] = as_bytes >> 4
+        digits[:, 1::2] = as_bytes & 15
+        leading = digits[:, permutations[:, 0]]
+        least = np.full(len(part), np.iinfo(np.uint64).max, dtype=np.uint64)
+        for g, held in enumerate((leading == leading.min(axis=1, keepdims=True)).T):
+            rows = np.flatnonzero(held)
+            image = digits[rows][:, permutations[g]]
+            packed = np.ascontiguousarray((image[:, 0::2] << 4) | image[:, 1::2])
+            least[rows] = np.minimum(least[rows], packed.view(">u8").reshape(-1))
+        out[start : start + _KEYS] = (least & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return out
+
+
+def corner_postings(flat: Flat, size: int) -> Postings:
+    """The postings of the games of ``flat`` (main lines replayed,
+    :class:`~gohash.pattern.store.Flat`): for each game and corner, the key of
+    the corner's square after every node that changed it (the empty square's
+    key, 0, left out: every game's start holds it), canonical.  Raises
+    ValueError for columns that do not agree or a change off the board."""
+    npts = size * size
+    games = len(flat.node_offsets) - 1
+    if int(flat.change_counts.sum()) != len(flat.changes) or (
+            flat.change_offsets[-1] != len(flat.changes)):
+        raise ValueError("its change counts do not add up to its changes")
+    if len(flat.changes) and int(flat.changes.max()) >> 4 >= npts:
+        raise ValueError("a change off the board")
+    zobrist = _zobrist(size)
+    inside = squares(size)
+    keys, entries = [], []
+    for first in range(0, games, _GAMES):
+        last = min(games, first + _GAMES)
+        n0, n1 = int(flat.node_offsets[first]), int(flat.node_offsets[last])
+        c0, c1 = int(flat.change_offsets[first]), int(flat.change_offsets[last])
+        changes = flat.changes[c0:c1].astype(np.intp)
+        point = changes >> 4
+        delta = zobrist[point, (changes >> 2) & 3] ^ zobrist[point, changes & 3]
+        node = np.repeat(np.arange(n1 - n0), flat.change_counts[n0:n1])
+        game_of_node = np.repeat(np.arange(first, last, dtype=np.uint32),
+                                 np.diff(flat.node_offsets[first : last + 1]))
+        for c in range(4):
+            at = np.flatnonzero(inside[c, point])
+            if not len(at):
+                continue
+            # A game's key after a change: the XOR of its changes so far, the
+            # running XOR of the run cut at the game's first change.
+            running = np.bitwise_xor.accumulate(delta[at])
+            nodes = node[at]
+            game = game_of_node[nodes]
+            starts = np.flatnonzero(np.diff(game, prepend=np.uint32(games)) != 0)
+            before = np.concatenate([np.zeros(1, dtype=np.uint64), running])[starts]
+            running ^= np.repeat(before, np.diff(np.append(starts, len(at))))
+            # After each node: the key after its last change there.
+            ends = np.flatnonzero(np.diff(nodes, append=-1) != 0)
+            key, game = running[ends], game[ends]
+            kept = key != 0
+            keys.append(key[kept])
+            entries.append(game[kept] << np.uint32(4) | np.uint32(1 << c))
+    if not sum(len(k) for k in keys):
+        return Postings(np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
+    # Sorted by key, then game: one sort of both in a 64-bit word.
+    both = np.sort(_canonical(np.concatenate(keys), size).astype(np.uint64) << np.uint64(32)
+                   | np.concatenate(entries))
+    # One posting a key and game, its corners ORed.
+    pairs = both >> np.uint64(4)
+    firsts = np.flatnonzero(np.diff(pairs, prepend=pairs[0] ^ np.uint64(1)) != 0)
+    corners = np.bitwise_or.reduceat(both & np.uint64(15), firsts)
+    return Postings((both[firsts] >> np.uint64(32)).astype(np.uint32),
+                    ((both[firsts] | corners) & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+
+
+def corner_query(pattern: Pattern) -> tuple[int, int] | None:
+    """The key (as :class:`Postings` hold it) and corner of a corner square of
+    ``pattern`` whose every point is black, white or empty and some point a
+    stone (the first such); None if it has none (an empty square's key, 0, is
+    every game's at its start)."""
+    codes = np.array(pattern.codes)
+    zobrist = _zobrist(pattern.size)
+    for c, inside in enumerate(squares(pattern.size)):
+        points = np.flatnonzero(inside)
+        if not np.isin(codes[points], (EMPTY, BLACK, WHITE)).all():
+            continue
+        key = int(np.bitwise_xor.reduce(zobrist[points, codes[points]]))
+        if key != 0:
+            canonical, _ = scheme(CORNER_SCHEME, pattern.size).canonical(key)
+            return canonical & 0xFFFFFFFF, c
+    return None
+
+
+def placement_corners(pattern: Pattern, corner: int,
+                      placements: tuple[Placement, ...]) -> npt.NDArray[np.intp]:
+    """The corner whose square each placement puts the pattern's square of
+    ``corner`` on: that of the image of its corner point (a corner placement
+    is not moved, and every element maps corner points onto corner points)."""
+    n = pattern.size
+    vertices = (0, n - 1, (n - 1) * n, n * n - 1)  # in the order of squares()
+    at = pattern.region.index(vertices[corner])
+    return np.array([vertices.index(p.points[at]) for p in placements], dtype=np.intp)
+
+
+def corner_games(segments: list[Segment], starts: npt.NDArray[np.int64],
+                 key: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+    """The games (store numbers: segment ``s``'s game 0 is ``starts[s]``) whose
+    postings hold ``key``, and the corners (bits) that held it, in order; a
+    binary search in each segment's postings.  Raises ValueError for a posting
+    of a game its segment does not have."""
+    games, corners = [], []
+    for s, segment in enumerate(segments):
+        postings = segment.corners
+        lo, hi = np.searchsorted(postings.keys, np.uint32(key), side="left"), np.searchsorted(
+            postings.keys, np.uint32(key), side="right")
+        entries = postings.entries[lo:hi]
+        game = (entries >> np.uint32(4)).astype(np.int64)
+        if len(game) and int(game.max()) >= len(segment):
+            raise ValueError("a corner posting of a game its segment does not have")
+        games.append(game + int(starts[s]))
+        corners.append((entries & np.uint32(15)).astype(np.uint8))
+    if not games:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    return np.concatenate(games), np.concatenate(corners)
