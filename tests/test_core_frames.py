@@ -1,7 +1,8 @@
-"""The compiled frame packer (``gohash.pipeline._core.pack_frames``) and settler of symmetric
-keys (``gohash.pipeline._core.settle_symmetric``) against their numpy twins,
-:func:`gohash.pipeline.frames.frame_rows` and :func:`gohash.pipeline.frames.settle_stones`, and
-against bad indices."""
+"""The compiled frame packer (``gohash.pipeline._core.pack_frames``), settler of symmetric
+keys (``gohash.pipeline._core.settle_symmetric``) and canonical keys of the regular schemes
+(``gohash.pipeline._core.canonical_slots``) against their numpy twins,
+:func:`gohash.pipeline.frames.frame_rows`, :func:`gohash.pipeline.frames.settle_stones` and
+:meth:`gohash.group.schemes.KeyScheme.canonical_and_ties`, and against bad indices."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gohash.group.schemes import scheme
 from gohash.pipeline import _core
+from gohash.pipeline.columns import canonical_compiled
 from gohash.pipeline.frames import frame_rows, gathers, packed_rows, settle_stones
 
 
@@ -146,3 +149,48 @@ def test_settling_refuses_bad_indices(change: dict[str, object], message: str) -
     arguments.update(change)
     with pytest.raises(ValueError, match=message):
         _core.settle_symmetric(*arguments.values())  # type: ignore[arg-type]
+
+
+@given(st.sampled_from(["regular64", "regular128"]), st.integers(0, 60), st.integers(0, 2**32 - 1),
+       st.sampled_from(["full", "d4"]))
+@settings(max_examples=150, deadline=None)
+def test_compiled_canonical_keys_equal_the_numpy_twin(name: str, count: int, seed: int,
+                                                      group: str) -> None:
+    keys = scheme(name, 19)
+    rng = np.random.default_rng(seed)
+    words = rng.integers(0, 2**64, size=(count, keys.bits // 64), dtype=np.uint64)
+    # Hashes with few distinct slots: many images tie, as symmetric positions' do.
+    words[: count // 3] &= np.uint64(0x0101010101010101 * rng.integers(0, 2))
+    hashes = words.reshape(-1) if keys.bits == 64 else words
+    got = canonical_compiled(_core, hashes, keys, group)
+    want = keys.canonical_and_ties(hashes, group)
+    for mine, theirs in zip(got, want, strict=True):
+        assert mine.dtype == theirs.dtype
+        assert np.array_equal(mine, theirs)
+    # On real positions too: the hashes of a game's boards, turned.
+    stones = symmetric_stones(rng, 19, 4).reshape(-1, 19, 19)
+    board_hashes = keys.hash_arrays(stones)
+    for mine, theirs in zip(canonical_compiled(_core, board_hashes, keys, group),
+                            keys.canonical_and_ties(board_hashes, group), strict=True):
+        assert np.array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"slot_bits": 16}, "slots of 16 bits"),
+        ({"perms": np.full((16, 16), 16, dtype=np.int64)}, "slot table entry"),
+        ({"perms": np.zeros((16, 8), dtype=np.int64)}, "slot table"),
+        ({"lowest": np.zeros(2, dtype=np.uint8)}, "different lengths"),
+    ],
+)
+def test_canonical_keys_refuse_bad_tables(change: dict[str, object], message: str) -> None:
+    arguments: dict[str, object] = {
+        "hashes": np.ones((1, 2), dtype=np.uint64),
+        "perms": np.array(scheme("regular128", 9).permutations, dtype=np.int64),
+        "slot_bits": 8, "keys": np.zeros((1, 2), dtype=np.uint64),
+        "lowest": np.zeros(1, dtype=np.uint8),
+    }
+    arguments.update(change)
+    with pytest.raises(ValueError, match=message):
+        _core.canonical_slots(*arguments.values())  # type: ignore[arg-type]

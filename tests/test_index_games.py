@@ -12,6 +12,7 @@ import pytest
 
 from gohash.errors import GohashError
 from gohash.go.board import Board
+from gohash.index.build import _plain_records, _stored
 from gohash.index.games import (
     EncodedGame,
     encode_game,
@@ -199,3 +200,44 @@ def test_corpus_games_replay_to_the_pipelines_positions() -> None:
     corpus = require_corpus()
     assert pipeline_games([str(corpus / "small"), str(corpus / "ai-games" / "AlphaGo")],
                           variations=True) > 500
+
+
+def plain_records_match(inputs: list[str], variations: bool, batch_size: int) -> int:
+    """The stored games :func:`gohash.index.build._plain_records` makes at once, byte
+    for byte those :func:`~gohash.index.build._stored` makes one at a time
+    (:func:`encode_game`); how many it made."""
+    made = 0
+    for batch in read_positions(inputs, packed=True, variations=variations,
+                                batch_size=batch_size):
+        row_keys = (batch.file.astype(np.int64) << 32) | batch.game
+        game_keys = (batch.games.file.astype(np.int64) << 32) | batch.games.game
+        starts = np.searchsorted(row_keys, game_keys, side="left").tolist()
+        ends = np.searchsorted(row_keys, game_keys, side="right").tolist()
+        main_line = batch.variations.index(()) if () in batch.variations else -1
+        off_main = np.flatnonzero(batch.variation != main_line).tolist()
+        records = _plain_records(batch, starts, ends, off_main)
+        for row, (start, end, size) in enumerate(zip(starts, ends, batch.games.size.tolist(),
+                                                     strict=True)):
+            main = min([end, *(r for r in off_main if start <= r < end)])
+            if row in records:
+                assert records[row] == _stored(batch, start, main, end, size), row
+                made += 1
+            elif end > start:
+                # Left to _stored: a root with stones, setup after it, or variations.
+                setup_after = batch.setup[start + 1 : end].any()
+                assert setup_after or main < end or batch.packed(start)[1:].strip(b"\0")
+    return made
+
+
+@pytest.mark.parametrize("variations", [False, True])
+@pytest.mark.parametrize("batch_size", [7, 1 << 14])
+def test_plain_games_are_stored_at_once_as_one_at_a_time(variations: bool,
+                                                         batch_size: int) -> None:
+    assert plain_records_match([str(DATA)], variations, batch_size) > 5
+
+
+@pytest.mark.corpus
+def test_corpus_plain_games_are_stored_at_once_as_one_at_a_time() -> None:
+    corpus = require_corpus()
+    assert plain_records_match([str(corpus / "small"), str(corpus / "kgs-6d")], False,
+                               1 << 14) > 500

@@ -17,6 +17,7 @@ import hashlib
 import itertools
 import os
 import pickle
+import struct
 import tempfile
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -33,7 +34,7 @@ from ..pipeline.positions import PositionBatch, read_positions
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.names import name_text
 from ..sgf.sources import read_input
-from .games import EncodedGame, encode_game, posting_keys
+from .games import NO_POINT, TAG_SETUP, EncodedGame, encode_game, posting_keys, sgf_order
 from .records import (
     FileFrames,
     GameFrames,
@@ -247,6 +248,7 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
     main_line = batch.variations.index(()) if () in batch.variations else -1
     off_main = np.flatnonzero(batch.variation != main_line).tolist()
     moves = batch.move_number
+    records = _plain_records(batch, starts, ends, off_main)
     for row, (file_id, game, size, handicap) in enumerate(zip(
         games.file.tolist(), games.game.tolist(), games.size.tolist(), games.handicap.tolist(),
         strict=True,
@@ -256,7 +258,9 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
         # The game's first row off the main line, if any, ends its main line.
         first_off = bisect.bisect_left(off_main, start)
         main = min(end, off_main[first_off]) if first_off < len(off_main) else end
-        record = _stored(batch, start, main, end, size) if end > start else None
+        record = records.get(row)
+        if record is None and end > start:
+            record = _stored(batch, start, main, end, size)
         digest = game_digest(size, black, white, result, b"" if record is None else record.blob)
         items[file_id].games.append(GameFrames(
             game, size, black, white, result, digest,
@@ -274,6 +278,59 @@ def _fill(batch: PositionBatch, items: Mapping[int, FileFrames]) -> None:
         for game in item.games:
             if game.game == error.game:
                 game.error = str(error)
+
+
+def _plain_records(
+    batch: PositionBatch, starts: list[int], ends: list[int], off_main: list[int]
+) -> dict[int, EncodedGame]:
+    """The stored forms of the batch's plain games, by their row in ``batch.games``:
+    those that are a main line only, from an empty board, with no setup after it
+    (almost every game), all made at once, byte for byte what
+    :func:`~gohash.index.games.encode_game` makes of each (``_stored`` makes
+    the others'): the root as a setup node of no edits, then one word a node,
+    and the ever bitmaps of the points played."""
+    assert batch.packed_offsets is not None and batch.packed_data is not None
+    first = np.array(starts, dtype=np.int64)
+    last = np.array(ends, dtype=np.int64)
+    sizes = batch.games.size.astype(np.int64)
+    # Setup after the root, or rows off the main line: not plain.
+    setups = np.flatnonzero(batch.setup).tolist() + off_main
+    marks = np.zeros(len(batch) + 1, dtype=np.int64)
+    np.add.at(marks, np.array(setups, dtype=np.int64) + 1, 1)
+    marks = np.cumsum(marks)
+    plain = (last > first) & (marks[last] == marks[np.minimum(first + 1, last)])
+    offsets, data = batch.packed_offsets, batch.packed_data
+    points = np.where(batch.point >= 0, batch.point, NO_POINT).astype(np.uint16)
+    words = ((batch.colour.astype(np.uint16) << 10) | points).astype("<u2")
+    records: dict[int, EncodedGame] = {}
+    for size in np.unique(sizes[plain]).tolist():
+        games = np.flatnonzero(plain & (sizes == size))
+        npts = size * size
+        # Only games whose root is the empty board: no digit set after the size byte.
+        roots = data[offsets[first[games], np.newaxis] + np.arange(1, 1 + (npts + 3) // 4)]
+        games = games[~roots.any(axis=1)]
+        # Every row of these games after the root, and its game.
+        lengths = last[games] - first[games] - 1
+        begins = np.cumsum(lengths) - lengths
+        rows = np.arange(lengths.sum()) + np.repeat(first[games] + 1 - begins, lengths)
+        which = np.repeat(np.arange(len(games)), lengths)
+        played = (batch.point[rows] >= 0) & (batch.colour[rows] > 0)
+        ever = np.zeros((len(games), 3, npts), dtype=np.bool_)
+        ever[which[played], batch.colour[rows[played]].astype(np.intp),
+             batch.point[rows[played]].astype(np.intp)] = True
+        bits = np.packbits(ever[:, 1:, sgf_order(size)], axis=2, bitorder="little")
+        heads = ((TAG_SETUP << 12) | (batch.to_move[first[games]].astype(np.uint16) << 10)
+                 | NO_POINT).tolist()
+        for i, (game, start, end, head) in enumerate(zip(
+                games.tolist(), first[games].tolist(), last[games].tolist(), heads, strict=True)):
+            records[game] = EncodedGame(
+                _HEAD.pack(head, 0) + words[start + 1 : end].tobytes(), bits[i, 0].tobytes(),
+                bits[i, 1].tobytes(), end - start)
+    return records
+
+
+_HEAD = struct.Struct("<2H")
+"""A root's setup word and its count of edits."""
 
 
 def _stored(batch: PositionBatch, start: int, main: int, end: int, size: int) -> EncodedGame:

@@ -46,6 +46,14 @@ def settle_symmetric(
     size: int,
 ) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint8]]: ...
 
+def canonical_slots(
+    hashes: npt.NDArray[np.uint64],
+    perms: npt.NDArray[np.int64],
+    slot_bits: int,
+    keys: npt.NDArray[np.uint64],
+    lowest: npt.NDArray[np.uint8],
+) -> npt.NDArray[np.intp]: ...
+
 def replay_stored(
     blob: bytes,
     size: int,

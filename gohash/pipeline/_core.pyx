@@ -727,6 +727,71 @@ def settle_symmetric(
 
 
 
+
+@cython.boundscheck(False)
+def canonical_slots(
+    const uint64_t[:, ::1] hashes, const int64_t[:, ::1] perms, int slot_bits,
+    uint64_t[:, ::1] keys, uint8_t[:] lowest,
+):
+    """The canonical key of each hash of a scheme whose elements act by slot
+    permutation (:class:`gohash.group.schemes.KeyScheme`, not huima64's):
+    ``keys[i]`` the least of the images of ``hashes[i]`` under the first
+    ``len(perms)`` elements, ``lowest[i]`` the first element attaining it;
+    returns the rows that more than one element attains.
+
+    A hash is one or two 64-bit words (high first) of 16 slots of
+    ``slot_bits`` bits (8 or 4), slot 0 the most significant; slot ``j`` of
+    element ``g``'s image is slot ``perms[g, j]`` of the hash.  The twin of
+    :meth:`gohash.group.schemes.KeyScheme.canonical_and_ties` on the regular
+    schemes, which does it with numpy a whole image at a time.
+    """
+    cdef Py_ssize_t n = hashes.shape[0], i, ntied = 0
+    cdef int words = hashes.shape[1], count = perms.shape[0], g, j, attained
+    cdef int per_word = 64 // slot_bits if slot_bits else 0
+    cdef uint64_t mask = (1ULL << slot_bits) - 1 if 0 < slot_bits < 64 else 0
+    cdef uint64_t hi, lo, best_hi, best_lo
+    cdef uint8_t slots[16]
+    cdef uint8_t table[16][16]
+    if slot_bits not in (4, 8) or words * 64 != 16 * slot_bits:
+        raise ValueError(f"{words} words of 16 slots of {slot_bits} bits")
+    if not 1 <= count <= 16 or perms.shape[1] != 16:
+        raise ValueError(f"a slot table of {count} x {perms.shape[1]}")
+    if keys.shape[0] != n or keys.shape[1] != words or lowest.shape[0] != n:
+        raise ValueError("hashes, keys and elements of different lengths")
+    for g in range(count):
+        for j in range(16):
+            if not 0 <= perms[g, j] < 16:
+                raise ValueError(f"slot table entry {perms[g, j]}")
+            table[g][j] = perms[g, j]
+    tied_array = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[:] tied = tied_array
+    for i in range(n):
+        for j in range(16):
+            slots[j] = (hashes[i, j // per_word] >> (64 - slot_bits * (j % per_word + 1))) & mask
+        best_hi = best_lo = 0
+        attained = 0
+        for g in range(count):
+            hi = lo = 0
+            for j in range(per_word):
+                hi = (hi << slot_bits) | slots[table[g][j]]
+            if words == 2:
+                for j in range(per_word, 16):
+                    lo = (lo << slot_bits) | slots[table[g][j]]
+            if g == 0 or hi < best_hi or (hi == best_hi and lo < best_lo):
+                best_hi, best_lo = hi, lo
+                lowest[i] = g
+                attained = 1
+            elif hi == best_hi and lo == best_lo:
+                attained += 1
+        keys[i, 0] = best_hi
+        if words == 2:
+            keys[i, 1] = best_lo
+        if attained > 1:
+            tied[ntied] = i
+            ntied += 1
+    return tied_array[:ntied].copy()
+
+
 # -- stored games (gohash.index.games) ------------------------------------------------------
 
 cdef enum:

@@ -234,6 +234,15 @@ given rows, from the bit masks of the elements attaining their keys (see
 :func:`settle_stones`, and its compiled twin ``gohash.pipeline._core.settle_symmetric``)."""
 
 
+Canonical = Callable[
+    [npt.NDArray[np.uint64], KeyScheme, str],
+    tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint8], npt.NDArray[np.intp]],
+]
+"""``canonical(hashes, keys, group)``: what :meth:`KeyScheme.canonical_and_ties
+<gohash.group.schemes.KeyScheme.canonical_and_ties>` gives (see
+:func:`gohash.pipeline.columns.canonical_compiled`, its compiled twin)."""
+
+
 def frame_batch(
     stones: Stones,
     hashes: npt.NDArray[np.uint64],
@@ -242,6 +251,7 @@ def frame_batch(
     *,
     frames: bool = True,
     settle: Settle | None = None,
+    canonical: Canonical | None = None,
 ) -> FrameBatch:
     """Keys, frame elements, exact symmetries and (with ``frames``) frames of a batch
     of positions: ``stones[B, N*N]`` in ``row * N + col`` order (0 empty, 1 black,
@@ -252,7 +262,9 @@ def frame_batch(
     attain (the empty board, symmetric positions, and hashes that are symmetric
     by accident, as with erratum E3) are compared point by point over the group,
     by ``settle`` (:func:`settle_stones` by default): without ``frames``, only
-    their stones are asked for.
+    their stones are asked for.  ``canonical`` finds the keys
+    (:meth:`KeyScheme.canonical_and_ties
+    <gohash.group.schemes.KeyScheme.canonical_and_ties>` by default).
     """
 
     def stones_at(rows: npt.NDArray[np.intp]) -> npt.NDArray[np.integer]:
@@ -261,7 +273,8 @@ def frame_batch(
     size = keys.size
     count = hashes.shape[0]
     elements = elements_of(group)
-    canon, which, ties = keys.canonical_and_ties(hashes, group)
+    canon, which, ties = (keys.canonical_and_ties(hashes, group) if canonical is None
+                          else canonical(hashes, keys, group))
     # The elements attaining each tied row's key.  A position g fixes has
     # T_g(hash) = hash, so a . g attains the key wherever a does: only rows that
     # two or more elements attain can have a symmetry.
