@@ -22,7 +22,7 @@ from distributed import Client
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import partitions, write_dataset
 from gohash.tools.pack import write_pack
-from tests.conftest import CORPUS
+from tests.support.env import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 BIN = Path(sys.executable).parent

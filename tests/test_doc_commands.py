@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, ROOT, require_corpus
+from tests.support.env import CORPUS, ROOT, require_corpus
 
 BIN = Path(sys.executable).parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

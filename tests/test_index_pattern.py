@@ -32,9 +32,9 @@ from gohash.pattern import search
 from gohash.pattern import store as store_module
 from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
 from gohash.pattern.search import PatternQuery
-from tests import sgfgen
-from tests.conftest import require_corpus
-from tests.test_pattern import diagrams, ever_bitmaps, game_arrays, reference_hits
+from tests.support import sgfgen
+from tests.support.env import require_corpus
+from tests.support.patterns import diagrams, ever_bitmaps, game_arrays, reference_hits
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,13 @@ import pytest
 
 from gohash.cli import main
 from gohash.index.index import Index
-from tests.test_index import consistency_problems, random_game, table_dump, write_game
+from tests.support.indexes import (
+    consistency_problems,
+    files_indexed,
+    random_game,
+    table_dump,
+    write_game,
+)
 
 FILES = 100
 BUILD = """\
@@ -40,15 +45,6 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for n in range(FILES):
         write_game(folder, f"{n:03}.sgf", 9, random_game(rng, 9, 60))
     return folder
-
-
-def files_indexed(db: Path) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as con:
-            count: int = con.execute("SELECT count(*) FROM files").fetchone()[0]
-            return count
-    except sqlite3.OperationalError:  # the schema is not committed yet
-        return 0
 
 
 def build_and_kill(db: Path, collection: Path, kill_at: int, per_commit: int) -> int:

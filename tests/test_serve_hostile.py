@@ -38,7 +38,7 @@ from gohash.explorer.app import create_app
 from gohash.explorer.games import MAX_GAME_READS
 from gohash.explorer.server import CONTENT_SECURITY_POLICY
 from gohash.index import movelist
-from tests.serve_fixtures import DATA, build_index, running_server
+from tests.support.serve_fixtures import DATA, build_index, running_server
 
 PASSES = 1_990
 DEFAULT_GAME_PAGE = explorer_games.DEFAULT_GAME_PAGE // 10

@@ -8,7 +8,7 @@ a violation, or a play on an occupied point, which is an error of the record.
 The records: every SGF file under data/sgf/ with at most root setup, 200
 random games on 5x5..9x9 that contain repetitions, and (when the corpus is
 beside the checkout) its small/ part and five real games with repetitions.  GNU Go missing fails the
-test in CI and skips it elsewhere (see tests/gtp.py).
+test in CI and skips it elsewhere (see tests/support/gtp.py).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from sgfmill import sgf, sgf_grammar
 from gohash.errors import OccupiedPointError
 from gohash.go.rulesets import RULESETS
 from gohash.tools.superko import check
-from tests import gtp
-from tests.conftest import CORPUS
-from tests.gtp import GnuGo, require_gnugo
-from tests.kofight import games_with_repetitions
-from tests.sgfgen import sgf_point
+from tests.support import gtp
+from tests.support.env import CORPUS
+from tests.support.gtp import GnuGo, require_gnugo
+from tests.support.kofight import games_with_repetitions
+from tests.support.sgfgen import sgf_point
 
 Point = tuple[int, int]
 Move = tuple[str, Point | None]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gohash.errors import IllegalMoveError
 from gohash.go.board import Board
 from gohash.group.schemes import KeyScheme
-from tests.sgfgen import sgf_point
+from tests.support.sgfgen import sgf_point
 
 Point = tuple[int, int]
 Move = tuple[str, Point | None]
