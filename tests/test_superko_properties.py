@@ -19,11 +19,11 @@ import random
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gohash.go.board import Board
-from gohash.go.ko import KINDS, SuperkoVisitor, Violation
+from gohash.go.ko import SuperkoVisitor, Violation
 from gohash.go.rulesets import Ruleset
 from gohash.group.schemes import SCHEMES, KeyScheme
 from gohash.sgf.inputs import Source
@@ -32,6 +32,7 @@ from gohash.tools.superko import check
 from tests.support import sgfgen
 from tests.support.kofight import RandomGame, WeakScheme, random_game, sgf_nodes
 from tests.support.superko_reference import Verdict, Where, reference, rulesets
+from tests.support.verdict_records import TARGETS, occupied_in_a_variation, pinned, reaches
 
 
 def checker(
@@ -101,34 +102,16 @@ def test_checker_agrees_with_the_reference_on_ko_fights(
 
 def test_generated_records_reach_every_verdict() -> None:
     """The generator is no idle test: it makes records in which the reference
-    finds each kind of violation, in a variation too."""
-    aga_natural = Ruleset("test", "natural", False)
-    for rules, kind in [
-        (Ruleset("test", "positional", True), KINDS["positional"]),
-        (Ruleset("test", "situational", True), KINDS["situational"]),
-        (aga_natural, KINDS["natural"]),
-        (Ruleset("test", "simple", True), KINDS["simple"]),
-        (Ruleset("test", "simple", True), "no result"),
-        (aga_natural, "suicide"),
-    ]:
-        find(
-            sgfgen.records(faults=False),
-            lambda record, rules=rules, kind=kind: any(
-                v[5] == kind and v[1] != () for v in reference(record, rules, True)[0]
-            ),
-            settings=settings(
-                max_examples=1000, database=None, deadline=None, phases=[Phase.generate]
-            ),
-        )
-    # and errors that end a game: a play on an occupied point, in a variation.
-    find(
-        sgfgen.records(),
-        lambda record: any(
-            isinstance(item, sgfgen.Fault) and item.kind == "occupied" and item.variation
-            for item in sgfgen.replay(record)
-        ),
-        settings=settings(max_examples=1000, database=None, deadline=None, phases=[Phase.generate]),
-    )
+    finds each kind of violation, in a variation too, and a play on an occupied
+    point in a variation (records it made, pinned: tests.support.verdict_records);
+    the checker agrees with the reference on each."""
+    records = pinned()
+    assert records.keys() == {name for name, _, _ in TARGETS} | {"occupied"}
+    for name, rules, kind in TARGETS:
+        assert reaches(records[name], rules, kind), name
+        assert checker(records[name], rules, True, "regular64") == reference(
+            records[name], rules, True), name
+    assert occupied_in_a_variation(records["occupied"])
 
 
 def test_the_weak_hash_really_collides() -> None:
