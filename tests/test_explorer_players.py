@@ -254,11 +254,17 @@ def test_opening_moves_puts_a_first_4_4_top_right() -> None:
     assert opening_moves([(0, 0, 5)], SIZE) is None
 
 
+@pytest.fixture(scope="module")
+def forty_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An index of 40 random records (seed 7), built once for the module: the tests
+    only read it."""
+    folder = tmp_path_factory.mktemp("forty")
+    return build_index(folder / "index.db", write_games(folder, 7, 40))
+
+
 @pytest.mark.parametrize("order", ["date", "-date", "rank", "-rank", "result", "-result"])
-def test_find_in_order(tmp_path: Path, order: str) -> None:
-    paths = write_games(tmp_path, 7, 40)
-    db = build_index(tmp_path / "index.db", paths)
-    with Index(db, read_only=True) as index:
+def test_find_in_order(forty_games: Path, order: str) -> None:
+    with Index(forty_games, read_only=True) as index:
         found = index.find(np.zeros((SIZE, SIZE), dtype=np.int8), limit=None, order=order,
                            to_move="any")
         unsorted = index.find(np.zeros((SIZE, SIZE), dtype=np.int8), limit=None, to_move="any")
