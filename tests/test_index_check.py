@@ -39,7 +39,8 @@ from tests.support.indexes import (
     tamper,
     write_game,
 )
-from tests.support.serve_fixtures import first_answer, free_port
+from tests.support.net import free_port
+from tests.support.serve_fixtures import first_answer
 
 
 @pytest.fixture

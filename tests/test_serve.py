@@ -35,13 +35,13 @@ from gohash.explorer.params import MAX_QUERY_BYTES
 from gohash.index.index import Index
 from gohash.index.movelist import parse_steps, point_letters, replay
 from gohash.index.queries import FILTERS
+from tests.support.net import free_port
 from tests.support.serve_fixtures import (
     DATA,
     LOCAL,
     build_index,
     corpus_games,
     first_answer,
-    free_port,
     main_line,
     transforms,
 )

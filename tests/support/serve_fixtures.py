@@ -5,7 +5,6 @@ Debian's Chromium under Playwright (never a downloaded browser)."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import threading
 import time
@@ -39,14 +38,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
-
-
-def free_port() -> int:
-    """A loopback port free now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def first_answer(server: subprocess.Popen[str], request: urllib.request.Request | str) -> bytes:
