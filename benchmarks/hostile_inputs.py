@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the builders the tests use
-from tests.hostile import (
+from tests.support.hostile import (
     GAME,
     dictionary_bomb,
     flagged_zip,

@@ -34,7 +34,7 @@ from gohash.group.structure import (
 from gohash.group.symmetry import D4, point_orbits
 from gohash.pipeline.frames import canonical_frame, pack_array, packed_rows, unpack_array
 from gohash.tools.audit import CollectionAuditor
-from tests.test_schemes import positions
+from tests.support.schemes import positions
 
 # -- independent linear algebra ------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from gohash.group.schemes import SCHEMES
 from gohash.group.structure import handicap_stones
 from gohash.pipeline.positions import read_positions
 from gohash.tools.audit import CollectionAuditor, audit_paths
-from tests.conftest import CORPUS
+from tests.support.env import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 

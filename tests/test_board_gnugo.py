@@ -1,6 +1,6 @@
 """Differential test of gohash.go.board against GNU Go's board.
 
-Random games (the strategy of test_board_properties.py: plays confined to a
+Random games (the strategy of tests/support/boards.py: plays confined to a
 small area, so captures, kos and suicides are frequent) are played on gohash's
 Board and sent to GNU Go (Chinese rules: suicide forbidden).  After every
 play, pass and undo both boards hold the same stones; every move gohash
@@ -18,8 +18,8 @@ from hypothesis import event, given, settings
 
 from gohash.errors import IllegalMoveError
 from gohash.go.board import Board
-from tests.gtp import GnuGo, point_of, require_gnugo
-from tests.test_board_properties import Game, Point, games
+from tests.support.boards import Game, Point, games
+from tests.support.gtp import GnuGo, point_of, require_gnugo
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.group.schemes import DEFAULT_SCHEME, scheme
 from gohash.tools.canon import CanonOptions, write_records
-from tests.conftest import CORPUS
+from tests.support.env import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 

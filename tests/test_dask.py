@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,19 +21,13 @@ from distributed import Client
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import partitions, write_dataset
 from gohash.tools.pack import write_pack
-from tests.conftest import CORPUS
+from tests.support.env import CORPUS
+from tests.support.net import free_port
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 BIN = Path(sys.executable).parent
 
 pytestmark = pytest.mark.corpus
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture

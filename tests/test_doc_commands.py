@@ -38,7 +38,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -49,7 +48,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, ROOT, require_corpus
+from tests.support.env import CORPUS, ROOT, require_corpus
+from tests.support.net import free_port
 
 BIN = Path(sys.executable).parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -172,13 +172,6 @@ def environment() -> dict[str, str]:
     env |= {"PATH": f"{BIN}:{env.get('PATH', '/usr/bin:/bin')}", "PYTHONUNBUFFERED": "1",
             "LC_ALL": "C.UTF-8", "COLUMNS": "200"}
     return env
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def serve(command: str, step: Step, cwd: Path, where: str) -> None:

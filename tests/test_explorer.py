@@ -1,5 +1,5 @@
 """The opening explorer of gohash.index: continuations against a brute-force
-reference (sgfmill replays, numpy symmetries; ``tests/explorer_reference.py``),
+reference (sgfmill replays, numpy symmetries; ``tests/support/explorer_reference.py``),
 the written records of ``data/sgf/opening-explorer/`` with hand-counted expectations
 (colour-exchanged hits, passes, setup nodes, symmetric positions, the side to
 move), every filter, games read again, and old indexes refused.
@@ -23,7 +23,7 @@ from gohash.errors import GohashError, IndexFileError
 from gohash.go.board import Board
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.index import Index, position_from_sgf
-from gohash.index.queries import Continuations, Filters, Match
+from gohash.index.queries import Filters, Match
 from gohash.index.records import (
     RANK_FORMS,
     first_date,
@@ -33,8 +33,16 @@ from gohash.index.records import (
     winner,
 )
 from gohash.index.schema import SCHEMA_VERSION
-from tests.conftest import ROOT
-from tests.explorer_reference import SYMMETRIES, Collection, Reference, date, image
+from tests.support.env import ROOT
+from tests.support.explorer_reference import (
+    SYMMETRIES,
+    Collection,
+    check_against_reference,
+    date,
+    image,
+    reference_summary,
+    summary,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 EXPLORER = DATA / "opening-explorer"
@@ -66,45 +74,6 @@ def stones(moves: str, size: int = 9) -> np.ndarray:
         colour, point = item.split(":")
         board[size - 1 - (ord(point[1]) - 97), ord(point[0]) - 97] = 1 if colour == "B" else 2
     return board
-
-
-def summary(moves: Continuations) -> dict[tuple[str, frozenset[object]], tuple[object, ...]]:
-    out: dict[tuple[str, frozenset[object]], tuple[object, ...]] = {}
-    for m in moves.moves:
-        points = frozenset(m.equivalent) if m.point is not None else frozenset([None])
-        assert m.point is None or (m.point in m.equivalent and m.point == max(m.equivalent))
-        assert m.share == pytest.approx(m.count / moves.total)
-        assert m.count == m.same_colours + m.exchanged_colours
-        assert m.other == m.count - m.black_wins - m.white_wins
-        out[(m.colour, points)] = (m.count, m.black_wins, m.white_wins, m.same_colours,
-                                   m.exchanged_colours, m.first_date, m.last_date)
-    return out
-
-
-def reference_summary(ref: Reference) -> dict[tuple[str, frozenset[object]], tuple[object, ...]]:
-    return {
-        key: (m.count, m.black_wins, m.white_wins, m.same, m.exchanged,
-              min(m.dates, default=None), max(m.dates, default=None))
-        for key, m in ref.moves.items()
-    }
-
-
-def check_against_reference(
-    index: Index, reference: Collection, query: np.ndarray, **options: object
-) -> Continuations:
-    moves = index.continuations(query, **options)  # type: ignore[arg-type]
-    ref = reference.continuations(
-        query, colour_swap=options.get("symmetry", "full") == "full",
-        to_move=options.get("to_move"),  # type: ignore[arg-type]
-        setup=options.get("setup", "exclude"),  # type: ignore[arg-type]
-    )
-    assert moves.setup_left_out == ref.setup_left_out
-    assert (moves.total, moves.ended, moves.same_colours, moves.exchanged_colours,
-            moves.black_wins, moves.white_wins) == (
-        ref.total, ref.ended, ref.same, ref.exchanged, ref.black_wins, ref.white_wins)
-    assert moves.years == dict(sorted(ref.years.items()))
-    assert summary(moves) == reference_summary(ref)
-    return moves
 
 
 # -- against the brute-force reference ---------------------------------------------------------

@@ -11,20 +11,7 @@ from pathlib import Path
 import pytest
 
 from gohash.cli import main
-
-EXPLORER = Path(__file__).resolve().parents[1] / "data" / "sgf" / "opening-explorer"
-# After B E5 W C7 on 9x9 (see data/sgf/opening-explorer/README.md).
-QUERY = "\n".join([
-    ". . . . . . . . .",
-    ". . . . . . . . .",
-    ". . O . . . . . .",
-    ". . . . . . . . .",
-    ". . . . X . . . .",
-    ". . . . . . . . .",
-    ". . . . . . . . .",
-    ". . . . . . . . .",
-    ". . . . . . . . .",
-])
+from tests.support.explorer_reference import EXPLORER, QUERY
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The opening explorer on real games (``../shared/corpus/small``: 577 9x9 and 13x13
 computer and server games, with passes as ``tt``, handicaps, moves in a row by
 one colour): continuations of sampled positions, turned by random symmetries,
-equal the brute-force reference of ``tests/explorer_reference.py`` (sgfmill
+equal the brute-force reference of ``tests/support/explorer_reference.py`` (sgfmill
 replays, numpy symmetries), with and without filters; every game read again
 equals its sgfmill replay."""
 
@@ -15,9 +15,17 @@ import pytest
 
 from gohash.index.index import Index
 from gohash.index.queries import Filters
-from tests.conftest import CORPUS
-from tests.explorer_reference import SYMMETRIES, Collection, date, image, winner
-from tests.test_explorer import check_against_reference, reference_summary, summary
+from tests.support.env import CORPUS
+from tests.support.explorer_reference import (
+    SYMMETRIES,
+    Collection,
+    check_against_reference,
+    date,
+    image,
+    reference_summary,
+    summary,
+    winner,
+)
 
 SMALL = CORPUS / "small"
 
@@ -113,7 +121,7 @@ def test_the_docs_example_address_opens_a_game_at_its_position(
     from gohash.cli import main
     from gohash.group.symmetry import element
     from gohash.index.movelist import parse_steps, replay
-    from tests.conftest import ROOT, require_corpus
+    from tests.support.env import ROOT, require_corpus
 
     require_corpus()
     text = (ROOT / "docs" / "explorer.md").read_text(encoding="utf-8")

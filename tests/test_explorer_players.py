@@ -18,40 +18,8 @@ from gohash.errors import GohashError
 from gohash.group.symmetry import D4
 from gohash.index.index import Index
 from gohash.index.players import corner_patterns, opening_moves
-from tests.serve_fixtures import build_index
-from tests.test_serve import transforms
-
-PLAYERS = ["Lee", "Lee Sedol", "\u674e\u660c\u9550", "Park"]
-POINTS = ["pd", "dd", "qd", "dp", "pp", "cc", "qc", "dc", "jj", "pq", "qp"]
-SIZE = 19
-
-
-def write_games(folder: Path, seed: int, count: int) -> list[Path]:
-    """``count`` records of random players, dates, results and first moves; some
-    with handicap stones, some with an early pass, some without a date."""
-    rng = random.Random(seed)
-    paths = []
-    for i in range(count):
-        black, white = rng.sample(PLAYERS, 2) if rng.random() < 0.9 else ["Lee", "Lee"]
-        root = f"GM[1]FF[4]CA[UTF-8]SZ[{SIZE}]PB[{black}]PW[{white}]"
-        root += rng.choice(["RE[B+R]", "RE[W+3.5]", "RE[0]", "", "RE[Void]"])
-        if rng.random() < 0.8:
-            year, month = rng.choice([2015, 2016, 2017]), rng.randint(1, 9)
-            root += f"DT[{year}-0{month}-{rng.randint(10, 19)}]"
-        if rng.random() < 0.5:
-            root += f"BR[{rng.randint(1, 9)}d]"
-        if rng.random() < 0.1:
-            root += "HA[2]AB[dd][pp]"
-        moves = rng.sample(POINTS, 6)
-        colours = "BWBWBW" if "AB" not in root else "WBWBWB"
-        nodes = [f";{c}[{m}]" for c, m in zip(colours, moves, strict=True)]
-        if rng.random() < 0.1:
-            j = rng.randint(0, 3)
-            nodes[j] = f";{colours[j]}[]"  # a pass
-        path = folder / f"g{i:03d}.sgf"
-        path.write_text(f"(;{root}{''.join(nodes[: rng.randint(2, 6)])})", encoding="utf-8")
-        paths.append(path)
-    return paths
+from tests.support.players import PLAYERS, SIZE, write_games
+from tests.support.serve_fixtures import build_index, transforms
 
 
 def write_long_games(folder: Path, seed: int, count: int) -> list[Path]:
@@ -286,11 +254,17 @@ def test_opening_moves_puts_a_first_4_4_top_right() -> None:
     assert opening_moves([(0, 0, 5)], SIZE) is None
 
 
+@pytest.fixture(scope="module")
+def forty_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An index of 40 random records (seed 7), built once for the module: the tests
+    only read it."""
+    folder = tmp_path_factory.mktemp("forty")
+    return build_index(folder / "index.db", write_games(folder, 7, 40))
+
+
 @pytest.mark.parametrize("order", ["date", "-date", "rank", "-rank", "result", "-result"])
-def test_find_in_order(tmp_path: Path, order: str) -> None:
-    paths = write_games(tmp_path, 7, 40)
-    db = build_index(tmp_path / "index.db", paths)
-    with Index(db, read_only=True) as index:
+def test_find_in_order(forty_games: Path, order: str) -> None:
+    with Index(forty_games, read_only=True) as index:
         found = index.find(np.zeros((SIZE, SIZE), dtype=np.int8), limit=None, order=order,
                            to_move="any")
         unsorted = index.find(np.zeros((SIZE, SIZE), dtype=np.int8), limit=None, to_move="any")

@@ -1,7 +1,7 @@
 """What the explorer's viewer and download take from a record (gohash.sgf.extract):
 one game of a collection as a record of its own, and its main line's comments
 position by position, against the descriptions of random records
-(tests/sgfgen.py) and the walker's own positions."""
+(tests/support/sgfgen.py) and the walker's own positions."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from gohash.errors import GohashError
 from gohash.sgf.extract import game_record, main_line_comments
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import BaseVisitor, PositionEvent, walk_source
-from tests.sgfgen import Game, Node, Record, Tree, records
+from tests.support.sgfgen import Game, Node, Record, Tree, records
 
 
 def commented(record: Record) -> Record:
@@ -77,7 +77,7 @@ def test_games_and_comments_as_the_description_and_the_walker_say(record: Record
     record = commented(record)
     data = record.sgf().encode()
     seen = MainLine()
-    # As tests/sgfgen.py's records are played: suicides remove the group, kos are retaken.
+    # As tests/support/sgfgen.py's records are played: suicides remove the group, kos are retaken.
     walk_source(Source("f.sgf", data), seen,
                 board_options={"suicide_allowed": True, "simple_ko": False})
     for i, game in enumerate(record.games):

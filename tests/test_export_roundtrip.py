@@ -21,7 +21,7 @@ from gohash.index.export import MAX_NAME_CHARS, download_name
 from gohash.index.index import Index
 from gohash.index.queries import Record
 from gohash.sgf.extract import game_record
-from tests.serve_fixtures import build_index
+from tests.support.serve_fixtures import build_index
 
 MOVES = b";B[pd];W[dp];B[pq];W[dd];B[qk]"
 

@@ -15,7 +15,7 @@ from gohash.group.coords import gtp, parse_gtp
 from gohash.pipeline.positions import CORE_AVAILABLE
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, handicap_placements, walk_source
-from tests.test_positions import assert_same_as_pure
+from tests.support.positions import assert_same_as_pure
 
 # Each placement as GTP vertices, in the order tried (docs/reading-sgf.md).
 TABLE_19 = {

@@ -29,7 +29,7 @@ from gohash.index.store import IndexFile, build_index
 from gohash.sgf.inputs import MAX_INPUT_NOTES, PACK_MARKER, Budget, Source
 from gohash.sgf.sources import find_inputs, read_input
 from gohash.sgf.walk import BaseVisitor, walk_source
-from tests.hostile import GAME, notes_bomb, packed, path_bomb, tar_of
+from tests.support.hostile import GAME, notes_bomb, packed, path_bomb, tar_of
 
 COMMAND = Path(sys.executable).parent / "gohash"
 OTHER = b"(;SZ[9];B[aa];W[bb];B[cc])"

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from gohash.group.symmetry import ELEMENTS
 from gohash.index import aggregates
 from gohash.index.index import Index
-from tests.test_explorer_players import write_games
-from tests.test_index_check import tamper
+from tests.support.indexes import tamper
+from tests.support.players import write_games
 
 DATES = ["2015-01-01", "2015-06-01", "2015-12-01", "2016-03-03", None]
 

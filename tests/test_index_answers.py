@@ -1,4 +1,4 @@
-"""The index answers as the storage before it did (differential, tests/index_answers.py).
+"""The index answers as the storage before it did (differential, tests/support/index_answers.py).
 
 The references in tests/data were written by the index of format version 3
 (frames and occurrences) on the same inputs, samples and seed.  Where the
@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, require_corpus
-from tests.index_answers import answers
+from tests.support.env import ROOT, require_corpus
+from tests.support.index_answers import answers
 
 DATA = Path(__file__).parent / "data"
 

@@ -9,7 +9,6 @@ import os
 import random
 import re
 import shutil
-import sqlite3
 import stat
 import subprocess
 import sys
@@ -30,16 +29,18 @@ from gohash.explorer.app import create_app
 from gohash.index.index import Index, position_from_sgf
 from gohash.index.records import FileFrames
 from gohash.index.store import read_only_uri
-from tests.conftest import missing
-from tests.serve_fixtures import first_answer, free_port
-from tests.test_index import (
+from tests.support.env import missing
+from tests.support.indexes import (
     consistency_problems,
     random_game,
+    run,
     sgf,
     table_rows,
+    tamper,
     write_game,
 )
-from tests.test_index_cli import run
+from tests.support.net import free_port
+from tests.support.serve_fixtures import first_answer
 
 
 @pytest.fixture
@@ -49,14 +50,6 @@ def built(tmp_path: Path) -> tuple[Path, Path]:
     db = tmp_path / "index.db"
     assert main(["index", "build", str(db), str(game)]) == 0
     return game, db
-
-
-def tamper(db: Path, *statements: str) -> None:
-    connection = sqlite3.connect(db)
-    for statement in statements:
-        connection.execute(statement)
-    connection.commit()
-    connection.close()
 
 
 def test_a_fresh_index_checks_clean(

@@ -13,7 +13,7 @@ import pytest
 from gohash.cli import main
 from gohash.go.board import Board
 from gohash.group.symmetry import element
-from tests.test_index import array_at, random_game, sgf, transformed, write_game
+from tests.support.indexes import array_at, random_game, run, sgf, transformed, write_game
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +29,6 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     db = folder / "index.db"
     assert main(["index", "build", str(db), str(folder)]) == 0
     return folder, db
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["index", *argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_build_reports_and_skips_unchanged(

@@ -19,8 +19,8 @@ from gohash.errors import GohashError
 from gohash.index.export import game_sgf, stored_nodes
 from gohash.index.games import replay_boards
 from gohash.index.index import Index
-from tests import sgfgen
-from tests.conftest import require_corpus
+from tests.support import sgfgen
+from tests.support.env import require_corpus
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
 

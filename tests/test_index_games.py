@@ -25,7 +25,7 @@ from gohash.index.games import (
 )
 from gohash.pipeline.frames import unpack_frames
 from gohash.pipeline.positions import read_positions
-from tests.conftest import require_corpus
+from tests.support.env import require_corpus
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 

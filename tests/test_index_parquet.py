@@ -13,7 +13,7 @@ from gohash.cli import main
 from gohash.tools.canon import CanonOptions
 from gohash.tools.dataset import write_dataset
 from gohash.tools.parquet import DATASET_VERSION
-from tests.conftest import CORPUS
+from tests.support.env import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 

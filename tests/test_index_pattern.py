@@ -7,7 +7,6 @@ import itertools
 import json
 import os
 import threading
-import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -32,9 +31,9 @@ from gohash.pattern import search
 from gohash.pattern import store as store_module
 from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
 from gohash.pattern.search import PatternQuery
-from tests import sgfgen
-from tests.conftest import require_corpus
-from tests.test_pattern import diagrams, ever_bitmaps, game_arrays, reference_hits
+from tests.support import sgfgen
+from tests.support.env import require_corpus
+from tests.support.patterns import diagrams, ever_bitmaps, game_arrays, reference_hits
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
 
@@ -615,59 +614,6 @@ def test_the_games_kept_in_memory_follow_changes_to_the_index(tmp_path: Path) ->
         with Index(db) as other:
             other.build([str(tmp_path / "c.sgf")])
         assert index.pattern(c3).games == 3
-
-
-def _count_while(thread: threading.Thread, limit: float) -> tuple[int, float]:
-    """Turns of a loop while ``thread`` is alive, at most ``limit`` seconds, and
-    the seconds they took."""
-    start = time.perf_counter()
-    turns = 0
-    while thread.is_alive() and time.perf_counter() - start < limit:
-        turns += 1
-    return turns, time.perf_counter() - start
-
-
-def test_the_scan_lets_other_threads_run(tmp_path: Path) -> None:
-    # The kernel's loop over games runs without the interpreter lock, so that a
-    # server answers other requests while a pattern search scans.  A thread scans
-    # the same few games over and over (a pattern no game can hold: all of it is
-    # the kernel's loop); meanwhile this thread counts turns of a loop, and must
-    # go at least a quarter as fast as beside an idle thread (about as fast on
-    # an idle machine, half as fast with both cores busy elsewhere; holding the
-    # lock, the scan would let it run only before and after the kernel, under a
-    # tenth as fast).
-    db = _build(tmp_path, [str(DATA)])
-    rows = [["-"] * 19 for _ in range(19)]
-    for r, row in enumerate(["XO", "OX", "XO"]):
-        for c, symbol in enumerate(row):
-            rows[6 + r][6 + c] = symbol
-    query = PatternQuery("\n".join("".join(row) for row in rows))
-    with Index(db, read_only=True) as index:
-        store = index._game_store(19)
-        alive = query.matcher.alive(store.columns, 0, len(store))
-        assert not alive.any()  # no game is a candidate
-        games = np.tile(np.arange(len(store), dtype=np.int64), 100_000)
-        segment = store.segments[0]
-        assert len(segment) == len(store)
-        stop = threading.Event()
-        idle = threading.Thread(target=stop.wait)
-        idle.start()
-        alone, alone_took = _count_while(idle, 0.05)
-        stop.set()
-        idle.join()
-        started = threading.Event()
-
-        def scan() -> None:
-            started.set()
-            query.matcher.scan(segment, 0, alive, 0, games)
-
-        worker = threading.Thread(target=scan)
-        worker.start()
-        started.wait()
-        beside, took = _count_while(worker, 600)
-        worker.join()
-    assert took > 0.05  # long enough to tell
-    assert beside / took > 0.25 * alone / alone_took
 
 
 def test_a_damaged_pattern_file_is_reported_and_rebuilt(four: str) -> None:

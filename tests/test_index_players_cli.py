@@ -15,7 +15,7 @@ from gohash.go.board import Board
 from gohash.index.index import Index
 from gohash.index.movelist import play_moves
 from gohash.index.players import PlayerMatch, chosen_player
-from tests.serve_fixtures import build_index
+from tests.support.serve_fixtures import build_index
 
 GAMES = [
     ("Lee Sedol", "AlphaGo", "2016-03-13", "W+R"),

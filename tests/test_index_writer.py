@@ -24,8 +24,8 @@ from gohash.index.schema import INSERT_GAME
 from gohash.pipeline.frames import NamedSchemes, SchemeFactory
 from gohash.sgf.sources import find_inputs
 from gohash.version import __version__
-from tests.conftest import CORPUS
-from tests.test_index import (
+from tests.support.env import CORPUS
+from tests.support.indexes import (
     INDEX_TABLES,
     consistency_problems,
     random_game,

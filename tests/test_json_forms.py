@@ -18,8 +18,8 @@ from gohash.explorer.answers import MAX_CONTINUATIONS
 from gohash.explorer.app import create_app
 from gohash.index.index import Index
 from gohash.metadata import FIELDS
-from tests.test_explorer_cli import EXPLORER, QUERY
-from tests.test_serve import LOCAL
+from tests.support.explorer_reference import EXPLORER, QUERY
+from tests.support.serve_fixtures import LOCAL
 
 MOVES = "ee,cc"  # QUERY, B E5 W C7, as the page's move list
 # The same filters as CLI options and as URL parameters.

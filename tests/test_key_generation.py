@@ -18,8 +18,8 @@ from collections.abc import Callable
 import pytest
 
 from gohash.group.schemes import SCHEMES, scheme
-from tests.test_schemes import GOLDEN, TEN_STONES
-from tests.test_symmetry import DESIGN_MAPS
+from tests.support.schemes import GOLDEN, TEN_STONES
+from tests.support.symmetry import DESIGN_MAPS
 
 Point = tuple[int, int]  # (row, col)
 Bytes8 = list[int]

@@ -40,8 +40,8 @@ from gohash.sgf.parser import (
 )
 from gohash.sgf.sources import find_inputs, read_input
 from gohash.sgf.walk import MAX_FILE_ERRORS, MAX_FILE_NOTES, BaseVisitor, walk_source
-from tests.conftest import CORPUS
-from tests.hostile import (
+from tests.support.env import CORPUS
+from tests.support.hostile import (
     GAME,
     dictionary_bomb,
     overlapping_zip,

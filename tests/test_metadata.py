@@ -21,7 +21,7 @@ from gohash.index.queries import FILTERS, Filters
 from gohash.metadata import FIELDS, STORED, TEXT_PROPERTIES
 from gohash.pipeline import positions as positions_module
 from gohash.sgf.inputs import Source
-from tests.test_serve import LOCAL
+from tests.support.serve_fixtures import LOCAL
 
 RECORDS = {
     "tokyo.sgf": "(;GM[1]FF[4]SZ[9]PB[a]PW[b]PC[Tokyo, Nihon Ki-in]GN[Honinbo final];B[ee];W[cc])",

@@ -24,7 +24,7 @@ from gohash.index.movelist import (
     point_letters,
     replay,
 )
-from tests.conftest import CORPUS
+from tests.support.env import CORPUS
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

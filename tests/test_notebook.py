@@ -38,7 +38,7 @@ from ipykernel.kernelspec import write_kernel_spec
 from nbclient import NotebookClient
 from sgfmill import boards, sgf
 
-from tests.conftest import CORPUS, ROOT
+from tests.support.env import CORPUS, ROOT
 
 NOTEBOOKS = ROOT / "notebooks"
 EXPLORATION = NOTEBOOKS / "exploration.ipynb"

@@ -20,7 +20,7 @@ from gohash.sgf.pack import PackedSlice
 from gohash.tools.canon import CanonOptions
 from gohash.tools.dataset import partitions, write_dataset
 from gohash.tools.pack import write_pack
-from tests.conftest import CORPUS
+from tests.support.env import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 

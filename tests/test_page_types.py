@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from gohash.cli import main
 from gohash.explorer.app import create_app
-from tests.conftest import ROOT, missing
+from tests.support.env import ROOT, missing
 
 EXPLORER = ROOT / "gohash" / "explorer"
 STATIC = EXPLORER / "static"

@@ -33,7 +33,7 @@ from gohash.tools.parquet import (
     positions_schema,
     write_part,
 )
-from tests.conftest import CORPUS
+from tests.support.env import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -134,38 +133,12 @@ def test_an_exception_in_a_task_propagates(
     assert list(temporary.iterdir()) == []
 
 
-def large(task: tuple[int, str, float]) -> bytes:
-    """30 MB for task 1, a few bytes for the others; the first time, a timer
-    SIGKILLs the worker ``delay`` seconds after the task starts: while it makes,
-    writes or sends the result, or later."""
-    n, folder, delay = task
-    marker = Path(folder) / str(n)
-    if delay >= 0 and not marker.exists():
-        marker.touch()
-        timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGKILL))
-        timer.daemon = True
-        timer.start()
-    return bytes([n]) * (30_000_000 if n == 1 else 10)
-
-
-def kill_while_sending(folder: str) -> None:
-    """Run by :func:`test_a_worker_killed_while_sending_a_large_result`: the
-    kill of task 1 at every 5 ms of its life (about 0.1 s)."""
-    for step in range(25):
-        tasks = [(n, os.path.join(folder, str(step)), step * 0.005 if n == 1 else -1.0)
-                 for n in range(4)]
-        os.mkdir(tasks[0][1])
-        out = list(ordered_map(large, tasks, jobs=2, expected=len(tasks)))
-        assert [task for task, _ in out] == tasks
-        assert [outcome for _, outcome in out] == [large((n, "", -1)) for n in range(4)]
-    print("done")
-
-
 def test_a_worker_killed_while_sending_a_large_result(tmp_path: Path) -> None:
     # A worker killed while writing a large result into a pipe leaves half a
     # message: the executor's reader then waits forever.  Run in a process of
     # its own, so that a hang fails the test instead of stopping the suite.
-    code = f"from tests.test_pool import kill_while_sending; kill_while_sending({str(tmp_path)!r})"
+    code = ("from tests.support.pool import kill_while_sending; "
+            f"kill_while_sending({str(tmp_path)!r})")
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=Path(__file__).resolve().parents[1],

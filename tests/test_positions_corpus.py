@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from gohash.pipeline.positions import read_positions
-from tests.conftest import CORPUS
-from tests.test_positions import assert_same_as_pure
+from tests.support.env import CORPUS
+from tests.support.positions import assert_same_as_pure
 
 pytestmark = pytest.mark.corpus
 

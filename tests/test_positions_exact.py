@@ -21,7 +21,7 @@ from gohash.pipeline.frames import NamedSchemes, SchemeFactory
 from gohash.pipeline.positions import PositionBatch, read_positions
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import walk_paths
-from tests.test_canon_exact import (
+from tests.support.exact import (
     NAMES,
     Array,
     e3_position,
@@ -30,10 +30,10 @@ from tests.test_canon_exact import (
     pack,
     setup_sgf,
 )
-from tests.test_canon_exact import positions as drawn_positions
-from tests.test_index import weak_scheme
-from tests.test_positions import DATA_FILES, assert_same_as_pure
-from tests.test_rules import MOVES, NZ, SUICIDE, TT, Positions, sgfmill_positions
+from tests.support.exact import positions as drawn_positions
+from tests.support.indexes import weak_scheme
+from tests.support.positions import DATA_FILES, assert_same_as_pure
+from tests.support.rules import MOVES, NZ, SUICIDE, TT, Positions, sgfmill_positions
 
 ALL_SCHEMES = (*SCHEMES, "weak8")
 

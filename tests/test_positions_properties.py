@@ -15,8 +15,8 @@ from gohash.group.coords import sgf_letters
 from gohash.group.schemes import SCHEMES
 from gohash.pipeline.positions import read_positions
 from gohash.sgf.inputs import Source
-from tests.kofight import Move, random_game
-from tests.test_positions import DATA_FILES, assert_same_as_pure
+from tests.support.kofight import Move, random_game
+from tests.support.positions import DATA_FILES, assert_same_as_pure
 
 SIZES = [1, 2, 3, 5, 7, 9, 13, 19, 20]
 JUNK = [b"(", b")", b";", b"[", b"]", b"\\", b"\x00", b"\xff", b" ", b"\xef\xbb\xbf", b"b",

@@ -8,13 +8,13 @@ from types import ModuleType
 
 import pytest
 
-from tests import conftest, serve_fixtures
+from tests.support import env, serve_fixtures
 
 
 @pytest.mark.parametrize(
     ("module", "name", "require", "reason"),
     [
-        (conftest, "CORPUS", conftest.require_corpus, "the corpus {} is missing"),
+        (env, "CORPUS", env.require_corpus, "the corpus {} is missing"),
         (serve_fixtures, "CHROMIUM", serve_fixtures.require_chromium, "Chromium not found at {}"),
     ],
     ids=["corpus", "chromium"],

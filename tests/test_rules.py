@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sgfmill import boards, sgf
+from sgfmill import boards
 
 import gohash
 from gohash.cli import main
@@ -20,47 +20,12 @@ from gohash.go import rulesets
 from gohash.go.rulesets import RULESETS, Ruleset, record_ruleset
 from gohash.index.index import Index, position_from_sgf
 from gohash.sgf.inputs import Source
-from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_paths, walk_source
+from gohash.sgf.walk import walk_paths, walk_source
 from gohash.tools.audit import audit_paths
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.superko import check
-from tests.sgfgen import sgf_point
-
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
-NZ = DATA / "rules" / "new-zealand-suicide.sgf"
-TT = DATA / "rules" / "tromp-taylor-suicide.sgf"
-# Moves of each record, and the move that is a suicide.
-MOVES = {NZ: 15, TT: 11}
-SUICIDE = {NZ: 9, TT: 6}
-
-Point = tuple[int, int]
-
-
-class Positions(BaseVisitor):
-    """Keeps every position's stones, the games' info and the errors."""
-
-    def __init__(self) -> None:
-        self.games: list[GameInfo] = []
-        self.positions: list[tuple[int, dict[Point, str]]] = []
-        self.errors: list[GohashError] = []
-
-    def begin_game(self, info: GameInfo) -> None:
-        self.games.append(info)
-
-    def visit_position(self, event: PositionEvent) -> None:
-        board = event.board
-        stones = {}
-        for row in range(board.size):
-            for col in range(board.size):
-                colour = board.get((row, col))
-                if colour is not None:
-                    stones[row, col] = colour
-        self.positions.append((event.move_number, stones))
-
-    def handle_error(self, error: GohashError) -> bool:
-        self.errors.append(error)
-        return False
-
+from tests.support.rules import MOVES, NZ, SUICIDE, TT, Point, Positions, sgfmill_positions
+from tests.support.sgfgen import sgf_point
 
 # -- RU spellings ------------------------------------------------------------------------------
 
@@ -121,19 +86,6 @@ def test_one_ruleset_table_for_every_tool() -> None:
 
 
 # -- replaying suicide under the record's rules ------------------------------------------------
-
-
-def sgfmill_positions(path: Path) -> list[dict[Point, str]]:
-    """Every position of a record of plain moves, replayed on sgfmill's board."""
-    game = sgf.Sgf_game.from_bytes(path.read_bytes())
-    board = boards.Board(game.get_size())
-    positions: list[dict[Point, str]] = [{}]
-    for node in game.get_main_sequence()[1:]:
-        colour, point = node.get_move()
-        if point is not None:
-            board.play(point[0], point[1], colour)
-        positions.append({p: c for c, p in board.list_occupied_points()})
-    return positions
 
 
 @pytest.mark.parametrize("path", [NZ, TT])

@@ -35,18 +35,18 @@ from gohash.explorer.params import MAX_QUERY_BYTES
 from gohash.index.index import Index
 from gohash.index.movelist import parse_steps, point_letters, replay
 from gohash.index.queries import FILTERS
-from tests.serve_fixtures import (
+from tests.support.net import free_port
+from tests.support.serve_fixtures import (
     DATA,
+    LOCAL,
     build_index,
     corpus_games,
     first_answer,
-    free_port,
     main_line,
+    transforms,
 )
 
 Array = npt.NDArray[np.int8]
-LOCAL = "http://localhost"
-"""The test client's address: its default host, ``testserver``, is refused."""
 
 
 @pytest.fixture(scope="module")
@@ -117,20 +117,6 @@ def sgfmill_positions(path: Path) -> tuple[int, list[Array], list[tuple[str, str
 def array_of(board: boards.Board) -> Array:
     codes = {None: 0, "b": 1, "w": 2}
     return np.array([[codes[c] for c in row] for row in board.board], dtype=np.int8)
-
-
-def transforms(size: int) -> list[tuple[Array, bool]]:
-    """The 16 maps as (index image, swap): ``image[r, c]`` is the flat index of the
-    point that lands on (r, c)."""
-    index = np.arange(size * size).reshape(size, size)
-    out = []
-    for k in range(4):
-        for flipped in (False, True):
-            image = np.rot90(index, k)
-            if flipped:
-                image = np.fliplr(image)
-            out += [(image, False), (image, True)]
-    return out
 
 
 def apply(board: Array, image: Array, swap: bool) -> Array:

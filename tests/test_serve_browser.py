@@ -15,22 +15,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 from sgfmill import sgf
 
 from gohash.explorer.server import CONTENT_SECURITY_POLICY
 from gohash.index.queries import FILTERS
-from tests.serve_fixtures import (
-    CHROMIUM_ARGS,
+from tests.support import chromium
+from tests.support.chromium import OVERFLOW, screenshot, stones, viewer_at
+from tests.support.serve_fixtures import (
     DATA,
-    SCREENSHOTS,
     build_index,
     corpus_games,
     main_line,
-    require_chromium,
     require_cjk_font,
     running_server,
 )
+
+# The browser and its pages, with their checks of the page's errors and of the
+# Content-Security-Policy (tests.support.chromium).
+browser = chromium.browser
+page = chromium.page
 
 
 @pytest.fixture(scope="module")
@@ -43,40 +47,6 @@ def server(tmp_path_factory: pytest.TempPathFactory, games: list[Path]) -> Itera
     db = build_index(tmp_path_factory.mktemp("browser") / "index.db", [DATA, *games])
     with running_server(db) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    executable = require_chromium()
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=executable, args=CHROMIUM_ARGS, headless=True
-        )
-        yield chromium
-        chromium.close()
-
-
-# Records what the server's Content-Security-Policy blocks (Chromium also logs it).
-CSP_WATCH = """
-window.__cspViolations = [];
-document.addEventListener("securitypolicyviolation",
-  (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
-"""
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    page = browser.new_page(viewport={"width": 1300, "height": 950})
-    page.add_init_script(CSP_WATCH)
-    problems: list[str] = []
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    yield page
-    violations = page.evaluate("() => window.__cspViolations")
-    page.close()
-    assert violations == []
-    # An illegal move is answered 400 on purpose; anything else is a bug of the page.
-    assert [p for p in problems if "status of 400" not in p] == []
 
 
 def rendered(page: Page, moves: str) -> None:
@@ -109,23 +79,10 @@ def continuations(page: Page) -> list[tuple[str, str, int, list[str]]]:
 LETTERS = "abcdefghijklmnopqrs"
 
 
-def stones(page: Page, board: str) -> dict[str, str]:
-    found = page.locator(f"#{board} circle[data-stone]")
-    return {
-        found.nth(i).get_attribute("data-stone") or "": found.nth(i).get_attribute("data-colour")
-        or "" for i in range(found.count())
-    }
-
-
 def open_first_game(page: Page) -> None:
     """Click the first row of the games list off its players' names (each a link to
     the player's page)."""
     page.click("#games tbody tr >> nth=0 >> td >> nth=4")
-
-
-def screenshot(page: Page, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
 
 
 def test_play_a_corpus_game_click_a_continuation_open_a_game_and_step(
@@ -552,11 +509,6 @@ def test_the_keyboard_plays_letters_and_steps_with_the_arrows(page: Page, server
     rendered(page, second)
 
 
-def viewer_at(page: Page, index: int) -> None:
-    page.wait_for_function(
-        "i => document.querySelector('#viewer-board').dataset.index === String(i)", arg=index)
-
-
 def test_viewer_shows_the_record_marks_the_hit_and_steps_through_hits(
     page: Page, server: str
 ) -> None:
@@ -771,13 +723,6 @@ def test_a_player_search_box(page: Page, server: str) -> None:
     page.fill("#player-q", "no such player at all")
     page.wait_for_selector("#player-matches li.none")
     assert "No player's name contains" in page.inner_text("#player-matches")
-
-
-OVERFLOW = """() => [document.documentElement.scrollWidth, window.innerWidth,
-  [...document.querySelectorAll('body *')].filter(e => {
-     const r = e.getBoundingClientRect();
-     return r.width > 0 && r.right > window.innerWidth + 1 && !e.closest('.table-wrap');
-  }).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5)]"""
 
 
 def test_a_phone_sized_screen_never_scrolls_sideways(browser: Browser, server: str) -> None:

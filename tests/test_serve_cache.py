@@ -13,7 +13,7 @@ import pytest
 
 from gohash.explorer.games import _game_bytes, _GameCache
 from gohash.index.index import Index
-from tests.serve_fixtures import DATA, build_index
+from tests.support.serve_fixtures import DATA, build_index
 
 GAMES = ("game-9x9.sgf", "game-13x13.sgf", "passes-9x9.sgf", "handicap-4-19x19.sgf")
 

@@ -24,7 +24,7 @@ from gohash.explorer.app import create_app
 from gohash.explorer.indexes import Served
 from gohash.index.index import Index
 from gohash.pattern.search import PatternResult
-from tests.serve_fixtures import DATA
+from tests.support.serve_fixtures import DATA
 
 OLD = ["game-9x9.sgf"]
 NEW = ["game-13x13.sgf", "handicap-4-19x19.sgf", "game-19x19-no-sz.sgf"]

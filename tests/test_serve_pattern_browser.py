@@ -15,14 +15,14 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from gohash.index.index import Index
-from tests import test_serve_browser
-from tests.serve_fixtures import DATA, build_index, corpus_games, running_server
-from tests.test_serve_browser import OVERFLOW, screenshot, stones, viewer_at
+from tests.support import chromium
+from tests.support.chromium import OVERFLOW, screenshot, stones, viewer_at
+from tests.support.serve_fixtures import DATA, build_index, corpus_games, running_server
 
-# The browser and its pages as tests/test_serve_browser.py makes them (its checks of
+# The browser and its pages as tests.support.chromium makes them (its checks of
 # the page's errors and of the Content-Security-Policy included).
-browser = test_serve_browser.browser
-page = test_serve_browser.page
+browser = chromium.browser
+page = chromium.page
 
 # The 4-4 point's corner: the top-right 7x7 of a 19x19 board, Black on Q16.
 CORNER = "masg:......./......./......./...X.../......./......./......."

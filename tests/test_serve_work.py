@@ -43,7 +43,7 @@ from gohash.explorer.games import MAX_GAME_READS
 from gohash.explorer.work import RETRY_AFTER, Lane
 from gohash.index.index import Index
 from gohash.pattern.search import PatternResult
-from tests.serve_fixtures import DATA, build_index, running_server
+from tests.support.serve_fixtures import DATA, build_index, running_server
 
 EVERYTHING_9 = "\n".join(["*" * 9] * 9)
 """A 9x9 pattern that every 9x9 game holds at its first position."""

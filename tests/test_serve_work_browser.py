@@ -1,5 +1,5 @@
 """A pattern search too broad for its time budget, in a real browser (Debian's
-Chromium under Playwright, as tests/test_serve_browser.py): the page shows the
+Chromium under Playwright, as tests/support/chromium.py starts it): the page shows the
 server's message, which says what was counted, and the search shown stays."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from playwright.sync_api import Browser, Page
 from gohash.errors import QueryTooBroad
 from gohash.index.index import Index
 from gohash.pattern.search import PatternResult
-from tests import test_serve_browser
-from tests.serve_fixtures import DATA, build_index, running_server
+from tests.support import chromium
+from tests.support.serve_fixtures import DATA, build_index, running_server
 
-browser = test_serve_browser.browser
+browser = chromium.browser
 
 CORNER = "masg:......./......./......./...X.../......./......./......."
 """The 4-4 point's corner: the top-right 7x7 of a 19x19 board, Black on Q16."""

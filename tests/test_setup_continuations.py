@@ -19,7 +19,7 @@ from gohash.errors import GohashError
 from gohash.go.board import Board
 from gohash.index.games import setup_nodes
 from gohash.index.index import Index
-from tests.serve_fixtures import build_index
+from tests.support.serve_fixtures import build_index
 
 EVEN = "(;GM[1]SZ[9]RE[B+R];B[ee];W[cc];B[gg])"
 HANDICAP_LATER = "(;GM[1]SZ[9]HA[2]RE[W+R];AB[cc][gg];W[ee];B[cg])"

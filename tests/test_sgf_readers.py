@@ -39,7 +39,7 @@ from gohash.sgf.parser import (
 )
 from gohash.sgf.sources import find_inputs, read_input
 from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary, walk_source
-from tests.hostile import FLAGGED_NAME, GAME, flagged_zip, latin1_folder, tar_of
+from tests.support.hostile import FLAGGED_NAME, GAME, flagged_zip, latin1_folder, tar_of
 
 pq = pytest.importorskip("pyarrow.parquet")
 

@@ -39,7 +39,7 @@ from gohash.index.shards import (
     shard_of,
 )
 from gohash.index.store import build_index
-from tests import sgfgen
+from tests.support import sgfgen
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
 

@@ -10,7 +10,7 @@ import pytest
 from gohash.cli import main
 from gohash.go.rulesets import RULESETS
 from gohash.tools.superko import check
-from tests.test_superko import ERRORS, EXPECTED
+from tests.support.superko_expected import ERRORS, EXPECTED
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"
 FIELDS = ["file", "game", "variation", "move_number", "colour", "move", "gtp", "kind",

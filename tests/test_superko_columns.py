@@ -33,9 +33,9 @@ from gohash.go.rulesets import RULESETS, Ruleset, ruleset
 from gohash.pipeline.positions import CORE_AVAILABLE, PositionBatch, read_positions
 from gohash.tools import superko
 from gohash.tools.superko import CheckResult, check
-from tests import sgfgen
-from tests.kofight import random_game
-from tests.test_superko_properties import Verdict, Where, reference, rulesets
+from tests.support import sgfgen
+from tests.support.kofight import random_game
+from tests.support.superko_reference import Verdict, Where, outcome, reference, rulesets
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 RECORDS = DATA / "superko"
@@ -51,18 +51,6 @@ RULES: list[tuple[Ruleset | None, dict[str, Any]]] = [
     (None, {"suicide_allowed": True}),
     (RULESETS["new-zealand"], {"suicide_allowed": False, "rule": "positional"}),
 ]
-
-
-def outcome(result: CheckResult) -> tuple[Any, ...]:
-    """Everything a check says, errors by type, text and place."""
-    summary = result.summary
-    return (
-        result.violations,
-        [(type(e).__name__, str(e), e.file, e.game, e.move_number, e.variation)
-         for e in result.errors],
-        (summary.files, summary.games, summary.positions, [str(e) for e in summary.errors],
-         summary.notes),
-    )
 
 
 def assert_paths_agree(paths: list[str], rules: Ruleset | None, **options: Any) -> CheckResult:

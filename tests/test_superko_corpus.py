@@ -17,8 +17,8 @@ from gohash.go.rulesets import RULESETS, Ruleset
 from gohash.pipeline.positions import CORE_AVAILABLE
 from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_paths
 from gohash.tools.superko import CheckResult, check
-from tests.conftest import CORPUS
-from tests.test_superko_columns import outcome
+from tests.support.env import CORPUS
+from tests.support.superko_reference import outcome
 
 pytestmark = pytest.mark.corpus
 

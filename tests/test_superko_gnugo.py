@@ -6,9 +6,9 @@ GNU Go, started with ``--chinese-rules`` (suicide forbidden) and
 the first move gohash reports under the same rules (``chinese`` and ``aga``):
 a violation, or a play on an occupied point, which is an error of the record.
 The records: every SGF file under data/sgf/ with at most root setup, 200
-random games on 5x5..9x9 that contain repetitions, and (when the corpus is
+random games on 5x5..9x9 that contain repetitions (pinned in tests/data), and (when the corpus is
 beside the checkout) its small/ part and five real games with repetitions.  GNU Go missing fails the
-test in CI and skips it elsewhere (see tests/gtp.py).
+test in CI and skips it elsewhere (see tests/support/gtp.py).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from sgfmill import sgf, sgf_grammar
 from gohash.errors import OccupiedPointError
 from gohash.go.rulesets import RULESETS
 from gohash.tools.superko import check
-from tests import gtp
-from tests.conftest import CORPUS
-from tests.gtp import GnuGo, require_gnugo
-from tests.kofight import games_with_repetitions
-from tests.sgfgen import sgf_point
+from tests.support import gtp
+from tests.support.env import CORPUS
+from tests.support.gtp import GnuGo, require_gnugo
+from tests.support.kofight import PINNED_SEED, games_with_repetitions, pinned_games
+from tests.support.sgfgen import sgf_point
 
 Point = tuple[int, int]
 Move = tuple[str, Point | None]
@@ -162,9 +162,9 @@ def test_gnugo_agrees_on_real_games(rule: str, tmp_path: Path) -> None:
 
 
 def test_gnugo_agrees_on_random_ko_fights(tmp_path: Path) -> None:
-    """200 random games with repetitions, both rules, one GNU Go process per rule."""
+    """200 random games with repetitions (pinned), both rules, one GNU Go process per rule."""
     program = require_gnugo()
-    games = games_with_repetitions(seed=20261122, count=200)
+    games = pinned_games()
     disagreements: list[str] = []
     refused = {rule: 0 for rule in RULES}
     with GnuGo(program, "positional") as psk, GnuGo(program, "situational") as ssk:
@@ -184,8 +184,12 @@ def test_gnugo_agrees_on_random_ko_fights(tmp_path: Path) -> None:
     assert refused["situational"] > 0
 
 
-def test_random_games_are_reproducible() -> None:
-    assert games_with_repetitions(7, 3) == games_with_repetitions(7, 3)
+def test_the_pinned_ko_fights_are_the_generators() -> None:
+    """The pinned games are the generator's (it draws the same games every run):
+    their first five, drawn again."""
+    games = pinned_games()
+    assert len(games) == 200 and all(g.first_repetition is not None for g in games)
+    assert games_with_repetitions(PINNED_SEED, 5) == games[:5]
 
 
 def test_missing_gnugo_fails_in_ci_and_skips_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,7 @@
 """Property tests of the superko checker against an independent reference.
 
 The reference knows nothing of gohash's board, hashes or history: it replays a
-generated record's description on sgfmill's board (``tests.sgfgen.replay``,
+generated record's description on sgfmill's board (``tests.support.sgfgen.replay``,
 every line with all its earlier positions), and judges every board play by the
 rules of docs/design.md, section "Ko and superko", comparing the full board with
 every earlier position of the line.  The checker must agree with it, verdict for
@@ -9,7 +9,7 @@ verdict and error for error, on random records with setup anywhere, passes,
 handicap forms, bad properties, illegal moves, one colour moving twice and
 variations, under every rule, with suicide allowed or not, under every key
 scheme, and under an 8-bit scheme whose hashes collide all the time (so a hash
-hit never decides).  Long ko fights (tests/kofight.py) go through the same
+hit never decides).  Long ko fights (tests/support/kofight.py) go through the same
 reference.
 """
 
@@ -19,85 +19,20 @@ import random
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gohash.go.board import Board
-from gohash.go.ko import KINDS, SuperkoVisitor, Violation
-from gohash.go.rulesets import RULES, Ruleset
+from gohash.go.ko import SuperkoVisitor, Violation
+from gohash.go.rulesets import Ruleset
 from gohash.group.schemes import SCHEMES, KeyScheme
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import walk_source
 from gohash.tools.superko import check
-from tests import sgfgen
-from tests.kofight import RandomGame, WeakScheme, random_game, sgf_nodes
-
-Point = tuple[int, int]
-# game, variation, move number, colour, point, kind, repeats
-Verdict = tuple[int, tuple[int, ...], int, str, Point, str, int | None]
-Where = tuple[int, "tuple[int, ...] | None", int]
-
-
-def judge(step: sgfgen.Step, rules: Ruleset) -> tuple[str, int | None] | None:
-    """The violation of the board play that made ``step``, if any (docs/design.md,
-    section "Ko and superko")."""
-    assert step.colour is not None and step.point is not None
-    line = step.before
-    size = round(len(step.stones) ** 0.5)
-    row, col = step.point
-    if step.stones[row * size + col] is None and not rules.suicide_allowed:
-        return "suicide", None
-    # The player to move after each position: before the line's first move that
-    # move's player, after a move its mover's opponent; setup changes nothing.
-    positions = (*line, step)
-    player = next(s.colour for s in positions if s.colour is not None)
-    to_move: list[str] = []
-    for s in positions:
-        if s.colour is not None:
-            player = "w" if s.colour == "b" else "b"
-        to_move.append(player)
-    if rules.rule == "simple":
-        parent = line[-1]
-        if (
-            parent.ko == step.point
-            and parent.colour is not None
-            and parent.colour != step.colour
-            and not step.setup
-        ):
-            return KINDS["simple"], line[-2].move_number
-    same = [i for i, s in enumerate(line) if s.stones == step.stones]
-    if rules.rule in ("situational", "natural"):
-        same = [i for i in same if to_move[i] == to_move[-1]]
-    if rules.rule == "natural":
-        same = [i for i in same if line[i].point is not None]
-    if not same:
-        return None
-    kind = "no result" if rules.rule == "simple" else KINDS[rules.rule]
-    return kind, line[same[-1]].move_number
-
-
-def reference(
-    record: sgfgen.Record, rules: Ruleset, variations: bool
-) -> tuple[list[Verdict], list[Where]]:
-    """The verdicts and the errors, in walk order.  An error (a play on an
-    occupied point included) ends its game, as in every tool."""
-    verdicts: list[Verdict] = []
-    errors: list[Where] = []
-    ended: set[int] = set()
-    for item in sgfgen.replay(record, variations=variations):
-        if item.game in ended:
-            continue
-        if isinstance(item, sgfgen.Fault):
-            errors.append((item.game, item.variation, item.move_number))
-            ended.add(item.game)
-        elif item.point is not None:
-            found = judge(item, rules)
-            if found is not None:
-                assert item.colour is not None
-                verdicts.append(
-                    (item.game, item.variation, item.move_number, item.colour, item.point, *found)
-                )
-    return verdicts, errors
+from tests.support import sgfgen
+from tests.support.kofight import RandomGame, WeakScheme, random_game, sgf_nodes
+from tests.support.superko_reference import Verdict, Where, reference, rulesets
+from tests.support.verdict_records import TARGETS, occupied_in_a_variation, pinned, reaches
 
 
 def checker(
@@ -120,7 +55,6 @@ def checker(
     return verdicts, errors
 
 
-rulesets = st.builds(Ruleset, st.just("test"), st.sampled_from(RULES), st.booleans())
 scheme_names = st.sampled_from([*SCHEMES, "weak8", "weak0"])
 
 
@@ -168,34 +102,16 @@ def test_checker_agrees_with_the_reference_on_ko_fights(
 
 def test_generated_records_reach_every_verdict() -> None:
     """The generator is no idle test: it makes records in which the reference
-    finds each kind of violation, in a variation too."""
-    aga_natural = Ruleset("test", "natural", False)
-    for rules, kind in [
-        (Ruleset("test", "positional", True), KINDS["positional"]),
-        (Ruleset("test", "situational", True), KINDS["situational"]),
-        (aga_natural, KINDS["natural"]),
-        (Ruleset("test", "simple", True), KINDS["simple"]),
-        (Ruleset("test", "simple", True), "no result"),
-        (aga_natural, "suicide"),
-    ]:
-        find(
-            sgfgen.records(faults=False),
-            lambda record, rules=rules, kind=kind: any(
-                v[5] == kind and v[1] != () for v in reference(record, rules, True)[0]
-            ),
-            settings=settings(
-                max_examples=1000, database=None, deadline=None, phases=[Phase.generate]
-            ),
-        )
-    # and errors that end a game: a play on an occupied point, in a variation.
-    find(
-        sgfgen.records(),
-        lambda record: any(
-            isinstance(item, sgfgen.Fault) and item.kind == "occupied" and item.variation
-            for item in sgfgen.replay(record)
-        ),
-        settings=settings(max_examples=1000, database=None, deadline=None, phases=[Phase.generate]),
-    )
+    finds each kind of violation, in a variation too, and a play on an occupied
+    point in a variation (records it made, pinned: tests.support.verdict_records);
+    the checker agrees with the reference on each."""
+    records = pinned()
+    assert records.keys() == {name for name, _, _ in TARGETS} | {"occupied"}
+    for name, rules, kind in TARGETS:
+        assert reaches(records[name], rules, kind), name
+        assert checker(records[name], rules, True, "regular64") == reference(
+            records[name], rules, True), name
+    assert occupied_in_a_variation(records["occupied"])
 
 
 def test_the_weak_hash_really_collides() -> None:

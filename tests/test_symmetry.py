@@ -12,31 +12,13 @@ from gohash import D4, ELEMENTS, UnknownElementError, element
 from gohash.errors import BoardSizeError
 from gohash.group.schemes import HUIMA_PERMUTATIONS, REGULAR_PERMUTATIONS
 from gohash.group.symmetry import check_size, compose_slots, elements_of, point_orbits, stabilizer
-
-# The point maps of docs/design.md, section "The 16 elements", written out
-# independently in x = col, y = row.  Every element's board map must be one of these.
-DESIGN_MAPS = {
-    "identity": lambda x, y, n: (x, y),
-    "rot90": lambda x, y, n: (n - 1 - y, x),
-    "rot180": lambda x, y, n: (n - 1 - x, n - 1 - y),
-    "rot270": lambda x, y, n: (y, n - 1 - x),
-    "flip": lambda x, y, n: (n - 1 - x, y),
-    "transpose": lambda x, y, n: (y, x),
-    "flipud": lambda x, y, n: (x, n - 1 - y),
-    "antitranspose": lambda x, y, n: (n - 1 - y, n - 1 - x),
-}
+from tests.support.symmetry import DESIGN_MAPS, design_map
 
 NAMES = [
     "identity", "rot90", "rot180", "rot270", "flip", "transpose", "flipud", "antitranspose",
     "swap", "rot90_swap", "rot180_swap", "rot270_swap",
     "flip_swap", "transpose_swap", "flipud_swap", "antitranspose_swap",
 ]
-
-
-def design_map(name: str, point: tuple[int, int], n: int) -> tuple[int, int]:
-    base = "identity" if name == "swap" else name.removesuffix("_swap")
-    x, y = DESIGN_MAPS[base](point[1], point[0], n)
-    return y, x
 
 
 def test_table_order_and_names() -> None:

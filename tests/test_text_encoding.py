@@ -19,8 +19,8 @@ from gohash.pipeline.positions import CORE_AVAILABLE
 from gohash.sgf.inputs import Source
 from gohash.sgf.parser import root_text
 from gohash.sgf.walk import BaseVisitor, GameInfo, walk_paths, walk_source
-from tests.conftest import CORPUS
-from tests.test_positions import assert_same_as_pure
+from tests.support.env import CORPUS
+from tests.support.positions import assert_same_as_pure
 
 # Real players' names: Chinese, Korean and Japanese professionals.
 NAMES = ["柯洁", "聂卫平", "芈昱廷", "이세돌", "박정환", "신진서", "井山裕太", "一力遼"]

@@ -30,8 +30,8 @@ from gohash.sgf.walk import (
     walk_paths,
     walk_source,
 )
-from tests import sgfgen
-from tests.gtp import GnuGo, point_of, require_gnugo
+from tests.support import sgfgen
+from tests.support.gtp import GnuGo, point_of, require_gnugo
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
 

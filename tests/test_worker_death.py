@@ -34,8 +34,13 @@ from gohash.pipeline.frames import SchemeFactory
 from gohash.pipeline.jobs import Task as JobTask
 from gohash.sgf.inputs import Input
 from gohash.tools.canon import CanonOptions
-from tests.test_index import consistency_problems, random_game, table_dump, write_game
-from tests.test_index_resume import files_indexed
+from tests.support.indexes import (
+    consistency_problems,
+    files_indexed,
+    random_game,
+    table_dump,
+    write_game,
+)
 
 FILES = 300
 CLI = "import sys; from gohash.cli import main; sys.exit(main(sys.argv[1:]))"

@@ -11,7 +11,7 @@ move with two values, ``HA[x]``); plays on occupied points and suicides;
 variations nested a few levels (single child trees too); several games in one
 file; sizes 2..19.  Moves are chosen on a board kept alongside, preferring
 captures, passing after a ko is taken and setting up ko shapes, so that kos
-are fought and positions repeat (the ideas of tests/kofight.py), and taking
+are fought and positions repeat (the ideas of tests/support/kofight.py), and taking
 stones back by AE and playing them again, so that setup positions repeat too.
 
 :class:`Record` holds the description: games of :class:`Tree` of
@@ -179,7 +179,7 @@ def _point(value: str, size: int) -> Point | None:
 
 
 def game_of_moves(size: int, moves: tuple[tuple[str, Point | None], ...]) -> Game:
-    """A game of plain moves (as tests/kofight.py plays them), described."""
+    """A game of plain moves (as tests/support/kofight.py plays them), described."""
     root = Node(extra=(("GM", "1"), ("FF", "4"), ("SZ", str(size))))
     nodes = [
         Node(moves=((colour.upper(), ("" if point is None else sgf_point(point, size),)),))

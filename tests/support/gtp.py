@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
-from tests.conftest import missing
+from tests.support.env import missing
 
 Point = tuple[int, int]
 

@@ -29,7 +29,12 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 from sgfmill import boards, sgf, sgf_grammar
+
+from gohash.index.index import Index
+from gohash.index.queries import Continuations
+from tests.support.env import ROOT
 
 Array = npt.NDArray[np.int8]
 Point = tuple[int, int]
@@ -254,3 +259,59 @@ class Collection:
             if when is not None:
                 move.dates.append(when)
         return ref
+
+
+def summary(moves: Continuations) -> dict[tuple[str, frozenset[object]], tuple[object, ...]]:
+    out: dict[tuple[str, frozenset[object]], tuple[object, ...]] = {}
+    for m in moves.moves:
+        points = frozenset(m.equivalent) if m.point is not None else frozenset([None])
+        assert m.point is None or (m.point in m.equivalent and m.point == max(m.equivalent))
+        assert m.share == pytest.approx(m.count / moves.total)
+        assert m.count == m.same_colours + m.exchanged_colours
+        assert m.other == m.count - m.black_wins - m.white_wins
+        out[(m.colour, points)] = (m.count, m.black_wins, m.white_wins, m.same_colours,
+                                   m.exchanged_colours, m.first_date, m.last_date)
+    return out
+
+
+def reference_summary(ref: Reference) -> dict[tuple[str, frozenset[object]], tuple[object, ...]]:
+    return {
+        key: (m.count, m.black_wins, m.white_wins, m.same, m.exchanged,
+              min(m.dates, default=None), max(m.dates, default=None))
+        for key, m in ref.moves.items()
+    }
+
+
+def check_against_reference(
+    index: Index, reference: Collection, query: np.ndarray, **options: object
+) -> Continuations:
+    moves = index.continuations(query, **options)  # type: ignore[arg-type]
+    ref = reference.continuations(
+        query, colour_swap=options.get("symmetry", "full") == "full",
+        to_move=options.get("to_move"),  # type: ignore[arg-type]
+        setup=options.get("setup", "exclude"),  # type: ignore[arg-type]
+    )
+    assert moves.setup_left_out == ref.setup_left_out
+    assert (moves.total, moves.ended, moves.same_colours, moves.exchanged_colours,
+            moves.black_wins, moves.white_wins) == (
+        ref.total, ref.ended, ref.same, ref.exchanged, ref.black_wins, ref.white_wins)
+    assert moves.years == dict(sorted(ref.years.items()))
+    assert summary(moves) == reference_summary(ref)
+    return moves
+
+
+EXPLORER = ROOT / "data" / "sgf" / "opening-explorer"
+
+
+# After B E5 W C7 on 9x9 (see data/sgf/opening-explorer/README.md).
+QUERY = "\n".join([
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . O . . . . . .",
+    ". . . . . . . . .",
+    ". . . . X . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+])

@@ -4,17 +4,26 @@ Scope: a seeded generator of game records on small boards (5x5..9x9) whose
 moves obey simple ko (and forbid suicide, unless asked) but ignore superko, biased towards
 captures and passes so that ko fights cycle and whole-board positions repeat;
 writing such a game as SGF; and a key scheme whose hashes collide all the time.
+
+Finding games that repeat a position takes the generator seconds of replay per
+hundred games, so the 200 the GNU Go test plays are pinned in
+``tests/data/ko-fights.json`` (:func:`pinned_games`), written by
+``python -m tests.support.kofight``; a test checks that the generator still
+gives their first games.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import random
 from dataclasses import dataclass
+from pathlib import Path
 
 from gohash.errors import IllegalMoveError
 from gohash.go.board import Board
 from gohash.group.schemes import KeyScheme
-from tests.sgfgen import sgf_point
+from tests.support.sgfgen import sgf_point
 
 Point = tuple[int, int]
 Move = tuple[str, Point | None]
@@ -124,3 +133,35 @@ def games_with_repetitions(seed: int, count: int) -> list[RandomGame]:
         if game.first_repetition is not None:
             games.append(game)
     return games
+
+
+PINNED = Path(__file__).resolve().parents[1] / "data" / "ko-fights.json.gz"
+PINNED_SEED = 20261122
+PINNED_COUNT = 200
+
+
+def pinned_games() -> list[RandomGame]:
+    """``games_with_repetitions(PINNED_SEED, PINNED_COUNT)``, as pinned in :data:`PINNED`:
+    each move its colour and, unless a pass, letters for row and column (``bce``)."""
+    pinned = json.loads(gzip.decompress(PINNED.read_bytes()))
+    assert pinned["seed"] == PINNED_SEED
+    return [
+        RandomGame(size, tuple((m[0], (ord(m[1]) - 97, ord(m[2]) - 97) if m[1:] else None)
+                               for m in moves.split()), first)
+        for size, first, moves in pinned["games"]
+    ]
+
+
+def write_pinned() -> None:
+    """Write :data:`PINNED` again, from the generator."""
+    games = [
+        [g.size, g.first_repetition,
+         " ".join(c + ("" if p is None else chr(97 + p[0]) + chr(97 + p[1])) for c, p in g.moves)]
+        for g in games_with_repetitions(PINNED_SEED, PINNED_COUNT)
+    ]
+    text = json.dumps({"seed": PINNED_SEED, "games": games}, indent=0)
+    PINNED.write_bytes(gzip.compress(text.encode(), mtime=0))
+
+
+if __name__ == "__main__":
+    write_pinned()

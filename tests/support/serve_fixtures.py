@@ -5,15 +5,17 @@ Debian's Chromium under Playwright (never a downloaded browser)."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import uvicorn
 from sgfmill import sgf
 from starlette.applications import Starlette
@@ -22,7 +24,7 @@ from gohash.explorer.app import create_app
 from gohash.explorer.server import REQUEST_TIMEOUT, server_config
 from gohash.index.index import Index
 from gohash.index.movelist import point_letters
-from tests.conftest import ROOT, missing, require_corpus
+from tests.support.env import ROOT, missing, require_corpus
 
 DATA = ROOT / "data" / "sgf"
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -36,14 +38,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
-
-
-def free_port() -> int:
-    """A loopback port free now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def first_answer(server: subprocess.Popen[str], request: urllib.request.Request | str) -> bytes:
@@ -134,3 +128,21 @@ def running_server(
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+LOCAL = "http://localhost"
+"""The test client's address: its default host, ``testserver``, is refused."""
+
+
+def transforms(size: int) -> list[tuple[npt.NDArray[np.int64], bool]]:
+    """The 16 maps as (index image, swap): ``image[r, c]`` is the flat index of the
+    point that lands on (r, c)."""
+    index = np.arange(size * size).reshape(size, size)
+    out = []
+    for k in range(4):
+        for flipped in (False, True):
+            image = np.rot90(index, k)
+            if flipped:
+                image = np.fliplr(image)
+            out += [(image, False), (image, True)]
+    return out

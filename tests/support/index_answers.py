@@ -8,7 +8,8 @@ answer, in plain JSON.  Run as a script it writes the reference of the
 storage it runs on; ``tests/test_index_answers.py`` compares a later storage's
 answers with it.  Games are named by file and game number, never by id.
 
-    .venv/bin/python tests/index_answers.py OUT.json[.gz] [--samples N] [--variations] INPUT...
+    .venv/bin/python -m tests.support.index_answers OUT.json[.gz] [--samples N] [--variations] \
+        INPUT...
 """
 
 from __future__ import annotations
