@@ -111,7 +111,7 @@ def test_index_pattern_equals_the_reference(tmp_path_factory: Any, data: Any,
         expected |= {(number, position) for position in positions
                      if position < held.get(number, 0)}
     for compiled in (False, True):
-        assert _record_hits(db, diagram, symmetry=symmetry, compiled=compiled) == expected
+        assert _record_hits(db, diagram, symmetry=symmetry, pure=not compiled) == expected
     # The inverted filter keeps every game the reference finds a hit in.
     with Index(db, read_only=True) as index:
         store = index._game_store(size)
@@ -149,8 +149,8 @@ def test_scan_equals_the_pure_path(tmp_path_factory: Any, data: Any, symmetry: s
     db = _build(folder, [str(path)])
     diagram = data.draw(diagrams(record.games[0].size))
     options = {"symmetry": symmetry, "to_move": to_move, "max_move": max_move}
-    assert _everything(db, diagram, compiled=True, **options) == _everything(
-        db, diagram, compiled=False, **options)
+    assert _everything(db, diagram, pure=False, **options) == _everything(
+        db, diagram, pure=True, **options)
 
 
 def test_scan_grows_its_room_for_events(tmp_path: Path) -> None:
@@ -161,8 +161,8 @@ def test_scan_grows_its_room_for_events(tmp_path: Path) -> None:
     (tmp_path / "u.sgf").write_text("(;GM[1]FF[4]SZ[9];B[aa];W[ee])", encoding="utf-8")
     db = _build(tmp_path, [str(tmp_path / "t.sgf"), str(tmp_path / "u.sgf")])
     corner = "\n".join(["---------"] * 8 + ["X--------"])
-    found = _everything(db, corner, compiled=True)
-    assert found == _everything(db, corner, compiled=False)
+    found = _everything(db, corner, pure=False)
+    assert found == _everything(db, corner, pure=True)
     assert [(m[0], m[1]) for m in found[0]] == [(1, 1), (2, 1)]
     assert found[0][0][6:8] == (None, False)  # setup nodes follow: no move in the corner
 
@@ -337,8 +337,8 @@ def test_scan_grows_its_table_of_hits(tmp_path: Path) -> None:
     (tmp_path / "many.sgf").write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc])" * 30, encoding="utf-8")
     db = _build(tmp_path, [str(tmp_path / "many.sgf")])
     point = "\n".join(["---------"] * 4 + ["----.----"] + ["---------"] * 4)
-    found = _everything(db, point, compiled=True)
-    assert found == _everything(db, point, compiled=False)
+    found = _everything(db, point, pure=False)
+    assert found == _everything(db, point, pure=True)
     assert sum(m[8] for m in found[0]) >= 30 * 49 > 1024
 
 
@@ -352,8 +352,8 @@ def test_scan_reads_the_main_line_of_an_index_with_variations(tmp_path: Path) ->
         index.build([str(tmp_path / "v.sgf")])
     c3 = "\n".join(["---------"] * 4 + [".....----", ".....----", "..X..----", ".....----",
                                          ".....----"])
-    found = _everything(db, c3, compiled=True)
-    assert found == _everything(db, c3, compiled=False)
+    found = _everything(db, c3, pure=False)
+    assert found == _everything(db, c3, pure=True)
     assert [(m[1], m[6]) for m in found[0]] == [(1, ("b", (4, 4))), (2, ("w", (4, 4)))]
 
 
@@ -365,7 +365,7 @@ def test_ever_bitmaps_of_the_wrong_width_are_an_error(tmp_path: Path) -> None:
     for compiled in (False, True):
         with pytest.raises(DamagedIndexError, match="ever bitmaps of 3 and 11 bytes"), \
                 Index(db, read_only=True) as index:
-            index.pattern(CORNER_9, compiled=compiled)
+            index.pattern(CORNER_9, pure=not compiled)
 
 
 def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:
@@ -516,8 +516,8 @@ def test_a_stone_later_captured_does_not_end_the_search(tmp_path: Path) -> None:
                                     encoding="utf-8")
     db = _build(tmp_path, [str(tmp_path / "c.sgf"), str(tmp_path / "d.sgf")])
     a1 = "\n".join(["---------"] * 8 + ["X.-------"])
-    found = _everything(db, a1, compiled=True)
-    assert found == _everything(db, a1, compiled=False)
+    found = _everything(db, a1, pure=False)
+    assert found == _everything(db, a1, pure=True)
     assert [(m[0], m[2]) for m in found[0]] == [(1, 6)]
 
 
@@ -782,9 +782,9 @@ def test_chunks_and_threads_report_what_one_pass_does(tmp_path: Path,
     assert whole[3] > 20  # hits spread over the chunks
     monkeypatch.setattr(search, "CHUNK", 64)
     for compiled in (True, False):
-        assert everything(limit=None, compiled=compiled) == whole
+        assert everything(limit=None, pure=not compiled) == whole
         for offset, limit in ((0, 5), (60, 30), (len(whole[0]) - 3, 10)):
-            page = everything(limit=limit, offset=offset, compiled=compiled)
+            page = everything(limit=limit, offset=offset, pure=not compiled)
             assert page[0] == whole[0][offset : offset + limit]
             assert page[1:] == whole[1:]
 

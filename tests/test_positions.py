@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sgfmill import boards, sgf
 
-from gohash import ELEMENTS
+from gohash import ELEMENTS, _native
 from gohash.errors import GohashError
 from gohash.go.board import MAX_HISTORY, Board
 from gohash.group.schemes import SCHEMES, scheme
@@ -396,7 +396,7 @@ def test_gohash_pure_forces_the_walker(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_missing_core_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(positions_module, "_core", None)
+    monkeypatch.setattr(_native, "core", None)
     monkeypatch.setattr(positions_module, "_warned", False)
     monkeypatch.delenv("GOHASH_PURE", raising=False)
     err = io.StringIO()

@@ -33,7 +33,7 @@ from ..index.shards import ShardedIndex
 from ..pipeline.pool import WorkerPool
 from ..sgf.names import fs_name
 from .indexes import Identity, Served, file_identity, open_index
-from .shaping import game_json, json_bytes, steps_json
+from .shaping import json_bytes, steps_json
 from .work import RETRY_AFTER, Lane
 
 __all__ = [
@@ -269,7 +269,7 @@ def _read_game(
         game = _WORKER_GAMES.game(_worker_index(db_path, identity), db_path, game_id)
         view = element(view_name)
         if at is None:
-            return {"answer": json_bytes(game_json(game, view, start, count))}
+            return {"answer": json_bytes(game.page(view, start, count).to_json(paths=False))}
         if at >= len(game.positions):
             raise BadRequest(f"at must be below {len(game.positions)}, not {at}")
         return {"answer": json_bytes(steps_json(game, view, at))}

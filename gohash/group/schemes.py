@@ -70,6 +70,12 @@ _LOW7 = 0x7F7F7F7F7F7F7F7F
 _HIGH1 = 0x8080808080808080
 
 
+def hex_key(key: int, bits: int) -> str:
+    """``key`` as ``0x`` and lower-case hex, zero-padded to ``bits`` bits (the width
+    of a scheme's keys: :meth:`KeyScheme.hex`)."""
+    return f"0x{key:0{bits // 4}x}"
+
+
 def key_stream(family: str, size: int, nbytes: int) -> bytes:
     """The first ``nbytes`` of the documented key stream of a family and size."""
     return hashlib.shake_256(f"gohash-keys-v1|{family}|{size}".encode("ascii")).digest(nbytes)
@@ -257,7 +263,7 @@ class KeyScheme:
 
     def hex(self, h: int) -> str:
         """``h`` as ``0x`` and lower-case hex, zero-padded to the scheme's width."""
-        return f"0x{h:0{self.bits // 4}x}"
+        return hex_key(h, self.bits)
 
     # -- numpy batches, each the twin of a method above ------------------------------------
 
