@@ -160,6 +160,31 @@ class Board:
     remembered, never refused.  ``max_history`` bounds the undo history (the
     memory a board takes): a play, pass or setup beyond it raises
     :class:`HistoryLimitError` and leaves the board unchanged; None for no bound.
+
+    >>> from gohash import Board, element
+    >>> board = Board(9)
+    >>> board.play((2, 2), "b"), board.play((6, 6), "w")   # (row, col), row 0 the bottom
+    ([], [])
+    >>> print(board)
+    9 . . . . . . . . .
+    8 . . . . . . . . .
+    7 . . . . . . O . .
+    6 . . . . . . . . .
+    5 . . . . . . . . .
+    4 . . . . . . . . .
+    3 . . X . . . . . .
+    2 . . . . . . . . .
+    1 . . . . . . . . .
+      A B C D E F G H J
+    >>> board.to_move, board.move_number
+    ('b', 2)
+    >>> turned = Board.from_array(element("rot90_swap").image_array(board.to_array()))
+    >>> turned.canonical()[0] == board.canonical()[0]   # the same key up to symmetry
+    True
+    >>> board.play((6, 6), "b")
+    Traceback (most recent call last):
+    ...
+    gohash.errors.OccupiedPointError: move 3: black at 'G7' is occupied
     """
 
     def __init__(

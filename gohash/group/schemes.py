@@ -241,13 +241,38 @@ class KeyScheme:
         return int(digits, 16)
 
     def transform(self, h: int, g: str | int | Element) -> int:
-        """``T_g(h)``: the hash of the image under ``g`` of the position hashed ``h``."""
+        """``T_g(h)``: the hash of the image under ``g`` of the position hashed ``h``.
+
+        >>> import numpy as np
+        >>> from gohash import element, scheme
+        >>> s = scheme("huima64", 19)
+        >>> board = np.zeros((19, 19), dtype=np.int8)
+        >>> board[3, 3], board[15, 16] = 1, 2
+        >>> h = s.hash_array(board)
+        >>> s.hex(s.transform(h, "rot90"))
+        '0x045f5a092749f187'
+        >>> s.transform(h, "rot90") == s.hash_array(element("rot90").image_array(board))
+        True
+        """
         self._check_hash(h)
         return self._undigits(self._join_digits(self._getters[element(g).index](self._digits(h))))
 
     def canonical(self, h: int, group: str = "full") -> tuple[int, tuple[Element, ...]]:
         """Least ``T_g(h)`` over ``g`` in ``group`` (``"d4"`` or ``"full"``), and every
-        ``g`` attaining it, in table order: the first maps into the canonical frame."""
+        ``g`` attaining it, in table order: the first maps into the canonical frame.
+
+        >>> import numpy as np
+        >>> from gohash import scheme
+        >>> s = scheme("huima64", 19)
+        >>> board = np.zeros((19, 19), dtype=np.int8)
+        >>> board[3, 3], board[15, 16] = 1, 2
+        >>> h = s.hash_array(board)
+        >>> key, elements = s.canonical(h)
+        >>> s.hex(key), [g.name for g in elements]
+        ('0x04095a5f2787f149', ['flipud'])
+        >>> s.canonical(s.transform(h, "rot90_swap"))[0] == key   # every image: one key
+        True
+        """
         self._check_hash(h)
         elements = elements_of(group)
         if self._huima:
@@ -665,7 +690,15 @@ _ELEMENT_INDEXES = np.arange(16, dtype=np.uint8).reshape(16, 1)
 
 @cache
 def scheme(name: str, size: int) -> KeyScheme:
-    """The key scheme ``name`` (one of :data:`SCHEMES`) for ``size`` x ``size`` boards."""
+    """The key scheme ``name`` (one of :data:`SCHEMES`) for ``size`` x ``size`` boards.
+
+    >>> import numpy as np
+    >>> s = scheme("huima64", 19)
+    >>> board = np.zeros((19, 19), dtype=np.int8)  # board[row, col], row 0 the bottom line
+    >>> board[3, 3], board[15, 16] = 1, 2           # 1 black, 2 white
+    >>> s.hex(s.hash_array(board))
+    '0x09045f5a872749f1'
+    """
     return KeyScheme(name, size)
 
 

@@ -316,6 +316,20 @@ class Index:
         in the query's colours (None or ``'any'``: either side; ``'query'``: the
         query's, a Board's ``to_move``).  ``colour_swap`` is deprecated:
         ``symmetry="d4"`` for False.
+
+        >>> import os, tempfile
+        >>> from gohash import Index, element, position_from_sgf
+        >>> index = Index(os.path.join(tempfile.mkdtemp(), "games.db"), create=True)
+        >>> print(index.build(["data/sgf/game-9x9.sgf", "data/sgf/game-13x13.sgf"]))
+        2 files indexed (0 replaced), 0 unchanged; 2 games, 196 positions; 0 errors
+        >>> query = position_from_sgf("data/sgf/game-9x9.sgf", move=4)
+        >>> turned = element("rot90_swap").image_array(query.to_array())
+        >>> found = index.find(turned)   # rotated, colours exchanged: found all the same
+        >>> [(m.record.file, m.move_number, m.element.name) for m in found.matches]
+        [('data/sgf/game-9x9.sgf', 4, 'rot270_swap')]
+        >>> index.find(turned, symmetry="d4").total
+        0
+        >>> index.close()
         """
         if colour_swap is not None:
             deprecated("colour_swap=", 'symmetry= ("full" for True, "d4" for False)',
@@ -492,6 +506,21 @@ class Index:
         (:func:`~gohash.index.games.replay_pure`,
         :func:`~gohash.pattern.match.match_python`), the scan's twin.  Every
         hit is confirmed on the exact board.
+
+        >>> import os, tempfile
+        >>> from gohash import Index
+        >>> index = Index(os.path.join(tempfile.mkdtemp(), "games.db"), create=True)
+        >>> print(index.build(["data/sgf/game-9x9.sgf", "data/sgf/game-13x13.sgf"]))
+        2 files indexed (0 replaced), 0 unchanged; 2 games, 196 positions; 0 errors
+        >>> outside = "-" * 9   # a row outside the pattern
+        >>> edge = [outside] * 4 + ["-------..", "-------OX", "-------.."] + [outside] * 2
+        >>> found = index.pattern("\\n".join(edge))   # 9x9 games, up to symmetry
+        >>> found.total, found.placements
+        (1, 40)
+        >>> match = found.matches[0]
+        >>> match.record.file, match.move_number, match.continuation
+        ('data/sgf/game-9x9.sgf', 4, ('b', (2, 8)))
+        >>> index.close()
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
