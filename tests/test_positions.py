@@ -411,7 +411,7 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="unknown key scheme"):
         list(read_positions(DATA_FILES, scheme="nope"))
     with pytest.raises(ValueError):
-        list(read_positions(DATA_FILES, group="nope"))
+        list(read_positions(DATA_FILES, symmetry="nope"))
 
 
 @pytest.mark.parametrize(
