@@ -14,14 +14,15 @@ import numpy.typing as npt
 from starlette.responses import JSONResponse
 
 from ..errors import BadRequest
+from ..group.coords import sgf_letters
 from ..group.symmetry import Element, Point
-from ..index.movelist import MAX_STEPS, Replay, edit_steps, point_letters
+from ..index.movelist import MAX_STEPS, Replay, edit_steps
 from ..index.queries import GameRecord, stone_rows
 
 __all__ = ["board_json", "json_bytes", "steps_json"]
 
 def _letters(point: Point | None, size: int) -> str | None:
-    return None if point is None else point_letters(point, size)
+    return None if point is None else sgf_letters(point, size)
 
 
 def board_json(replayed: Replay, size: int, moves: str) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def steps_json(game: GameRecord, view: Element, at: int) -> dict[str, Any]:
         if position.colour is not None and not position.setup:
             point = None if position.point is None else view.map_point(position.point, size)
             colour = view.map_colour(position.colour)
-            steps.append(colour + ("pass" if point is None else point_letters(point, size)))
+            steps.append(colour + ("pass" if point is None else sgf_letters(point, size)))
         elif not np.array_equal(stones, previous):
             steps += edit_steps(previous, stones, size)
         if len(steps) > MAX_STEPS:

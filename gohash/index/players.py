@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from .._deprecated import deprecated
+from ..group.coords import sgf_letters
 from ..group.symmetry import D4, ELEMENTS, Point
-from .movelist import point_letters
 from .queries import Record
 
 __all__ = [
@@ -79,7 +79,7 @@ class Opening:
     @property
     def letters(self) -> tuple[str, ...]:
         """The moves as SGF letters with their colour (``'bpd'``), as move lists take them."""
-        return tuple(colour + point_letters(point, self.size) for colour, point in self.moves)
+        return tuple(colour + sgf_letters(point, self.size) for colour, point in self.moves)
 
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """``size``, ``moves`` (a move list, :attr:`letters` joined by commas),

@@ -911,20 +911,31 @@ def read_record(
     return game_record(source.data, record.file, record.game)
 
 
-def source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
-    """The SGF source ``name`` (a file, or ``archive:member``) read again and
-    checked against its SHA-256; reported under ``name``.  A relative path is
-    tried from the current folder, then from each of ``folders``."""
+def source_candidates(name: str, folders: Sequence[str]) -> list[str]:
+    """Where the source an index stored as ``name`` may be: the name as given,
+    from each of ``folders`` if it is relative, and each with the bytes of the
+    name that are not UTF-8 restored (a stored name holds them as escapes)."""
     candidates = [name]
     if not os.path.isabs(name) and name != "-":
         candidates += [os.path.join(folder, name) for folder in folders]
-    # A stored name holds the bytes of a name that are not UTF-8 as escapes.
-    candidates += [fs for candidate in candidates if (fs := fs_name(candidate)) != candidate]
-    for candidate in candidates:
-        # An archive member is named "archive:member"; the archive is the part
-        # before a colon that is a file.
-        containers = [candidate[:i] for i in range(1, len(candidate) + 1)
-                      if candidate[i:i + 1] in (":", "") and os.path.isfile(candidate[:i])]
+    return candidates + [fs for candidate in candidates
+                         if (fs := fs_name(candidate)) != candidate]
+
+
+def source_files(candidate: str) -> list[str]:
+    """The files that may hold the source ``candidate``: the part before each colon
+    and the whole (an archive member is named ``archive:member``)."""
+    return [candidate[:i] for i in range(1, len(candidate) + 1)
+            if candidate[i:i + 1] in (":", "")]
+
+
+def source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
+    """The SGF source ``name`` (a file, or ``archive:member``) read again and
+    checked against its SHA-256; reported under ``name``.  A relative path is
+    tried from the current folder, then from each of ``folders``
+    (:func:`source_candidates`)."""
+    for candidate in source_candidates(name, folders):
+        containers = [path for path in source_files(candidate) if os.path.isfile(path)]
         for container in containers:
             for inp in find_inputs([container]):
                 for source in read_input(inp):
