@@ -118,3 +118,22 @@ def test_read_positions_symmetry_and_its_old_name() -> None:
     with pytest.warns(DeprecationWarning, match="group= is deprecated"):
         (old,) = read_positions([GAME], group="d4")
     assert np.array_equal(d4.canonical, old.canonical)
+
+
+def test_canonical_symmetry_and_its_old_name() -> None:
+    board = Board(9, "huima64")
+    board.play((2, 2), "b")
+    keys = gohash.scheme("huima64", 9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        d4 = board.canonical(symmetry="d4")
+        assert board.canonical("d4") == d4 == keys.canonical(board.hash, symmetry="d4")
+        frame = gohash.canonical_frame(board.to_array(), keys, symmetry="d4")
+    for call, expected in ((lambda: board.canonical(group="d4"), d4),
+                           (lambda: keys.canonical(board.hash, group="d4"), d4),
+                           (lambda: board.symmetries(group="d4"), board.symmetries("d4")),
+                           (lambda: gohash.canonical_frame(board.to_array(), keys, group="d4"),
+                            frame)):
+        with pytest.warns(DeprecationWarning, match="group= is deprecated") as caught:
+            assert call() == expected
+        assert caught[0].filename == __file__

@@ -29,6 +29,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from .._deprecated import renamed
 from ..errors import ColourError, GohashError, PositionError, UnknownSchemeError
 from .coords import check_position_array
 from .symmetry import (
@@ -257,9 +258,11 @@ class KeyScheme:
         self._check_hash(h)
         return self._undigits(self._join_digits(self._getters[element(g).index](self._digits(h))))
 
-    def canonical(self, h: int, group: str = "full") -> tuple[int, tuple[Element, ...]]:
-        """Least ``T_g(h)`` over ``g`` in ``group`` (``"d4"`` or ``"full"``), and every
-        ``g`` attaining it, in table order: the first maps into the canonical frame.
+    def canonical(self, h: int, symmetry: str = "full", *,
+                  group: str | None = None) -> tuple[int, tuple[Element, ...]]:
+        """Least ``T_g(h)`` over ``g`` in ``symmetry`` (``"d4"`` or ``"full"``; ``group``
+        its deprecated name), and every ``g`` attaining it, in table order: the
+        first maps into the canonical frame.
 
         >>> import numpy as np
         >>> from gohash import scheme
@@ -274,7 +277,8 @@ class KeyScheme:
         True
         """
         self._check_hash(h)
-        elements = elements_of(group)
+        elements = elements_of(renamed(symmetry, group, "group", "symmetry",
+                                       "KeyScheme.canonical"))
         if self._huima:
             found = _huima_canonical(h, len(elements) == 16)
             if found is not None:
@@ -344,15 +348,16 @@ class KeyScheme:
         return out
 
     def canonical_array(
-        self, hs: npt.ArrayLike, group: str = "full"
+        self, hs: npt.ArrayLike, symmetry: str = "full", *, group: str | None = None
     ) -> tuple[HashArray, npt.NDArray[np.uint8]]:
         """Canonical keys of ``hs`` and the lowest attaining element's index per hash;
         the twin of :meth:`canonical`.  Works in chunks: extra memory stays small."""
-        keys, lowest, _ = self.canonical_and_ties(hs, group)
+        symmetry = renamed(symmetry, group, "group", "symmetry", "KeyScheme.canonical_array")
+        keys, lowest, _ = self.canonical_and_ties(hs, symmetry)
         return keys, lowest
 
     def canonical_and_ties(
-        self, hs: npt.ArrayLike, group: str = "full"
+        self, hs: npt.ArrayLike, symmetry: str = "full", *, group: str | None = None
     ) -> tuple[HashArray, npt.NDArray[np.uint8], npt.NDArray[np.intp]]:
         """:meth:`canonical_array`, and the rows where more than one element may
         attain the key: every other row has exactly one.
@@ -362,7 +367,8 @@ class KeyScheme:
         rows can hold a key with symmetries, so only they need looking at.
         """
         arr = self._check_hash_array(hs)
-        count = len(elements_of(group))
+        count = len(elements_of(renamed(symmetry, group, "group", "symmetry",
+                                        "KeyScheme.canonical_and_ties")))
         keys = np.empty_like(arr)
         lowest = np.empty(arr.shape[0], dtype=np.uint8)
         if not self._huima:
@@ -745,14 +751,15 @@ class OwnKeys(KeyScheme):
     def transform(self, h: int, g: str | int | Element) -> int:
         raise self._no_symmetry()
 
-    def canonical(self, h: int, group: str = "full") -> tuple[int, tuple[Element, ...]]:
+    def canonical(self, h: int, symmetry: str = "full", *,
+                  group: str | None = None) -> tuple[int, tuple[Element, ...]]:
         raise self._no_symmetry()
 
     def transform_array(self, hs: npt.ArrayLike, g: str | int | Element) -> HashArray:
         raise self._no_symmetry()
 
     def canonical_and_ties(
-        self, hs: npt.ArrayLike, group: str = "full"
+        self, hs: npt.ArrayLike, symmetry: str = "full", *, group: str | None = None
     ) -> tuple[HashArray, npt.NDArray[np.uint8], npt.NDArray[np.intp]]:
         raise self._no_symmetry()
 

@@ -16,6 +16,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
+from .._deprecated import renamed
 from ..errors import PositionError
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import (
@@ -136,12 +137,13 @@ def unpack_array(packed: bytes) -> Board8:
 
 
 def canonical_frame(
-    board: npt.ArrayLike, keys: KeyScheme, group: str = "full"
+    board: npt.ArrayLike, keys: KeyScheme, symmetry: str = "full", *, group: str | None = None
 ) -> tuple[int, bytes, Element]:
-    """The canonical key of a position array over ``group`` ("full" or "d4"), its
-    frame, and the lowest element mapping the position onto its frame (see the
-    module docstring)."""
-    key, frame, onto = frame_and_elements(np.asarray(board, dtype=np.int8), keys, group)
+    """The canonical key of a position array over ``symmetry`` ("full" or "d4";
+    ``group`` its deprecated name), its frame, and the lowest element mapping the
+    position onto its frame (see the module docstring)."""
+    symmetry = renamed(symmetry, group, "group", "symmetry", "canonical_frame")
+    key, frame, onto = frame_and_elements(np.asarray(board, dtype=np.int8), keys, symmetry)
     return key, frame, onto[0]
 
 
@@ -328,12 +330,14 @@ def frame_rows(
 
 
 def canonical_frames(
-    boards: Board8, keys: KeyScheme, group: str = "full"
+    boards: Board8, keys: KeyScheme, symmetry: str = "full", *, group: str | None = None
 ) -> tuple[list[int], list[bytes], list[int]]:
     """Canonical keys, frames and element indexes of a batch ``boards[B, N, N]``;
     the twin of :func:`canonical_frame`."""
+    symmetry = renamed(symmetry, group, "group", "symmetry", "canonical_frames")
     count, size = boards.shape[0], boards.shape[-1]
-    batch = frame_batch(boards.reshape(count, size * size), keys.hash_arrays(boards), keys, group)
+    batch = frame_batch(boards.reshape(count, size * size), keys.hash_arrays(boards), keys,
+                        symmetry)
     assert batch.frames is not None
     return keys.to_ints(batch.keys), _row_bytes(batch.frames), batch.elements.tolist()
 
