@@ -106,7 +106,9 @@ def test_bad_options_are_option_errors(db: str) -> None:
                      lambda: index.pattern(EDGE, to_move="query"),
                      lambda: index.pattern(EDGE, symmetry="d8"),
                      lambda: index.pattern(EDGE, max_move=-1),
-                     lambda: index.player("x", opening_length=0)):
+                     lambda: index.player("x", opening_length=0),
+                     lambda: index.find(board, order="nope"),
+                     lambda: index.find(board, filters=gohash.Filters(date_from="May"))):
             with pytest.raises(OptionError):
                 call()
 

@@ -121,20 +121,20 @@ class SearchFilter:
         name = self.name
         if self.kind == "yes_no":
             if not isinstance(value, bool):
-                raise GohashError(f"{name} {value!r} is not True, False or None")
+                raise OptionError(f"{name} {value!r} is not True, False or None")
             return
         if not isinstance(value, str):
-            raise GohashError(f"{name} {value!r} is not a text")
+            raise OptionError(f"{name} {value!r} is not a text")
         if self.kind == "substring" and not value.strip():
-            raise GohashError(f"{name} {value!r} is empty: give a text or leave it out")
+            raise OptionError(f"{name} {value!r} is empty: give a text or leave it out")
         if self.kind == "date" and not _is_date(value):
-            raise GohashError(f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD")
+            raise OptionError(f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD")
         if self.kind == "rank" and rank_level(value) is None:
-            raise GohashError(f"{name} {value!r} is not a rank like '3k', '5d' or '9p'")
+            raise OptionError(f"{name} {value!r} is not a rank like '3k', '5d' or '9p'")
         if self.kind == "choice" and value.casefold() not in {
             v.casefold() for v, _ in self.choices
         }:
-            raise GohashError(f"{name} {value!r} is not one of "
+            raise OptionError(f"{name} {value!r} is not one of "
                               f"{', '.join(repr(v) for v, _ in self.choices)}")
 
     def parse(self, text: str) -> str | bool:
@@ -142,7 +142,7 @@ class SearchFilter:
         if self.kind != "yes_no":
             return text
         if text not in ("yes", "no"):
-            raise GohashError(f"{self.name} must be one of yes, no, not {text[:40]!r}")
+            raise OptionError(f"{self.name} must be one of yes, no, not {text[:40]!r}")
         return text == "yes"
 
     def to_json(self) -> dict[str, Any]:
@@ -249,7 +249,7 @@ class Filters:
     def __post_init__(self) -> None:
         for name in self.fields:
             if name not in FIELD_FILTERS:
-                raise GohashError(f"no filter {name!r}: the fields' filters are "
+                raise OptionError(f"no filter {name!r}: the fields' filters are "
                                   f"{', '.join(FIELD_FILTERS) or 'none'}")
         for spec in FILTERS:
             value = self.value(spec.name)
@@ -329,7 +329,7 @@ def game_order(order: str, games: str = "g") -> str:
     :data:`GAME_ORDERS`, ascending, or with ``-`` before it descending."""
     name = order.removeprefix("-")
     if name not in GAME_ORDERS:
-        raise GohashError(f"order {order!r} is not one of "
+        raise OptionError(f"order {order!r} is not one of "
                           f"{', '.join(n for n in GAME_ORDERS)} (or one with '-' before it)")
     missing, value = (term.format(g=games) for term in GAME_ORDERS[name])
     return f"{missing}, {value}{' DESC' if order.startswith('-') else ''}"
