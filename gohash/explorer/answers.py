@@ -84,10 +84,12 @@ class Explorer:
         steps = parse_steps(params.get("moves", ""), size)
         replayed = replay(steps, size)
         symmetry = choice_param(params, "symmetry", ("full", "d4")) or "full"
-        turn = choice_param(params, "turn", ("0", "1"))
+        # to_move as the library takes it; turn (0: any, 1: query) is its older name.
+        turn = {"0": "any", "1": "query", None: None}[choice_param(params, "turn", ("0", "1"))]
+        to_move = choice_param(params, "to_move", ("b", "w", "any", "query")) or turn or "query"
         return Query(
             size, format_steps(steps, size), replayed, filter_params(params), symmetry,
-            "any" if turn == "0" else replayed.board.to_move,
+            replayed.board.to_move if to_move == "query" else to_move,
             choice_param(params, "order", ORDERS),
         )
 
