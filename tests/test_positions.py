@@ -35,9 +35,9 @@ OPTIONS = [
     {},
     {"variations": True, "packed": True},
     {"scheme": "huima64-add", "packed": True},
-    {"scheme": "regular64", "group": "d4", "variations": True},
+    {"scheme": "regular64", "symmetry": "d4", "variations": True},
     {"scheme": "regular128", "packed": True, "variations": True},
-    {"frames": True, "group": "d4", "suicide_allowed": True},
+    {"frames": True, "symmetry": "d4", "suicide_allowed": True},
     {"scheme": "huima64-add", "frames": True, "variations": True, "suicide_allowed": False},
 ]
 

@@ -77,7 +77,7 @@ def test_exact_columns_equal_brute_force(
     time), set up in one game: the core replays it, the walker too, and both are exact."""
     size, boards = drawn
     source = Source("game.sgf", setup_sgf(size, boards))
-    options = {"scheme": factory_or_name(name), "group": group, "packed": True, "frames": True}
+    options = {"scheme": factory_or_name(name), "symmetry": group, "packed": True, "frames": True}
     assert_same_as_pure([source], **options)
     for pure in (False, True):
         (batch,) = read_positions([source], pure=pure, **options)
