@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from gohash.cli import main
-from gohash.errors import DamagedIndexError, PatternError, QueryCancelled, QueryTooBroad
+from gohash.errors import DamagedIndexError, OptionError, QueryCancelled, QueryTooBroad
 from gohash.explorer.app import create_app
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
@@ -218,7 +218,7 @@ def test_continuations_in_the_query_colours(four: str) -> None:
         first = index.pattern(empty).matches[0]
         assert (first.move_number, first.placements) == (0, 4)
         assert index.pattern(empty).total == 4
-        with pytest.raises(PatternError):
+        with pytest.raises(OptionError):
             index.pattern(CORNER_9, to_move="x")
 
 
