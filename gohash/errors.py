@@ -129,7 +129,7 @@ class OptionError(GohashError):
     def check(cls, name: str, value: object, choices: tuple[object, ...]) -> None:
         """Raise unless ``value`` of the option ``name`` is one of ``choices``."""
         if value not in choices:
-            raise cls(f"{name} {value!r} is not one of {', '.join(map(repr, choices))}")
+            raise cls(f"{name} {value!r} is not one of {', '.join(map(str, choices))}")
 
 
 class HistoryLimitError(GohashError):
