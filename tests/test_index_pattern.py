@@ -891,9 +891,9 @@ def test_corner_postings_never_drop_a_game_the_reference_finds(
         expected |= {(number, p) for p in held if p < positions}
     options = {"symmetry": symmetry, "to_move": to_move, "max_move": max_move}
     for compiled in (False, True):
-        assert _record_hits(db, diagram, compiled=compiled, **options) == expected
-    assert _everything(db, diagram, compiled=True, **options) == _everything(
-        db, diagram, compiled=False, **options)
+        assert _record_hits(db, diagram, pure=not compiled, **options) == expected
+    assert _everything(db, diagram, pure=False, **options) == _everything(
+        db, diagram, pure=True, **options)
     if query.corner is not None:
         with Index(db, read_only=True) as index:
             store = index._game_store(size)
@@ -927,7 +927,7 @@ def test_a_fully_specified_corner_is_searched_by_its_postings(tmp_path: Path) ->
         assert sorted(Path(m.record.file).name for m in found.matches) == ["a.sgf", "b.sgf"]
         assert (found.searched, found.candidates) == (4, 2)
         assert index.check() == []
-    assert _everything(db, corner, compiled=True) == _everything(db, corner, compiled=False)
+    assert _everything(db, corner, pure=False) == _everything(db, corner, pure=True)
 
 
 def test_index_check_verifies_the_corner_postings(four: str) -> None:
