@@ -36,8 +36,8 @@ from playwright.sync_api import Page, sync_playwright
 from sgfmill import sgf
 
 from gohash.explorer.app import create_app
+from gohash.group.coords import sgf_letters
 from gohash.index.index import Index
-from gohash.index.movelist import point_letters
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 CHROMIUM = "/usr/bin/chromium"
@@ -69,7 +69,7 @@ def opening(path: Path, moves: int) -> list[str] | None:
         colour, point = node.get_move()
         if colour != "bw"[number % 2] or point is None or node.has_setup_stones():
             return None
-        points.append(point_letters(point, 19))
+        points.append(sgf_letters(point, 19))
     return points if len(points) == moves else None
 
 

@@ -62,8 +62,8 @@ from pathlib import Path
 
 from sgfmill import sgf
 
+from gohash.group.coords import sgf_letters
 from gohash.index.index import Index
-from gohash.index.movelist import point_letters
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -100,7 +100,7 @@ def opening(path: Path, moves: int) -> list[str]:
         colour, point = node.get_move()
         if colour != "bw"[number % 2] or point is None or node.has_setup_stones():
             break
-        points.append(point_letters(point, 19))
+        points.append(sgf_letters(point, 19))
     return points
 
 

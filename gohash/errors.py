@@ -119,6 +119,19 @@ class UnknownElementError(GohashError):
     """A symmetry element name (or index) that is not one of the 16."""
 
 
+class OptionError(GohashError):
+    """An argument a function does not take (a symmetry, a side to move, a setup
+    rule, an order, a count out of range): the message names the option and
+    quotes the value.  The CLI and the server show it as a bad option (exit 2,
+    HTTP 400)."""
+
+    @classmethod
+    def check(cls, name: str, value: object, choices: tuple[object, ...]) -> None:
+        """Raise unless ``value`` of the option ``name`` is one of ``choices``."""
+        if value not in choices:
+            raise cls(f"{name} {value!r} is not one of {', '.join(map(str, choices))}")
+
+
 class HistoryLimitError(GohashError):
     """A play, pass or setup beyond the board's ``max_history`` undo steps."""
 

@@ -58,7 +58,7 @@ def canon_records(
     source = Source("game.sgf", setup_sgf(keys.size, positions))
     made = []
     for pure in (False, True):
-        (batch,) = replay([source], scheme=lambda size: keys, group=group, frames=True,
+        (batch,) = replay([source], scheme=lambda size: keys, symmetry=group, frames=True,
                           pure=pure)
         assert batch.errors == []
         made.append("".join(records(batch, options)).splitlines())

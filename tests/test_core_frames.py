@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gohash.group.schemes import scheme
+from gohash.group.symmetry import gathers
 from gohash.pipeline import _core
 from gohash.pipeline.columns import canonical_compiled
-from gohash.pipeline.frames import frame_rows, gathers, packed_rows, settle_stones
+from gohash.pipeline.frames import frame_rows, packed_rows, settle_stones
 
 
 def packed(stones: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -257,7 +257,7 @@ def test_a_colour_symmetric_position_and_the_side_to_move(records_index: Path) -
         assert found.total == 3
         assert [(m.to_move, m.colours_exchanged) for m in found.matches] == \
             [("b", False), ("b", False), ("b", True)]
-        assert index.find(query, to_move="b", colour_swap=False).total == 2
+        assert index.find(query, to_move="b", symmetry="d4").total == 2
 
 
 def test_a_board_query_answers_for_its_side_to_move(

@@ -160,7 +160,7 @@ def test_find_returns_every_copy_with_its_transform(
                     assert match.colours_exchanged == element(name).swap
             assert result.total == len(result.matches)
 
-            d4_only = index.find(query, colour_swap=False, limit=None)
+            d4_only = index.find(query, symmetry="d4", limit=None)
             files = {m.record.file for m in d4_only.matches if m.move_number == move}
             assert files == {str(folder / f"g{game}-{n}.sgf") for n in
                              ("identity", *COPY_ELEMENTS) if swap_symmetric or not element(n).swap}
@@ -216,7 +216,7 @@ def test_find_equals_brute_force_over_the_collection(
         hits |= (arrays == g.image_array(query)).all(axis=(1, 2))
     expected = {places[i] for i in np.flatnonzero(hits)}
     with Index(copies_index) as index:
-        result = index.find(query, colour_swap=colour_swap, limit=None)
+        result = index.find(query, symmetry="full" if colour_swap else "d4", limit=None)
     assert {(m.record.file, m.move_number) for m in result.matches} == expected
     assert result.total == len(result.matches)
     for m in result.matches:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from gohash.cli import main
-from gohash.errors import DamagedIndexError, PatternError, QueryCancelled, QueryTooBroad
+from gohash.errors import DamagedIndexError, OptionError, QueryCancelled, QueryTooBroad
 from gohash.explorer.app import create_app
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
@@ -110,7 +110,7 @@ def test_index_pattern_equals_the_reference(tmp_path_factory: Any, data: Any,
         expected |= {(number, position) for position in positions
                      if position < held.get(number, 0)}
     for compiled in (False, True):
-        assert _record_hits(db, diagram, symmetry=symmetry, compiled=compiled) == expected
+        assert _record_hits(db, diagram, symmetry=symmetry, pure=not compiled) == expected
     # The inverted filter keeps every game the reference finds a hit in.
     with Index(db, read_only=True) as index:
         store = index._game_store(size)
@@ -148,8 +148,8 @@ def test_scan_equals_the_pure_path(tmp_path_factory: Any, data: Any, symmetry: s
     db = _build(folder, [str(path)])
     diagram = data.draw(diagrams(record.games[0].size))
     options = {"symmetry": symmetry, "to_move": to_move, "max_move": max_move}
-    assert _everything(db, diagram, compiled=True, **options) == _everything(
-        db, diagram, compiled=False, **options)
+    assert _everything(db, diagram, pure=False, **options) == _everything(
+        db, diagram, pure=True, **options)
 
 
 def test_scan_grows_its_room_for_events(tmp_path: Path) -> None:
@@ -160,8 +160,8 @@ def test_scan_grows_its_room_for_events(tmp_path: Path) -> None:
     (tmp_path / "u.sgf").write_text("(;GM[1]FF[4]SZ[9];B[aa];W[ee])", encoding="utf-8")
     db = _build(tmp_path, [str(tmp_path / "t.sgf"), str(tmp_path / "u.sgf")])
     corner = "\n".join(["---------"] * 8 + ["X--------"])
-    found = _everything(db, corner, compiled=True)
-    assert found == _everything(db, corner, compiled=False)
+    found = _everything(db, corner, pure=False)
+    assert found == _everything(db, corner, pure=True)
     assert [(m[0], m[1]) for m in found[0]] == [(1, 1), (2, 1)]
     assert found[0][0][6:8] == (None, False)  # setup nodes follow: no move in the corner
 
@@ -217,7 +217,7 @@ def test_continuations_in_the_query_colours(four: str) -> None:
         first = index.pattern(empty).matches[0]
         assert (first.move_number, first.placements) == (0, 4)
         assert index.pattern(empty).total == 4
-        with pytest.raises(PatternError):
+        with pytest.raises(OptionError):
             index.pattern(CORNER_9, to_move="x")
 
 
@@ -336,8 +336,8 @@ def test_scan_grows_its_table_of_hits(tmp_path: Path) -> None:
     (tmp_path / "many.sgf").write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc])" * 30, encoding="utf-8")
     db = _build(tmp_path, [str(tmp_path / "many.sgf")])
     point = "\n".join(["---------"] * 4 + ["----.----"] + ["---------"] * 4)
-    found = _everything(db, point, compiled=True)
-    assert found == _everything(db, point, compiled=False)
+    found = _everything(db, point, pure=False)
+    assert found == _everything(db, point, pure=True)
     assert sum(m[8] for m in found[0]) >= 30 * 49 > 1024
 
 
@@ -351,8 +351,8 @@ def test_scan_reads_the_main_line_of_an_index_with_variations(tmp_path: Path) ->
         index.build([str(tmp_path / "v.sgf")])
     c3 = "\n".join(["---------"] * 4 + [".....----", ".....----", "..X..----", ".....----",
                                          ".....----"])
-    found = _everything(db, c3, compiled=True)
-    assert found == _everything(db, c3, compiled=False)
+    found = _everything(db, c3, pure=False)
+    assert found == _everything(db, c3, pure=True)
     assert [(m[1], m[6]) for m in found[0]] == [(1, ("b", (4, 4))), (2, ("w", (4, 4)))]
 
 
@@ -364,7 +364,7 @@ def test_ever_bitmaps_of_the_wrong_width_are_an_error(tmp_path: Path) -> None:
     for compiled in (False, True):
         with pytest.raises(DamagedIndexError, match="ever bitmaps of 3 and 11 bytes"), \
                 Index(db, read_only=True) as index:
-            index.pattern(CORNER_9, compiled=compiled)
+            index.pattern(CORNER_9, pure=not compiled)
 
 
 def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:
@@ -515,8 +515,8 @@ def test_a_stone_later_captured_does_not_end_the_search(tmp_path: Path) -> None:
                                     encoding="utf-8")
     db = _build(tmp_path, [str(tmp_path / "c.sgf"), str(tmp_path / "d.sgf")])
     a1 = "\n".join(["---------"] * 8 + ["X.-------"])
-    found = _everything(db, a1, compiled=True)
-    assert found == _everything(db, a1, compiled=False)
+    found = _everything(db, a1, pure=False)
+    assert found == _everything(db, a1, pure=True)
     assert [(m[0], m[2]) for m in found[0]] == [(1, 6)]
 
 
@@ -728,9 +728,9 @@ def test_chunks_and_threads_report_what_one_pass_does(tmp_path: Path,
     assert whole[3] > 20  # hits spread over the chunks
     monkeypatch.setattr(search, "CHUNK", 64)
     for compiled in (True, False):
-        assert everything(limit=None, compiled=compiled) == whole
+        assert everything(limit=None, pure=not compiled) == whole
         for offset, limit in ((0, 5), (60, 30), (len(whole[0]) - 3, 10)):
-            page = everything(limit=limit, offset=offset, compiled=compiled)
+            page = everything(limit=limit, offset=offset, pure=not compiled)
             assert page[0] == whole[0][offset : offset + limit]
             assert page[1:] == whole[1:]
 
@@ -837,9 +837,9 @@ def test_corner_postings_never_drop_a_game_the_reference_finds(
         expected |= {(number, p) for p in held if p < positions}
     options = {"symmetry": symmetry, "to_move": to_move, "max_move": max_move}
     for compiled in (False, True):
-        assert _record_hits(db, diagram, compiled=compiled, **options) == expected
-    assert _everything(db, diagram, compiled=True, **options) == _everything(
-        db, diagram, compiled=False, **options)
+        assert _record_hits(db, diagram, pure=not compiled, **options) == expected
+    assert _everything(db, diagram, pure=False, **options) == _everything(
+        db, diagram, pure=True, **options)
     if query.corner is not None:
         with Index(db, read_only=True) as index:
             store = index._game_store(size)
@@ -873,7 +873,7 @@ def test_a_fully_specified_corner_is_searched_by_its_postings(tmp_path: Path) ->
         assert sorted(Path(m.record.file).name for m in found.matches) == ["a.sgf", "b.sgf"]
         assert (found.searched, found.candidates) == (4, 2)
         assert index.check() == []
-    assert _everything(db, corner, compiled=True) == _everything(db, corner, compiled=False)
+    assert _everything(db, corner, pure=False) == _everything(db, corner, pure=True)
 
 
 def test_index_check_verifies_the_corner_postings(four: str) -> None:

@@ -72,7 +72,7 @@ def test_index_player_cli(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["index", "player", str(db), "sedol", "--format", "json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     with Index(db, read_only=True) as index:
-        assert answer == index.player("Lee Sedol").to_json(0, 20)
+        assert answer == index.player("Lee Sedol").page(0, 20).to_json()
     assert answer["colours"]["b"] == {"games": 1, "wins": 0, "losses": 1, "other": 0}
     assert [r["date"] for r in answer["games"]["records"]] == ["2016-03-15", "2016-03-13"]
     assert main(["index", "player", str(db), "Sedol"]) == 0
@@ -110,7 +110,7 @@ def test_players_endpoint(db: Path) -> None:
         # The player page's JSON is the library's.
         page = client.get("/api/player", params={"name": "AlphaGo", "limit": 1}).json()
         with Index(db, read_only=True) as index:
-            assert page == index.player("AlphaGo").to_json(0, 1, paths=False)
+            assert page == index.player("AlphaGo").page(0, 1).to_json(paths=False)
 
 
 def test_play_moves() -> None:

@@ -63,10 +63,10 @@ def test_a_build_in_worker_processes_is_equal(tmp_path: Path) -> None:
 def test_pure_and_compiled_audits_are_equal(
     monkeypatch: pytest.MonkeyPatch, group: str
 ) -> None:
-    compiled = audit_paths(PATHS, group=group, examples=5)
+    compiled = audit_paths(PATHS, symmetry=group, examples=5)
     with monkeypatch.context() as env:
         env.setenv("GOHASH_PURE", "1")
-        pure = audit_paths(PATHS, group=group, examples=5)
+        pure = audit_paths(PATHS, symmetry=group, examples=5)
     assert compiled.positions > 40_000 and compiled.errors
     assert [str(e) for e in compiled.errors] == [str(e) for e in pure.errors]
     assert compiled.to_json() == pure.to_json()

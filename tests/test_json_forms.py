@@ -166,3 +166,15 @@ def test_every_name_written_is_documented_in_schemas(
                                  name=position["games"]["matches"][0]["black"]))
     schemas = (Path(__file__).resolve().parents[1] / "docs" / "schemas.md").read_text()
     assert {name for name in written if f"`{name}`" not in schemas} == set()
+
+
+def test_to_move_beside_turn(client: TestClient) -> None:
+    """The server's position endpoints take to_move as the library names it, and
+    turn, its older name: turn=0 is to_move=any, turn=1 (and none) to_move=query."""
+    def games(**params: object) -> Any:
+        return server_json(client, "/api/games", size=9, moves=MOVES, limit=20, **params)
+
+    assert games(turn=0) == games(to_move="any")
+    assert games(turn=1) == games(to_move="query") == games()
+    assert games(to_move="b")["total"] + games(to_move="w")["total"] == games(
+        to_move="any")["total"]

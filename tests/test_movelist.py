@@ -14,6 +14,7 @@ from sgfmill import boards, sgf
 
 from gohash.errors import MoveListError
 from gohash.go.board import Board
+from gohash.group.coords import sgf_letters
 from gohash.index.movelist import (
     MAX_STEPS,
     Step,
@@ -21,7 +22,6 @@ from gohash.index.movelist import (
     format_steps,
     parse_point,
     parse_steps,
-    point_letters,
     replay,
 )
 from tests.support.env import CORPUS
@@ -44,8 +44,8 @@ def sgfmill_tokens(path: Path) -> tuple[int, list[str], list[list[str | None]]]:
     size = game.get_size()
     board = boards.Board(size)
     black, white, empty = game.get_root().get_setup_stones()
-    tokens = [f"B{point_letters(p, size)}" for p in sorted(black)]
-    tokens += [f"W{point_letters(p, size)}" for p in sorted(white)]
+    tokens = [f"B{sgf_letters(p, size)}" for p in sorted(black)]
+    tokens += [f"W{sgf_letters(p, size)}" for p in sorted(white)]
     assert not empty
     board.apply_setup(black, white, empty)
     after: list[list[str | None]] = []
@@ -59,7 +59,7 @@ def sgfmill_tokens(path: Path) -> tuple[int, list[str], list[list[str | None]]]:
             if board.get(*point) is not None:
                 return size, [], []
             board.play(point[0], point[1], colour)
-            tokens.append(colour + point_letters(point, size))
+            tokens.append(colour + sgf_letters(point, size))
         after.append(sgfmill_rows(board, size))
     return size, tokens, after
 
@@ -112,7 +112,7 @@ def test_short_form_round_trips_a_corpus_game() -> None:
 def test_point_letters_round_trip(size: int, data: st.DataObject) -> None:
     row = data.draw(st.integers(0, size - 1))
     col = data.draw(st.integers(0, size - 1))
-    text = point_letters((row, col), size)
+    text = sgf_letters((row, col), size)
     assert text == LETTERS[col] + LETTERS[size - 1 - row]
     assert parse_point(text, size) == (row, col)
 

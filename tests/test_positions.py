@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sgfmill import boards, sgf
 
-from gohash import ELEMENTS
+from gohash import ELEMENTS, _native
 from gohash.errors import GohashError
 from gohash.go.board import MAX_HISTORY, Board
 from gohash.group.schemes import SCHEMES, scheme
@@ -34,9 +34,9 @@ OPTIONS = [
     {},
     {"variations": True, "packed": True},
     {"scheme": "huima64-add", "packed": True},
-    {"scheme": "regular64", "group": "d4", "variations": True},
+    {"scheme": "regular64", "symmetry": "d4", "variations": True},
     {"scheme": "regular128", "packed": True, "variations": True},
-    {"frames": True, "group": "d4", "suicide_allowed": True},
+    {"frames": True, "symmetry": "d4", "suicide_allowed": True},
     {"scheme": "huima64-add", "frames": True, "variations": True, "suicide_allowed": False},
 ]
 
@@ -339,7 +339,7 @@ def test_gohash_pure_forces_the_walker(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_missing_core_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(positions_module, "_core", None)
+    monkeypatch.setattr(_native, "core", None)
     monkeypatch.setattr(positions_module, "_warned", False)
     monkeypatch.delenv("GOHASH_PURE", raising=False)
     err = io.StringIO()
@@ -354,7 +354,7 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="unknown key scheme"):
         list(read_positions(DATA_FILES, scheme="nope"))
     with pytest.raises(ValueError):
-        list(read_positions(DATA_FILES, group="nope"))
+        list(read_positions(DATA_FILES, symmetry="nope"))
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,7 @@ def test_exact_columns_equal_brute_force(
     time), set up in one game: the core replays it, the walker too, and both are exact."""
     size, boards = drawn
     source = Source("game.sgf", setup_sgf(size, boards))
-    options = {"scheme": factory_or_name(name), "group": group, "packed": True, "frames": True}
+    options = {"scheme": factory_or_name(name), "symmetry": group, "packed": True, "frames": True}
     assert_same_as_pure([source], **options)
     for pure in (False, True):
         (batch,) = read_positions([source], pure=pure, **options)
@@ -90,7 +90,7 @@ def test_exact_columns_equal_brute_force(
 def test_e3_position_gets_exactly_its_symmetries(name: str, group: str) -> None:
     """Its hash is 0 under huima64, fixed by every T_g: the key would say 16 symmetries."""
     source = Source("e3.sgf", b"(;SZ[19]AB[dj][pj][jd][jp])")
-    (batch,) = read_positions([source], scheme=factory_or_name(name), group=group, packed=True,
+    (batch,) = read_positions([source], scheme=factory_or_name(name), symmetry=group, packed=True,
                          frames=True)
     assert batch.pure_files == 0
     assert batch.symmetries.tolist() == [0xFF]
@@ -101,7 +101,7 @@ def test_e3_position_gets_exactly_its_symmetries(name: str, group: str) -> None:
 def test_data_files_of_every_size_in_one_batch(group: str) -> None:
     """Sizes 5, 9, 13 and 19 in one batch (each size's own scheme and frame width),
     variations, setup and symmetric positions: every row against the brute force."""
-    (batch,) = read_positions(DATA_FILES, scheme="huima64", group=group, variations=True,
+    (batch,) = read_positions(DATA_FILES, scheme="huima64", symmetry=group, variations=True,
                               packed=True, frames=True)
     assert len(np.unique(batch.size)) >= 4 and np.count_nonzero(batch.symmetries != 1) >= 20
     boards = [Board.from_position_key(batch.packed(i)).to_array() for i in range(len(batch))]
@@ -111,7 +111,7 @@ def test_data_files_of_every_size_in_one_batch(group: str) -> None:
 
 def test_symmetries_stay_within_the_group() -> None:
     (full,) = read_positions(DATA_FILES)
-    (d4,) = read_positions(DATA_FILES, group="d4")
+    (d4,) = read_positions(DATA_FILES, symmetry="d4")
     assert np.array_equal(d4.symmetries, full.symmetries & 0xFF)
     assert int(full.symmetries.max()) == 0xFFFF and int(d4.symmetries.max()) == 0xFF
     assert np.all(full.symmetries & 1)

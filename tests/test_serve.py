@@ -32,8 +32,9 @@ from gohash.cli import main
 from gohash.errors import GohashError, IndexFileError
 from gohash.explorer.app import create_app
 from gohash.explorer.params import MAX_QUERY_BYTES
+from gohash.group.coords import sgf_letters
 from gohash.index.index import Index
-from gohash.index.movelist import parse_steps, point_letters, replay
+from gohash.index.movelist import parse_steps, replay
 from gohash.index.queries import FILTERS
 from tests.support.net import free_port
 from tests.support.serve_fixtures import (
@@ -106,7 +107,7 @@ def sgfmill_positions(path: Path) -> tuple[int, list[Array], list[tuple[str, str
     for node in game.get_main_sequence()[1:]:
         colour, point = node.get_move()
         assert colour is not None and not node.has_setup_stones(), path
-        follows.append((colour, None if point is None else point_letters(point, size)))
+        follows.append((colour, None if point is None else sgf_letters(point, size)))
         if point is not None:
             board.play(point[0], point[1], colour)
         arrays.append(array_of(board))
@@ -159,7 +160,7 @@ def brute_force(
                     point = None
                     if letters is not None:
                         row, col = parse(letters, size)
-                        point = point_letters(divmod(int(image[row, col]), size), size)
+                        point = sgf_letters(divmod(int(image[row, col]), size), size)
                     counts[(colour, point)] += 1
     return counts, total, where
 

@@ -156,9 +156,9 @@ def _same_answers(single: Index, sharded: ShardedIndex, *, queries: int = 6,
             a = single.continuations(board, **options)  # type: ignore[arg-type]
             b = sharded.continuations(board, **options)
             assert b == a, options
-        assert sharded.find(board, colour_swap=False, to_move="b", limit=None).matches == (
+        assert sharded.find(board, symmetry="d4", to_move="b", limit=None).matches == (
             _in_id_order([_mapped(m, ids) for m in single.find(
-                board, colour_swap=False, to_move="b", limit=None).matches]))
+                board, symmetry="d4", to_move="b", limit=None).matches]))
     for diagram in _diagrams(single, diagrams):
         for options in ({}, {"symmetry": "none"}, {"filters": Filters(date_from="1990")}):
             full_pattern = single.pattern(diagram, limit=None, **options)  # type: ignore[arg-type]

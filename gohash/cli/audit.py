@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         collection = audit_paths(
             args.paths,
             schemes,
-            group=args.symmetry,
+            symmetry=args.symmetry,
             examples=args.examples,
             variations=args.variations,
             suicide_allowed=None if args.suicide is None else SUICIDE_OPTIONS[args.suicide],

@@ -451,18 +451,18 @@ def _run_find(args: argparse.Namespace) -> int:
     with _open(args) as index:
         if args.continuations:
             # A diagram has no side to move: either, unless --to-move names one.
-            to_move = args.to_move or ("any" if args.position is not None else None)
+            to_move = args.to_move or ("any" if args.position is not None else "query")
             moves = index.continuations(
                 board, symmetry=args.symmetry, filters=filters, to_move=to_move,
                 limit=args.limit or None, setup=args.setup,
             )
             hex_key = index.keys(board.size).hex(moves.key)
             if args.format == "json":
-                print(json.dumps(moves.to_json(hex_key), ensure_ascii=False))
+                print(json.dumps(moves.to_json(), ensure_ascii=False))
             else:
                 _print_continuations(moves, hex_key, reporter(args))
             return EXIT_CLEAN
-        result = index.find(board, colour_swap=args.symmetry == "full",
+        result = index.find(board, symmetry=args.symmetry,
                             limit=args.limit or None, offset=args.offset, filters=filters,
                             to_move=args.to_move)
         hex_key = index.keys(board.size).hex(result.key)
@@ -472,7 +472,7 @@ def _run_find(args: argparse.Namespace) -> int:
     report.say(f"{board.size}x{board.size} position, key {hex_key}: "
                f"{counted(result.total, 'occurrence')}{rejected}")
     if args.format == "json":
-        print(json.dumps(result.to_json(hex_key), ensure_ascii=False))
+        print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         _print_find(result, board.size)
     shown_to = result.offset + len(result.matches)
@@ -623,7 +623,7 @@ def _run_player(args: argparse.Namespace) -> int:
             return EXIT_CLEAN
         summary = index.player(name, openings=args.openings)
     if args.format == "json":
-        print(json.dumps(summary.to_json(0, args.limit or None), ensure_ascii=False))
+        print(json.dumps(summary.page(0, args.limit or None).to_json(), ensure_ascii=False))
     else:
         _print_player(summary, args.limit or None)
     report.say(f"{name}: {counted(len(summary.records), 'game')}")

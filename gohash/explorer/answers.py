@@ -84,10 +84,12 @@ class Explorer:
         steps = parse_steps(params.get("moves", ""), size)
         replayed = replay(steps, size)
         symmetry = choice_param(params, "symmetry", ("full", "d4")) or "full"
-        turn = choice_param(params, "turn", ("0", "1"))
+        # to_move as the library takes it; turn (0: any, 1: query) is its older name.
+        turn = {"0": "any", "1": "query", None: None}[choice_param(params, "turn", ("0", "1"))]
+        to_move = choice_param(params, "to_move", ("b", "w", "any", "query")) or turn or "query"
         return Query(
             size, format_steps(steps, size), replayed, filter_params(params), symmetry,
-            "any" if turn == "0" else replayed.board.to_move,
+            replayed.board.to_move if to_move == "query" else to_move,
             choice_param(params, "order", ORDERS),
         )
 
@@ -110,10 +112,9 @@ class Explorer:
                 query.replayed.board, symmetry=query.symmetry, filters=query.filters,
                 to_move=query.to_move, limit=MAX_CONTINUATIONS, setup=setup,
             )
-            key = index.keys(query.size).hex(found.key)
             return {
                 **board_json(query.replayed, query.size, query.moves),
-                "continuations": found.to_json(key),
+                "continuations": found.to_json(),
                 "games": self._games(index, query, 0, limit),
             }
 
@@ -127,11 +128,11 @@ class Explorer:
     def _games(index: Index | ShardedIndex, query: Query, offset: int,
                limit: int) -> dict[str, Any]:
         found = index.find(
-            query.replayed.board, colour_swap=query.symmetry == "full",
+            query.replayed.board, symmetry=query.symmetry,
             filters=query.filters, to_move=query.to_move, offset=offset, limit=limit,
             order=query.order,
         )
-        return found.to_json(index.keys(query.size).hex(found.key), paths=False)
+        return found.to_json(paths=False)
 
     def player(self, params: dict[str, str]) -> dict[str, Any]:
         name = params.get("name", "")
@@ -142,7 +143,7 @@ class Explorer:
         order = choice_param(params, "order", ORDERS) or "-date"
         with self.served.use() as generation, generation.queries.use() as index:
             summary = index.player(name, order=order)
-        return summary.to_json(offset, limit, paths=False)
+        return summary.page(offset, limit).to_json(paths=False)
 
     def players(self, params: dict[str, str]) -> dict[str, Any]:
         """The players whose name holds ``q`` (:meth:`Index.players

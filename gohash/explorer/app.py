@@ -66,7 +66,7 @@ PATTERN_TIMEOUT = 5.0
 """Seconds a pattern search may take by default (``gohash serve --timeout``); then
 it is answered 422, too broad."""
 
-_POSITION_PARAMS = ("size", "moves", *FILTER_PARAMS, "symmetry", "turn")
+_POSITION_PARAMS = ("size", "moves", *FILTER_PARAMS, "symmetry", "turn", "to_move")
 _PATTERN_PARAMS = ("diagram", "symmetry", "to_move", "max_move", "sequence", *FILTER_PARAMS,
                    "offset", "limit")
 

@@ -28,12 +28,11 @@ from starlette.responses import Response
 from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
 from ..group.symmetry import Element, element
 from ..index.index import Index
-from ..index.queries import GameRecord
+from ..index.queries import GameRecord, source_candidates, source_files
 from ..index.shards import ShardedIndex
 from ..pipeline.pool import WorkerPool
-from ..sgf.names import fs_name
 from .indexes import Identity, Served, file_identity, open_index
-from .shaping import game_json, json_bytes, steps_json
+from .shaping import json_bytes, steps_json
 from .work import RETRY_AFTER, Lane
 
 __all__ = [
@@ -167,11 +166,9 @@ def _game_files(db_path: str, name: str) -> list[str]:
     under ``name`` from: the name as given and from the index's folder, as
     stored and with its escaped bytes restored, and for each the part before any
     colon (an archive member is stored as ``archive:member``)."""
-    paths = []
-    for candidate in (name, os.path.join(os.path.dirname(os.path.abspath(db_path)), name)):
-        for variant in (candidate, fs_name(candidate)):
-            paths += [variant[:i] for i, c in enumerate(variant + ":") if c == ":" and i]
-    return paths
+    folders = [os.path.dirname(os.path.abspath(db_path))]
+    return [path for candidate in source_candidates(name, folders)
+            for path in source_files(candidate)]
 
 
 def _identities(db_path: str, name: str) -> tuple[_Identity, _Identity]:
@@ -269,7 +266,7 @@ def _read_game(
         game = _WORKER_GAMES.game(_worker_index(db_path, identity), db_path, game_id)
         view = element(view_name)
         if at is None:
-            return {"answer": json_bytes(game_json(game, view, start, count))}
+            return {"answer": json_bytes(game.page(view, start, count).to_json(paths=False))}
         if at >= len(game.positions):
             raise BadRequest(f"at must be below {len(game.positions)}, not {at}")
         return {"answer": json_bytes(steps_json(game, view, at))}

@@ -14,24 +14,15 @@ import numpy.typing as npt
 from starlette.responses import JSONResponse
 
 from ..errors import BadRequest
+from ..group.coords import sgf_letters
 from ..group.symmetry import Element, Point
-from ..index.movelist import MAX_STEPS, Replay, edit_steps, point_letters
-from ..index.queries import GameRecord
+from ..index.movelist import MAX_STEPS, Replay, edit_steps
+from ..index.queries import GameRecord, stone_rows
 
-__all__ = ["board_json", "game_json", "json_bytes", "steps_json"]
-
-_CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
-
+__all__ = ["board_json", "json_bytes", "steps_json"]
 
 def _letters(point: Point | None, size: int) -> str | None:
-    return None if point is None else point_letters(point, size)
-
-
-def _rows(cells: bytes, size: int) -> list[str]:
-    """Rows of ``.XO``, the top row first, from cells (0 empty, 1 black, 2 white) in
-    index order (row 0 at the bottom)."""
-    text = cells.translate(_CELLS).decode("ascii")
-    return [text[row * size : (row + 1) * size] for row in range(size - 1, -1, -1)]
+    return None if point is None else sgf_letters(point, size)
 
 
 def board_json(replayed: Replay, size: int, moves: str) -> dict[str, Any]:
@@ -42,7 +33,7 @@ def board_json(replayed: Replay, size: int, moves: str) -> dict[str, Any]:
         "moves": moves,
         "to_move": board.to_move,
         "move_number": board.move_number,
-        "stones": _rows(board.stones(), size),
+        "stones": stone_rows(board.stones(), size),
         "last": _letters(replayed.last_play, size),
         "ko": _letters(board.ko_point, size),
         "captured": replayed.captured,
@@ -52,32 +43,6 @@ def board_json(replayed: Replay, size: int, moves: str) -> dict[str, Any]:
 def json_bytes(answer: dict[str, Any]) -> bytes:
     """An answer as the server's JSON responses render it."""
     return bytes(JSONResponse(answer).body)
-
-
-def game_json(game: GameRecord, view: Element, start: int, count: int) -> dict[str, Any]:
-    """Positions ``start`` to ``start + count`` of the game seen through ``view``: per
-    position its rows, move number and last move; and how many positions there are."""
-    size = game.record.size
-    page = game.positions[start : start + count]
-    positions, last = [], []
-    for position in page:
-        stones = view.image_array(position.stones)
-        positions.append(_rows(stones.astype(np.uint8).tobytes(), size))
-        point = None if position.point is None else view.map_point(position.point, size)
-        last.append(None if position.colour is None else _letters(point, size))
-    return {
-        **game.record.to_json(paths=False),
-        "root": game.root,
-        "view": view.name,
-        "colours_exchanged": view.swap,
-        "positions_total": len(game.positions),
-        "final_move_number": game.positions[-1].move_number if game.positions else 0,
-        "start": start,
-        "positions": positions,
-        "move_numbers": [position.move_number for position in page],
-        "last": last,
-        "comments": game.comments[start : start + count] if game.comments else None,
-    }
 
 
 def steps_json(game: GameRecord, view: Element, at: int) -> dict[str, Any]:
@@ -91,7 +56,7 @@ def steps_json(game: GameRecord, view: Element, at: int) -> dict[str, Any]:
         if position.colour is not None and not position.setup:
             point = None if position.point is None else view.map_point(position.point, size)
             colour = view.map_colour(position.colour)
-            steps.append(colour + ("pass" if point is None else point_letters(point, size)))
+            steps.append(colour + ("pass" if point is None else sgf_letters(point, size)))
         elif not np.array_equal(stones, previous):
             steps += edit_steps(previous, stones, size)
         if len(steps) > MAX_STEPS:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from .._deprecated import renamed
 from ..errors import (
     BoardSizeError,
     ColourError,
@@ -160,6 +161,31 @@ class Board:
     remembered, never refused.  ``max_history`` bounds the undo history (the
     memory a board takes): a play, pass or setup beyond it raises
     :class:`HistoryLimitError` and leaves the board unchanged; None for no bound.
+
+    >>> from gohash import Board, element
+    >>> board = Board(9)
+    >>> board.play((2, 2), "b"), board.play((6, 6), "w")   # (row, col), row 0 the bottom
+    ([], [])
+    >>> print(board)
+    9 . . . . . . . . .
+    8 . . . . . . . . .
+    7 . . . . . . O . .
+    6 . . . . . . . . .
+    5 . . . . . . . . .
+    4 . . . . . . . . .
+    3 . . X . . . . . .
+    2 . . . . . . . . .
+    1 . . . . . . . . .
+      A B C D E F G H J
+    >>> board.to_move, board.move_number
+    ('b', 2)
+    >>> turned = Board.from_array(element("rot90_swap").image_array(board.to_array()))
+    >>> turned.canonical()[0] == board.canonical()[0]   # the same key up to symmetry
+    True
+    >>> board.play((6, 6), "b")
+    Traceback (most recent call last):
+    ...
+    gohash.errors.OccupiedPointError: move 3: black at 'G7' is occupied
     """
 
     def __init__(
@@ -238,22 +264,28 @@ class Board:
         """The position hash combined with the key of the side to move."""
         return self._scheme.combine(self._hash, self._scheme.side_key(self.to_move))
 
-    def canonical(self, group: str = "full") -> tuple[int, tuple[Element, ...]]:
-        """The canonical key of the position hash over ``group`` ("full" or "d4"), and
-        every element whose ``T_g`` maps the hash onto it.
+    def canonical(self, symmetry: str = "full", *,
+                  group: str | None = None) -> tuple[int, tuple[Element, ...]]:
+        """The canonical key of the position hash over ``symmetry`` ("full" or "d4";
+        ``group`` its deprecated name), and every element whose ``T_g`` maps the
+        hash onto it.
 
         Both come from the hash alone: the elements include every symmetry of the
         position composed with the first, but also any element whose ``T_g``
         happens to fix the hash (erratum E3: four black stones on the side star
         points hash to 0 under huima64).  :meth:`symmetries` is exact.
         """
-        return self._scheme.canonical(self._hash, group)
+        return self._scheme.canonical(
+            self._hash, renamed(symmetry, group, "group", "symmetry", "Board.canonical"))
 
-    def symmetries(self, group: str = "full") -> tuple[Element, ...]:
-        """The elements of ``group`` ("full" or "d4") that map the stones onto
-        themselves, identity first: compared point by point, not by hash."""
+    def symmetries(self, symmetry: str = "full", *,
+                   group: str | None = None) -> tuple[Element, ...]:
+        """The elements of ``symmetry`` ("full" or "d4"; ``group`` its deprecated
+        name) that map the stones onto themselves, identity first: compared point
+        by point, not by hash."""
         board = self.to_array()
-        return tuple(g for g in elements_of(group) if np.array_equal(g.image_array(board), board))
+        elements = elements_of(renamed(symmetry, group, "group", "symmetry", "Board.symmetries"))
+        return tuple(g for g in elements if np.array_equal(g.image_array(board), board))
 
     def get(self, point: Point) -> str | None:
         """The colour at ``point`` (``"b"``, ``"w"``) or None if it is empty."""

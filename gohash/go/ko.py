@@ -72,7 +72,7 @@ class Violation:
     def gtp(self) -> str:
         return gtp(self.point, self.size)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The JSON Lines object: exactly the documented fields."""
         return {
             "file": self.file,

@@ -29,6 +29,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from .._deprecated import renamed
 from ..errors import ColourError, GohashError, PositionError, UnknownSchemeError
 from .coords import check_position_array
 from .symmetry import (
@@ -68,6 +69,12 @@ _CHUNK = 1 << 17
 _THREADS = min(4, os.cpu_count() or 1)
 _LOW7 = 0x7F7F7F7F7F7F7F7F
 _HIGH1 = 0x8080808080808080
+
+
+def hex_key(key: int, bits: int) -> str:
+    """``key`` as ``0x`` and lower-case hex, zero-padded to ``bits`` bits (the width
+    of a scheme's keys: :meth:`KeyScheme.hex`)."""
+    return f"0x{key:0{bits // 4}x}"
 
 
 def key_stream(family: str, size: int, nbytes: int) -> bytes:
@@ -235,15 +242,43 @@ class KeyScheme:
         return int(digits, 16)
 
     def transform(self, h: int, g: str | int | Element) -> int:
-        """``T_g(h)``: the hash of the image under ``g`` of the position hashed ``h``."""
+        """``T_g(h)``: the hash of the image under ``g`` of the position hashed ``h``.
+
+        >>> import numpy as np
+        >>> from gohash import element, scheme
+        >>> s = scheme("huima64", 19)
+        >>> board = np.zeros((19, 19), dtype=np.int8)
+        >>> board[3, 3], board[15, 16] = 1, 2
+        >>> h = s.hash_array(board)
+        >>> s.hex(s.transform(h, "rot90"))
+        '0x045f5a092749f187'
+        >>> s.transform(h, "rot90") == s.hash_array(element("rot90").image_array(board))
+        True
+        """
         self._check_hash(h)
         return self._undigits(self._join_digits(self._getters[element(g).index](self._digits(h))))
 
-    def canonical(self, h: int, group: str = "full") -> tuple[int, tuple[Element, ...]]:
-        """Least ``T_g(h)`` over ``g`` in ``group`` (``"d4"`` or ``"full"``), and every
-        ``g`` attaining it, in table order: the first maps into the canonical frame."""
+    def canonical(self, h: int, symmetry: str = "full", *,
+                  group: str | None = None) -> tuple[int, tuple[Element, ...]]:
+        """Least ``T_g(h)`` over ``g`` in ``symmetry`` (``"d4"`` or ``"full"``; ``group``
+        its deprecated name), and every ``g`` attaining it, in table order: the
+        first maps into the canonical frame.
+
+        >>> import numpy as np
+        >>> from gohash import scheme
+        >>> s = scheme("huima64", 19)
+        >>> board = np.zeros((19, 19), dtype=np.int8)
+        >>> board[3, 3], board[15, 16] = 1, 2
+        >>> h = s.hash_array(board)
+        >>> key, elements = s.canonical(h)
+        >>> s.hex(key), [g.name for g in elements]
+        ('0x04095a5f2787f149', ['flipud'])
+        >>> s.canonical(s.transform(h, "rot90_swap"))[0] == key   # every image: one key
+        True
+        """
         self._check_hash(h)
-        elements = elements_of(group)
+        elements = elements_of(renamed(symmetry, group, "group", "symmetry",
+                                       "KeyScheme.canonical"))
         if self._huima:
             found = _huima_canonical(h, len(elements) == 16)
             if found is not None:
@@ -257,7 +292,7 @@ class KeyScheme:
 
     def hex(self, h: int) -> str:
         """``h`` as ``0x`` and lower-case hex, zero-padded to the scheme's width."""
-        return f"0x{h:0{self.bits // 4}x}"
+        return hex_key(h, self.bits)
 
     # -- numpy batches, each the twin of a method above ------------------------------------
 
@@ -313,15 +348,16 @@ class KeyScheme:
         return out
 
     def canonical_array(
-        self, hs: npt.ArrayLike, group: str = "full"
+        self, hs: npt.ArrayLike, symmetry: str = "full", *, group: str | None = None
     ) -> tuple[HashArray, npt.NDArray[np.uint8]]:
         """Canonical keys of ``hs`` and the lowest attaining element's index per hash;
         the twin of :meth:`canonical`.  Works in chunks: extra memory stays small."""
-        keys, lowest, _ = self.canonical_and_ties(hs, group)
+        symmetry = renamed(symmetry, group, "group", "symmetry", "KeyScheme.canonical_array")
+        keys, lowest, _ = self.canonical_and_ties(hs, symmetry)
         return keys, lowest
 
     def canonical_and_ties(
-        self, hs: npt.ArrayLike, group: str = "full"
+        self, hs: npt.ArrayLike, symmetry: str = "full", *, group: str | None = None
     ) -> tuple[HashArray, npt.NDArray[np.uint8], npt.NDArray[np.intp]]:
         """:meth:`canonical_array`, and the rows where more than one element may
         attain the key: every other row has exactly one.
@@ -331,7 +367,8 @@ class KeyScheme:
         rows can hold a key with symmetries, so only they need looking at.
         """
         arr = self._check_hash_array(hs)
-        count = len(elements_of(group))
+        count = len(elements_of(renamed(symmetry, group, "group", "symmetry",
+                                        "KeyScheme.canonical_and_ties")))
         keys = np.empty_like(arr)
         lowest = np.empty(arr.shape[0], dtype=np.uint8)
         if not self._huima:
@@ -659,7 +696,15 @@ _ELEMENT_INDEXES = np.arange(16, dtype=np.uint8).reshape(16, 1)
 
 @cache
 def scheme(name: str, size: int) -> KeyScheme:
-    """The key scheme ``name`` (one of :data:`SCHEMES`) for ``size`` x ``size`` boards."""
+    """The key scheme ``name`` (one of :data:`SCHEMES`) for ``size`` x ``size`` boards.
+
+    >>> import numpy as np
+    >>> s = scheme("huima64", 19)
+    >>> board = np.zeros((19, 19), dtype=np.int8)  # board[row, col], row 0 the bottom line
+    >>> board[3, 3], board[15, 16] = 1, 2           # 1 black, 2 white
+    >>> s.hex(s.hash_array(board))
+    '0x09045f5a872749f1'
+    """
     return KeyScheme(name, size)
 
 
@@ -706,14 +751,15 @@ class OwnKeys(KeyScheme):
     def transform(self, h: int, g: str | int | Element) -> int:
         raise self._no_symmetry()
 
-    def canonical(self, h: int, group: str = "full") -> tuple[int, tuple[Element, ...]]:
+    def canonical(self, h: int, symmetry: str = "full", *,
+                  group: str | None = None) -> tuple[int, tuple[Element, ...]]:
         raise self._no_symmetry()
 
     def transform_array(self, hs: npt.ArrayLike, g: str | int | Element) -> HashArray:
         raise self._no_symmetry()
 
     def canonical_and_ties(
-        self, hs: npt.ArrayLike, group: str = "full"
+        self, hs: npt.ArrayLike, symmetry: str = "full", *, group: str | None = None
     ) -> tuple[HashArray, npt.NDArray[np.uint8], npt.NDArray[np.intp]]:
         raise self._no_symmetry()
 

@@ -319,7 +319,7 @@ class SchemeStructure:
         keys = min(p.keys for p in found)
         return keys, [p.family for p in found if p.keys == keys]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         smallest = self.smallest
         return {
             "scheme": self.scheme,

@@ -188,6 +188,36 @@ def _point_permutation(index: int, size: int) -> npt.NDArray[np.intp]:
     return perm
 
 
+COLOUR_EXCHANGE = np.array([0, 2, 1], dtype=np.int8)
+"""``COLOUR_EXCHANGE[v]``: cell value ``v`` (0 empty, 1 black, 2 white) with the
+colours exchanged."""
+
+
+@cache
+def point_images(size: int) -> npt.NDArray[np.intp]:
+    """``[g, p]``: the image of point ``p`` (flat: ``row * size + col``) under the
+    element of index ``g``, for all 16 (:meth:`Element.point_permutation` stacked)."""
+    return np.stack([g.point_permutation(size) for g in ELEMENTS])
+
+
+@cache
+def gathers(size: int) -> npt.NDArray[np.intp]:
+    """``image[..., k] = stones[..., gathers[g, k]]`` for the element of index ``g``:
+    the inverse of each point permutation (also the compiled core's table)."""
+    return np.argsort(point_images(size), axis=1)
+
+
+def stone_images(stones: npt.NDArray[np.integer], size: int,
+                 count: int) -> npt.NDArray[np.int8]:
+    """``images[b, g]``: the flat stones ``stones[b]`` (a batch of ``size`` x ``size``
+    positions) mapped by the element of index ``g < count``, colours exchanged from 8."""
+    # np.take, not stones[:, gathers]: mixing a slice with an index array is much slower.
+    images: npt.NDArray[np.int8] = np.take(stones, gathers(size)[:count], axis=1).astype(
+        np.int8)
+    images[:, 8:] = np.take(COLOUR_EXCHANGE, images[:, 8:])
+    return images
+
+
 def point_orbits(size: int) -> list[list[Point]]:
     """The orbits of D4 on the points, each sorted, in order of their first point."""
     seen: set[Point] = set()

@@ -25,15 +25,11 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
+from .. import _native
 from ..errors import GohashError
 from ..go.board import Board
 from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_batch
-
-try:
-    from ..pipeline import _core
-except ImportError:  # not built: the pure twin serves
-    _core = None  # type: ignore[assignment]
 
 __all__ = [
     "KEY_BITS",
@@ -222,23 +218,24 @@ def _arrays(nodes: int, size: int) -> Replayed:
 
 
 def replay_boards(
-    blob: bytes, size: int, nodes: int, last: int | None = None, *, pure: bool = False
+    blob: bytes, size: int, nodes: int, last: int | None = None, *, pure: bool | None = None
 ) -> Replayed:
     """Replay a stored game of ``nodes`` nodes (the games table's ``blob``, ``size``
     and ``nodes``) into the position of every node, up to node ``last`` (None:
-    all); rows past ``last`` stay empty.  The compiled core replays unless
-    ``pure`` or it is not built (:func:`replay_pure`, its twin, gives the same).
+    all); rows past ``last`` stay empty.  The compiled core replays as ``pure``
+    says (:func:`gohash._native.use_compiled`), else :func:`replay_pure`, its
+    twin, which gives the same.
 
     Raises :class:`~gohash.errors.GohashError` on a blob that is not a stored
     game of that size.  Use: confirming a search's candidates on the exact
     position, rebuilding a game for a viewer, recomputing its keys.
     """
-    if pure or _core is None:
+    if not _native.use_compiled(pure, _native.core):
         return replay_pure(blob, size, nodes, last)
     out = _arrays(nodes, size)
     setup = np.zeros(nodes, dtype=np.uint8)
     try:
-        done = _core.replay_stored(
+        done = _native.core.replay_stored(
             blob, size, nodes - 1 if last is None else last, out.boards, out.to_move,
             out.colour, out.point, setup, out.parent, out.move_number,
         )
@@ -338,7 +335,7 @@ def replay_pure(blob: bytes, size: int, nodes: int, last: int | None = None) -> 
 
 
 def game_keys(
-    blob: bytes, size: int, nodes: int, keys: KeyScheme, *, pure: bool = False
+    blob: bytes, size: int, nodes: int, keys: KeyScheme, *, pure: bool | None = None
 ) -> npt.NDArray[np.int64]:
     """The posting key (:func:`posting_keys`) of every node of a
     stored game under the scheme ``keys``: what its build stored, recomputed from
@@ -381,7 +378,7 @@ class NodesAt:
 
 def replay_at(
     blobs: Sequence[bytes], size: int, nodes: Sequence[int], mains: Sequence[int],
-    game: npt.NDArray[np.int32], seq: npt.NDArray[np.int32], *, pure: bool = False,
+    game: npt.NDArray[np.int32], seq: npt.NDArray[np.int32], *, pure: bool | None = None,
 ) -> NodesAt:
     """Node ``seq[i]`` of stored game ``game[i]`` (an index into ``blobs``, of
     ``nodes[g]`` nodes, the first ``mains[g]`` its main line), for every ``i``;
@@ -393,14 +390,14 @@ def replay_at(
                   np.full(count, -1, dtype=np.int16))
     if not count:
         return out
-    if not pure and _core is not None:
+    if _native.use_compiled(pure, _native.core):
         offsets = np.fromiter(itertools.accumulate(map(len, blobs), initial=0), np.int64,
                               len(blobs) + 1)
         try:
-            _core.replay_at(b"".join(blobs), offsets, size, np.asarray(nodes, dtype=np.int32),
-                            np.asarray(mains, dtype=np.int32), game.astype(np.int32),
-                            seq.astype(np.int32), out.boards, out.to_move, out.next_colour,
-                            out.next_point, out.move_number)
+            _native.core.replay_at(
+                b"".join(blobs), offsets, size, np.asarray(nodes, dtype=np.int32),
+                np.asarray(mains, dtype=np.int32), game.astype(np.int32), seq.astype(np.int32),
+                out.boards, out.to_move, out.next_colour, out.next_point, out.move_number)
         except ValueError as e:
             raise GohashError(f"a stored game does not replay: {e}") from None
         return out

@@ -27,7 +27,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError, UnknownGameError
+from .. import _native
+from .._deprecated import deprecated
+from ..errors import GohashError, OptionError, UnknownGameError
 from ..go.board import Board
 from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
@@ -81,6 +83,7 @@ from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
 
 __all__ = [
     "DUPES_BATCH",
+    "QUERY_SYMMETRIES",
     "DupeGroup",
     "Dupes",
     "Index",
@@ -89,6 +92,11 @@ __all__ = [
     "position_from_sgf",
 ]
 
+
+QUERY_SYMMETRIES = ("full", "d4")
+"""The values of ``symmetry`` in :meth:`Index.find` and :meth:`Index.continuations`:
+rotations, reflections and colour exchange, or rotations and reflections only
+(:meth:`Index.pattern` also takes ``"none"``, :data:`gohash.pattern.diagram.SYMMETRIES`)."""
 
 DUPES_BATCH = 4096
 """Games replayed at a time by :meth:`Index.dupes` for their last positions."""
@@ -106,12 +114,13 @@ class DupeGroup:
     elements: tuple[Element, ...]
     positions: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The group as JSON (docs/schemas.md, "Duplicates"): ``positions``, and its
-        ``records`` (:meth:`Record.to_json`), each with its ``element``."""
+        ``records`` (:meth:`Record.to_json`, ``paths`` as there), each with its
+        ``element``."""
         return {
             "positions": self.positions,
-            "records": [{**r.to_json(), "element": g.name}
+            "records": [{**r.to_json(paths=paths), "element": g.name}
                         for r, g in zip(self.records, self.elements, strict=True)],
         }
 
@@ -131,12 +140,13 @@ class Dupes:
     groups: list[DupeGroup]
     prefixes: list[Prefix]
 
-    def to_json(self) -> dict[str, Any]:
-        """The duplicates as JSON (docs/schemas.md, "Duplicates")."""
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
+        """The duplicates as JSON (docs/schemas.md, "Duplicates"); ``paths`` as in
+        :meth:`Record.to_json`."""
         return {
-            "groups": [g.to_json() for g in self.groups],
-            "prefixes": [{"shorter": p.shorter.to_json(), "longer": p.longer.to_json()}
-                         for p in self.prefixes],
+            "groups": [g.to_json(paths=paths) for g in self.groups],
+            "prefixes": [{"shorter": p.shorter.to_json(paths=paths),
+                          "longer": p.longer.to_json(paths=paths)} for p in self.prefixes],
         }
 
 
@@ -285,15 +295,17 @@ class Index:
         self,
         position: Board | npt.ArrayLike,
         *,
-        colour_swap: bool = True,
+        symmetry: str = "full",
         limit: int | None = 100,
         offset: int = 0,
         filters: Filters | None = None,
         to_move: str | None = None,
         order: str | None = None,
+        colour_swap: bool | None = None,
     ) -> FindResult:
-        """Every occurrence of ``position`` (a Board or an (N, N) array) up to symmetry
-        and, unless ``colour_swap`` is False, colour exchange; confirmed exactly.
+        """Every occurrence of ``position`` (a Board or an (N, N) array) up to
+        ``symmetry`` (:data:`SYMMETRIES`: ``"full"`` rotations, reflections and colour
+        exchange, ``"d4"`` rotations and reflections only); confirmed exactly.
 
         Occurrences come in index order (file, game, move), or by ``order``
         (:func:`~gohash.index.queries.game_order`: ``'date'``, ``'-rank'``, ...)
@@ -301,12 +313,32 @@ class Index:
         through them, and ``total`` counts them all.
         ``filters`` keep the games they let through (:class:`Filters`);
         ``to_move`` (``'b'``/``'w'``) the occurrences with that side to move,
-        in the query's colours (None or ``'any'``: either side, whatever the
-        query's; unlike :meth:`continuations`, which asks what the player to
-        move plays, this asks where the stones stood).
+        in the query's colours (None or ``'any'``: either side; ``'query'``: the
+        query's, a Board's ``to_move``).  ``colour_swap`` is deprecated:
+        ``symmetry="d4"`` for False.
+
+        >>> import os, tempfile
+        >>> from gohash import Index, element, position_from_sgf
+        >>> index = Index(os.path.join(tempfile.mkdtemp(), "games.db"), create=True)
+        >>> print(index.build(["data/sgf/game-9x9.sgf", "data/sgf/game-13x13.sgf"]))
+        2 files indexed (0 replaced), 0 unchanged; 2 games, 196 positions; 0 errors
+        >>> query = position_from_sgf("data/sgf/game-9x9.sgf", move=4)
+        >>> turned = element("rot90_swap").image_array(query.to_array())
+        >>> found = index.find(turned)   # rotated, colours exchanged: found all the same
+        >>> [(m.record.file, m.move_number, m.element.name) for m in found.matches]
+        [('data/sgf/game-9x9.sgf', 4, 'rot270_swap')]
+        >>> index.find(turned, symmetry="d4").total
+        0
+        >>> index.close()
         """
+        if colour_swap is not None:
+            deprecated("colour_swap=", 'symmetry= ("full" for True, "d4" for False)',
+                       "Index.find", depth=2)
+            symmetry = "full" if colour_swap else "d4"
+        OptionError.check("symmetry", symmetry, QUERY_SYMMETRIES)
+        to_move = _side(position, to_move)
         size, key, onto, hits = self._lookup(position, filters, f", {RECORD_COLUMNS}")
-        view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
+        view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
         allowed = {(sw, tm): view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)}
         keep = [i for i in range(len(hits))
                 if allowed[bool(hits.element[i] >= 8), int(hits.to_move[i])]]
@@ -329,7 +361,8 @@ class Index:
             if line:
                 match = replace(match, variation=tuple(int(x) for x in line.split(".")))
             matches.append(match)
-        return FindResult(key, len(keep), matches, offset, limit, hits.rejected)
+        return FindResult(key, len(keep), matches, offset, limit, hits.rejected,
+                          self.keys(size).bits)
 
     def _ordered(self, hits: list[int], game_ids: Sequence[int], order: str) -> list[int]:
         """``hits`` (indexes into ``game_ids``) with their games in ``order``
@@ -359,7 +392,7 @@ class Index:
         *,
         symmetry: str = "full",
         filters: Filters | None = None,
-        to_move: str | None = None,
+        to_move: str | None = "query",
         limit: int | None = None,
         setup: str = "exclude",
     ) -> Continuations:
@@ -368,12 +401,13 @@ class Index:
         orientation and colours (:mod:`gohash.index.queries` says how), most played
         first.
 
-        ``to_move`` is the side to move kept, in the query's colours: None (the
-        default) the query's own, ``position.to_move`` for a Board (whose side
-        to move is the record's in :func:`position_from_sgf`), either side for
-        an array, which has none; ``'b'`` or ``'w'`` that side; ``'any'``
-        either side.  ``symmetry`` ``"full"`` matches rotations, reflections
-        and colour exchange, ``"d4"`` rotations and reflections only.
+        ``to_move`` is the side to move kept, in the query's colours: ``'query'``
+        (the default) the query's own, ``position.to_move`` for a Board (whose
+        side to move is the record's in :func:`position_from_sgf`), either side
+        for an array, which has none; ``'b'`` or ``'w'`` that side; ``'any'``
+        either side.  None means ``'query'`` here for one more release, with a
+        :class:`DeprecationWarning` (elsewhere, and then here, it is ``'any'``).
+        ``symmetry`` as in :meth:`find`.
         ``filters`` keep the games they let through.  ``limit`` keeps the most
         played moves only (None: all); the counts cover all.
 
@@ -386,12 +420,13 @@ class Index:
         :attr:`~gohash.index.queries.Continuations.setup_left_out`,
         ``"include"`` counts them with the others, ``"only"`` keeps them alone.
         """
-        if symmetry not in ("full", "d4"):
-            raise GohashError(f"symmetry {symmetry!r} is not 'full' or 'd4'")
-        if setup not in SETUP:
-            raise GohashError(f"setup {setup!r} is not one of {', '.join(SETUP)}")
+        OptionError.check("symmetry", symmetry, QUERY_SYMMETRIES)
+        OptionError.check("setup", setup, SETUP)
         if to_move is None:
-            to_move = position.to_move if isinstance(position, Board) else "any"
+            deprecated("to_move=None (the query's side)", "to_move='query'",
+                       "Index.continuations", depth=2)
+            to_move = "query"
+        to_move = _side(position, to_move)
         size, key, frame, onto = self._frame(position)
         view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
         allowed = np.array([view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)])
@@ -404,7 +439,8 @@ class Index:
                 for part in kept)
             kept = rows, other
         rows, other = kept
-        found = merge_continuations(rows, key=key, view=view, limit=limit)
+        found = merge_continuations(rows, key=key, bits=self.keys(size).bits, view=view,
+                                    limit=limit)
         found.setup, found.setup_left_out = setup, sum(row.count for row in other)
         return found
 
@@ -438,9 +474,10 @@ class Index:
         filters: Filters | None = None,
         limit: int | None = 100,
         offset: int = 0,
-        compiled: bool | None = None,
+        pure: bool | None = None,
         timeout: float | None = None,
         cancel: threading.Event | None = None,
+        compiled: bool | None = None,
     ) -> PatternResult:
         """Every game of the pattern's board size where ``diagram`` (a pattern
         diagram, :func:`gohash.pattern.diagram.parse_pattern`) occurred on the
@@ -452,8 +489,9 @@ class Index:
         (:class:`~gohash.pattern.search.PatternQuery`); ``filters`` the games.
         ``limit`` keeps that many matches in index order (None: all) from the
         ``offset``-th (0: the first); the counts and continuations cover all.
-        ``compiled`` picks the kernel (None: the compiled one where built,
-        unless ``GOHASH_PURE=1``).  ``timeout`` (seconds, None: none) bounds the
+        ``pure`` picks the scan (:func:`gohash._native.use_compiled`: None the
+        compiled kernel where built unless ``GOHASH_PURE=1``; ``compiled`` is
+        its deprecated negation).  ``timeout`` (seconds, None: none) bounds the
         search: past it, :class:`~gohash.errors.QueryTooBroad` says how far it
         got; ``cancel``, once set, stops it with
         :class:`~gohash.errors.QueryCancelled`.
@@ -468,6 +506,21 @@ class Index:
         (:func:`~gohash.index.games.replay_pure`,
         :func:`~gohash.pattern.match.match_python`), the scan's twin.  Every
         hit is confirmed on the exact board.
+
+        >>> import os, tempfile
+        >>> from gohash import Index
+        >>> index = Index(os.path.join(tempfile.mkdtemp(), "games.db"), create=True)
+        >>> print(index.build(["data/sgf/game-9x9.sgf", "data/sgf/game-13x13.sgf"]))
+        2 files indexed (0 replaced), 0 unchanged; 2 games, 196 positions; 0 errors
+        >>> outside = "-" * 9   # a row outside the pattern
+        >>> edge = [outside] * 4 + ["-------..", "-------OX", "-------.."] + [outside] * 2
+        >>> found = index.pattern("\\n".join(edge))   # 9x9 games, up to symmetry
+        >>> found.total, found.placements
+        (1, 40)
+        >>> match = found.matches[0]
+        >>> match.record.file, match.move_number, match.continuation
+        ('data/sgf/game-9x9.sgf', 4, ('b', (2, 8)))
+        >>> index.close()
         """
         query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                              sequence=sequence)
@@ -479,11 +532,11 @@ class Index:
                 f"SELECT g.id FROM games g JOIN files f ON f.id = g.file_id WHERE g.size = ? "
                 f"AND {condition}", [query.size, *params])]
             selected &= np.isin(store.ids, kept)
-        if compiled is None:
-            compiled = query.matcher.compiled
-        pure = None if compiled else (lambda games: self._scan_pure(query, store, games))
+        pure = _native.pure_from_compiled(compiled, pure, "Index.pattern", depth=2)
+        compiled = _native.use_compiled(pure, _native.match)
+        scan = None if compiled else (lambda games: self._scan_pure(query, store, games))
         try:
-            return query.search(store, selected, records=self._records, pure=pure, limit=limit,
+            return query.search(store, selected, records=self._records, twin=scan, limit=limit,
                                 offset=offset, timeout=timeout, cancel=cancel,
                                 threads=THREADS if compiled else 1)
         except ValueError as e:
@@ -509,7 +562,7 @@ class Index:
             replayed = self._replay(int(store.ids[g]), blob, store.size, nodes, positions - 1,
                                     pure=True)
             game = _game_boards(replayed, positions)
-            found = Found.of(query.matcher.match(game, compiled=False), game)
+            found = Found.of(query.matcher.match(game, pure=True), game)
             parts.append(replace(found, game=np.full(len(found.game), g, dtype=np.int32)))
         return Found.concatenate(parts)
 
@@ -584,7 +637,7 @@ class Index:
         return download_name(self._stored(game_id)[0])
 
     def _replay(self, game_id: int, blob: bytes, size: int, nodes: int, last: int, *,
-                pure: bool = False) -> Replayed:
+                pure: bool | None = None) -> Replayed:
         """Game ``game_id``'s stored form replayed to node ``last``
         (:func:`~gohash.index.games.replay_boards`); a blob that does not replay
         is a damaged index."""
@@ -617,7 +670,7 @@ class Index:
         (case-folded) first, then the most games first, then by name; ``limit``
         of them (None: all)."""
         if not text.strip():
-            raise GohashError("a player search needs some text of a name")
+            raise OptionError("a player search needs some text of a name")
         rows = self._db.execute(
             "SELECT name, count(*) FROM (SELECT black AS name FROM games UNION ALL "
             "SELECT white FROM games WHERE white IS NOT black) "
@@ -641,9 +694,9 @@ class Index:
         The games come by ``order`` (:func:`~gohash.index.queries.game_order`),
         then in index order."""
         if opening_length < 1:
-            raise GohashError(f"opening_length must be at least 1, not {opening_length}")
+            raise OptionError(f"opening_length must be at least 1, not {opening_length}")
         if corner_length < 1:
-            raise GohashError(f"corner_length must be at least 1, not {corner_length}")
+            raise OptionError(f"corner_length must be at least 1, not {corner_length}")
         rows = self._db.execute(
             f"SELECT {RECORD_COLUMNS}, g.nodes, g.positions, g.record FROM games g "
             f"JOIN files f ON f.id = g.file_id "
@@ -844,6 +897,14 @@ def _game_boards(replayed: Replayed, positions: int) -> Game:
                 replayed.to_move[:positions], next_colour, next_point)
 
 
+
+
+def _side(position: Board | npt.ArrayLike, to_move: str | None) -> str | None:
+    """``to_move`` of a query, ``'query'`` read: the query's side to move (a
+    Board's; either side for an array, which has none)."""
+    if to_move != "query":
+        return to_move
+    return position.to_move if isinstance(position, Board) else "any"
 
 
 def _position_array(position: Board | npt.ArrayLike) -> Board8:

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from ..errors import GohashError, IllegalMoveError, MoveListError
 from ..go.board import Board
-from ..group.coords import gtp, parse_gtp
+from ..group.coords import gtp, parse_gtp, sgf_letters
 from ..group.symmetry import Point, check_size
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "parse_point",
     "parse_steps",
     "play_moves",
-    "point_letters",
     "replay",
 ]
 
@@ -75,12 +74,6 @@ def parse_point(text: str, size: int) -> Point:
     if col >= size or row < 0:
         raise MoveListError(f"{text!r} is not a point of the {size}x{size} board")
     return row, col
-
-
-def point_letters(point: Point, size: int) -> str:
-    """The two SGF letters of ``point``."""
-    row, col = point
-    return _LETTERS[col] + _LETTERS[size - 1 - row]
 
 
 def _parse_step(token: str, size: int) -> Step:
@@ -172,11 +165,11 @@ def format_steps(steps: list[Step], size: int) -> str:
         if step.kind == "edit":
             assert step.point is not None
             prefix = {"b": "B", "w": "W", None: "E"}[step.colour]
-            tokens.append(prefix + point_letters(step.point, size))
+            tokens.append(prefix + sgf_letters(step.point, size))
             continue
         colour = step.colour or board_to_move
         prefix = "" if colour == board_to_move else colour
-        body = "pass" if step.point is None else point_letters(step.point, size)
+        body = "pass" if step.point is None else sgf_letters(step.point, size)
         tokens.append(prefix + body)
         board_to_move = "w" if colour == "b" else "b"
     return ",".join(tokens)
@@ -191,8 +184,8 @@ def edit_steps(
     changed = [(int(r), int(c)) for r, c in zip(*np.nonzero(before != after), strict=True)]
     cleared = [p for p in changed if after[p] == 0]
     placed = [p for p in changed if after[p] != 0]
-    return ["E" + point_letters(p, size) for p in cleared] + [
-        "BW"[after[p] - 1] + point_letters(p, size) for p in placed
+    return ["E" + sgf_letters(p, size) for p in cleared] + [
+        "BW"[after[p] - 1] + sgf_letters(p, size) for p in placed
     ]
 
 

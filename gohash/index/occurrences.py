@@ -22,11 +22,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..group.symmetry import ELEMENTS
-from ..pipeline.frames import gathers
+from ..group.symmetry import ELEMENTS, gathers, point_images
 from .games import replay_at, setup_nodes
 from .queries import ContinuationRow
-from .records import point_images
 
 __all__ = ["Hits", "by_setup", "confirm", "continuation_rows", "read_games", "setup_rows"]
 

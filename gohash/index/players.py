@@ -14,11 +14,12 @@ in each corner, each turned to the top right.  The index's SQL is
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from .._deprecated import deprecated
+from ..group.coords import sgf_letters
 from ..group.symmetry import D4, ELEMENTS, Point
-from .movelist import point_letters
 from .queries import Record
 
 __all__ = [
@@ -46,7 +47,7 @@ class Results:
     losses: int = 0
     other: int = 0
 
-    def to_json(self) -> dict[str, int]:
+    def to_json(self, *, paths: bool = True) -> dict[str, int]:
         """``games``, ``wins``, ``losses``, ``other`` (docs/schemas.md, "Player")."""
         return {"games": self.games, "wins": self.wins, "losses": self.losses,
                 "other": self.other}
@@ -78,9 +79,9 @@ class Opening:
     @property
     def letters(self) -> tuple[str, ...]:
         """The moves as SGF letters with their colour (``'bpd'``), as move lists take them."""
-        return tuple(colour + point_letters(point, self.size) for colour, point in self.moves)
+        return tuple(colour + sgf_letters(point, self.size) for colour, point in self.moves)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """``size``, ``moves`` (a move list, :attr:`letters` joined by commas),
         ``count``, ``years``, ``results`` (docs/schemas.md, "Player")."""
         return {
@@ -103,7 +104,7 @@ class CornerPattern(Opening):
 
     player: dict[str, int] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """:meth:`Opening.to_json` and ``player``."""
         return {**super().to_json(), "player": dict(sorted(self.player.items()))}
 
@@ -118,7 +119,9 @@ class PlayerSummary:
     handicap or other setup stones) and whose first ``opening_length`` moves are
     no passes.  Likewise ``corners``, the most played corner patterns of
     ``corner_length`` moves (:func:`corner_patterns`, games from an empty board
-    only), of ``corners_counted`` corners that had that many moves."""
+    only), of ``corners_counted`` corners that had that many moves.  Its JSON
+    holds the games from ``games_offset``, ``games_limit`` of them (None: all):
+    :meth:`page` sets them."""
 
     name: str
     records: list[Record]
@@ -130,12 +133,24 @@ class PlayerSummary:
     corners: list[CornerPattern]
     corner_length: int
     corners_counted: int
+    games_offset: int = 0
+    games_limit: int | None = None
 
-    def to_json(self, offset: int = 0, limit: int | None = None, *,
+    def page(self, offset: int, limit: int | None) -> PlayerSummary:
+        """The summary whose JSON holds the games from ``offset``, ``limit`` of them
+        (None: all)."""
+        return replace(self, games_offset=offset, games_limit=limit)
+
+    def to_json(self, offset: int | None = None, limit: int | None = None, *,
                 paths: bool = True) -> dict[str, Any]:
-        """The summary as JSON (docs/schemas.md, "Player"), with the games from
-        ``offset``, ``limit`` of them (None: all); ``paths=False`` leaves out the
-        games' file paths, as the server does."""
+        """The summary as JSON (docs/schemas.md, "Player"), with the games of
+        :meth:`page`; ``paths=False`` leaves out the games' file paths, as the
+        server does.  ``offset`` and ``limit`` are deprecated (:meth:`page`)."""
+        if offset is not None or limit is not None:
+            deprecated("to_json(offset, limit)", "page(offset, limit).to_json()",
+                       "PlayerSummary.to_json")
+            return self.page(offset or 0, limit).to_json(paths=paths)
+        offset, limit = self.games_offset, self.games_limit
         page = self.records[offset:] if limit is None else self.records[offset : offset + limit]
         return {
             "name": self.name,
@@ -159,7 +174,7 @@ class PlayerMatch:
     name: str
     games: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """``name`` and ``games`` (docs/schemas.md, "Players")."""
         return {"name": self.name, "games": self.games}
 

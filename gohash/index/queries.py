@@ -24,9 +24,11 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError, SourceGoneError
+from .._deprecated import deprecated
+from ..errors import GohashError, OptionError, SourceGoneError
 from ..group.coords import gtp, sgf_letters
-from ..group.symmetry import Element, Point
+from ..group.schemes import hex_key
+from ..group.symmetry import ELEMENTS, Element, Point
 from ..metadata import FIELDS, STORED
 from ..sgf.extract import game_record
 from ..sgf.inputs import Source
@@ -119,20 +121,20 @@ class SearchFilter:
         name = self.name
         if self.kind == "yes_no":
             if not isinstance(value, bool):
-                raise GohashError(f"{name} {value!r} is not True, False or None")
+                raise OptionError(f"{name} {value!r} is not True, False or None")
             return
         if not isinstance(value, str):
-            raise GohashError(f"{name} {value!r} is not a text")
+            raise OptionError(f"{name} {value!r} is not a text")
         if self.kind == "substring" and not value.strip():
-            raise GohashError(f"{name} {value!r} is empty: give a text or leave it out")
+            raise OptionError(f"{name} {value!r} is empty: give a text or leave it out")
         if self.kind == "date" and not _is_date(value):
-            raise GohashError(f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD")
+            raise OptionError(f"{name} {value!r} is not a date YYYY, YYYY-MM or YYYY-MM-DD")
         if self.kind == "rank" and rank_level(value) is None:
-            raise GohashError(f"{name} {value!r} is not a rank like '3k', '5d' or '9p'")
+            raise OptionError(f"{name} {value!r} is not a rank like '3k', '5d' or '9p'")
         if self.kind == "choice" and value.casefold() not in {
             v.casefold() for v, _ in self.choices
         }:
-            raise GohashError(f"{name} {value!r} is not one of "
+            raise OptionError(f"{name} {value!r} is not one of "
                               f"{', '.join(repr(v) for v, _ in self.choices)}")
 
     def parse(self, text: str) -> str | bool:
@@ -140,7 +142,7 @@ class SearchFilter:
         if self.kind != "yes_no":
             return text
         if text not in ("yes", "no"):
-            raise GohashError(f"{self.name} must be one of yes, no, not {text[:40]!r}")
+            raise OptionError(f"{self.name} must be one of yes, no, not {text[:40]!r}")
         return text == "yes"
 
     def to_json(self) -> dict[str, Any]:
@@ -247,7 +249,7 @@ class Filters:
     def __post_init__(self) -> None:
         for name in self.fields:
             if name not in FIELD_FILTERS:
-                raise GohashError(f"no filter {name!r}: the fields' filters are "
+                raise OptionError(f"no filter {name!r}: the fields' filters are "
                                   f"{', '.join(FIELD_FILTERS) or 'none'}")
         for spec in FILTERS:
             value = self.value(spec.name)
@@ -327,7 +329,7 @@ def game_order(order: str, games: str = "g") -> str:
     :data:`GAME_ORDERS`, ascending, or with ``-`` before it descending."""
     name = order.removeprefix("-")
     if name not in GAME_ORDERS:
-        raise GohashError(f"order {order!r} is not one of "
+        raise OptionError(f"order {order!r} is not one of "
                           f"{', '.join(n for n in GAME_ORDERS)} (or one with '-' before it)")
     missing, value = (term.format(g=games) for term in GAME_ORDERS[name])
     return f"{missing}, {value}{' DESC' if order.startswith('-') else ''}"
@@ -459,7 +461,8 @@ class Match:
 @dataclass
 class FindResult:
     """``total`` occurrences match; ``matches`` holds those from ``offset`` on, at most
-    ``limit``.  ``rejected``: positions with the same key but other stones."""
+    ``limit``.  ``rejected``: positions with the same key but other stones.
+    ``key`` is the query's canonical key, of ``bits`` bits (its scheme's)."""
 
     key: int
     total: int
@@ -467,13 +470,16 @@ class FindResult:
     offset: int
     limit: int | None
     rejected: int
+    bits: int
 
-    def to_json(self, key: str, *, paths: bool = True) -> dict[str, Any]:
-        """The result as JSON (docs/schemas.md, "A find result"); ``key`` is
-        :attr:`key` as its scheme writes it (:meth:`gohash.group.schemes.KeyScheme.hex`),
-        ``paths`` as in :meth:`Record.to_json`."""
+    def to_json(self, key: str | None = None, *, paths: bool = True) -> dict[str, Any]:
+        """The result as JSON (docs/schemas.md, "A find result"), :attr:`key` as
+        its scheme writes it (:func:`~gohash.group.schemes.hex_key`); ``paths`` as in
+        :meth:`Record.to_json`.  ``key`` (that text) is deprecated."""
+        if key is not None:
+            deprecated("to_json(key)", "to_json()", "FindResult.to_json")
         return {
-            "key": key,
+            "key": hex_key(self.key, self.bits) if key is None else key,
             "total": self.total,
             "offset": self.offset,
             "limit": self.limit,
@@ -511,11 +517,16 @@ class Continuation:
     same_colours: int
     exchanged_colours: int
     equivalent: tuple[Point, ...]
+    size: int
 
-    def to_json(self, size: int) -> dict[str, Any]:
-        """The continuation on a ``size`` board as JSON (docs/schemas.md, "Continuations")."""
+    def to_json(self, size: int | None = None, *, paths: bool = True) -> dict[str, Any]:
+        """The continuation as JSON (docs/schemas.md, "Continuations"); ``paths``
+        as every ``to_json`` takes it (no paths here); ``size`` is deprecated (the
+        board's is :attr:`size`)."""
+        if size is not None:
+            deprecated("to_json(size)", "to_json()", "Continuation.to_json")
         return {
-            **move_json(self.colour, self.point, size),
+            **move_json(self.colour, self.point, self.size),
             "equivalent": [list(p) for p in self.equivalent],
             "count": self.count,
             "share": self.share,
@@ -562,15 +573,20 @@ class Continuations:
     moves: list[Continuation]
     years: dict[int, int]
     symmetries: tuple[Element, ...]
+    bits: int
     to_move: str | None = None
     setup: str = "include"
     setup_left_out: int = 0
 
-    def to_json(self, key: str) -> dict[str, Any]:
-        """The continuations as JSON (docs/schemas.md, "Continuations"); ``key`` is
-        :attr:`key` as its scheme writes it (:meth:`gohash.group.schemes.KeyScheme.hex`)."""
+    def to_json(self, key: str | None = None, *, paths: bool = True) -> dict[str, Any]:
+        """The continuations as JSON (docs/schemas.md, "Continuations"), :attr:`key`
+        (of ``bits`` bits) as its scheme writes it
+        (:func:`~gohash.group.schemes.hex_key`); ``paths`` as every ``to_json``
+        takes it (no paths here); ``key`` (that text) is deprecated."""
+        if key is not None:
+            deprecated("to_json(key)", "to_json()", "Continuations.to_json")
         return {
-            "key": key,
+            "key": hex_key(self.key, self.bits) if key is None else key,
             "size": self.size,
             "to_move": self.to_move or "any",
             "total": self.total,
@@ -584,7 +600,7 @@ class Continuations:
             "symmetries": [g.name for g in self.symmetries],
             "setup": self.setup,
             "setup_left_out": self.setup_left_out,
-            "moves": [m.to_json(self.size) for m in self.moves],
+            "moves": [m.to_json() for m in self.moves],
         }
 
 
@@ -627,6 +643,56 @@ class GameRecord:
     root: dict[str, str]
     positions: list[GamePosition] = field(default_factory=list)
     comments: list[str | None] = field(default_factory=list)
+    view: Element = ELEMENTS[0]
+    start: int = 0
+    count: int | None = None
+    """Its JSON holds positions ``start`` to ``start + count`` (None: to the end)
+    seen through ``view``: :meth:`page` sets them."""
+
+    def page(self, view: Element, start: int, count: int | None) -> GameRecord:
+        """The game whose JSON holds positions ``start`` to ``start + count`` (None:
+        to the end) seen through ``view`` (an element: the game rotated, reflected,
+        its colours exchanged)."""
+        return dataclasses.replace(self, view=view, start=start, count=count)
+
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
+        """The game as JSON (docs/schemas.md, "gohash serve", ``/api/game``): its
+        record (:meth:`Record.to_json`, ``paths`` as there), root, the view, and
+        per position of :meth:`page` its rows (:func:`stone_rows`), move number,
+        last move (SGF letters; None: none, or a pass) and comment."""
+        size, view = self.record.size, self.view
+        end = None if self.count is None else self.start + self.count
+        page = self.positions[self.start : end]
+        positions, last = [], []
+        for position in page:
+            stones = view.image_array(position.stones)
+            positions.append(stone_rows(stones.astype(np.uint8).tobytes(), size))
+            point = None if position.point is None else view.map_point(position.point, size)
+            last.append(None if position.colour is None or point is None
+                        else sgf_letters(point, size))
+        return {
+            **self.record.to_json(paths=paths),
+            "root": self.root,
+            "view": view.name,
+            "colours_exchanged": view.swap,
+            "positions_total": len(self.positions),
+            "final_move_number": self.positions[-1].move_number if self.positions else 0,
+            "start": self.start,
+            "positions": positions,
+            "move_numbers": [position.move_number for position in page],
+            "last": last,
+            "comments": self.comments[self.start : end] if self.comments else None,
+        }
+
+
+_CELLS = bytes.maketrans(b"\x00\x01\x02", b".XO")
+
+
+def stone_rows(cells: bytes, size: int) -> list[str]:
+    """Rows of ``.XO``, the top row first, from cells (0 empty, 1 black, 2 white) in
+    index order (row 0 at the bottom), as the server's JSON shows a board."""
+    text = cells.translate(_CELLS).decode("ascii")
+    return [text[row * size : (row + 1) * size] for row in range(size - 1, -1, -1)]
 
 
 # -- continuations -------------------------------------------------------------------------------
@@ -673,7 +739,7 @@ class QueryView:
         to_move: str | None = None,
     ) -> None:
         if to_move not in (None, *TO_MOVE):
-            raise GohashError(f"to_move {to_move!r} is not 'b', 'w', 'any' or None")
+            raise OptionError(f"to_move {to_move!r} is not 'b', 'w', 'any' or None")
         self.element = onto[0]
         self.size = size
         self.colour_swap = colour_swap
@@ -764,12 +830,13 @@ class QueryView:
 
 
 def merge_continuations(
-    rows: Iterable[ContinuationRow], *, key: int, view: QueryView, limit: int | None
+    rows: Iterable[ContinuationRow], *, key: int, bits: int, view: QueryView,
+    limit: int | None,
 ) -> Continuations:
-    """The continuations of a query from the index's grouped occurrences (those
-    that match), seen through ``view``."""
+    """The continuations of a query (of canonical ``key``, of ``bits`` bits) from
+    the index's grouped occurrences (those that match), seen through ``view``."""
     result = Continuations(key, view.size, 0, 0, 0, 0, 0, 0, 0, [], {}, view.symmetries,
-                           view.to_move)
+                           bits, view.to_move)
     moves: dict[tuple[str, Point | None], _Move] = {}
     for row in rows:
         exchanged = view.exchanged(row.swapped, row.to_move)
@@ -794,7 +861,7 @@ def merge_continuations(
     ordered = sorted(moves.values(), key=lambda m: (
         -m.count, m.colour != "b", m.point is None, m.point or (0, 0)
     ))
-    result.moves = [m.result(result.total) for m in ordered[:limit]]
+    result.moves = [m.result(result.total, view.size) for m in ordered[:limit]]
     result.years = dict(sorted(result.years.items()))
     return result
 
@@ -821,11 +888,11 @@ class _Move:
         if row.last_date is not None and (self.last is None or row.last_date > self.last):
             self.last = row.last_date
 
-    def result(self, total: int) -> Continuation:
+    def result(self, total: int, size: int) -> Continuation:
         return Continuation(
             self.point, self.colour, self.count, self.count / total, self.black_wins,
             self.white_wins, self.count - self.black_wins - self.white_wins, self.first,
-            self.last, self.same, self.exchanged, self.equivalent,
+            self.last, self.same, self.exchanged, self.equivalent, size,
         )
 
 
@@ -844,20 +911,31 @@ def read_record(
     return game_record(source.data, record.file, record.game)
 
 
-def source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
-    """The SGF source ``name`` (a file, or ``archive:member``) read again and
-    checked against its SHA-256; reported under ``name``.  A relative path is
-    tried from the current folder, then from each of ``folders``."""
+def source_candidates(name: str, folders: Sequence[str]) -> list[str]:
+    """Where the source an index stored as ``name`` may be: the name as given,
+    from each of ``folders`` if it is relative, and each with the bytes of the
+    name that are not UTF-8 restored (a stored name holds them as escapes)."""
     candidates = [name]
     if not os.path.isabs(name) and name != "-":
         candidates += [os.path.join(folder, name) for folder in folders]
-    # A stored name holds the bytes of a name that are not UTF-8 as escapes.
-    candidates += [fs for candidate in candidates if (fs := fs_name(candidate)) != candidate]
-    for candidate in candidates:
-        # An archive member is named "archive:member"; the archive is the part
-        # before a colon that is a file.
-        containers = [candidate[:i] for i in range(1, len(candidate) + 1)
-                      if candidate[i:i + 1] in (":", "") and os.path.isfile(candidate[:i])]
+    return candidates + [fs for candidate in candidates
+                         if (fs := fs_name(candidate)) != candidate]
+
+
+def source_files(candidate: str) -> list[str]:
+    """The files that may hold the source ``candidate``: the part before each colon
+    and the whole (an archive member is named ``archive:member``)."""
+    return [candidate[:i] for i in range(1, len(candidate) + 1)
+            if candidate[i:i + 1] in (":", "")]
+
+
+def source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
+    """The SGF source ``name`` (a file, or ``archive:member``) read again and
+    checked against its SHA-256; reported under ``name``.  A relative path is
+    tried from the current folder, then from each of ``folders``
+    (:func:`source_candidates`)."""
+    for candidate in source_candidates(name, folders):
+        containers = [path for path in source_files(candidate) if os.path.isfile(path)]
         for container in containers:
             for inp in find_inputs([container]):
                 for source in read_input(inp):

@@ -17,14 +17,12 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import GohashError
-from ..group.symmetry import ELEMENTS
 from ..metadata import STORED
 from ..sgf.inputs import Input, Skipped, Source
 from .games import EncodedGame
@@ -40,7 +38,6 @@ __all__ = [
     "first_date",
     "game_digest",
     "komi_value",
-    "point_images",
     "rank_level",
     "result_text",
     "winner",
@@ -338,8 +335,3 @@ def game_digest(
     digest.update(stored)
     return digest.hexdigest()
 
-
-@cache
-def point_images(size: int) -> npt.NDArray[np.intp]:
-    """``perms[g, p]``: the image of point ``p`` under element ``g``."""
-    return np.stack([g.point_permutation(size) for g in ELEMENTS])

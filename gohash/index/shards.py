@@ -664,7 +664,7 @@ class ShardedIndex:
         matches = _in_order(matches, lambda m: m.record, order)
         page = matches[offset:] if limit is None else matches[offset:offset + limit]
         return FindResult(parts[0].key, sum(p.total for p in parts), page, offset, limit,
-                          sum(p.rejected for p in parts))
+                          sum(p.rejected for p in parts), parts[0].bits)
 
     def continuations(self, position: Board | npt.ArrayLike, *, limit: int | None = None,
                       **options: Any) -> Continuations:
@@ -692,7 +692,7 @@ class ShardedIndex:
                 sum(m.black_wins for m in same), sum(m.white_wins for m in same),
                 sum(m.other for m in same), _least(m.first_date for m in same),
                 _most(m.last_date for m in same), sum(m.same_colours for m in same),
-                sum(m.exchanged_colours for m in same), same[0].equivalent))
+                sum(m.exchanged_colours for m in same), same[0].equivalent, same[0].size))
         merged.sort(key=lambda m: (-m.count, m.colour != "b", m.point is None,
                                    m.point or (0, 0)))
         result.moves = merged[:limit]
@@ -719,7 +719,7 @@ class ShardedIndex:
             same[0].colour, same[0].point, same[0].equivalent, sum(m.count for m in same),
             sum(m.tenuki for m in same), sum(m.black_wins for m in same),
             sum(m.white_wins for m in same), sum(m.other for m in same),
-            _least(m.first_date for m in same), _most(m.last_date for m in same),
+            _least(m.first_date for m in same), _most(m.last_date for m in same), same[0].size,
         ) for same in moves.values()]
         continuations.sort(key=lambda m: (-m.count, m.colour != "b", m.point))
         first = parts[0]

@@ -32,7 +32,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import PatternError
+from ..errors import OptionError, PatternError
 from ..group.coords import GTP_COLUMNS, gtp, parse_gtp
 from ..group.schemes import KeyScheme
 from ..group.symmetry import D4, ELEMENTS, Element, Point, check_size
@@ -220,8 +220,7 @@ def placements(
     require the same of the same points (and the same sequence) are one, that
     of the lowest element.  ``keys`` (a 64-bit XOR scheme of the pattern's
     size) gives the keys."""
-    if symmetry not in SYMMETRIES:
-        raise PatternError(f"symmetry {symmetry!r} is not one of {', '.join(SYMMETRIES)}")
+    OptionError.check("symmetry", symmetry, SYMMETRIES)
     if keys.size != pattern.size or keys.combiner != "xor" or keys.bits != 64:
         raise PatternError(f"placements need a 64-bit XOR scheme of size {pattern.size}, "
                            f"not {keys!r}")

@@ -25,23 +25,18 @@ decides.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from .. import _native
 from ..errors import PatternError
 from ..group.schemes import KeyScheme
 from ..index.games import sgf_order
 from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placement
 from .store import Columns, Segment
-
-try:
-    from . import _match
-except ImportError:  # no C compiler at install: the pure twin does the work
-    _match = None  # type: ignore[assignment]
 
 __all__ = ["Found", "Game", "Hits", "Matcher", "match_python"]
 
@@ -190,7 +185,7 @@ class Matcher:
             [i for i, p in enumerate(placements)
              if all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)],
             dtype=np.int32)
-        self._kernel = None if _match is None else _match.Kernel(self)
+        self._kernel = None if _native.match is None else _native.match.Kernel(self)
 
     def alive(self, columns: Columns, start: int, stop: int) -> npt.NDArray[np.uint64]:
         """``[placement, word]``: the bitsets of the games from ``start`` (a
@@ -201,16 +196,15 @@ class Matcher:
                                                               axis=1)
         return alive
 
-    def match(self, game: Game, *, compiled: bool | None = None) -> Hits:
-        """The hits in ``game``: by the compiled kernel (``compiled`` None: where
-        built, unless ``GOHASH_PURE=1`` is set; True: required) or
-        :func:`match_python`."""
-        if compiled is None:
-            compiled = self.compiled
-        if not compiled:
+    def match(self, game: Game, *, pure: bool | None = None,
+              compiled: bool | None = None) -> Hits:
+        """The hits in ``game``: by the compiled kernel or by :func:`match_python`,
+        its twin, as ``pure`` says (:func:`gohash._native.use_compiled`);
+        ``compiled`` is its deprecated negation."""
+        pure = _native.pure_from_compiled(compiled, pure, "Matcher.match")
+        if not _native.use_compiled(pure, self._kernel):
             return match_python(self, game)
-        if self._kernel is None:
-            raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
+        assert self._kernel is not None
         placement, position, continuation, tenuki = self._kernel.match(
             game.boards, game.move_numbers, game.to_move, game.next_colour, game.next_point
         )
@@ -237,11 +231,6 @@ class Matcher:
             np.ascontiguousarray(alive), base, first, np.ascontiguousarray(games, dtype=np.int64))
         return Found(g, pl, at, number, to_move, colour, point, tenuki.astype(np.bool_)), candidates
 
-    @property
-    def compiled(self) -> bool:
-        """Whether :meth:`match` uses the compiled kernel by default: where it
-        was built, unless ``GOHASH_PURE=1`` is set."""
-        return self._kernel is not None and os.environ.get("GOHASH_PURE", "") in ("", "0")
 
 
 def _ordered(

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import PatternError, QueryCancelled, QueryTooBroad
+from .._deprecated import deprecated
+from ..errors import OptionError, QueryCancelled, QueryTooBroad
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
 from ..index.queries import Record, move_json
@@ -145,12 +146,16 @@ class PatternContinuation:
     other: int
     first_date: str | None
     last_date: str | None
+    size: int
 
-    def to_json(self, size: int) -> dict[str, Any]:
-        """The continuation on a ``size`` board as JSON (docs/schemas.md,
-        "gohash index pattern")."""
+    def to_json(self, size: int | None = None, *, paths: bool = True) -> dict[str, Any]:
+        """The continuation as JSON (docs/schemas.md, "gohash index pattern");
+        ``paths`` as every ``to_json`` takes it (no paths here); ``size`` is
+        deprecated (the board's is :attr:`size`)."""
+        if size is not None:
+            deprecated("to_json(size)", "to_json()", "PatternContinuation.to_json")
         return {
-            **move_json(self.colour, self.point, size),
+            **move_json(self.colour, self.point, self.size),
             "equivalent": [list(p) for p in self.equivalent],
             "count": self.count, "tenuki": self.tenuki, "black_wins": self.black_wins,
             "white_wins": self.white_wins, "other": self.other,
@@ -202,7 +207,7 @@ class PatternResult:
             "tenuki": sum(c.tenuki for c in self.continuations),
             "limit": self.limit,
             "offset": self.offset,
-            "continuations": [c.to_json(size) for c in self.continuations],
+            "continuations": [c.to_json() for c in self.continuations],
             "matches": [m.to_json(paths=paths) for m in self.matches],
         }
 
@@ -229,12 +234,11 @@ class PatternQuery:
         if sequence:
             pattern = pattern.with_sequence(sequence)
         if to_move not in (None, "any", "b", "w"):
-            raise PatternError(f"to_move {to_move!r} is not 'b', 'w', 'any' or None")
+            raise OptionError(f"to_move {to_move!r} is not 'b', 'w', 'any' or None")
         if max_move is not None and (isinstance(max_move, bool) or not isinstance(max_move, int)
                                      or max_move < 0):
-            raise PatternError(f"max_move {max_move!r} is not a move number (0 or more)")
-        if symmetry not in SYMMETRIES:
-            raise PatternError(f"symmetry {symmetry!r} is not one of {', '.join(SYMMETRIES)}")
+            raise OptionError(f"max_move {max_move!r} is not a move number (0 or more)")
+        OptionError.check("symmetry", symmetry, SYMMETRIES)
         self.pattern = pattern
         self.symmetry = symmetry
         self.size = pattern.size
@@ -255,7 +259,7 @@ class PatternQuery:
     def search(
         self, store: GameStore, selected: npt.NDArray[np.bool_], *,
         records: Callable[[list[int]], Mapping[int, Record]],
-        pure: Callable[[npt.NDArray[np.int64]], Found] | None = None,
+        twin: Callable[[npt.NDArray[np.int64]], Found] | None = None,
         limit: int | None = None, offset: int = 0, timeout: float | None = None,
         cancel: threading.Event | None = None, threads: int = THREADS,
     ) -> PatternResult:
@@ -269,7 +273,7 @@ class PatternQuery:
         corner postings hold its key, :meth:`_corner_filter`) are scanned in
         chunks of :data:`CHUNK` selected games (fewer for a query of many placements:
         :data:`CHUNK_HITS`) by ``threads`` threads: by
-        the compiled kernel, or by ``pure`` (candidate games to their hits, the
+        the compiled kernel, or by ``twin`` (candidate games to their hits, the
         pure twin) where given; each chunk's hits are summed up on arrays as it
         ends and only the matches a page may need are kept, so the working
         memory is bounded by a chunk's hits, not by the collection.  Between
@@ -301,8 +305,8 @@ class PatternQuery:
             base = start - start % 64
             alive = alive_of(start, end)
             games = _candidates(alive, base, start, end, narrowed)
-            if pure is not None:
-                found = pure(games)
+            if twin is not None:
+                found = twin(games)
             else:
                 found, _ = self.matcher.scan(store.segments[s], int(store.starts[s]), alive,
                                              base, games)
@@ -527,7 +531,7 @@ class _Tally:
                 int(tenuki[j]), int(black_wins[j]), int(white_wins[j]),
                 int(count[j] - black_wins[j] - white_wins[j]),
                 store.dates[first[j]] if dated else None,
-                store.dates[last[j]] if dated else None,
+                store.dates[last[j]] if dated else None, size,
             ))
         found = Found.concatenate([p.kept for p in parts])
         placed = np.concatenate([p.placed for p in parts]) if parts else np.zeros(0, np.int64)

@@ -23,14 +23,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .. import _native
 from ..errors import PatternError
 from ..index.games import sgf_order
 from .corners import Postings, corner_postings
-
-try:
-    from . import _match
-except ImportError:  # no C compiler at install: the pure path does the work
-    _match = None  # type: ignore[assignment]
 
 __all__ = ["Columns", "Flat", "GameStore", "PatternFile", "Segment", "flatten"]
 
@@ -75,9 +71,9 @@ def flatten(data: bytes, offsets: I64, mains: I32, size: int) -> Flat:
     first ``mains[g]`` nodes).  Raises ValueError ``(game, reason)`` for a stored
     game that does not replay, and :class:`~gohash.errors.PatternError` if the
     core is not built."""
-    if _match is None:
+    if _native.match is None:
         raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
-    return Flat(*_match.flatten(data, offsets, mains, size))
+    return Flat(*_native.match.flatten(data, offsets, mains, size))
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ import numpy.typing as npt
 
 from ..errors import GohashError
 from ..group.schemes import KeyScheme
-from ..group.symmetry import elements_of
+from ..group.symmetry import elements_of, gathers
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent
-from .frames import SchemeFactory, frame_batch, frame_rows, gathers, unpack_rows
+from .frames import SchemeFactory, frame_batch, frame_rows, unpack_rows
 
 __all__ = ["Exact", "PureColumns", "canonical_compiled", "concatenate", "rehash"]
 

@@ -11,14 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
+from .._deprecated import renamed
 from ..errors import PositionError
 from ..group.schemes import KeyScheme, scheme
-from ..group.symmetry import ELEMENTS, Element, elements_of
+from ..group.symmetry import (
+    COLOUR_EXCHANGE,
+    Element,
+    elements_of,
+    gathers,
+    stone_images,
+)
 
 __all__ = [
     "FrameBatch",
@@ -31,7 +38,6 @@ __all__ = [
     "frame_array_and_elements",
     "frame_batch",
     "frame_rows",
-    "gathers",
     "pack_array",
     "pack_arrays",
     "packed_rows",
@@ -42,8 +48,6 @@ __all__ = [
 
 SchemeFactory = Callable[[int], KeyScheme]
 Board8 = npt.NDArray[np.int8]
-
-_SWAP_COLOURS = np.array([0, 2, 1], dtype=np.int8)
 
 
 def _packed_length(size: int) -> int:
@@ -133,12 +137,13 @@ def unpack_array(packed: bytes) -> Board8:
 
 
 def canonical_frame(
-    board: npt.ArrayLike, keys: KeyScheme, group: str = "full"
+    board: npt.ArrayLike, keys: KeyScheme, symmetry: str = "full", *, group: str | None = None
 ) -> tuple[int, bytes, Element]:
-    """The canonical key of a position array over ``group`` ("full" or "d4"), its
-    frame, and the lowest element mapping the position onto its frame (see the
-    module docstring)."""
-    key, frame, onto = frame_and_elements(np.asarray(board, dtype=np.int8), keys, group)
+    """The canonical key of a position array over ``symmetry`` ("full" or "d4";
+    ``group`` its deprecated name), its frame, and the lowest element mapping the
+    position onto its frame (see the module docstring)."""
+    symmetry = renamed(symmetry, group, "group", "symmetry", "canonical_frame")
+    key, frame, onto = frame_and_elements(np.asarray(board, dtype=np.int8), keys, symmetry)
     return key, frame, onto[0]
 
 
@@ -150,9 +155,6 @@ def frame_and_elements(
     elements that attain the key (``s.P = P`` gives ``T_s(hash) = hash``)."""
     key, frame, onto = frame_array_and_elements(arr, keys, group)
     return key, pack_array(frame), onto
-
-
-_EXCHANGE = np.array([0, 2, 1], dtype=np.int8)
 
 
 def frame_array_and_elements(
@@ -169,31 +171,11 @@ def frame_array_and_elements(
         gathers(size)[[t.index for t in attaining]]]
     swapped = [i for i, t in enumerate(attaining) if t.swap]
     if swapped:
-        images[swapped] = _EXCHANGE[images[swapped]]
+        images[swapped] = COLOUR_EXCHANGE[images[swapped]]
     rows = [row.tobytes() for row in images]
     low = min(rows)
     frame: Board8 = images[rows.index(low)].reshape(size, size)
     return key, frame, [t for t, row in zip(attaining, rows, strict=True) if row == low]
-
-
-@cache
-def _permutations(size: int) -> npt.NDArray[np.intp]:
-    return np.stack([g.point_permutation(size) for g in ELEMENTS])
-
-
-@cache
-def gathers(size: int) -> npt.NDArray[np.intp]:
-    """``image[..., k] = stones[..., gathers[g, k]]`` for the element of index ``g``:
-    the inverse of each point permutation (also the compiled core's table)."""
-    return np.argsort(_permutations(size), axis=1)
-
-
-def _images(stones: npt.NDArray[np.integer], size: int, count: int) -> Board8:
-    """``images[b, g]``: the flat stones ``stones[b]`` mapped by element ``g < count``."""
-    # np.take, not stones[:, gathers]: mixing a slice with an index array is much slower.
-    images: Board8 = np.take(stones, gathers(size)[:count], axis=1).astype(np.int8)
-    images[:, 8:] = np.take(_SWAP_COLOURS, images[:, 8:])
-    return images
 
 
 def _equal_keys(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
@@ -315,7 +297,7 @@ def settle_stones(
     symmetries[empty] = (1 << count) - 1
     rest, sub = np.flatnonzero(~empty), sub[~empty]
     if rest.size:
-        images = _images(sub, size, count)
+        images = stone_images(sub, size, count)
         stabilizer = (images == sub[:, np.newaxis, :]).all(axis=2)
         symmetries[rest] = stabilizer.astype(np.uint16) @ (
             np.uint16(1) << np.arange(count, dtype=np.uint16)
@@ -343,17 +325,19 @@ def frame_rows(
     for g in np.unique(which).tolist():
         at = which == g
         image = np.take(stones[at], table[g], axis=1)
-        framed[at] = np.take(_SWAP_COLOURS, image) if g >= 8 else image
+        framed[at] = np.take(COLOUR_EXCHANGE, image) if g >= 8 else image
     return packed_rows(framed.reshape(count, size, size))
 
 
 def canonical_frames(
-    boards: Board8, keys: KeyScheme, group: str = "full"
+    boards: Board8, keys: KeyScheme, symmetry: str = "full", *, group: str | None = None
 ) -> tuple[list[int], list[bytes], list[int]]:
     """Canonical keys, frames and element indexes of a batch ``boards[B, N, N]``;
     the twin of :func:`canonical_frame`."""
+    symmetry = renamed(symmetry, group, "group", "symmetry", "canonical_frames")
     count, size = boards.shape[0], boards.shape[-1]
-    batch = frame_batch(boards.reshape(count, size * size), keys.hash_arrays(boards), keys, group)
+    batch = frame_batch(boards.reshape(count, size * size), keys.hash_arrays(boards), keys,
+                        symmetry)
     assert batch.frames is not None
     return keys.to_ints(batch.keys), _row_bytes(batch.frames), batch.elements.tolist()
 

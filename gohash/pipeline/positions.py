@@ -13,7 +13,6 @@ walker's errors and notes.
 from __future__ import annotations
 
 import codecs
-import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -23,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from .. import _native
+from .._deprecated import deprecated
 from ..errors import GohashError, SgfError
 from ..go.rulesets import record_ruleset
 from ..group.schemes import DEFAULT_SCHEME, KeyScheme, scheme
@@ -39,17 +40,10 @@ from .frames import SchemeFactory
 if TYPE_CHECKING:
     from ._core import Replayer
 
-try:
-    from . import _core
-except ImportError as error:  # not built: the pure path serves
-    _core = None  # type: ignore[assignment]
-    _CORE_MISSING = f"{error}"
-else:
-    _CORE_MISSING = ""
 
 __all__ = ["CORE_AVAILABLE", "GameTable", "PositionBatch", "read_positions"]
 
-CORE_AVAILABLE = _core is not None
+CORE_AVAILABLE = _native.core is not None
 """Whether the compiled core is built (``GOHASH_PURE=1`` still turns it off)."""
 
 _warned = False
@@ -177,12 +171,13 @@ def read_positions(
     *,
     scheme: str | SchemeFactory = DEFAULT_SCHEME,
     variations: bool = False,
-    group: str = "full",
+    symmetry: str = "full",
     packed: bool = False,
     frames: bool = False,
     suicide_allowed: bool | None = None,
     batch_size: int = 1 << 16,
     pure: bool | None = None,
+    group: str | None = None,
 ) -> Iterator[PositionBatch]:
     """Batches of the positions of every game in ``sources``.
 
@@ -194,14 +189,14 @@ def read_positions(
     :class:`~gohash.sgf.inputs.Skipped`: an error and a note, as if read here).  ``scheme`` is a
     key scheme name, or a factory from board size to
     :class:`~gohash.group.schemes.KeyScheme` (:data:`gohash.pipeline.frames.SchemeFactory`);
-    ``group`` the group of the canonical keys, symmetries and frames
-    (``"full"`` or ``"d4"``); ``variations`` replays every variation as the
-    walker does.  ``packed=True`` adds the exact packed positions,
+    ``symmetry`` the group of the canonical keys, symmetries and frames
+    (``"full"`` or ``"d4"``; ``group`` is its deprecated name); ``variations``
+    replays every variation as the walker does.  ``packed=True`` adds the exact packed positions,
     ``frames=True`` the packed frames.  ``suicide_allowed`` holds for every
     game; None (the default) lets each game's ``RU`` decide, as the walker
-    does.  ``pure=True`` replays every file with the pure walker; None (the
-    default) uses the compiled core unless ``GOHASH_PURE=1`` is set or the
-    core is not built.
+    does.  ``pure`` picks the replay (:func:`gohash._native.use_compiled`):
+    True the pure walker for every file, None (the default) the compiled core
+    where built unless ``GOHASH_PURE=1``.
 
     A game with an error is abandoned after the positions before it; errors
     and notes come in :attr:`PositionBatch.errors` and :attr:`PositionBatch.notes`
@@ -209,24 +204,25 @@ def read_positions(
     """
     keys_of = partial(_scheme_at, scheme) if isinstance(scheme, str) else scheme
     keys_of(19)  # raises UnknownSchemeError for a name it does not know
-    elements_of(group)
+    if group is not None:
+        deprecated("group=", "symmetry=", "read_positions")
+        symmetry = group
+    elements_of(symmetry)
     if isinstance(sources, str):
         sources = [sources]
-    if pure is None:
-        pure = os.environ.get("GOHASH_PURE", "") not in ("", "0")
-        if not pure and _core is None:
-            _warn_missing()
+    if _native.core is None and _native.wants_compiled(pure):
+        _warn_missing()
     replayer = None
-    if not pure and _core is not None:
+    if _native.use_compiled(pure, _native.core):
         # The core never plays a suicide (it leaves the file to the walker), so
         # what it replays is the same under either suicide rule.
-        replayer = _core.Replayer(
+        replayer = _native.core.Replayer(
             _key_table_for(keys_of),
             variations=variations,
             add=keys_of(19).combiner == "add",
             capacity=batch_size + batch_size // 4,
         )
-    options = _Options(scheme, keys_of, group, variations, packed, frames, suicide_allowed)
+    options = _Options(scheme, keys_of, symmetry, variations, packed, frames, suicide_allowed)
     batches = _Batches(options, replayer, batch_size)
     file_id = 0
     for item in sources:
@@ -287,7 +283,7 @@ def _warn_missing() -> None:
     if not _warned:
         _warned = True
         sys.stderr.write(
-            f"gohash: the compiled core is not built ({_CORE_MISSING}); "
+            f"gohash: the compiled core is not built ({_native.CORE_MISSING}); "
             "read_positions() replays on the pure path\n"
         )
 
@@ -469,7 +465,7 @@ class _Builder:
         exact = Exact(
             options.keys_of, options.group, options.frames, hashes, columns["size"],
             columns["packed_offsets"], columns["packed"],
-            _core if self.replayer is not None else None,
+            _native.core if self.replayer is not None else None,
         )
         return PositionBatch(
             scheme=options.keys_of(19).name,

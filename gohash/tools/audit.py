@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._deprecated import deprecated
 from ..errors import GohashError, WorkerDied
 from ..group.coords import check_position_array
 from ..group.schemes import SCHEMES, scheme
@@ -59,7 +60,7 @@ class MergeExample:
     where: tuple[tuple[str, int, int], tuple[str, int, int]]
     boards: tuple[Board, Board]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         return {
             "scheme": self.scheme,
             "size": self.size,
@@ -121,7 +122,7 @@ class CollectionAudit:
         """A per-scheme column of :class:`SizeAudit` (``"merged"``...) summed over sizes."""
         return sum(int(getattr(s, column)[name]) for s in self.sizes)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         return {
             "group": self.group,
             "files": self.files,
@@ -399,23 +400,28 @@ def audit_paths(
     paths: Iterable[str],
     schemes: Sequence[str] = SCHEMES,
     *,
-    group: str = "full",
+    symmetry: str = "full",
     examples: int = 3,
     variations: bool = False,
     suicide_allowed: bool | None = None,
     jobs: int = 1,
     progress: Callable[[int, int], object] | None = None,
     on_death: Callable[[str], object] | None = None,
+    group: str | None = None,
 ) -> CollectionAudit:
     """Replay and audit the games of ``paths`` (files, folders, archives); errors are
     kept.  ``suicide_allowed`` holds for every game if given, else each game's ``RU``
     decides.  ``jobs`` > 1 replays the inputs in that many worker processes
     (:func:`gohash.pipeline.jobs.run_tasks`; a worker's death is a note for ``on_death``,
     a file that kills its worker twice an error), with the same result.
-    ``progress(done, total)`` is called as inputs are done."""
-    auditor = CollectionAuditor(schemes, group=group, examples=examples)
+    ``progress(done, total)`` is called as inputs are done.  ``symmetry`` is the
+    group of the canonical keys (``"full"``, ``"d4"``; ``group`` its deprecated name)."""
+    if group is not None:
+        deprecated("group=", "symmetry=", "audit_paths")
+        symmetry = group
+    auditor = CollectionAuditor(schemes, group=symmetry, examples=examples)
     options: dict[str, Any] = {
-        "scheme": auditor.schemes[0], "group": group, "variations": variations,
+        "scheme": auditor.schemes[0], "symmetry": symmetry, "variations": variations,
         "suicide_allowed": suicide_allowed, "packed": True, "frames": True,
     }
     inputs = list(find_inputs(paths))

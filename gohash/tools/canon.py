@@ -382,7 +382,7 @@ def _canon_tasks(
     errors: dict[int, list[GohashError]] = {}
     notes: dict[int, list[str]] = {}
     for batch in read_positions(
-        sources(), scheme=options.scheme, variations=options.variations, group=options.group,
+        sources(), scheme=options.scheme, variations=options.variations, symmetry=options.group,
         frames=options.position, suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
     ):
         ids = list(batch.files)

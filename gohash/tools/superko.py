@@ -15,6 +15,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
+from .. import _native
 from ..errors import GohashError, WorkerDied
 from ..go.board import Board
 from ..go.ko import KINDS, SuperkoVisitor, Violation, marked_diagram
@@ -22,7 +23,7 @@ from ..go.rulesets import Ruleset, record_ruleset
 from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme
 from ..pipeline.jobs import UNBOUNDED, Task, input_tasks, run_tasks, task_ends, task_name
 from ..pipeline.pool import MAX_BATCH_BYTES
-from ..pipeline.positions import CORE_AVAILABLE, PositionBatch, read_positions
+from ..pipeline.positions import PositionBatch, read_positions
 from ..sgf.inputs import Input, Skipped, Source
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import WalkSummary, walk_games
@@ -80,7 +81,8 @@ def check(
 
     ``pure=True`` walks every file with :class:`SuperkoVisitor`; None (the
     default) judges the files the compiled core replays on their columns,
-    unless ``GOHASH_PURE=1`` is set or the core is not built.  Both give the
+    unless ``GOHASH_PURE=1`` is set or the core is not built
+    (:func:`gohash._native.use_compiled`).  Both give the
     same result.  ``scheme`` is the hash that narrows the search (a
     :class:`~gohash.group.schemes.KeyScheme` object is walked).  ``jobs`` worker
     processes check the files (:func:`check_files`); the result is the same.
@@ -121,8 +123,7 @@ def check_files(
     kills its worker again is an error.  ``progress(done, total)`` is called as
     inputs (the files and archives found under ``paths``) are done.
     """
-    if pure is None:
-        pure = os.environ.get("GOHASH_PURE", "") not in ("", "0") or not CORE_AVAILABLE
+    pure = not _native.use_compiled(pure, _native.core)
     settings = _Settings(
         rules, rule, suicide_allowed, variations, scheme,
         columns=not pure and isinstance(scheme, str) and scheme in SCHEMES,

@@ -88,7 +88,7 @@ def query_answers(index: Index, samples: list[dict[str, Any]]) -> list[dict[str,
         out.append({
             "find": {"total": found.total, "rejected": found.rejected,
                      "matches": [_match(m) for m in found.matches]},
-            "find_b": index.find(arr, limit=None, to_move="b", colour_swap=False).total,
+            "find_b": index.find(arr, limit=None, to_move="b", symmetry="d4").total,
             # Setup counted with play, as the references were written.
             "continuations": _continuations(index.continuations(board, setup="include")),
             "continuations_any_d4": _continuations(

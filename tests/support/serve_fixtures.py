@@ -22,8 +22,8 @@ from starlette.applications import Starlette
 
 from gohash.explorer.app import create_app
 from gohash.explorer.server import REQUEST_TIMEOUT, server_config
+from gohash.group.coords import sgf_letters
 from gohash.index.index import Index
-from gohash.index.movelist import point_letters
 from tests.support.env import ROOT, missing, require_corpus
 
 DATA = ROOT / "data" / "sgf"
@@ -97,13 +97,13 @@ def main_line(path: Path) -> tuple[int, list[str], list[str]]:
     game = sgf.Sgf_game.from_bytes(path.read_bytes())
     size = game.get_size()
     black, white, _ = game.get_root().get_setup_stones()
-    setup = [f"B{point_letters(p, size)}" for p in sorted(black)]
-    setup += [f"W{point_letters(p, size)}" for p in sorted(white)]
+    setup = [f"B{sgf_letters(p, size)}" for p in sorted(black)]
+    setup += [f"W{sgf_letters(p, size)}" for p in sorted(white)]
     moves = []
     for node in game.get_main_sequence()[1:]:
         colour, point = node.get_move()
         if colour is not None:
-            moves.append(colour + ("pass" if point is None else point_letters(point, size)))
+            moves.append(colour + ("pass" if point is None else sgf_letters(point, size)))
     return size, setup, moves
 
 
