@@ -843,7 +843,9 @@ def test_corner_postings_never_drop_a_game_the_reference_finds(
     if query.corner is not None:
         with Index(db, read_only=True) as index:
             store = index._game_store(size)
-            games, _ = corner_games(store.segments, store.starts, query.corner[0])
+            games, _ = corner_games([s.corners for s in store.segments],
+                                    [len(s) for s in store.segments], store.starts,
+                                    query.corner[0])
             assert {numbers[n] for n, _ in expected} <= set(store.ids[games].tolist())
 
 

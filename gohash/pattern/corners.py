@@ -12,9 +12,10 @@ Design: docs/design.md, ``gohash.pattern.corners``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -22,10 +23,7 @@ import numpy.typing as npt
 from ..group.schemes import scheme
 from .diagram import BLACK, EMPTY, WHITE, Pattern, Placement
 
-if TYPE_CHECKING:
-    from .store import Flat, Segment
-
-__all__ = ["CORNER", "CORNER_SCHEME", "Postings", "corner_games", "corner_postings",
+__all__ = ["CORNER", "CORNER_SCHEME", "Changes", "Postings", "corner_games", "corner_postings",
            "corner_query", "placement_corners"]
 
 CORNER = 7
@@ -35,6 +33,20 @@ the whole board on boards smaller than that."""
 CORNER_SCHEME = "regular64"
 """The key scheme of corner keys: 64-bit XOR keys on which all 16 elements act
 by a slot permutation, whatever scheme the index itself uses."""
+
+class Changes(Protocol):
+    """The columns of replayed main lines that postings are keyed from, as
+    :class:`~gohash.pattern.store.Flat` holds them."""
+
+    @property
+    def node_offsets(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def change_offsets(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def change_counts(self) -> npt.NDArray[np.uint16]: ...
+    @property
+    def changes(self) -> npt.NDArray[np.uint16]: ...
+
 
 _GAMES = 4096  # games whose changes are keyed at a time: bounds the working memory
 _KEYS = 1 << 17  # keys made canonical at a time: the same
@@ -106,7 +118,7 @@ def _canonical(keys: npt.NDArray[np.uint64], size: int) -> npt.NDArray[np.uint32
     return out
 
 
-def corner_postings(flat: Flat, size: int) -> Postings:
+def corner_postings(flat: Changes, size: int) -> Postings:
     """The postings of the games of ``flat`` (main lines replayed,
     :class:`~gohash.pattern.store.Flat`): for each game and corner, the key of
     the corner's square after every node that changed it (the empty square's
@@ -192,20 +204,21 @@ def placement_corners(pattern: Pattern, corner: int,
     return np.array([vertices.index(p.points[at]) for p in placements], dtype=np.intp)
 
 
-def corner_games(segments: list[Segment], starts: npt.NDArray[np.int64],
-                 key: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+def corner_games(segments: Sequence[Postings], lengths: Sequence[int],
+                 starts: npt.NDArray[np.int64], key: int
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
     """The games (store numbers: segment ``s``'s game 0 is ``starts[s]``) whose
     postings hold ``key``, and the corners (bits) that held it, in order; a
-    binary search in each segment's postings.  Raises ValueError for a posting
-    of a game its segment does not have."""
+    binary search in each segment's postings (``segments[s]``, of a segment of
+    ``lengths[s]`` games).  Raises ValueError for a posting of a game its
+    segment does not have."""
     games, corners = [], []
-    for s, segment in enumerate(segments):
-        postings = segment.corners
+    for s, postings in enumerate(segments):
         lo, hi = np.searchsorted(postings.keys, np.uint32(key), side="left"), np.searchsorted(
             postings.keys, np.uint32(key), side="right")
         entries = postings.entries[lo:hi]
         game = (entries >> np.uint32(4)).astype(np.int64)
-        if len(game) and int(game.max()) >= len(segment):
+        if len(game) and int(game.max()) >= lengths[s]:
             raise ValueError("a corner posting of a game its segment does not have")
         games.append(game + int(starts[s]))
         corners.append((entries & np.uint32(15)).astype(np.uint8))

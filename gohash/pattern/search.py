@@ -347,7 +347,9 @@ class PatternQuery:
         fully specified corner square."""
         if self.corner is None:
             return selected, None
-        games, corners = corner_games(store.segments, store.starts, self.corner[0])
+        games, corners = corner_games(
+            [s.corners for s in store.segments], [len(s) for s in store.segments], store.starts,
+            self.corner[0])
         words = (len(store) + 63) // 64
         flags = np.zeros((4, words * 64), dtype=np.bool_)
         for c in range(4):
