@@ -520,6 +520,22 @@ def test_a_stone_later_captured_does_not_end_the_search(tmp_path: Path) -> None:
     assert [(m[0], m[2]) for m in found[0]] == [(1, 6)]
 
 
+def test_a_continuation_far_from_its_hit(tmp_path: Path) -> None:
+    # Black A1, then 36 moves elsewhere: the scan looks a few moves on, then
+    # finds the continuation from the region's points (White B1, or none).
+    black = [f"{c}{r}" for r in "ac" for c in "abcdefghi"]
+    white = [f"{c}{r}" for r in "eg" for c in "abcdefghi"]
+    moves = "".join(f";W[{w}];B[{b}]" for w, b in zip(white, black, strict=True))
+    (tmp_path / "far.sgf").write_text(f"(;GM[1]FF[4]SZ[9];B[ai]{moves};W[bi])",
+                                      encoding="utf-8")
+    (tmp_path / "none.sgf").write_text(f"(;GM[1]FF[4]SZ[9];B[ai]{moves})", encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "far.sgf"), str(tmp_path / "none.sgf")])
+    a1 = "\n".join(["---------"] * 8 + ["X.-------"])
+    found = _everything(db, a1, symmetry="none", compiled=True)
+    assert found == _everything(db, a1, symmetry="none", compiled=False)
+    assert [(m[1], m[6], m[7]) for m in found[0]] == [(1, ("w", (0, 1)), True), (1, None, False)]
+
+
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())

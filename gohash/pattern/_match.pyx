@@ -20,6 +20,10 @@ from gohash.pipeline._core cimport MAX_LOG, _neighbours, _replay
 import numpy as np
 
 
+cdef enum:
+    # Added to a placement's mismatches when it is dead: no change brings it to zero.
+    DEAD = 1 << 24
+
 cdef inline bint _fits(int8_t code, int8_t value) noexcept nogil:
     if code <= 2:  # empty, black, white
         return value == code
@@ -42,6 +46,7 @@ cdef class Kernel:
     cdef const int32_t[:, ::1] seq_points
     cdef const int32_t[::1] empty_present
     cdef const int8_t[::1] watch_codes
+    cdef const int32_t[::1] shift_offsets, shift, mismatches
     cdef int count, size, to_move, max_move
 
     def __init__(self, matcher):
@@ -64,6 +69,9 @@ cdef class Kernel:
         self.max_move = matcher.max_move
         self.empty_present = matcher.empty_present
         self.watch_codes = matcher.watch_codes
+        self.shift_offsets = matcher.shift_offsets
+        self.shift = matcher.shift
+        self.mismatches = matcher.mismatches
 
     cdef bint _present(self, int pl, const int8_t* board) noexcept nogil:
         cdef int j
@@ -71,26 +79,6 @@ cdef class Kernel:
             if not _fits(self.codes[j], board[self.points[j]]):
                 return False
         return True
-
-    cdef int _conditions(self, int pl, int i, const int8_t[::1] to_move,
-                         const int8_t[::1] next_colour, const int32_t[::1] next_point) noexcept nogil:
-        cdef int want, k = i, step, point, positions = next_colour.shape[0]
-        if self.to_move:
-            want = self.to_move if not self.swaps[pl] else 3 - self.to_move
-            if to_move[i] != want:
-                return -1
-        for step in range(self.seq_length[pl]):
-            while True:
-                if k >= positions or next_colour[k] == 0:
-                    return -1
-                point = next_point[k]
-                k += 1
-                if point >= 0 and self.masks[pl, point]:
-                    if (point != self.seq_points[pl, step]
-                            or next_colour[k - 1] != self.seq_colours[pl, step]):
-                        return -1
-                    break
-        return k
 
     cdef int _continuation(self, int pl, int start, const int8_t[::1] next_colour,
                            const int32_t[::1] next_point) noexcept nogil:
@@ -172,7 +160,8 @@ cdef class Kernel:
                 pl = waiting[j]
                 if not pending[pl]:
                     continue
-                start = self._conditions(pl, i, to_move, next_colour, next_point)
+                start = self._conditions_at(pl, i, &to_move[0], &next_colour[0],
+                                            &next_point[0], positions, &self.masks[pl, 0], n)
                 if start < 0:
                     waiting[kept] = pl
                     kept += 1
@@ -192,6 +181,32 @@ cdef class Kernel:
             np.array(found_tenuki, dtype=np.uint8),
         )
 
+    cdef int _conditions_at(self, int pl, int i, const int8_t* to_move,
+                            const int8_t* next_colour, const int32_t* next_point,
+                            int positions, const uint8_t* mask, int npts) noexcept nogil:
+        """Where the continuation's search starts if placement ``pl``, present at
+        position ``i``, hits there (side to move, sequence); -1 if it does not,
+        -2 for a move off the board (``mask``: the placement's row of ``masks``)."""
+        cdef int want, k = i, step, point
+        if self.to_move:
+            want = self.to_move if not self.swaps[pl] else 3 - self.to_move
+            if to_move[i] != want:
+                return -1
+        for step in range(self.seq_length[pl]):
+            while True:
+                if k >= positions or next_colour[k] == 0:
+                    return -1
+                point = next_point[k]
+                k += 1
+                if point >= npts:
+                    return -2
+                if point >= 0 and mask[point]:
+                    if (point != self.seq_points[pl, step]
+                            or next_colour[k - 1] != self.seq_colours[pl, step]):
+                        return -1
+                    break
+        return k
+
     def scan(self, const int64_t[::1] node_offsets, const int8_t[::1] to_move,
              const int32_t[::1] move_number, const int8_t[::1] next_colour,
              const int32_t[::1] next_point, const int64_t[::1] change_offsets,
@@ -205,15 +220,18 @@ cdef class Kernel:
         games where placement ``pl``'s stones all occur (the inverted filter,
         :class:`gohash.pattern.store.Columns`).
 
-        Per game, only those placements are followed; each placement's key follows the points that change, a
-        placement whose key becomes its target is checked point by point, and one
-        that a stone it does not allow lands on, where no stone ever leaves, is
-        dropped: it can never be present again; so is one that hits where no
-        side to move or sequence is asked for.  The game ends there when none is
-        left.  The hits are :meth:`match`'s (the same conditions and
-        continuations) on the positions where each placement was present.  The
-        loop over games runs without the interpreter lock (other threads, a
-        server's requests, go on meanwhile).
+        Per game, each placement counts the points of its region whose value
+        its code does not fit (:meth:`gohash.pattern.match.Matcher._shifts`): a
+        change visits only the placements it makes fit or unfit there, and a
+        placement is present where its count is zero, exactly: no key, no
+        check point by point.  A placement the filter rules out starts dead (a
+        count no change brings to zero); so does one that a stone it does not
+        allow lands on, where no stone ever leaves, from there on; and one that
+        hits where no side to move or sequence is asked for.  The game ends
+        there when none is left.  The hits are :meth:`match`'s (the same
+        conditions and continuations) on the positions where each placement was
+        present.  The loop over games runs without the interpreter lock (other
+        threads, a server's requests, go on meanwhile).
         Returns nine arrays, in order of game, position, placement: game (its
         number in the store), placement, position, its move number and side to
         move, the continuation's colour (0: none) and point, tenuki; and the
@@ -239,43 +257,60 @@ cdef class Kernel:
         found = np.zeros((1024, 8), dtype=np.int32)
         cdef int32_t[:, ::1] rows = found
         cdef _Events events = _Events(2 * count + 64)
-        board_array = np.zeros(npts, dtype=np.int8)
-        cdef int8_t[::1] board_view = board_array
-        cdef int8_t* board = &board_view[0]
-        keys_array = np.zeros(count, dtype=np.uint64)
+        mismatch_array = np.zeros(count, dtype=np.int32)
         present_array = np.zeros(count, dtype=np.uint8)
-        alive_array = np.zeros(count, dtype=np.uint8)
         stamp_array = np.full(count, -1, dtype=np.int32)
         dirty_array = np.zeros(count, dtype=np.int32)
-        cdef uint64_t[::1] keys_view = keys_array
-        cdef uint8_t[::1] present_view = present_array, alive_view = alive_array
+        cdef int32_t[::1] mismatch_view = mismatch_array
+        cdef uint8_t[::1] present_view = present_array
         cdef int32_t[::1] stamp_view = stamp_array, dirty_view = dirty_array
-        cdef uint64_t* keys = &keys_view[0]
+        cdef int32_t* mismatch = &mismatch_view[0]
         cdef uint8_t* present = &present_view[0]
-        cdef uint8_t* alive = &alive_view[0]
         cdef int32_t* stamp = &stamp_view[0]
         cdef int32_t* dirty = &dirty_view[0]
-        # The matcher's arrays the loop over changes reads, as pointers: Cython
-        # reloads a memoryview attribute of self at every use.
-        cdef const int32_t* watch_offsets = &self.watch_offsets[0]
-        cdef const int32_t* watch = &self.watch[0] if self.watch.shape[0] else NULL
-        cdef const int8_t* watch_fixed = &self.watch_fixed[0] if self.watch.shape[0] else NULL
-        cdef const int8_t* watch_codes = &self.watch_codes[0] if self.watch.shape[0] else NULL
-        cdef const uint64_t* zobrist = &self.zobrist[0, 0]
-        cdef const uint64_t* targets = &self.targets[0]
+        # The matcher's arrays the loops read, as pointers: Cython reloads a
+        # memoryview attribute of self at every use.
+        cdef const int32_t* shift_offsets = &self.shift_offsets[0]
+        # Whether a placement constrains a point: most changes are elsewhere, and
+        # this table, unlike shift_offsets, stays in the nearest cache.
+        watched_array = (np.diff(np.asarray(self.watch_offsets)) > 0).astype(np.uint8)
+        cdef const uint8_t[::1] watched_view = watched_array
+        cdef const uint8_t* watched = &watched_view[0]
+        cdef const int32_t* shift = &self.shift[0] if self.shift.shape[0] else NULL
+        cdef const int32_t* mismatches = &self.mismatches[0]
         cdef const int32_t* seq_length = &self.seq_length[0]
+        cdef const int32_t* offsets = &self.offsets[0]
+        cdef const int32_t* points = &self.points[0]
+        cdef const uint8_t* masks = &self.masks[0, 0]
+        cdef const int32_t* empty_present = (&self.empty_present[0]
+                                             if self.empty_present.shape[0] else NULL)
+        cdef Py_ssize_t nempty = self.empty_present.shape[0]
+        cdef const uint64_t* bits_row = &alive_bits[0, 0]
+        cdef Py_ssize_t bits_stride = alive_bits.shape[1]
+        cdef const int8_t* tmv
+        cdef const int8_t* ncv
+        cdef const int32_t* npv
+        cdef const uint8_t* mask
         cdef int32_t[::1] start = np.zeros(count, dtype=np.int32)
         cdef int64_t[::1] hit = np.full(count, -1, dtype=np.int64)
+        longest = int(np.max(np.diff(node_offsets))) if stores else 0
+        cdef int32_t[::1] play_at_view = np.zeros(npts + 1, dtype=np.int32)
+        cdef int32_t[::1] plays_view = np.zeros(longest + 1, dtype=np.int32)
+        cdef int32_t[::1] stop_view = np.zeros(longest + 1, dtype=np.int32)
+        cdef int32_t* play_at = &play_at_view[0]
+        cdef int32_t* plays = &plays_view[0]
+        cdef int32_t* stop_at = &stop_view[0]
+        cdef Py_ssize_t game_rows
+        cdef bint listed
+        cdef int max_move = self.max_move
         cdef const uint8_t* gone
         cdef const uint16_t* word
         cdef const uint16_t* words_end
-        cdef Py_ssize_t bit
-        cdef int pl, i, j, w, p, at, cont, nlive, ndirty, limit, new
+        cdef Py_ssize_t bit, bword
+        cdef int pl, i, j, k, p, at, cont, nlive, ndirty, limit, new, slot, before
         cdef int tick = 0, candidates = 0, fault = 0
-        cdef uint64_t delta
-        cdef bint now, permanent, unconditional = self.to_move == 0
-        cdef const int8_t[::1] tmv, ncv
-        cdef const int32_t[::1] npv
+        cdef uint64_t on
+        cdef bint now, unconditional = self.to_move == 0
         # Without the interpreter lock: a server answers other requests meanwhile.
         with nogil:
             for gi in range(ngames):
@@ -284,35 +319,35 @@ cdef class Kernel:
                 positions = node_offsets[g + 1] - n0
                 if positions <= 0:
                     continue
-                # The placements this game can hold: their stones all occur in it.
+                # The placements this game can hold (their stones all occur in
+                # it) count their mismatches; the others start dead.
                 nlive = 0
                 bit = games[gi] - base
+                bword = bit >> 6
+                bit &= 63
                 for pl in range(count):
-                    alive[pl] = (alive_bits[pl, bit >> 6] >> (bit & 63)) & 1
-                    if alive[pl]:
-                        nlive += 1
-                        keys[pl] = 0
-                        present[pl] = 0
+                    on = (bits_row[pl * bits_stride + bword] >> bit) & 1
+                    nlive += <int>on
+                    mismatch[pl] = mismatches[pl] + <int32_t>(1 - on) * DEAD
+                    present[pl] = 0
                 if nlive == 0:
                     continue
                 candidates += 1
-                memset(board, 0, npts)
                 gone = &removed[g * width]
                 events.count = 0
-                for j in range(self.empty_present.shape[0]):
-                    pl = self.empty_present[j]
-                    if alive[pl]:
+                for j in range(nempty):
+                    pl = empty_present[j]
+                    if mismatch[pl] == 0:
                         present[pl] = 1
                         events.add(pl, 0)
                 limit = <int>positions
                 word = &changes[change_offsets[g]]
                 words_end = &changes[0] + change_offsets[g + 1]
                 for node in range(positions):
-                    if self.max_move >= 0 and move_number[n0 + node] > self.max_move:
+                    if max_move >= 0 and move_number[n0 + node] > max_move:
                         limit = <int>node
                         break
-                    if (next_point[n0 + node] >= npts
-                            or word + change_counts[n0 + node] > words_end):
+                    if word + change_counts[n0 + node] > words_end:
                         fault = 1
                         break
                     tick += 1
@@ -323,46 +358,62 @@ cdef class Kernel:
                             fault = 1
                             break
                         new = word[0] & 3
-                        delta = zobrist[3 * p + ((word[0] >> 2) & 3)] ^ zobrist[3 * p + new]
+                        before = (word[0] >> 2) & 3
                         word += 1
-                        board[p] = new
-                        permanent = not (gone[p >> 3] >> (p & 7)) & 1
-                        for w in range(watch_offsets[p], watch_offsets[p + 1]):
-                            pl = watch[w]
-                            if not alive[pl]:
+                        if new == 3 or before == 3:
+                            fault = 1
+                            break
+                        if before == new or not watched[p]:
+                            continue
+                        slot = ((p * 3 + before) * 3 + new) * 3
+                        # Fits now: one mismatch fewer; present when none is left.
+                        for k in range(shift_offsets[slot], shift_offsets[slot + 1]):
+                            pl = shift[k]
+                            mismatch[pl] -= 1
+                            if mismatch[pl] == 0 and stamp[pl] != tick:
+                                stamp[pl] = tick
+                                dirty[ndirty] = pl
+                                ndirty += 1
+                        if (gone[p >> 3] >> (p & 7)) & 1:
+                            # A stone leaves p some time: unfit now, maybe fit again.
+                            for k in range(shift_offsets[slot + 1], shift_offsets[slot + 2]):
+                                pl = shift[k]
+                                before = mismatch[pl]
+                                mismatch[pl] = before + 1
+                                if before == 0 and stamp[pl] != tick:
+                                    stamp[pl] = tick
+                                    dirty[ndirty] = pl
+                                    ndirty += 1
+                            continue
+                        # No stone ever leaves p: a placement it does not fit is
+                        # gone for good.
+                        for k in range(shift_offsets[slot + 1], shift_offsets[slot + 3]):
+                            pl = shift[k]
+                            before = mismatch[pl]
+                            if before >= DEAD:
                                 continue
-                            if watch_fixed[w]:
-                                keys[pl] ^= delta
-                            if permanent and not _fits(watch_codes[w], new):
-                                # No stone ever leaves p: the placement is gone for good.
-                                alive[pl] = 0
-                                nlive -= 1
-                                if present[pl]:
-                                    present[pl] = 0
-                                    events.add(pl, -<int32_t>node - 1)
-                                continue
-                            if stamp[pl] != tick:
+                            mismatch[pl] = before + DEAD
+                            nlive -= 1
+                            if before == 0 and stamp[pl] != tick:
                                 stamp[pl] = tick
                                 dirty[ndirty] = pl
                                 ndirty += 1
                     for j in range(ndirty):
                         pl = dirty[j]
-                        if not alive[pl]:
-                            continue
-                        now = keys[pl] == targets[pl] and self._present(pl, board)
+                        now = mismatch[pl] == 0
                         if now != present[pl]:
                             present[pl] = now
                             events.add(pl, <int32_t>node if now else -<int32_t>node - 1)
                             if now and unconditional and not seq_length[pl]:
                                 # It hits here: nothing more to follow.
-                                alive[pl] = 0
+                                mismatch[pl] += DEAD
                                 nlive -= 1
                     if node == 0 and unconditional:
                         # Those present at the start hit there: nothing more to follow.
-                        for j in range(self.empty_present.shape[0]):
-                            pl = self.empty_present[j]
-                            if alive[pl] and present[pl] and not seq_length[pl]:
-                                alive[pl] = 0
+                        for j in range(nempty):
+                            pl = empty_present[j]
+                            if mismatch[pl] == 0 and present[pl] and not seq_length[pl]:
+                                mismatch[pl] += DEAD
                                 nlive -= 1
                     if nlive == 0 or fault:
                         break
@@ -370,9 +421,11 @@ cdef class Kernel:
                     break
                 if events.count == 0:
                     continue
-                tmv = to_move[n0:n0 + positions]
-                ncv = next_colour[n0:n0 + positions]
-                npv = next_point[n0:n0 + positions]
+                tmv = &to_move[n0]
+                ncv = &next_colour[n0]
+                npv = &next_point[n0]
+                listed = False
+                game_rows = nfound
                 # Each placement hits at the first position where it is present and
                 # the conditions hold: its presence runs from an event on to one off.
                 # Those still present at the end: their last event is on (second pass).
@@ -390,12 +443,38 @@ cdef class Kernel:
                         i = limit
                     if hit[pl] == g:
                         continue
+                    mask = &masks[pl * npts]
                     for at in range(start[pl], i):
-                        j = self._conditions(pl, at, tmv, ncv, npv)
+                        j = self._conditions_at(pl, at, tmv, ncv, npv, <int>positions, mask,
+                                                npts)
+                        if j == -2:
+                            fault = 1
+                            break
                         if j < 0:
                             continue
                         hit[pl] = g
-                        cont = self._continuation(pl, j, ncv, npv)
+                        # The continuation: the first move played in the region
+                        # from position j on, before a position none was played from.
+                        # A few moves on, or from the region's points where it is
+                        # further (a region full of stones, a small one).
+                        cont = j
+                        while cont < j + WALK and cont < positions and ncv[cont] != 0 and not (
+                                npv[cont] >= 0 and (npv[cont] >= npts or mask[npv[cont]])):
+                            cont += 1
+                        if cont >= positions or ncv[cont] == 0:
+                            cont = -1
+                        elif cont < j + WALK and npv[cont] >= npts:
+                            fault = 1
+                            break
+                        elif cont == j + WALK:
+                            if not listed:
+                                if _plays(ncv, npv, <int>positions, npts, play_at, plays,
+                                          stop_at):
+                                    fault = 1
+                                    break
+                                listed = True
+                            cont = _next_play(j, &points[offsets[pl]], offsets[pl + 1] - offsets[pl],
+                                              play_at, plays, stop_at)
                         if nfound == rows.shape[0]:
                             with gil:
                                 found = np.concatenate([found, np.zeros_like(found)])
@@ -410,12 +489,74 @@ cdef class Kernel:
                         rows[nfound, 7] = cont > j
                         nfound += 1
                         break
+                    if fault:
+                        break
+                if fault:
+                    break
+                # The game's rows in order of position, then placement (few: by insertion).
+                for at in range(<int>game_rows + 1, <int>nfound):
+                    k = at
+                    while k > game_rows and (rows[k - 1, 2] > rows[k, 2] or (
+                            rows[k - 1, 2] == rows[k, 2] and rows[k - 1, 1] > rows[k, 1])):
+                        for c in range(8):
+                            p = rows[k, c]
+                            rows[k, c] = rows[k - 1, c]
+                            rows[k - 1, c] = p
+                        k -= 1
         if fault:
             raise ValueError(int(games[gi]), "a change or next move off the board, or more "
                              "changes than its game has")
         found = found[:nfound]
-        found = found[np.lexsort((found[:, 1], found[:, 2], found[:, 0]))]
         return (*(np.ascontiguousarray(found[:, c]) for c in range(8)), candidates)
+
+
+cdef enum:
+    # Moves a continuation is looked for one by one before the region's points are.
+    WALK = 24
+
+
+cdef bint _plays(const int8_t* ncv, const int32_t* npv, int positions, int npts,
+                 int32_t* play_at, int32_t* plays, int32_t* stop_at) noexcept nogil:
+    """A game's moves by point: the positions from which a move was played at
+    ``q`` are ``plays[play_at[q]:play_at[q + 1]]``, in order; ``stop_at[i]`` the
+    first position from ``i`` on from which none was (a setup node follows, or
+    the end).  True (and nothing made) if a move is off the board."""
+    cdef int at, p
+    for at in range(positions):
+        if npv[at] >= npts:
+            return True
+    memset(play_at, 0, (npts + 1) * sizeof(int32_t))
+    for at in range(positions):
+        if ncv[at] != 0 and npv[at] >= 0:
+            play_at[npv[at] + 1] += 1
+    for p in range(npts):
+        play_at[p + 1] += play_at[p]
+    for at in range(positions):
+        if ncv[at] != 0 and npv[at] >= 0:
+            plays[play_at[npv[at]]] = at
+            play_at[npv[at]] += 1
+    for p in range(npts, 0, -1):  # back to where each point's run starts
+        play_at[p] = play_at[p - 1]
+    play_at[0] = 0
+    stop_at[positions] = positions
+    for at in range(positions - 1, -1, -1):
+        stop_at[at] = at if ncv[at] == 0 else stop_at[at + 1]
+    return False
+
+
+cdef int _next_play(int j, const int32_t* region, int n, const int32_t* play_at,
+                    const int32_t* plays, const int32_t* stop_at) noexcept nogil:
+    """The first position from ``j`` on from which a move was played at one of the
+    ``n`` points of ``region``, before ``stop_at[j]`` (:func:`_plays`); -1: none."""
+    cdef int cont = stop_at[j], k, q, p
+    for k in range(n):
+        p = region[k]
+        for q in range(play_at[p], play_at[p + 1]):
+            if plays[q] >= j:
+                if plays[q] < cont:
+                    cont = plays[q]
+                break
+    return -1 if cont == stop_at[j] else cont
 
 
 cdef class _Events:

@@ -25,6 +25,7 @@ decides.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,6 +167,7 @@ class Matcher:
         self.watch = np.array([i for w in watchers for i, _, _ in w], dtype=np.int32)
         self.watch_fixed = np.array([f for w in watchers for _, f, _ in w], dtype=np.int8)
         self.watch_codes = np.array([c for w in watchers for _, _, c in w], dtype=np.int8)
+        self._shifts(points)
         # The stones each placement requires: the games that never had them all
         # are not candidates.  As columns of the inverted filter
         # (gohash.pattern.store.Columns: bit i of black, then of white, in the
@@ -186,6 +188,37 @@ class Matcher:
              if all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)],
             dtype=np.int32)
         self._kernel = None if _native.match is None else _native.match.Kernel(self)
+
+    def _shifts(self, points: int) -> None:
+        """The scan's tables of mismatch counters (:meth:`scan`): ``mismatches[pl]``,
+        the points of placement ``pl`` the empty board does not fit; and per
+        point ``p`` and change of its value from ``old`` to ``new``, slot
+        ``s = ((p * 3 + old) * 3 + new) * 3 + kind``, the placements
+        ``shift[shift_offsets[s]:shift_offsets[s + 1]]`` that the change makes
+        fit at ``p`` (kind 0: one mismatch fewer), unfit (kind 1: one more), and,
+        for a stone played (``old`` 0), those it fits neither before nor after
+        (kind 2: dead if no stone ever leaves ``p``)."""
+        fits = np.array([[c == v if c <= WHITE else
+                          (v != WHITE if c == BLACK_OR_EMPTY else
+                           v != BLACK if c == WHITE_OR_EMPTY else True) for v in range(3)]
+                         for c in range(ANY + 1)], dtype=np.bool_)
+        self.mismatches = np.zeros(len(self.placements), dtype=np.int32)
+        np.add.at(self.mismatches, np.repeat(np.arange(len(self.placements)),
+                                             np.diff(self.offsets)), ~fits[self.codes, 0])
+        point = np.repeat(np.arange(points), np.diff(self.watch_offsets))
+        slots, members = [], []
+        for old, new in itertools.permutations(range(3), 2):
+            before, after = fits[self.watch_codes, old], fits[self.watch_codes, new]
+            kind = np.select([~before & after, before & ~after, ~before & ~after & (old == 0)],
+                             [0, 1, 2], -1)
+            keep = kind >= 0
+            slots.append(((point[keep] * 3 + old) * 3 + new) * 3 + kind[keep])
+            members.append(self.watch[keep])
+        slot = np.concatenate(slots)
+        order = np.argsort(slot, kind="stable")
+        self.shift = np.ascontiguousarray(np.concatenate(members)[order], dtype=np.int32)
+        self.shift_offsets = np.zeros(points * 27 + 1, dtype=np.int32)
+        np.cumsum(np.bincount(slot, minlength=points * 27), out=self.shift_offsets[1:])
 
     def alive(self, columns: Columns, start: int, stop: int) -> npt.NDArray[np.uint64]:
         """``[placement, word]``: the bitsets of the games from ``start`` (a
