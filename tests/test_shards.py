@@ -14,6 +14,8 @@ import dataclasses
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -416,7 +418,7 @@ def test_a_dask_cluster_builds_and_searches_as_one_index(
         with ShardedIndex(db, read_only=True, dask=address) as sharded:
             shard = sharded.shard_paths[2]
             os.remove(shard)
-            with pytest.raises(IndexFileError, match="no such index") as raised:
+            with pytest.raises(IndexFileError, match="shard 2 of 3: no such index") as raised:
                 sharded.find(Board(9))
             assert raised.value.file == shard
 
@@ -429,34 +431,114 @@ CORNER = "\n".join(["*****" + "-" * 14] * 3 + ["***X*" + "-" * 14] + ["*****" + 
 """A black stone on a 4-4 point, whatever is around it."""
 
 
-def test_the_explorer_serves_a_sharded_index(built: dict[int, str]) -> None:
+def _served(db: str, dask_client: Any = None) -> dict[str, Any]:
+    """What the server answers, every game id left out and the games by file and
+    game (their ids differ)."""
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
     from gohash.explorer.app import create_app
 
-    def answers(db: str) -> dict[str, Any]:
-        """What the server answers, every game id left out and the games by file
-        and game (their ids differ)."""
-        with TestClient(create_app(db), base_url="http://localhost") as client:
-            got = {path: client.get(path, params=params).json() for path, params in (
-                ("/api/info", {}), ("/api/position", {"size": "9", "moves": "bee"}),
-                ("/api/games", {"size": "19", "limit": "200"}),
-                ("/api/pattern", {"diagram": CORNER, "limit": "200"}),
-            )}
-            for name in ("/api/games", "/api/pattern"):
-                matches = got[name].pop("matches")
-                got[name]["games"] = {
-                    (m["source"], m["game"], m["seq"]): client.get(
-                        f"/api/game/{m.pop('game_id')}").json() | {"game_id": None}
-                    for m in matches}
-            got["/api/position"].pop("games")
-            return got
+    with TestClient(create_app(db, dask_client=dask_client),
+                    base_url="http://localhost") as client:
+        got = {path: client.get(path, params=params).json() for path, params in (
+            ("/api/info", {}), ("/api/position", {"size": "9", "moves": "bee"}),
+            ("/api/games", {"size": "19", "limit": "200"}),
+            ("/api/pattern", {"diagram": CORNER, "limit": "200"}),
+            ("/api/players", {"q": "a"}),
+        )}
+        for name in ("/api/games", "/api/pattern"):
+            matches = got[name].pop("matches")
+            got[name]["games"] = {
+                (m["source"], m["game"], m["seq"]): client.get(
+                    f"/api/game/{m.pop('game_id')}").json() | {"game_id": None}
+                for m in matches}
+        got["/api/position"].pop("games")
+        player = got["/api/players"]["players"][0]["name"]
+        answer = client.get("/api/player", params={"name": player, "limit": "200"}).json()
+        records = answer["games"].pop("records")
+        answer["games"]["records"] = sorted((r["source"], r["game"]) for r in records)
+        got["/api/player"] = answer
+        return got
 
-    one, sharded = answers(built[0]), answers(built[7])
+
+def test_the_explorer_serves_a_sharded_index(built: dict[int, str]) -> None:
+    one, sharded = _served(built[0]), _served(built[7])
     assert len(one["/api/games"]["games"]) == one["/api/games"]["total"] >= 3
     assert one["/api/pattern"]["total"] > 0
+    assert one["/api/player"]["games"]["records"]
     assert sharded == one
+
+
+def test_the_explorer_asks_the_shards_on_a_dask_cluster(
+    built: dict[int, str], tmp_path: Path
+) -> None:
+    pytest.importorskip("distributed")
+    from starlette.testclient import TestClient
+
+    from gohash.explorer.app import create_app
+    from gohash.pipeline.cluster import dask_client
+
+    db = tmp_path / "db"
+    shutil.copytree(built[2], db)
+    with dask_client("local:1") as client:
+        assert _served(str(db), client) == _served(built[0])
+        # A shard lost while serving: the answer names it (not the file: the
+        # server's paths are its own), and is no partial answer.
+        with TestClient(create_app(str(db), dask_client=client),
+                        base_url="http://localhost") as served:
+            os.remove(Manifest.read(str(db)).paths(str(db))[1])
+            answer = served.get("/api/games", params={"size": "19"})
+            assert answer.status_code == 503
+            assert answer.json()["error"].startswith("shard 1 of 2: no such index")
+
+
+def test_the_server_names_a_slow_shard(
+    built: dict[int, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from gohash.explorer import indexes
+    from gohash.explorer.app import create_app
+
+    shard = Manifest.read(built[2]).paths(built[2])[1]
+    slow_find = Index.find
+
+    def slow(self: Index, *args: Any, **kwargs: Any) -> Any:
+        if self.path == shard:
+            time.sleep(0.5)
+        return slow_find(self, *args, **kwargs)
+
+    monkeypatch.setattr(indexes, "SHARD_TIMEOUT", 0.05)
+    monkeypatch.setattr(Index, "find", slow)
+    with TestClient(create_app(built[2]), base_url="http://localhost") as served:
+        answer = served.get("/api/games", params={"size": "19"})
+    assert answer.status_code == 503
+    assert answer.json() == {"error": "shard 1 of 2 did not answer within 0.05 s"}
+
+
+def test_gohash_serve_asks_a_dask_cluster(
+    built: dict[int, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed")
+    pytest.importorskip("uvicorn")
+    from tests.serve_fixtures import first_answer, free_port
+
+    assert main(["serve", built[0], "--port", "0", "--dask", "local:1"]) == 2
+    assert "is not one (gohash index build --shards N makes one)" in capsys.readouterr().err
+    port = free_port()
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gohash"), "serve", built[2], "--port", str(port),
+         "--dask", "local:1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        info = json.loads(first_answer(server, f"http://127.0.0.1:{port}/api/info"))
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=60)
+    with Index(built[0], read_only=True) as single:
+        assert info["games"] == single.info().games
+    assert "its shards asked on local:1 (Ctrl-C stops)" in err
 
 
 def test_upgrade_rebuilds_the_older_shards(
