@@ -4,8 +4,10 @@ The same inputs are built into one index and into 1, 2 and 7 shards; every
 query (find with pages, orders and filters, continuations, pattern, dupes,
 info, player, game, sgf, check) is asked of both, and the answers compared
 with the single index's game ids mapped to the sharded ones (by file and game).
-Then: files go to the shard their path names, and removing them takes them
-from there; a missing, damaged or slow shard is an error naming it.
+Every command that reads an index gives one index's JSON, and the server one
+index's answers, in threads or on a Dask cluster.  Then: files go to the shard
+their path names, and removing them takes them from there; a missing,
+damaged, slow or lost shard is an error naming it, in the server's answer too.
 """
 
 from __future__ import annotations
@@ -339,6 +341,51 @@ def test_the_cli_builds_and_searches_a_sharded_index(
     capsys.readouterr()
     assert main(["index", "info", single, "--dask", "local:1"]) == 2
     assert "is not one" in capsys.readouterr().err
+
+
+def _normalised(answer: Any) -> Any:
+    """A command's JSON answer without game ids and the index's path, each list of
+    objects as a sorted multiset (the library's tests check the order)."""
+    if isinstance(answer, dict):
+        return {k: _normalised(v) for k, v in answer.items()
+                if k not in ("id", "game_id", "path")}
+    if isinstance(answer, list):
+        items = [_normalised(v) for v in answer]
+        if all(isinstance(v, dict) for v in items):
+            return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
+        return items
+    return answer
+
+
+@pytest.mark.parametrize("shards", [2, 7])
+def test_every_command_that_reads_answers_as_one_index(
+    built: dict[int, str], shards: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corner = tmp_path / "corner.txt"
+    corner.write_text(CORNER + "\n")
+    with Index(built[0], read_only=True) as single:
+        name = max((r.black for r in single.records().values() if r.black),
+                   key=lambda n: len(single.player(n).records))
+    game = str(DATA / "game-9x9.sgf")
+    commands = [
+        ["find", "--sgf", game, "--move", "6", "--limit", "0"],
+        ["find", "--sgf", game, "--move", "6", "--continuations"],
+        ["find", "--position", "\n".join(["." * 19] * 19), "--continuations"],
+        ["pattern", str(corner), "--limit", "0"],
+        ["dupes", "--min-positions", "1"],
+        ["info"],
+        ["player", name, "--limit", "0"],
+    ]
+    for command in commands:
+        outputs = []
+        for db in (built[0], built[shards]):
+            code = main(["index", command[0], db, *command[1:], "--format", "json"])
+            outputs.append((code, _normalised(json.loads(capsys.readouterr().out))))
+        assert outputs[1] == outputs[0], command
+        assert outputs[0][0] == (1 if command[0] == "dupes" else 0)  # dupes found: 1
+    for db in (built[0], built[shards]):
+        assert main(["index", "check", db]) == 0
+    assert capsys.readouterr().out.count("\n") == 0
 
 
 # -- shards that fail ----------------------------------------------------------------------
