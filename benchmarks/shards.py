@@ -342,6 +342,9 @@ def main() -> None:
     Row = tuple[float, float, float | None, float | None]
     table: dict[str, dict[str, Row]] = {}
     for name, db in dbs.items():
+        if name == "1 shard":  # the same file: its pattern files too, made by the queries
+            for made in (work).glob("one.db-patterns*"):
+                shutil.copyfile(made, work / "s1" / made.name.replace("one.db", "shard-000.db"))
         with (Index(db, read_only=True) if name == "one index"
               else ShardedIndex(db, read_only=True)) as index:
             if isinstance(index, ShardedIndex):
