@@ -217,6 +217,25 @@ def test_a_part_written_twice_is_replaced_not_doubled(tmp_path: Path) -> None:
     assert [p.name for p in (out / "positions").iterdir()] == ["part-00000.parquet"]
 
 
+def test_file_ids_number_the_input_listing_from_0(tmp_path: Path) -> None:
+    # Many partitions, written in worker processes in any order: the files are
+    # numbered in the order of the input listing, the games carry their file's.
+    inputs = [str(DATA), str(tmp_path / "missing.sgf")]
+    one = tmp_path / "one"
+    write_dataset(inputs, str(one))
+    cut = tmp_path / "cut"
+    write_dataset(inputs, str(cut), partition_bytes=4000, jobs=2)
+    assert len(list((cut / "files").iterdir())) > 3
+    files = table(cut, "files")
+    assert [f["file_id"] for f in files] == list(range(len(files)))
+    assert files[-1]["file"].endswith("missing.sgf") and files[-1]["errors"]
+    ids = {f["file"]: f["file_id"] for f in files}
+    games = table(cut, "games")
+    assert games and all(g["file_id"] == ids[g["file"]] for g in games)
+    for name in ("files", "games"):
+        assert table(cut, name) == table(one, name)
+
+
 def test_jobs_and_fsspec_urls_give_the_same_rows(tmp_path: Path) -> None:
     single = tmp_path / "single"
     write_dataset(INPUTS, str(single), partition_bytes=100_000)

@@ -4,8 +4,10 @@ The same inputs are built into one index and into 1, 2 and 7 shards; every
 query (find with pages, orders and filters, continuations, pattern, dupes,
 info, player, game, sgf, check) is asked of both, and the answers compared
 with the single index's game ids mapped to the sharded ones (by file and game).
-Then: files go to the shard their path names, and removing them takes them
-from there; a missing, damaged or slow shard is an error naming it.
+Every command that reads an index gives one index's JSON, and the server one
+index's answers, in threads or on a Dask cluster.  Then: files go to the shard
+their path names, and removing them takes them from there; a missing,
+damaged, slow or lost shard is an error naming it, in the server's answer too.
 """
 
 from __future__ import annotations
@@ -339,6 +341,51 @@ def test_the_cli_builds_and_searches_a_sharded_index(
     assert "is not one" in capsys.readouterr().err
 
 
+def _normalised(answer: Any) -> Any:
+    """A command's JSON answer without game ids and the index's path, each list of
+    objects as a sorted multiset (the library's tests check the order)."""
+    if isinstance(answer, dict):
+        return {k: _normalised(v) for k, v in answer.items()
+                if k not in ("id", "game_id", "path")}
+    if isinstance(answer, list):
+        items = [_normalised(v) for v in answer]
+        if all(isinstance(v, dict) for v in items):
+            return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
+        return items
+    return answer
+
+
+@pytest.mark.parametrize("shards", [2, 7])
+def test_every_command_that_reads_answers_as_one_index(
+    built: dict[int, str], shards: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corner = tmp_path / "corner.txt"
+    corner.write_text(CORNER + "\n")
+    with Index(built[0], read_only=True) as single:
+        name = max((r.black for r in single.records().values() if r.black),
+                   key=lambda n: len(single.player(n).records))
+    game = str(DATA / "game-9x9.sgf")
+    commands = [
+        ["find", "--sgf", game, "--move", "6", "--limit", "0"],
+        ["find", "--sgf", game, "--move", "6", "--continuations"],
+        ["find", "--position", "\n".join(["." * 19] * 19), "--continuations"],
+        ["pattern", str(corner), "--limit", "0"],
+        ["dupes", "--min-positions", "1"],
+        ["info"],
+        ["player", name, "--limit", "0"],
+    ]
+    for command in commands:
+        outputs = []
+        for db in (built[0], built[shards]):
+            code = main(["index", command[0], db, *command[1:], "--format", "json"])
+            outputs.append((code, _normalised(json.loads(capsys.readouterr().out))))
+        assert outputs[1] == outputs[0], command
+        assert outputs[0][0] == (1 if command[0] == "dupes" else 0)  # dupes found: 1
+    for db in (built[0], built[shards]):
+        assert main(["index", "check", db]) == 0
+    assert capsys.readouterr().out.count("\n") == 0
+
+
 # -- shards that fail ----------------------------------------------------------------------
 
 
@@ -416,7 +463,7 @@ def test_a_dask_cluster_builds_and_searches_as_one_index(
         with ShardedIndex(db, read_only=True, dask=address) as sharded:
             shard = sharded.shard_paths[2]
             os.remove(shard)
-            with pytest.raises(IndexFileError, match="no such index") as raised:
+            with pytest.raises(IndexFileError, match="shard 2 of 3: no such index") as raised:
                 sharded.find(Board(9))
             assert raised.value.file == shard
 
@@ -429,34 +476,117 @@ CORNER = "\n".join(["*****" + "-" * 14] * 3 + ["***X*" + "-" * 14] + ["*****" + 
 """A black stone on a 4-4 point, whatever is around it."""
 
 
-def test_the_explorer_serves_a_sharded_index(built: dict[int, str]) -> None:
+def _served(db: str, dask_client: Any = None) -> dict[str, Any]:
+    """What the server answers, every game id left out and the games by file and
+    game (their ids differ)."""
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
     from gohash.explorer.app import create_app
 
-    def answers(db: str) -> dict[str, Any]:
-        """What the server answers, every game id left out and the games by file
-        and game (their ids differ)."""
-        with TestClient(create_app(db), base_url="http://localhost") as client:
-            got = {path: client.get(path, params=params).json() for path, params in (
-                ("/api/info", {}), ("/api/position", {"size": "9", "moves": "bee"}),
-                ("/api/games", {"size": "19", "limit": "200"}),
-                ("/api/pattern", {"diagram": CORNER, "limit": "200"}),
-            )}
-            for name in ("/api/games", "/api/pattern"):
-                matches = got[name].pop("matches")
-                got[name]["games"] = {
-                    (m["source"], m["game"], m["seq"]): client.get(
-                        f"/api/game/{m.pop('game_id')}").json() | {"game_id": None}
-                    for m in matches}
-            got["/api/position"].pop("games")
-            return got
+    with TestClient(create_app(db, dask_client=dask_client),
+                    base_url="http://localhost") as client:
+        got = {path: client.get(path, params=params).json() for path, params in (
+            ("/api/info", {}), ("/api/position", {"size": "9", "moves": "bee"}),
+            ("/api/games", {"size": "19", "limit": "200"}),
+            ("/api/pattern", {"diagram": CORNER, "limit": "200"}),
+            ("/api/players", {"q": "a"}),
+        )}
+        for name in ("/api/games", "/api/pattern"):
+            matches = got[name].pop("matches")
+            got[name]["games"] = {
+                (m["source"], m["game"], m["seq"]): client.get(
+                    f"/api/game/{m.pop('game_id')}").json() | {"game_id": None}
+                for m in matches}
+        got["/api/position"].pop("games")
+        player = got["/api/players"]["players"][0]["name"]
+        answer = client.get("/api/player", params={"name": player, "limit": "200"}).json()
+        records = answer["games"].pop("records")
+        answer["games"]["records"] = sorted((r["source"], r["game"]) for r in records)
+        got["/api/player"] = answer
+        return got
 
-    one, sharded = answers(built[0]), answers(built[7])
+
+def test_the_explorer_serves_a_sharded_index(built: dict[int, str]) -> None:
+    one, sharded = _served(built[0]), _served(built[7])
     assert len(one["/api/games"]["games"]) == one["/api/games"]["total"] >= 3
     assert one["/api/pattern"]["total"] > 0
+    assert one["/api/player"]["games"]["records"]
     assert sharded == one
+
+
+def test_the_explorer_asks_the_shards_on_a_dask_cluster(
+    built: dict[int, str], tmp_path: Path
+) -> None:
+    pytest.importorskip("distributed")
+    from starlette.testclient import TestClient
+
+    from gohash.explorer.app import create_app
+    from gohash.pipeline.cluster import dask_client
+
+    db = tmp_path / "db"
+    shutil.copytree(built[2], db)
+    with dask_client("local:1") as client:
+        assert _served(str(db), client) == _served(built[0])
+        # A shard lost while serving: the answer names it (not the file: the
+        # server's paths are its own), and is no partial answer.
+        with TestClient(create_app(str(db), dask_client=client),
+                        base_url="http://localhost") as served:
+            os.remove(Manifest.read(str(db)).paths(str(db))[1])
+            answer = served.get("/api/games", params={"size": "19"})
+            assert answer.status_code == 503
+            assert answer.json()["error"].startswith("shard 1 of 2: no such index")
+
+
+def test_the_server_names_a_slow_shard(
+    built: dict[int, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from gohash.explorer import indexes
+    from gohash.explorer.app import create_app
+
+    shard = Manifest.read(built[2]).paths(built[2])[1]
+    slow_find = Index.find
+
+    def slow(self: Index, *args: Any, **kwargs: Any) -> Any:
+        if self.path == shard:
+            time.sleep(0.5)
+        return slow_find(self, *args, **kwargs)
+
+    monkeypatch.setattr(indexes, "SHARD_TIMEOUT", 0.05)
+    monkeypatch.setattr(Index, "find", slow)
+    with TestClient(create_app(built[2]), base_url="http://localhost") as served:
+        answer = served.get("/api/games", params={"size": "19"})
+    assert answer.status_code == 503
+    assert answer.json() == {"error": "shard 1 of 2 did not answer within 0.05 s"}
+
+
+def test_gohash_serve_asks_a_dask_cluster(
+    built: dict[int, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("distributed")
+    pytest.importorskip("uvicorn")
+    from starlette.testclient import TestClient
+
+    from gohash.explorer import app as app_module
+
+    assert main(["serve", built[0], "--port", "0", "--dask", "local:1"]) == 2
+    assert "is not one (gohash index build --shards N makes one)" in capsys.readouterr().err
+    # The server as the command makes it, asked once in place of serving.
+    answers: list[dict[str, Any]] = []
+
+    def ask_once(app: Any, sock: Any) -> None:
+        sock.close()
+        with TestClient(app, base_url="http://localhost") as client:
+            answers.append(client.get("/api/games", params={"size": "19"}).json())
+
+    monkeypatch.setattr(app_module, "run_app", ask_once)
+    assert main(["serve", built[2], "--port", "0", "--dask", "local:1"]) == 0
+    assert "its shards asked on local:1 (Ctrl-C stops)" in capsys.readouterr().err
+    with Index(built[0], read_only=True) as single:
+        assert answers[0]["total"] == single.find(Board(19), limit=0).total > 0
 
 
 def test_upgrade_rebuilds_the_older_shards(

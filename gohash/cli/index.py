@@ -228,13 +228,14 @@ def register(subparsers: Any) -> None:
         "page does.  When several names hold NAME, they are listed with their games: "
         "give one of them.",
     )
-    player.add_argument("db", metavar="DB", help="the index file")
+    player.add_argument("db", metavar="DB", help="the index file, or a sharded index's folder")
     player.add_argument("name", metavar="NAME", help="the player's name, or part of it")
     add_format(player, ("text", "json"), help="result format")
     player.add_argument("--limit", type=non_negative_int, default=20, metavar="N",
                         help="show at most N games, most recent first (default 20; 0: all)")
     player.add_argument("--openings", type=positive_int, default=10, metavar="N",
                         help="show the N most played openings and corner patterns (default 10)")
+    _add_dask(player)
     add_exit_codes(player)
     leaf(player, _run_player)
 
@@ -606,7 +607,7 @@ def _print_pattern(found: PatternResult) -> None:
 
 def _run_player(args: argparse.Namespace) -> int:
     report = reporter(args)
-    with open_index(args.db, read_only=True) as index:
+    with _open(args) as index:
         matches = index.players(args.name, limit=None)
         name = chosen_player(matches, args.name)
         if name is None:

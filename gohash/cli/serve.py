@@ -1,10 +1,12 @@
-"""``gohash serve DB [--host H] [--port N] [--timeout SECONDS] [--allow-host NAME]``:
-the position explorer in a web browser.
+"""``gohash serve DB [--host H] [--port N] [--timeout SECONDS] [--allow-host NAME]
+[--dask ADDRESS]``: the position explorer in a web browser.
 
 Scope: arguments only; the app is :func:`gohash.explorer.app.create_app` and uvicorn
 runs it with :func:`gohash.explorer.app.server_config`.  Starlette and uvicorn
 come with the ``web`` extra (``pip install 'gohash[web]'``); without them the
-command says so.
+command says so.  ``--dask`` opens one Dask client
+(:func:`gohash.pipeline.cluster.dask_client`) for the server's life, closed when
+it stops.
 
 Exit codes: 0 when stopped (Ctrl-C), 2 for a bad index, a port it cannot
 listen on (checked before anything is printed) or a missing extra; the
@@ -14,9 +16,13 @@ address goes to standard error, as every command's messages do.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 from typing import Any
 
 from ..errors import GohashError
+from ..index.shards import require_sharded
+from ..pipeline.cluster import dask_client
 from .options import add_exit_codes, leaf, port_number
 from .progress import reporter
 
@@ -35,7 +41,7 @@ def register(subparsers: Any) -> None:
         "and open those games.  The index is opened read-only.  Open the printed address in "
         "a browser; stop with Ctrl-C.",
     )
-    parser.add_argument("db", metavar="DB", help="the index file")
+    parser.add_argument("db", metavar="DB", help="the index file, or a sharded index's folder")
     parser.add_argument(
         "--host", default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only)",
@@ -54,6 +60,11 @@ def register(subparsers: Any) -> None:
         help="a host name the page may be opened under, besides localhost, IP addresses "
         "and --host (repeatable); requests for other names are refused, so that a web "
         "page cannot reach the server under a name of its own (DNS rebinding)",
+    )
+    parser.add_argument(
+        "--dask", metavar="ADDRESS",
+        help="ask the shards of a sharded index on the Dask scheduler tcp://HOST:PORT (or "
+        "local:N, a local cluster of N workers) instead of in threads here",
     )
     add_exit_codes(parser)
     leaf(parser, run)
@@ -74,14 +85,18 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     sock = listen(args.host, args.port)
     timeout = PATTERN_TIMEOUT if args.timeout is None else args.timeout or None
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(sock.close)
+        client = None
+        if args.dask is not None:
+            require_sharded(args.db)
+            client = stack.enter_context(dask_client(args.dask, paths_relative=not (
+                os.path.isabs(args.db))))
         app = create_app(args.db, allowed_hosts=[args.host, *args.allow_host],
-                         pattern_timeout=timeout)
-    except BaseException:
-        sock.close()
-        raise
-    port = sock.getsockname()[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    reporter(args).say(f"exploring {args.db} at http://{host}:{port}/ (Ctrl-C stops)")
-    run_app(app, sock)
+                         pattern_timeout=timeout, dask_client=client)
+        port = sock.getsockname()[1]
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        on = "" if args.dask is None else f", its shards asked on {args.dask}"
+        reporter(args).say(f"exploring {args.db} at http://{host}:{port}/{on} (Ctrl-C stops)")
+        run_app(app, sock)
     return 0

@@ -67,8 +67,9 @@ class Explorer:
     """The index (:class:`~gohash.explorer.indexes.Served`: the file at the path
     now, one at a time) and the answers built from it."""
 
-    def __init__(self, db_path: str, pattern_timeout: float | None) -> None:
-        self.served = Served(db_path)
+    def __init__(self, db_path: str, pattern_timeout: float | None,
+                 client: Any = None) -> None:
+        self.served = Served(db_path, client)
         self.pattern_timeout = pattern_timeout
 
     @staticmethod

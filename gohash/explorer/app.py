@@ -87,18 +87,20 @@ def _endpoint(allowed: tuple[str, ...], handler: Handler) -> Endpoint:
 
 def create_app(
     db_path: str | os.PathLike[str], *, allowed_hosts: Iterable[str] = (),
-    pattern_timeout: float | None = PATTERN_TIMEOUT,
+    pattern_timeout: float | None = PATTERN_TIMEOUT, dask_client: Any = None,
 ) -> Starlette:
     """The explorer over the index at ``db_path``, opened read-only.
 
     Requests are answered when their ``Host`` is ``localhost``, an IP address, or
     one of ``allowed_hosts`` (names, compared without case; the server's own
     name if it is served under one); others get a 400.  A pattern search gets
-    ``pattern_timeout`` seconds (None: no limit), then answers 422.
+    ``pattern_timeout`` seconds (None: no limit), then answers 422.  With a
+    ``dask_client`` (:func:`gohash.pipeline.cluster.dask_client`; the caller
+    closes it), a sharded index's queries are asked on that Dask cluster.
 
     Raises :class:`~gohash.index.store.IndexFileError` at once if it is not a usable index.
     """
-    explorer = Explorer(os.fspath(db_path), pattern_timeout)
+    explorer = Explorer(os.fspath(db_path), pattern_timeout, dask_client)
     reader = GameReader(explorer.served)
     patterns = Lane("pattern searches", PATTERN_SEARCHES, PATTERNS_WAITING, RETRY_AFTER)
 

@@ -7,7 +7,10 @@ another file at the path (``gohash index build --overwrite`` replaced it),
 opens that one and answers every later request from it alone; a generation
 re-reads its sizes and counts when SQLite's ``data_version`` says that another
 connection committed (a build added games).  :func:`open_index` is the one place
-the server (and its worker processes) open the index.
+the server (and its worker processes) open the index; with a Dask client
+(``gohash serve --dask``) the server's connections to a sharded index ask its
+shards on that cluster, and its worker processes, which read one game at a time,
+in threads.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ..errors import GohashError, IndexFileError
 from ..index.index import Index
@@ -23,12 +27,16 @@ from ..index.shards import ShardedIndex
 from ..index.shards import open_index as open_any
 from ..index.store import IndexInfo
 
-__all__ = ["QUERY_CONNECTIONS", "Connections", "Generation", "Identity", "Served",
+__all__ = ["QUERY_CONNECTIONS", "SHARD_TIMEOUT", "Connections", "Generation", "Identity", "Served",
            "file_identity", "open_index"]
 
 QUERY_CONNECTIONS = 4
 """Connections to the index that the small requests (position, games, info,
 player) share."""
+SHARD_TIMEOUT = 60.0
+"""Seconds a shard of a sharded index has to answer a small request: a shard
+slower than that, or lost with its Dask worker, is an error naming it, not a
+request that hangs.  Pattern searches have their own budget instead."""
 
 Identity = tuple[int, int]
 """A file's device and inode: another file at the same path has another."""
@@ -43,10 +51,12 @@ def file_identity(path: str) -> Identity | None:
     return info.st_dev, info.st_ino
 
 
-def open_index(path: str) -> Index | ShardedIndex:
+def open_index(path: str, client: Any = None,
+               timeout: float | None = None) -> Index | ShardedIndex:
     """A read-only connection to the index at ``path`` (an index file, or a
-    sharded index's folder)."""
-    return open_any(path, read_only=True)
+    sharded index's folder, whose shards are asked through the Dask ``client``
+    if given, and must each answer within ``timeout`` seconds)."""
+    return open_any(path, read_only=True, client=client, timeout=timeout)
 
 
 class Connections:
@@ -84,11 +94,12 @@ class Generation:
     :meth:`info`) as of the last commit seen.  Every connection is opened at
     once: one opened later could find another file at the path."""
 
-    def __init__(self, path: str, identity: Identity) -> None:
+    def __init__(self, path: str, identity: Identity, client: Any = None) -> None:
         opened: list[Index | ShardedIndex] = []
         try:
-            for _ in range(QUERY_CONNECTIONS + 2):
-                opened.append(open_index(path))
+            # The first is the pattern searches': their budget bounds them.
+            for i in range(QUERY_CONNECTIONS + 2):
+                opened.append(open_index(path, client, None if i == 0 else SHARD_TIMEOUT))
         except BaseException:
             for index in opened:
                 index.close()
@@ -145,10 +156,12 @@ class Served:
     build creating it), the current one answers.
 
     Raises :class:`~gohash.errors.IndexFileError` at once if ``path`` is not a
-    usable index."""
+    usable index.  With a Dask ``client`` (a sharded index only), every
+    generation asks its shards on that cluster."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, client: Any = None) -> None:
         self.path = path
+        self.client = client
         self._lock = threading.Lock()
         identity = file_identity(path)
         if identity is None:
@@ -185,7 +198,7 @@ class Served:
 
     def _open(self, identity: Identity) -> Generation | None:
         """The index at the path, if it is still the file of ``identity`` once open."""
-        generation = Generation(self.path, identity)
+        generation = Generation(self.path, identity, self.client)
         if file_identity(self.path) != identity:
             generation.close()
             return None

@@ -88,6 +88,7 @@ __all__ = [
     "Dupes",
     "Index",
     "Prefix",
+    "dupe_candidates",
     "group_dupes",
     "position_from_sgf",
 ]
@@ -758,14 +759,13 @@ class Index:
             )
         }
 
-    def _dupe_candidates(self, min_positions: int) -> set[int]:
-        """The games of ``min_positions`` positions or more whose main line may be
-        another's or a proper prefix of another's, or have another's as one: those
-        whose last position's key another such game has at the same node on its
-        main line, and those games.  (If a main line is another's, or a prefix of
-        it, the other holds its last position there.)"""
+    @database_errors
+    def dupe_lasts(self, *, min_positions: int = 10) -> list[tuple[int, int, int]]:
+        """The game id, last main-line position's posting key and its node of each
+        game of ``min_positions`` positions or more, in game id order by size:
+        the first half of finding duplicates (:meth:`dupe_holders`)."""
         db = self._db
-        lasts: list[tuple[int, int, int]] = []  # game id, posting key, node
+        lasts: list[tuple[int, int, int]] = []
         for (size,) in db.execute("SELECT DISTINCT size FROM games WHERE positions >= ?",
                                   (min_positions,)).fetchall():
             keys = self.keys(size)
@@ -786,37 +786,26 @@ class Index:
                 batch = frame_batch(at.boards, keys.hash_arrays(boards), keys, frames=False)
                 lasts += zip(ids, posting_keys(batch.keys, size).tolist(), last.tolist(),
                              strict=True)
-        if not lasts:
-            return set()
-        pairs = db.execute(
-            "WITH last (game, key, seq) AS (SELECT value ->> 0, value ->> 1, value ->> 2 "
-            "FROM json_each(?)) "
-            "SELECT last.game, p.game_id FROM last JOIN postings p "
-            "ON p.key = last.key AND p.seq = last.seq AND p.game_id != last.game "
-            "JOIN games g ON g.id = p.game_id AND g.positions >= ?",
-            (json.dumps(lasts), min_positions)).fetchall()
-        return {game for pair in pairs for game in pair}
+        return lasts
 
     @database_errors
-    @database_errors
-    def main_keys(self, *, min_positions: int = 10) -> dict[int, tuple[int, ...]]:
-        """The posting keys of the main line of each game of at least
-        ``min_positions`` positions, by game id, in game id order."""
-        db = self._db
-        mains = dict(db.execute("SELECT id, positions FROM games WHERE positions >= ?",
-                                (min_positions,)))
-        rows = np.array(db.execute("SELECT game_id, seq, key FROM postings").fetchall(),
-                        dtype=np.int64).reshape(-1, 3)
-        main_of = np.zeros(int(rows[:, 0].max()) + 1 if len(rows) else 1, dtype=np.int64)
-        for game_id, main in mains.items():
-            main_of[game_id] = main
-        rows = rows[rows[:, 1] < main_of[rows[:, 0]]]
-        rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
-        by_game = np.split(rows[:, 2], np.flatnonzero(np.diff(rows[:, 0])) + 1) if len(
-            rows) else []
-        firsts = rows[np.r_[0, np.flatnonzero(np.diff(rows[:, 0])) + 1], 0].tolist() if len(
-            rows) else []
-        return {g: tuple(k.tolist()) for g, k in zip(firsts, by_game, strict=True)}
+    def dupe_holders(self, lasts: Sequence[tuple[int, int]], *,
+                     min_positions: int = 10) -> list[tuple[int, int]]:
+        """For each ``(key, node)`` of ``lasts`` (a :meth:`dupe_lasts`' key and
+        node, of this index or another), the games of ``min_positions``
+        positions or more that hold that key at that node: pairs of its place
+        in ``lasts`` and such a game's id.  If a main line is another's, or a
+        prefix of it, the other holds its last position there."""
+        if not lasts:
+            return []
+        found: list[tuple[int, int]] = self._db.execute(
+            "WITH last (i, key, seq) AS (SELECT key, value ->> 0, value ->> 1 "
+            "FROM json_each(?)) "
+            "SELECT last.i, p.game_id FROM last JOIN postings p "
+            "ON p.key = last.key AND p.seq = last.seq "
+            "JOIN games g ON g.id = p.game_id AND g.positions >= ?",
+            (json.dumps(list(lasts)), min_positions)).fetchall()
+        return found
 
     @database_errors
     def dupes(self, *, min_positions: int = 10) -> Dupes:
@@ -827,8 +816,24 @@ class Index:
         game starts from the same few positions.  Main lines only are compared
         (:func:`group_dupes`).
         """
-        return group_dupes(self._dupe_candidates(min_positions), self.main_frames,
-                           self._records)
+        lasts = self.dupe_lasts(min_positions=min_positions)
+        holders = self.dupe_holders([(key, node) for _, key, node in lasts],
+                                    min_positions=min_positions)
+        return group_dupes(dupe_candidates([game for game, _, _ in lasts], holders),
+                           self.main_frames, self._records)
+
+
+def dupe_candidates(owners: Sequence[int], holders: Iterable[tuple[int, int]]) -> set[int]:
+    """The games whose main line may be another's or a proper prefix of another's,
+    or have another's as one: those whose last position (at the node it is
+    on) another game holds (``holders``: pairs of a place in ``owners``, the
+    games of :meth:`Index.dupe_lasts` in order, and a game that holds that
+    game's last position, :meth:`Index.dupe_holders`), and those games."""
+    found: set[int] = set()
+    for i, holder in holders:
+        if holder != owners[i]:
+            found.update((owners[i], holder))
+    return found
 
 
 def group_dupes(
@@ -837,7 +842,7 @@ def group_dupes(
     records: Callable[[list[int]], dict[int, Record]],
 ) -> Dupes:
     """The duplicates among the games ``candidates`` (those that may be one:
-    :meth:`Index._dupe_candidates`), compared on their main lines' exact frames
+    :func:`dupe_candidates`), compared on their main lines' exact frames
     (``frames``, :meth:`Index.main_frames`); ``records`` gives the records of
     game ids.  Groups and prefixes come in game id order."""
     sequences: dict[int, tuple[bytes, ...]] = {}

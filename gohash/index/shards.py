@@ -26,6 +26,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError, IndexFileError, UnknownGameError
+from ..errors import GohashError, IndexFileError, QueryCancelled, UnknownGameError
 from ..go.board import Board
 from ..group.schemes import DEFAULT_SCHEME, KeyScheme
 from ..group.symmetry import check_size
@@ -44,7 +45,7 @@ from ..pipeline.frames import NamedSchemes
 from ..sgf.inputs import Input
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
-from .index import Dupes, Index, group_dupes
+from .index import Dupes, Index, dupe_candidates, group_dupes
 from .players import CornerPattern, Opening, PlayerMatch, PlayerSummary, Results
 from .queries import (
     GAME_ORDERS,
@@ -75,6 +76,7 @@ __all__ = [
     "build_shards",
     "is_sharded",
     "open_index",
+    "require_sharded",
     "shard_of",
     "upgrade_shards",
 ]
@@ -86,6 +88,8 @@ MANIFEST_VERSION = 1
 _KIND = "gohash-sharded-index"
 DISTINCT_CHUNK = 1 << 18
 """Keys read from each shard at a time when counting the distinct keys of all."""
+CANCEL_POLL = 0.1
+"""Seconds between looks at a query's cancel event while its Dask tasks run."""
 
 
 # -- the manifest --------------------------------------------------------------------------
@@ -391,13 +395,18 @@ class _Threads:
 
 class _Cluster:
     """Each shard asked in a task on a Dask cluster: its workers open the shard
-    files (at the same path as here) read-only, once per thread, and keep them."""
+    files (at the same path as here) read-only, once per thread, and keep them.
+    The client is made from an address and closed with the index, or given
+    (``client``: shared with others, and left open)."""
 
-    def __init__(self, paths: list[str], address: str) -> None:
+    def __init__(self, paths: list[str], address: str | None, client: Any = None) -> None:
         self.paths = paths
         self._stack = contextlib.ExitStack()
-        self.client = self._stack.enter_context(
-            dask_client(address, paths_relative=not all(map(os.path.isabs, paths))))
+        if client is None:
+            assert address is not None
+            client = self._stack.enter_context(
+                dask_client(address, paths_relative=not all(map(os.path.isabs, paths))))
+        self.client = client
 
     def submit(self, shard: int, method: str, args: tuple[Any, ...],
                kwargs: dict[str, Any]) -> Any:
@@ -440,7 +449,10 @@ class ShardedIndex:
     arguments and answers, given with game ids ``local_id * shards + shard``
     (module docstring).  Each query asks every shard: in a thread each, or with
     ``dask`` (a scheduler's address or ``local:N``) in a task each on that
-    cluster, whose workers must see the shard files at the same paths.  A
+    cluster, whose workers must see the shard files at the same paths; or
+    with ``client``, a Dask client made by the caller
+    (:func:`~gohash.pipeline.cluster.dask_client`), which several indexes may
+    share and which :meth:`close` leaves open.  A
     shard that raises, does not answer within ``timeout`` seconds (None: no
     limit) or is lost with its worker makes the query an
     :class:`~gohash.errors.IndexFileError` naming it.  Keywords of a query
@@ -449,7 +461,8 @@ class ShardedIndex:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False,
-                 dask: str | None = None, timeout: float | None = None) -> None:
+                 dask: str | None = None, timeout: float | None = None,
+                 client: Any = None) -> None:
         self.path = os.fspath(path)
         self.manifest = Manifest.read(self.path)
         self.shards = self.manifest.shards
@@ -459,8 +472,8 @@ class ShardedIndex:
                 raise IndexFileError(f"shard {i} of {self.shards} is missing", file=shard_path)
         self.timeout = timeout
         self._fan: _Threads | _Cluster = (
-            _Threads(self.shard_paths, read_only) if dask is None
-            else _Cluster(self.shard_paths, dask))
+            _Threads(self.shard_paths, read_only) if dask is None and client is None
+            else _Cluster(self.shard_paths, dask, client))
 
     @property
     def variations(self) -> bool:
@@ -502,8 +515,10 @@ class ShardedIndex:
             return {**kwargs, **(each(i) if each else {})}
 
         if isinstance(self._fan, _Cluster):
+            # An event does not travel to a worker: the tasks are cancelled here.
+            cancel = kwargs.pop("cancel", None)
             return self._gather_dask(which, [self._fan.submit(i, method, args, options(i))
-                                             for i in which])
+                                             for i in which], cancel)
         # Without a timeout the first shard is asked in this thread: a hand-off
         # to a pool thread and back is most of what a small query costs.
         inline = self.timeout is None and self._fan.read_only and bool(which)
@@ -524,21 +539,36 @@ class ShardedIndex:
                     other.cancel()
                 raise IndexFileError(f"shard {i} of {self.shards} did not answer within "
                                      f"{self.timeout:g} s", file=self.shard_paths[i])
-            answers.append(future.result())
+            try:
+                answers.append(future.result())
+            except IndexFileError as e:
+                raise self._named(i, e) from None
         return answers
 
-    def _gather_dask(self, which: list[int], futures: list[Any]) -> list[Any]:
+    def _named(self, shard: int, error: IndexFileError) -> IndexFileError:
+        """A shard's index file error, its reason naming the shard (a server's
+        answer leaves the file out)."""
+        return IndexFileError(f"shard {shard} of {self.shards}: {error.reason}",
+                              file=error.file or self.shard_paths[shard])
+
+    def _gather_dask(self, which: list[int], futures: list[Any],
+                     cancel: threading.Event | None = None) -> list[Any]:
         dist = distributed()
-        with contextlib.suppress(TimeoutError):
-            dist.wait(futures, timeout=self.timeout)
-        answers = []
         try:
+            if cancel is None:
+                with contextlib.suppress(TimeoutError):
+                    dist.wait(futures, timeout=self.timeout)
+            else:
+                self._wait_or_cancel(futures, cancel)
+            answers = []
             for i, future in zip(which, futures, strict=True):
                 if future.status == "pending":
                     raise IndexFileError(f"shard {i} of {self.shards} did not answer within "
                                          f"{self.timeout:g} s", file=self.shard_paths[i])
                 try:
                     answers.append(future.result())
+                except IndexFileError as e:
+                    raise self._named(i, e) from None
                 except GohashError:
                     raise
                 except Exception as e:  # the worker was lost, or the task failed there
@@ -548,6 +578,22 @@ class ShardedIndex:
             for future in futures:
                 future.cancel()
         return answers
+
+    def _wait_or_cancel(self, futures: list[Any], cancel: threading.Event) -> None:
+        """Wait for ``futures`` up to the timeout, looking at ``cancel`` every
+        tenth of a second: once set, the query is
+        :class:`~gohash.errors.QueryCancelled`."""
+        dist = distributed()
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        while not cancel.is_set():
+            step = CANCEL_POLL if deadline is None else min(CANCEL_POLL,
+                                                            deadline - time.monotonic())
+            if step <= 0:
+                return
+            with contextlib.suppress(TimeoutError):
+                dist.wait(futures, timeout=step)
+                return
+        raise QueryCancelled("the query was cancelled")
 
     # -- what it holds ------------------------------------------------------------------------
 
@@ -814,43 +860,29 @@ class ShardedIndex:
 
     def dupes(self, *, min_positions: int = 10) -> Dupes:
         """:meth:`Index.dupes` over all shards: games in different shards that are
-        the same game too (:func:`~gohash.index.index.group_dupes` on every
-        shard's main lines)."""
-        keys = {self.global_id(i, local): sequence
-                for i, part in enumerate(self._ask("main_keys", min_positions=min_positions))
-                for local, sequence in part.items()}
+        the same game too.  Every shard's games' last positions
+        (:meth:`Index.dupe_lasts`) are looked up in every shard
+        (:meth:`Index.dupe_holders`), and the candidates compared on their
+        frames (:func:`~gohash.index.index.group_dupes`), as in one index."""
+        lasts = [(self.global_id(i, game), key, node)
+                 for i, part in enumerate(self._ask("dupe_lasts", min_positions=min_positions))
+                 for game, key, node in part]
+        wanted = [(key, node) for _, key, node in lasts]
+        holders = [(place, self.global_id(i, game))
+                   for i, part in enumerate(self._ask("dupe_holders", wanted,
+                                                      min_positions=min_positions))
+                   for place, game in part]
 
         def frames(game_ids: list[int]) -> dict[int, tuple[tuple[bytes, ...], int]]:
-            wanted = self._by_shard(game_ids)
-            parts = self._ask("main_frames", shards=list(wanted),
-                              each=lambda i: {"game_ids": wanted[i]})
+            by_shard = self._by_shard(game_ids)
+            parts = self._ask("main_frames", shards=list(by_shard),
+                              each=lambda i: {"game_ids": by_shard[i]})
             return {self.global_id(i, local): found
-                    for i, part in zip(wanted, parts, strict=True)
+                    for i, part in zip(by_shard, parts, strict=True)
                     for local, found in part.items()}
 
-        return group_dupes(_related(keys), frames, self._records)
-
-
-def _related(sequences: dict[int, tuple[int, ...]]) -> set[int]:
-    """The games whose sequence of keys another has, or is a proper prefix of
-    another's, or has another's as one: the candidates for duplicates."""
-    related: set[int] = set()
-    by_sequence: dict[tuple[int, ...], list[int]] = {}
-    for game_id, sequence in sequences.items():
-        by_sequence.setdefault(sequence, []).append(game_id)
-    # In lexicographic order a sequence follows its prefixes.
-    stack: list[tuple[int, ...]] = []
-    for seq in sorted(by_sequence):
-        games = by_sequence[seq]
-        if len(games) > 1:
-            related.update(games)
-        while stack and seq[: len(stack[-1])] != stack[-1]:
-            stack.pop()
-        if stack:
-            related.update(games)
-            related.update(by_sequence[stack[-1]])
-        stack.append(seq)
-    return related
+        return group_dupes(dupe_candidates([game for game, _, _ in lasts], holders), frames,
+                           self._records)
 
 
 def _least(dates: Iterable[str | None]) -> str | None:
@@ -933,14 +965,23 @@ def _order_value(record: Record, name: str) -> Any:
 
 
 def open_index(path: str | os.PathLike[str], *, read_only: bool = False,
-               dask: str | None = None, timeout: float | None = None) -> Index | ShardedIndex:
+               dask: str | None = None, timeout: float | None = None,
+               client: Any = None) -> Index | ShardedIndex:
     """The index at ``path``: a :class:`ShardedIndex` for a folder with a
-    manifest (asked on the Dask cluster ``dask`` if given; ``timeout`` per
-    query), else an :class:`~gohash.index.index.Index`, which ``dask`` does not
-    apply to."""
+    manifest (asked on the Dask cluster ``dask``, or through the Dask
+    ``client``, if given; ``timeout`` per query), else an
+    :class:`~gohash.index.index.Index`, which neither applies to."""
     if is_sharded(path):
-        return ShardedIndex(path, read_only=read_only, dask=dask, timeout=timeout)
-    if dask is not None:
+        return ShardedIndex(path, read_only=read_only, dask=dask, timeout=timeout,
+                            client=client)
+    if dask is not None or client is not None:
+        require_sharded(path)
+    return Index(path, read_only=read_only)
+
+
+def require_sharded(path: str | os.PathLike[str]) -> None:
+    """Refuse ``--dask`` on what is not a sharded index (a
+    :class:`~gohash.errors.GohashError`)."""
+    if not is_sharded(path):
         raise GohashError(f"--dask searches a sharded index; {os.fspath(path)!r} is not one "
                           "(gohash index build --shards N makes one)")
-    return Index(path, read_only=read_only)

@@ -4,7 +4,10 @@ in this process, in worker processes or on a Dask cluster.
 Scope: :func:`partitions` (the deterministic split of the input) and
 :func:`write_dataset` (the run: the dataset's marker, the partitions' tasks, their
 errors and notes in partition order, the summary).  A task is
-:func:`gohash.tools.parquet.write_part`; this module only hands tasks out.
+:func:`gohash.tools.parquet.write_part`; this module hands tasks out, and writes
+each partition's ``games`` and ``files`` parts as it reports the partition
+(:func:`gohash.tools.parquet.write_files`), when the files before it are known:
+``file_id`` numbers the files of the whole input from 0, however the tasks ran.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from .parquet import (
     Part,
     PartResult,
     dataset_info,
+    write_files,
     write_part,
 )
 
@@ -125,17 +129,24 @@ def write_dataset(
     failed: list[int] = []
     finished: dict[int, PartResult] = {}
     reported = 0
+    first_file = 0  # the files of the partitions reported
 
     def finish(part: Part, outcome: PartResult | BaseException) -> None:
-        nonlocal reported
+        nonlocal reported, first_file
         if isinstance(outcome, BaseException):
             failed.append(part.number)
             outcome = PartResult(part.number, errors=[_failure(part, outcome)])
         finished[part.number] = outcome
         if progress is not None:
             progress(len(finished), len(parts))
-        while reported in finished:  # errors and notes in partition order
+        while reported in finished:  # errors, notes and file numbers in partition order
             result = finished.pop(reported)
+            if result.tables:
+                try:
+                    first_file += write_files(result, out, first_file)
+                except OSError as e:
+                    failed.append(result.number)
+                    result.errors.append(_failure(parts[result.number], e))
             total.add(WalkSummary(result.files, result.games, result.positions,
                                   result.errors, result.notes))
             for error in result.errors:

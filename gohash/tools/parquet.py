@@ -6,7 +6,8 @@ types made from them and each field's description stored in the files), the
 conversion of a :class:`~gohash.pipeline.positions.PositionBatch` into a ``positions``
 table (numpy columns passed to Arrow without a copy where the types agree),
 and :func:`write_part`, which replays one partition of the input and writes
-its three part files; and reading a dataset back as the
+its ``positions`` part, and :func:`write_files`, which writes its ``games`` and
+``files`` parts once the files before it are counted; and reading a dataset back as the
 :class:`~gohash.index.records.FileFrames` an index stores (:func:`dataset_parts`,
 :func:`part_frames`: ``gohash index build DB DATASET``, so one walk feeds both).
 Splitting the input into partitions and running them (here, in worker
@@ -80,6 +81,7 @@ __all__ = [
     "part_path",
     "positions_schema",
     "positions_table",
+    "write_files",
     "write_part",
 ]
 
@@ -113,8 +115,9 @@ POSITION_COLUMNS: tuple[tuple[str, str, str], ...] = (
 """Name, type and meaning of each column of the ``positions`` table, in order."""
 
 _FILE_ID = ("file_id", "int64",
-            "the file's number in the dataset: its partition times 2**32 plus its row in the "
-            "partition's files table; the same in the games and files tables")
+            "the file's number in the dataset, from 0, in the order of the input listing "
+            "(its row in the files table of all partitions in order); the same in the games "
+            "and files tables")
 
 GAME_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("file", "string", "the SGF source"),
@@ -332,7 +335,9 @@ class Part:
 
 @dataclass
 class PartResult:
-    """What writing a partition found: counts, and its errors and notes in order."""
+    """What writing a partition found: counts, and its errors and notes in order;
+    and its ``games`` and ``files`` tables (``tables``), their ``file_id``
+    counted from 0 in the partition, which :func:`write_files` writes."""
 
     number: int
     files: int = 0
@@ -340,6 +345,7 @@ class PartResult:
     positions: int = 0
     errors: list[GohashError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    tables: dict[str, pa.Table] = field(default_factory=dict)
 
 
 def part_path(root: str, table: str, number: int) -> str:
@@ -416,12 +422,7 @@ class _Files:
             moves.astype(np.int32), (ends - starts).astype(np.int32),
         ))
 
-    @staticmethod
-    def file_id(number: int, row: int) -> int:
-        """The ``file_id`` of row ``row`` of partition ``number``'s files table."""
-        return number << 32 | row
-
-    def games_table(self, number: int) -> pa.Table:
+    def games_table(self) -> pa.Table:
         by_game: dict[tuple[int, int], list[str]] = {}
         for row, errors in self.errors.items():
             for error in errors:
@@ -440,7 +441,7 @@ class _Files:
         game = column(lambda c: c[1].game, np.int32)
         columns: dict[str, Any] = {
             "file": [self.rows[row][0] for row in file_rows],
-            "file_id": [self.file_id(number, row) for row in file_rows], "game": game,
+            "file_id": file_rows, "game": game,
             "size": column(lambda c: c[1].size, np.uint8),
         }
         for name, prop in _TEXT.items():
@@ -460,11 +461,11 @@ class _Files:
         columns["white_level"] = [rank_level(rank) for rank in columns["white_rank"]]
         return pa.Table.from_pydict(columns, schema=games_schema())
 
-    def files_table(self, number: int) -> pa.Table:
+    def files_table(self) -> pa.Table:
         rows = range(len(self.rows))
         return pa.Table.from_pydict({
             "file": [r[0] for r in self.rows],
-            "file_id": [self.file_id(number, row) for row in rows],
+            "file_id": list(rows),
             "sha256": [r[1] for r in self.rows],
             "bytes": [r[2] for r in self.rows],
             "games": [self.games.get(i, 0) for i in rows],
@@ -473,12 +474,12 @@ class _Files:
                         for e in self.errors.get(i, [])] for i in rows],
         }, schema=files_schema())
 
-    def result(self, number: int, count: int) -> PartResult:
+    def result(self, number: int, count: int, tables: dict[str, pa.Table]) -> PartResult:
         rows = range(len(self.rows))
         return PartResult(
             number, self.sources, sum(self.games.values()), count,
             [e for i in rows for e in self.errors.get(i, [])],
-            [n for i in rows for n in self.notes.get(i, [])],
+            [n for i in rows for n in self.notes.get(i, [])], tables,
         )
 
 
@@ -495,17 +496,16 @@ _POSITION_STATISTICS = ["file", "game", "move_number"]
 
 
 def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
-    """Replay the items of ``part`` and write its parts of the three tables into the
-    dataset at ``root`` (a path or fsspec URL), replacing any earlier copy.  Errors in
-    the input are collected in the result, never raised."""
+    """Replay the items of ``part`` and write its part of the ``positions`` table into
+    the dataset at ``root`` (a path or fsspec URL), replacing any earlier copy; its
+    ``games`` and ``files`` tables are in the result, for :func:`write_files`.
+    Errors in the input are collected in the result, never raised."""
     fs, path = fsspec.core.url_to_fs(root)
     bits = get_scheme(options.scheme, 19).bits
     files = _Files()
-    token = uuid.uuid4().hex
-    temporary = {t: f"{path}/{t}/.part-{part.number:05d}.parquet.{token}.tmp" for t in TABLES}
+    temporary = _temporary(path, part.number, ("positions",))
     count = 0
-    for table in TABLES:
-        fs.makedirs(f"{path}/{table}", exist_ok=True)
+    fs.makedirs(f"{path}/positions", exist_ok=True)
     try:
         # Parquet encodes and compresses without the GIL: in a thread of its own it
         # overlaps the replay of the next batch.  Two batches in flight at most.
@@ -527,20 +527,51 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
                     pending.append(thread.submit(writer.write_table, table))
                     count += len(batch)
             # Made while the last batch is written.
-            tables = {"games": files.games_table(part.number),
-                      "files": files.files_table(part.number)}
+            tables = {"games": files.games_table(), "files": files.files_table()}
             while pending:
                 pending.popleft().result()
-        for table, data in tables.items():
+        fs.mv(temporary["positions"], part_path(path, "positions", part.number))
+    finally:
+        _remove(fs, temporary)
+    return files.result(part.number, count, tables)
+
+
+def write_files(result: PartResult, root: str, first_file: int) -> int:
+    """Write the ``games`` and ``files`` parts of the partition of ``result`` into the
+    dataset at ``root``, replacing any earlier copy, with ``first_file`` (the files
+    of the partitions before it) added to each ``file_id``; the files it holds.
+    The ids are then the files' numbers in the input listing: small, and the same
+    however the partitions ran."""
+    fs, path = fsspec.core.url_to_fs(root)
+    temporary = _temporary(path, result.number, ("games", "files"))
+    try:
+        for table in ("games", "files"):
+            data = result.tables[table]
+            column = data.schema.get_field_index("file_id")
+            data = data.set_column(column, data.schema.field(column),
+                                   pc.add(data["file_id"], pa.scalar(first_file, pa.int64())))
+            fs.makedirs(f"{path}/{table}", exist_ok=True)
             with _output(fs, temporary[table]) as out:
                 pq.write_table(data, out, compression="zstd")
-        for table in ("games", "files", "positions"):
-            fs.mv(temporary[table], part_path(path, table, part.number))
+        for table in ("games", "files"):
+            fs.mv(temporary[table], part_path(path, table, result.number))
     finally:
-        for name in temporary.values():
-            if fs.exists(name):
-                fs.rm(name)
-    return files.result(part.number, count)
+        _remove(fs, temporary)
+    rows: int = result.tables["files"].num_rows
+    return rows
+
+
+def _temporary(path: str, number: int, tables: Iterable[str]) -> dict[str, str]:
+    """Where partition ``number``'s parts of ``tables`` are written before they are
+    moved into place (a killed task leaves them: the run's end removes them)."""
+    token = uuid.uuid4().hex
+    return {t: f"{path}/{t}/.part-{number:05d}.parquet.{token}.tmp" for t in tables}
+
+
+def _remove(fs: Any, temporary: dict[str, str]) -> None:
+    for name in temporary.values():
+        if fs.exists(name):
+            fs.rm(name)
 
 
 def _output(fs: Any, path: str) -> Any:
