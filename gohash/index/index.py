@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError, UnknownGameError
+from ..errors import GohashError, StoredGameError, UnknownGameError
 from ..go.board import Board
 from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
@@ -486,15 +486,15 @@ class Index:
             return query.search(store, selected, records=self._records, pure=pure, limit=limit,
                                 offset=offset, timeout=timeout, cancel=cancel,
                                 threads=THREADS if compiled else 1)
+        except StoredGameError as e:  # a value of the file the kernel met
+            where, reason = f"game {int(store.ids[e.index])}: ", e.reason
         except ValueError as e:
             if isinstance(e, GohashError):
                 raise
-            # The kernel's (game, reason), or a shape it refused: the file's fault.
-            where = f"game {int(store.ids[e.args[0]])}: " if len(e.args) == 2 else ""
-            raise damaged(self.path, f"{where}its pattern file "
-                                     f"{pattern_path(self.path, query.size)!r} is damaged "
-                                     f"({e.args[-1]}); delete it and the next search "
-                                     f"rebuilds it") from None
+            where, reason = "", str(e)  # a shape the kernel refused
+        raise damaged(self.path, f"{where}its pattern file "
+                                 f"{pattern_path(self.path, query.size)!r} is damaged "
+                                 f"({reason}); delete it and the next search rebuilds it")
 
     def _scan_pure(self, query: PatternQuery, store: GameStore, games: npt.NDArray[np.int64]
                    ) -> Found:
@@ -725,10 +725,8 @@ class Index:
                 try:
                     at = replay_at(blobs, size, nodes, mains,
                                    np.arange(len(rows), dtype=np.int32), last)
-                except GohashError:
-                    for game_id, count, main, blob in rows:  # which one
-                        self._replay(game_id, blob, size, count, main - 1)
-                    raise
+                except StoredGameError as e:
+                    raise damaged(self.path, f"game {ids[e.index]}: {e.reason}") from None
                 boards = at.boards.reshape(-1, size, size)
                 batch = frame_batch(at.boards, keys.hash_arrays(boards), keys, frames=False)
                 lasts += zip(ids, posting_keys(batch.keys, size).tolist(), last.tolist(),

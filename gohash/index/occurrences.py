@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import GohashError, StoredGameError
 from ..group.symmetry import ELEMENTS
 from ..pipeline.frames import gathers
 from .games import replay_at, setup_nodes
@@ -101,7 +102,7 @@ def confirm(
     :func:`read_games`, all of board ``size``) whose position is the frame's up
     to symmetry, with the lowest element mapping each onto ``frame``: each game
     replayed once, as far as its postings ask.  A stored game that does not
-    replay raises :class:`~gohash.errors.GohashError`."""
+    replay raises :class:`~gohash.errors.GohashError` naming it."""
     by_board: dict[bytes, int] = {}
     # The position each element e maps onto the frame: e^-1 of the frame.
     preimages = images(frame.reshape(-1), size)[_INVERSES]
@@ -114,8 +115,11 @@ def confirm(
             order.append(game_id)
         game_of.append(len(order) - 1)
     seq = np.array([s for _, s in postings], dtype=np.int32)
-    at = replay_at([games[g][3] for g in order], size, [games[g][1] for g in order],
-                   [games[g][2] for g in order], np.array(game_of, dtype=np.int32), seq)
+    try:
+        at = replay_at([games[g][3] for g in order], size, [games[g][1] for g in order],
+                       [games[g][2] for g in order], np.array(game_of, dtype=np.int32), seq)
+    except StoredGameError as e:
+        raise GohashError(f"game {order[e.index]}: {e.reason}") from None
     found = [by_board.get(board) for board in map(bytes, at.boards)]
     kept = [i for i, element in enumerate(found) if element is not None]
     rejected = len({bytes(at.boards[i]) for i, e in enumerate(found) if e is None})

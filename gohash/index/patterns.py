@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import DamagedIndexError
+from ..errors import DamagedIndexError, StoredGameError
 from ..pattern.corners import corner_postings
 from ..pattern.store import Columns, GameStore, PatternFile, Segment, flatten
 
@@ -93,10 +93,8 @@ def _segments(db: sqlite3.Connection, index: str, size: int,
         np.cumsum([len(row[4]) for row in rows], out=offsets[1:])
         try:
             flat = flatten(b"".join(row[4] for row in rows), offsets, mains, size)
-        except ValueError as e:
-            g, reason = e.args
-            raise DamagedIndexError(f"game {rows[g][0]}: a stored game does not replay: "
-                                    f"{reason}", file=index) from None
+        except StoredGameError as e:
+            raise DamagedIndexError(f"game {rows[e.index][0]}: {e.reason}", file=index) from None
         yield Segment(np.array([row[0] for row in rows], dtype=np.int64),
                       np.array([_sha(row[5], row[0], index) for row in rows],
                                dtype=np.uint64),
