@@ -458,7 +458,7 @@ def _run_find(args: argparse.Namespace) -> int:
             )
             hex_key = index.keys(board.size).hex(moves.key)
             if args.format == "json":
-                print(json.dumps(moves.to_json(hex_key), ensure_ascii=False))
+                _print_json(moves.to_json(hex_key))
             else:
                 _print_continuations(moves, hex_key, reporter(args))
             return EXIT_CLEAN
@@ -472,7 +472,7 @@ def _run_find(args: argparse.Namespace) -> int:
     report.say(f"{board.size}x{board.size} position, key {hex_key}: "
                f"{counted(result.total, 'occurrence')}{rejected}")
     if args.format == "json":
-        print(json.dumps(result.to_json(hex_key), ensure_ascii=False))
+        _print_json(result.to_json(hex_key))
     else:
         _print_find(result, board.size)
     shown_to = result.offset + len(result.matches)
@@ -571,7 +571,7 @@ def _run_pattern(args: argparse.Namespace) -> int:
                f"{counted(found.games, 'game')} ({found.candidates:,} of "
                f"{found.searched:,} games replayed)")
     if args.format == "json":
-        print(json.dumps(found.to_json(), ensure_ascii=False))
+        _print_json(found.to_json())
     else:
         _print_pattern(found)
     if len(found.matches) < found.total:
@@ -613,9 +613,8 @@ def _run_player(args: argparse.Namespace) -> int:
             if not matches:
                 raise GohashError(f"no player's name holds {args.name!r}")
             if args.format == "json":
-                print(json.dumps({"query": args.name,
-                                  "players": [m.to_json() for m in matches]},
-                                 ensure_ascii=False))
+                _print_json({"query": args.name,
+                             "players": [m.to_json() for m in matches]})
             else:
                 for match in matches:
                     print(f"{match.name}  {counted(match.games, 'game')}")
@@ -623,7 +622,7 @@ def _run_player(args: argparse.Namespace) -> int:
             return EXIT_CLEAN
         summary = index.player(name, openings=args.openings)
     if args.format == "json":
-        print(json.dumps(summary.to_json(0, args.limit or None), ensure_ascii=False))
+        _print_json(summary.to_json(0, args.limit or None))
     else:
         _print_player(summary, args.limit or None)
     report.say(f"{name}: {counted(len(summary.records), 'game')}")
@@ -664,7 +663,7 @@ def _run_dupes(args: argparse.Namespace) -> int:
     with _open(args) as index:
         dupes = index.dupes(min_positions=args.min_positions)
     if args.format == "json":
-        print(json.dumps(dupes.to_json(), ensure_ascii=False))
+        _print_json(dupes.to_json())
     else:
         for group in dupes.groups:
             print(f"same game ({counted(group.positions, 'position')}):")
@@ -695,7 +694,7 @@ def _run_info(args: argparse.Namespace) -> int:
     with _open(args) as index:
         info = index.info()
     if args.format == "json":
-        print(json.dumps(info.to_json(), ensure_ascii=False))
+        _print_json(info.to_json())
         return EXIT_CLEAN
     print(f"index {info.path}")
     print(f"  format version {info.schema_version}, key scheme {info.scheme}, "
@@ -734,3 +733,9 @@ def _run_remove(args: argparse.Namespace) -> int:
     report.say(f"{counted(len(removed.files), 'file')} removed "
                f"({counted(removed.games, 'game')}), {counted(report.errors, 'error')}")
     return EXIT_ERRORS if report.errors else EXIT_CLEAN
+
+
+def _print_json(document: object) -> None:
+    """One JSON document on standard output; never a non-JSON number (``Infinity``,
+    ``NaN``): the index's values are checked, and this holds it to that."""
+    print(json.dumps(document, ensure_ascii=False, allow_nan=False))

@@ -7,7 +7,8 @@ another file at the path (``gohash index build --overwrite`` replaced it),
 opens that one and answers every later request from it alone; a generation
 re-reads its sizes and counts when SQLite's ``data_version`` says that another
 connection committed (a build added games).  :func:`open_index` is the one place
-the server (and its worker processes) open the index.
+the server (and its worker processes) open the index; :func:`index_status`, the
+HTTP status of an index that cannot answer.
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..errors import GohashError, IndexFileError
+from ..errors import DamagedIndexError, GohashError, IndexFileError
 from ..index.index import Index
 from ..index.shards import ShardedIndex
 from ..index.shards import open_index as open_any
 from ..index.store import IndexInfo
 
 __all__ = ["QUERY_CONNECTIONS", "Connections", "Generation", "Identity", "Served",
-           "file_identity", "open_index"]
+           "file_identity", "index_status", "open_index"]
 
 QUERY_CONNECTIONS = 4
 """Connections to the index that the small requests (position, games, info,
@@ -190,3 +191,10 @@ class Served:
             generation.close()
             return None
         return generation
+
+
+def index_status(error: IndexFileError) -> int:
+    """409 for an index holding a value gohash did not write (asking again gets
+    the same answer; it must be checked and rebuilt), 503 for one that became
+    unreadable while serving (it may be back): never the request's fault."""
+    return 409 if isinstance(error, DamagedIndexError) else 503

@@ -47,7 +47,6 @@ from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .aggregates import aggregate_rows
-from .check import damaged
 from .export import download_name, game_sgf
 from .games import Replayed, posting_key, posting_keys, replay_at, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
@@ -78,6 +77,7 @@ from .queries import (
     source_again,
 )
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
+from .values import damaged, require
 
 __all__ = [
     "DUPES_BATCH",
@@ -92,6 +92,9 @@ __all__ = [
 
 DUPES_BATCH = 4096
 """Games replayed at a time by :meth:`Index.dupes` for their last positions."""
+
+# The columns of a game its replay reads.
+_REPLAYED = ("id", "size", "nodes", "positions", "record")
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -261,12 +264,21 @@ class Index:
         if filters is not None:
             condition, params = filters.sql("g")
             join, where = "JOIN games g ON g.id = p.game_id", f" AND {condition}"
+        wanted = posting_key(key, self.keys(size).bits, size)
+        # The postings' types in SQL, their games and nodes on what is read (a rule's
+        # subqueries for each posting would cost more than reading them).
+        require(self._db, "postings", "key = ? AND (typeof(game_id) != 'integer' "
+                "OR typeof(seq) != 'integer')", (wanted,))
         postings = self._db.execute(
             f"SELECT p.game_id, p.seq FROM postings p {join} "
             f"WHERE p.key = ?{where} ORDER BY p.game_id, p.seq",
-            [posting_key(key, self.keys(size).bits, size), *params],
+            [wanted, *params],
         ).fetchall()
         games = self._games(sorted({game_id for game_id, _ in postings}), columns)
+        for game_id, seq in postings:
+            if game_id not in games or not 0 <= seq < games[game_id][1]:
+                require(self._db, "postings", "key = ? AND game_id = ? AND seq = ?",
+                        (wanted, game_id, seq))
         # A posting of another size is a key that collides: other stones.
         sizes = {games[game_id][0] for game_id, _ in postings}
         try:
@@ -305,7 +317,7 @@ class Index:
         query's; unlike :meth:`continuations`, which asks what the player to
         move plays, this asks where the stones stood).
         """
-        size, key, onto, hits = self._lookup(position, filters, f", {RECORD_COLUMNS}")
+        size, key, onto, hits = self._lookup(position, filters)
         view = QueryView(onto, size, colour_swap=colour_swap, to_move=to_move)
         allowed = {(sw, tm): view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)}
         keep = [i for i in range(len(hits))
@@ -313,8 +325,8 @@ class Index:
         if order is not None:
             keep = self._ordered(keep, hits.game_id, order)
         page = keep[offset:] if limit is None else keep[offset : offset + limit]
-        records = {game_id: Record.from_row(hits.games[game_id][4:])
-                   for game_id in {hits.game_id[i] for i in page}}
+        # The records of the page's games only (the others' are never shown).
+        records = self._records(sorted({hits.game_id[i] for i in page}))
         lines = self._lines([(hits.game_id[i], int(hits.seq[i])) for i in page
                              if hits.seq[i] >= hits.games[hits.game_id[i]][2]])
         matches = []
@@ -345,6 +357,7 @@ class Index:
         the latest variation run starting at or before it."""
         out = {}
         for game_id, seq in nodes:
+            require(self._db, "variations", "game_id = ? AND seq <= ?", (game_id, seq))
             row = self._db.execute(
                 "SELECT path FROM variations WHERE game_id = ? AND seq <= ? "
                 "ORDER BY seq DESC LIMIT 1", (game_id, seq),
@@ -521,9 +534,18 @@ class Index:
         kept = self._stores.get(size)
         if kept is not None and kept[0] == version:
             return kept[1]
+        # Every game of the size and its file: the filters read any column.
+        self._require_games("size = ?", (size,))
         store = pattern_store(self._db, self.path, size)
         self._stores[size] = (version, store)
         return store
+
+    def _require_games(self, where: str, params: Sequence[object]) -> None:
+        """Raise :class:`~gohash.errors.DamagedIndexError` if a game ``where``
+        selects, or its file, holds a value out of its type or range
+        (:func:`~gohash.index.values.require`)."""
+        require(self._db, "games", where, params)
+        require(self._db, "files", f"id IN (SELECT file_id FROM games WHERE {where})", params)
 
     def _records(self, game_ids: list[int]) -> dict[int, Record]:
         """The records of ``game_ids``, by id."""
@@ -600,6 +622,7 @@ class Index:
     def _stored(self, game_id: int) -> tuple[Record, str, int, int, bytes]:
         """A game's record, its file's SHA-256, and its stored form: nodes, main-line
         positions and the record blob."""
+        self._require_games("id = ?", (game_id,))
         row = self._db.execute(
             f"SELECT {RECORD_COLUMNS}, f.sha256, g.nodes, g.positions, g.record FROM games g "
             "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
@@ -618,6 +641,7 @@ class Index:
         of them (None: all)."""
         if not text.strip():
             raise GohashError("a player search needs some text of a name")
+        require(self._db, "games", columns=("black", "white"))
         rows = self._db.execute(
             "SELECT name, count(*) FROM (SELECT black AS name FROM games UNION ALL "
             "SELECT white FROM games WHERE white IS NOT black) "
@@ -644,6 +668,7 @@ class Index:
             raise GohashError(f"opening_length must be at least 1, not {opening_length}")
         if corner_length < 1:
             raise GohashError(f"corner_length must be at least 1, not {corner_length}")
+        self._require_games("black = ?1 OR white = ?1", (name,))
         rows = self._db.execute(
             f"SELECT {RECORD_COLUMNS}, g.nodes, g.positions, g.record FROM games g "
             f"JOIN files f ON f.id = g.file_id "
@@ -685,6 +710,7 @@ class Index:
         element mapping its last position onto its frame."""
         out = {}
         for game_id in game_ids:
+            require(self._db, "games", "id = ?", (game_id,), _REPLAYED)
             size, nodes, main, blob = self._db.execute(
                 "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
             ).fetchone()
@@ -698,6 +724,7 @@ class Index:
     @database_errors
     def records(self) -> dict[int, Record]:
         """Every game record, by id."""
+        self._require_games("1", ())
         return {
             row[0]: Record.from_row(row)
             for row in self._db.execute(
@@ -712,6 +739,7 @@ class Index:
         main line, and those games.  (If a main line is another's, or a prefix of
         it, the other holds its last position there.)"""
         db = self._db
+        require(db, "games", "positions >= ?", (min_positions,), _REPLAYED)
         lasts: list[tuple[int, int, int]] = []  # game id, posting key, node
         for (size,) in db.execute("SELECT DISTINCT size FROM games WHERE positions >= ?",
                                   (min_positions,)).fetchall():
@@ -748,10 +776,10 @@ class Index:
         """The posting keys of the main line of each game of at least
         ``min_positions`` positions, by game id, in game id order."""
         db = self._db
+        require(db, "games", "positions >= ?", (min_positions,), _REPLAYED)
         mains = dict(db.execute("SELECT id, positions FROM games WHERE positions >= ?",
                                 (min_positions,)))
-        rows = np.array(db.execute("SELECT game_id, seq, key FROM postings").fetchall(),
-                        dtype=np.int64).reshape(-1, 3)
+        rows = self._postings()
         main_of = np.zeros(int(rows[:, 0].max()) + 1 if len(rows) else 1, dtype=np.int64)
         for game_id, main in mains.items():
             main_of[game_id] = main
@@ -762,6 +790,27 @@ class Index:
         firsts = rows[np.r_[0, np.flatnonzero(np.diff(rows[:, 0])) + 1], 0].tolist() if len(
             rows) else []
         return {g: tuple(k.tolist()) for g, k in zip(firsts, by_game, strict=True)}
+
+    def _postings(self) -> npt.NDArray[np.int64]:
+        """Every posting as a row (game id, seq, key), its values checked: their
+        types in SQL, their games and nodes on the arrays (a rule's subqueries for
+        each of millions of postings would cost more than reading them); the first
+        bad one is reported by its rules (:func:`~gohash.index.values.require`)."""
+        db = self._db
+        require(db, "postings", "typeof(key) != 'integer' "
+                "OR typeof(game_id) != 'integer' OR typeof(seq) != 'integer'")
+        rows = np.array(db.execute("SELECT game_id, seq, key FROM postings").fetchall(),
+                        dtype=np.int64).reshape(-1, 3)
+        games = np.array(db.execute("SELECT id, nodes FROM games ORDER BY id").fetchall(),
+                         dtype=np.int64).reshape(-1, 2)
+        at = np.minimum(np.searchsorted(games[:, 0], rows[:, 0]), max(len(games) - 1, 0))
+        bad = (rows[:, 1] < 0) if len(games) else np.ones(len(rows), dtype=np.bool_)
+        if len(games):
+            bad |= (games[at, 0] != rows[:, 0]) | (rows[:, 1] >= games[at, 1])
+        if bad.any():
+            game_id, seq, key = rows[int(np.argmax(bad))].tolist()
+            require(db, "postings", "key = ? AND game_id = ? AND seq = ?", (key, game_id, seq))
+        return rows
 
     @database_errors
     def dupes(self, *, min_positions: int = 10) -> Dupes:

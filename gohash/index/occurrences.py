@@ -14,6 +14,7 @@ here writes.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from ..pipeline.frames import gathers
 from .games import replay_at, setup_nodes
 from .queries import ContinuationRow
 from .records import point_images
+from .values import require
 
 __all__ = ["Hits", "by_setup", "confirm", "continuation_rows", "read_games", "setup_rows"]
 
@@ -39,11 +41,19 @@ def read_games(
     db: sqlite3.Connection, game_ids: Sequence[int], columns: str
 ) -> dict[int, tuple[Any, ...]]:
     """Size, nodes, main line length, stored game and ``columns`` (of games ``g``
-    and files ``f``, each starting with a comma) of each game of ``game_ids``, by id."""
+    and files ``f``, each starting with a comma) of each game of ``game_ids``, by
+    id.  The values read are checked first (:func:`~gohash.index.values.require`):
+    one out of its type or range raises :class:`~gohash.errors.DamagedIndexError`."""
     out: dict[int, tuple[Any, ...]] = {}
     join = "JOIN files f ON f.id = g.file_id" if "f." in columns else ""
+    read = ["file_id", "size", "nodes", "positions", "record", *_named("g", columns)]
     for start in range(0, len(game_ids), GAMES_PER_QUERY):
         chunk = list(game_ids[start : start + GAMES_PER_QUERY])
+        these = f"id IN ({','.join('?' * len(chunk))})"
+        require(db, "games", these, chunk, read)
+        if join:
+            require(db, "files", f"id IN (SELECT file_id FROM games WHERE {these})", chunk,
+                    _named("f", columns))
         for game_id, *row in db.execute(
             f"SELECT g.id, g.size, g.nodes, g.positions, g.record{columns} FROM games g "
             f"{join} WHERE g.id IN ({','.join('?' * len(chunk))})",
@@ -51,6 +61,11 @@ def read_games(
         ):
             out[game_id] = tuple(row)
     return out
+
+
+def _named(table: str, columns: str) -> list[str]:
+    """The columns of ``table`` (``g`` or ``f``) that ``columns`` (SQL) names."""
+    return re.findall(rf"\b{table}\.(\w+)", columns)
 
 
 @dataclass

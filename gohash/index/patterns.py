@@ -22,6 +22,7 @@ import numpy.typing as npt
 from ..errors import DamagedIndexError, StoredGameError
 from ..pattern.corners import corner_postings
 from ..pattern.store import Columns, GameStore, PatternFile, Segment, flatten
+from .values import good_rows
 
 __all__ = ["pattern_faults", "pattern_path", "pattern_store"]
 
@@ -184,7 +185,8 @@ def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
     the index holds now otherwise); a search rebuilds such a file.  A missing
     file is none: the next search writes it."""
     out: list[str] = []
-    for (size,) in db.execute("SELECT DISTINCT size FROM games ORDER BY size").fetchall():
+    sizes = f"SELECT DISTINCT size FROM games WHERE {good_rows('games', ['size'])} ORDER BY size"
+    for (size,) in db.execute(sizes).fetchall():  # other sizes are the value checks'
         file = PatternFile(pattern_path(index, size), size)
         if not os.path.exists(file.path):
             continue
