@@ -628,6 +628,10 @@ class IndexFile:
         began = 0.0
         done = 0
         held = db.execute("SELECT coalesce(sum(nodes), 0) FROM games").fetchone()[0]
+        # The SHA-256 of each source this build met, by path; and whether the parts
+        # of a source refused as a second of its name follow.
+        met: dict[str, str] = {}
+        refused = False
         try:
             for task, item in _prepared(tasks, stream, replay, jobs, summary.notes.append):
                 if progress is not None and task > done:
@@ -637,6 +641,15 @@ class IndexFile:
                     summary.errors.append(item.message)
                 elif isinstance(item, SourceNote):
                     summary.notes.append(item.message)
+                elif item.part and refused:
+                    refused = item.more
+                elif not item.part and met.setdefault(item.path, item.sha256) != item.sha256:
+                    # Two sources of one name (rows of a packed dataset repeating a
+                    # path): the second would replace the first's games.
+                    summary.errors.append(str(GohashError(
+                        "a second source of this name, with other contents, in one build: "
+                        "not indexed (the first is kept)", file=item.path)))
+                    refused = item.more
                 elif item.unchanged:
                     summary.files_unchanged += 1
                 else:
