@@ -23,9 +23,7 @@ from gohash.explorer.app import create_app
 from gohash.index.index import Index
 from gohash.index.queries import RECORD_COLUMNS
 from gohash.index.schema import COLUMN_RULES, SCHEMA
-from tests.test_index import LETTERS, random_game
-from tests.test_index_check import tamper
-from tests.test_index_cli import run
+from tests.support.indexes import LETTERS, random_game, run, tamper
 
 SIZE = 9
 BRANCH = 12  # the move after which the game has a second variation
