@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import bz2
+import functools
 import gzip
 import json
 import lzma
 import os
+import sqlite3
 import subprocess
 import sys
 import tarfile
@@ -38,6 +40,7 @@ from tests.support.hostile import (
     pack_columns,
     packed,
     path_bomb,
+    siblings,
     tar_of,
 )
 
@@ -218,6 +221,67 @@ def dot_marker_case(folder: Path) -> list[str]:
     return ["canon", str(pack)]
 
 
+def pack_duplicate_case(folder: Path) -> list[str]:
+    """A hand-made packed part of two rows named ``x.sgf`` with other contents."""
+    import pyarrow as pa
+
+    columns = pack_columns([GAME, b"(;SZ[9];B[aa];W[bb];B[cc])"])
+    pack = packed(folder / "pack", {**columns, "path": pa.array(["x.sgf", "x.sgf"])})
+    return ["index", "build", str(folder / "i.db"), str(pack)]
+
+
+def pattern_1x1(folder: Path) -> list[str]:
+    """A 1x1 pattern diagram (``X``) searched in an index of one game."""
+    subprocess.run([*GOHASH_RUN, "index", "build", str(folder / "i.db"),
+                    str(folder / "first.sgf")], check=True, capture_output=True)
+    (folder / "x.txt").write_text("X")
+    return ["index", "pattern", str(folder / "i.db"), str(folder / "x.txt")]
+
+
+def siblings_case(folder: Path, command: str) -> list[str]:
+    """200,000 sibling variations after one move (issue 31): every variation read."""
+    path = folder / "siblings.sgf"
+    path.write_bytes(siblings(200_000))
+    if command == "canon":
+        return ["canon", "--variations", str(path), "-o", str(folder / "out.jsonl")]
+    return ["index", "build", "--variations", str(folder / "i.db"), str(path)]
+
+
+def tampered(folder: Path, command: str, statement: str) -> list[str]:
+    """An index of two copies of one game, ``statement`` run on it, then ``command``
+    (find, continuations, pattern, dupes or check)."""
+    db = folder / "i.db"
+    (folder / "second.sgf").write_bytes(GAME)
+    subprocess.run([*GOHASH_RUN, "index", "build", str(db), str(folder / "first.sgf"),
+                    str(folder / "second.sgf")], check=True, capture_output=True)
+    connection = sqlite3.connect(db)
+    connection.execute(statement)
+    connection.commit()
+    connection.close()
+    (folder / "p.txt").write_text("\n".join(["*" * 9] * 9))
+    find = ["index", "find", str(db), "--format", "json", "--sgf", str(folder / "first.sgf"),
+            "--move", "1"]
+    return {
+        "find": find,
+        "continuations": [*find, "--continuations"],
+        "pattern": ["index", "pattern", str(db), "--format", "json", str(folder / "p.txt")],
+        "dupes": ["index", "dupes", str(db), "--format", "json", "--min-positions", "1"],
+        "check": ["index", "check", str(db)],
+    }[command]
+
+
+TAMPERINGS = {
+    "black blob": "UPDATE games SET black = x'6869'",
+    "komi 9e999": "UPDATE games SET komi = 9e999",
+    "game 'x'": "UPDATE games SET game = 'x'",
+    "record 'hello'": "UPDATE games SET record = 'hello'",
+    "record empty": "UPDATE games SET record = x''",
+    "dangling file_id": "UPDATE games SET file_id = 99 WHERE id = 1",
+    "positions - 1": "UPDATE games SET positions = positions - 1",
+    "posting seq 'x'": "UPDATE postings SET seq = 'x' WHERE game_id = 2 AND seq = 1",
+}
+
+
 GOHASH_RUN = [str(GOHASH)]
 """The gohash command the cases run (``--gohash``), for cases that prepare with it."""
 
@@ -257,6 +321,13 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "canon --jobs 99999999999": lambda f: ["canon", "--jobs", "99999999999",
                                            str(f / "first.sgf")],
     "pack marker lists '.'": dot_marker_case,
+    "pack two rows x.sgf: index build": pack_duplicate_case,
+    "200,000 siblings: index build": lambda f: siblings_case(f, "build"),
+    "200,000 siblings: canon": lambda f: siblings_case(f, "canon"),
+    "1x1 pattern: index pattern": pattern_1x1,
+    **{f"{name}: {command}": functools.partial(tampered, command=command, statement=statement)
+       for name, statement in TAMPERINGS.items()
+       for command in ("check", "find", "continuations", "pattern", "dupes")},
 }
 
 

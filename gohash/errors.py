@@ -314,6 +314,16 @@ class DamagedIndexError(IndexFileError):
     (``gohash index check`` lists every such fault)."""
 
 
+class StoredGameError(GohashError):
+    """A stored game (docs/design.md, "Stored games") that does not replay, met by a
+    compiled kernel replaying many at once: ``index`` is its place among them, for
+    the caller to name the game (a :class:`DamagedIndexError` of an index)."""
+
+    def __init__(self, reason: str, *, index: int) -> None:
+        super().__init__(reason)
+        self.index = index
+
+
 class PatternError(GohashError):
     """A pattern diagram, move sequence or option that gohash cannot read: the
     message quotes it and names the row, or the point in GTP coordinates."""

@@ -9,6 +9,7 @@ import os
 import random
 import re
 import shutil
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -18,17 +19,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
 import gohash.index.build
 import gohash.index.store
 from gohash.cli import main
-from gohash.errors import DamagedIndexError, PatternError
+from gohash.errors import DamagedIndexError, PatternError, StoredGameError
 from gohash.explorer.app import create_app
+from gohash.index.games import replay_at
 from gohash.index.index import Index, position_from_sgf
 from gohash.index.records import FileFrames
 from gohash.index.store import read_only_uri
+from gohash.pattern.store import flatten
 from tests.support.env import missing
 from tests.support.indexes import (
     consistency_problems,
@@ -78,7 +82,7 @@ def test_a_stored_game_that_does_not_replay_is_an_error_of_find_and_check(
         index.continuations(query)
     code, out, err = run(capsys, "find", str(db), "--sgf", str(game), "--move", "20")
     assert code == 2 and out == ""
-    assert "damaged: a stored game does not replay" in err and "Traceback" not in err
+    assert "damaged: game 1: a stored game does not replay" in err and "Traceback" not in err
     code, out, err = run(capsys, "check", str(db))
     assert (code, out) == (2, "")
     assert "gohash index check: error: postings: game 1: a stored game does not replay" in err
@@ -143,9 +147,9 @@ def test_check_finds_keys_bitmaps_references_and_schema_faults(
     for expected in [
         "postings: game 1: postings for nodes ",
         "postings: game 1: ever_black is not the points its positions ever hold",
-        "postings: game 99999: postings of a game the index does not hold",
-        "references: postings row None refers to a missing row of games",
-        "files: file 1: path ",
+        "postings: postings key ",
+        ", game_id 99999, seq 17: game_id 99999 is not the id of a game",
+        "files: file 1: games 3 is not the number of its rows in games",
         "schema: extra: not part of a gohash index",
     ]:
         assert expected in text
@@ -366,15 +370,15 @@ def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
     assert consistency_problems(in_parts) == []
 
 
-def test_the_web_app_answers_503_for_a_damaged_index(built: tuple[Path, Path]) -> None:
+def test_the_web_app_answers_409_for_a_damaged_index(built: tuple[Path, Path]) -> None:
     game, db = built
     tamper(db, f"UPDATE games SET record = {NODE_20}")
     client = TestClient(create_app(db), raise_server_exceptions=False,
                         base_url="http://localhost")
     moves = re.findall(r";[BW]\[([a-s]{2})\]", game.read_text())[:20]
     response = client.get("/api/position", params={"size": 9, "moves": ",".join(moves)})
-    assert response.status_code == 503, response.text
-    assert "damaged: a stored game does not replay" in response.json()["error"]
+    assert response.status_code == 409, response.text
+    assert "damaged: game 1: a stored game does not replay" in response.json()["error"]
 
 
 def test_a_1x1_pattern_is_a_pattern_error_exit_2_and_a_400(
@@ -395,3 +399,49 @@ def test_a_1x1_pattern_is_a_pattern_error_exit_2_and_a_400(
     assert response.status_code == 400
     assert response.json() == {"error": "a 1x1 pattern: patterns are searched on boards of 2x2 "
                                         "to 26x26"}
+
+
+def test_a_stored_game_that_does_not_replay_is_a_damaged_index_naming_it_in_pattern_search(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, db = built
+    other = write_game(db.parent, "b.sgf", 9, random_game(random.Random(2), 9, 40))
+    with Index(db) as index:
+        index.build([str(other)])
+    # Values of the right type and range: only the replay finds the fault.
+    tamper(db, f"UPDATE games SET record = {NODE_20} WHERE id = 2")
+    for compiled in (True, False):
+        with Index(db) as index, pytest.raises(
+                DamagedIndexError, match="game 2: a stored game does not replay"):
+            index.pattern("\n".join(["*" * 9] * 9), compiled=compiled)
+    pattern = db.parent / "pattern.txt"
+    pattern.write_text("\n".join(["*" * 9] * 9))
+    code, out, err = run(capsys, "pattern", str(db), str(pattern))
+    assert (code, out) == (2, "")
+    assert "game 2: a stored game does not replay" in err and "Traceback" not in err
+
+
+def test_the_kernels_name_a_stored_game_that_does_not_replay_by_its_place(
+    built: tuple[Path, Path]
+) -> None:
+    """Typed values, never tuples: an empty stored game, one cut short."""
+    _, db = built
+    other = write_game(db.parent, "b.sgf", 9, random_game(random.Random(2), 9, 40))
+    with Index(db) as index:
+        index.build([str(other)])
+    connection = sqlite3.connect(db)
+    rows = connection.execute("SELECT positions, nodes, record FROM games ORDER BY id").fetchall()
+    connection.close()
+    for second, reason in ((b"", "it is empty"), (rows[1][2][:-6], "does not replay")):
+        blobs = [rows[0][2], second]
+        offsets = np.cumsum([0, *map(len, blobs)]).astype(np.int64)
+        mains = np.array([row[0] for row in rows], dtype=np.int32)
+        with pytest.raises(StoredGameError, match=reason) as caught:
+            flatten(b"".join(blobs), offsets, mains, 9)
+        assert caught.value.index == 1 and not caught.value.args[1:]
+        for pure in (False, True):
+            with pytest.raises(StoredGameError) as caught:
+                replay_at(blobs, 9, [row[1] for row in rows], mains,
+                          np.array([0, 1], dtype=np.int32),
+                          np.array([3, rows[1][1] - 1], dtype=np.int32), pure=pure)
+            assert caught.value.index == 1 and not caught.value.args[1:]

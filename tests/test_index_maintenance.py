@@ -4,6 +4,7 @@ built with ``--variations``, checked against sgfmill's independent replay."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import sqlite3
@@ -367,3 +368,42 @@ def test_upgrade_leaves_the_index_as_it_was_if_a_file_is_gone(
     assert err.splitlines()[-1] == f"gohash index upgrade: not upgraded: {db} left as it was"
     assert db.read_bytes() == content
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("i.db")) == ["i.db"]
+
+
+def test_rows_of_a_pack_repeating_a_path_do_not_replace_each_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hand-made packed part whose two rows say ``x.sgf``: the first is indexed,
+    the second is an error (exit 2), never its replacement; so again when the
+    pack is built again (the first unchanged)."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from gohash.tools.pack import write_pack
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    rng = random.Random(5)
+    texts = [write_game(folder, name, 9, random_game(rng, 9, 20)).read_bytes()
+             for name in ("a.sgf", "b.sgf")]
+    pack = tmp_path / "pack"
+    assert not write_pack([str(folder)], str(pack)).errors
+    part = pack / json.loads((pack / "_gohash_pack.json").read_text())["parts"][0]
+    table = pq.read_table(part)
+    assert table.column("data").to_pylist() == texts
+    at = table.schema.get_field_index("path")
+    pq.write_table(table.set_column(at, table.schema.field("path"),
+                                    pa.array(["x.sgf", "x.sgf"], pa.string())), part)
+    db = tmp_path / "index.db"
+    for indexed in (1, 0):
+        code, _, err = run(capsys, "build", str(db), str(pack))
+        assert code == 2, err
+        assert ("error: x.sgf: a second source of this name, with other contents, in one "
+                "build: not indexed (the first is kept)") in err
+        assert f"{indexed} file indexed" in err.replace("files indexed", "file indexed")
+        with Index(db, read_only=True) as index:
+            assert index.counts()["games"] == 1
+            assert index.check() == []
+        connection = sqlite3.connect(db)
+        assert connection.execute("SELECT path, sha256 FROM files").fetchall() == [
+            ("x.sgf", hashlib.sha256(texts[0]).hexdigest())]
+        connection.close()

@@ -459,7 +459,7 @@ def _run_find(args: argparse.Namespace) -> int:
             )
             hex_key = index.keys(board.size).hex(moves.key)
             if args.format == "json":
-                print(json.dumps(moves.to_json(), ensure_ascii=False))
+                _print_json(moves.to_json())
             else:
                 _print_continuations(moves, hex_key, reporter(args))
             return EXIT_CLEAN
@@ -473,7 +473,7 @@ def _run_find(args: argparse.Namespace) -> int:
     report.say(f"{board.size}x{board.size} position, key {hex_key}: "
                f"{counted(result.total, 'occurrence')}{rejected}")
     if args.format == "json":
-        print(json.dumps(result.to_json(), ensure_ascii=False))
+        _print_json(result.to_json())
     else:
         _print_find(result, board.size)
     shown_to = result.offset + len(result.matches)
@@ -572,7 +572,7 @@ def _run_pattern(args: argparse.Namespace) -> int:
                f"{counted(found.games, 'game')} ({found.candidates:,} of "
                f"{found.searched:,} games replayed)")
     if args.format == "json":
-        print(json.dumps(found.to_json(), ensure_ascii=False))
+        _print_json(found.to_json())
     else:
         _print_pattern(found)
     if len(found.matches) < found.total:
@@ -614,9 +614,8 @@ def _run_player(args: argparse.Namespace) -> int:
             if not matches:
                 raise GohashError(f"no player's name holds {args.name!r}")
             if args.format == "json":
-                print(json.dumps({"query": args.name,
-                                  "players": [m.to_json() for m in matches]},
-                                 ensure_ascii=False))
+                _print_json({"query": args.name,
+                             "players": [m.to_json() for m in matches]})
             else:
                 for match in matches:
                     print(f"{match.name}  {counted(match.games, 'game')}")
@@ -624,7 +623,7 @@ def _run_player(args: argparse.Namespace) -> int:
             return EXIT_CLEAN
         summary = index.player(name, openings=args.openings)
     if args.format == "json":
-        print(json.dumps(summary.page(0, args.limit or None).to_json(), ensure_ascii=False))
+        _print_json(summary.page(0, args.limit or None).to_json())
     else:
         _print_player(summary, args.limit or None)
     report.say(f"{name}: {counted(len(summary.records), 'game')}")
@@ -665,7 +664,7 @@ def _run_dupes(args: argparse.Namespace) -> int:
     with _open(args) as index:
         dupes = index.dupes(min_positions=args.min_positions)
     if args.format == "json":
-        print(json.dumps(dupes.to_json(), ensure_ascii=False))
+        _print_json(dupes.to_json())
     else:
         for group in dupes.groups:
             print(f"same game ({counted(group.positions, 'position')}):")
@@ -696,7 +695,7 @@ def _run_info(args: argparse.Namespace) -> int:
     with _open(args) as index:
         info = index.info()
     if args.format == "json":
-        print(json.dumps(info.to_json(), ensure_ascii=False))
+        _print_json(info.to_json())
         return EXIT_CLEAN
     print(f"index {info.path}")
     print(f"  format version {info.schema_version}, key scheme {info.scheme}, "
@@ -735,3 +734,9 @@ def _run_remove(args: argparse.Namespace) -> int:
     report.say(f"{counted(len(removed.files), 'file')} removed "
                f"({counted(removed.games, 'game')}), {counted(report.errors, 'error')}")
     return EXIT_ERRORS if report.errors else EXIT_CLEAN
+
+
+def _print_json(document: object) -> None:
+    """One JSON document on standard output; never a non-JSON number (``Infinity``,
+    ``NaN``): the index's values are checked, and this holds it to that."""
+    print(json.dumps(document, ensure_ascii=False, allow_nan=False))

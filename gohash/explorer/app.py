@@ -42,6 +42,7 @@ from ..errors import (
 from ..group.symmetry import Element, element
 from .answers import Explorer
 from .games import DEFAULT_GAME_PAGE, MAX_GAME_PAGE, GameReader
+from .indexes import index_status
 from .params import FILTER_PARAMS, int_param, query_params
 from .server import Guard, listen, run_app, server_config
 from .work import RETRY_AFTER, Lane
@@ -194,7 +195,7 @@ async def _gohash_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, ServerBusy):
             headers["retry-after"] = str(exc.retry_after)
     elif isinstance(exc, IndexFileError):
-        status = 503  # the index became unreadable while serving: not the request's fault
+        status = index_status(exc)
     elif isinstance(exc, QueryTooBroad):
         status = 422
         answer.update(scanned=exc.scanned, total=exc.total, hits=exc.hits)

@@ -31,7 +31,7 @@ from ..index.index import Index
 from ..index.queries import GameRecord, source_candidates, source_files
 from ..index.shards import ShardedIndex
 from ..pipeline.pool import WorkerPool
-from .indexes import Identity, Served, file_identity, open_index
+from .indexes import Identity, Served, file_identity, index_status, open_index
 from .shaping import json_bytes, steps_json
 from .work import RETRY_AFTER, Lane
 
@@ -294,6 +294,6 @@ def _failed(error: GohashError, game_id: int) -> dict[str, Any]:
     # The index holds every game it serves (its file is read only for the
     # comments and the download as recorded, with the index's copy when the
     # file is gone), so what is left is an index that became unreadable.
-    status = 503 if isinstance(error, IndexFileError) else 500
+    status = index_status(error) if isinstance(error, IndexFileError) else 500
     return {"error": f"game {game_id}: {error.reason}", "status": status}
 

@@ -10,7 +10,8 @@ connection committed (a build added games).  :func:`open_index` is the one place
 the server (and its worker processes) open the index; with a Dask client
 (``gohash serve --dask``) the server's connections to a sharded index ask its
 shards on that cluster, and its worker processes, which read one game at a time,
-in threads.
+in threads.  :func:`index_status` is the HTTP status of an index that cannot
+answer.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import GohashError, IndexFileError
+from ..errors import DamagedIndexError, GohashError, IndexFileError
 from ..index.index import Index
 from ..index.shards import ShardedIndex
 from ..index.shards import open_index as open_any
 from ..index.store import IndexInfo
 
 __all__ = ["QUERY_CONNECTIONS", "SHARD_TIMEOUT", "Connections", "Generation", "Identity", "Served",
-           "file_identity", "open_index"]
+           "file_identity", "index_status", "open_index"]
 
 QUERY_CONNECTIONS = 4
 """Connections to the index that the small requests (position, games, info,
@@ -203,3 +204,10 @@ class Served:
             generation.close()
             return None
         return generation
+
+
+def index_status(error: IndexFileError) -> int:
+    """409 for an index holding a value gohash did not write (asking again gets
+    the same answer; it must be checked and rebuilt), 503 for one that became
+    unreadable while serving (it may be back): never the request's fault."""
+    return 409 if isinstance(error, DamagedIndexError) else 503

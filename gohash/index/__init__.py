@@ -5,7 +5,9 @@ building, upkeep), :mod:`~gohash.index.schema` (its DDL and format version),
 :mod:`~gohash.index.games` (games as it stores them, and their replay),
 :mod:`~gohash.index.records` (what a file and a game contribute),
 :mod:`~gohash.index.writer` (inserts), :mod:`~gohash.index.check` (checking
-it end to end), :mod:`~gohash.index.queries` (the queries and their results),
+it end to end), :mod:`~gohash.index.values` (its values checked against the
+schema, by check and every reader), :mod:`~gohash.index.queries` (the queries
+and their results),
 :mod:`~gohash.index.movelist` (move lists), :mod:`~gohash.index.players` (a
 player's games, openings and corner patterns), :mod:`~gohash.index.export`
 (a stored game written back as SGF) and :mod:`~gohash.index.shards` (an index

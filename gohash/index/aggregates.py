@@ -30,6 +30,7 @@ from ..pipeline.frames import frame_array_and_elements
 from .games import posting_key, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
 from .queries import ContinuationRow
+from .values import damaged, require
 
 __all__ = [
     "AGGREGATE_OCCURRENCES",
@@ -112,14 +113,20 @@ def aggregate_rows(
     ``frame`` (posting key ``key``) of the occurrences ``setup`` keeps, and of
     those it leaves out (:func:`~gohash.index.occurrences.setup_rows`); None if
     none are kept, or if ``setup`` is ``"include"`` and it holds occurrences
-    of both kinds (a game counted once for a move from both is a recount's)."""
+    of both kinds (a game counted once for a move from both is a recount's).  A
+    value of their rows out of its type or range raises
+    :class:`~gohash.errors.DamagedIndexError`."""
+    stored = np.ascontiguousarray(frame, dtype=np.int8).tobytes()
+    require(db, "aggregates", "key = ?", (key,))
     found = db.execute("SELECT id FROM aggregates WHERE key = ? AND size = ? AND frame = ?",
-                       (key, size, np.ascontiguousarray(frame, dtype=np.int8).tobytes())
-                       ).fetchone()
+                       (key, size, stored)).fetchone()
     if found is None:
         return None
+    require(db, "aggregate_moves", "aggregate_id = ?", found)
     rows = [_as_row(values) for values in db.execute(
         f"SELECT {_COLUMNS} FROM aggregate_moves WHERE aggregate_id = ?", (found[0],))]
+    if not rows:  # a build drops an aggregate no occurrence is left of
+        raise damaged(None, f"aggregate {found[0]}: no continuation rows")
     played = [row for flag, row in rows if flag == 0]
     made = [row for flag, row in rows if flag == 1]
     if setup == "include":
@@ -130,7 +137,9 @@ def aggregate_rows(
 def recount(db: sqlite3.Connection, key: int, size: int, frame: bytes) -> Flagged:
     """The continuation rows of every occurrence of ``frame`` (posting key ``key``),
     counted from the games, :data:`RECOUNT_GAMES` at a time; raises
-    :class:`~gohash.errors.GohashError` if a game does not replay."""
+    :class:`~gohash.errors.GohashError` if a game does not replay or a row read
+    holds a value out of its type or range."""
+    require(db, "postings", "key = ?", (key,))
     postings = db.execute("SELECT game_id, seq FROM postings WHERE key = ? "
                           "ORDER BY game_id, seq", (key,)).fetchall()
     stones = _frame_array(frame, size)
@@ -149,16 +158,18 @@ def recount(db: sqlite3.Connection, key: int, size: int, frame: bytes) -> Flagge
     return _rows(total)
 
 
-def aggregate_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme]
-                     ) -> Iterator[str]:
+def aggregate_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme],
+                     good: str = "1", good_moves: str = "1") -> Iterator[str]:
     """How each aggregate differs from what it must be: its key that of its
-    frame, its frame a canonical one, its rows a recount from the games."""
+    frame, its frame a canonical one, its rows a recount from the games.  Only
+    the aggregates whose row meets ``good`` and whose rows all meet
+    ``good_moves`` (SQL: their values of the right type and range) are
+    checked; the others are the value checks' (:mod:`gohash.index.values`)."""
     for aggregate_id, key, size, frame in db.execute(
-            "SELECT id, key, size, frame FROM aggregates ORDER BY id").fetchall():
+            f"SELECT id, key, size, frame FROM aggregates WHERE ({good}) AND id NOT IN "
+            f"(SELECT aggregate_id FROM aggregate_moves WHERE NOT ({good_moves})) "
+            "ORDER BY id").fetchall():
         where = f"aggregate {aggregate_id}"
-        if not isinstance(frame, bytes) or not isinstance(size, int) or len(frame) != size * size:
-            yield f"{where}: a frame of {len(frame) if isinstance(frame, bytes) else 0} bytes"
-            continue
         stones = _frame_array(frame, size)
         if not np.isin(stones, (0, 1, 2)).all():
             yield f"{where}: a frame with values other than 0, 1 and 2"
@@ -180,9 +191,6 @@ def aggregate_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme]
             f"SELECT {_COLUMNS} FROM aggregate_moves WHERE aggregate_id = ?", (aggregate_id,))])
         if _rows(have) != want:
             yield f"{where}: its continuation rows are not those of its occurrences"
-    yield from (f"aggregate_moves of aggregate {a}: no such aggregate" for (a,) in db.execute(
-        "SELECT DISTINCT aggregate_id FROM aggregate_moves "
-        "WHERE aggregate_id NOT IN (SELECT id FROM aggregates)"))
 
 
 class Aggregates:
@@ -228,6 +236,7 @@ class Aggregates:
     def _apply(self, keys: npt.NDArray[np.int64], game_ids: npt.NDArray[np.int64],
                seqs: npt.NDArray[np.int64], sign: int) -> None:
         db = self._db
+        require(db, "aggregates")
         known: dict[int, list[tuple[int, int, bytes]]] = {}
         for aggregate_id, key, size, frame in db.execute(
                 "SELECT id, key, size, frame FROM aggregates"):
@@ -271,6 +280,7 @@ class Aggregates:
                     (*key, row.count, row.black_wins, row.white_wins, row.first_date,
                      row.last_date))
                 continue
+            require(db, "aggregate_moves", _KEY, key)
             have = db.execute(f"SELECT games, first_date, last_date FROM aggregate_moves "
                               f"WHERE {_KEY}", key).fetchone()
             if have is None or have[0] < row.count:

@@ -1,21 +1,22 @@
 """Checking a gohash index end to end: ``gohash index check``.
 
 Scope: :func:`check_index`, which lists every way an index's contents differ
-from what gohash writes (schema and meaning: :mod:`gohash.index.schema`), and
-:func:`damaged`, the error a search raises on meeting a fault.  Nothing here
-writes.
+from what gohash writes (schema and meaning: :mod:`gohash.index.schema`);
+:func:`damaged` (:mod:`gohash.index.values`), the error a search raises on
+meeting a fault.  Nothing here writes.
 
 What is checked: SQLite's own ``integrity_check``; the schema against the one
-this gohash creates; the meta table; every value against its range (board
-sizes, counts); references between tables (``foreign_key_check``); each
-game's stored form replaying (:mod:`gohash.index.games`) to ``nodes`` nodes,
-its main line within them, its ever bitmaps those of its positions; its
-postings exactly the keys of its positions under the index's key scheme,
-node by node; no posting of a missing node; variations within the game's
-nodes; each aggregate's frame canonical, its key the frame's, its rows a
-recount of its occurrences (:mod:`gohash.index.aggregates`).  Not checked:
-that the source files still hold the games (they may be gone: the index does
-not need them).
+this gohash creates; the meta table; every value of every table against its
+declared type and its rule (:data:`~gohash.index.schema.COLUMN_RULES`:
+ranges, references between tables, a main line's length); each game's
+stored form replaying (:mod:`gohash.index.games`) to ``nodes`` nodes, its
+main line and last move number those of its record, its ever bitmaps those
+of its positions; its postings exactly the keys of its positions under the
+index's key scheme, node by node; each aggregate's frame canonical, its key
+the frame's, its rows a recount of its occurrences
+(:mod:`gohash.index.aggregates`).  A row whose values are of the wrong type
+or range is reported as such and not replayed.  Not checked: that the source
+files still hold the games (they may be gone: the index does not need them).
 """
 
 from __future__ import annotations
@@ -26,23 +27,16 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..errors import DamagedIndexError, GohashError
+from ..errors import GohashError
 from ..group.schemes import KeyScheme
-from ..group.symmetry import MAX_SIZE, MIN_SIZE
 from .aggregates import aggregate_faults
 from .games import game_keys, replay_boards, sgf_order
+from .values import damaged, good_rows, tables, value_faults
 
 __all__ = ["check_index", "damaged"]
 
 SHOWN_PER_CHECK = 10
 """Faults listed per check at most; the rest are counted."""
-
-
-def damaged(path: str, fault: str) -> DamagedIndexError:
-    """The error a search or an opening raises on meeting ``fault`` in the index ``path``."""
-    return DamagedIndexError(
-        f"damaged: {fault} (gohash index check lists every fault)", file=path
-    )
 
 
 def check_index(
@@ -79,56 +73,35 @@ def _checks(
     )
     yield "schema", _schema_faults(db, schema)
     yield "meta", _meta_faults(db)
-    yield "references", (
-        f"{table} row {rowid} refers to a missing row of {parent}"
-        for table, rowid, parent, _ in db.execute("PRAGMA foreign_key_check")
-    )
-    yield "files", _rows(db, (
-        "SELECT 'file ' || f.id, 'path', f.path, 'games', f.games, 'games rows', "
-        "(SELECT count(*) FROM games g WHERE g.file_id = f.id) AS n, 'parse_version', "
-        "f.parse_version, 'suicide', f.suicide, 'sha256', f.sha256 FROM files f "
-        "WHERE typeof(f.games) != 'integer' OR f.games != n "
-        "OR typeof(f.parse_version) != 'integer' OR coalesce(f.suicide NOT IN (0, 1), 0) "
-        "OR length(f.sha256) != 64"
-    ))
-    yield "games", _rows(db, (
-        "SELECT 'game ' || id, 'size', size, 'positions', positions, 'moves', moves, "
-        "'handicap', handicap, 'winner', winner FROM games "
-        f"WHERE typeof(size) != 'integer' OR size NOT BETWEEN {MIN_SIZE} AND {MAX_SIZE} "
-        "OR typeof(positions) != 'integer' OR positions < 0 "
-        "OR typeof(moves) != 'integer' OR moves < 0 "
-        "OR typeof(handicap) != 'integer' OR handicap < 0 "
-        "OR coalesce(winner NOT IN ('B', 'W'), 0) OR length(sha256) != 64"
-    ))
-    yield "games", _rows(db, (
-        "SELECT 'game ' || id, 'nodes', nodes, 'positions', positions FROM games "
-        "WHERE typeof(nodes) != 'integer' OR nodes < positions "
-        "OR typeof(record) != 'blob' AND NOT (nodes = 0 AND record = '')"
-    ))
-    yield "variations", _rows(db, (
-        "SELECT 'game ' || v.game_id || ' seq ' || v.seq, 'parent', v.parent, 'path', v.path "
-        "FROM variations v "
-        "JOIN games g ON g.id = v.game_id WHERE v.seq < g.positions OR v.parent < 0 "
-        "OR v.parent >= v.seq OR v.path NOT GLOB '[0-9]*' OR v.seq >= g.nodes"
-    ))
+    present = {name for (name,) in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for table in tables(schema):
+        if table in present:
+            yield table, value_faults(db, table, schema=schema)
     if not variations:
         yield "games", _rows(db, (
             "SELECT 'game ' || id, 'nodes', nodes, 'positions', positions FROM games "
             "WHERE nodes != positions"
         ))
     yield "postings", _posting_faults(db, keys_of)
-    yield "aggregates", aggregate_faults(db, keys_of)
+    yield "aggregates", aggregate_faults(db, keys_of, good_rows("aggregates"),
+                                         good_rows("aggregate_moves"))
 
 
 def _posting_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme]) -> Iterator[str]:
-    """Each game replayed, its ever bitmaps and postings compared with its positions'."""
-    rows = np.array(db.execute("SELECT game_id, seq, key FROM postings").fetchall(),
-                    dtype=np.int64).reshape(-1, 3)
+    """Each game replayed, its main line, moves, ever bitmaps and postings compared
+    with its positions'; rows with values of the wrong type or range are left to
+    the value checks."""
+    rows = np.array(db.execute(
+        "SELECT game_id, seq, key FROM postings WHERE typeof(game_id) = 'integer' "
+        "AND typeof(seq) = 'integer' AND typeof(key) = 'integer'").fetchall(),
+        dtype=np.int64).reshape(-1, 3)
     rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
     games = rows[:, 0]
-    cursor = db.execute("SELECT id, size, nodes, record, ever_black, ever_white FROM games "
-                        f"WHERE size BETWEEN {MIN_SIZE} AND {MAX_SIZE} ORDER BY id")
-    for game_id, size, nodes, record, ever_black, ever_white in cursor:
+    cursor = db.execute(
+        "SELECT id, size, nodes, positions, moves, record, ever_black, ever_white FROM games "
+        f"WHERE {good_rows('games', _REPLAYED)} ORDER BY id")
+    for game_id, size, nodes, positions, moves, record, ever_black, ever_white in cursor:
         low, high = np.searchsorted(games, [game_id, game_id + 1]).tolist()
         where = f"game {game_id}"
         try:
@@ -137,6 +110,13 @@ def _posting_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme])
         except GohashError as e:
             yield f"{where}: {e.reason}"
             continue
+        branches = np.flatnonzero(replayed.parent[1:] != np.arange(nodes - 1)) + 1
+        main = int(branches[0]) if len(branches) else nodes
+        last_move = int(replayed.move_number[:main].max()) if main else 0
+        if positions != main:
+            yield f"{where}: positions {positions!r}, but its main line has {main} nodes"
+        elif moves != last_move:
+            yield f"{where}: moves {moves!r}, but its main line's last move number is {last_move}"
         order = sgf_order(size)
         for colour, stored, name in ((1, ever_black, "ever_black"), (2, ever_white, "ever_white")):
             bits = np.zeros(size * size, dtype=np.bool_)
@@ -154,10 +134,10 @@ def _posting_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme])
             seq = int(np.flatnonzero(have[:, 2] != keys)[0])
             yield (f"{where} node {seq}: posting key {int(have[seq, 2])!r} is not the key "
                    f"{int(keys[seq])!r} its position gives")
-    orphans = np.setdiff1d(np.unique(games), np.array(
-        [g for (g,) in db.execute("SELECT id FROM games")], dtype=np.int64))
-    for game_id in orphans.tolist()[:SHOWN_PER_CHECK]:
-        yield f"game {game_id}: postings of a game the index does not hold"
+
+
+# The columns of a game its replay reads: a game with any of them wrong is not replayed.
+_REPLAYED = ("size", "nodes", "positions", "moves", "record", "ever_black", "ever_white")
 
 
 def _schema_faults(db: sqlite3.Connection, schema: str) -> Iterator[str]:

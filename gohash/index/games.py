@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _native
-from ..errors import GohashError
+from ..errors import GohashError, StoredGameError
 from ..go.board import Board
 from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_batch
@@ -383,7 +383,9 @@ def replay_at(
     """Node ``seq[i]`` of stored game ``game[i]`` (an index into ``blobs``, of
     ``nodes[g]`` nodes, the first ``mains[g]`` its main line), for every ``i``;
     the rows of one game together.  Each game is replayed once, as far as its
-    rows ask (the compiled core's ``replay_at``, or :func:`replay_pure`)."""
+    rows ask (the compiled core's ``replay_at``, or :func:`replay_pure`).  A game
+    that does not replay raises :class:`~gohash.errors.StoredGameError`
+    (``index`` its place in ``blobs``)."""
     count = len(game)
     out = NodesAt(np.zeros((count, size * size), dtype=np.int8), np.zeros(count, dtype=np.int8),
                   np.zeros(count, dtype=np.int32), np.zeros(count, dtype=np.int8),
@@ -398,6 +400,9 @@ def replay_at(
                 b"".join(blobs), offsets, size, np.asarray(nodes, dtype=np.int32),
                 np.asarray(mains, dtype=np.int32), game.astype(np.int32), seq.astype(np.int32),
                 out.boards, out.to_move, out.next_colour, out.next_point, out.move_number)
+        except StoredGameError as e:
+            raise StoredGameError(f"a stored game does not replay: {e.reason}",
+                                  index=e.index) from None
         except ValueError as e:
             raise GohashError(f"a stored game does not replay: {e}") from None
         return out
@@ -406,7 +411,10 @@ def replay_at(
         g = int(game[rows[0]])
         wanted = seq[rows]
         last = min(int(wanted.max()) + 1, nodes[g] - 1)
-        replayed = replay_pure(blobs[g], size, nodes[g], last)
+        try:
+            replayed = replay_pure(blobs[g], size, nodes[g], last)
+        except GohashError as e:
+            raise StoredGameError(e.reason, index=g) from None
         out.boards[rows] = replayed.boards[wanted]
         out.to_move[rows] = replayed.to_move[wanted]
         out.move_number[rows] = replayed.move_number[wanted]

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from .. import _native
 from .._deprecated import deprecated
-from ..errors import GohashError, OptionError, UnknownGameError
+from ..errors import GohashError, OptionError, StoredGameError, UnknownGameError
 from ..go.board import Board
 from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
@@ -49,7 +49,6 @@ from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .aggregates import aggregate_rows
-from .check import damaged
 from .export import download_name, game_sgf
 from .games import Replayed, posting_key, posting_keys, replay_at, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
@@ -80,6 +79,7 @@ from .queries import (
     source_again,
 )
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
+from .values import damaged, require
 
 __all__ = [
     "DUPES_BATCH",
@@ -101,6 +101,9 @@ rotations, reflections and colour exchange, or rotations and reflections only
 
 DUPES_BATCH = 4096
 """Games replayed at a time by :meth:`Index.dupes` for their last positions."""
+
+# The columns of a game its replay reads.
+_REPLAYED = ("id", "size", "nodes", "positions", "record")
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -272,12 +275,21 @@ class Index:
         if filters is not None:
             condition, params = filters.sql("g")
             join, where = "JOIN games g ON g.id = p.game_id", f" AND {condition}"
+        wanted = posting_key(key, self.keys(size).bits, size)
+        # The postings' types in SQL, their games and nodes on what is read (a rule's
+        # subqueries for each posting would cost more than reading them).
+        require(self._db, "postings", "key = ? AND (typeof(game_id) != 'integer' "
+                "OR typeof(seq) != 'integer')", (wanted,))
         postings = self._db.execute(
             f"SELECT p.game_id, p.seq FROM postings p {join} "
             f"WHERE p.key = ?{where} ORDER BY p.game_id, p.seq",
-            [posting_key(key, self.keys(size).bits, size), *params],
+            [wanted, *params],
         ).fetchall()
         games = self._games(sorted({game_id for game_id, _ in postings}), columns)
+        for game_id, seq in postings:
+            if game_id not in games or not 0 <= seq < games[game_id][1]:
+                require(self._db, "postings", "key = ? AND game_id = ? AND seq = ?",
+                        (wanted, game_id, seq))
         # A posting of another size is a key that collides: other stones.
         sizes = {games[game_id][0] for game_id, _ in postings}
         try:
@@ -338,7 +350,7 @@ class Index:
             symmetry = "full" if colour_swap else "d4"
         OptionError.check("symmetry", symmetry, QUERY_SYMMETRIES)
         to_move = _side(position, to_move)
-        size, key, onto, hits = self._lookup(position, filters, f", {RECORD_COLUMNS}")
+        size, key, onto, hits = self._lookup(position, filters)
         view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
         allowed = {(sw, tm): view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)}
         keep = [i for i in range(len(hits))
@@ -346,8 +358,8 @@ class Index:
         if order is not None:
             keep = self._ordered(keep, hits.game_id, order)
         page = keep[offset:] if limit is None else keep[offset : offset + limit]
-        records = {game_id: Record.from_row(hits.games[game_id][4:])
-                   for game_id in {hits.game_id[i] for i in page}}
+        # The records of the page's games only (the others' are never shown).
+        records = self._records(sorted({hits.game_id[i] for i in page}))
         lines = self._lines([(hits.game_id[i], int(hits.seq[i])) for i in page
                              if hits.seq[i] >= hits.games[hits.game_id[i]][2]])
         matches = []
@@ -379,6 +391,7 @@ class Index:
         the latest variation run starting at or before it."""
         out = {}
         for game_id, seq in nodes:
+            require(self._db, "variations", "game_id = ? AND seq <= ?", (game_id, seq))
             row = self._db.execute(
                 "SELECT path FROM variations WHERE game_id = ? AND seq <= ? "
                 "ORDER BY seq DESC LIMIT 1", (game_id, seq),
@@ -540,15 +553,15 @@ class Index:
             return query.search(store, selected, records=self._records, twin=scan, limit=limit,
                                 offset=offset, timeout=timeout, cancel=cancel,
                                 threads=THREADS if compiled else 1)
+        except StoredGameError as e:  # a value of the file the kernel met
+            where, reason = f"game {int(store.ids[e.index])}: ", e.reason
         except ValueError as e:
             if isinstance(e, GohashError):
                 raise
-            # The kernel's (game, reason), or a shape it refused: the file's fault.
-            where = f"game {int(store.ids[e.args[0]])}: " if len(e.args) == 2 else ""
-            raise damaged(self.path, f"{where}its pattern file "
-                                     f"{pattern_path(self.path, query.size)!r} is damaged "
-                                     f"({e.args[-1]}); delete it and the next search "
-                                     f"rebuilds it") from None
+            where, reason = "", str(e)  # a shape the kernel refused
+        raise damaged(self.path, f"{where}its pattern file "
+                                 f"{pattern_path(self.path, query.size)!r} is damaged "
+                                 f"({reason}); delete it and the next search rebuilds it")
 
     def _scan_pure(self, query: PatternQuery, store: GameStore, games: npt.NDArray[np.int64]
                    ) -> Found:
@@ -575,9 +588,18 @@ class Index:
         kept = self._stores.get(size)
         if kept is not None and kept[0] == version:
             return kept[1]
+        # Every game of the size and its file: the filters read any column.
+        self._require_games("size = ?", (size,))
         store = pattern_store(self._db, self.path, size)
         self._stores[size] = (version, store)
         return store
+
+    def _require_games(self, where: str, params: Sequence[object]) -> None:
+        """Raise :class:`~gohash.errors.DamagedIndexError` if a game ``where``
+        selects, or its file, holds a value out of its type or range
+        (:func:`~gohash.index.values.require`)."""
+        require(self._db, "games", where, params)
+        require(self._db, "files", f"id IN (SELECT file_id FROM games WHERE {where})", params)
 
     def _records(self, game_ids: list[int]) -> dict[int, Record]:
         """The records of ``game_ids``, by id."""
@@ -654,6 +676,7 @@ class Index:
     def _stored(self, game_id: int) -> tuple[Record, str, int, int, bytes]:
         """A game's record, its file's SHA-256, and its stored form: nodes, main-line
         positions and the record blob."""
+        self._require_games("id = ?", (game_id,))
         row = self._db.execute(
             f"SELECT {RECORD_COLUMNS}, f.sha256, g.nodes, g.positions, g.record FROM games g "
             "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
@@ -672,6 +695,7 @@ class Index:
         of them (None: all)."""
         if not text.strip():
             raise OptionError("a player search needs some text of a name")
+        require(self._db, "games", columns=("black", "white"))
         rows = self._db.execute(
             "SELECT name, count(*) FROM (SELECT black AS name FROM games UNION ALL "
             "SELECT white FROM games WHERE white IS NOT black) "
@@ -698,6 +722,7 @@ class Index:
             raise OptionError(f"opening_length must be at least 1, not {opening_length}")
         if corner_length < 1:
             raise OptionError(f"corner_length must be at least 1, not {corner_length}")
+        self._require_games("black = ?1 OR white = ?1", (name,))
         rows = self._db.execute(
             f"SELECT {RECORD_COLUMNS}, g.nodes, g.positions, g.record FROM games g "
             f"JOIN files f ON f.id = g.file_id "
@@ -739,6 +764,7 @@ class Index:
         element mapping its last position onto its frame."""
         out = {}
         for game_id in game_ids:
+            require(self._db, "games", "id = ?", (game_id,), _REPLAYED)
             size, nodes, main, blob = self._db.execute(
                 "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
             ).fetchone()
@@ -752,6 +778,7 @@ class Index:
     @database_errors
     def records(self) -> dict[int, Record]:
         """Every game record, by id."""
+        self._require_games("1", ())
         return {
             row[0]: Record.from_row(row)
             for row in self._db.execute(
@@ -765,6 +792,7 @@ class Index:
         game of ``min_positions`` positions or more, in game id order by size:
         the first half of finding duplicates (:meth:`dupe_holders`)."""
         db = self._db
+        require(db, "games", "positions >= ?", (min_positions,), _REPLAYED)
         lasts: list[tuple[int, int, int]] = []
         for (size,) in db.execute("SELECT DISTINCT size FROM games WHERE positions >= ?",
                                   (min_positions,)).fetchall():
@@ -778,10 +806,8 @@ class Index:
                 try:
                     at = replay_at(blobs, size, nodes, mains,
                                    np.arange(len(rows), dtype=np.int32), last)
-                except GohashError:
-                    for game_id, count, main, blob in rows:  # which one
-                        self._replay(game_id, blob, size, count, main - 1)
-                    raise
+                except StoredGameError as e:
+                    raise damaged(self.path, f"game {ids[e.index]}: {e.reason}") from None
                 boards = at.boards.reshape(-1, size, size)
                 batch = frame_batch(at.boards, keys.hash_arrays(boards), keys, frames=False)
                 lasts += zip(ids, posting_keys(batch.keys, size).tolist(), last.tolist(),

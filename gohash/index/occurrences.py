@@ -14,6 +14,7 @@ here writes.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,9 +23,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import GohashError, StoredGameError
 from ..group.symmetry import ELEMENTS, gathers, point_images
 from .games import replay_at, setup_nodes
 from .queries import ContinuationRow
+from .values import require
 
 __all__ = ["Hits", "by_setup", "confirm", "continuation_rows", "read_games", "setup_rows"]
 
@@ -36,11 +39,19 @@ def read_games(
     db: sqlite3.Connection, game_ids: Sequence[int], columns: str
 ) -> dict[int, tuple[Any, ...]]:
     """Size, nodes, main line length, stored game and ``columns`` (of games ``g``
-    and files ``f``, each starting with a comma) of each game of ``game_ids``, by id."""
+    and files ``f``, each starting with a comma) of each game of ``game_ids``, by
+    id.  The values read are checked first (:func:`~gohash.index.values.require`):
+    one out of its type or range raises :class:`~gohash.errors.DamagedIndexError`."""
     out: dict[int, tuple[Any, ...]] = {}
     join = "JOIN files f ON f.id = g.file_id" if "f." in columns else ""
+    read = ["file_id", "size", "nodes", "positions", "record", *_named("g", columns)]
     for start in range(0, len(game_ids), GAMES_PER_QUERY):
         chunk = list(game_ids[start : start + GAMES_PER_QUERY])
+        these = f"id IN ({','.join('?' * len(chunk))})"
+        require(db, "games", these, chunk, read)
+        if join:
+            require(db, "files", f"id IN (SELECT file_id FROM games WHERE {these})", chunk,
+                    _named("f", columns))
         for game_id, *row in db.execute(
             f"SELECT g.id, g.size, g.nodes, g.positions, g.record{columns} FROM games g "
             f"{join} WHERE g.id IN ({','.join('?' * len(chunk))})",
@@ -48,6 +59,11 @@ def read_games(
         ):
             out[game_id] = tuple(row)
     return out
+
+
+def _named(table: str, columns: str) -> list[str]:
+    """The columns of ``table`` (``g`` or ``f``) that ``columns`` (SQL) names."""
+    return re.findall(rf"\b{table}\.(\w+)", columns)
 
 
 @dataclass
@@ -99,7 +115,7 @@ def confirm(
     :func:`read_games`, all of board ``size``) whose position is the frame's up
     to symmetry, with the lowest element mapping each onto ``frame``: each game
     replayed once, as far as its postings ask.  A stored game that does not
-    replay raises :class:`~gohash.errors.GohashError`."""
+    replay raises :class:`~gohash.errors.GohashError` naming it."""
     by_board: dict[bytes, int] = {}
     # The position each element e maps onto the frame: e^-1 of the frame.
     preimages = images(frame.reshape(-1), size)[_INVERSES]
@@ -112,8 +128,11 @@ def confirm(
             order.append(game_id)
         game_of.append(len(order) - 1)
     seq = np.array([s for _, s in postings], dtype=np.int32)
-    at = replay_at([games[g][3] for g in order], size, [games[g][1] for g in order],
-                   [games[g][2] for g in order], np.array(game_of, dtype=np.int32), seq)
+    try:
+        at = replay_at([games[g][3] for g in order], size, [games[g][1] for g in order],
+                       [games[g][2] for g in order], np.array(game_of, dtype=np.int32), seq)
+    except StoredGameError as e:
+        raise GohashError(f"game {order[e.index]}: {e.reason}") from None
     found = [by_board.get(board) for board in map(bytes, at.boards)]
     kept = [i for i, element in enumerate(found) if element is not None]
     rejected = len({bytes(at.boards[i]) for i, e in enumerate(found) if e is None})

@@ -19,9 +19,10 @@ from contextlib import contextmanager
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import DamagedIndexError
+from ..errors import DamagedIndexError, StoredGameError
 from ..pattern.corners import corner_postings
 from ..pattern.store import Columns, GameStore, PatternFile, Segment, flatten
+from .values import good_rows
 
 __all__ = ["pattern_faults", "pattern_path", "pattern_store"]
 
@@ -93,10 +94,8 @@ def _segments(db: sqlite3.Connection, index: str, size: int,
         np.cumsum([len(row[4]) for row in rows], out=offsets[1:])
         try:
             flat = flatten(b"".join(row[4] for row in rows), offsets, mains, size)
-        except ValueError as e:
-            g, reason = e.args
-            raise DamagedIndexError(f"game {rows[g][0]}: a stored game does not replay: "
-                                    f"{reason}", file=index) from None
+        except StoredGameError as e:
+            raise DamagedIndexError(f"game {rows[e.index][0]}: {e.reason}", file=index) from None
         yield Segment(np.array([row[0] for row in rows], dtype=np.int64),
                       np.array([_sha(row[5], row[0], index) for row in rows],
                                dtype=np.uint64),
@@ -186,7 +185,8 @@ def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
     the index holds now otherwise); a search rebuilds such a file.  A missing
     file is none: the next search writes it."""
     out: list[str] = []
-    for (size,) in db.execute("SELECT DISTINCT size FROM games ORDER BY size").fetchall():
+    sizes = f"SELECT DISTINCT size FROM games WHERE {good_rows('games', ['size'])} ORDER BY size"
+    for (size,) in db.execute(sizes).fetchall():  # other sizes are the value checks'
         file = PatternFile(pattern_path(index, size), size)
         if not os.path.exists(file.path):
             continue

@@ -51,11 +51,12 @@ from ..sgf.sources import find_inputs
 from ..version import __version__
 from .aggregates import CANDIDATE_NODES, Aggregates
 from .build import Spooled, SpoolReader, spooled_frames, stream_frames
-from .check import check_index, damaged
+from .check import check_index
 from .games import game_keys
 from .queries import contains
 from .records import PARSE_VERSION, FileFrames, SourceError, SourceNote, Task
 from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
+from .values import damaged, require
 from .writer import Writer
 
 __all__ = [
@@ -276,7 +277,8 @@ _R = TypeVar("_R")
 def database_errors(
     method: Callable[Concatenate[_I, _P], _R],
 ) -> Callable[Concatenate[_I, _P], _R]:
-    """Report SQLite's errors on an open index (locked, damaged, disk full) as IndexFileError."""
+    """Report SQLite's errors on an open index (locked, damaged, disk full) as
+    IndexFileError, and name the index in a damaged value's error."""
 
     @functools.wraps(method)
     def wrapper(self: _I, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -284,6 +286,8 @@ def database_errors(
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as e:
             raise IndexFileError(f"cannot use the index: {e}", file=self.path) from None
+        except DamagedIndexError as e:
+            raise e.located(file=self.path) from None
 
     return wrapper
 
@@ -392,13 +396,15 @@ class IndexFile:
         positions give under ``factory``: a damaged index, or a meta table naming
         another key scheme than the keys were made with (searches would find
         nothing)."""
-        row = self._db.execute(
-            "SELECT id, size, nodes, record FROM games WHERE nodes > 0 "
+        first = self._db.execute(
+            "SELECT id FROM games WHERE nodes > 0 "
             f"AND size BETWEEN {MIN_SIZE} AND {MAX_SIZE} ORDER BY id LIMIT 1"
         ).fetchone()
-        if row is None:
+        if first is None:
             return
-        game_id, size, nodes, record = row
+        require(self._db, "games", "id = ?", first, ("size", "nodes", "record"), path=self.path)
+        game_id, size, nodes, record = self._db.execute(
+            "SELECT id, size, nodes, record FROM games WHERE id = ?", first).fetchone()
         try:
             mine = game_keys(record, check_size(size), min(nodes, 16), factory(size))
         except GohashError as e:
@@ -506,6 +512,7 @@ class IndexFile:
     def info(self) -> IndexInfo:
         """What the index holds and how it was built (:class:`IndexInfo`)."""
         db = self._db
+        require(db, "files", columns=("gohash_version", "parse_version"))
         counts = self.counts()
         versions = dict(db.execute(
             "SELECT gohash_version, count(*) FROM files GROUP BY gohash_version ORDER BY 1"
@@ -539,6 +546,8 @@ class IndexFile:
                 ).fetchall()
                 if not found:
                     removed.missing.append(path)
+                for file_id, _, _ in found:
+                    require(db, "files", "id = ?", (file_id,), ("path", "games"))
                 for file_id, file, games in found:
                     self._delete_file(file_id)
                     removed.files.append(file)
@@ -550,8 +559,10 @@ class IndexFile:
                 db.execute("ROLLBACK")
         return removed
 
+    @database_errors
     def sizes(self) -> dict[int, int]:
         """Games per board size."""
+        require(self._db, "games", columns=("size",))
         return dict(self._db.execute("SELECT size, count(*) FROM games GROUP BY size"))
 
     # -- building ----------------------------------------------------------------------------
@@ -617,6 +628,10 @@ class IndexFile:
         began = 0.0
         done = 0
         held = db.execute("SELECT coalesce(sum(nodes), 0) FROM games").fetchone()[0]
+        # The SHA-256 of each source this build met, by path; and whether the parts
+        # of a source refused as a second of its name follow.
+        met: dict[str, str] = {}
+        refused = False
         try:
             for task, item in _prepared(tasks, stream, replay, jobs, summary.notes.append):
                 if progress is not None and task > done:
@@ -626,6 +641,15 @@ class IndexFile:
                     summary.errors.append(item.message)
                 elif isinstance(item, SourceNote):
                     summary.notes.append(item.message)
+                elif item.part and refused:
+                    refused = item.more
+                elif not item.part and met.setdefault(item.path, item.sha256) != item.sha256:
+                    # Two sources of one name (rows of a packed dataset repeating a
+                    # path): the second would replace the first's games.
+                    summary.errors.append(str(GohashError(
+                        "a second source of this name, with other contents, in one build: "
+                        "not indexed (the first is kept)", file=item.path)))
+                    refused = item.more
                 elif item.unchanged:
                     summary.files_unchanged += 1
                 else:
@@ -717,6 +741,7 @@ class IndexFile:
         """Delete a file's rows; its games' postings by their keys, recomputed from
         the stored games (an index on ``game_id`` would cost more than they do)."""
         db = self._db
+        require(db, "games", "file_id = ?", (file_id,), ("size", "nodes", "record"))
         for game_id, size, nodes, record in db.execute(
             "SELECT id, size, nodes, record FROM games WHERE file_id = ?", (file_id,)
         ).fetchall():

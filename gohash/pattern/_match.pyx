@@ -19,6 +19,8 @@ from gohash.pipeline._core cimport MAX_LOG, _neighbours, _replay
 
 import numpy as np
 
+from gohash.errors import StoredGameError
+
 
 cdef enum:
     # Added to a placement's mismatches when it is dead: no change brings it to zero.
@@ -236,8 +238,9 @@ cdef class Kernel:
         number in the store), placement, position, its move number and side to
         move, the continuation's colour (0: none) and point, tenuki; and the
         number of games that had a placement to follow.  A change or next move
-        off the board, or changes that overrun their game's, raise ValueError
-        ``(game, reason)``: the file the segment was read from is damaged."""
+        off the board, or changes that overrun their game's, raise
+        :class:`~gohash.errors.StoredGameError` (``index`` the game's number in
+        the store): the file the segment was read from is damaged."""
         cdef int size = self.size, npts = size * size, count = self.count
         cdef Py_ssize_t width = (npts + 7) // 8, ngames = games.shape[0], gi, g, n0, positions
         cdef Py_ssize_t stores = node_offsets.shape[0] - 1, nfound = 0, ev, c, node
@@ -504,8 +507,8 @@ cdef class Kernel:
                             rows[k - 1, c] = p
                         k -= 1
         if fault:
-            raise ValueError(int(games[gi]), "a change or next move off the board, or more "
-                             "changes than its game has")
+            raise StoredGameError("a change or next move off the board, or more changes "
+                                  "than its game has", index=int(games[gi]))
         found = found[:nfound]
         return (*(np.ascontiguousarray(found[:, c]) for c in range(8)), candidates)
 
@@ -610,13 +613,14 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
     :meth:`Kernel.scan` reads them: game ``g``'s blob is
     ``data[offsets[g]:offsets[g + 1]]`` and its main line its first ``mains[g]``
     nodes.  Returns the columns of :class:`gohash.pattern.store.Flat`, in its
-    order.  Raises ValueError ``(game, reason)`` for a blob that does not replay."""
+    order.  Raises :class:`~gohash.errors.StoredGameError` (``index`` the game)
+    for a blob that does not replay."""
     cdef int npts = size * size, width = (npts + 7) // 8
     cdef Py_ssize_t games = mains.shape[0], g, k, total, n0, done, m, first
     if size < 2 or size > 26:
         raise ValueError(f"board size {size} is not 2 to 26")
     if offsets.shape[0] != games + 1 or (games and (
-            offsets[0] < 0 or offsets[games] > data.shape[0] or np.any(np.diff(offsets) <= 0))):
+            offsets[0] < 0 or offsets[games] > data.shape[0] or np.any(np.diff(offsets) < 0))):
         raise ValueError("the offsets do not cut the data into one blob per game")
     if games and np.min(mains) < 0:
         raise ValueError("a main line of fewer than no nodes")
@@ -658,6 +662,8 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
         if m == 0:
             g += 1
             continue
+        if offsets[g + 1] == offsets[g]:
+            raise StoredGameError("a stored game does not replay: it is empty", index=g)
         f.base = n0
         f.overflow = False
         try:
@@ -665,14 +671,15 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
                            &board[0], &tm[0], &col[0], &pt[0], &st[0], &par[0], &mn[0], &s[0],
                            &s[npts * 4], &s[npts * 5], True, _flat_node, <void*>f, &log[0])
         except ValueError as e:
-            raise ValueError(g, str(e)) from None
+            raise StoredGameError(f"a stored game does not replay: {e}", index=g) from None
         if f.overflow:
             f.nchanges = first
             f.changes = np.concatenate([np.asarray(f.changes), np.zeros(
                 max(f.changes.shape[0], MAX_LOG), dtype=np.uint16)])
             continue  # the same game again, with room for its changes
         if done < m:
-            raise ValueError(g, f"{done} nodes replayed of {m}")
+            raise StoredGameError(f"a stored game does not replay: {done} nodes of {m}",
+                                  index=g)
         for k in range(m):
             to_move[n0 + k] = tm[k]
             move_number[n0 + k] = mn[k]

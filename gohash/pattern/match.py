@@ -252,8 +252,9 @@ class Matcher:
         in each game only the placements whose bit (game - ``base``) is set in
         ``alive`` (:meth:`alive`); and how many of them had one.
         ``Found.game`` holds store numbers.  The same hits as :meth:`match` on
-        each game's boards.  Raises ValueError ``(game, reason)`` for a segment
-        whose values are off the board, and
+        each game's boards.  Raises :class:`~gohash.errors.StoredGameError`
+        (``index`` a store number) for a segment whose values are off the board,
+        and
         :class:`~gohash.errors.PatternError` if the kernel is not built."""
         if self._kernel is None:
             raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")

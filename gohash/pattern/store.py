@@ -68,9 +68,9 @@ class Flat:
 def flatten(data: bytes, offsets: I64, mains: I32, size: int) -> Flat:
     """The main lines of stored games replayed once by the compiled core (game
     ``g``'s stored form ``data[offsets[g]:offsets[g + 1]]``, its main line its
-    first ``mains[g]`` nodes).  Raises ValueError ``(game, reason)`` for a stored
-    game that does not replay, and :class:`~gohash.errors.PatternError` if the
-    core is not built."""
+    first ``mains[g]`` nodes).  Raises :class:`~gohash.errors.StoredGameError`
+    (``index`` the game's place, ``g``) for a stored game that does not replay,
+    and :class:`~gohash.errors.PatternError` if the core is not built."""
     if _native.match is None:
         raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
     return Flat(*_native.match.flatten(data, offsets, mains, size))

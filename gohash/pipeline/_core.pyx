@@ -28,6 +28,8 @@ from ._scan cimport MAX_DEPTH, OPEN0, P_AB, P_AE, P_AW, Scanner
 
 import numpy as np
 
+from gohash.errors import StoredGameError
+
 from ._scan import TEXT_PROPERTIES, grown  # TEXT_PROPERTIES: for the Python layer
 
 cdef enum:
@@ -1017,8 +1019,9 @@ def replay_at(
     ``game[i]`` (rows of a game together, games in any order) and gets its
     position, side to move and move number, and the next move on the main line
     (the move of node ``seq + 1`` if both are on it and that node is no setup:
-    colour 0 none, 1, 2; point -1 a pass or none).  Raise ValueError as
-    :func:`replay_stored` does, or if a game has no such node."""
+    colour 0 none, 1, 2; point -1 a pass or none).  Raise
+    :class:`~gohash.errors.StoredGameError` (``index`` the game) for a game that
+    does not replay, and ValueError for a row that asks for no game's node."""
     cdef Py_ssize_t rows = game.shape[0], i = 0, j, first, g, want, done
     cdef int npts = size * size
     if size < 2 or size > MAX_SIZE or boards.shape[1] != npts:
@@ -1059,12 +1062,15 @@ def replay_at(
             par = np.zeros(capacity, dtype=np.int32)
             mn = np.zeros(capacity, dtype=np.int32)
         if offsets[g + 1] <= offsets[g] or offsets[g + 1] > data.shape[0]:
-            raise ValueError(f"game {g}: no blob")
-        done = _replay(&data[offsets[g]], offsets[g + 1] - offsets[g], size, want - 1, want,
-                       &b[0, 0], &tm[0], &col[0], &pt[0], &st[0], &par[0], &mn[0], &s[0],
-                       &s[npts * 4], &s[npts * 5])
+            raise StoredGameError("it is empty", index=g)
+        try:
+            done = _replay(&data[offsets[g]], offsets[g + 1] - offsets[g], size, want - 1, want,
+                           &b[0, 0], &tm[0], &col[0], &pt[0], &st[0], &par[0], &mn[0], &s[0],
+                           &s[npts * 4], &s[npts * 5])
+        except ValueError as e:
+            raise StoredGameError(str(e), index=g) from None
         if done < want:
-            raise ValueError(f"game {g}: {done} nodes replayed of {want}")
+            raise StoredGameError(f"{done} nodes replayed of {want}", index=g)
         for j in range(first, i):
             memcpy(&boards[j, 0], &b[seq[j], 0], npts)
             to_move[j] = tm[seq[j]]
