@@ -533,8 +533,8 @@ def test_a_continuation_far_from_its_hit(tmp_path: Path) -> None:
     (tmp_path / "none.sgf").write_text(f"(;GM[1]FF[4]SZ[9];B[ai]{moves})", encoding="utf-8")
     db = _build(tmp_path, [str(tmp_path / "far.sgf"), str(tmp_path / "none.sgf")])
     a1 = "\n".join(["---------"] * 8 + ["X.-------"])
-    found = _everything(db, a1, symmetry="none", compiled=True)
-    assert found == _everything(db, a1, symmetry="none", compiled=False)
+    found = _everything(db, a1, symmetry="none", pure=False)
+    assert found == _everything(db, a1, symmetry="none", pure=True)
     assert [(m[1], m[6], m[7]) for m in found[0]] == [(1, ("w", (0, 1)), True), (1, None, False)]
 
 
