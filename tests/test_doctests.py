@@ -12,8 +12,8 @@ import pytest
 
 ROOT = Path(__file__).parent.parent
 
-MODULES = ["gohash.group.schemes", "gohash.group.symmetry", "gohash.go.board",
-           "gohash.index.index"]
+MODULES = ["gohash.group.coords", "gohash.group.schemes", "gohash.group.symmetry",
+           "gohash.go.board", "gohash.index.index"]
 
 
 @pytest.mark.parametrize("name", MODULES)

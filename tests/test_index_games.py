@@ -12,6 +12,7 @@ import pytest
 
 from gohash.errors import GohashError
 from gohash.go.board import Board
+from gohash.group.coords import sgf_order
 from gohash.index.build import _plain_records, _stored
 from gohash.index.games import (
     EncodedGame,
@@ -21,7 +22,6 @@ from gohash.index.games import (
     replay_at,
     replay_boards,
     replay_pure,
-    sgf_order,
 )
 from gohash.pipeline.frames import unpack_frames
 from gohash.pipeline.positions import read_positions

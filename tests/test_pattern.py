@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from gohash import _native
 from gohash.errors import OptionError, PatternError
+from gohash.group.coords import sgf_order
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
-from gohash.index.games import sgf_order
 from gohash.pattern import match as match_module
 from gohash.pattern.diagram import parse_pattern, placements
 from gohash.pattern.match import Game, Matcher, match_python

@@ -99,6 +99,20 @@ def check_position_array(
     return arr
 
 
+@cache
+def sgf_order(size: int) -> npt.NDArray[np.intp]:
+    """``sgf_order(size)[p]``: the place of point ``p`` (``row * size + col``, row 0
+    the bottom line) when points are counted from the top row, as SGF rows and the
+    index's ever bitmaps run; its own inverse.
+
+    >>> sgf_order(3).tolist()
+    [6, 7, 8, 3, 4, 5, 0, 1, 2]
+    """
+    points = np.arange(size * size)
+    order: npt.NDArray[np.intp] = (size - 1 - points // size) * size + points % size
+    return order
+
+
 def sgf_letters(point: Point | None, size: int) -> str:
     """SGF letters of ``point`` (column first, rows counted from the top); ``""`` for a pass."""
     if point is None:

@@ -28,9 +28,10 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from ..errors import GohashError
+from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
 from .aggregates import aggregate_faults
-from .games import game_keys, replay_boards, sgf_order
+from .games import game_keys, replay_boards
 from .values import damaged, good_rows, tables, value_faults
 
 __all__ = ["check_index", "damaged"]

@@ -20,7 +20,6 @@ import itertools
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +27,7 @@ import numpy.typing as npt
 from .. import _native
 from ..errors import GohashError, StoredGameError
 from ..go.board import Board
+from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_batch
 
@@ -48,7 +48,6 @@ __all__ = [
     "replay_boards",
     "replay_pure",
     "setup_nodes",
-    "sgf_order",
 ]
 
 TAG_MOVE = 0
@@ -97,15 +96,6 @@ class Replayed:
 
     def __len__(self) -> int:
         return len(self.boards)
-
-
-@cache
-def sgf_order(size: int) -> npt.NDArray[np.intp]:
-    """``sgf_order(size)[p]``: the bit of point ``p`` (``row * size + col``, row 0 the
-    bottom line) in an ever bitmap, whose rows run from the top."""
-    points = np.arange(size * size)
-    order: npt.NDArray[np.intp] = (size - 1 - points // size) * size + points % size
-    return order
 
 
 _PARENT = struct.Struct("<3H")

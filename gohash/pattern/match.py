@@ -34,8 +34,8 @@ import numpy.typing as npt
 
 from .. import _native
 from ..errors import PatternError
+from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
-from ..index.games import sgf_order
 from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placement
 from .store import Columns, Segment
 

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from .. import _native
 from ..errors import PatternError
-from ..index.games import sgf_order
+from ..group.coords import sgf_order
 from .corners import Postings, corner_postings
 
 __all__ = ["Columns", "Flat", "GameStore", "PatternFile", "Segment", "flatten"]

@@ -101,7 +101,7 @@ def diagrams(draw: Any, size: int) -> str:
 
 
 def ever_bitmaps(boards: npt.NDArray[np.int8], size: int) -> tuple[int, int]:
-    """The bitmaps (bit :func:`~gohash.index.games.sgf_order` of a point) of the
+    """The bitmaps (bit :func:`~gohash.group.coords.sgf_order` of a point) of the
     points black, and white, in some position of ``boards`` (flat,
     ``[positions, size * size]``): the reference for the index's stored
     ``ever_black``/``ever_white`` (little-endian bytes)."""
