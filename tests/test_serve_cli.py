@@ -111,7 +111,8 @@ def test_the_timeout_is_the_pattern_searches_budget(
     def run_app(app: object, sock: socket.socket) -> None:
         sock.close()
 
-    def create_app(path: str, *, allowed_hosts: list[str], pattern_timeout: float | None) -> None:
+    def create_app(path: str, *, allowed_hosts: list[str], pattern_timeout: float | None,
+                   dask_client: object = None) -> None:
         seen.append(pattern_timeout)
 
     monkeypatch.setattr("gohash.explorer.app.run_app", run_app)
