@@ -698,6 +698,22 @@ class ShardedIndex:
     def _record(self, shard: int, record: Record) -> Record:
         return dataclasses.replace(record, id=self.global_id(shard, record.id))
 
+    def _global(self, tagged: list[tuple[int, Any]]) -> list[Any]:
+        """The items of ``tagged`` (a shard and an item with a ``record``), their
+        records' ids made global: a page's only, once it is cut (the copies are
+        most of a merge's cost), one copy of a game's record for all its items;
+        a single shard's ids are already global."""
+        if self.shards == 1:
+            return [item for _, item in tagged]
+        records: dict[tuple[int, int], Record] = {}
+        out = []
+        for shard, item in tagged:
+            key = (shard, item.record.id)
+            if key not in records:
+                records[key] = self._record(shard, item.record)
+            out.append(dataclasses.replace(item, record=records[key]))
+        return out
+
     def find(self, position: Board | npt.ArrayLike, *, limit: int | None = 100,
              offset: int = 0, order: str | None = None, **options: Any) -> FindResult:
         """:meth:`Index.find`: each shard's first ``offset + limit`` occurrences,
@@ -705,12 +721,12 @@ class ShardedIndex:
         parts: list[FindResult] = self._ask(
             "find", position, limit=None if limit is None else offset + limit, offset=0,
             order=order, **options)
-        matches = [dataclasses.replace(m, record=self._record(i, m.record))
-                   for i, part in enumerate(parts) for m in part.matches]
-        matches = _in_order(matches, lambda m: m.record, order)
-        page = matches[offset:] if limit is None else matches[offset:offset + limit]
-        return FindResult(parts[0].key, sum(p.total for p in parts), page, offset, limit,
-                          sum(p.rejected for p in parts), parts[0].bits)
+        tagged = _in_order([(i, m) for i, part in enumerate(parts) for m in part.matches],
+                           lambda t: t[1].record, order,
+                           lambda t: self.global_id(t[0], t[1].record.id))
+        page = tagged[offset:] if limit is None else tagged[offset:offset + limit]
+        return FindResult(parts[0].key, sum(p.total for p in parts), self._global(page),
+                          offset, limit, sum(p.rejected for p in parts), parts[0].bits)
 
     def continuations(self, position: Board | npt.ArrayLike, *, limit: int | None = None,
                       **options: Any) -> Continuations:
@@ -752,11 +768,10 @@ class ShardedIndex:
         parts: list[PatternResult] = self._ask(
             "pattern", diagram, limit=None if limit is None else offset + limit, offset=0,
             **options)
-        matches: list[PatternMatch] = sorted(
-            (dataclasses.replace(m, record=self._record(i, m.record))
-             for i, part in enumerate(parts) for m in part.matches),
-            key=lambda m: m.record.id)
-        page = matches[offset:] if limit is None else matches[offset:offset + limit]
+        tagged = sorted(((i, m) for i, part in enumerate(parts) for m in part.matches),
+                        key=lambda t: self.global_id(t[0], t[1].record.id))
+        page: list[PatternMatch] = self._global(
+            tagged[offset:] if limit is None else tagged[offset:offset + limit])
         moves: dict[tuple[str, Any], list[PatternContinuation]] = {}
         for part in parts:
             for move in part.continuations:
@@ -929,11 +944,12 @@ def _openings(parts: Sequence[Opening]) -> list[Any]:
     return ordered
 
 
-def _in_order(items: list[Any], record: Callable[[Any], Record], order: str | None) -> list[Any]:
-    """``items`` (each with its game's ``record``) by game id, or by ``order``
-    (:func:`~gohash.index.queries.game_order`, as SQLite sorts it) then game id;
-    items of one game keep their order."""
-    items = sorted(items, key=lambda item: record(item).id)
+def _in_order(items: list[Any], record: Callable[[Any], Record], order: str | None,
+              game_id: Callable[[Any], int] | None = None) -> list[Any]:
+    """``items`` (each with its game's ``record``) by game id (``game_id(item)``,
+    or the record's), or by ``order`` (:func:`~gohash.index.queries.game_order`,
+    as SQLite sorts it) then game id; items of one game keep their order."""
+    items = sorted(items, key=game_id or (lambda item: record(item).id))
     if order is None:
         return items
     name = order.removeprefix("-")
