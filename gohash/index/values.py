@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from ..errors import DamagedIndexError
 from .schema import COLUMN_RULES, SCHEMA
@@ -110,30 +110,43 @@ def value_faults(
     ``typeof``), or break their rule (:data:`~gohash.index.schema.COLUMN_RULES`:
     ranges and references), one line each naming the row, the column and the
     value."""
-    name = _tables(schema)[table][0]
-    chosen = _chosen(table, columns, schema)
-    if not chosen:
+    found = _faults_query(table, where, None if columns is None else tuple(columns), schema)
+    if found is None:
         return
-    goods = [_good(c) for c in chosen]
-    picked = ", ".join(f"{c.name}, typeof({c.name}), {good}" for c, good in zip(
-        chosen, goods, strict=True))
-    cursor = db.execute(f"SELECT {name}, {picked} FROM {table} WHERE ({where}) "
-                        f"AND NOT ({' AND '.join(goods)})", params)
-    for where_row, *values in cursor:
-        found = []
+    sql, chosen = found
+    for where_row, *values in db.execute(sql, params):
+        faults = []
         for i, column in enumerate(chosen):
             value, kind, good = values[3 * i : 3 * i + 3]
             if good:
                 continue
             if kind == "null":
-                found.append(f"{column.name} is NULL")
+                faults.append(f"{column.name} is NULL")
             elif kind != column.kind:
-                found.append(f"{column.name} {_shown(value)} is {_WORDS[kind]}, "
-                             f"not {_WORDS[column.kind]}")
+                faults.append(f"{column.name} {_shown(value)} is {_WORDS[kind]}, "
+                              f"not {_WORDS[column.kind]}")
             else:
                 assert column.rule is not None
-                found.append(f"{column.name} {_shown(value)} is not {column.rule[1]}")
-        yield f"{where_row}: {'; '.join(found)}"
+                faults.append(f"{column.name} {_shown(value)} is not {column.rule[1]}")
+        yield f"{where_row}: {'; '.join(faults)}"
+
+
+# Readers check the rows of every query they make, with a handful of distinct
+# statements (an ``IN`` list's length varies): the SQL is made once each.
+@lru_cache(maxsize=4096)
+def _faults_query(
+    table: str, where: str, columns: tuple[str, ...] | None, schema: str
+) -> tuple[str, list[_Column]] | None:
+    """The statement of :func:`value_faults` and the columns it checks (None: none)."""
+    name = _tables(schema)[table][0]
+    chosen = _chosen(table, columns, schema)
+    if not chosen:
+        return None
+    goods = [_good(c) for c in chosen]
+    picked = ", ".join(f"{c.name}, typeof({c.name}), {good}" for c, good in zip(
+        chosen, goods, strict=True))
+    return (f"SELECT {name}, {picked} FROM {table} WHERE ({where}) "
+            f"AND NOT ({' AND '.join(goods)})", chosen)
 
 
 def require(
