@@ -47,7 +47,7 @@ if _typing.TYPE_CHECKING:
         UnknownSchemeError,
     )
     from .go.board import Board
-    from .go.ko import SuperkoVisitor, Violation
+    from .go.ko import Violation
     from .go.rulesets import RULESETS, Ruleset, ruleset
     from .group.schemes import SCHEMES, KeyScheme, scheme
     from .group.structure import SchemeStructure, scheme_structure
@@ -71,7 +71,7 @@ if _typing.TYPE_CHECKING:
     from .sgf.walk import BaseVisitor, GameInfo, PositionEvent, WalkSummary
     from .tools.audit import CollectionAudit, CollectionAuditor, audit_paths
     from .tools.canon import CanonOptions
-    from .tools.superko import CheckResult
+    from .tools.superko import CheckResult, SuperkoVisitor
     from .tools.superko import check as check_superko
     from .version import __version__ as __version__
 
@@ -86,7 +86,7 @@ _WHERE: dict[str, tuple[str, str]] = {
         "UnknownRuleError", "UnknownSchemeError",
     )},
     "Board": ("go.board", "Board"),
-    "SuperkoVisitor": ("go.ko", "SuperkoVisitor"),
+    "SuperkoVisitor": ("tools.superko", "SuperkoVisitor"),
     "Violation": ("go.ko", "Violation"),
     "RULESETS": ("go.rulesets", "RULESETS"),
     "Ruleset": ("go.rulesets", "Ruleset"),

@@ -1,7 +1,7 @@
 """The superko check on read_positions() columns against the visitor walk and the reference.
 
 ``check()`` judges the files the compiled core replays on their columns and
-walks the others with :class:`~gohash.go.ko.SuperkoVisitor`; ``pure=True``
+walks the others with :class:`~gohash.tools.superko.SuperkoVisitor`; ``pure=True``
 walks every file.  Both must give the same violations (diagrams included),
 errors, notes and counts, in the same order, and the same command-line
 output: on our records, under every ruleset and override, with and without

@@ -12,11 +12,10 @@ from __future__ import annotations
 import pytest
 
 from gohash.errors import GohashError
-from gohash.go.ko import SuperkoVisitor
 from gohash.go.rulesets import RULESETS, Ruleset
 from gohash.pipeline.positions import CORE_AVAILABLE
 from gohash.sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_paths
-from gohash.tools.superko import CheckResult, check
+from gohash.tools.superko import CheckResult, SuperkoVisitor, check
 from tests.support.env import CORPUS
 from tests.support.superko_reference import outcome
 

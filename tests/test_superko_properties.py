@@ -23,12 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gohash.go.board import Board
-from gohash.go.ko import SuperkoVisitor, Violation
+from gohash.go.ko import Violation
 from gohash.go.rulesets import Ruleset
 from gohash.group.schemes import SCHEMES, KeyScheme
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import walk_source
-from gohash.tools.superko import check
+from gohash.tools.superko import SuperkoVisitor, check
 from tests.support import sgfgen
 from tests.support.kofight import RandomGame, WeakScheme, random_game, sgf_nodes
 from tests.support.superko_reference import Verdict, Where, reference, rulesets
