@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from gohash.cli import main
+from gohash.index.parquet import DATASET_VERSION
 from gohash.tools.canon import CanonOptions
 from gohash.tools.dataset import write_dataset
-from gohash.tools.parquet import DATASET_VERSION
 from tests.support.env import CORPUS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"

@@ -4,6 +4,7 @@ building, upkeep), :mod:`~gohash.index.schema` (its DDL and format version),
 :mod:`~gohash.index.build` (inputs replayed into what it stores),
 :mod:`~gohash.index.games` (games as it stores them, and their replay),
 :mod:`~gohash.index.records` (what a file and a game contribute),
+:mod:`~gohash.index.parquet` (a canon dataset read back),
 :mod:`~gohash.index.writer` (inserts), :mod:`~gohash.index.check` (checking
 it end to end), :mod:`~gohash.index.values` (its values checked against the
 schema, by check and every reader), :mod:`~gohash.index.queries` (the queries

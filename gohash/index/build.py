@@ -166,7 +166,7 @@ def stream_frames(
         """The sources to replay, read one at a time as the replay asks for them."""
         for task, (inp, known) in enumerate(tasks):
             if isinstance(inp, Input) and inp.kind == "canon-parquet":
-                from ..tools.parquet import part_frames  # pyarrow, for canon datasets only
+                from .parquet import part_frames  # pyarrow, for canon datasets only
 
                 queue.extend((task, item, -1) for item in part_frames(inp.name, known))
                 continue

@@ -146,7 +146,7 @@ class FileFrames:
 Task = tuple[Input | Source | GohashError | Skipped, dict[str, str]]
 """An input (or a source, error or note read beforehand) and the SHA-256 of its files
 already indexed, by path.  An input of kind ``canon-parquet`` is one part of a
-canon dataset, read back (:func:`gohash.tools.parquet.part_frames`), not replayed."""
+canon dataset, read back (:func:`gohash.index.parquet.part_frames`), not replayed."""
 
 
 RANK_FORMS: tuple[tuple[str, str, int | None], ...] = (

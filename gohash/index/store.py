@@ -785,7 +785,7 @@ def _tasks(
             if inp is not None:
                 yield inp, {}
         elif inp.kind == "canon-parquet":
-            from ..tools.parquet import dataset_parts  # pyarrow, for canon datasets only
+            from .parquet import dataset_parts  # pyarrow, for canon datasets only
 
             try:
                 parts = dataset_parts(inp.name, scheme_name, suicide_allowed)

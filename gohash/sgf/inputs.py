@@ -210,4 +210,4 @@ class Source:
 PACK_MARKER = "_gohash_pack.json"
 """The file that makes a folder a packed dataset (:mod:`gohash.sgf.pack`)."""
 CANON_MARKER = "_gohash_canon.json"
-"""The file that makes a folder a canon dataset (:mod:`gohash.tools.parquet`)."""
+"""The file that makes a folder a canon dataset (:mod:`gohash.index.parquet`)."""

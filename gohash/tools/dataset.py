@@ -24,6 +24,7 @@ import fsspec
 
 from ..errors import GohashError, OutputExistsError, SgfError, WorkerDied
 from ..group.schemes import scheme as get_scheme
+from ..index.parquet import DATASET_FORMAT, DATASET_MARKER, DATASET_VERSION, dataset_info
 from ..pipeline.cluster import dask_client, distributed, heap_as_usual
 from ..pipeline.jobs import input_tasks, run_tasks
 from ..pipeline.pool import each
@@ -33,18 +34,7 @@ from ..sgf.sources import find_inputs
 from ..sgf.walk import WalkSummary
 from .canon import CanonOptions
 from .outputs import REPLACE_HINT, check_not_input
-from .parquet import (
-    DATASET_FORMAT,
-    DATASET_MARKER,
-    DATASET_VERSION,
-    TABLES,
-    Item,
-    Part,
-    PartResult,
-    dataset_info,
-    write_files,
-    write_part,
-)
+from .parquet import TABLES, Item, Part, PartResult, write_files, write_part
 
 __all__ = ["PARTITION_BYTES", "partitions", "write_dataset"]
 
