@@ -1,8 +1,9 @@
-"""The package layout: no import cycles, and ``import gohash`` stays light."""
+"""The package layout: layers that only go down, no import cycles, a light ``import gohash``."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from graphlib import CycleError, TopologicalSorter
@@ -12,41 +13,119 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gohash"
 
+LAYERS = ("group", "go", "sgf", "pipeline", "pattern", "index", "tools", "explorer", "cli")
+"""The packages from the bottom up: each imports only those before it (docs/design.md)."""
+
+# A Cython module's imports, one a line: "from X cimport ...", "import X".
+_CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(\.*)([\w.]*)\s+c?import\b|c?import\s+([\w.]+))",
+                            re.MULTILINE)
+
 
 def _module_name(path: Path) -> str:
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _absolute(package: str, level: int, module: str | None) -> str:
+    """The module a ``from`` import of ``level`` dots names, in ``package``."""
+    if not level:
+        return module or ""
+    base = package.split(".")[: len(package.split(".")) - level + 1]
+    return ".".join(base + ([module] if module else []))
+
+
+def _imported(source: str, name: str, is_package: bool, cython: bool = False) -> set[str]:
+    """Every name module ``name`` imports anywhere in ``source`` (in functions and
+    ``TYPE_CHECKING`` blocks too): modules, and "module.name" for each name a
+    ``from`` import takes (which may be a module)."""
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    if cython:
+        for dots, module, plain in _CYTHON_IMPORT.findall(source):
+            found.add(plain or _absolute(package, len(dots), module))
+        return found
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(package, node.level, node.module)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
 def _imports(path: Path, modules: set[str]) -> set[str]:
     """The gohash modules ``path`` imports anywhere in its body (in functions and
     ``TYPE_CHECKING`` blocks too), but the lazy public names of ``gohash/__init__``."""
     name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
-            # "from package import module" imports the module.
-            targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
-        else:
-            continue
-        found.update(t for t in targets if t in modules and t != name)
-    return found
+    found = _imported(path.read_text(encoding="utf-8"), name, path.name == "__init__.py",
+                      cython=path.suffix in (".pyx", ".pxd"))
+    return {t for t in found if t in modules and t != name}
 
 
 def _graph() -> dict[str, set[str]]:
-    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
-    modules = set(paths)
-    return {
-        name: _imports(path, modules) for name, path in paths.items() if name != "gohash"
-    }
+    """The gohash modules each module imports (a Cython module's ``.pxd`` and
+    ``.pyx`` as one)."""
+    paths = [p for suffix in ("py", "pyx", "pxd") for p in PACKAGE.rglob(f"*.{suffix}")]
+    modules = {_module_name(p) for p in paths}
+    graph: dict[str, set[str]] = {}
+    for path in paths:
+        if (name := _module_name(path)) != "gohash":
+            graph.setdefault(name, set()).update(_imports(path, modules))
+    return graph
+
+
+def _layer(module: str) -> int | None:
+    """The place of ``module``'s package in :data:`LAYERS` (None: a module of
+    ``gohash`` itself, such as ``gohash.errors``)."""
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 2 and parts[1] in LAYERS else None
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of ``graph`` from a package to one above it in :data:`LAYERS`."""
+    return sorted(
+        f"{name} imports {target}" for name, targets in graph.items() for target in targets
+        if (low := _layer(name)) is not None and (high := _layer(target)) is not None
+        and high > low
+    )
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Which package of :data:`LAYERS` imports which (``python tests/test_layout.py``
+    prints it)."""
+    packages: dict[str, set[str]] = {layer: set() for layer in LAYERS}
+    for name, targets in _graph().items():
+        if (low := _layer(name)) is not None:
+            packages[LAYERS[low]].update(
+                LAYERS[high] for t in targets if (high := _layer(t)) is not None and high != low)
+    return packages
+
+
+def test_layers_only_go_down() -> None:
+    assert _upward(_graph()) == []
+
+
+def test_upward_finds_imports_in_functions_and_type_checking() -> None:
+    source = """
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from ..index.queries import Record
+def f():
+    from ..tools import parquet
+    import gohash.cli.index
+"""
+    found = _imported(source, "gohash.pattern.search", False)
+    assert {"gohash.index.queries", "gohash.tools.parquet", "gohash.cli.index"} <= found
+    graph = {"gohash.pattern.search": {"gohash.index.queries", "gohash.group.coords",
+                                       "gohash.errors"}}
+    assert _upward(graph) == ["gohash.pattern.search imports gohash.index.queries"]
+
+
+def test_graph_reads_cython_imports() -> None:
+    graph = _graph()
+    assert "gohash.pipeline._core" in graph["gohash.pattern._match"]
+    assert "gohash.pipeline._scan" in graph["gohash.pipeline._core"]
 
 
 def test_graph_sees_imports_inside_functions() -> None:
@@ -83,3 +162,8 @@ def test_public_names_all_load() -> None:
     assert gohash.check_superko.__module__ == "gohash.tools.superko"
     with pytest.raises(AttributeError):
         gohash.no_such_name  # noqa: B018
+
+
+if __name__ == "__main__":
+    for layer, below in package_graph().items():
+        print(f"{layer} -> {', '.join(sorted(below, key=LAYERS.index)) or '(none)'}")

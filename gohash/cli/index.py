@@ -580,7 +580,7 @@ def _run_pattern(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _print_pattern(found: PatternResult) -> None:
+def _print_pattern(found: PatternResult[Record]) -> None:
     size = found.pattern.size
     if found.total:
         print(f"{'move':<6}{'count':>7}{'tenuki':>8}{'B wins':>8}{'W wins':>8}{'other':>7}"

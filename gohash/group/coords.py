@@ -1,7 +1,8 @@
 """Coordinates and position arrays: the one table of SGF points, GTP vertices,
 and the one check of position arrays that every module takes.
 
-Scope: conversions and validation only.  A point is ``(row, col)``, row 0 the
+Scope: conversions (a move's JSON form, :func:`move_json`, included) and
+validation only.  A point is ``(row, col)``, row 0 the
 bottom line (docs/design.md, section "Board and points").  GTP names columns
 A..Z without I and numbers rows from 1 at the bottom; SGF letters name the
 column first and count rows from the top.  A position array holds 0 (empty), 1 (black) and 2
@@ -11,6 +12,7 @@ column first and count rows from the top.  A position array holds 0 (empty), 1 (
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -119,3 +121,11 @@ def sgf_letters(point: Point | None, size: int) -> str:
         return ""
     row, col = point
     return _SGF_LETTERS[col] + _SGF_LETTERS[size - 1 - row]
+
+
+def move_json(colour: str, point: Point | None, size: int) -> dict[str, Any]:
+    """A move as JSON: ``colour`` (``b``, ``w``), ``point`` (``[row, col]``, row 0
+    the bottom line; null for a pass), ``gtp`` (``"D16"``, ``"pass"``) and
+    ``sgf`` (its letters, ``""`` for a pass)."""
+    return {"colour": colour, "point": None if point is None else list(point),
+            "gtp": gtp(point, size), "sgf": sgf_letters(point, size)}

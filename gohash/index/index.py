@@ -492,7 +492,7 @@ class Index:
         timeout: float | None = None,
         cancel: threading.Event | None = None,
         compiled: bool | None = None,
-    ) -> PatternResult:
+    ) -> PatternResult[Record]:
         """Every game of the pattern's board size where ``diagram`` (a pattern
         diagram, :func:`gohash.pattern.diagram.parse_pattern`) occurred on the
         main line, placed up to ``symmetry`` (``"full"``, ``"d4"``, ``"none"``),

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from .._deprecated import deprecated
 from ..errors import GohashError, OptionError, SourceGoneError
-from ..group.coords import gtp, sgf_letters
+from ..group.coords import move_json, sgf_letters
 from ..group.schemes import hex_key
 from ..group.symmetry import ELEMENTS, Element, Point
 from ..metadata import FIELDS, STORED
@@ -57,7 +57,6 @@ __all__ = [
     "contains",
     "game_order",
     "merge_continuations",
-    "move_json",
     "read_record",
     "source_again",
 ]
@@ -602,14 +601,6 @@ class Continuations:
             "setup_left_out": self.setup_left_out,
             "moves": [m.to_json() for m in self.moves],
         }
-
-
-def move_json(colour: str, point: Point | None, size: int) -> dict[str, Any]:
-    """A move as JSON: ``colour`` (``b``, ``w``), ``point`` (``[row, col]``, row 0
-    the bottom line; null for a pass), ``gtp`` (``"D16"``, ``"pass"``) and
-    ``sgf`` (its letters, ``""`` for a pass)."""
-    return {"colour": colour, "point": None if point is None else list(point),
-            "gtp": gtp(point, size), "sgf": sgf_letters(point, size)}
 
 
 @dataclass

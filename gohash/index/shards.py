@@ -762,15 +762,15 @@ class ShardedIndex:
         return result
 
     def pattern(self, diagram: str | Pattern, *, limit: int | None = 100, offset: int = 0,
-                **options: Any) -> PatternResult:
+                **options: Any) -> PatternResult[Record]:
         """:meth:`Index.pattern`: each shard's first ``offset + limit`` matches,
         merged in game id order, then paged; counts and continuations summed."""
-        parts: list[PatternResult] = self._ask(
+        parts: list[PatternResult[Record]] = self._ask(
             "pattern", diagram, limit=None if limit is None else offset + limit, offset=0,
             **options)
         tagged = sorted(((i, m) for i, part in enumerate(parts) for m in part.matches),
                         key=lambda t: self.global_id(t[0], t[1].record.id))
-        page: list[PatternMatch] = self._global(
+        page: list[PatternMatch[Record]] = self._global(
             tagged[offset:] if limit is None else tagged[offset:offset + limit])
         moves: dict[tuple[str, Any], list[PatternContinuation]] = {}
         for part in parts:

@@ -26,16 +26,16 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from .._deprecated import deprecated
 from ..errors import OptionError, QueryCancelled, QueryTooBroad
+from ..group.coords import move_json
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import Element, Point
-from ..index.queries import Record, move_json
 from .corners import corner_games, corner_query, placement_corners
 from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
 from .match import Found, Matcher
@@ -43,6 +43,7 @@ from .store import GameStore
 
 __all__ = [
     "PATTERN_SCHEME",
+    "MatchRecord",
     "PatternContinuation",
     "PatternMatch",
     "PatternQuery",
@@ -66,8 +67,21 @@ CHUNK_HITS = 1 << 19
 query of many placements scans fewer games at a time, down to 256."""
 
 
+class MatchRecord(Protocol):
+    """What a match needs of its game's record: the board size and its JSON
+    (the index gives its :class:`~gohash.index.queries.Record`)."""
+
+    @property
+    def size(self) -> int: ...
+
+    def to_json(self, *, paths: bool = True) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=MatchRecord)
+
+
 @dataclass(frozen=True)
-class PatternMatch:
+class PatternMatch(Generic[R]):
     """The pattern was present in ``record`` after move ``move_number`` (position
     ``seq`` of the main line, 0 the start), placed by ``element`` and then moved
     by ``offset`` (rows, columns): query point ``q`` at
@@ -79,7 +93,7 @@ class PatternMatch:
     gathers it with its images under the pattern's symmetries.  ``placements``
     counts the placements that hit there at once (this one the lowest)."""
 
-    record: Record
+    record: R
     move_number: int
     element: Element
     offset: Point
@@ -164,7 +178,7 @@ class PatternContinuation:
 
 
 @dataclass
-class PatternResult:
+class PatternResult(Generic[R]):
     """The answer to a pattern query.
 
     ``searched`` games were of the pattern's size and let through by the
@@ -185,7 +199,7 @@ class PatternResult:
     games: int
     total: int
     ended: int
-    matches: list[PatternMatch]
+    matches: list[PatternMatch[R]]
     continuations: list[PatternContinuation]
     limit: int | None
     offset: int = 0
@@ -258,11 +272,11 @@ class PatternQuery:
 
     def search(
         self, store: GameStore, selected: npt.NDArray[np.bool_], *,
-        records: Callable[[list[int]], Mapping[int, Record]],
+        records: Callable[[list[int]], Mapping[int, R]],
         twin: Callable[[npt.NDArray[np.int64]], Found] | None = None,
         limit: int | None = None, offset: int = 0, timeout: float | None = None,
         cancel: threading.Event | None = None, threads: int = THREADS,
-    ) -> PatternResult:
+    ) -> PatternResult[R]:
         """The hits in the games of ``store`` that ``selected`` (one flag a game)
         lets through, summed up: the counts and continuations of all, and
         ``limit`` matches (None: all) from the ``offset``-th, in the store's order,
@@ -499,9 +513,9 @@ class _Tally:
                      tenuki.astype(np.int64), black_wins.astype(np.int64),
                      white_wins.astype(np.int64), first, last, kept, placed[: len(keep)])
 
-    def result(self, parts: list[_Part], records: Callable[[list[int]], Mapping[int, Record]],
+    def result(self, parts: list[_Part], records: Callable[[list[int]], Mapping[int, R]],
                *, searched: int, candidates: int, limit: int | None,
-               offset: int) -> PatternResult:
+               offset: int) -> PatternResult[R]:
         """The result of the parts of all chunks, in the store's order."""
         query, store = self.query, self.store
         size = query.size
