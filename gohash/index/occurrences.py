@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from ..errors import GohashError, StoredGameError
 from ..group.symmetry import ELEMENTS, gathers, point_images
+from ..pattern.tally import tally
 from .games import replay_at, setup_nodes
 from .queries import ContinuationRow
 from .values import require
@@ -179,23 +180,15 @@ def continuation_rows(
     year = years[game_index]
     keys, group = np.unique(np.stack([colour, point, swapped, side, year]), axis=1,
                             return_inverse=True)
-    group = group.reshape(-1)
-    count = np.bincount(group, minlength=keys.shape[1])
-    blacks = np.bincount(group, black[game_index], minlength=keys.shape[1])
-    whites = np.bincount(group, white[game_index], minlength=keys.shape[1])
-    ranks = date_rank[game_index]
-    first = np.full(keys.shape[1], len(known), dtype=np.int64)
-    last = np.full(keys.shape[1], -1, dtype=np.int64)
-    dated = ranks >= 0
-    np.minimum.at(first, group[dated], ranks[dated])
-    np.maximum.at(last, group[dated], ranks[dated])
+    summed = tally(group.reshape(-1), keys.shape[1], black[game_index], white[game_index],
+                   date_rank[game_index])
     return [
         ContinuationRow(c, None if c == 0 else p, bool(sw), tm, None if y < 0 else y, n,
                         int(b), int(w), known[f] if f < len(known) else None,
                         known[la] if la >= 0 else None)
         for (c, p, sw, tm, y), n, b, w, f, la in zip(
-            keys.T.tolist(), count.tolist(), blacks.tolist(), whites.tolist(),
-            first.tolist(), last.tolist(), strict=True)
+            keys.T.tolist(), summed.occurrences.tolist(), summed.black_wins.tolist(),
+            summed.white_wins.tolist(), summed.first.tolist(), summed.last.tolist(), strict=True)
     ]
 
 

@@ -40,6 +40,7 @@ from .corners import corner_games, corner_query, placement_corners
 from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
 from .match import Found, Matcher
 from .store import GameStore
+from .tally import tally
 
 __all__ = [
     "PATTERN_SCHEME",
@@ -494,24 +495,18 @@ class _Tally:
         query_colour = np.where(swapped, 3 - colour, colour)
         query_point = self.to_query[placement[has], found.next_point[firsts][has]]
         moves = self.representatives[query_colour[has] - 1, query_point]
-        distinct, which, count = np.unique(moves, return_inverse=True, return_counts=True)
+        distinct, which = np.unique(moves, return_inverse=True)
         tenuki = np.bincount(which, weights=found.tenuki[firsts][has], minlength=len(distinct))
         winner = store.winners[game[has]]
         query_winner = np.where(winner == 0, 0, np.where(swapped[has], 3 - winner, winner))
-        black_wins = np.bincount(which, weights=query_winner == 1, minlength=len(distinct))
-        white_wins = np.bincount(which, weights=query_winner == 2, minlength=len(distinct))
-        rank = store.date_ranks[game[has]].astype(np.int64)
-        first = np.full(len(distinct), np.iinfo(np.int64).max, dtype=np.int64)
-        last = np.full(len(distinct), -1, dtype=np.int64)
-        dated = rank >= 0
-        np.minimum.at(first, which[dated], rank[dated])
-        np.maximum.at(last, which[dated], rank[dated])
+        summed = tally(which, len(distinct), query_winner == 1, query_winner == 2,
+                       store.date_ranks[game[has]].astype(np.int64))
         keep = firsts if wanted is None else firsts[:wanted]
         kept = Found(*(getattr(found, f.name)[keep] for f in fields(Found)))
         return _Part(len(firsts), len(np.unique(game)), int(len(firsts) - has.sum()),
-                     distinct.astype(np.int64), count.astype(np.int64),
-                     tenuki.astype(np.int64), black_wins.astype(np.int64),
-                     white_wins.astype(np.int64), first, last, kept, placed[: len(keep)])
+                     distinct.astype(np.int64), summed.occurrences, tenuki.astype(np.int64),
+                     summed.black_wins, summed.white_wins, summed.first, summed.last, kept,
+                     placed[: len(keep)])
 
     def result(self, parts: list[_Part], records: Callable[[list[int]], Mapping[int, R]],
                *, searched: int, candidates: int, limit: int | None,
@@ -524,17 +519,13 @@ class _Tally:
         distinct, which = np.unique(moves, return_inverse=True)
         n = len(distinct)
 
-        def summed(column: str) -> npt.NDArray[np.int64]:
-            values = np.concatenate([getattr(p, column) for p in parts]) if parts else moves
-            return np.bincount(which, weights=values, minlength=n).astype(np.int64)
+        def joined(column: str) -> npt.NDArray[np.int64]:
+            return np.concatenate([getattr(p, column) for p in parts]) if parts else moves
 
-        count, tenuki = summed("count"), summed("tenuki")
-        black_wins, white_wins = summed("black_wins"), summed("white_wins")
-        first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-        last = np.full(n, -1, dtype=np.int64)
-        if parts:
-            np.minimum.at(first, which, np.concatenate([p.first for p in parts]))
-            np.maximum.at(last, which, np.concatenate([p.last for p in parts]))
+        count, black_wins, white_wins, first, last = tally(
+            which, n, joined("black_wins"), joined("white_wins"), joined("first"),
+            joined("last"), count=joined("count"))
+        tenuki = np.bincount(which, weights=joined("tenuki"), minlength=n).astype(np.int64)
         # Most played first, then Black's first, then by point.
         order = np.lexsort((distinct % npts, distinct < npts, -count))
         continuations = []
