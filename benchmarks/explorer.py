@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from gohash.group.symmetry import ELEMENTS
+from gohash.index.filters import Filters
 from gohash.index.index import Index
-from gohash.index.queries import Filters
 from gohash.pipeline.frames import unpack_frames
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

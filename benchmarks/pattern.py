@@ -57,9 +57,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gohash.index.filters import Filters
 from gohash.index.index import Index
 from gohash.index.patterns import pattern_path
-from gohash.index.queries import Filters
 from gohash.pattern.store import PatternFile
 
 _SPEC = importlib.util.spec_from_file_location(

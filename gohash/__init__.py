@@ -52,12 +52,12 @@ if _typing.TYPE_CHECKING:
     from .group.schemes import SCHEMES, KeyScheme, scheme
     from .group.structure import SchemeStructure, scheme_structure
     from .group.symmetry import D4, ELEMENTS, Element, element
+    from .index.filters import Filters
     from .index.index import DupeGroup, Dupes, Index, Prefix, position_from_sgf
     from .index.players import PlayerMatch, PlayerSummary
-    from .index.queries import (
+    from .index.results import (
         Continuation,
         Continuations,
-        Filters,
         FindResult,
         GamePosition,
         GameRecord,
@@ -102,17 +102,17 @@ _WHERE: dict[str, tuple[str, str]] = {
     "element": ("group.symmetry", "element"),
     "Index": ("index.index", "Index"),
     "position_from_sgf": ("index.index", "position_from_sgf"),
-    "Continuations": ("index.queries", "Continuations"),
-    "Filters": ("index.queries", "Filters"),
+    "Continuations": ("index.results", "Continuations"),
+    "Filters": ("index.filters", "Filters"),
     "DupeGroup": ("index.index", "DupeGroup"),
     "Dupes": ("index.index", "Dupes"),
     "Prefix": ("index.index", "Prefix"),
-    "Continuation": ("index.queries", "Continuation"),
-    "FindResult": ("index.queries", "FindResult"),
-    "GamePosition": ("index.queries", "GamePosition"),
-    "GameRecord": ("index.queries", "GameRecord"),
-    "Match": ("index.queries", "Match"),
-    "Record": ("index.queries", "Record"),
+    "Continuation": ("index.results", "Continuation"),
+    "FindResult": ("index.results", "FindResult"),
+    "GamePosition": ("index.results", "GamePosition"),
+    "GameRecord": ("index.results", "GameRecord"),
+    "Match": ("index.results", "Match"),
+    "Record": ("index.results", "Record"),
     "PlayerMatch": ("index.players", "PlayerMatch"),
     "PlayerSummary": ("index.players", "PlayerSummary"),
     "BuildSummary": ("index.store", "BuildSummary"),

@@ -40,7 +40,7 @@ class Field:
     table; ``parquet`` the Parquet type; ``meaning`` its documentation there;
     ``text`` whether the readers keep its first value as text (``HA`` they read
     as a number); ``stored`` whether the index stores it as recorded, in a
-    TEXT column ``name`` of its games table, and :class:`gohash.index.queries.Record`
+    TEXT column ``name`` of its games table, and :class:`gohash.index.results.Record`
     carries it in ``fields`` (the index's other columns have their own code:
     ranks as levels, dates, winners); ``filter`` the filter that searches it
     (stored fields only).

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from gohash.errors import GohashError, IndexFileError
 from gohash.go.board import Board
 from gohash.group.symmetry import ELEMENTS
+from gohash.index.filters import Filters
 from gohash.index.index import Index, position_from_sgf
-from gohash.index.queries import Filters, Match
 from gohash.index.records import (
     RANK_FORMS,
     first_date,
@@ -32,6 +32,7 @@ from gohash.index.records import (
     result_text,
     winner,
 )
+from gohash.index.results import Match
 from gohash.index.schema import SCHEMA_VERSION
 from tests.support.env import ROOT
 from tests.support.explorer_reference import (

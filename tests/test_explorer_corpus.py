@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gohash.index.filters import Filters
 from gohash.index.index import Index
-from gohash.index.queries import Filters
 from tests.support.env import CORPUS
 from tests.support.explorer_reference import (
     SYMMETRIES,

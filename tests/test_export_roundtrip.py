@@ -19,7 +19,7 @@ from sgfmill import sgf
 
 from gohash.index.export import MAX_NAME_CHARS, download_name
 from gohash.index.index import Index
-from gohash.index.queries import Record
+from gohash.index.results import Record
 from gohash.sgf.extract import game_record
 from tests.support.serve_fixtures import build_index
 

@@ -24,10 +24,9 @@ import pytest
 from gohash.errors import IndexCreationError, KoError, SgfBudgetError, SgfError, SgfLimitError
 from gohash.go.board import Board
 from gohash.index import store
-from gohash.index.queries import source_again
 from gohash.index.store import IndexFile, build_index
 from gohash.sgf.inputs import MAX_INPUT_NOTES, PACK_MARKER, Budget, Source
-from gohash.sgf.sources import find_inputs, read_input
+from gohash.sgf.sources import find_inputs, read_input, source_again
 from gohash.sgf.walk import BaseVisitor, walk_source
 from tests.support.hostile import GAME, notes_bomb, packed, path_bomb, tar_of
 

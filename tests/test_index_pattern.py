@@ -22,10 +22,10 @@ from gohash.errors import DamagedIndexError, OptionError, QueryCancelled, QueryT
 from gohash.explorer.app import create_app
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
+from gohash.index.filters import Filters
 from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index, _game_boards
 from gohash.index.patterns import pattern_path
-from gohash.index.queries import Filters
 from gohash.pattern import corners as corners_module
 from gohash.pattern import search
 from gohash.pattern import store as store_module

@@ -21,7 +21,7 @@ import gohash.index.aggregates
 from gohash.errors import DamagedIndexError
 from gohash.explorer.app import create_app
 from gohash.index.index import Index
-from gohash.index.queries import RECORD_COLUMNS
+from gohash.index.results import RECORD_COLUMNS
 from gohash.index.schema import COLUMN_RULES, SCHEMA
 from tests.support.indexes import LETTERS, random_game, run, tamper
 

@@ -16,8 +16,8 @@ from starlette.testclient import TestClient
 from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.explorer.app import create_app
+from gohash.index.filters import FILTERS, Filters
 from gohash.index.index import Index
-from gohash.index.queries import FILTERS, Filters
 from gohash.metadata import FIELDS, STORED, TEXT_PROPERTIES
 from gohash.pipeline import positions as positions_module
 from gohash.sgf.inputs import Source

@@ -33,9 +33,9 @@ from gohash.errors import GohashError, IndexFileError
 from gohash.explorer.app import create_app
 from gohash.explorer.params import MAX_QUERY_BYTES
 from gohash.group.coords import sgf_letters
+from gohash.index.filters import FILTERS
 from gohash.index.index import Index
 from gohash.index.movelist import parse_steps, replay
-from gohash.index.queries import FILTERS
 from tests.support.net import free_port
 from tests.support.serve_fixtures import (
     DATA,

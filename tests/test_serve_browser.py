@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, Page
 from sgfmill import sgf
 
 from gohash.explorer.server import CONTENT_SECURITY_POLICY
-from gohash.index.queries import FILTERS
+from gohash.index.filters import FILTERS
 from tests.support import chromium
 from tests.support.chromium import OVERFLOW, screenshot, stones, viewer_at
 from tests.support.serve_fixtures import (
@@ -267,7 +267,7 @@ def test_a_bookmarked_url_shows_the_same_view(page: Page, server: str) -> None:
 
 
 def test_the_filters_come_from_the_server(page: Page, server: str) -> None:
-    # The page has no list of its own: /api/info's filters (gohash.index.queries.FILTERS,
+    # The page has no list of its own: /api/info's filters (gohash.index.filters.FILTERS,
     # with the stored fields of gohash.metadata) make the form's fields, in their order.
     page.goto(server + "/?size=19&moves=pd&place=nowhere%20at%20all")
     rendered(page, "pd")

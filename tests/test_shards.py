@@ -30,8 +30,8 @@ from gohash.cli import main
 from gohash.errors import GohashError, IndexFileError, UnknownGameError
 from gohash.go.board import Board
 from gohash.index import shards as shards_module
+from gohash.index.filters import Filters
 from gohash.index.index import Index
-from gohash.index.queries import Filters
 from gohash.index.shards import (
     MANIFEST,
     Manifest,

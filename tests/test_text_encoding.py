@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gohash.index.filters import Filters
 from gohash.index.index import Index
-from gohash.index.queries import Filters
 from gohash.pipeline.positions import CORE_AVAILABLE
 from gohash.sgf.inputs import Source
 from gohash.sgf.parser import root_text

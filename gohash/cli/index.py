@@ -18,19 +18,12 @@ from ..go.board import Board
 from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..group.coords import gtp
 from ..group.schemes import DEFAULT_SCHEME
+from ..index.filters import FILTERS, Filters
 from ..index.index import DupeGroup, Index, position_from_sgf
 from ..index.movelist import play_moves
 from ..index.players import PlayerSummary, Results, chosen_player
-from ..index.queries import (
-    FILTERS,
-    SETUP,
-    TO_MOVE,
-    Continuations,
-    Filters,
-    FindResult,
-    Record,
-)
 from ..index.records import PARSE_VERSION
+from ..index.results import Continuations, FindResult, Record
 from ..index.schema import SCHEMA_VERSION
 from ..index.shards import (
     ShardedIndex,
@@ -40,6 +33,7 @@ from ..index.shards import (
     upgrade_shards,
 )
 from ..index.store import build_index, upgrade_index
+from ..index.view import SETUP, TO_MOVE
 from ..pattern.diagram import SYMMETRIES as PATTERN_SYMMETRIES
 from ..pattern.search import PatternResult
 from ..sgf.inputs import special_file
@@ -530,7 +524,7 @@ def _players(record: Record) -> str:
 
 
 def _add_filters(parser: argparse.ArgumentParser) -> None:
-    """The filters of find and pattern (:data:`~gohash.index.queries.FILTERS`)."""
+    """The filters of find and pattern (:data:`~gohash.index.filters.FILTERS`)."""
     filters = parser.add_argument_group(
         "filters", "count only the games these let through (all that are given)"
     )

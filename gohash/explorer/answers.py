@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BadRequest
+from ..index.filters import FILTERS, GAME_ORDERS, Filters
 from ..index.index import Index
 from ..index.movelist import Replay, format_steps, parse_steps, replay
-from ..index.queries import FILTERS, GAME_ORDERS, SETUP, Filters
 from ..index.shards import ShardedIndex
+from ..index.view import SETUP
 from ..pattern.diagram import SYMMETRIES
 from .indexes import Generation, Served
 from .params import choice_param, filter_params, int_param

@@ -28,9 +28,10 @@ from starlette.responses import Response
 from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
 from ..group.symmetry import Element, element
 from ..index.index import Index
-from ..index.queries import GameRecord, source_candidates, source_files
+from ..index.results import GameRecord
 from ..index.shards import ShardedIndex
 from ..pipeline.pool import WorkerPool
+from ..sgf.sources import source_candidates, source_files
 from .indexes import Identity, Served, file_identity, index_status, open_index
 from .shaping import json_bytes, steps_json
 from .work import RETRY_AFTER, Lane

@@ -10,7 +10,7 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from ..errors import BadRequest
-from ..index.queries import FILTERS, Filters
+from ..index.filters import FILTERS, Filters
 
 __all__ = [
     "FILTER_PARAMS",

@@ -17,7 +17,7 @@ from ..errors import BadRequest
 from ..group.coords import sgf_letters
 from ..group.symmetry import Element, Point
 from ..index.movelist import MAX_STEPS, Replay, edit_steps
-from ..index.queries import GameRecord, stone_rows
+from ..index.results import GameRecord, stone_rows
 
 __all__ = ["board_json", "json_bytes", "steps_json"]
 

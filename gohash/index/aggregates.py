@@ -29,8 +29,8 @@ from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_array_and_elements
 from .games import posting_key, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
-from .queries import ContinuationRow
 from .values import damaged, require
+from .view import ContinuationRow
 
 __all__ = [
     "AGGREGATE_OCCURRENCES",

@@ -6,22 +6,25 @@ root's properties, as an SGF record of its own (FF[4], UTF-8): every node
 the index holds, its moves, setup stones and variations, so that any SGF
 reader replays it to the positions the index holds.  Comments and properties
 the index does not keep are not in it.  :func:`download_name` names such a
-record's file.
+record's file.  :func:`read_record` reads a game as recorded again from its
+file instead, when the file is there unchanged.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import GohashError
 from ..group.coords import sgf_letters
+from ..sgf.extract import game_record
+from ..sgf.sources import source_again
 from .games import NO_POINT, TAG_MOVE, TAG_PARENT, TAG_SETUP
-from .queries import Record
+from .results import Record
 
-__all__ = ["StoredNode", "download_name", "game_sgf", "stored_nodes"]
+__all__ = ["StoredNode", "download_name", "game_sgf", "read_record", "stored_nodes"]
 
 MAX_NAME_CHARS = 120
 """The longest file name :func:`download_name` gives, ``.sgf`` included."""
@@ -172,3 +175,15 @@ def download_name(record: Record) -> str:
     if not stem:
         stem = f"game-{record.id}"
     return stem[: MAX_NAME_CHARS - 4].rstrip() + ".sgf"
+
+
+def read_record(
+    record: Record, *, file_sha: str, folders: Sequence[str] = ()
+) -> str:
+    """Game ``record`` as an SGF record of its own
+    (:func:`gohash.sgf.extract.game_record`), read again from its file, which must
+    have the SHA-256 ``file_sha``; relative paths are tried as
+    :func:`source_again` tries them.  Raises :class:`~gohash.errors.SourceGoneError` if the file is
+    gone, :class:`GohashError` if it changed."""
+    source = source_again(record.file, file_sha, folders)
+    return game_record(source.data, record.file, record.game)

@@ -11,7 +11,7 @@ A node is a position the index holds: node 0 the initial position (the root's
 setup), then one per node of the record with a move or setup stones, in the
 order the replay visited them (the main line first, then each variation of an
 index built with variations).  Node ``seq`` is the ``seq`` of a posting and of
-:attr:`gohash.index.queries.Match.seq`.
+:attr:`gohash.index.results.Match.seq`.
 """
 
 from __future__ import annotations

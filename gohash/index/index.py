@@ -3,7 +3,8 @@
 Scope: :class:`Index`, which holds an :class:`~gohash.index.store.IndexFile`
 (the database: its schema, opening, building and upkeep) and adds the exact position
 search with its filters and the continuations of a position (their
-semantics and results are :mod:`gohash.index.queries`'s), rebuilding an indexed
+semantics and results are :mod:`gohash.index.view`'s and
+:mod:`gohash.index.results`'s), rebuilding an indexed
 game from its stored form, and duplicate and prefix detection; and
 :func:`position_from_sgf`, which takes a query position from a record.  The
 command line (:mod:`gohash.cli.index`) only parses arguments and prints.
@@ -46,10 +47,11 @@ from ..pipeline.frames import (
     frame_batch,
 )
 from ..sgf.extract import main_line_comments
-from ..sgf.sources import find_inputs, read_input
+from ..sgf.sources import find_inputs, read_input, source_again
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .aggregates import aggregate_rows
-from .export import download_name, game_sgf
+from .export import download_name, game_sgf, read_record
+from .filters import Filters, game_order
 from .games import Replayed, posting_key, posting_keys, replay_at, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
 from .patterns import pattern_faults, pattern_path, pattern_store
@@ -62,24 +64,10 @@ from .players import (
     opening_moves,
     summarize,
 )
-from .queries import (
-    RECORD_COLUMNS,
-    SETUP,
-    ContinuationRow,
-    Continuations,
-    Filters,
-    FindResult,
-    GamePosition,
-    GameRecord,
-    QueryView,
-    Record,
-    game_order,
-    merge_continuations,
-    read_record,
-    source_again,
-)
+from .results import RECORD_COLUMNS, Continuations, FindResult, GamePosition, GameRecord, Record
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
 from .values import damaged, require
+from .view import SETUP, ContinuationRow, QueryView, merge_continuations
 
 __all__ = [
     "DUPES_BATCH",
@@ -321,7 +309,7 @@ class Index:
         exchange, ``"d4"`` rotations and reflections only); confirmed exactly.
 
         Occurrences come in index order (file, game, move), or by ``order``
-        (:func:`~gohash.index.queries.game_order`: ``'date'``, ``'-rank'``, ...)
+        (:func:`~gohash.index.filters.game_order`: ``'date'``, ``'-rank'``, ...)
         and then in index order; ``limit`` (None: all) and ``offset`` page
         through them, and ``total`` counts them all.
         ``filters`` keep the games they let through (:class:`Filters`);
@@ -379,7 +367,7 @@ class Index:
 
     def _ordered(self, hits: list[int], game_ids: Sequence[int], order: str) -> list[int]:
         """``hits`` (indexes into ``game_ids``) with their games in ``order``
-        (:func:`~gohash.index.queries.game_order`), each game's in index order."""
+        (:func:`~gohash.index.filters.game_order`), each game's in index order."""
         wanted = sorted({int(game_ids[i]) for i in hits})
         rank = {game_id: n for n, (game_id,) in enumerate(self._db.execute(
             f"SELECT g.id FROM games g WHERE g.id IN (SELECT value FROM json_each(?)) "
@@ -412,7 +400,7 @@ class Index:
     ) -> Continuations:
         """What was played next wherever ``position`` (a Board or an (N, N) array)
         occurred with the query's side to move, each move seen in the query's
-        orientation and colours (:mod:`gohash.index.queries` says how), most played
+        orientation and colours (:mod:`gohash.index.view` says how), most played
         first.
 
         ``to_move`` is the side to move kept, in the query's colours: ``'query'``
@@ -425,13 +413,13 @@ class Index:
         ``filters`` keep the games they let through.  ``limit`` keeps the most
         played moves only (None: all); the counts cover all.
 
-        ``setup`` (:data:`~gohash.index.queries.SETUP`) says what to do with
+        ``setup`` (:data:`~gohash.index.view.SETUP`) says what to do with
         the occurrences setup made or ended: the position set up (a handicap's
         stones, any setup node's) or left by setup (the position before a
         setup node, such as the empty board of a game whose handicap stones
         come in its second node), which no one played through: ``"exclude"``
         (the default) leaves them out and counts them in
-        :attr:`~gohash.index.queries.Continuations.setup_left_out`,
+        :attr:`~gohash.index.results.Continuations.setup_left_out`,
         ``"include"`` counts them with the others, ``"only"`` keeps them alone.
         """
         OptionError.check("symmetry", symmetry, QUERY_SYMMETRIES)
@@ -716,7 +704,7 @@ class Index:
         and as many most played corner patterns of ``corner_length`` moves on each
         game's main line (:func:`~gohash.index.players.corner_patterns`): a
         :class:`~gohash.index.players.PlayerSummary`; ``openings`` None: every one.
-        The games come by ``order`` (:func:`~gohash.index.queries.game_order`),
+        The games come by ``order`` (:func:`~gohash.index.filters.game_order`),
         then in index order."""
         if opening_length < 1:
             raise OptionError(f"opening_length must be at least 1, not {opening_length}")

@@ -4,8 +4,8 @@ Scope: :func:`read_games`, the games rows a search replays; :func:`confirm`,
 which replays the games that postings name and keeps the nodes whose
 position is an image of a query's frame (:class:`Hits`); and
 :func:`continuation_rows`, which sums confirmed occurrences into the
-:class:`~gohash.index.queries.ContinuationRow` groups that
-:func:`~gohash.index.queries.merge_continuations` reads, those reached by
+:class:`~gohash.index.view.ContinuationRow` groups that
+:func:`~gohash.index.view.merge_continuations` reads, those reached by
 setup apart (:func:`by_setup`, :func:`setup_rows`).  Searches
 (:mod:`gohash.index.index`) and the aggregates of frequent positions
 (:mod:`gohash.index.aggregates`) share them, so both count alike.  Nothing
@@ -27,8 +27,8 @@ from ..errors import GohashError, StoredGameError
 from ..group.symmetry import ELEMENTS, gathers, point_images
 from ..pattern.tally import tally
 from .games import replay_at, setup_nodes
-from .queries import ContinuationRow
 from .values import require
+from .view import ContinuationRow
 
 __all__ = ["Hits", "by_setup", "confirm", "continuation_rows", "read_games", "setup_rows"]
 
@@ -213,7 +213,7 @@ def setup_rows(
     hits: Hits, allowed: npt.NDArray[np.bool_] | None, setup: str
 ) -> tuple[list[ContinuationRow], list[ContinuationRow]]:
     """:func:`continuation_rows` of the occurrences of ``hits`` that ``setup``
-    (:data:`~gohash.index.queries.SETUP`) keeps, and of those it leaves out:
+    (:data:`~gohash.index.view.SETUP`) keeps, and of those it leaves out:
     ``"include"`` all of them (none left out), ``"exclude"`` those played
     through (:func:`by_setup` false), ``"only"`` those reached or ended by setup."""
     if setup == "include":

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from .._deprecated import deprecated
 from ..group.coords import sgf_letters
 from ..group.symmetry import D4, ELEMENTS, Point
-from .queries import Record
+from .results import Record
 
 __all__ = [
     "CORNER_MOVES", "OPENING_MOVES", "CornerPattern", "Opening", "PlayerMatch", "PlayerSummary",

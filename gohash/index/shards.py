@@ -45,17 +45,11 @@ from ..pipeline.frames import NamedSchemes
 from ..sgf.inputs import Input
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
+from .filters import GAME_ORDERS
 from .index import Dupes, Index, dupe_candidates, group_dupes
 from .players import CornerPattern, Opening, PlayerMatch, PlayerSummary, Results
-from .queries import (
-    GAME_ORDERS,
-    Continuation,
-    Continuations,
-    FindResult,
-    GameRecord,
-    Record,
-)
 from .records import rank_level
+from .results import Continuation, Continuations, FindResult, GameRecord, Record
 from .schema import SCHEMA_VERSION
 from .store import (
     BuildSummary,
@@ -947,7 +941,7 @@ def _openings(parts: Sequence[Opening]) -> list[Any]:
 def _in_order(items: list[Any], record: Callable[[Any], Record], order: str | None,
               game_id: Callable[[Any], int] | None = None) -> list[Any]:
     """``items`` (each with its game's ``record``) by game id (``game_id(item)``,
-    or the record's), or by ``order`` (:func:`~gohash.index.queries.game_order`,
+    or the record's), or by ``order`` (:func:`~gohash.index.filters.game_order`,
     as SQLite sorts it) then game id; items of one game keep their order."""
     items = sorted(items, key=game_id or (lambda item: record(item).id))
     if order is None:
@@ -966,7 +960,7 @@ def _in_order(items: list[Any], record: Callable[[Any], Record], order: str | No
 
 
 def _order_value(record: Record, name: str) -> Any:
-    """What :data:`~gohash.index.queries.GAME_ORDERS` sorts a game by (None: it has none)."""
+    """What :data:`~gohash.index.filters.GAME_ORDERS` sorts a game by (None: it has none)."""
     if name == "date":
         return record.date
     if name == "result":

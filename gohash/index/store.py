@@ -52,8 +52,8 @@ from ..version import __version__
 from .aggregates import CANDIDATE_NODES, Aggregates
 from .build import Spooled, SpoolReader, spooled_frames, stream_frames
 from .check import check_index
+from .filters import contains
 from .games import game_keys
-from .queries import contains
 from .records import PARSE_VERSION, FileFrames, SourceError, SourceNote, Task
 from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
 from .values import damaged, require

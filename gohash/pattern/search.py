@@ -70,7 +70,7 @@ query of many placements scans fewer games at a time, down to 256."""
 
 class MatchRecord(Protocol):
     """What a match needs of its game's record: the board size and its JSON
-    (the index gives its :class:`~gohash.index.queries.Record`)."""
+    (the index gives its :class:`~gohash.index.results.Record`)."""
 
     @property
     def size(self) -> int: ...
@@ -119,7 +119,7 @@ class PatternMatch(Generic[R]):
 
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The match as JSON (docs/schemas.md, "gohash index pattern"): its game's
-        record (:meth:`~gohash.index.queries.Record.to_json`, ``paths`` as there),
+        record (:meth:`~gohash.index.results.Record.to_json`, ``paths`` as there),
         then where and how the pattern was placed;
         ``view`` is ``element``'s inverse, which shows the game in the query's
         orientation and colours."""
@@ -207,7 +207,7 @@ class PatternResult(Generic[R]):
 
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The result as JSON (docs/schemas.md, "gohash index pattern"); ``paths``
-        as in :meth:`~gohash.index.queries.Record.to_json`."""
+        as in :meth:`~gohash.index.results.Record.to_json`."""
         size = self.pattern.size
         return {
             "size": size,

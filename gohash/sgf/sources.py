@@ -2,7 +2,9 @@
 
 Scope: resolving the paths a user names (:func:`find_inputs`) and reading the
 SGF sources in them (:func:`read_input`), within a size limit, with the errors
-of SGF reading (:class:`SgfError` and the classes :mod:`gohash.sgf` raises).
+of SGF reading (:class:`SgfError` and the classes :mod:`gohash.sgf` raises);
+and a source an index stored read again by its name and checked against its
+SHA-256 (:func:`source_again`).
 Parsing is :mod:`gohash.sgf`'s job; its names for these are the same.
 """
 
@@ -12,6 +14,7 @@ import bisect
 import bz2
 import codecs
 import gzip
+import hashlib
 import io
 import lzma
 import os
@@ -21,11 +24,11 @@ import sys
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import IO, Any
 
-from ..errors import SgfBudgetError, SgfError, SgfLimitError
+from ..errors import GohashError, SgfBudgetError, SgfError, SgfLimitError, SourceGoneError
 from .inputs import (
     CANON_MARKER,
     MAX_SOURCE_BYTES,
@@ -38,8 +41,9 @@ from .inputs import (
     budget_for,
     special_kind,
 )
+from .names import fs_name
 
-__all__ = ["find_inputs", "read_input"]
+__all__ = ["find_inputs", "read_input", "source_again", "source_candidates", "source_files"]
 
 # Recognised by content: (leading bytes, format).
 _MAGIC = (
@@ -574,3 +578,47 @@ def _text_source(name: str, data: bytes, limit: int) -> Source | SgfError:
 
 
 _PIECE = 1024 * 1024
+
+
+# -- a source read again (an index's, by name and SHA-256) ------------------------------------
+
+
+def source_candidates(name: str, folders: Sequence[str]) -> list[str]:
+    """Where the source an index stored as ``name`` may be: the name as given,
+    from each of ``folders`` if it is relative, and each with the bytes of the
+    name that are not UTF-8 restored (a stored name holds them as escapes)."""
+    candidates = [name]
+    if not os.path.isabs(name) and name != "-":
+        candidates += [os.path.join(folder, name) for folder in folders]
+    return candidates + [fs for candidate in candidates
+                         if (fs := fs_name(candidate)) != candidate]
+
+
+def source_files(candidate: str) -> list[str]:
+    """The files that may hold the source ``candidate``: the part before each colon
+    and the whole (an archive member is named ``archive:member``)."""
+    return [candidate[:i] for i in range(1, len(candidate) + 1)
+            if candidate[i:i + 1] in (":", "")]
+
+
+def source_again(name: str, sha256: str, folders: Sequence[str]) -> Source:
+    """The SGF source ``name`` (a file, or ``archive:member``) read again and
+    checked against its SHA-256; reported under ``name``.  A relative path is
+    tried from the current folder, then from each of ``folders``
+    (:func:`source_candidates`)."""
+    for candidate in source_candidates(name, folders):
+        containers = [path for path in source_files(candidate) if os.path.isfile(path)]
+        for container in containers:
+            for inp in find_inputs([container]):
+                for source in read_input(inp):
+                    if isinstance(source, Source) and source.name == candidate:
+                        if hashlib.sha256(source.data).hexdigest() != sha256:
+                            raise GohashError(
+                                "changed since it was indexed (its SHA-256 differs): "
+                                "rebuild the index", file=name,
+                            )
+                        return Source(name, source.data, source.notes)
+    raise SourceGoneError(
+        "cannot read it again: not found (paths are as given to the build: relative "
+        "to the folder it ran in, or to the index's)", file=name,
+    )

@@ -33,7 +33,7 @@ import pytest
 from sgfmill import boards, sgf, sgf_grammar
 
 from gohash.index.index import Index
-from gohash.index.queries import Continuations
+from gohash.index.results import Continuations
 from tests.support.env import ROOT
 
 Array = npt.NDArray[np.int8]

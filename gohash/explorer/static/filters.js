@@ -1,6 +1,6 @@
 // @ts-check
 // The form of the filters and search options: its fields come from /api/info's list
-// (gohash.index.queries.FILTERS); the page has no list of its own.
+// (gohash.index.filters.FILTERS); the page has no list of its own.
 
 import { formOf } from "./dom.js";
 import { FILTERS, search } from "./state.js";
