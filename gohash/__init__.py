@@ -52,8 +52,9 @@ if _typing.TYPE_CHECKING:
     from .group.schemes import SCHEMES, KeyScheme, scheme
     from .group.structure import SchemeStructure, scheme_structure
     from .group.symmetry import D4, ELEMENTS, Element, element
+    from .index.dupes import DupeGroup, Dupes, Prefix
     from .index.filters import Filters
-    from .index.index import DupeGroup, Dupes, Index, Prefix, position_from_sgf
+    from .index.index import Index, position_from_sgf
     from .index.players import PlayerMatch, PlayerSummary
     from .index.results import (
         Continuation,
@@ -104,9 +105,9 @@ _WHERE: dict[str, tuple[str, str]] = {
     "position_from_sgf": ("index.index", "position_from_sgf"),
     "Continuations": ("index.results", "Continuations"),
     "Filters": ("index.filters", "Filters"),
-    "DupeGroup": ("index.index", "DupeGroup"),
-    "Dupes": ("index.index", "Dupes"),
-    "Prefix": ("index.index", "Prefix"),
+    "DupeGroup": ("index.dupes", "DupeGroup"),
+    "Dupes": ("index.dupes", "Dupes"),
+    "Prefix": ("index.dupes", "Prefix"),
     "Continuation": ("index.results", "Continuation"),
     "FindResult": ("index.results", "FindResult"),
     "GamePosition": ("index.results", "GamePosition"),

@@ -18,8 +18,9 @@ from ..go.board import Board
 from ..go.rulesets import SUICIDE_HELP, SUICIDE_OPTIONS
 from ..group.coords import gtp
 from ..group.schemes import DEFAULT_SCHEME
+from ..index.dupes import DupeGroup
 from ..index.filters import FILTERS, Filters
-from ..index.index import DupeGroup, Index, position_from_sgf
+from ..index.index import Index, position_from_sgf
 from ..index.movelist import play_moves
 from ..index.players import PlayerSummary, Results, chosen_player
 from ..index.records import PARSE_VERSION

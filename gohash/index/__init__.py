@@ -7,8 +7,9 @@ building, upkeep), :mod:`~gohash.index.schema` (its DDL and format version),
 :mod:`~gohash.index.parquet` (a canon dataset read back),
 :mod:`~gohash.index.writer` (inserts), :mod:`~gohash.index.check` (checking
 it end to end), :mod:`~gohash.index.values` (its values checked against the
-schema, by check and every reader), :mod:`~gohash.index.filters` (which games a
-search counts), :mod:`~gohash.index.results` (what queries answer),
+schema, by check and every reader), :mod:`~gohash.index.dupes` (duplicate
+games), :mod:`~gohash.index.filters` (which games a search counts),
+:mod:`~gohash.index.results` (what queries answer),
 :mod:`~gohash.index.view` (next moves seen from the query),
 :mod:`~gohash.index.movelist` (move lists), :mod:`~gohash.index.players` (a
 player's games, openings and corner patterns), :mod:`~gohash.index.export`

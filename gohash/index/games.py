@@ -34,6 +34,7 @@ from ..pipeline.frames import frame_batch
 __all__ = [
     "KEY_BITS",
     "NO_POINT",
+    "REPLAY_COLUMNS",
     "TAG_MOVE",
     "TAG_PARENT",
     "TAG_SETUP",
@@ -444,3 +445,7 @@ def posting_key(key: int, bits: int, size: int) -> int:
     word = key >> (bits - 64)
     signed = word - (1 << 64) if word >= 1 << 63 else word
     return (signed >> (64 - KEY_BITS)) ^ size
+
+
+REPLAY_COLUMNS = ("id", "size", "nodes", "positions", "record")
+"""The columns of the games table a game's replay reads (checked before it)."""

@@ -22,7 +22,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -50,9 +50,10 @@ from ..sgf.extract import main_line_comments
 from ..sgf.sources import find_inputs, read_input, source_again
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
 from .aggregates import aggregate_rows
+from .dupes import Dupes, dupe_candidates, group_dupes, last_positions, position_holders
 from .export import download_name, game_sgf, read_record
 from .filters import Filters, game_order
-from .games import Replayed, posting_key, posting_keys, replay_at, replay_boards
+from .games import REPLAY_COLUMNS, Replayed, posting_key, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
 from .patterns import pattern_faults, pattern_path, pattern_store
 from .players import (
@@ -70,14 +71,8 @@ from .values import damaged, require
 from .view import SETUP, ContinuationRow, QueryView, merge_continuations
 
 __all__ = [
-    "DUPES_BATCH",
     "QUERY_SYMMETRIES",
-    "DupeGroup",
-    "Dupes",
     "Index",
-    "Prefix",
-    "dupe_candidates",
-    "group_dupes",
     "position_from_sgf",
 ]
 
@@ -87,59 +82,6 @@ QUERY_SYMMETRIES = ("full", "d4")
 rotations, reflections and colour exchange, or rotations and reflections only
 (:meth:`Index.pattern` also takes ``"none"``, :data:`gohash.pattern.diagram.SYMMETRIES`)."""
 
-DUPES_BATCH = 4096
-"""Games replayed at a time by :meth:`Index.dupes` for their last positions."""
-
-# The columns of a game its replay reads.
-_REPLAYED = ("id", "size", "nodes", "positions", "record")
-
-
-# -- results ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DupeGroup:
-    """Records with the same sequence of positions up to symmetry; ``elements[i]``
-    maps the last position of ``records[0]`` to that of ``records[i]``."""
-
-    records: tuple[Record, ...]
-    elements: tuple[Element, ...]
-    positions: int
-
-    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
-        """The group as JSON (docs/schemas.md, "Duplicates"): ``positions``, and its
-        ``records`` (:meth:`Record.to_json`, ``paths`` as there), each with its
-        ``element``."""
-        return {
-            "positions": self.positions,
-            "records": [{**r.to_json(paths=paths), "element": g.name}
-                        for r, g in zip(self.records, self.elements, strict=True)],
-        }
-
-
-@dataclass(frozen=True)
-class Prefix:
-    """Every record of ``shorter`` is a proper prefix of every record of ``longer``."""
-
-    shorter: DupeGroup
-    longer: DupeGroup
-
-
-@dataclass
-class Dupes:
-    """What :meth:`Index.dupes` found: groups of the same game, and prefixes."""
-
-    groups: list[DupeGroup]
-    prefixes: list[Prefix]
-
-    def to_json(self, *, paths: bool = True) -> dict[str, Any]:
-        """The duplicates as JSON (docs/schemas.md, "Duplicates"); ``paths`` as in
-        :meth:`Record.to_json`."""
-        return {
-            "groups": [g.to_json(paths=paths) for g in self.groups],
-            "prefixes": [{"shorter": p.shorter.to_json(paths=paths),
-                          "longer": p.longer.to_json(paths=paths)} for p in self.prefixes],
-        }
 
 
 class Index:
@@ -752,7 +694,7 @@ class Index:
         element mapping its last position onto its frame."""
         out = {}
         for game_id in game_ids:
-            require(self._db, "games", "id = ?", (game_id,), _REPLAYED)
+            require(self._db, "games", "id = ?", (game_id,), REPLAY_COLUMNS)
             size, nodes, main, blob = self._db.execute(
                 "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
             ).fetchone()
@@ -779,28 +721,7 @@ class Index:
         """The game id, last main-line position's posting key and its node of each
         game of ``min_positions`` positions or more, in game id order by size:
         the first half of finding duplicates (:meth:`dupe_holders`)."""
-        db = self._db
-        require(db, "games", "positions >= ?", (min_positions,), _REPLAYED)
-        lasts: list[tuple[int, int, int]] = []
-        for (size,) in db.execute("SELECT DISTINCT size FROM games WHERE positions >= ?",
-                                  (min_positions,)).fetchall():
-            keys = self.keys(size)
-            cursor = db.execute("SELECT id, nodes, positions, record FROM games "
-                                "WHERE size = ? AND positions >= ? ORDER BY id",
-                                (size, min_positions))
-            while rows := cursor.fetchmany(DUPES_BATCH):
-                ids, nodes, mains, blobs = zip(*rows, strict=True)
-                last = np.array(mains, dtype=np.int32) - 1
-                try:
-                    at = replay_at(blobs, size, nodes, mains,
-                                   np.arange(len(rows), dtype=np.int32), last)
-                except StoredGameError as e:
-                    raise damaged(self.path, f"game {ids[e.index]}: {e.reason}") from None
-                boards = at.boards.reshape(-1, size, size)
-                batch = frame_batch(at.boards, keys.hash_arrays(boards), keys, frames=False)
-                lasts += zip(ids, posting_keys(batch.keys, size).tolist(), last.tolist(),
-                             strict=True)
-        return lasts
+        return last_positions(self._db, self.path, self.keys, min_positions)
 
     @database_errors
     def dupe_holders(self, lasts: Sequence[tuple[int, int]], *,
@@ -810,16 +731,7 @@ class Index:
         positions or more that hold that key at that node: pairs of its place
         in ``lasts`` and such a game's id.  If a main line is another's, or a
         prefix of it, the other holds its last position there."""
-        if not lasts:
-            return []
-        found: list[tuple[int, int]] = self._db.execute(
-            "WITH last (i, key, seq) AS (SELECT key, value ->> 0, value ->> 1 "
-            "FROM json_each(?)) "
-            "SELECT last.i, p.game_id FROM last JOIN postings p "
-            "ON p.key = last.key AND p.seq = last.seq "
-            "JOIN games g ON g.id = p.game_id AND g.positions >= ?",
-            (json.dumps(list(lasts)), min_positions)).fetchall()
-        return found
+        return position_holders(self._db, lasts, min_positions)
 
     @database_errors
     def dupes(self, *, min_positions: int = 10) -> Dupes:
@@ -831,65 +743,10 @@ class Index:
         (:func:`group_dupes`).
         """
         lasts = self.dupe_lasts(min_positions=min_positions)
-        holders = self.dupe_holders([(key, node) for _, key, node in lasts],
-                                    min_positions=min_positions)
-        return group_dupes(dupe_candidates([game for game, _, _ in lasts], holders),
+        held = self.dupe_holders([(key, node) for _, key, node in lasts],
+                                 min_positions=min_positions)
+        return group_dupes(dupe_candidates([game for game, _, _ in lasts], held),
                            self.main_frames, self._records)
-
-
-def dupe_candidates(owners: Sequence[int], holders: Iterable[tuple[int, int]]) -> set[int]:
-    """The games whose main line may be another's or a proper prefix of another's,
-    or have another's as one: those whose last position (at the node it is
-    on) another game holds (``holders``: pairs of a place in ``owners``, the
-    games of :meth:`Index.dupe_lasts` in order, and a game that holds that
-    game's last position, :meth:`Index.dupe_holders`), and those games."""
-    found: set[int] = set()
-    for i, holder in holders:
-        if holder != owners[i]:
-            found.update((owners[i], holder))
-    return found
-
-
-def group_dupes(
-    candidates: set[int],
-    frames: Callable[[list[int]], dict[int, tuple[tuple[bytes, ...], int]]],
-    records: Callable[[list[int]], dict[int, Record]],
-) -> Dupes:
-    """The duplicates among the games ``candidates`` (those that may be one:
-    :func:`dupe_candidates`), compared on their main lines' exact frames
-    (``frames``, :meth:`Index.main_frames`); ``records`` gives the records of
-    game ids.  Groups and prefixes come in game id order."""
-    sequences: dict[int, tuple[bytes, ...]] = {}
-    last_element: dict[int, int] = {}
-    for game_id, (sequence, last) in sorted(frames(sorted(candidates)).items()):
-        sequences[game_id], last_element[game_id] = sequence, last
-    by_sequence: dict[tuple[bytes, ...], list[int]] = {}
-    for game_id, sequence in sequences.items():
-        by_sequence.setdefault(sequence, []).append(game_id)
-    known = records(sorted(candidates))
-
-    def group(game_ids: list[int], length: int) -> DupeGroup:
-        first = ELEMENTS[last_element[game_ids[0]]]
-        return DupeGroup(
-            tuple(known[g] for g in game_ids),
-            tuple(ELEMENTS[last_element[g]].inverse.compose(first) for g in game_ids),
-            length,
-        )
-
-    groups = {seq: group(ids, len(seq)) for seq, ids in sorted(by_sequence.items(),
-                                                               key=lambda kv: kv[1][0])}
-    prefixes = []
-    # In lexicographic order a sequence follows its prefixes, with only
-    # sequences that also extend them in between: a stack finds the longest.
-    stack: list[tuple[bytes, ...]] = []
-    for seq in sorted(by_sequence):
-        while stack and seq[: len(stack[-1])] != stack[-1]:
-            stack.pop()
-        if stack:
-            prefixes.append(Prefix(groups[stack[-1]], groups[seq]))
-        stack.append(seq)
-    prefixes.sort(key=lambda p: (p.shorter.records[0].id, p.longer.records[0].id))
-    return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
 
 
 def _root_text(record: Record) -> dict[str, str]:

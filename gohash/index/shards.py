@@ -45,8 +45,9 @@ from ..pipeline.frames import NamedSchemes
 from ..sgf.inputs import Input
 from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
+from .dupes import Dupes, dupe_candidates, group_dupes
 from .filters import GAME_ORDERS
-from .index import Dupes, Index, dupe_candidates, group_dupes
+from .index import Index
 from .players import CornerPattern, Opening, PlayerMatch, PlayerSummary, Results
 from .records import rank_level
 from .results import Continuation, Continuations, FindResult, GameRecord, Record
@@ -872,7 +873,7 @@ class ShardedIndex:
         the same game too.  Every shard's games' last positions
         (:meth:`Index.dupe_lasts`) are looked up in every shard
         (:meth:`Index.dupe_holders`), and the candidates compared on their
-        frames (:func:`~gohash.index.index.group_dupes`), as in one index."""
+        frames (:func:`~gohash.index.dupes.group_dupes`), as in one index."""
         lasts = [(self.global_id(i, game), key, node)
                  for i, part in enumerate(self._ask("dupe_lasts", min_positions=min_positions))
                  for game, key, node in part]
