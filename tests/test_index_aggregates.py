@@ -100,6 +100,31 @@ def test_frequent_positions_answer_as_the_recount(
         assert empty.total >= even > 40
 
 
+
+def test_a_lower_threshold_gives_an_existing_index_its_aggregates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index built when fewer positions were frequent answers as before, by
+    counting, until discover_aggregates gives every candidate position now
+    frequent its aggregate, as a build would."""
+    monkeypatch.setattr(aggregates, "AGGREGATE_OCCURRENCES", 12)
+    db = built(tmp_path, 6, 60)
+    monkeypatch.setattr(aggregates, "AGGREGATE_OCCURRENCES", 3)
+    with Index(db) as index:
+        con = index.file.connection
+        positions = frames(index)
+        before = [index.continuations(p, to_move="any") for p in positions]
+        had = len(positions)
+        assert index.file.discover_aggregates() == len(frames(index)) - had > 0
+        frequent = {key for (key,) in con.execute(
+            "SELECT key FROM postings GROUP BY key HAVING count(*) >= 3 "
+            f"AND min(seq) < {aggregates.CANDIDATE_NODES}")}
+        assert {key for (key,) in con.execute("SELECT key FROM aggregates")} == frequent
+        assert [index.continuations(p, to_move="any") for p in positions] == before
+        assert index.check() == []
+        assert_as_recounted(index, monkeypatch)
+        assert index.file.discover_aggregates() == 0
+
 def built(tmp_path: Path, seed: int, count: int) -> Path:
     """An index of ``count`` records of write_games."""
     folder = tmp_path / "games"

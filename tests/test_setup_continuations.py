@@ -13,11 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.go.board import Board
-from gohash.index.games import setup_nodes
+from gohash.index.games import plain_games, setup_nodes
 from gohash.index.index import Index
 from tests.support.serve_fixtures import build_index
 
@@ -100,6 +102,29 @@ def test_setup_nodes_are_the_replays(db: Path) -> None:
             assert setup_nodes(blob, positions - 1) == replayed
             assert setup_nodes(blob, 0) == replayed[:1]
 
+
+
+_WORD = st.tuples(st.sampled_from([0, 0, 0, 0, 1, 2, 3]), st.integers(0, 4095)).map(
+    lambda w: w[0] << 12 | w[1])
+
+
+@given(st.lists(st.integers(0, 4095), max_size=4), st.lists(_WORD, max_size=30),
+       st.booleans(), st.integers(0, 40), st.booleans())
+def test_a_plain_game_is_set_up_at_node_0_only(
+    edits: list[int], words: list[int], rooted: bool, last: int, odd: bool
+) -> None:
+    """plain_games, read off all the games' words at once, says what setup_nodes
+    reads node by node: a plain game's only setup is node 0's, if it has edits."""
+    # Not rooted: a move where node 0's setup word must be.
+    head = [1 << 12, len(edits), *edits] if rooted else [len(edits)]
+    blob = np.array(head + words, dtype="<u2").tobytes() + (b"\x01" if odd else b"")
+    plain, counts = plain_games([b"", blob, blob[:3]])
+    flags = setup_nodes(blob, last)
+    if plain[1]:
+        assert counts[1] == len(edits)
+        assert flags == [len(edits) > 0] + [False] * (len(flags) - 1)
+    assert plain[1] == (rooted and all(w >> 12 == 0 for w in words))
+    assert not plain[0] and counts[0] == 0
 
 def test_cli_and_server(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from starlette.testclient import TestClient

@@ -41,15 +41,16 @@ __all__ = [
     "recount",
 ]
 
-AGGREGATE_OCCURRENCES = 1000
+AGGREGATE_OCCURRENCES = 250
 """A position reached this often gets an aggregate: below it, the recount
-(each game replayed to the position) answers within the target."""
+(each game read, checked and replayed to the position) answers well within
+the target (docs/design.md, ``gohash.index.aggregates``)."""
 CANDIDATE_NODES = 30
 """Nodes of each game added whose positions a build considers for an aggregate."""
 SMALL_BUILD = 1000
 """Up to this many games, a build counts every candidate position in the index;
-a larger one those it added twice or more (one it added once holds under a
-thousandth of its occurrences)."""
+a larger one those it added twice or more (one it added once holds at most
+one occurrence in :data:`AGGREGATE_OCCURRENCES`)."""
 RECOUNT_GAMES = 20_000
 """Games read and replayed at a time by :func:`recount` (its memory)."""
 

@@ -43,6 +43,7 @@ __all__ = [
     "Replayed",
     "encode_game",
     "game_keys",
+    "plain_games",
     "posting_key",
     "posting_keys",
     "replay_at",
@@ -438,6 +439,32 @@ def setup_nodes(blob: bytes, last: int) -> list[bool]:
             at += 1
     return flags
 
+
+def plain_games(blobs: Sequence[bytes]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """For each stored game, whether it is plain: node 0's setup word and its
+    edits, then moves only (no later setup node, no parent word), so that
+    :func:`setup_nodes` flags node 0 alone, and only if it has edits; and the
+    number of node 0's edits (0 for a game that is not plain).  Read off the
+    words of all the games at once; a game that is not plain needs
+    :func:`setup_nodes`."""
+    count = len(blobs)
+    sizes = np.fromiter(map(len, blobs), np.int64, count)
+    lengths = sizes // 2
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    joined = b"".join(blobs if not (sizes % 2).any() else (b[: len(b) // 2 * 2] for b in blobs))
+    words = np.frombuffer(joined, dtype="<u2")
+    rooted = lengths >= 2
+    first = np.zeros(count, dtype=np.int64)
+    edits = np.zeros(count, dtype=np.int64)
+    first[rooted] = words[starts[rooted]]
+    edits[rooted] = words[starts[rooted] + 1]
+    rooted &= first >> 12 == TAG_SETUP
+    # Words past node 0's edits that are not moves: a setup node or a parent.
+    others = np.flatnonzero(words >> 12 != TAG_MOVE)
+    after = np.minimum(starts + 2 + edits, ends)
+    plain = rooted & (np.searchsorted(others, ends) == np.searchsorted(others, after))
+    return plain, np.where(plain, edits, 0)
 
 def posting_key(key: int, bits: int, size: int) -> int:
     """:func:`posting_keys` of one canonical key of ``bits`` bits (64 or 128), as a

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ..errors import GohashError, StoredGameError
 from ..group.symmetry import ELEMENTS, gathers, point_images
 from ..pattern.tally import tally
-from .games import replay_at, setup_nodes
+from .games import plain_games, replay_at, setup_nodes
 from .values import require
 from .view import ContinuationRow
 
@@ -156,54 +156,77 @@ def continuation_rows(
     once for each move played from the position; ``allowed[swapped * 2 +
     to_move - 1]`` keeps those kinds of occurrence only (None: all).  Rows of
     disjoint sets of games add up to the rows of their union."""
-    games = hits.games
     swapped = (hits.element >= 8).astype(np.int64)
     side = hits.to_move.astype(np.int64)
     colour = hits.next_colour.astype(np.int64)
-    point = np.where(colour > 0, hits.next_point, -2).astype(np.int64)
-    game_ids = sorted(games)
-    game_index = np.searchsorted(game_ids, hits.game_id).astype(np.int64)
-    kinds = np.stack([game_index, colour, point, swapped, side])
+    # Points 0..1022 (NO_POINT is the largest field value), a pass -1, none -2.
+    point = np.where(colour > 0, hits.next_point, -2).astype(np.int64) + 2
+    game_ids, game_index = np.unique(np.array(hits.game_id, dtype=np.int64),
+                                     return_inverse=True)
+    kind = ((colour * _POINTS + point) * 2 + swapped) * 3 + side
     if allowed is not None:
-        kinds = kinds[:, allowed[swapped * 2 + side - 1]]
+        keep = allowed[swapped * 2 + side - 1]
+        kind, game_index = kind[keep], game_index.reshape(-1)[keep]
     # A game counts once for each move played from the position.
-    game_index, colour, point, swapped, side = np.unique(kinds, axis=1)
-    dates = [games[g][5] for g in game_ids]
+    pairs = np.unique(game_index.reshape(-1) * _KINDS + kind)
+    game_index, kind = np.divmod(pairs, _KINDS)
+    rows = [hits.games[g] for g in game_ids.tolist()]
+    dates = [row[5] for row in rows]
     years = np.array([int(d[:4]) if d is not None and d[:4].isdigit() else -1 for d in dates],
                      dtype=np.int64)
-    winners = [games[g][4] for g in game_ids]
     known = sorted({d for d in dates if d is not None})
     rank = {d: i for i, d in enumerate(known)}
     date_rank = np.array([-1 if d is None else rank[d] for d in dates], dtype=np.int64)
-    black = np.array([w == "B" for w in winners], dtype=np.int64)
-    white = np.array([w == "W" for w in winners], dtype=np.int64)
-    year = years[game_index]
-    keys, group = np.unique(np.stack([colour, point, swapped, side, year]), axis=1,
-                            return_inverse=True)
-    summed = tally(group.reshape(-1), keys.shape[1], black[game_index], white[game_index],
+    black = np.array([row[4] == "B" for row in rows], dtype=np.int64)
+    white = np.array([row[4] == "W" for row in rows], dtype=np.int64)
+    # Years of four digits at most: 0 to 10,000 with -1 (none) shifted in.
+    keys, group = np.unique(kind * 10_001 + years[game_index] + 1, return_inverse=True)
+    summed = tally(group.reshape(-1), len(keys), black[game_index], white[game_index],
                    date_rank[game_index])
+    kind, year = np.divmod(keys, 10_001)
+    kind, side = np.divmod(kind, 3)
+    kind, swapped = np.divmod(kind, 2)
+    colour, point = np.divmod(kind, _POINTS)
     return [
-        ContinuationRow(c, None if c == 0 else p, bool(sw), tm, None if y < 0 else y, n,
-                        int(b), int(w), known[f] if f < len(known) else None,
+        ContinuationRow(c, None if c == 0 else p - 2, bool(sw), tm, None if y < 1 else y - 1,
+                        n, int(b), int(w), known[f] if f < len(known) else None,
                         known[la] if la >= 0 else None)
-        for (c, p, sw, tm, y), n, b, w, f, la in zip(
-            keys.T.tolist(), summed.occurrences.tolist(), summed.black_wins.tolist(),
-            summed.white_wins.tolist(), summed.first.tolist(), summed.last.tolist(), strict=True)
+        for c, p, sw, tm, y, n, b, w, f, la in zip(
+            colour.tolist(), point.tolist(), swapped.tolist(), side.tolist(), year.tolist(),
+            summed.occurrences.tolist(), summed.black_wins.tolist(), summed.white_wins.tolist(),
+            summed.first.tolist(), summed.last.tolist(), strict=True)
     ]
+
+
+_POINTS = 1025
+"""Values of a next move's point field shifted by 2 (none -2, a pass -1, points
+up to 1022), packed in one integer with its colour, exchange and side to move."""
+_KINDS = 3 * _POINTS * 2 * 3
+"""Packed kinds of occurrence (colour, point, exchange, side to move)."""
 
 
 def by_setup(hits: Hits) -> npt.NDArray[np.bool_]:
     """For each occurrence of ``hits``, whether setup made it (its node changed
     stones by setup, or is an initial position with stones) or ended it (the
     next node of its main line is such a node): a position not played through."""
-    flags = np.zeros(len(hits), dtype=np.bool_)
-    seqs = hits.seq.tolist()
+    if not len(hits):
+        return np.zeros(0, dtype=np.bool_)
+    game_ids, at = np.unique(np.array(hits.game_id, dtype=np.int64), return_inverse=True)
+    at = at.reshape(-1)
+    plain, edits = plain_games([hits.games[g][3] for g in game_ids.tolist()])
+    # A plain game's only setup is its initial position's stones.
+    flags: npt.NDArray[np.bool_] = (hits.seq == 0) & (edits[at] > 0)
+    rest = np.flatnonzero(~plain[at])
+    if not len(rest):
+        return flags
+    seqs = hits.seq[rest].tolist()
+    ids = game_ids[at[rest]].tolist()
     # Each game's nodes read once, as far as its last occurrence asks.
     last: dict[int, int] = {}
-    for game_id, seq in zip(hits.game_id, seqs, strict=True):
+    for game_id, seq in zip(ids, seqs, strict=True):
         last[game_id] = max(last.get(game_id, 0), seq + 1)
     nodes = {game_id: setup_nodes(hits.games[game_id][3], end) for game_id, end in last.items()}
-    for i, (game_id, seq) in enumerate(zip(hits.game_id, seqs, strict=True)):
+    for i, game_id, seq in zip(rest.tolist(), ids, seqs, strict=True):
         main, steps = hits.games[game_id][2], nodes[game_id]
         flags[i] = steps[seq] or (seq + 1 < main and seq + 1 < len(steps) and steps[seq + 1])
     return flags
