@@ -69,13 +69,13 @@ def run_positions(files: list[Path] | list[Source], pure: bool) -> tuple[int, in
 
 def parts(files: list[Path]) -> dict[str, float]:
     """CPU seconds of each part of the compiled path, run separately."""
-    from gohash.pipeline import _core
+    from gohash.pipeline import _sgf_replay
 
     clock = time.process_time
     start = clock()
     sources = [s for p in files for s in read_input(Input("file", str(p)))]
     seconds = {"reading (sgf.read_input)": clock() - start}
-    replayer = _core.Replayer(
+    replayer = _sgf_replay.Replayer(
         _key_table_for(partial(_scheme_at, "huima64")), variations=False, add=False,
         capacity=1 << 16,
     )

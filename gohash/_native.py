@@ -1,8 +1,13 @@
 """The compiled kernels, and the one switch between them and their pure twins.
 
-Scope: the one import of each compiled kernel (``gohash.pipeline._core``,
-``gohash.pattern._match``; None where ``pip install`` had no C compiler) and
-the one reading of ``GOHASH_PURE``.  Every function with both paths takes
+Scope: the one import of each compiled kernel (None where ``pip install`` had
+no C compiler): :data:`core` the SGF replay of
+:func:`gohash.pipeline.positions.read_positions` (``gohash.pipeline._sgf_replay``),
+:data:`frames` the frames of its batches (``gohash.pipeline._frames``),
+:data:`stored` the replay of stored games (``gohash.pipeline._stored_replay``),
+:data:`match` pattern search (``gohash.pattern._match``); and the one reading of
+``GOHASH_PURE``.  The kernels trust their callers' checks of what they are
+given (see each kernel).  Every function with both paths takes
 ``pure`` and reads it through :func:`use_compiled`: True the pure twin, False
 the compiled kernel where built, None (the default) the compiled kernel where
 built unless ``GOHASH_PURE`` is set (to anything but ``""`` or ``"0"``).
@@ -15,7 +20,7 @@ import os
 from ._deprecated import deprecated
 
 try:
-    from .pipeline import _core as core
+    from .pipeline import _sgf_replay as core
 except ImportError as _error:  # no C compiler at install: the pure twins do the work
     core = None  # type: ignore[assignment]
     CORE_MISSING = f"{_error}"
@@ -23,13 +28,23 @@ else:
     CORE_MISSING = ""
 
 try:
+    from .pipeline import _frames as frames
+except ImportError:  # as above
+    frames = None  # type: ignore[assignment]
+
+try:
+    from .pipeline import _stored_replay as stored
+except ImportError:  # as above
+    stored = None  # type: ignore[assignment]
+
+try:
     from .pattern import _match as match
 except ImportError:  # as above
     match = None  # type: ignore[assignment]
 
 __all__ = [
-    "CORE_MISSING", "core", "forced_pure", "match", "pure_from_compiled", "use_compiled",
-    "wants_compiled",
+    "CORE_MISSING", "core", "forced_pure", "frames", "match", "pure_from_compiled", "stored",
+    "use_compiled", "wants_compiled",
 ]
 
 

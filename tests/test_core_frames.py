@@ -1,8 +1,9 @@
-"""The compiled frame packer (``gohash.pipeline._core.pack_frames``), settler of symmetric
-keys (``gohash.pipeline._core.settle_symmetric``) and canonical keys of the regular schemes
-(``gohash.pipeline._core.canonical_slots``) against their numpy twins,
+"""The compiled frame packer (``gohash.pipeline._frames.pack_frames``), settler of symmetric
+keys (``gohash.pipeline._frames.settle_symmetric``) and canonical keys of the regular schemes
+(``gohash.pipeline._frames.canonical_slots``) against their numpy twins,
 :func:`gohash.pipeline.frames.frame_rows`, :func:`gohash.pipeline.frames.settle_stones` and
-:meth:`gohash.group.schemes.KeyScheme.canonical_and_ties`, and against bad indices."""
+:meth:`gohash.group.schemes.KeyScheme.canonical_and_ties`, and against bad indices (which
+:mod:`gohash.pipeline.columns` checks before the kernel, which trusts them)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import gathers
-from gohash.pipeline import _core
+from gohash.pipeline import _frames, columns
 from gohash.pipeline.columns import canonical_compiled
 from gohash.pipeline.frames import frame_rows, packed_rows, settle_stones
 
@@ -35,8 +36,8 @@ def test_compiled_frames_equal_the_numpy_twin(size: int, count: int, seed: int) 
     out = np.full(len(data), 0xAA, dtype=np.uint8)
     # Every second row only, so rows left alone must stay as they were.
     rows = np.arange(0, count, 2, dtype=np.int64)
-    _core.pack_frames(data, offsets, rows, which[rows], gathers(size).astype(np.int64), size,
-                      out, offsets)
+    _frames.pack_frames(data, offsets, rows, which[rows], gathers(size).astype(np.int64), size,
+                        out, offsets)
     expected = frame_rows(stones[rows], which[rows], size)
     width = int(offsets[1] - offsets[0]) if count else 0
     for i, row in enumerate(rows.tolist()):
@@ -68,7 +69,7 @@ def test_bad_indices_are_refused(change: dict[str, object], message: str) -> Non
     if "offsets" in change:
         arguments["out_offsets"] = change["offsets"]
     with pytest.raises(ValueError, match=message):
-        _core.pack_frames(*arguments.values())  # type: ignore[arg-type]
+        columns.pack_frames(_frames, *arguments.values())  # type: ignore[arg-type]
 
 
 def symmetric_stones(rng: np.random.Generator, size: int, count: int) -> np.ndarray:
@@ -111,7 +112,7 @@ def test_compiled_settling_equals_the_numpy_twin(size: int, count: int, seed: in
     rows = rng.permutation(count)[: count // 2 + 1 if count else 0].astype(np.int64)
     attains = rng.integers(1, 1 << elements, size=len(rows), dtype=np.uint16)
     table = gathers(size).astype(np.int64)[:elements]
-    compiled = _core.settle_symmetric(data, offsets, rows, attains, table, size)
+    compiled = _frames.settle_symmetric(data, offsets, rows, attains, table, size)
     twin = settle_stones(lambda at: stones[at], rows, attains, size=size, count=elements)
     assert np.array_equal(compiled[0], twin[0])
     assert np.array_equal(compiled[1], twin[1])
@@ -149,7 +150,7 @@ def test_settling_refuses_bad_indices(change: dict[str, object], message: str) -
     }
     arguments.update(change)
     with pytest.raises(ValueError, match=message):
-        _core.settle_symmetric(*arguments.values())  # type: ignore[arg-type]
+        columns.settle_symmetric(_frames, *arguments.values())  # type: ignore[arg-type]
 
 
 @given(st.sampled_from(["regular64", "regular128"]), st.integers(0, 60), st.integers(0, 2**32 - 1),
@@ -163,7 +164,7 @@ def test_compiled_canonical_keys_equal_the_numpy_twin(name: str, count: int, see
     # Hashes with few distinct slots: many images tie, as symmetric positions' do.
     words[: count // 3] &= np.uint64(0x0101010101010101 * rng.integers(0, 2))
     hashes = words.reshape(-1) if keys.bits == 64 else words
-    got = canonical_compiled(_core, hashes, keys, group)
+    got = canonical_compiled(_frames, hashes, keys, group)
     want = keys.canonical_and_ties(hashes, group)
     for mine, theirs in zip(got, want, strict=True):
         assert mine.dtype == theirs.dtype
@@ -171,7 +172,7 @@ def test_compiled_canonical_keys_equal_the_numpy_twin(name: str, count: int, see
     # On real positions too: the hashes of a game's boards, turned.
     stones = symmetric_stones(rng, 19, 4).reshape(-1, 19, 19)
     board_hashes = keys.hash_arrays(stones)
-    for mine, theirs in zip(canonical_compiled(_core, board_hashes, keys, group),
+    for mine, theirs in zip(canonical_compiled(_frames, board_hashes, keys, group),
                             keys.canonical_and_ties(board_hashes, group), strict=True):
         assert np.array_equal(mine, theirs)
 
@@ -194,4 +195,4 @@ def test_canonical_keys_refuse_bad_tables(change: dict[str, object], message: st
     }
     arguments.update(change)
     with pytest.raises(ValueError, match=message):
-        _core.canonical_slots(*arguments.values())  # type: ignore[arg-type]
+        columns.canonical_slots(_frames, *arguments.values())  # type: ignore[arg-type]

@@ -410,9 +410,9 @@ def test_handicap_forms_go_to_the_walker_only_where_it_places_or_notes_stones(
 
 
 def test_core_reads_the_walkers_text_properties() -> None:
-    from gohash.pipeline import _core
+    from gohash.pipeline import _sgf_replay
 
-    assert tuple(name for name, _ in _core.TEXT_PROPERTIES) == TEXT_PROPERTIES
+    assert tuple(name for name, _ in _sgf_replay.TEXT_PROPERTIES) == TEXT_PROPERTIES
 
 
 def test_the_cores_limits_are_the_readers() -> None:

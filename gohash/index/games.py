@@ -3,9 +3,9 @@
 Scope: :func:`encode_game`, which writes a game's nodes (moves, setup stones,
 branches) into the binary form of docs/design.md ("Stored games") with its
 "ever black" and "ever white" bitmaps; :func:`replay_boards`, which replays a
-stored game into the position of every node (the compiled core's
-``replay_stored``, or :func:`replay_pure`, its pure twin on
-:class:`gohash.go.board.Board`).  Nothing here knows SQL.
+stored game into the position of every node (the compiled kernel's
+``replay_stored``, ``gohash.pipeline._stored_replay``, or :func:`replay_pure`, its
+pure twin on :class:`gohash.go.board.Board`).  Nothing here knows SQL.
 
 A node is a position the index holds: node 0 the initial position (the root's
 setup), then one per node of the record with a move or setup stones, in the
@@ -29,6 +29,7 @@ from ..errors import GohashError, StoredGameError
 from ..go.board import Board
 from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
+from ..group.symmetry import MAX_SIZE
 from ..pipeline.frames import frame_batch
 
 __all__ = [
@@ -222,12 +223,13 @@ def replay_boards(
     game of that size.  Use: confirming a search's candidates on the exact
     position, rebuilding a game for a viewer, recomputing its keys.
     """
-    if not _native.use_compiled(pure, _native.core):
+    if not _native.use_compiled(pure, _native.stored):
         return replay_pure(blob, size, nodes, last)
+    _check_size(size)
     out = _arrays(nodes, size)
     setup = np.zeros(nodes, dtype=np.uint8)
     try:
-        done = _native.core.replay_stored(
+        done = _native.stored.replay_stored(
             blob, size, nodes - 1 if last is None else last, out.boards, out.to_move,
             out.colour, out.point, setup, out.parent, out.move_number,
         )
@@ -236,6 +238,14 @@ def replay_boards(
     out.setup = setup.view(np.bool_)
     _check_done(done, nodes, last)
     return out
+
+
+def _check_size(size: int) -> None:
+    """The board size of a stored game, checked before the compiled kernel, which
+    trusts it (a damaged games table may hold any number)."""
+    if not 2 <= size <= MAX_SIZE:
+        raise GohashError(f"a stored game does not replay: board size {size} is not 2 to "
+                          f"{MAX_SIZE}")
 
 
 def _check_done(done: int, nodes: int, last: int | None) -> None:
@@ -375,7 +385,7 @@ def replay_at(
     """Node ``seq[i]`` of stored game ``game[i]`` (an index into ``blobs``, of
     ``nodes[g]`` nodes, the first ``mains[g]`` its main line), for every ``i``;
     the rows of one game together.  Each game is replayed once, as far as its
-    rows ask (the compiled core's ``replay_at``, or :func:`replay_pure`).  A game
+    rows ask (the compiled kernel's ``replay_at``, or :func:`replay_pure`).  A game
     that does not replay raises :class:`~gohash.errors.StoredGameError`
     (``index`` its place in ``blobs``)."""
     count = len(game)
@@ -384,11 +394,17 @@ def replay_at(
                   np.full(count, -1, dtype=np.int16))
     if not count:
         return out
-    if _native.use_compiled(pure, _native.core):
+    if _native.use_compiled(pure, _native.stored):
+        _check_size(size)
+        if not len(nodes) == len(mains) == len(blobs) or len(seq) != count:
+            raise ValueError("blobs, nodes and main lines, or games and nodes asked, of "
+                             "different lengths")
+        if game.min() < 0 or game.max() >= len(blobs):
+            raise ValueError(f"no game {game.min() if game.min() < 0 else game.max()}")
         offsets = np.fromiter(itertools.accumulate(map(len, blobs), initial=0), np.int64,
                               len(blobs) + 1)
         try:
-            _native.core.replay_at(
+            _native.stored.replay_at(
                 b"".join(blobs), offsets, size, np.asarray(nodes, dtype=np.int32),
                 np.asarray(mains, dtype=np.int32), game.astype(np.int32), seq.astype(np.int32),
                 out.boards, out.to_move, out.next_colour, out.next_point, out.move_number)

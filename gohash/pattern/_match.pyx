@@ -15,7 +15,8 @@ store's arrays, whose shapes :meth:`Kernel.match` and :meth:`Kernel.scan` check.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
 
-from gohash.pipeline._core cimport MAX_LOG, _neighbours, _replay
+from gohash.pipeline._board cimport neighbours
+from gohash.pipeline._stored_replay cimport MAX_LOG, SCRATCH, _replay
 
 import numpy as np
 
@@ -650,9 +651,9 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
     cdef uint8_t[::1] st = np.zeros(longest, dtype=np.uint8)
     cdef int32_t[::1] par = np.zeros(longest, dtype=np.int32), mn = np.zeros(longest, dtype=np.int32)
     cdef int32_t[::1] log = np.zeros(MAX_LOG, dtype=np.int32)
-    cdef int32_t[::1] s = np.zeros(npts * 6, dtype=np.int32)
+    cdef int32_t[::1] s = np.zeros(npts * SCRATCH, dtype=np.int32)
     cdef int p
-    _neighbours(size, &s[0])
+    neighbours(size, &s[0])
     g = 0
     while g < games:
         m = mains[g]
@@ -669,7 +670,7 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
         try:
             done = _replay(&data[offsets[g]], offsets[g + 1] - offsets[g], size, m - 1, m,
                            &board[0], &tm[0], &col[0], &pt[0], &st[0], &par[0], &mn[0], &s[0],
-                           &s[npts * 4], &s[npts * 5], True, _flat_node, <void*>f, &log[0])
+                           True, _flat_node, <void*>f, &log[0])
         except ValueError as e:
             raise StoredGameError(f"a stored game does not replay: {e}", index=g) from None
         if f.overflow:

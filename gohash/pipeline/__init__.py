@@ -4,5 +4,6 @@
 caller), :mod:`~gohash.pipeline.columns` (the pure path's columns),
 :mod:`~gohash.pipeline.frames` (canonical frames and packed positions),
 :mod:`~gohash.pipeline.pool` (worker processes) and the Cython core,
-``_scan`` and ``_core``.
+``_scan`` and ``_sgf_replay``, and the kernels ``_frames`` and ``_stored_replay``
+(:mod:`gohash._native` imports them).
 """

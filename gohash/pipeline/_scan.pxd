@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""The strict SGF scan of the compiled core, shared by gohash/_scan.pyx and gohash/_core.pyx."""
+"""The strict SGF scan of the compiled core, shared by gohash/pipeline/_scan.pyx and _sgf_replay.pyx."""
 
 from libc.stdint cimport int8_t, int32_t, uint8_t
 

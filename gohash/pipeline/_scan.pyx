@@ -3,7 +3,7 @@
 
 Scope: one pass over a file (SGF tokens, the tree's shape, the values of B, W,
 AB, AW, AE, and the root's SZ, CA, HA and text properties) into the arrays
-of :class:`Scanner`, which :mod:`gohash.pipeline._core` replays.  Anything unusual --
+of :class:`Scanner`, which :mod:`gohash.pipeline._sgf_replay` replays.  Anything unusual --
 any syntax irregularity or limit of :mod:`gohash.sgf` (and a game of more
 nodes than the undo history of :mod:`gohash.go.board` holds), NUL bytes, lower-case
 letters in a property name, a value of B/W/AB/AW/AE that is not two
@@ -132,7 +132,7 @@ cdef class Scanner:
     cdef object scan(self, const uint8_t[:] d, object data):
         """The games of the file as ``(first event, end event, size, root)``, or
         None (with :attr:`reason`) for anything unusual.  ``root`` is what
-        :meth:`gohash.pipeline._core.Replayer.scan_file` returns for the game."""
+        :meth:`gohash.pipeline._sgf_replay.Replayer.scan_file` returns for the game."""
         cdef Py_ssize_t n = d.shape[0], pos = 0, start, ilen, vstart, first_start, first_end
         cdef Py_ssize_t node_values = 0, game_setup = 0
         cdef int depth, kind, nvals, c

@@ -8,7 +8,9 @@ either path, into one set of columns, and :func:`rehash` gives the walker's rows
 the hashes of a scheme factory.  :class:`Exact` completes a batch from its exact
 packed positions: canonical keys, the lowest element onto each frame, exact
 symmetries and packed frames (:func:`gohash.pipeline.frames.frame_batch`; the compiled
-core settles symmetric positions and packs frames where it is built).
+frames kernel settles symmetric positions and packs frames where it is built).
+:func:`pack_frames`, :func:`settle_symmetric` and :func:`canonical_slots` call
+that kernel (``gohash.pipeline._frames``) after checking what it trusts.
 """
 
 from __future__ import annotations
@@ -23,11 +25,14 @@ import numpy.typing as npt
 
 from ..errors import GohashError
 from ..group.schemes import KeyScheme
-from ..group.symmetry import elements_of, gathers
+from ..group.symmetry import MAX_SIZE, elements_of, gathers
 from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent
 from .frames import SchemeFactory, frame_batch, frame_rows, unpack_rows
 
-__all__ = ["Exact", "PureColumns", "canonical_compiled", "concatenate", "rehash"]
+__all__ = [
+    "Exact", "PureColumns", "canonical_compiled", "canonical_slots", "concatenate",
+    "pack_frames", "rehash", "settle_symmetric",
+]
 
 Array = npt.NDArray[Any]
 
@@ -186,7 +191,7 @@ def _stones_of_part(
     return stones(part[which])
 
 
-def _settle_compiled(
+def _settle_distinct(
     compiled: Any, data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64],
     at: npt.NDArray[np.intp], size: int, count: int,
     rows: npt.NDArray[np.intp], attains: npt.NDArray[np.uint16],
@@ -213,8 +218,9 @@ def _settle_compiled(
             keyed.view(np.dtype((np.void, width + 2))).ravel(), return_index=True,
             return_inverse=True,
         )
-        found = compiled.settle_symmetric(
-            data, offsets, part[first], attains[run][first], _gathers64(size)[:count], size
+        found = settle_symmetric(
+            compiled, data, offsets, part[first], attains[run][first], _gathers64(size)[:count],
+            size,
         )
         inverse = inverse.reshape(-1)
         symmetries[run], which[run] = found[0][inverse], found[1][inverse]
@@ -237,8 +243,9 @@ def canonical_compiled(
     wide = np.ascontiguousarray(hashes, dtype=np.uint64).reshape(len(hashes), keys.bits // 64)
     canon = np.empty_like(wide)
     lowest = np.empty(len(hashes), dtype=np.uint8)
-    ties = compiled.canonical_slots(wide, _slot_table(keys.permutations, len(elements_of(group))),
-                                    keys.slot_bits, canon, lowest)
+    ties = canonical_slots(compiled, wide,
+                           _slot_table(keys.permutations, len(elements_of(group))),
+                           keys.slot_bits, canon, lowest)
     return canon.reshape(hashes.shape), lowest, ties
 
 
@@ -268,8 +275,9 @@ class Exact:
         sizes: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], data: npt.NDArray[np.uint8],
         compiled: Any,
     ) -> None:
-        """``compiled`` is the core module, which packs the frames, or None to pack
-        them with numpy (:func:`gohash.pipeline.frames.frame_rows`, its twin)."""
+        """``compiled`` is the frames kernel (:data:`gohash._native.frames`), which
+        packs the frames, or None to pack them with numpy
+        (:func:`gohash.pipeline.frames.frame_rows`, its twin)."""
         count = len(sizes)
         self.canonical = np.empty_like(hashes)
         self.transform = np.empty(count, dtype=np.uint8)
@@ -286,7 +294,7 @@ class Exact:
                 part = np.arange(start, min(start + _EXACT_ROWS, len(rows)))
                 at = rows[part]
                 settle = None if compiled is None else partial(
-                    _settle_compiled, compiled, data, offsets, at, size,
+                    _settle_distinct, compiled, data, offsets, at, size,
                     len(elements_of(group)),
                 )
                 found = frame_batch(
@@ -300,10 +308,118 @@ class Exact:
                 if self.frame_offsets is None or self.frame_data is None:
                     continue
                 if compiled is not None:
-                    compiled.pack_frames(data, offsets, at.astype(np.int64), found.elements,
-                                         _gathers64(size), size,
-                                         self.frame_data, self.frame_offsets)
+                    pack_frames(compiled, data, offsets, at.astype(np.int64), found.elements,
+                                _gathers64(size), size, self.frame_data, self.frame_offsets)
                 else:
                     framed = frame_rows(stones(part), found.elements, size)
                     where = self.frame_offsets[at, np.newaxis] + np.arange(framed.shape[1])
                     self.frame_data[where] = framed
+
+
+# The frames kernel's entries, each after the checks the kernel trusts: the batch's
+# own columns and gohash's tables, checked once a call rather than in its loops.
+
+I64 = npt.NDArray[np.int64]
+U8 = npt.NDArray[np.uint8]
+
+
+def pack_frames(
+    compiled: Any, data: U8, offsets: I64, rows: I64, which: U8, gathers: I64, size: int,
+    out: U8, out_offsets: I64,
+) -> None:
+    """``compiled.pack_frames`` (``gohash.pipeline._frames.pack_frames``: the packed
+    frame of each row of ``rows`` under element ``which[i]``, written at
+    ``out[out_offsets[row]:]``) once the point table, the rows, the elements and
+    both ends of every packed position and frame are checked: ValueError
+    otherwise.  The twin of :func:`gohash.pipeline.frames.frame_rows`."""
+    _check_table(gathers, size)
+    if len(which) != len(rows) or len(out_offsets) != len(offsets):
+        raise ValueError("rows, elements and offsets of different lengths")
+    _packed_starts(data, offsets, rows, size)
+    if len(rows):
+        off = which >= len(gathers)
+        if off.any():
+            raise ValueError(f"element {which[off][0]} of row {rows[off][0]} out of range")
+        ends = out_offsets[rows]
+        off = (ends < 0) | (ends + 1 + (size * size + 3) // 4 > len(out))
+        if off.any():
+            raise ValueError(f"the frame of row {rows[off][0]} out of its buffer")
+    compiled.pack_frames(data, offsets, rows, which, gathers, size, out, out_offsets)
+
+
+def settle_symmetric(
+    compiled: Any, data: U8, offsets: I64, rows: I64, attains: npt.NDArray[np.uint16],
+    gathers: I64, size: int,
+) -> tuple[npt.NDArray[np.uint16], U8]:
+    """``compiled.settle_symmetric`` (``gohash.pipeline._frames.settle_symmetric``:
+    each row's exact stabilizer and lowest frame element among those of
+    ``attains[i]``) once the point table, the rows, both ends of every packed
+    position, its points (0, 1 or 2) and the masks of elements are checked:
+    ValueError otherwise.  The twin of :func:`gohash.pipeline.frames.settle_stones`."""
+    _check_table(gathers, size)
+    if len(attains) != len(rows):
+        raise ValueError("rows and masks of different lengths")
+    starts = _packed_starts(data, offsets, rows, size)
+    if len(rows):
+        off = (attains == 0) | (attains.astype(np.int64) >> len(gathers) != 0)
+        if off.any():
+            raise ValueError(f"elements {int(attains[off][0]):#x} attaining the key of row "
+                             f"{rows[off][0]}")
+        npts = size * size
+        length = (npts + 3) // 4
+        packed = data[starts[:, np.newaxis] + np.arange(length)]
+        packed[:, 0] &= (1 << (2 * (npts - 4 * (length - 1)))) - 1  # not the pad digits
+        off = (packed & (packed >> 1) & 0x55).any(axis=1)
+        if off.any():
+            raise ValueError(f"packed position of row {rows[off][0]} holds a point of value 3")
+    found: tuple[npt.NDArray[np.uint16], U8] = compiled.settle_symmetric(
+        data, offsets, rows, attains, gathers, size)
+    return found
+
+
+def canonical_slots(
+    compiled: Any, hashes: npt.NDArray[np.uint64], perms: I64, slot_bits: int,
+    keys: npt.NDArray[np.uint64], lowest: U8,
+) -> npt.NDArray[np.intp]:
+    """``compiled.canonical_slots`` (``gohash.pipeline._frames.canonical_slots``:
+    canonical keys of a scheme whose elements permute 16 slots, into ``keys``
+    and ``lowest``; the rows more than one element attains) once the slot table
+    and the shapes are checked: ValueError otherwise."""
+    words = hashes.shape[1] if hashes.ndim == 2 else 0
+    if slot_bits not in (4, 8) or words * 64 != 16 * slot_bits:
+        raise ValueError(f"{words} words of 16 slots of {slot_bits} bits")
+    if perms.ndim != 2 or not 1 <= len(perms) <= 16 or perms.shape[1] != 16:
+        raise ValueError(f"a slot table of {' x '.join(map(str, perms.shape))}")
+    if keys.shape != hashes.shape or lowest.shape != (len(hashes),):
+        raise ValueError("hashes, keys and elements of different lengths")
+    off = (perms < 0) | (perms >= 16)
+    if off.any():
+        raise ValueError(f"slot table entry {perms[off][0]}")
+    ties: npt.NDArray[np.intp] = compiled.canonical_slots(hashes, perms, slot_bits, keys, lowest)
+    return ties
+
+
+def _check_table(gathers: I64, size: int) -> None:
+    """A table of points (:func:`gohash.group.symmetry.gathers`) of 1 to 16 elements of
+    a board of ``size``."""
+    npts = size * size
+    if not 1 <= size <= MAX_SIZE or gathers.ndim != 2 or gathers.shape[1] != npts or not (
+            1 <= len(gathers) <= 16):
+        raise ValueError(f"a point table of {' x '.join(map(str, gathers.shape))} points for "
+                         f"size {size}")
+    off = (gathers < 0) | (gathers >= npts)
+    if off.any():
+        raise ValueError(f"point table entry {gathers[off][0]} off a {size}x{size} board")
+
+
+def _packed_starts(data: U8, offsets: I64, rows: I64, size: int) -> I64:
+    """Where the points of each row's packed position begin in ``data`` (after its size
+    byte), each row and both ends checked."""
+    off = (rows < 0) | (rows >= len(offsets))
+    if off.any():
+        raise ValueError(f"row {rows[off][0]} out of range")
+    starts: I64 = offsets[rows] + 1
+    off = (starts < 1) | (starts + (size * size + 3) // 4 > len(data))
+    if off.any():
+        raise ValueError(f"packed position of row {rows[off][0]} out of its buffer")
+    return starts

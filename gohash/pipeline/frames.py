@@ -213,7 +213,7 @@ Settle = Callable[
 ]
 """``settle(rows, attains)``: the exact stabilizers and frame elements of the
 given rows, from the bit masks of the elements attaining their keys (see
-:func:`settle_stones`, and its compiled twin ``gohash.pipeline._core.settle_symmetric``)."""
+:func:`settle_stones`, and its compiled twin ``gohash.pipeline._frames.settle_symmetric``)."""
 
 
 Canonical = Callable[
@@ -286,7 +286,7 @@ def settle_stones(
     """The stabilizer (a bit mask over the first ``count`` elements) of each
     position of ``rows``, and the lowest element among those of ``attains[i]``
     whose image is least as packings compare: its frame.  The numpy twin of the
-    compiled ``gohash.pipeline._core.settle_symmetric``."""
+    compiled ``gohash.pipeline._frames.settle_symmetric``."""
     sub = stones_at(rows)
     symmetries = np.empty(len(rows), dtype=np.uint16)
     bits = ((attains[:, np.newaxis] >> np.arange(count, dtype=np.uint16)) & 1).astype(bool)
@@ -318,7 +318,7 @@ def frame_rows(
 ) -> npt.NDArray[np.uint8]:
     """The packed frames (rows of :func:`packed_rows`) of flat ``stones[B, N*N]``,
     each the image under element ``which[b]``; the twin of the compiled
-    ``gohash.pipeline._core.pack_frames``."""
+    ``gohash.pipeline._frames.pack_frames``."""
     count = len(which)
     framed = np.empty((count, size * size), dtype=np.int8)
     table = gathers(size)

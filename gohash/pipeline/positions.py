@@ -38,7 +38,7 @@ from .columns import Exact, PureColumns, concatenate, rehash
 from .frames import SchemeFactory
 
 if TYPE_CHECKING:
-    from ._core import Replayer
+    from ._sgf_replay import Replayer
 
 
 __all__ = ["CORE_AVAILABLE", "GameTable", "PositionBatch", "read_positions"]
@@ -294,8 +294,15 @@ def _scheme_at(name: str, size: int) -> KeyScheme:
 
 
 def _key_table_for(keys_of: SchemeFactory) -> Callable[[int], npt.NDArray[np.uint64]]:
-    """The key tables the core takes, by board size."""
-    return lambda size: _key_table(keys_of(size))
+    """The key tables the core takes, by board size: checked here, the core trusts them."""
+
+    def table(size: int) -> npt.NDArray[np.uint64]:
+        keys = keys_of(size)
+        if keys.size != size:
+            raise ValueError(f"the key scheme for board size {size} is of size {keys.size}")
+        return _key_table(keys)
+
+    return table
 
 
 @cache
@@ -465,7 +472,7 @@ class _Builder:
         exact = Exact(
             options.keys_of, options.group, options.frames, hashes, columns["size"],
             columns["packed_offsets"], columns["packed"],
-            _native.core if self.replayer is not None else None,
+            _native.frames if self.replayer is not None else None,
         )
         return PositionBatch(
             scheme=options.keys_of(19).name,
