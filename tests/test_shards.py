@@ -13,9 +13,11 @@ damaged, slow or lost shard is an error naming it, in the server's answer too.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -424,6 +426,48 @@ def test_a_missing_damaged_or_slow_shard_is_named(
     (db / MANIFEST).write_text('{"kind": "gohash-sharded-index", "format_version": 9}')
     with pytest.raises(IndexFileError, match=r"manifest format version 9"):
         open_index(str(db))
+
+
+def test_each_shard_is_asked_in_a_thread_of_its_own_while_the_index_is_open(
+    built: dict[int, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first shard is asked in the calling thread, the others each in a
+    thread kept between queries, whose errors reach the caller as raised; the
+    threads end when the index is closed, or collected unclosed."""
+    board = Board.from_array(np.zeros((9, 9), dtype=np.int8))
+
+    def shard_threads() -> set[threading.Thread]:
+        return {t for t in threading.enumerate() if t.name.startswith("gohash-shard-")}
+
+    before = shard_threads()
+    with ShardedIndex(built[7], read_only=True) as index:
+        total = index.find(board).total
+        started = shard_threads() - before
+        assert sorted(t.name for t in started) == [f"gohash-shard-{i}" for i in range(1, 7)]
+        failing_shard = index.shard_paths[3]
+        find = Index.find
+
+        def failing(self: Index, *args: Any, **kwargs: Any) -> Any:
+            if self.path == failing_shard:
+                raise GohashError("shard 3 refuses")
+            return find(self, *args, **kwargs)
+
+        monkeypatch.setattr(Index, "find", failing)
+        with pytest.raises(GohashError, match="shard 3 refuses"):
+            index.find(board)
+        monkeypatch.undo()
+        assert index.find(board).total == total
+        assert shard_threads() - before == started
+    for thread in started:
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    unclosed = ShardedIndex(built[2], read_only=True)
+    assert unclosed.find(board).total == total
+    (thread,) = shard_threads() - before
+    del unclosed
+    gc.collect()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
 
 
 def test_unknown_game_ids_are_refused(built: dict[int, str]) -> None:

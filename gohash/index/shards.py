@@ -24,10 +24,12 @@ import dataclasses
 import hashlib
 import json
 import os
+import queue
 import sqlite3
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -352,40 +354,113 @@ def _schema_version(path: str) -> int | None:
 
 
 class _Threads:
-    """Each shard's :class:`Index`, asked in threads of this process (the
-    searches' kernels and SQLite release the interpreter lock); one open for
-    writing is asked in the calling thread."""
+    """Each shard's :class:`Index`, asked in a thread of its own (the searches'
+    kernels and SQLite release the interpreter lock), started when first asked
+    and kept while the index is open; one open for writing is asked in the
+    calling thread.  A request goes to a shard's thread through a queue and
+    its answer comes back through the query's: a pool's futures and their
+    waiting cost the calling thread several times that (docs/design.md)."""
 
     def __init__(self, paths: list[str], read_only: bool) -> None:
         self.read_only = read_only
         self.indexes: list[Index] = []
+        self._requests: list[queue.SimpleQueue[Any] | None] = [None] * len(paths)
+        # Tells the shards' threads to end: on close, or if the index is
+        # collected unclosed (they hold no reference to it).
+        self._stop = weakref.finalize(self, _stop_threads, self._requests)
         try:
             for path in paths:
                 self.indexes.append(Index(path, read_only=read_only))
         except BaseException:
             self.close()
             raise
-        self.pool = concurrent.futures.ThreadPoolExecutor(len(paths),
-                                                          thread_name_prefix="gohash-shard")
 
-    def submit(self, shard: int, method: str, args: tuple[Any, ...],
-               kwargs: dict[str, Any]) -> concurrent.futures.Future[Any]:
-        call = getattr(self.indexes[shard], method)
-        if self.read_only:
-            return self.pool.submit(call, *args, **kwargs)
-        # A connection that writes serves the thread that opened it only.
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    def ask(self, which: list[int], method: str, args: tuple[Any, ...],
+            options: Callable[[int], dict[str, Any]],
+            timeout: float | None) -> list[tuple[bool, Any] | None]:
+        """``method(*args, **options(shard))`` of each shard of ``which``: for
+        each, in that order, ``(True, answer)``, ``(False, exception)``, or None
+        if it did not answer within ``timeout`` seconds (None: no limit).
+        Without a timeout the first is asked in this thread: a hand-off to
+        another thread and back is most of what a small query costs."""
+        if not self.read_only:
+            # A connection that writes serves the thread that opened it only.
+            return [_outcome(self.indexes[i], method, args, options(i)) for i in which]
+        inline = timeout is None and bool(which)
+        reply = _Reply()
+        got: dict[int, tuple[bool, Any]] = {}
         try:
-            future.set_result(call(*args, **kwargs))
-        except BaseException as e:
-            future.set_exception(e)
-        return future
+            for i in which[inline:]:
+                self._queue(i).put((method, args, options(i), reply))
+            if inline:
+                got[which[0]] = _outcome(self.indexes[which[0]], method, args,
+                                         options(which[0]))
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while len(got) < len(which):
+                try:
+                    shard, outcome = reply.answers.get(
+                        timeout=None if deadline is None
+                        else max(deadline - time.monotonic(), 0.0))
+                except queue.Empty:
+                    break
+                got[shard] = outcome
+        finally:
+            reply.dropped = True  # requests not begun yet are not run
+        return [got.get(i) for i in which]
+
+    def _queue(self, shard: int) -> queue.SimpleQueue[Any]:
+        """The requests of ``shard``'s thread, started now if it is not yet."""
+        requests = self._requests[shard]
+        if requests is None:
+            requests = self._requests[shard] = queue.SimpleQueue()
+            threading.Thread(target=_serve, args=(weakref.ref(self), shard, requests),
+                             name=f"gohash-shard-{shard}", daemon=True).start()
+        return requests
 
     def close(self) -> None:
+        self._stop()
         for index in self.indexes:
             index.close()
-        if hasattr(self, "pool"):
-            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class _Reply:
+    """Where the shards asked by one query answer, ``(shard, outcome)`` each;
+    ``dropped`` once the query no longer waits for them."""
+
+    __slots__ = ("answers", "dropped")
+
+    def __init__(self) -> None:
+        self.answers: queue.SimpleQueue[tuple[int, tuple[bool, Any]]] = queue.SimpleQueue()
+        self.dropped = False
+
+
+def _serve(owner: weakref.ref[_Threads], shard: int, requests: queue.SimpleQueue[Any]) -> None:
+    """A shard's thread: each request of ``requests`` answered on the shard's
+    index, until a None asks it to end."""
+    while (request := requests.get()) is not None:
+        method, args, kwargs, reply = request
+        fan = owner()
+        if fan is None:
+            return
+        if not reply.dropped:
+            reply.answers.put((shard, _outcome(fan.indexes[shard], method, args, kwargs)))
+        del fan, request, reply
+
+
+def _stop_threads(requests: list[queue.SimpleQueue[Any] | None]) -> None:
+    for i, queued in enumerate(requests):
+        if queued is not None:
+            queued.put(None)
+            requests[i] = None
+
+
+def _outcome(index: Index, method: str, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> tuple[bool, Any]:
+    """``(True, index.method(*args, **kwargs))``, or ``(False, what it raised)``."""
+    try:
+        return True, getattr(index, method)(*args, **kwargs)
+    except BaseException as e:
+        return False, e
 
 
 class _Cluster:
@@ -514,30 +589,19 @@ class ShardedIndex:
             cancel = kwargs.pop("cancel", None)
             return self._gather_dask(which, [self._fan.submit(i, method, args, options(i))
                                              for i in which], cancel)
-        # Without a timeout the first shard is asked in this thread: a hand-off
-        # to a pool thread and back is most of what a small query costs.
-        inline = self.timeout is None and self._fan.read_only and bool(which)
-        futures = [self._fan.submit(i, method, args, options(i)) for i in which[inline:]]
-        if inline:
-            first: concurrent.futures.Future[Any] = concurrent.futures.Future()
-            try:
-                first.set_result(getattr(self._fan.indexes[which[0]], method)(
-                    *args, **options(which[0])))
-            except BaseException as e:
-                first.set_exception(e)
-            futures.insert(0, first)
-        done, _ = concurrent.futures.wait(futures, timeout=self.timeout)
         answers = []
-        for i, future in zip(which, futures, strict=True):
-            if future not in done:
-                for other in futures:
-                    other.cancel()
+        for i, outcome in zip(which, self._fan.ask(which, method, args, options, self.timeout),
+                              strict=True):
+            if outcome is None:
                 raise IndexFileError(f"shard {i} of {self.shards} did not answer within "
                                      f"{self.timeout:g} s", file=self.shard_paths[i])
-            try:
-                answers.append(future.result())
-            except IndexFileError as e:
-                raise self._named(i, e) from None
+            answered, answer = outcome
+            if answered:
+                answers.append(answer)
+            elif isinstance(answer, IndexFileError):
+                raise self._named(i, answer) from None
+            else:
+                raise answer
         return answers
 
     def _named(self, shard: int, error: IndexFileError) -> IndexFileError:
@@ -712,7 +776,12 @@ class ShardedIndex:
     def find(self, position: Board | npt.ArrayLike, *, limit: int | None = 100,
              offset: int = 0, order: str | None = None, **options: Any) -> FindResult:
         """:meth:`Index.find`: each shard's first ``offset + limit`` occurrences,
-        merged in game id order (or ``order``, then game id), then paged."""
+        merged in game id order (or ``order``, then game id), then paged (one
+        shard's answer is the index's)."""
+        if self.shards == 1:
+            found: FindResult = self._ask("find", position, limit=limit, offset=offset,
+                                          order=order, **options)[0]
+            return found
         parts: list[FindResult] = self._ask(
             "find", position, limit=None if limit is None else offset + limit, offset=0,
             order=order, **options)
@@ -725,14 +794,20 @@ class ShardedIndex:
 
     def continuations(self, position: Board | npt.ArrayLike, *, limit: int | None = None,
                       **options: Any) -> Continuations:
-        """:meth:`Index.continuations`: every shard's moves summed, then cut."""
-        parts: list[Continuations] = self._ask("continuations", position, limit=None,
-                                               **options)
+        """:meth:`Index.continuations`: every shard's moves summed, then cut (one
+        shard's answer is the index's)."""
+        parts: list[Continuations] = self._ask(
+            "continuations", position, limit=limit if self.shards == 1 else None, **options)
         first = parts[0]
+        if len(parts) == 1:
+            return first
         result = dataclasses.replace(first, total=0, ended=0, same_colours=0,
                                      exchanged_colours=0, black_wins=0, white_wins=0, other=0,
                                      moves=[], years={}, setup_left_out=0)
-        moves: dict[tuple[str, Any], list[Continuation]] = {}
+        # A move's sums as a list (a shard's first answer for it, count, black
+        # wins, white wins, other, first date, last date, same colours,
+        # exchanged colours): a Continuation is made only for those kept.
+        moves: dict[tuple[str, Any], list[Any]] = {}
         for part in parts:
             for name in ("total", "ended", "same_colours", "exchanged_colours", "black_wins",
                          "white_wins", "other", "setup_left_out"):
@@ -740,26 +815,40 @@ class ShardedIndex:
             for year, n in part.years.items():
                 result.years[year] = result.years.get(year, 0) + n
             for move in part.moves:
-                moves.setdefault((move.colour, move.point), []).append(move)
-        merged = []
-        for same in moves.values():
-            count = sum(m.count for m in same)
-            merged.append(Continuation(
-                same[0].point, same[0].colour, count, count / result.total,
-                sum(m.black_wins for m in same), sum(m.white_wins for m in same),
-                sum(m.other for m in same), _least(m.first_date for m in same),
-                _most(m.last_date for m in same), sum(m.same_colours for m in same),
-                sum(m.exchanged_colours for m in same), same[0].equivalent, same[0].size))
-        merged.sort(key=lambda m: (-m.count, m.colour != "b", m.point is None,
-                                   m.point or (0, 0)))
-        result.moves = merged[:limit]
+                sums = moves.get((move.colour, move.point))
+                if sums is None:
+                    moves[move.colour, move.point] = [
+                        move, move.count, move.black_wins, move.white_wins, move.other,
+                        move.first_date, move.last_date, move.same_colours,
+                        move.exchanged_colours]
+                    continue
+                sums[1] += move.count
+                sums[2] += move.black_wins
+                sums[3] += move.white_wins
+                sums[4] += move.other
+                sums[5] = _least((sums[5], move.first_date))
+                sums[6] = _most((sums[6], move.last_date))
+                sums[7] += move.same_colours
+                sums[8] += move.exchanged_colours
+        ordered = sorted(moves.values(), key=lambda m: (
+            -m[1], m[0].colour != "b", m[0].point is None, m[0].point or (0, 0)))
+        result.moves = [Continuation(
+            move.point, move.colour, count, count / result.total, black_wins, white_wins,
+            other, first_date, last_date, same, exchanged, move.equivalent, move.size)
+            for move, count, black_wins, white_wins, other, first_date, last_date, same,
+            exchanged in ordered[:limit]]
         result.years = dict(sorted(result.years.items()))
         return result
 
     def pattern(self, diagram: str | Pattern, *, limit: int | None = 100, offset: int = 0,
                 **options: Any) -> PatternResult[Record]:
         """:meth:`Index.pattern`: each shard's first ``offset + limit`` matches,
-        merged in game id order, then paged; counts and continuations summed."""
+        merged in game id order, then paged; counts and continuations summed (one
+        shard's answer is the index's)."""
+        if self.shards == 1:
+            found: PatternResult[Record] = self._ask("pattern", diagram, limit=limit,
+                                                     offset=offset, **options)[0]
+            return found
         parts: list[PatternResult[Record]] = self._ask(
             "pattern", diagram, limit=None if limit is None else offset + limit, offset=0,
             **options)
