@@ -387,6 +387,8 @@ class _Threads:
             # A connection that writes serves the thread that opened it only.
             return [_outcome(self.indexes[i], method, args, options(i)) for i in which]
         inline = timeout is None and bool(which)
+        if inline and len(which) == 1:
+            return [_outcome(self.indexes[which[0]], method, args, options(which[0]))]
         reply = _Reply()
         got: dict[int, tuple[bool, Any]] = {}
         try:
