@@ -365,6 +365,7 @@ class _Threads:
         self.read_only = read_only
         self.indexes: list[Index] = []
         self._requests: list[queue.SimpleQueue[Any] | None] = [None] * len(paths)
+        self._starting = threading.Lock()
         # Tells the shards' threads to end: on close, or if the index is
         # collected unclosed (they hold no reference to it).
         self._stop = weakref.finalize(self, _stop_threads, self._requests)
@@ -383,8 +384,9 @@ class _Threads:
         if it did not answer within ``timeout`` seconds (None: no limit).
         Without a timeout the first is asked in this thread: a hand-off to
         another thread and back is most of what a small query costs."""
-        if not self.read_only:
-            # A connection that writes serves the thread that opened it only.
+        if not self.read_only or not self._stop.alive:
+            # A connection that writes serves the thread that opened it only;
+            # a closed index's shards say so here.
             return [_outcome(self.indexes[i], method, args, options(i)) for i in which]
         inline = timeout is None and bool(which)
         if inline and len(which) == 1:
@@ -414,9 +416,12 @@ class _Threads:
         """The requests of ``shard``'s thread, started now if it is not yet."""
         requests = self._requests[shard]
         if requests is None:
-            requests = self._requests[shard] = queue.SimpleQueue()
-            threading.Thread(target=_serve, args=(weakref.ref(self), shard, requests),
-                             name=f"gohash-shard-{shard}", daemon=True).start()
+            with self._starting:
+                requests = self._requests[shard]
+                if requests is None:
+                    requests = self._requests[shard] = queue.SimpleQueue()
+                    threading.Thread(target=_serve, args=(weakref.ref(self), shard, requests),
+                                     name=f"gohash-shard-{shard}", daemon=True).start()
         return requests
 
     def close(self) -> None:
