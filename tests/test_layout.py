@@ -124,8 +124,8 @@ def f():
 
 def test_graph_reads_cython_imports() -> None:
     graph = _graph()
-    assert "gohash.pipeline._core" in graph["gohash.pattern._match"]
-    assert "gohash.pipeline._scan" in graph["gohash.pipeline._core"]
+    assert "gohash.pipeline._stored_replay" in graph["gohash.pattern._match"]
+    assert "gohash.pipeline._scan" in graph["gohash.pipeline._sgf_replay"]
 
 
 def test_graph_sees_imports_inside_functions() -> None:
