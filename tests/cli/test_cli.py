@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from gohash.cli import main
+from tests.support.env import ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 NINE = str(DATA / "game-9x9.sgf")
 
 

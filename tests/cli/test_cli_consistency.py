@@ -29,8 +29,9 @@ from gohash.go.ko import KINDS
 from gohash.group.schemes import DEFAULT_SCHEME, SCHEMES
 from gohash.pipeline.positions import read_positions
 from gohash.version import __version__
+from tests.support.env import ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 NINE = str(DATA / "game-9x9.sgf")
 RECORDS = DATA / "superko"
 

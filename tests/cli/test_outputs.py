@@ -20,8 +20,9 @@ import pytest
 from gohash.cli import main
 from gohash.errors import OutputExistsError
 from gohash.index.store import build_index
+from tests.support.env import ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 NINE = str(DATA / "game-9x9.sgf")
 THIRTEEN = str(DATA / "game-13x13.sgf")
 

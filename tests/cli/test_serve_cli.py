@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 from gohash.cli import main
+from tests.support.env import ROOT
 
 pytest.importorskip("uvicorn")
 
-GAME = Path(__file__).resolve().parents[1] / "data" / "sgf" / "game-9x9.sgf"
+GAME = ROOT / "data" / "sgf" / "game-9x9.sgf"
 
 
 @pytest.fixture(scope="module")

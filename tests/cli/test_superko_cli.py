@@ -10,9 +10,10 @@ import pytest
 from gohash.cli import main
 from gohash.go.rulesets import RULESETS
 from gohash.tools.superko import check
+from tests.support.env import ROOT
 from tests.support.superko_expected import ERRORS, EXPECTED
 
-RECORDS = Path(__file__).resolve().parents[1] / "data" / "sgf" / "superko"
+RECORDS = ROOT / "data" / "sgf" / "superko"
 FIELDS = ["file", "game", "variation", "move_number", "colour", "move", "gtp", "kind",
           "repeats", "cycle"]
 

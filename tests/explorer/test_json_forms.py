@@ -18,6 +18,7 @@ from gohash.explorer.answers import MAX_CONTINUATIONS
 from gohash.explorer.app import create_app
 from gohash.index.index import Index
 from gohash.metadata import FIELDS
+from tests.support.env import ROOT
 from tests.support.explorer_reference import EXPLORER, QUERY
 from tests.support.serve_fixtures import LOCAL
 
@@ -164,7 +165,7 @@ def test_every_name_written_is_documented_in_schemas(
     written |= names(server_json(client, f"/api/game/{game_id}/steps", at=1))
     written |= names(server_json(client, "/api/player",
                                  name=position["games"]["matches"][0]["black"]))
-    schemas = (Path(__file__).resolve().parents[1] / "docs" / "schemas.md").read_text()
+    schemas = (ROOT / "docs" / "schemas.md").read_text()
     assert {name for name in written if f"`{name}`" not in schemas} == set()
 
 

@@ -1,5 +1,5 @@
 """The explorer's pattern search in a real browser (Debian's Chromium under
-Playwright, as tests/test_serve_browser.py): a region drawn by a drag or two
+Playwright, as tests/explorer/test_serve_browser.py): a region drawn by a drag or two
 clicks, points set by clicks, the diagram in the URL, the hits and continuations
 the server's and :meth:`Index.pattern <gohash.index.index.Index.pattern>`'s, a
 continuation played into the pattern, a hit opened at its move in the query's

@@ -44,7 +44,7 @@ from tests.support.explorer_reference import (
     summary,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 EXPLORER = DATA / "opening-explorer"
 # Every written record the reference replays as gohash does: not handicap-5-no-ab.sgf,
 # whose stones HA implies (the walker places them; sgfmill does not).

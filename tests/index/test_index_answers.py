@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ import pytest
 from tests.support.env import ROOT, require_corpus
 from tests.support.index_answers import answers
 
-DATA = Path(__file__).parent / "data"
+DATA = ROOT / "tests" / "data"
 
 
 def _reference(name: str) -> dict[str, Any]:

@@ -20,9 +20,9 @@ from gohash.index.export import game_sgf, stored_nodes
 from gohash.index.games import replay_boards
 from gohash.index.index import Index
 from tests.support import sgfgen
-from tests.support.env import require_corpus
+from tests.support.env import ROOT, require_corpus
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 
 def _build(folder: Path, paths: list[str], variations: bool = False) -> str:

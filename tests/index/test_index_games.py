@@ -5,7 +5,6 @@ branches) and on records of data/sgf and the corpus."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,9 +24,9 @@ from gohash.index.games import (
 )
 from gohash.pipeline.frames import unpack_frames
 from gohash.pipeline.positions import read_positions
-from tests.support.env import require_corpus
+from tests.support.env import ROOT, require_corpus
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 
 def random_tree(rng: random.Random, size: int, count: int, branches: float = 0.1) -> tuple[

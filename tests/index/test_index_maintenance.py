@@ -24,9 +24,10 @@ from gohash.index.games import replay_boards
 from gohash.index.index import Index
 from gohash.index.schema import SCHEMA_VERSION
 from gohash.version import __version__
+from tests.support.env import ROOT
 from tests.support.indexes import consistency_problems, random_game, table_dump, write_game
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 VARIATIONS = DATA / "variations-9x9.sgf"
 
 

@@ -13,9 +13,9 @@ from gohash.cli import main
 from gohash.tools.canon import CanonOptions
 from gohash.tools.dataset import write_dataset
 from gohash.tools.parquet import DATASET_VERSION
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 pytestmark = pytest.mark.corpus
 

@@ -1,5 +1,5 @@
 """Index.pattern: the boards it reads from the index, its hits against the
-brute-force reference of tests/test_pattern.py, its continuations."""
+brute-force reference of tests/pattern/test_pattern.py, its continuations."""
 
 from __future__ import annotations
 
@@ -32,10 +32,10 @@ from gohash.pattern import store as store_module
 from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
 from gohash.pattern.search import PatternQuery
 from tests.support import sgfgen
-from tests.support.env import require_corpus
+from tests.support.env import ROOT, require_corpus
 from tests.support.patterns import diagrams, ever_bitmaps, game_arrays, reference_hits
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 # B D4 on an empty lower-left corner of 9x9, as a 5x5 corner pattern.
 CORNER_9 = "\n".join(["---------"] * 4 + [".....----", "...X.----", ".....----", ".....----",

@@ -16,10 +16,9 @@ import pytest
 from gohash.index.index import Index
 from gohash.pipeline.positions import CORE_AVAILABLE, read_positions
 from gohash.tools.audit import audit_paths
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 from tests.support.indexes import INDEX_TABLES, table_rows
 
-ROOT = Path(__file__).resolve().parents[1]
 PATHS = [str(ROOT / "data" / "sgf"), str(CORPUS / "small")]
 pytestmark = pytest.mark.corpus
 

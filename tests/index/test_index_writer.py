@@ -24,7 +24,7 @@ from gohash.index.schema import INSERT_GAME
 from gohash.pipeline.frames import NamedSchemes, SchemeFactory
 from gohash.sgf.sources import find_inputs
 from gohash.version import __version__
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 from tests.support.indexes import (
     INDEX_TABLES,
     consistency_problems,
@@ -35,7 +35,6 @@ from tests.support.indexes import (
     write_game,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.corpus
 
 

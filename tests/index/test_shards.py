@@ -42,8 +42,9 @@ from gohash.index.shards import (
 )
 from gohash.index.store import build_index
 from tests.support import sgfgen
+from tests.support.env import ROOT
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 
 def _inputs() -> list[str]:

@@ -18,6 +18,7 @@ import pytest
 
 from gohash.errors import GohashError, WorkerDied
 from gohash.pipeline.pool import ordered_map
+from tests.support.env import ROOT
 
 DIED = "worker process died (killed by signal 9; out of memory?)"
 NOTE = re.compile(
@@ -141,7 +142,7 @@ def test_a_worker_killed_while_sending_a_large_result(tmp_path: Path) -> None:
             f"kill_while_sending({str(tmp_path)!r})")
     done = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,5 +1,5 @@
 """read_positions()' exact columns and options: ``symmetries``, ``transform`` and the frames
-against the brute force of tests/test_canon_exact.py (np.rot90/np.flip images,
+against the brute force of tests/tools/test_canon_exact.py (np.rot90/np.flip images,
 not :mod:`gohash.group.symmetry`), compiled and pure alike; suicide by each game's RU
 or for every game, against sgfmill's board; the walker's note for an RU it does
 not know, on the compiled path too; and key schemes given as factories."""

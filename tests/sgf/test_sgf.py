@@ -33,8 +33,9 @@ from gohash.sgf.parser import (
     game_events,
 )
 from gohash.sgf.sources import _read_limited, find_inputs, read_input
+from tests.support.env import ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 
 def events_of(data: bytes) -> list[list[tuple[int, dict[str, list[bytes]] | None]]]:

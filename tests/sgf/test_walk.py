@@ -31,9 +31,10 @@ from gohash.sgf.walk import (
     walk_source,
 )
 from tests.support import sgfgen
+from tests.support.env import ROOT
 from tests.support.gtp import GnuGo, point_of, require_gnugo
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 
 class Recorder(BaseVisitor):

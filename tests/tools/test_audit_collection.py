@@ -23,9 +23,9 @@ from gohash.group.schemes import SCHEMES
 from gohash.group.structure import handicap_stones
 from gohash.pipeline.positions import read_positions
 from gohash.tools.audit import CollectionAuditor, audit_paths
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 GAMES = {
     "nine.sgf": "(;GM[1]FF[4]SZ[19]HA[9]AB[dd][pd][dp][pp][jj][dj][pj][jd][jp])",

@@ -21,8 +21,9 @@ from gohash.group.schemes import SCHEMES, scheme
 from gohash.group.symmetry import ELEMENTS, Element, element, elements_of
 from gohash.pipeline.frames import pack_array
 from gohash.tools.canon import FIELDS, CanonOptions, write_records
+from tests.support.env import ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 # Every record of ours but the one whose handicap stones are implied by HA (GTP's
 # placement is not symmetric, and sgfmill does not place it): tested in test_walk.
 GAMES = sorted(p for p in DATA.glob("*.sgf") if p.name != "handicap-5-no-ab.sgf")

@@ -19,9 +19,9 @@ from gohash.cli import main
 from gohash.errors import GohashError
 from gohash.group.schemes import DEFAULT_SCHEME, scheme
 from gohash.tools.canon import CanonOptions, write_records
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 pytestmark = pytest.mark.corpus
 

@@ -21,10 +21,10 @@ from distributed import Client
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import partitions, write_dataset
 from gohash.tools.pack import write_pack
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 from tests.support.net import free_port
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 BIN = Path(sys.executable).parent
 
 pytestmark = pytest.mark.corpus
@@ -92,7 +92,7 @@ def test_a_dask_run_equals_a_run_in_one_process(
         with pytest.raises(Exception, match=r"runs in .*, not in .*give absolute paths"):
             write_dataset(["sgf/game-9x9.sgf"], str(tmp_path / "rel"), dask=address)
     finally:
-        os.chdir(Path(__file__).resolve().parents[1])
+        os.chdir(ROOT)
 
 
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing(

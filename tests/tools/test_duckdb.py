@@ -17,9 +17,8 @@ from sgfmill import sgf, sgf_grammar
 from gohash.go.board import Board
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import write_dataset
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "sgf"
 
 pytestmark = pytest.mark.corpus

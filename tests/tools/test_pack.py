@@ -20,9 +20,9 @@ from gohash.sgf.pack import PackedSlice
 from gohash.tools.canon import CanonOptions
 from gohash.tools.dataset import partitions, write_dataset
 from gohash.tools.pack import write_pack
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 pytestmark = pytest.mark.corpus
 

@@ -33,9 +33,9 @@ from gohash.tools.parquet import (
     positions_schema,
     write_part,
 )
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 
 pytestmark = pytest.mark.corpus
 

@@ -22,8 +22,8 @@ from gohash.index.records import first_date, rank_level, result_text, winner
 from gohash.tools.canon import CanonOptions, write_records
 from gohash.tools.dataset import write_dataset
 from gohash.tools.sql import DUCKDB_MACROS, register
+from tests.support.env import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "sgf"
 
 

@@ -7,9 +7,9 @@ errors, notes and counts, in the same order, and the same command-line
 output: on our records, under every ruleset and override, with and without
 variations; on generated records (sgfgen: ko fights, setup, variations,
 errors), where the independent sgfmill reference of
-tests/test_superko_properties.py judges too; on trees of long ko fights; and
+tests/tools/test_superko_properties.py judges too; on trees of long ko fights; and
 with the hash cut to a few bits, so that only the exact positions can decide.
-The whole corpus is tests/test_superko_corpus.py's.
+The whole corpus is tests/tools/test_superko_corpus.py's.
 """
 
 from __future__ import annotations
@@ -34,10 +34,11 @@ from gohash.pipeline.positions import CORE_AVAILABLE, PositionBatch, read_positi
 from gohash.tools import superko
 from gohash.tools.superko import CheckResult, check
 from tests.support import sgfgen
+from tests.support.env import ROOT
 from tests.support.kofight import random_game
 from tests.support.superko_reference import Verdict, Where, outcome, reference, rulesets
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 RECORDS = DATA / "superko"
 PSK = KINDS["positional"]
 Point = tuple[int, int]
@@ -70,7 +71,7 @@ def test_data_records(rules: Ruleset | None, options: dict[str, Any], variations
 
 
 def test_repetitions_are_judged_on_columns() -> None:
-    """The records whose repetitions the table of tests/test_superko.py pins are the
+    """The records whose repetitions the table of tests/tools/test_superko.py pins are the
     core's (so those verdicts come from the columns), and the others the walker's."""
     names = ["triple-ko", "round-robin-ko", "send-two-return-one", "psk-not-ssk",
              "handicap-setup", "pass-ssk-nssk", "suicide-single", "occupied"]
@@ -163,7 +164,7 @@ def checked_on_columns(
 
 
 def as_verdicts(result: CheckResult) -> tuple[list[Verdict], list[Where]]:
-    """In the form of tests/test_superko_properties.py's reference."""
+    """In the form of tests/tools/test_superko_properties.py's reference."""
     verdicts = [
         (v.game, v.variation, v.move_number, v.colour, v.point, v.kind, v.repeats)
         for v in result.violations

@@ -4,7 +4,7 @@ chinese, aga and japanese, with and without variations.
 
 One walk per variations setting feeds a visitor for each ruleset, as
 ``check(..., pure=True)`` would one at a time, so the reference costs two walks
-(each game's RU is tests/test_superko_columns.py's, on our records).
+(each game's RU is tests/tools/test_superko_columns.py's, on our records).
 """
 
 from __future__ import annotations

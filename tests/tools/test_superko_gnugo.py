@@ -24,7 +24,7 @@ from gohash.errors import OccupiedPointError
 from gohash.go.rulesets import RULESETS
 from gohash.tools.superko import check
 from tests.support import gtp
-from tests.support.env import CORPUS
+from tests.support.env import CORPUS, ROOT
 from tests.support.gtp import GnuGo, require_gnugo
 from tests.support.kofight import PINNED_SEED, games_with_repetitions, pinned_games
 from tests.support.sgfgen import sgf_point
@@ -32,7 +32,7 @@ from tests.support.sgfgen import sgf_point
 Point = tuple[int, int]
 Move = tuple[str, Point | None]
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sgf"
+DATA = ROOT / "data" / "sgf"
 # Real games in which gohash and GNU Go find repetitions: cycles of 3 (PSK only:
 # the other player is to move) and of 6 and 8 (both rules), and a record that
 # plays on an occupied point again and again.
