@@ -1,4 +1,6 @@
-"""The package layout: layers that only go down, no import cycles, a light ``import gohash``."""
+"""The package layout: layers that only go down, no import cycles, and ``import gohash``
+stays light; the tests' layout: a folder per package, every folder a package, no test
+module importing another, and every test file the docs and the code cite there."""
 
 from __future__ import annotations
 
@@ -6,12 +8,15 @@ import ast
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "gohash"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "gohash"
+TESTS = ROOT / "tests"
 
 LAYERS = ("group", "go", "sgf", "pipeline", "pattern", "index", "tools", "explorer", "cli")
 """The packages from the bottom up: each imports only those before it (docs/design.md)."""
@@ -162,6 +167,77 @@ def test_public_names_all_load() -> None:
     assert gohash.check_superko.__module__ == "gohash.tools.superko"
     with pytest.raises(AttributeError):
         gohash.no_such_name  # noqa: B018
+
+
+def _test_folders() -> list[Path]:
+    return sorted({p.parent for p in TESTS.rglob("*.py")})
+
+
+def test_every_test_folder_is_a_package_named_after_one_of_gohash() -> None:
+    # Packages, so that two test modules of one name in two folders import as two
+    # modules (tests.index.test_x, tests.cli.test_x), under xdist too.
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    for folder in _test_folders():
+        assert (folder / "__init__.py").is_file(), folder
+        if folder != TESTS:
+            assert folder.parent == TESTS, folder
+            assert folder.name in packages | {"support"}, folder
+
+
+def _imported(path: Path) -> Iterator[tuple[int, str]]:
+    """Every module ``path`` imports, with its line; relative imports as ``.name``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            yield node.lineno, base
+            # "from tests import test_x" imports the module test_x.
+            yield from ((node.lineno, f"{base}.{alias.name}") for alias in node.names)
+
+
+def _imports_a_test_module(name: str) -> bool:
+    parts = name.lstrip(".").split(".")
+    if name.startswith("."):
+        return any(part.startswith("test_") for part in parts)
+    if parts[0] != "tests":
+        return parts[0].startswith("test_")  # a sibling put on sys.path by pytest
+    return len(parts) > 1 and parts[1] != "support" and any(
+        part.startswith("test_") or part == "conftest" for part in parts[1:])
+
+
+def test_imports_a_test_module_sees_each_form() -> None:
+    for name in ("tests.index.test_index", "tests.test_docs", ".test_walk", "test_walk",
+                 "tests.conftest", "tests.index.test_index.DATA"):
+        assert _imports_a_test_module(name), name
+    for name in ("tests.support.env", "tests.support.env.ROOT", "tests", "tests.index",
+                 "gohash.index", "pytest", ".env"):
+        assert not _imports_a_test_module(name), name
+
+
+def test_no_test_module_imports_another() -> None:
+    # What tests share lives in tests/support/, so that each module runs alone, in any
+    # order, in any xdist worker.
+    found = [f"{path.relative_to(ROOT)}:{line}: {name}"
+             for path in sorted(TESTS.rglob("*.py")) for line, name in _imported(path)
+             if _imports_a_test_module(name)]
+    assert not found, "\n".join(found)
+
+
+def test_every_cited_test_file_exists() -> None:
+    # The changelog is history: it cites files where they were.
+    cited = re.compile(r"\btests/[\w/]+\.py\b")
+    pages = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), ROOT / ".ci" / "run"]
+    code = [p for folder in ("gohash", "tests", "benchmarks", "notebooks", "data")
+            for p in (ROOT / folder).rglob("*")
+            if p.suffix in {".py", ".pyx", ".md", ".ipynb", ".js", ".ts"} and p.is_file()]
+    missing, count = [], 0
+    for path in pages + code:
+        for match in cited.finditer(path.read_text(encoding="utf-8")):
+            count += 1
+            if not (ROOT / match.group(0)).is_file():
+                missing.append(f"{path.relative_to(ROOT)}: {match.group(0)}")
+    assert count >= 20 and not missing, "\n".join(missing)
 
 
 if __name__ == "__main__":

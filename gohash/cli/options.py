@@ -7,7 +7,7 @@ argument types of counts; the exit codes and the epilog line that states
 them; the deprecated spellings of earlier releases; and :func:`leaf`, which
 marks the parser a subcommand runs with.  A subcommand module calls these
 instead of ``parser.add_argument`` for any of these options, so that
-``tests/test_cli_consistency.py`` can hold them to one definition.
+``tests/cli/test_cli_consistency.py`` can hold them to one definition.
 
 Deprecated spellings (``audit --group``, ``index find --no-colour-swap``,
 ``superko --format json``) still work for one release: they do what they did,

@@ -184,7 +184,7 @@ RANK_FORMS: tuple[tuple[str, str, int | None], ...] = (
 )
 """Every rank form gohash reads, with an example, what it is and its level
 (:func:`rank_level`; None: no level).  docs/explorer.md shows this table and
-tests/test_explorer.py checks every example."""
+tests/index/test_explorer.py checks every example."""
 
 _RANK_UNITS = {"k": "k", "kyu": "k", "級": "k", "级": "k", "급": "k", "d": "d", "dan": "d",
                "段": "d", "단": "d", "p": "p", "pro": "p"}

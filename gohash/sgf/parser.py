@@ -553,7 +553,7 @@ def root_text(values: dict[str, bytes], encoding: str | None) -> tuple[dict[str,
     less makes it Latin-1 (every value that is not valid UTF-8 read as
     ISO-8859-1, as :func:`decode_text` does).  Valid 2-byte sequences are no
     evidence: Latin-1 and GBK bytes often form them by chance, and longer ones
-    rarely (tests/test_text_encoding.py measures it on real names)."""
+    rarely (tests/sgf/test_text_encoding.py measures it on real names)."""
     encoding = text_encoding(values.values(), encoding)
     text: dict[str, str] = {}
     repaired = False

@@ -5,7 +5,7 @@ picks a seeded sample of positions from the records (replayed by the
 pipeline, independently of what the index stores), turns each by a seeded
 random element, and records what ``find``, ``continuations`` and ``dupes``
 answer, in plain JSON.  Run as a script it writes the reference of the
-storage it runs on; ``tests/test_index_answers.py`` compares a later storage's
+storage it runs on; ``tests/index/test_index_answers.py`` compares a later storage's
 answers with it.  Games are named by file and game number, never by id.
 
     .venv/bin/python -m tests.support.index_answers OUT.json[.gz] [--samples N] [--variations] \

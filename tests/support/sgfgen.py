@@ -25,8 +25,8 @@ suicides remove the group, kos are retaken (the walker with
 ``board_options={"suicide_allowed": True, "simple_ko": False}``).  It uses
 nothing of gohash but the handicap placements
 (``gohash.sgf.walk.handicap_placements``: GTP's first, checked against GNU Go by
-tests/test_walk.py, the others against a table written out by hand in
-tests/test_handicap.py); which one a record implies, it finds by its own replay
+tests/sgf/test_walk.py, the others against a table written out by hand in
+tests/sgf/test_handicap.py); which one a record implies, it finds by its own replay
 of the main line.
 """
 

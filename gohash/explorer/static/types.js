@@ -1,6 +1,6 @@
 // @ts-check
 // The JSON of the server's answers (docs/schemas.md, "gohash serve"), as the page reads
-// it: types only, for the type checker (tests/test_page_types.py).
+// it: types only, for the type checker (tests/explorer/test_page_types.py).
 
 /**
  * A point as the JSON gives it: [row, col], row 0 the bottom line.
