@@ -184,7 +184,7 @@ def test_every_test_folder_is_a_package_named_after_one_of_gohash() -> None:
             assert folder.name in packages | {"support"}, folder
 
 
-def _imported(path: Path) -> Iterator[tuple[int, str]]:
+def _imports_of(path: Path) -> Iterator[tuple[int, str]]:
     """Every module ``path`` imports, with its line; relative imports as ``.name``."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -219,7 +219,7 @@ def test_no_test_module_imports_another() -> None:
     # What tests share lives in tests/support/, so that each module runs alone, in any
     # order, in any xdist worker.
     found = [f"{path.relative_to(ROOT)}:{line}: {name}"
-             for path in sorted(TESTS.rglob("*.py")) for line, name in _imported(path)
+             for path in sorted(TESTS.rglob("*.py")) for line, name in _imports_of(path)
              if _imports_a_test_module(name)]
     assert not found, "\n".join(found)
 
