@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..group.schemes import scheme
-from .diagram import BLACK, EMPTY, WHITE, Pattern, Placement
+from .diagram import BLACK, EMPTY, WHITE, Pattern, Placements
 
 __all__ = ["CORNER", "CORNER_SCHEME", "Changes", "Postings", "corner_games", "corner_postings",
            "corner_query", "placement_corners"]
@@ -194,14 +194,16 @@ def corner_query(pattern: Pattern) -> tuple[int, int] | None:
 
 
 def placement_corners(pattern: Pattern, corner: int,
-                      placements: tuple[Placement, ...]) -> npt.NDArray[np.intp]:
+                      placements: Placements) -> npt.NDArray[np.intp]:
     """The corner whose square each placement puts the pattern's square of
     ``corner`` on: that of the image of its corner point (a corner placement
     is not moved, and every element maps corner points onto corner points)."""
     n = pattern.size
     vertices = (0, n - 1, (n - 1) * n, n * n - 1)  # in the order of squares()
     at = pattern.region.index(vertices[corner])
-    return np.array([vertices.index(p.points[at]) for p in placements], dtype=np.intp)
+    which = np.full(n * n, -1, dtype=np.intp)
+    which[list(vertices)] = np.arange(4)
+    return which[placements.points[:, at]]
 
 
 def corner_games(segments: Sequence[Postings], lengths: Sequence[int],

@@ -17,11 +17,11 @@ of element ``g`` are the translations of the image ``g(P)`` that this rule
 allows.
 
 Keys (the group-theoretic hash): the key of a placement is the hash of the
-stones its fixed-colour points (``X``, ``O``, ``.``) require.  Under a
-symmetry ``g`` the stones of a region map with their keys, ``h_{g(R)}(gP) =
-T_g(h_R(P))``, so the key of each translation of the query's region is hashed
-once and every element's placement derived from it by ``T_g``.  A key only
-filters: a hit is confirmed point by point (:mod:`gohash.pattern.match`).
+stones its fixed-colour points (``X``, ``O``, ``.``) require, hashed for all
+placements at once on arrays.  Under a symmetry ``g`` the stones of a region
+map with their keys, ``h_{g(R)}(gP) = T_g(h_R(P))``: each key is also ``T_g``
+of the key of the query's region translated, which the tests check.  A key
+only filters: a hit is confirmed point by point (:mod:`gohash.pattern.match`).
 """
 
 from __future__ import annotations
@@ -29,13 +29,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import OptionError, PatternError
 from ..group.coords import GTP_COLUMNS, gtp, parse_gtp
 from ..group.schemes import KeyScheme
-from ..group.symmetry import D4, ELEMENTS, Element, Point, check_size
+from ..group.symmetry import D4, ELEMENTS, Element, Point, check_size, point_images
 
 __all__ = [
     "ANY",
@@ -50,6 +52,7 @@ __all__ = [
     "WHITE_OR_EMPTY",
     "Pattern",
     "Placement",
+    "Placements",
     "parse_pattern",
     "parse_sequence",
     "placements",
@@ -64,6 +67,7 @@ _SYMBOLS = {code: symbol for symbol, code in CODES.items()}
 # Colour exchange: black and white constraints trade places.
 _SWAPPED = {OUTSIDE: OUTSIDE, EMPTY: EMPTY, BLACK: WHITE, WHITE: BLACK,
             BLACK_OR_EMPTY: WHITE_OR_EMPTY, WHITE_OR_EMPTY: BLACK_OR_EMPTY, ANY: ANY}
+_SWAPPED_CODES = np.array([_SWAPPED[c] for c in range(ANY + 1)], dtype=np.int8)  # a region's
 
 SYMMETRIES = ("full", "d4", "none")
 """The symmetries a pattern is searched up to: the 8 board maps with and without
@@ -212,50 +216,106 @@ class Placement:
         return self.element.map_colour(colour)
 
 
+class Placements(Sequence[Placement]):
+    """Every placement of a pattern (:func:`placements`) as arrays, one row a
+    placement, all of the same length (a region's points): ``elements`` the
+    index of each one's element in :data:`~gohash.group.symmetry.ELEMENTS`,
+    ``offsets`` ``[placement, (rows, columns)]``, ``points`` and ``codes``
+    ``[placement, query point]``, ``keys``, and ``sequences``
+    ``[placement, step, (colour, point)]``; as :class:`Placement` s one by one
+    (``placements[i]``), built when asked for: a query of thousands of
+    placements reads the arrays and shows a page's few."""
+
+    def __init__(self, elements: npt.NDArray[np.int8], offsets: npt.NDArray[np.int32],
+                 points: npt.NDArray[np.int32], codes: npt.NDArray[np.int8],
+                 keys: npt.NDArray[np.uint64], sequences: npt.NDArray[np.int32]) -> None:
+        self.elements = elements
+        self.offsets = offsets
+        self.points = points
+        self.codes = codes
+        self.keys = keys
+        self.sequences = sequences
+        for array in (elements, offsets, points, codes, keys, sequences):
+            array.flags.writeable = False
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @overload
+    def __getitem__(self, index: int) -> Placement: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Placement, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Placement | tuple[Placement, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(len(self))[index])
+        row, col = self.offsets[index].tolist()
+        return Placement(ELEMENTS[int(self.elements[index])], (row, col),
+                         tuple(self.points[index].tolist()), tuple(self.codes[index].tolist()),
+                         int(self.keys[index]),
+                         tuple((c, q) for c, q in self.sequences[index].tolist()))
+
+    @property
+    def swaps(self) -> npt.NDArray[np.bool_]:
+        """Whether each placement's element exchanges colours."""
+        return self.elements >= 8  # ELEMENTS' order: the last 8 exchange colours
+
+
 def placements(
     pattern: Pattern, keys: KeyScheme, symmetry: str = "full"
-) -> tuple[Placement, ...]:
+) -> Placements:
     """Every placement of ``pattern`` under ``symmetry`` (one of
-    :data:`SYMMETRIES`), anchored as the module docstring says; placements that
-    require the same of the same points (and the same sequence) are one, that
-    of the lowest element.  ``keys`` (a 64-bit XOR scheme of the pattern's
-    size) gives the keys."""
+    :data:`SYMMETRIES`), anchored as the module docstring says, in order of
+    element (:data:`~gohash.group.symmetry.ELEMENTS`' order), then of row and
+    column offset; placements that require the same of the same points (and
+    the same sequence) are one, that of the lowest element.  ``keys`` (a
+    64-bit XOR scheme of the pattern's size) gives the keys."""
     OptionError.check("symmetry", symmetry, SYMMETRIES)
     if keys.size != pattern.size or keys.combiner != "xor" or keys.bits != 64:
         raise PatternError(f"placements need a 64-bit XOR scheme of size {pattern.size}, "
                            f"not {keys!r}")
     elements = {"full": ELEMENTS, "d4": D4, "none": ELEMENTS[:1]}[symmetry]
     n = pattern.size
-    region = pattern.region
-    query_points = [divmod(i, n) for i in region]
-    base_keys: dict[Point, int] = {}
-    seen: set[tuple[object, ...]] = set()
-    found = []
-    for g in elements:
-        images = [g.map_point(p, n) for p in query_points]
-        codes = tuple(_SWAPPED[pattern.codes[i]] if g.swap else pattern.codes[i] for i in region)
-        rows = _slides([r for r, _ in images], n)
-        cols = _slides([c for _, c in images], n)
-        for dr in rows:
-            for dc in cols:
-                points = tuple((r + dr) * n + (c + dc) for r, c in images)
-                sequence = tuple(
-                    (1 if g.map_colour(colour) == "b" else 2,
-                     _flat(_moved(g.map_point(point, n), (dr, dc)), n))
-                    for colour, point in pattern.sequence
-                )
-                identity = (frozenset(zip(points, codes, strict=True)), sequence)
-                if identity in seen:
-                    continue
-                seen.add(identity)
-                # The pre-image of this placement under g is the query's
-                # region translated by t: hash it once per t, then T_g.
-                t = _translation(g, (dr, dc), query_points[0], images[0], n)
-                if t not in base_keys:
-                    base_keys[t] = _region_key(pattern, keys, t)
-                found.append(Placement(g, (dr, dc), points, codes,
-                                       keys.transform(base_keys[t], g), sequence))
-    return tuple(found)
+    region = np.array(pattern.region, dtype=np.intp)
+    query_codes = np.array(pattern.codes, dtype=np.int8)[region]
+    seq_colours = np.array([1 if c == "b" else 2 for c, _ in pattern.sequence], dtype=np.int32)
+    seq_points = np.array([_flat(q, n) for _, q in pattern.sequence], dtype=np.intp)
+    # Each element's image of the region, and its slides along each axis
+    # (_slides on every element at once): the placements of element e are
+    # its image moved by (start_rows[e] + i, start_cols[e] + j), i < rows[e],
+    # j < cols[e], row offset first.
+    images = point_images(n)[[g.index for g in elements]]
+    image = images[:, region]
+    start_rows, rows = _slides(image // n, n)
+    start_cols, cols = _slides(image % n, n)
+    per_element = rows * cols
+    which = np.repeat(np.arange(len(elements)), per_element)
+    k = np.arange(len(which)) - np.repeat(np.cumsum(per_element) - per_element, per_element)
+    offsets = np.stack([start_rows[which] + k // cols[which],
+                        start_cols[which] + k % cols[which]], axis=1)
+    shift = (offsets[:, 0] * n + offsets[:, 1])[:, None]
+    element = np.array([g.index for g in elements], dtype=np.int8)[which]
+    swap = element >= 8  # as Placements.swaps
+    points = (image[which] + shift).astype(np.int32)
+    codes = np.where(swap[:, None], _SWAPPED_CODES[query_codes], query_codes).astype(np.int8)
+    sequences = np.empty((len(element), len(seq_points), 2), dtype=np.int32)
+    sequences[:, :, 0] = np.where(swap[:, None], 3 - seq_colours, seq_colours)
+    sequences[:, :, 1] = images[:, seq_points][which] + shift
+    # One placement for the same points with the same codes and sequence: the
+    # first, as each row's sorted (point, code) pairs and sequence say.
+    # lexsort is stable: the first of a run of equal rows is the first placed.
+    identity = np.concatenate([np.sort(points * 8 + codes, axis=1),
+                               sequences.reshape(len(element), -1)], axis=1)
+    order = np.lexsort(identity.T[::-1])
+    ordered = identity[order]
+    kept = np.sort(order[np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)])])
+    points, codes = points[kept], codes[kept]
+    # A placement's key: the hash of the stones its fixed-colour points require.
+    stone_keys = np.zeros((n * n, ANY + 1), dtype=np.uint64)
+    stone_keys[:, BLACK] = keys.black_keys
+    stone_keys[:, WHITE] = keys.white_keys
+    return Placements(element[kept], offsets[kept].astype(np.int32), points, codes,
+                      np.bitwise_xor.reduce(stone_keys[points, codes], axis=1), sequences[kept])
 
 
 def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:
@@ -265,7 +325,7 @@ def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:
     n = pattern.size
     codes = np.array(pattern.codes)
     region = np.array(pattern.region, dtype=np.intp)
-    swapped = np.array([_SWAPPED[c] for c in range(ANY + 1)])  # the region's codes: 0 to ANY
+    swapped = _SWAPPED_CODES
     found = []
     for g in elements:
         # The codes g carries onto the images of the region's points: the same
@@ -278,37 +338,18 @@ def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:
     return tuple(found)
 
 
-def _slides(lines: list[int], n: int) -> range:
-    """The offsets along one axis: none if the region touches an edge of it, else
-    every shift that keeps it off both edges."""
-    low, high = min(lines), max(lines)
-    if low == 0 or high == n - 1:
-        return range(0, 1)
-    return range(1 - low, n - 1 - high)
-
-
-def _moved(point: Point, offset: Point) -> Point:
-    return point[0] + offset[0], point[1] + offset[1]
+def _slides(lines: npt.NDArray[np.intp], n: int) -> tuple[npt.NDArray[np.intp],
+                                                          npt.NDArray[np.intp]]:
+    """The offsets along one axis of each row of ``lines`` (a region's rows, or
+    columns, under each element) as its first and how many: none (0, 1) if the
+    region touches an edge of the axis, else every shift that keeps it off both
+    edges."""
+    low, high = lines.min(axis=1), lines.max(axis=1)
+    fixed = (low == 0) | (high == n - 1)
+    return np.where(fixed, 0, 1 - low), np.where(fixed, 1, n - 2 - high + low)
 
 
 def _flat(point: Point, n: int) -> int:
     return point[0] * n + point[1]
 
 
-def _translation(g: Element, offset: Point, query: Point, image: Point, n: int) -> Point:
-    """The translation ``t`` of the query with ``g(t(P)) = g(P) + offset``: that of
-    one region point, ``query``, whose image under ``g`` is ``image``."""
-    back = g.inverse.map_point(_moved(image, offset), n)
-    return back[0] - query[0], back[1] - query[1]
-
-
-def _region_key(pattern: Pattern, keys: KeyScheme, t: Point) -> int:
-    """The hash of the stones the query's fixed-colour points require, the region
-    translated by ``t``."""
-    n = pattern.size
-    h = 0
-    for i, code in enumerate(pattern.codes):
-        if code in (BLACK, WHITE):
-            point = _flat(_moved(divmod(i, n), t), n)
-            h ^= (keys.black_keys if code == BLACK else keys.white_keys)[point]
-    return h

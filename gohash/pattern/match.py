@@ -36,10 +36,35 @@ from .. import _native
 from ..errors import PatternError
 from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
-from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placement
+from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placements
 from .store import Columns, Segment
 
 __all__ = ["Found", "Game", "Hits", "Matcher", "match_python"]
+
+
+_FITS = np.array([[c == v if c <= WHITE else
+                   (v != WHITE if c == BLACK_OR_EMPTY else v != BLACK if c == WHITE_OR_EMPTY
+                    else True) for v in range(3)]
+                  for c in range(ANY + 1)], dtype=np.bool_)
+"""``_FITS[code, value]``: whether a point of ``value`` (0 empty, 1 black, 2 white)
+fits ``code``."""
+
+
+def _slot_table() -> npt.NDArray[np.int32]:
+    """``[code, change]``: for each change ``(old, new)`` of a point's value (the
+    six, in order), ``(old * 3 + new) * 3 + kind``, the slot of a placement
+    that constrains the point with ``code`` (:meth:`Matcher._shifts`), or -1
+    where the change does not concern it."""
+    table = np.full((ANY + 1, 6), -1, dtype=np.int32)
+    for change, (old, new) in enumerate(itertools.permutations(range(3), 2)):
+        before, after = _FITS[:, old], _FITS[:, new]
+        kind = np.where(~before & after, 0, np.where(
+            before & ~after, 1, np.where(~before & ~after & (old == 0), 2, -1)))
+        table[:, change] = np.where(kind >= 0, (old * 3 + new) * 3 + kind, -1)
+    return table
+
+
+_SLOTS = _slot_table()
 
 
 @dataclass(frozen=True)
@@ -126,67 +151,63 @@ class Matcher:
     """
 
     def __init__(
-        self, placements: tuple[Placement, ...], keys: KeyScheme, *, to_move: int = 0,
+        self, placements: Placements, keys: KeyScheme, *, to_move: int = 0,
         max_move: int = -1,
     ) -> None:
-        if not placements:
+        if not len(placements):
             raise PatternError("a pattern needs at least one placement")
         size = keys.size
         points = size * size
+        count, width = placements.points.shape
         self.placements = placements
         self.size = size
         self.to_move = to_move
         self.max_move = max_move
-        self.offsets = np.cumsum([0] + [len(p.points) for p in placements]).astype(np.int32)
-        self.points = np.array([q for p in placements for q in p.points], dtype=np.int32)
-        self.codes = np.array([c for p in placements for c in p.codes], dtype=np.int8)
-        self.targets = np.array([p.key for p in placements], dtype=np.uint64)
+        self.offsets = (np.arange(count + 1) * width).astype(np.int32)
+        self.points = placements.points.reshape(-1)
+        self.codes = placements.codes.reshape(-1)
+        self.targets = placements.keys
         self.zobrist = np.zeros((points, 3), dtype=np.uint64)
         self.zobrist[:, 1] = keys.black_keys
         self.zobrist[:, 2] = keys.white_keys
-        self.masks = np.zeros((len(placements), points), dtype=np.uint8)
-        for index, p in enumerate(placements):
-            self.masks[index, list(p.points)] = 1
-        self.swaps = np.array([p.element.swap for p in placements], dtype=np.int8)
-        longest = max(len(p.sequence) for p in placements)
-        self.seq_length = np.array([len(p.sequence) for p in placements], dtype=np.int32)
-        self.seq_colours = np.zeros((len(placements), max(longest, 1)), dtype=np.int8)
-        self.seq_points = np.zeros((len(placements), max(longest, 1)), dtype=np.int32)
-        for index, p in enumerate(placements):
-            for step, (colour, point) in enumerate(p.sequence):
-                self.seq_colours[index, step] = colour
-                self.seq_points[index, step] = point
-        # The placements that watch each point: those that constrain it; a
-        # fixed-colour point also enters the placement's key.
-        watchers: list[list[tuple[int, int, int]]] = [[] for _ in range(points)]
-        for index, p in enumerate(placements):
-            for point, code in zip(p.points, p.codes, strict=True):
-                if code != ANY:
-                    watchers[point].append((index, int(code in (EMPTY, BLACK, WHITE)), code))
-        self.watch_offsets = np.cumsum([0] + [len(w) for w in watchers]).astype(np.int32)
-        self.watch = np.array([i for w in watchers for i, _, _ in w], dtype=np.int32)
-        self.watch_fixed = np.array([f for w in watchers for _, f, _ in w], dtype=np.int8)
-        self.watch_codes = np.array([c for w in watchers for _, _, c in w], dtype=np.int8)
+        which = np.repeat(np.arange(count), width)
+        self.masks = np.zeros((count, points), dtype=np.uint8)
+        self.masks[which, self.points] = 1
+        self.swaps = placements.swaps.astype(np.int8)
+        longest = placements.sequences.shape[1]
+        self.seq_length = np.full(count, longest, dtype=np.int32)
+        self.seq_colours = np.zeros((count, max(longest, 1)), dtype=np.int8)
+        self.seq_points = np.zeros((count, max(longest, 1)), dtype=np.int32)
+        self.seq_colours[:, :longest] = placements.sequences[:, :, 0]
+        self.seq_points[:, :longest] = placements.sequences[:, :, 1]
+        # The placements that watch each point: those that constrain it, in order
+        # of placement; a fixed-colour point also enters the placement's key.
+        constrained = self.codes != ANY
+        order = np.argsort(self.points[constrained].astype(np.int16), kind="stable")
+        self.watch_offsets = np.zeros(points + 1, dtype=np.int32)
+        np.cumsum(np.bincount(self.points[constrained], minlength=points),
+                  out=self.watch_offsets[1:])
+        self.watch = which[constrained][order].astype(np.int32)
+        self.watch_codes = self.codes[constrained][order]
+        self.watch_fixed = (self.watch_codes <= WHITE).astype(np.int8)
         self._shifts(points)
         # The stones each placement requires: the games that never had them all
         # are not candidates.  As columns of the inverted filter
         # (gohash.pattern.store.Columns: bit i of black, then of white, in the
         # order of the index's ever bitmaps), one row a placement, padded with
-        # the column of all ones.
-        stones = [[(q, c) for q, c in zip(p.points, p.codes, strict=True) if c in (BLACK, WHITE)]
-                  for p in placements]
-        order = sgf_order(size)
+        # the column of all ones.  The same query points are stones in every
+        # placement (an exchange of colours keeps a stone a stone).
+        stones = np.flatnonzero(np.isin(placements.codes[0], (BLACK, WHITE)))
         bits = (points + 7) // 8 * 8
-        longest_stones = max(1, *(len(s) for s in stones))
-        self.required_columns = np.full((len(placements), longest_stones), 2 * bits,
-                                        dtype=np.intp)
-        for index, s in enumerate(stones):
-            self.required_columns[index, : len(s)] = [order[q] + (c - 1) * bits for q, c in s]
-        # The placements present on the empty board: where a scan starts.
-        self.empty_present = np.array(
-            [i for i, p in enumerate(placements)
-             if all(c in (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY) for c in p.codes)],
-            dtype=np.int32)
+        self.required_columns = np.full((count, max(1, len(stones))), 2 * bits, dtype=np.intp)
+        self.required_columns[:, : len(stones)] = (
+            sgf_order(size)[placements.points[:, stones]]
+            + (placements.codes[:, stones].astype(np.intp) - 1) * bits)
+        # The placements present on the empty board: where a scan starts (all or
+        # none: an exchange of colours keeps a code that allows empty one).
+        empty = bool(np.isin(placements.codes[0],
+                             (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY)).all())
+        self.empty_present = np.arange(count if empty else 0, dtype=np.int32)
         self._kernel = None if _native.match is None else _native.match.Kernel(self)
 
     def _shifts(self, points: int) -> None:
@@ -198,25 +219,17 @@ class Matcher:
         fit at ``p`` (kind 0: one mismatch fewer), unfit (kind 1: one more), and,
         for a stone played (``old`` 0), those it fits neither before nor after
         (kind 2: dead if no stone ever leaves ``p``)."""
-        fits = np.array([[c == v if c <= WHITE else
-                          (v != WHITE if c == BLACK_OR_EMPTY else
-                           v != BLACK if c == WHITE_OR_EMPTY else True) for v in range(3)]
-                         for c in range(ANY + 1)], dtype=np.bool_)
-        self.mismatches = np.zeros(len(self.placements), dtype=np.int32)
-        np.add.at(self.mismatches, np.repeat(np.arange(len(self.placements)),
-                                             np.diff(self.offsets)), ~fits[self.codes, 0])
-        point = np.repeat(np.arange(points), np.diff(self.watch_offsets))
-        slots, members = [], []
-        for old, new in itertools.permutations(range(3), 2):
-            before, after = fits[self.watch_codes, old], fits[self.watch_codes, new]
-            kind = np.select([~before & after, before & ~after, ~before & ~after & (old == 0)],
-                             [0, 1, 2], -1)
-            keep = kind >= 0
-            slots.append(((point[keep] * 3 + old) * 3 + new) * 3 + kind[keep])
-            members.append(self.watch[keep])
-        slot = np.concatenate(slots)
-        order = np.argsort(slot, kind="stable")
-        self.shift = np.ascontiguousarray(np.concatenate(members)[order], dtype=np.int32)
+        self.mismatches = (~_FITS[self.placements.codes, EMPTY]).sum(axis=1, dtype=np.int32)
+        point = np.repeat(np.arange(points, dtype=np.int32), np.diff(self.watch_offsets))
+        # Each watcher's slot under each change of value, where it has one.
+        local = _SLOTS[self.watch_codes]
+        keep = local >= 0
+        slot = (point[:, None] * 27 + local)[keep]
+        # Stable, so each list keeps the watchers' order (by placement); 16 bits
+        # (26 * 26 * 27 slots at most) sort by radix.
+        order = np.argsort(slot.astype(np.int16), kind="stable")
+        members = np.broadcast_to(self.watch[:, None], keep.shape)[keep]
+        self.shift = np.ascontiguousarray(members[order], dtype=np.int32)
         self.shift_offsets = np.zeros(points * 27 + 1, dtype=np.int32)
         np.cumsum(np.bincount(slot, minlength=points * 27), out=self.shift_offsets[1:])
 
@@ -295,14 +308,15 @@ def match_python(m: Matcher, game: Game) -> Hits:
     found: list[tuple[int, int, int, bool]] = []
     targets = [int(k) for k in m.targets]
     zobrist = m.zobrist.tolist()
+    region_points, region_codes = m.placements.points.tolist(), m.placements.codes.tolist()
     for i in range(boards.shape[0]):
         if m.max_move >= 0 and game.move_numbers[i] > m.max_move:
             break
         board = boards[i].tolist()
         if i == 0:
             dirty = list(range(count))
-            for pl, placement in enumerate(m.placements):
-                for point, code in zip(placement.points, placement.codes, strict=True):
+            for pl in range(count):
+                for point, code in zip(region_points[pl], region_codes[pl], strict=True):
                     if code in (EMPTY, BLACK, WHITE):
                         keys[pl] ^= zobrist[point][board[point]]
         else:
@@ -322,10 +336,9 @@ def match_python(m: Matcher, game: Game) -> Hits:
                     touched[pl] = None
             dirty = list(touched)
         for pl in dirty:
-            placement = m.placements[pl]
             present = keys[pl] == targets[pl] and all(
                 _fits(code, board[point])
-                for point, code in zip(placement.points, placement.codes, strict=True)
+                for point, code in zip(region_points[pl], region_codes[pl], strict=True)
             )
             if present:
                 pending.setdefault(pl, None)

@@ -35,9 +35,9 @@ from .._deprecated import deprecated
 from ..errors import OptionError, QueryCancelled, QueryTooBroad
 from ..group.coords import move_json
 from ..group.schemes import KeyScheme, scheme
-from ..group.symmetry import Element, Point
+from ..group.symmetry import ELEMENTS, Element, Point
 from .corners import corner_games, corner_query, placement_corners
-from .diagram import SYMMETRIES, Pattern, Placement, parse_pattern, placements, symmetries
+from .diagram import SYMMETRIES, Pattern, Placements, parse_pattern, placements, symmetries
 from .match import Found, Matcher
 from .store import GameStore
 from .tally import tally
@@ -258,7 +258,7 @@ class PatternQuery:
         self.symmetry = symmetry
         self.size = pattern.size
         self.keys: KeyScheme = scheme(PATTERN_SCHEME, pattern.size)
-        self.placements: tuple[Placement, ...] = placements(pattern, self.keys, symmetry)
+        self.placements: Placements = placements(pattern, self.keys, symmetry)
         self.symmetries = symmetries(pattern, symmetry)
         # A fully specified corner square: its key picks the games (and, in each,
         # the corners) to scan.
@@ -378,12 +378,10 @@ class PatternQuery:
     def _to_query(self) -> npt.NDArray[np.int32]:
         """``[placement, board point]``: the query point (flat) a placement puts
         there, -1 outside its region."""
-        m = self.matcher
-        table = np.full((len(self.placements), self.size * self.size), -1, dtype=np.int32)
-        lengths = np.diff(m.offsets)
-        region = np.array(self.pattern.region, dtype=np.int32)
-        table[np.repeat(np.arange(len(self.placements)), lengths), m.points] = np.tile(
-            region, len(self.placements))
+        points = self.placements.points
+        table = np.full((len(points), self.size * self.size), -1, dtype=np.int32)
+        table[np.arange(len(points))[:, None], points] = np.array(self.pattern.region,
+                                                                  dtype=np.int32)
         return table
 
     @cached_property
@@ -557,13 +555,15 @@ class _Tally:
         played = self.to_query[found.placement, np.maximum(found.next_point, 0)]
         next_moves = [None if not c else (names[c], divmod(q, size))
                       for c, q in zip(colour.tolist(), played.tolist(), strict=True)]
+        elements = [ELEMENTS[e] for e in placements.elements[found.placement].tolist()]
+        offsets = [(r, c) for r, c in placements.offsets[found.placement].tolist()]
         matches = [
-            PatternMatch(known[game_id], number, placements[pl].element, placements[pl].offset,
-                         position, names[side], next_move, tenuki_, placed_)
-            for game_id, number, pl, position, side, next_move, tenuki_, placed_ in zip(
-                ids, found.move_number.tolist(), found.placement.tolist(),
-                found.position.tolist(), to_move, next_moves, found.tenuki.tolist(),
-                placed[window].tolist(), strict=True)
+            PatternMatch(known[game_id], number, element, offset, position, names[side],
+                         next_move, tenuki_, placed_)
+            for game_id, number, element, offset, position, side, next_move, tenuki_, placed_
+            in zip(ids, found.move_number.tolist(), elements, offsets, found.position.tolist(),
+                   to_move, next_moves, found.tenuki.tolist(), placed[window].tolist(),
+                   strict=True)
         ]
         return PatternResult(
             query.pattern, query.symmetry, len(placements), searched, candidates,

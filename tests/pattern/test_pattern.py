@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gohash import _native
@@ -30,6 +30,8 @@ from tests.support.patterns import (
     diagrams,
     ever_bitmaps,
     game_arrays,
+    loop_matcher_tables,
+    loop_placements,
     reference_hits,
     reference_placements,
 )
@@ -165,6 +167,57 @@ def test_placement_keys_are_the_hash_of_their_stones(data: Any, symmetry: str) -
             r, c = p.element.map_point(divmod(q, n), n)
             assert point == (r + p.offset[0]) * n + c + p.offset[1]
             assert p.to_query(point, n) == divmod(q, n)
+
+
+@st.composite
+def patterns_with_sequences(draw: Any) -> Any:
+    """A random pattern (:func:`diagrams`) on a board of 2 to 11 points, with a
+    sequence of up to 3 moves in its region."""
+    n = draw(st.integers(2, 11))
+    pattern = parse_pattern(draw(diagrams(n)))
+    steps = draw(st.lists(st.tuples(st.sampled_from("BW"), st.sampled_from(pattern.region)),
+                          max_size=3))
+    return pattern.with_sequence([(colour, "ABCDEFGHJKLMNOPQRSTUVWXYZ"[q % n] + str(q // n + 1))
+                                  for colour, q in steps])
+
+
+# A side pattern and a local one anywhere on 19x19, with sequences.
+SIDE19 = parse_pattern("\n".join(["-" * 19] * 16 + ["--.*.o---" + "-" * 10, "--XO..---" + "-" * 10,
+                                                     "--x.O.---" + "-" * 10])
+                       ).with_sequence("B E3 W C3")
+LOCAL19 = parse_pattern("\n".join(["-" * 19] * 8 + ["-" * 8 + "XO." + "-" * 8,
+                                                    "-" * 8 + "O*x" + "-" * 8] + ["-" * 19] * 9)
+                        ).with_sequence("B K11")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns_with_sequences(), symmetry=st.sampled_from(["full", "d4", "none"]))
+@example(pattern=SIDE19, symmetry="full")
+@example(pattern=LOCAL19, symmetry="full")
+@example(pattern=LOCAL19, symmetry="d4")
+def test_placements_on_arrays_equal_those_placed_one_at_a_time(pattern: Any,
+                                                               symmetry: str) -> None:
+    """The placements built on arrays are those of the loop over elements and
+    shifts, in its order, each the same element, offset, points, codes,
+    sequence and key (``T_g`` of the region's key translated)."""
+    keys = scheme("regular64", pattern.size)
+    found = placements(pattern, keys, symmetry)
+    assert [tuple(p.__dict__.values()) for p in found] == loop_placements(pattern, keys,
+                                                                          symmetry)
+    assert found[1:3] == tuple(found)[1:3]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=patterns_with_sequences(), symmetry=st.sampled_from(["full", "d4", "none"]),
+       to_move=st.sampled_from([0, 1, 2]))
+@example(pattern=LOCAL19, symmetry="full", to_move=0)
+def test_the_matchers_tables_equal_those_built_one_placement_at_a_time(
+        pattern: Any, symmetry: str, to_move: int) -> None:
+    keys = scheme("regular64", pattern.size)
+    found = placements(pattern, keys, symmetry)
+    matcher = Matcher(found, keys, to_move=to_move)
+    for name, expected in loop_matcher_tables(tuple(found), pattern.size).items():
+        np.testing.assert_array_equal(getattr(matcher, name), expected, err_msg=name)
 
 
 def test_a_symmetric_pattern_has_each_placement_once() -> None:

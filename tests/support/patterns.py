@@ -190,3 +190,117 @@ def _anchored(before: Any, after: Any, n: int) -> bool:
     if before.min() == 0 or before.max() == n - 1:
         return bool((before == after).all())
     return bool(after.min() >= 1 and after.max() <= n - 2)
+
+
+def loop_placements(pattern: Any, keys: Any, symmetry: str) -> list[tuple[Any, ...]]:
+    """The placements of ``pattern`` one at a time, as gohash built them before
+    it built them on arrays: (element, offset, points, codes, key, sequence) in
+    order of element, row offset, column offset, the first of each identity
+    (points with codes, and sequence) kept, its key ``T_g`` of the hash of the
+    query's region translated to its pre-image."""
+    from gohash.group.symmetry import D4, ELEMENTS
+    n = pattern.size
+    swapped = {-1: -1, 0: 0, 1: 2, 2: 1, 3: 4, 4: 3, 5: 5}
+    elements = {"full": ELEMENTS, "d4": D4, "none": ELEMENTS[:1]}[symmetry]
+    region = pattern.region
+    query_points = [divmod(i, n) for i in region]
+
+    def slides(lines: list[int]) -> range:
+        low, high = min(lines), max(lines)
+        if low == 0 or high == n - 1:
+            return range(0, 1)
+        return range(1 - low, n - 1 - high)
+
+    def region_key(t: tuple[int, int]) -> int:
+        h = 0
+        for i, code in enumerate(pattern.codes):
+            if code in (1, 2):
+                r, c = divmod(i, n)
+                point = (r + t[0]) * n + c + t[1]
+                h ^= int((keys.black_keys if code == 1 else keys.white_keys)[point])
+        return h
+
+    seen: set[Any] = set()
+    found = []
+    for g in elements:
+        images = [g.map_point(p, n) for p in query_points]
+        codes = tuple(swapped[pattern.codes[i]] if g.swap else pattern.codes[i] for i in region)
+        for dr in slides([r for r, _ in images]):
+            for dc in slides([c for _, c in images]):
+                points = tuple((r + dr) * n + c + dc for r, c in images)
+                sequence = tuple(
+                    (1 if g.map_colour(colour) == "b" else 2,
+                     (g.map_point(point, n)[0] + dr) * n + g.map_point(point, n)[1] + dc)
+                    for colour, point in pattern.sequence)
+                identity = (frozenset(zip(points, codes, strict=True)), sequence)
+                if identity in seen:
+                    continue
+                seen.add(identity)
+                # The pre-image of the placement under g: the region moved by t.
+                back = g.inverse.map_point((images[0][0] + dr, images[0][1] + dc), n)
+                t = (back[0] - query_points[0][0], back[1] - query_points[0][1])
+                found.append((g, (dr, dc), points, codes, keys.transform(region_key(t), g),
+                              sequence))
+    return found
+
+
+def loop_matcher_tables(placements: Any, size: int) -> dict[str, Any]:
+    """The tables of :class:`~gohash.pattern.match.Matcher` that depend on the
+    placements, built one placement at a time (as gohash built them before it
+    built them on arrays)."""
+    from gohash.group.coords import sgf_order
+    points = size * size
+    tables: dict[str, Any] = {
+        "offsets": np.cumsum([0] + [len(p.points) for p in placements]),
+        "points": np.array([q for p in placements for q in p.points]),
+        "codes": np.array([c for p in placements for c in p.codes]),
+        "targets": np.array([p.key for p in placements], dtype=np.uint64),
+        "swaps": np.array([p.element.swap for p in placements]),
+        "seq_length": np.array([len(p.sequence) for p in placements]),
+        "mismatches": np.array([sum(c in (1, 2) for c in p.codes) for p in placements]),
+    }
+    masks = np.zeros((len(placements), points), dtype=np.uint8)
+    longest = max(1, *(len(p.sequence) for p in placements))
+    seq_colours = np.zeros((len(placements), longest), dtype=np.int8)
+    seq_points = np.zeros((len(placements), longest), dtype=np.int32)
+    watchers: list[list[tuple[int, int, int]]] = [[] for _ in range(points)]
+    bits = (points + 7) // 8 * 8
+    stones = [[(q, c) for q, c in zip(p.points, p.codes, strict=True) if c in (1, 2)]
+              for p in placements]
+    required = np.full((len(placements), max(1, *(len(s) for s in stones))), 2 * bits)
+    for index, p in enumerate(placements):
+        masks[index, list(p.points)] = 1
+        for step, (colour, point) in enumerate(p.sequence):
+            seq_colours[index, step] = colour
+            seq_points[index, step] = point
+        for point, code in zip(p.points, p.codes, strict=True):
+            if code != 5:
+                watchers[point].append((index, int(code in (0, 1, 2)), code))
+        required[index, : len(stones[index])] = [sgf_order(size)[q] + (c - 1) * bits
+                                                 for q, c in stones[index]]
+    # The mismatch counters' lists: per point and change (old, new) of its
+    # value, the watchers it makes fit (kind 0), unfit (1), and, for a stone
+    # played, those it fits neither before nor after (2).
+    allowed = {0: {0}, 1: {1}, 2: {2}, 3: {0, 1}, 4: {0, 2}, 5: {0, 1, 2}}
+    lists: list[list[int]] = [[] for _ in range(points * 27)]
+    for point in range(points):
+        for old in range(3):
+            for new in range(3):
+                for index, _, code in watchers[point] if old != new else []:
+                    before, after = old in allowed[code], new in allowed[code]
+                    kind = (0 if after and not before else 1 if before and not after
+                            else 2 if not before and not after and old == 0 else None)
+                    if kind is not None:
+                        lists[((point * 3 + old) * 3 + new) * 3 + kind].append(index)
+    tables.update(
+        shift=np.array([i for members in lists for i in members], dtype=np.int64),
+        shift_offsets=np.cumsum([0] + [len(members) for members in lists]),
+        masks=masks, seq_colours=seq_colours, seq_points=seq_points, required_columns=required,
+        watch_offsets=np.cumsum([0] + [len(w) for w in watchers]),
+        watch=np.array([i for w in watchers for i, _, _ in w], dtype=np.int64),
+        watch_fixed=np.array([f for w in watchers for _, f, _ in w], dtype=np.int64),
+        watch_codes=np.array([c for w in watchers for _, _, c in w], dtype=np.int64),
+        empty_present=np.array([i for i, p in enumerate(placements)
+                                if all(c in (0, 3, 4, 5) for c in p.codes)], dtype=np.int64),
+    )
+    return tables
