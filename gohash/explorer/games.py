@@ -27,6 +27,7 @@ from starlette.responses import Response
 
 from ..errors import BadRequest, GohashError, IndexFileError, UnknownGameError
 from ..group.symmetry import Element, element
+from ..index import movelist
 from ..index.index import Index
 from ..index.results import GameRecord
 from ..index.shards import ShardedIndex
@@ -81,8 +82,13 @@ class GameReader:
 
     async def answer(self, request: Request, game_id: int, view: Element, start: int,
                      count: int, at: int | None) -> Response:
-        """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``."""
-        outcome = await self._run(request, game_id, _read_game, view.name, start, count, at)
+        """The page ``start``, ``count`` of a game, or with ``at`` its steps to ``at``.
+
+        The limit of steps goes with the task, as the page does: the server's
+        limits are those of its modules now, and the workers' modules were
+        imported afresh by their fork server."""
+        outcome = await self._run(request, game_id, _read_game, view.name, start, count, at,
+                                  movelist.MAX_STEPS)
         return Response(outcome["answer"], media_type="application/json")
 
     async def sgf(self, request: Request, game_id: int) -> Response:
@@ -106,7 +112,8 @@ class GameReader:
             if self._pool is None:
                 if self._folder is None:
                     self._folder = tempfile.mkdtemp(prefix="gohash-serve-")
-                self._pool = WorkerPool(MAX_GAME_READS, self._folder)
+                self._pool = WorkerPool(MAX_GAME_READS, self._folder, threaded=True,
+                                        preload=(__name__,))
             pool = self._pool
 
         def submit() -> Future[dict[str, Any]]:
@@ -258,7 +265,7 @@ def _worker_index(db_path: str, identity: Identity) -> Index | ShardedIndex:
 
 def _read_game(
     db_path: str, identity: Identity, game_id: int, view_name: str, start: int, count: int,
-    at: int | None,
+    at: int | None, max_steps: int,
 ) -> dict[str, Any]:
     """In a worker process: ``{"answer": JSON}``, the page or steps of the game as
     UTF-8 JSON (made here, not in the server's event loop), or
@@ -270,7 +277,7 @@ def _read_game(
             return {"answer": json_bytes(game.page(view, start, count).to_json(paths=False))}
         if at >= len(game.positions):
             raise BadRequest(f"at must be below {len(game.positions)}, not {at}")
-        return {"answer": json_bytes(steps_json(game, view, at))}
+        return {"answer": json_bytes(steps_json(game, view, at, max_steps))}
     except GohashError as e:
         return _failed(e, game_id)
 

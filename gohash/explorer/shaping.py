@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse
 from ..errors import BadRequest
 from ..group.coords import sgf_letters
 from ..group.symmetry import Element, Point
-from ..index.movelist import MAX_STEPS, Replay, edit_steps
+from ..index.movelist import Replay, edit_steps
 from ..index.results import GameRecord, stone_rows
 
 __all__ = ["board_json", "json_bytes", "steps_json"]
@@ -45,9 +45,10 @@ def json_bytes(answer: dict[str, Any]) -> bytes:
     return bytes(JSONResponse(answer).body)
 
 
-def steps_json(game: GameRecord, view: Element, at: int) -> dict[str, Any]:
+def steps_json(game: GameRecord, view: Element, at: int, max_steps: int) -> dict[str, Any]:
     """The move list to position ``at`` of the game seen through ``view``: its moves,
-    and edit steps for its setup; refused when longer than the explorer takes."""
+    and edit steps for its setup; refused when longer than ``max_steps`` (the
+    explorer takes :data:`~gohash.index.movelist.MAX_STEPS`)."""
     size = game.record.size
     steps: list[str] = []
     previous: npt.NDArray[np.integer[Any]] = np.zeros((size, size), dtype=np.int8)
@@ -59,9 +60,9 @@ def steps_json(game: GameRecord, view: Element, at: int) -> dict[str, Any]:
             steps.append(colour + ("pass" if point is None else sgf_letters(point, size)))
         elif not np.array_equal(stones, previous):
             steps += edit_steps(previous, stones, size)
-        if len(steps) > MAX_STEPS:
+        if len(steps) > max_steps:
             raise BadRequest(
-                f"position {at} of game {game.record.id} takes more than {MAX_STEPS} steps; "
+                f"position {at} of game {game.record.id} takes more than {max_steps} steps; "
                 "the explorer takes at most that many"
             )
         previous = stones

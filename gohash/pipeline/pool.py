@@ -26,11 +26,15 @@ from typing import Any, Generic, Literal, TypeVar, cast, overload
 from ..errors import WorkerDied
 
 if sys.platform == "win32":
-    from multiprocessing.context import SpawnContext as _StartContext
-    from multiprocessing.context import SpawnProcess as _Process
+    from multiprocessing.context import SpawnContext as _ForkContext
+    from multiprocessing.context import SpawnContext as _ForkServerContext
+    from multiprocessing.context import SpawnProcess as _ForkProcess
+    from multiprocessing.context import SpawnProcess as _ForkServerProcess
 else:
-    from multiprocessing.context import ForkContext as _StartContext
-    from multiprocessing.context import ForkProcess as _Process
+    from multiprocessing.context import ForkContext as _ForkContext
+    from multiprocessing.context import ForkProcess as _ForkProcess
+    from multiprocessing.context import ForkServerContext as _ForkServerContext
+    from multiprocessing.context import ForkServerProcess as _ForkServerProcess
 
 __all__ = [
     "MAX_BATCH_BYTES",
@@ -198,7 +202,9 @@ def _start_worker(folder: str) -> None:
     A parent killed with SIGKILL cannot stop its workers, and they would wait
     for tasks for ever; the dead parent's pipes do not tell them, as the other
     workers hold copies of their ends.  An orphan gets a new parent process id
-    (on Windows it keeps the old one, and this never fires)."""
+    (on Windows it keeps the old one, and this never fires).  A worker of a
+    fork server is its child, and the fork server exits once this process is
+    gone."""
     global _scratch
     _scratch = folder
     parent = os.getppid()
@@ -219,28 +225,56 @@ def _load(path: str) -> list[Any]:
     return results
 
 
-class _Context(_StartContext):
-    """The start method's context, remembering the worker processes it makes."""
+_Process = _ForkProcess | _ForkServerProcess
+
+
+class _Remembering:
+    """A start method's context that remembers the worker processes it makes."""
+
+    process_type: type[_Process]
 
     def __init__(self) -> None:
         super().__init__()
         self.started: list[_Process] = []
 
     # The executor calls ``context.Process(...)``, a class in the base context.
-    def Process(self, *args: Any, **kwargs: Any) -> _Process:  # type: ignore[override]
-        process = _Process(*args, **kwargs)
+    def Process(self, *args: Any, **kwargs: Any) -> _Process:
+        process = self.process_type(*args, **kwargs)
         self.started.append(process)
         return process
+
+
+class _Forked(_Remembering, _ForkContext):  # type: ignore[misc]
+    """Workers forked from this process."""
+
+    process_type = _ForkProcess
+
+
+class _FromServer(_Remembering, _ForkServerContext):  # type: ignore[misc]
+    """Workers forked from a fork server (a process of one thread, started afresh)."""
+
+    process_type = _ForkServerProcess
 
 
 class WorkerPool:
     """An executor of ``jobs`` worker processes, and the processes it started: the
     pool of :func:`ordered_map`, and of ``gohash serve``'s game reads.  Each
     worker's :func:`scratch_folder` is ``folder``, and a worker exits once its
-    parent is gone."""
+    parent is gone.
 
-    def __init__(self, jobs: int, folder: str) -> None:
-        self.context = _Context()
+    ``threaded``: this process runs other threads while workers start (a
+    server).  Its workers then come from a fork server, never from this
+    process: a fork copies the locks other threads hold at that instant
+    (SQLite's allocator mutex among them) into a child where no thread will
+    release them; the fork server imports ``preload`` (the modules of the
+    tasks) once, for the workers it makes.  Otherwise workers are forked from
+    this process, inheriting what it loaded."""
+
+    def __init__(self, jobs: int, folder: str, *, threaded: bool = False,
+                 preload: tuple[str, ...] = ()) -> None:
+        self.context: _Forked | _FromServer = _FromServer() if threaded else _Forked()
+        if threaded:
+            self.context.set_forkserver_preload(list(preload))
         self.executor = ProcessPoolExecutor(
             jobs, mp_context=self.context, initializer=_start_worker, initargs=(folder,)
         )

@@ -32,7 +32,6 @@ from starlette.testclient import TestClient
 from gohash.cli import main
 from gohash.explorer import app as explorer_app
 from gohash.explorer import games as explorer_games
-from gohash.explorer import shaping
 from gohash.explorer.app import create_app
 from gohash.explorer.games import MAX_GAME_READS
 from gohash.explorer.server import CONTENT_SECURITY_POLICY
@@ -48,13 +47,12 @@ MAX_STEPS = movelist.MAX_STEPS // 10
 @pytest.fixture(scope="module", autouse=True)
 def small_limits() -> Iterator[None]:
     """The server's page and step limits a tenth of their size, for the short long
-    game: set before any app of the module forks its game workers."""
+    game (the server's own: it sends them with each game read to its workers)."""
     with pytest.MonkeyPatch.context() as patch:
         for module in (explorer_app, explorer_games):
             patch.setattr(module, "DEFAULT_GAME_PAGE", DEFAULT_GAME_PAGE)
             patch.setattr(module, "MAX_GAME_PAGE", MAX_GAME_PAGE)
-        for module in (shaping, movelist):
-            patch.setattr(module, "MAX_STEPS", MAX_STEPS)
+        patch.setattr(movelist, "MAX_STEPS", MAX_STEPS)
         yield
 
 

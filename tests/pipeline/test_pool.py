@@ -12,12 +12,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
 
 from gohash.errors import GohashError, WorkerDied
-from gohash.pipeline.pool import ordered_map
+from gohash.pipeline.pool import WorkerPool, ordered_map
+from tests.support import pool as support
 from tests.support.env import ROOT
 
 DIED = "worker process died (killed by signal 9; out of memory?)"
@@ -149,3 +151,30 @@ def test_a_worker_killed_while_sending_a_large_result(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "done\n"
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_a_threaded_pool_does_not_copy_the_locks_of_other_threads(
+    tmp_path: Path, threaded: bool
+) -> None:
+    """A worker forked from a process where another thread holds a lock keeps it
+    held for ever (``gohash serve``'s game reads deadlocked so in SQLite's
+    allocator); a threaded pool's workers come from a fork server and do not."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with support.HELD:
+            held.set()
+            release.wait()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait()
+    pool = WorkerPool(1, str(tmp_path), threaded=threaded, preload=(support.__name__,))
+    try:
+        free = pool.executor.submit(support.held_lock_is_free).result(timeout=60)
+    finally:
+        release.set()
+        holder.join()
+        pool.close()
+    assert free is threaded

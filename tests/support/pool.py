@@ -1,5 +1,6 @@
-"""What the worker-pool tests run in a process of their own: a task whose worker
-is killed while it sends a large result."""
+"""What the worker-pool tests run in worker processes or a process of their own:
+a task whose worker is killed while it sends a large result; a lock another
+thread holds while workers start."""
 
 from __future__ import annotations
 
@@ -9,6 +10,19 @@ import threading
 from pathlib import Path
 
 from gohash.pipeline.pool import ordered_map
+
+HELD = threading.Lock()
+"""Held by a thread of the test's process while worker processes start, as
+SQLite's allocator mutex is by a thread of the server at any instant."""
+
+
+def held_lock_is_free() -> bool:
+    """In a worker: whether it can take :data:`HELD` (a forked copy of a held
+    lock stays held: no thread of the child will release it)."""
+    free = HELD.acquire(timeout=1.0)
+    if free:
+        HELD.release()
+    return free
 
 
 def kill_while_sending(folder: str) -> None:
