@@ -13,6 +13,8 @@ import pytest
 import gohash
 from gohash import Board, Index, OptionError, position_from_sgf
 from gohash.pipeline.positions import read_positions
+from gohash.tools.audit import CollectionAuditor
+from gohash.tools.canon import CanonOptions
 
 DATA = Path(__file__).parent.parent / "data" / "sgf"
 GAME = str(DATA / "game-9x9.sgf")
@@ -120,6 +122,22 @@ def test_read_positions_symmetry_and_its_old_name() -> None:
     with pytest.warns(DeprecationWarning, match="group= is deprecated"):
         (old,) = read_positions([GAME], group="d4")
     assert np.array_equal(d4.canonical, old.canonical)
+
+
+def test_canon_options_and_auditor_symmetry_and_their_old_name() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        options = CanonOptions(symmetry="d4")
+        auditor = CollectionAuditor(["regular64"], symmetry="d4")
+    assert options.symmetry == "d4" and auditor.group == "d4"
+    with pytest.warns(DeprecationWarning, match="group= is deprecated") as caught:
+        assert CanonOptions(group="d4") == options
+    assert caught[0].filename == __file__
+    with pytest.warns(DeprecationWarning, match="CanonOptions.group is deprecated"):
+        assert options.group == "d4"
+    with pytest.warns(DeprecationWarning, match="group= is deprecated") as caught:
+        assert CollectionAuditor(["regular64"], group="d4").group == "d4"
+    assert caught[0].filename == __file__
 
 
 def test_canonical_symmetry_and_its_old_name() -> None:

@@ -83,7 +83,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     options = CanonOptions(
         scheme=args.scheme,
-        group=args.symmetry,
+        symmetry=args.symmetry,
         variations=args.variations,
         format=args.format,
         suicide_allowed=None if args.suicide is None else SUICIDE_OPTIONS[args.suicide],

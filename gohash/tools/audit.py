@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._deprecated import deprecated
+from .._deprecated import deprecated, renamed
 from ..errors import GohashError, WorkerDied
 from ..group.coords import check_position_array
 from ..group.schemes import SCHEMES, scheme
@@ -193,19 +193,22 @@ class CollectionAuditor:
     key.  As the theorem holds for every scheme, the frame of any is a canonical
     form, equal for two positions exactly when one is an image of the other; each
     scheme's key comes from the position itself, so ``split`` still checks the
-    theorem, the frame's scheme included.
+    theorem, the frame's scheme included.  ``symmetry`` is the group of the canonical
+    keys (``"full"``, ``"d4"``; ``group`` its deprecated name).
     """
 
     def __init__(
-        self, schemes: Sequence[str] = SCHEMES, *, group: str = "full", examples: int = 3
+        self, schemes: Sequence[str] = SCHEMES, *, symmetry: str = "full", examples: int = 3,
+        group: str | None = None,
     ) -> None:
+        symmetry = renamed(symmetry, group, "group", "symmetry", "CollectionAuditor")
         for name in schemes:
             scheme(name, 19)  # an unknown name fails here, before any replay
-        elements_of(group)
+        elements_of(symmetry)
         if not schemes:
             raise GohashError("an audit needs at least one key scheme")
         self.schemes = tuple(schemes)
-        self.group = group
+        self.group = symmetry
         self.examples = examples
         self.errors: list[GohashError] = []
         self.notes: list[str] = []
@@ -419,7 +422,7 @@ def audit_paths(
     if group is not None:
         deprecated("group=", "symmetry=", "audit_paths")
         symmetry = group
-    auditor = CollectionAuditor(schemes, group=symmetry, examples=examples)
+    auditor = CollectionAuditor(schemes, symmetry=symmetry, examples=examples)
     options: dict[str, Any] = {
         "scheme": auditor.schemes[0], "symmetry": symmetry, "variations": variations,
         "suicide_allowed": suicide_allowed, "packed": True, "frames": True,

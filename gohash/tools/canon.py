@@ -23,6 +23,7 @@ from typing import IO
 import numpy as np
 import numpy.typing as npt
 
+from .._deprecated import deprecated, renamed
 from ..errors import GohashError, SgfError, WorkerDied
 from ..group.coords import gtp, sgf_letters
 from ..group.schemes import DEFAULT_SCHEME
@@ -64,26 +65,42 @@ _BATCH = 1 << 13
 _TASKS = 4 * MAX_TASKS_PER_BATCH
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class CanonOptions:
     """What ``gohash canon`` computes: key scheme (default regular128, whose
     canonical keys merge no distinct positions of the test corpus; huima64 is
-    the paper's, see docs/schemes.md), group, variations, format,
+    the paper's, see docs/schemes.md), symmetry (the group of the canonical keys:
+    ``"full"``, ``"d4"``; ``group`` its deprecated name), variations, format,
     whether suicide is allowed in every game (None: as each game's ``RU`` says),
     and whether records hold the exact canonical ``position``."""
 
-    scheme: str = DEFAULT_SCHEME
-    group: str = "full"
-    variations: bool = False
-    format: str = "jsonl"
-    suicide_allowed: bool | None = None
-    position: bool = False
+    scheme: str
+    symmetry: str
+    variations: bool
+    format: str
+    suicide_allowed: bool | None
+    position: bool
 
-    def __post_init__(self) -> None:
-        elements_of(self.group)  # raises UnknownElementError for a bad group
+    def __init__(
+        self, scheme: str = DEFAULT_SCHEME, symmetry: str = "full", variations: bool = False,
+        format: str = "jsonl", suicide_allowed: bool | None = None, position: bool = False,
+        *, group: str | None = None,
+    ) -> None:
+        symmetry = renamed(symmetry, group, "group", "symmetry", "CanonOptions")
+        for name, value in (("scheme", scheme), ("symmetry", symmetry),
+                            ("variations", variations), ("format", format),
+                            ("suicide_allowed", suicide_allowed), ("position", position)):
+            object.__setattr__(self, name, value)  # frozen
+        elements_of(self.symmetry)  # raises UnknownElementError for a bad group
         get_scheme(self.scheme, 19)  # raises UnknownSchemeError for a bad name
         if self.format not in FORMATS:
             raise GohashError(f"unknown format {self.format!r}; expected jsonl, csv or parquet")
+
+    @property
+    def group(self) -> str:
+        """The deprecated name of :attr:`symmetry`."""
+        deprecated("CanonOptions.group", "CanonOptions.symmetry", "CanonOptions")
+        return self.symmetry
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -382,7 +399,7 @@ def _canon_tasks(
     errors: dict[int, list[GohashError]] = {}
     notes: dict[int, list[str]] = {}
     for batch in read_positions(
-        sources(), scheme=options.scheme, variations=options.variations, symmetry=options.group,
+        sources(), scheme=options.scheme, variations=options.variations, symmetry=options.symmetry,
         frames=options.position, suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
     ):
         ids = list(batch.files)

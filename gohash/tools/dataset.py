@@ -189,7 +189,7 @@ def _info(options: CanonOptions, partition_bytes: int, count: int) -> dict[str, 
     return {
         "format": DATASET_FORMAT, "version": DATASET_VERSION, "complete": False,
         "scheme": options.scheme, "bits": get_scheme(options.scheme, 19).bits,
-        "group": options.group, "variations": options.variations,
+        "group": options.symmetry, "variations": options.variations,
         "position": options.position, "suicide_allowed": options.suicide_allowed,
         "partition_bytes": partition_bytes, "partitions": count,
         "tables": {table: f"{table}/part-*.parquet" for table in TABLES},

@@ -493,7 +493,7 @@ def write_part(part: Part, root: str, options: CanonOptions) -> PartResult:
             pending: deque[Future[None]] = deque()
             for batch in read_positions(
                 files.read(part.items), scheme=options.scheme, variations=options.variations,
-                symmetry=options.group, frames=options.position,
+                symmetry=options.symmetry, frames=options.position,
                 suicide_allowed=options.suicide_allowed, batch_size=_BATCH,
             ):
                 files.take(batch)

@@ -59,7 +59,7 @@ def test_datasets_unfit_for_an_index_are_refused(
     nine = [str(DATA / "game-9x9.sgf")]
     cases = [
         (CanonOptions(), "written without --position: it holds no frames"),
-        (CanonOptions(position=True, group="d4"),
+        (CanonOptions(position=True, symmetry="d4"),
          "written with --symmetry 'd4', and an index stores frames under the full group"),
         (CanonOptions(position=True, variations=True),
          "written with --variations; an index takes main lines replayed alone"),

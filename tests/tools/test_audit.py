@@ -399,7 +399,7 @@ def test_collection_figures_equal_brute_force(n: int, seed: int, first: str, gro
     boards[6] = np.where(boards[6] > 0, 3 - boards[6], 0)  # colours exchanged
     moves = rng.integers(0, 4, size=16).tolist()
     names = [first, *(name for name in SCHEMES if name != first)]
-    auditor = CollectionAuditor(names, group=group)
+    auditor = CollectionAuditor(names, symmetry=group)
     auditor.locations.append(("built", 0))
     auditor.add_positions(boards, moves, 0)
     (audit,) = auditor.result().sizes

@@ -84,7 +84,7 @@ def test_merge_examples_show_the_positions_as_played(games: list[str]) -> None:
 
 
 def test_d4_group_separates_colour_swapped_positions() -> None:
-    auditor = CollectionAuditor(["regular128"], group="d4")
+    auditor = CollectionAuditor(["regular128"], symmetry="d4")
     auditor.locations.append(("built", 0))
     board = np.zeros((9, 9), dtype=np.int8)
     board[2, 3] = 1

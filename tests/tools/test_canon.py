@@ -109,8 +109,8 @@ def test_keys_are_equal_for_every_image(path: Path, tmp_path: Path) -> None:
             conjugates(r["symmetries"], g) for r in original
         ]
         if not g.swap:
-            d4 = records([str(image_path)], variations=True, group="d4", position=True)
-            d4_original = records([str(path)], variations=True, group="d4", position=True)
+            d4 = records([str(image_path)], variations=True, symmetry="d4", position=True)
+            d4_original = records([str(path)], variations=True, symmetry="d4", position=True)
             assert [(r["key"], r["position"]) for r in d4] == [
                 (r["key"], r["position"]) for r in d4_original
             ]
@@ -161,7 +161,7 @@ def test_every_hash_is_that_of_an_independent_replay(name: str) -> None:
 @pytest.mark.parametrize("group", ["full", "d4"])
 def test_key_transform_and_symmetries(name: str, group: str) -> None:
     paths = [DATA / "variations-9x9.sgf", DATA / "game-9x9.sgf"]
-    recs = records([str(p) for p in paths], scheme=name, group=group, position=True)
+    recs = records([str(p) for p in paths], scheme=name, symmetry=group, position=True)
     arrays = [a for p in paths for a in _sgfmill_positions(p.read_bytes(), main_line=True)]
     assert len(recs) == len(arrays)
     s = scheme(name, 9)
@@ -302,7 +302,7 @@ def test_bad_options() -> None:
     with pytest.raises(UnknownSchemeError):
         CanonOptions(scheme="md5")
     with pytest.raises(UnknownElementError):
-        CanonOptions(group="d8")
+        CanonOptions(symmetry="d8")
     with pytest.raises(GohashError, match="unknown format 'xml'"):
         CanonOptions(format="xml")
 

@@ -54,7 +54,7 @@ def canon_records(
     """Records of a game visiting ``positions`` after its empty root, formatted by
     canon from the columns of positions() with boards hashed by ``keys``, compiled
     and pure alike."""
-    options = CanonOptions(group=group, position=True, format=fmt)
+    options = CanonOptions(symmetry=group, position=True, format=fmt)
     source = Source("game.sgf", setup_sgf(keys.size, positions))
     made = []
     for pure in (False, True):
