@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 class Kernel:
+    list_rule: int
     def __init__(self, matcher: Any) -> None: ...
     def match(
         self,
@@ -32,11 +33,28 @@ class Kernel:
         base: int,
         first: int,
         games: npt.NDArray[np.int64],
+        summary: Summary | None = None,
     ) -> tuple[
         npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32],
         npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32],
         npt.NDArray[np.int32], npt.NDArray[np.int32], int,
     ]: ...
+
+class Summary:
+    sums: npt.NDArray[np.int64]
+    wanted: int
+    total: int
+    games: int
+    ended: int
+    kept: int
+    def __init__(
+        self,
+        to_query: npt.NDArray[np.int32],
+        representatives: npt.NDArray[np.int64],
+        winners: npt.NDArray[np.int8],
+        date_ranks: npt.NDArray[np.int32],
+        wanted: int,
+    ) -> None: ...
 
 def flatten(
     data: bytes, offsets: npt.NDArray[np.int64], mains: npt.NDArray[np.int32], size: int

@@ -26,6 +26,13 @@ from gohash.errors import StoredGameError
 cdef enum:
     # Added to a placement's mismatches when it is dead: no change brings it to zero.
     DEAD = 1 << 24
+    # A change follows its lists of placements, not its bitsets, where the
+    # lists' dead entries are at most this many times the words of those alive
+    # (a word of a bitset costs more than an entry of a list).
+    LISTED = 4
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
 
 cdef inline bint _fits(int8_t code, int8_t value) noexcept nogil:
     if code <= 2:  # empty, black, white
@@ -49,8 +56,12 @@ cdef class Kernel:
     cdef const int32_t[:, ::1] seq_points
     cdef const int32_t[::1] empty_present
     cdef const int8_t[::1] watch_codes
-    cdef const int32_t[::1] shift_offsets, shift, mismatches
+    cdef const int32_t[::1] shift_offsets, shift, mismatches, change_rows
+    cdef const uint64_t[:, :, ::1] change_bits
     cdef int count, size, to_move, max_move
+    # When a change follows its lists rather than its bitsets: where its
+    # lists' dead entries are at most list_rule times the live words.
+    cdef public int list_rule
 
     def __init__(self, matcher):
         self.offsets = matcher.offsets
@@ -75,6 +86,14 @@ cdef class Kernel:
         self.shift_offsets = matcher.shift_offsets
         self.shift = matcher.shift
         self.mismatches = matcher.mismatches
+        self.list_rule = LISTED
+        self.change_rows = matcher.change_rows
+        self.change_bits = matcher.change_bits
+        if (self.change_bits.shape[1] != 3 or self.change_bits.shape[2] * 64 < self.count
+                or self.change_rows.shape[0] != 9 * self.size * self.size or (
+                    self.change_rows.shape[0]
+                    and np.max(matcher.change_rows) >= self.change_bits.shape[0])):
+            raise ValueError("the matcher's bitsets of changes do not fit its placements")
 
     cdef bint _present(self, int pl, const int8_t* board) noexcept nogil:
         cdef int j
@@ -82,6 +101,53 @@ cdef class Kernel:
             if not _fits(self.codes[j], board[self.points[j]]):
                 return False
         return True
+
+    cdef inline void _listed(self, Py_ssize_t slot, int p, const uint8_t* gone,
+                             const int32_t* shift_offsets, const int32_t* shift,
+                             int32_t* mismatch, int32_t* stamp, int32_t* dirty, int* ndirty,
+                             int tick, uint64_t* live, int* nlive, bint* killed) noexcept nogil:
+        """A change at ``p`` (its ``slot`` of kind 0) applied by the lists of
+        placements it concerns (:meth:`scan`), passing over the dead: as with
+        the bitsets, a dead placement's count is never touched again."""
+        cdef Py_ssize_t k
+        cdef int pl, before
+        # Fits now: one mismatch fewer; present when none is left.
+        for k in range(shift_offsets[slot], shift_offsets[slot + 1]):
+            pl = shift[k]
+            if not (live[pl >> 6] >> (pl & 63)) & 1:
+                continue
+            mismatch[pl] -= 1
+            if mismatch[pl] == 0 and stamp[pl] != tick:
+                stamp[pl] = tick
+                dirty[ndirty[0]] = pl
+                ndirty[0] += 1
+        if (gone[p >> 3] >> (p & 7)) & 1:
+            # A stone leaves p some time: unfit now, maybe fit again.
+            for k in range(shift_offsets[slot + 1], shift_offsets[slot + 2]):
+                pl = shift[k]
+                if not (live[pl >> 6] >> (pl & 63)) & 1:
+                    continue
+                before = mismatch[pl]
+                mismatch[pl] = before + 1
+                if before == 0 and stamp[pl] != tick:
+                    stamp[pl] = tick
+                    dirty[ndirty[0]] = pl
+                    ndirty[0] += 1
+            return
+        # No stone ever leaves p: a placement it does not fit is gone for good.
+        for k in range(shift_offsets[slot + 1], shift_offsets[slot + 3]):
+            pl = shift[k]
+            if not (live[pl >> 6] >> (pl & 63)) & 1:
+                continue
+            before = mismatch[pl]
+            mismatch[pl] = before + DEAD
+            live[pl >> 6] &= ~((<uint64_t>1) << (pl & 63))
+            killed[0] = True
+            nlive[0] -= 1
+            if before == 0 and stamp[pl] != tick:
+                stamp[pl] = tick
+                dirty[ndirty[0]] = pl
+                ndirty[0] += 1
 
     cdef int _continuation(self, int pl, int start, const int8_t[::1] next_colour,
                            const int32_t[::1] next_point) noexcept nogil:
@@ -215,7 +281,8 @@ cdef class Kernel:
              const int32_t[::1] next_point, const int64_t[::1] change_offsets,
              const uint16_t[::1] change_counts, const uint16_t[::1] changes,
              const uint8_t[::1] removed, const uint64_t[:, ::1] alive_bits,
-             Py_ssize_t base, Py_ssize_t first, const int64_t[::1] games):
+             Py_ssize_t base, Py_ssize_t first, const int64_t[::1] games,
+             Summary summary=None):
         """The hits in the games ``games`` (numbers in a store, whose game
         ``first`` is this segment's game 0) of a segment :func:`flatten` ed for
         the matcher's size (:class:`gohash.pattern.store.Flat` says what its
@@ -231,15 +298,21 @@ cdef class Kernel:
         count no change brings to zero); so does one that a stone it does not
         allow lands on, where no stone ever leaves, from there on; and one that
         hits where no side to move or sequence is asked for.  The game ends
-        there when none is left.  The hits are :meth:`match`'s (the same
+        there when none is left.  A dead placement is never visited again: a
+        change reads the bitsets of the placements it concerns
+        (``Matcher.change_bits``) ANDed with the game's bitset of those alive,
+        or, where its lists hold few dead ones for the words of that bitset
+        (:attr:`list_rule`), its lists, passing over the dead.  The hits are :meth:`match`'s (the same
         conditions and continuations) on the positions where each placement was
         present.  The loop over games runs without the interpreter lock (other
         threads, a server's requests, go on meanwhile).
         Returns nine arrays, in order of game, position, placement: game (its
         number in the store), placement, position, its move number and side to
         move, the continuation's colour (0: none) and point, tenuki; and the
-        number of games that had a placement to follow.  A change or next move
-        off the board, or changes that overrun their game's, raise
+        number of games that had a placement to follow.  With a ``summary``, the
+        matches are summed up there as each game ends (:class:`Summary`) and
+        the rows kept only up to the game where its ``wanted`` matches are
+        reached.  A change or next move off the board, or changes that overrun their game's, raise
         :class:`~gohash.errors.StoredGameError` (``index`` the game's number in
         the store): the file the segment was read from is damaged."""
         cdef int size = self.size, npts = size * size, count = self.count
@@ -258,6 +331,8 @@ cdef class Kernel:
             raise ValueError("a game outside the segment or the filter's bitsets")
         if alive_bits.shape[0] != count:
             raise ValueError("the filter's bitsets are not one a placement")
+        if summary is not None:
+            summary.check(count, npts, first + stores)
         found = np.zeros((1024, 8), dtype=np.int32)
         cdef int32_t[:, ::1] rows = found
         cdef _Events events = _Events(2 * count + 64)
@@ -274,13 +349,22 @@ cdef class Kernel:
         cdef int32_t* dirty = &dirty_view[0]
         # The matcher's arrays the loops read, as pointers: Cython reloads a
         # memoryview attribute of self at every use.
+        cdef const int32_t* change_rows = &self.change_rows[0]
         cdef const int32_t* shift_offsets = &self.shift_offsets[0]
-        # Whether a placement constrains a point: most changes are elsewhere, and
-        # this table, unlike shift_offsets, stays in the nearest cache.
-        watched_array = (np.diff(np.asarray(self.watch_offsets)) > 0).astype(np.uint8)
-        cdef const uint8_t[::1] watched_view = watched_array
-        cdef const uint8_t* watched = &watched_view[0]
         cdef const int32_t* shift = &self.shift[0] if self.shift.shape[0] else NULL
+        cdef Py_ssize_t nwords = self.change_bits.shape[2]
+        cdef const uint64_t* change_bits = (&self.change_bits[0, 0, 0]
+                                            if self.change_bits.shape[0] else NULL)
+        # Per game, the placements alive (not dead), 64 a word, and the words
+        # that held some at the start of the node.
+        cdef uint64_t[::1] live_view = np.zeros(nwords, dtype=np.uint64)
+        cdef int32_t[::1] words_view = np.zeros(nwords, dtype=np.int32)
+        cdef uint64_t* live = &live_view[0]
+        cdef int32_t* live_words = &words_view[0]
+        cdef const uint64_t* fit
+        cdef uint64_t x
+        cdef Py_ssize_t nlw, w, row, slot, rule = self.list_rule
+        cdef bint killed
         cdef const int32_t* mismatches = &self.mismatches[0]
         cdef const int32_t* seq_length = &self.seq_length[0]
         cdef const int32_t* offsets = &self.offsets[0]
@@ -306,12 +390,13 @@ cdef class Kernel:
         cdef int32_t* stop_at = &stop_view[0]
         cdef Py_ssize_t game_rows
         cdef bint listed
+        cdef int reach, walk_budget
         cdef int max_move = self.max_move
         cdef const uint8_t* gone
         cdef const uint16_t* word
         cdef const uint16_t* words_end
         cdef Py_ssize_t bit, bword
-        cdef int pl, i, j, k, p, at, cont, nlive, ndirty, limit, new, slot, before
+        cdef int pl, i, j, k, p, at, cont, nlive, ndirty, limit, new, before
         cdef int tick = 0, candidates = 0, fault = 0
         cdef uint64_t on
         cdef bint now, unconditional = self.to_move == 0
@@ -329,13 +414,23 @@ cdef class Kernel:
                 bit = games[gi] - base
                 bword = bit >> 6
                 bit &= 63
+                x = 0
                 for pl in range(count):
                     on = (bits_row[pl * bits_stride + bword] >> bit) & 1
                     nlive += <int>on
+                    x |= on << (pl & 63)  # in a register: a word of live at a time
+                    if (pl & 63) == 63 or pl == count - 1:
+                        live[pl >> 6] = x
+                        x = 0
                     mismatch[pl] = mismatches[pl] + <int32_t>(1 - on) * DEAD
                     present[pl] = 0
                 if nlive == 0:
                     continue
+                nlw = 0
+                for w in range(nwords):
+                    if live[w]:
+                        live_words[nlw] = <int32_t>w
+                        nlw += 1
                 candidates += 1
                 gone = &removed[g * width]
                 events.count = 0
@@ -356,6 +451,7 @@ cdef class Kernel:
                         break
                     tick += 1
                     ndirty = 0
+                    killed = False
                     for c in range(change_counts[n0 + node]):
                         p = word[0] >> 4
                         if p >= npts:
@@ -367,41 +463,65 @@ cdef class Kernel:
                         if new == 3 or before == 3:
                             fault = 1
                             break
-                        if before == new or not watched[p]:
+                        if before == new:
+                            continue
+                        row = change_rows[(p * 3 + before) * 3 + new]
+                        if row < 0:
                             continue
                         slot = ((p * 3 + before) * 3 + new) * 3
+                        if ((shift_offsets[slot + 3] - shift_offsets[slot]) * <Py_ssize_t>(
+                                count - nlive) <= rule * nlw * <Py_ssize_t>count):
+                            # Few dead placements listed for the words of those alive.
+                            self._listed(slot, p, gone, shift_offsets, shift, mismatch, stamp,
+                                         dirty, &ndirty, tick, live, &nlive, &killed)
+                            continue
+                        # The placements the change concerns, of those alive only.
+                        fit = &change_bits[row * 3 * nwords]
                         # Fits now: one mismatch fewer; present when none is left.
-                        for k in range(shift_offsets[slot], shift_offsets[slot + 1]):
-                            pl = shift[k]
-                            mismatch[pl] -= 1
-                            if mismatch[pl] == 0 and stamp[pl] != tick:
-                                stamp[pl] = tick
-                                dirty[ndirty] = pl
-                                ndirty += 1
+                        for j in range(nlw):
+                            w = live_words[j]
+                            x = fit[w] & live[w]
+                            while x:
+                                pl = <int>((w << 6) | __builtin_ctzll(x))
+                                x &= x - 1
+                                mismatch[pl] -= 1
+                                if mismatch[pl] == 0 and stamp[pl] != tick:
+                                    stamp[pl] = tick
+                                    dirty[ndirty] = pl
+                                    ndirty += 1
                         if (gone[p >> 3] >> (p & 7)) & 1:
                             # A stone leaves p some time: unfit now, maybe fit again.
-                            for k in range(shift_offsets[slot + 1], shift_offsets[slot + 2]):
-                                pl = shift[k]
+                            for j in range(nlw):
+                                w = live_words[j]
+                                x = fit[nwords + w] & live[w]
+                                while x:
+                                    pl = <int>((w << 6) | __builtin_ctzll(x))
+                                    x &= x - 1
+                                    before = mismatch[pl]
+                                    mismatch[pl] = before + 1
+                                    if before == 0 and stamp[pl] != tick:
+                                        stamp[pl] = tick
+                                        dirty[ndirty] = pl
+                                        ndirty += 1
+                            continue
+                        # No stone ever leaves p: a placement it does not fit is
+                        # gone for good.
+                        for j in range(nlw):
+                            w = live_words[j]
+                            x = (fit[nwords + w] | fit[2 * nwords + w]) & live[w]
+                            if x:
+                                live[w] &= ~x
+                                killed = True
+                            while x:
+                                pl = <int>((w << 6) | __builtin_ctzll(x))
+                                x &= x - 1
                                 before = mismatch[pl]
-                                mismatch[pl] = before + 1
+                                mismatch[pl] = before + DEAD
+                                nlive -= 1
                                 if before == 0 and stamp[pl] != tick:
                                     stamp[pl] = tick
                                     dirty[ndirty] = pl
                                     ndirty += 1
-                            continue
-                        # No stone ever leaves p: a placement it does not fit is
-                        # gone for good.
-                        for k in range(shift_offsets[slot + 1], shift_offsets[slot + 3]):
-                            pl = shift[k]
-                            before = mismatch[pl]
-                            if before >= DEAD:
-                                continue
-                            mismatch[pl] = before + DEAD
-                            nlive -= 1
-                            if before == 0 and stamp[pl] != tick:
-                                stamp[pl] = tick
-                                dirty[ndirty] = pl
-                                ndirty += 1
                     for j in range(ndirty):
                         pl = dirty[j]
                         now = mismatch[pl] == 0
@@ -412,6 +532,8 @@ cdef class Kernel:
                                 # It hits here: nothing more to follow.
                                 mismatch[pl] += DEAD
                                 nlive -= 1
+                                live[pl >> 6] &= ~((<uint64_t>1) << (pl & 63))
+                                killed = True
                     if node == 0 and unconditional:
                         # Those present at the start hit there: nothing more to follow.
                         for j in range(nempty):
@@ -419,8 +541,17 @@ cdef class Kernel:
                             if mismatch[pl] == 0 and present[pl] and not seq_length[pl]:
                                 mismatch[pl] += DEAD
                                 nlive -= 1
+                                live[pl >> 6] &= ~((<uint64_t>1) << (pl & 63))
+                                killed = True
                     if nlive == 0 or fault:
                         break
+                    if killed:  # the words with none alive left are not visited again
+                        k = 0
+                        for j in range(nlw):
+                            if live[live_words[j]]:
+                                live_words[k] = live_words[j]
+                                k += 1
+                        nlw = k
                 if fault:
                     break
                 if events.count == 0:
@@ -429,6 +560,7 @@ cdef class Kernel:
                 ncv = &next_colour[n0]
                 npv = &next_point[n0]
                 listed = False
+                walk_budget = 2 * <int>positions + npts
                 game_rows = nfound
                 # Each placement hits at the first position where it is present and
                 # the conditions hold: its presence runs from an event on to one off.
@@ -459,18 +591,21 @@ cdef class Kernel:
                         hit[pl] = g
                         # The continuation: the first move played in the region
                         # from position j on, before a position none was played from.
-                        # A few moves on, or from the region's points where it is
-                        # further (a region full of stones, a small one).
+                        # Move by move, as far as the game's moves by point would
+                        # cost to make; then from the region's points (a region
+                        # full of stones, a small one, many hits far from their next move).
+                        reach = WALK if listed else max(WALK, walk_budget)
                         cont = j
-                        while cont < j + WALK and cont < positions and ncv[cont] != 0 and not (
+                        while cont < j + reach and cont < positions and ncv[cont] != 0 and not (
                                 npv[cont] >= 0 and (npv[cont] >= npts or mask[npv[cont]])):
                             cont += 1
+                        walk_budget -= cont - j
                         if cont >= positions or ncv[cont] == 0:
                             cont = -1
-                        elif cont < j + WALK and npv[cont] >= npts:
+                        elif cont < j + reach and npv[cont] >= npts:
                             fault = 1
                             break
-                        elif cont == j + WALK:
+                        elif cont == j + reach:
                             if not listed:
                                 if _plays(ncv, npv, <int>positions, npts, play_at, plays,
                                           stop_at):
@@ -507,6 +642,9 @@ cdef class Kernel:
                             rows[k, c] = rows[k - 1, c]
                             rows[k - 1, c] = p
                         k -= 1
+                if summary is not None and summary.add(rows, game_rows, nfound, g + first,
+                                                       self.swaps):
+                    nfound = game_rows  # past the page: summed up, not kept
         if fault:
             raise StoredGameError("a change or next move off the board, or more changes "
                                   "than its game has", index=int(games[gi]))
@@ -515,7 +653,8 @@ cdef class Kernel:
 
 
 cdef enum:
-    # Moves a continuation is looked for one by one before the region's points are.
+    # Moves a continuation is looked for one by one before the region's points
+    # are, at least (more while the game's walks cost less than its moves by point).
     WALK = 24
 
 
@@ -561,6 +700,93 @@ cdef int _next_play(int j, const int32_t* region, int n, const int32_t* play_at,
                     cont = plays[q]
                 break
     return -1 if cont == stop_at[j] else cont
+
+
+cdef class Summary:
+    """The matches of a :meth:`Kernel.scan` summed up as each game ends: one
+    match a position (its lowest placement's row), ``total`` of them in
+    ``games`` games, ``ended`` without a continuation; per continuation, by
+    its representative move ``m`` (``representatives[colour - 1, point]`` in
+    the query's colours and orientation, ``to_query[placement, board
+    point]`` the query point), row ``m`` of :attr:`sums`: count, tenuki, wins
+    of the query's Black and of its White (``winners`` per store game, 1
+    Black, 2 White), and the lowest and highest ``date_ranks`` (-1: none) of
+    their games (:data:`gohash.pattern.tally.NO_FIRST` and -1 where none is
+    dated), as :func:`gohash.pattern.tally.tally` sums them.  ``kept``
+    matches' rows are kept, whole games, until ``wanted`` (-1: all) are."""
+
+    cdef readonly object sums
+    cdef int64_t[:, ::1] at
+    cdef const int32_t[:, ::1] to_query
+    cdef const int64_t[:, ::1] representatives
+    cdef const int8_t[::1] winners
+    cdef const int32_t[::1] date_ranks
+    cdef readonly Py_ssize_t wanted, total, games, ended, kept
+
+    def __init__(self, const int32_t[:, ::1] to_query, const int64_t[:, ::1] representatives,
+                 const int8_t[::1] winners, const int32_t[::1] date_ranks, Py_ssize_t wanted):
+        npts = to_query.shape[1]
+        if representatives.shape[0] != 2 or representatives.shape[1] != npts or (
+                npts and not 0 <= np.min(representatives) <= np.max(representatives) < 2 * npts):
+            raise ValueError("the representatives are not moves of the query's board")
+        if to_query.shape[0] and npts and not -1 <= np.min(to_query) <= np.max(to_query) < npts:
+            raise ValueError("a query point off the board")
+        if winners.shape[0] != date_ranks.shape[0]:
+            raise ValueError("the winners and date ranks differ in length")
+        self.sums = np.zeros((2 * npts, 6), dtype=np.int64)
+        self.sums[:, 4] = np.iinfo(np.int64).max
+        self.sums[:, 5] = -1
+        self.at = self.sums
+        self.to_query = to_query
+        self.representatives = representatives
+        self.winners = winners
+        self.date_ranks = date_ranks
+        self.wanted = wanted
+        self.total = self.games = self.ended = self.kept = 0
+
+    cdef check(self, int count, int npts, Py_ssize_t games):
+        if self.to_query.shape[0] != count or self.to_query.shape[1] != npts:
+            raise ValueError("the summary's table of query points is not the matcher's")
+        if self.winners.shape[0] < games:
+            raise ValueError("the summary's winners and dates miss games of the segment")
+
+    cdef bint add(self, const int32_t[:, ::1] rows, Py_ssize_t start, Py_ssize_t end,
+                  Py_ssize_t game, const int8_t[::1] swaps) noexcept nogil:
+        """Sums up one game's rows ``rows[start:end]`` (store game ``game``, in
+        order of position and placement); True if they are not to be kept."""
+        cdef Py_ssize_t r, matches = 0
+        cdef int pl, colour, winner, m
+        cdef int32_t rank
+        if start == end:
+            return False
+        winner = self.winners[game]
+        rank = self.date_ranks[game]
+        for r in range(start, end):
+            if r > start and rows[r, 2] == rows[r - 1, 2]:
+                continue  # another placement at the same position: one match
+            matches += 1
+            colour = rows[r, 5]
+            if colour == 0:
+                self.ended += 1
+                continue
+            pl = rows[r, 1]
+            if swaps[pl]:
+                colour = 3 - colour
+            m = <int>self.representatives[colour - 1, self.to_query[pl, rows[r, 6]]]
+            self.at[m, 0] += 1
+            self.at[m, 1] += rows[r, 7]
+            if winner == 1 or winner == 2:
+                self.at[m, 2 if (winner == 1) != swaps[pl] else 3] += 1
+            if rank >= 0 and rank < self.at[m, 4]:
+                self.at[m, 4] = rank
+            if rank > self.at[m, 5]:
+                self.at[m, 5] = rank
+        self.total += matches
+        self.games += 1
+        if self.wanted >= 0 and self.kept >= self.wanted:
+            return True
+        self.kept += matches
+        return False
 
 
 cdef class _Events:

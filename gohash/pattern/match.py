@@ -232,6 +232,18 @@ class Matcher:
         self.shift = np.ascontiguousarray(members[order], dtype=np.int32)
         self.shift_offsets = np.zeros(points * 27 + 1, dtype=np.int32)
         np.cumsum(np.bincount(slot, minlength=points * 27), out=self.shift_offsets[1:])
+        # The same lists as bitsets over the placements, 64 a word: per change
+        # (p, old, new) that concerns some placement, a row of the three kinds,
+        # so that a scan visits only the placements still alive in the game
+        # (the AND with its bitset of them) instead of every one listed.
+        words = (len(self.mismatches) + 63) // 64
+        change = slot // 3
+        used = np.unique(change)
+        self.change_rows = np.full(points * 9, -1, dtype=np.int32)
+        self.change_rows[used] = np.arange(len(used), dtype=np.int32)
+        self.change_bits = np.zeros((len(used), 3, words), dtype=np.uint64)
+        np.bitwise_or.at(self.change_bits, (self.change_rows[change], slot % 3, members // 64),
+                         np.left_shift(np.uint64(1), (members % 64).astype(np.uint64)))
 
     def alive(self, columns: Columns, start: int, stop: int) -> npt.NDArray[np.uint64]:
         """``[placement, word]``: the bitsets of the games from ``start`` (a
@@ -258,14 +270,16 @@ class Matcher:
 
 
     def scan(self, segment: Segment, first: int, alive: npt.NDArray[np.uint64], base: int,
-             games: npt.NDArray[np.int64]) -> tuple[Found, int]:
+             games: npt.NDArray[np.int64], summary: Any = None) -> tuple[Found, int]:
         """The hits in the games ``games`` (numbers in a store, whose game ``first``
         is ``segment``'s game 0), by the compiled kernel in one call over their
         main lines replayed once (:class:`~gohash.pattern.store.Flat`), following
         in each game only the placements whose bit (game - ``base``) is set in
         ``alive`` (:meth:`alive`); and how many of them had one.
         ``Found.game`` holds store numbers.  The same hits as :meth:`match` on
-        each game's boards.  Raises :class:`~gohash.errors.StoredGameError`
+        each game's boards; with a ``summary`` (the kernel's ``Summary``), the
+        matches summed up there and only the rows of the games that reach its
+        page kept.  Raises :class:`~gohash.errors.StoredGameError`
         (``index`` a store number) for a segment whose values are off the board,
         and
         :class:`~gohash.errors.PatternError` if the kernel is not built."""
@@ -275,7 +289,8 @@ class Matcher:
         g, pl, at, number, to_move, colour, point, tenuki, candidates = self._kernel.scan(
             flat.node_offsets, flat.to_move, flat.move_number, flat.next_colour, flat.next_point,
             flat.change_offsets, flat.change_counts, flat.changes, flat.removed,
-            np.ascontiguousarray(alive), base, first, np.ascontiguousarray(games, dtype=np.int64))
+            np.ascontiguousarray(alive), base, first, np.ascontiguousarray(games, dtype=np.int64),
+            summary)
         return Found(g, pl, at, number, to_move, colour, point, tenuki.astype(np.bool_)), candidates
 
 

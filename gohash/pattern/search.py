@@ -31,6 +31,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from .. import _native
 from .._deprecated import deprecated
 from ..errors import OptionError, QueryCancelled, QueryTooBroad
 from ..group.coords import move_json
@@ -321,11 +322,11 @@ class PatternQuery:
             alive = alive_of(start, end)
             games = _candidates(alive, base, start, end, narrowed)
             if twin is not None:
-                found = twin(games)
-            else:
-                found, _ = self.matcher.scan(store.segments[s], int(store.starts[s]), alive,
-                                             base, games)
-            return len(games), tally.part(found, wanted)
+                return len(games), tally.part(twin(games), wanted)
+            summary = tally.summary(wanted)
+            found, _ = self.matcher.scan(store.segments[s], int(store.starts[s]), alive, base,
+                                         games, summary)
+            return len(games), tally.summed(found, summary, wanted)
 
         parts: list[_Part | None] = [None] * len(chunks)
         if threads > 1 and len(chunks) > 1:
@@ -464,6 +465,21 @@ class _Part:
                    none)
 
 
+def _firsts(found: Found) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64]]:
+    """The rows of ``found`` that are matches, one a position (the lowest
+    placement's, the first of its run), and how many placements hit at each."""
+    firsts = np.flatnonzero(np.diff(found.game, prepend=-1) | np.diff(found.position, prepend=-1))
+    return firsts, np.diff(firsts, append=len(found.game)).astype(np.int64)
+
+
+def _kept(found: Found, firsts: npt.NDArray[np.intp], placed: npt.NDArray[np.int64],
+          wanted: int | None) -> tuple[Found, npt.NDArray[np.int64]]:
+    """The first ``wanted`` matches (None: all) of ``found`` (:func:`_firsts`)
+    and their placements."""
+    keep = firsts if wanted is None else firsts[:wanted]
+    return Found(*(getattr(found, f.name)[keep] for f in fields(Found))), placed[: len(keep)]
+
+
 class _Tally:
     """Sums up a query's hits chunk by chunk (:meth:`part`) and makes the result
     of the parts (:meth:`result`)."""
@@ -473,16 +489,33 @@ class _Tally:
         self.store = store
         # Built here, once, not by the threads.
         self.to_query = query._to_query
-        self.representatives = query._representatives
+        self.representatives = np.ascontiguousarray(query._representatives)
+
+    def summary(self, wanted: int | None) -> Any:
+        """The kernel's ``Summary`` (:mod:`gohash.pattern._match`) of a chunk, that
+        sums its matches up as :meth:`part` does, as the scan finds them."""
+        assert _native.match is not None
+        store = self.store
+        return _native.match.Summary(self.to_query, self.representatives, store.winners,
+                                     store.date_ranks, -1 if wanted is None else wanted)
+
+    def summed(self, found: Found, summary: Any, wanted: int | None) -> _Part:
+        """The :class:`_Part` of a chunk the kernel summed up in ``summary``
+        (:meth:`summary`), ``found`` the rows it kept."""
+        sums = summary.sums
+        played = np.flatnonzero(sums[:, 0])
+        firsts, placed = _firsts(found)
+        kept, placed = _kept(found, firsts, placed, wanted)
+        count, tenuki, black_wins, white_wins, first, last = (
+            np.ascontiguousarray(sums[played, c]) for c in range(6))
+        return _Part(summary.total, summary.games, summary.ended, played.astype(np.int64),
+                     count, tenuki, black_wins, white_wins, first, last, kept, placed)
 
     def part(self, found: Found, wanted: int | None) -> _Part:
         """The hits ``found`` of a chunk summed up, the first ``wanted`` matches
         kept (None: all)."""
         store = self.store
-        # One match per position: the lowest placement's, the first of its run.
-        firsts = np.flatnonzero(np.diff(found.game, prepend=-1)
-                                | np.diff(found.position, prepend=-1))
-        placed = np.diff(firsts, append=len(found.game)).astype(np.int64)
+        firsts, placed = _firsts(found)
         game = found.game[firsts]
         placement = found.placement[firsts]
         swapped = self.query.matcher.swaps[placement].astype(np.bool_)
@@ -499,12 +532,11 @@ class _Tally:
         query_winner = np.where(winner == 0, 0, np.where(swapped[has], 3 - winner, winner))
         summed = tally(which, len(distinct), query_winner == 1, query_winner == 2,
                        store.date_ranks[game[has]].astype(np.int64))
-        keep = firsts if wanted is None else firsts[:wanted]
-        kept = Found(*(getattr(found, f.name)[keep] for f in fields(Found)))
+        kept, placed = _kept(found, firsts, placed, wanted)
         return _Part(len(firsts), len(np.unique(game)), int(len(firsts) - has.sum()),
                      distinct.astype(np.int64), summed.occurrences, tenuki.astype(np.int64),
                      summed.black_wins, summed.white_wins, summed.first, summed.last, kept,
-                     placed[: len(keep)])
+                     placed)
 
     def result(self, parts: list[_Part], records: Callable[[list[int]], Mapping[int, R]],
                *, searched: int, candidates: int, limit: int | None,

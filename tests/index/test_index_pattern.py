@@ -26,8 +26,8 @@ from gohash.index.filters import Filters
 from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index, _game_boards
 from gohash.index.patterns import pattern_path
+from gohash.pattern import _match, search
 from gohash.pattern import corners as corners_module
-from gohash.pattern import search
 from gohash.pattern import store as store_module
 from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
 from gohash.pattern.search import PatternQuery
@@ -134,12 +134,18 @@ def _everything(db: str, diagram: str, **options: Any) -> Any:
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data(), symmetry=st.sampled_from(["full", "d4", "none"]),
-       to_move=st.sampled_from([None, "b", "w"]), max_move=st.none() | st.integers(0, 30))
+       to_move=st.sampled_from([None, "b", "w"]), max_move=st.none() | st.integers(0, 30),
+       rule=st.sampled_from([None, 0, 1, 1 << 30]))
 def test_scan_equals_the_pure_path(tmp_path_factory: Any, data: Any, symmetry: str,
-                                   to_move: str | None, max_move: int | None) -> None:
+                                   to_move: str | None, max_move: int | None,
+                                   rule: int | None) -> None:
     """The compiled scan (all games in one call, each on one board) reports what
     the pure path does: each game replayed into its boards, matched by
-    match_python; several games, so that the scan's state carries over."""
+    match_python; several games, so that the scan's state carries over.  Its
+    changes follow the bitsets of the placements alive or the lists of all as
+    its rule says (``rule``: the kernel's own, bitsets wherever a placement is
+    dead, mostly bitsets, lists only), and it sums the matches up itself: the
+    same counts and continuations as the pure path's sums."""
     record = data.draw(sgfgen.records(st.integers(3, 7), same_size=True, faults=False,
                                       max_depth=0, max_games=4))
     folder = tmp_path_factory.mktemp("records")
@@ -148,8 +154,21 @@ def test_scan_equals_the_pure_path(tmp_path_factory: Any, data: Any, symmetry: s
     db = _build(folder, [str(path)])
     diagram = data.draw(diagrams(record.games[0].size))
     options = {"symmetry": symmetry, "to_move": to_move, "max_move": max_move}
-    assert _everything(db, diagram, pure=False, **options) == _everything(
-        db, diagram, pure=True, **options)
+    with pytest.MonkeyPatch.context() as patch:
+        if rule is not None:
+            patch.setattr(_match, "Kernel", _ruled(rule))
+        compiled = _everything(db, diagram, pure=False, **options)
+    assert compiled == _everything(db, diagram, pure=True, **options)
+
+
+def _ruled(rule: int) -> type:
+    """The compiled kernel with ``rule`` for when a change follows its lists."""
+    class Ruled(_match.Kernel):  # type: ignore[misc]
+        def __init__(self, matcher: Any) -> None:
+            super().__init__(matcher)
+            self.list_rule = rule
+
+    return Ruled
 
 
 def test_scan_grows_its_room_for_events(tmp_path: Path) -> None:
