@@ -355,11 +355,15 @@ cdef class Kernel:
         cdef Py_ssize_t nwords = self.change_bits.shape[2]
         cdef const uint64_t* change_bits = (&self.change_bits[0, 0, 0]
                                             if self.change_bits.shape[0] else NULL)
-        # Per game, the placements alive (not dead), 64 a word, and the words
-        # that held some at the start of the node.
-        cdef uint64_t[::1] live_view = np.zeros(nwords, dtype=np.uint64)
+        # Per game of the filter's bitsets (bit g - base), the placements alive
+        # (not dead), 64 a word: the filter's [placement, game] bits turned
+        # over, so that a game reads its words, not a bit of every placement's
+        # row; and the words that held some at the start of the node.
+        cdef uint64_t[::1] live_all_view = np.zeros(
+            max(1, alive_bits.shape[1] * 64 * nwords), dtype=np.uint64)
+        cdef uint64_t* live_all = &live_all_view[0]
+        cdef uint64_t* live
         cdef int32_t[::1] words_view = np.zeros(nwords, dtype=np.int32)
-        cdef uint64_t* live = &live_view[0]
         cdef int32_t* live_words = &words_view[0]
         cdef const uint64_t* fit
         cdef uint64_t x
@@ -395,13 +399,19 @@ cdef class Kernel:
         cdef const uint8_t* gone
         cdef const uint16_t* word
         cdef const uint16_t* words_end
-        cdef Py_ssize_t bit, bword
+        cdef Py_ssize_t bit
         cdef int pl, i, j, k, p, at, cont, nlive, ndirty, limit, new, before
         cdef int tick = 0, candidates = 0, fault = 0
-        cdef uint64_t on
         cdef bint now, unconditional = self.to_move == 0
         # Without the interpreter lock: a server answers other requests meanwhile.
         with nogil:
+            for pl in range(count):
+                for w in range(bits_stride):
+                    x = bits_row[pl * bits_stride + w]
+                    while x:
+                        bit = (w << 6) | __builtin_ctzll(x)
+                        x &= x - 1
+                        live_all[bit * nwords + (pl >> 6)] |= (<uint64_t>1) << (pl & 63)
             for gi in range(ngames):
                 g = games[gi] - first
                 n0 = node_offsets[g]
@@ -409,34 +419,30 @@ cdef class Kernel:
                 if positions <= 0:
                     continue
                 # The placements this game can hold (their stones all occur in
-                # it) count their mismatches; the others start dead.
+                # it) count their mismatches; the others are dead, never read.
+                live = &live_all[(games[gi] - base) * nwords]
                 nlive = 0
-                bit = games[gi] - base
-                bword = bit >> 6
-                bit &= 63
-                x = 0
-                for pl in range(count):
-                    on = (bits_row[pl * bits_stride + bword] >> bit) & 1
-                    nlive += <int>on
-                    x |= on << (pl & 63)  # in a register: a word of live at a time
-                    if (pl & 63) == 63 or pl == count - 1:
-                        live[pl >> 6] = x
-                        x = 0
-                    mismatch[pl] = mismatches[pl] + <int32_t>(1 - on) * DEAD
-                    present[pl] = 0
-                if nlive == 0:
-                    continue
                 nlw = 0
                 for w in range(nwords):
-                    if live[w]:
-                        live_words[nlw] = <int32_t>w
-                        nlw += 1
+                    x = live[w]
+                    if not x:
+                        continue
+                    live_words[nlw] = <int32_t>w
+                    nlw += 1
+                    while x:
+                        pl = <int>((w << 6) | __builtin_ctzll(x))
+                        x &= x - 1
+                        nlive += 1
+                        mismatch[pl] = mismatches[pl]
+                        present[pl] = 0
+                if nlive == 0:
+                    continue
                 candidates += 1
                 gone = &removed[g * width]
                 events.count = 0
                 for j in range(nempty):
                     pl = empty_present[j]
-                    if mismatch[pl] == 0:
+                    if (live[pl >> 6] >> (pl & 63)) & 1 and mismatch[pl] == 0:
                         present[pl] = 1
                         events.add(pl, 0)
                 limit = <int>positions
@@ -538,7 +544,8 @@ cdef class Kernel:
                         # Those present at the start hit there: nothing more to follow.
                         for j in range(nempty):
                             pl = empty_present[j]
-                            if mismatch[pl] == 0 and present[pl] and not seq_length[pl]:
+                            if ((live[pl >> 6] >> (pl & 63)) & 1 and mismatch[pl] == 0
+                                    and present[pl] and not seq_length[pl]):
                                 mismatch[pl] += DEAD
                                 nlive -= 1
                                 live[pl >> 6] &= ~((<uint64_t>1) << (pl & 63))
@@ -648,6 +655,9 @@ cdef class Kernel:
         if fault:
             raise StoredGameError("a change or next move off the board, or more changes "
                                   "than its game has", index=int(games[gi]))
+        if summary is not None and summary.fault:
+            raise ValueError("a continuation of no colour or outside its placement's "
+                             "region, or a representative off the board")
         found = found[:nfound]
         return (*(np.ascontiguousarray(found[:, c]) for c in range(8)), candidates)
 
@@ -722,15 +732,13 @@ cdef class Summary:
     cdef const int8_t[::1] winners
     cdef const int32_t[::1] date_ranks
     cdef readonly Py_ssize_t wanted, total, games, ended, kept
+    cdef bint fault
 
     def __init__(self, const int32_t[:, ::1] to_query, const int64_t[:, ::1] representatives,
                  const int8_t[::1] winners, const int32_t[::1] date_ranks, Py_ssize_t wanted):
         npts = to_query.shape[1]
-        if representatives.shape[0] != 2 or representatives.shape[1] != npts or (
-                npts and not 0 <= np.min(representatives) <= np.max(representatives) < 2 * npts):
-            raise ValueError("the representatives are not moves of the query's board")
-        if to_query.shape[0] and npts and not -1 <= np.min(to_query) <= np.max(to_query) < npts:
-            raise ValueError("a query point off the board")
+        if representatives.shape[0] != 2 or representatives.shape[1] != npts:
+            raise ValueError("the representatives are not one a colour and point")
         if winners.shape[0] != date_ranks.shape[0]:
             raise ValueError("the winners and date ranks differ in length")
         self.sums = np.zeros((2 * npts, 6), dtype=np.int64)
@@ -743,6 +751,7 @@ cdef class Summary:
         self.date_ranks = date_ranks
         self.wanted = wanted
         self.total = self.games = self.ended = self.kept = 0
+        self.fault = False
 
     cdef check(self, int count, int npts, Py_ssize_t games):
         if self.to_query.shape[0] != count or self.to_query.shape[1] != npts:
@@ -754,8 +763,9 @@ cdef class Summary:
                   Py_ssize_t game, const int8_t[::1] swaps) noexcept nogil:
         """Sums up one game's rows ``rows[start:end]`` (store game ``game``, in
         order of position and placement); True if they are not to be kept."""
-        cdef Py_ssize_t r, matches = 0
-        cdef int pl, colour, winner, m
+        cdef Py_ssize_t r, matches = 0, npts = self.to_query.shape[1]
+        cdef int pl, colour, winner, q
+        cdef int64_t m
         cdef int32_t rank
         if start == end:
             return False
@@ -770,9 +780,17 @@ cdef class Summary:
                 self.ended += 1
                 continue
             pl = rows[r, 1]
+            if colour != 1 and colour != 2:
+                self.fault = True
+                continue
             if swaps[pl]:
                 colour = 3 - colour
-            m = <int>self.representatives[colour - 1, self.to_query[pl, rows[r, 6]]]
+            # Checked here, not as the tables are made: a few compares a match.
+            q = self.to_query[pl, rows[r, 6]]
+            m = self.representatives[colour - 1, q] if 0 <= q < npts else -1
+            if not 0 <= m < 2 * npts:
+                self.fault = True
+                continue
             self.at[m, 0] += 1
             self.at[m, 1] += rows[r, 7]
             if winner == 1 or winner == 2:

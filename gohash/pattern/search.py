@@ -65,8 +65,9 @@ CHUNK = 4096
 the checks for a deadline and a cancel, and of the inverted filter's work."""
 
 CHUNK_HITS = 1 << 19
-"""Hits a chunk may hold, at most (a placement hits a game once at most): a
-query of many placements scans fewer games at a time, down to 256."""
+"""Hits a chunk may hold, at most (a placement hits a game once at most), where
+it keeps them all (every match asked for, or the pure twin's): a query of many
+placements scans fewer games at a time, down to 256."""
 
 
 class MatchRecord(Protocol):
@@ -287,18 +288,22 @@ class PatternQuery:
         The candidates (the inverted filter, :class:`~gohash.pattern.store.Columns`,
         and for a pattern with a fully specified corner square the games whose
         corner postings hold its key, :meth:`_corner_filter`) are scanned in
-        chunks of :data:`CHUNK` selected games (fewer for a query of many placements:
-        :data:`CHUNK_HITS`) by ``threads`` threads: by
-        the compiled kernel, or by ``twin`` (candidate games to their hits, the
-        pure twin) where given; each chunk's hits are summed up on arrays as it
-        ends and only the matches a page may need are kept, so the working
-        memory is bounded by a chunk's hits, not by the collection.  Between
+        chunks of :data:`CHUNK` selected games (fewer for a query of many placements
+        whose every match is kept: :data:`CHUNK_HITS`) by ``threads`` threads: by
+        the compiled kernel, which sums each chunk's matches up as it scans
+        (its ``Summary``), or by ``twin`` (candidate games to their hits, the
+        pure twin) where given, whose hits are summed up on arrays as each chunk
+        ends; only the matches a page may need are kept, so the working
+        memory is bounded by a chunk, not by the collection.  Between
         chunks, a ``cancel`` event set raises
         :class:`~gohash.errors.QueryCancelled` and ``timeout`` seconds passed
         :class:`~gohash.errors.QueryTooBroad`."""
         deadline = None if timeout is None else time.monotonic() + timeout
         wanted = None if limit is None else offset + limit
-        per_chunk = min(CHUNK, max(256, CHUNK_HITS // len(self.placements) // 64 * 64))
+        # The kernel sums a chunk's matches up as it goes and keeps the rows of a
+        # page only: a chunk's hits bound its memory where it keeps them all.
+        per_chunk = CHUNK if twin is None and wanted is not None else min(
+            CHUNK, max(256, CHUNK_HITS // len(self.placements) // 64 * 64))
         narrowed, corner_bits = self._corner_filter(store, selected)
         chunks = _chunks(store, narrowed, per_chunk)
         tally = _Tally(self, store)
