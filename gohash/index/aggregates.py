@@ -29,6 +29,7 @@ from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_array_and_elements
 from .games import posting_key, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
+from .postings import PostingsFile, live_postings
 from .values import damaged, require
 from .view import ContinuationRow
 
@@ -135,14 +136,14 @@ def aggregate_rows(
     return (made, played) if setup == "only" else (played, made)
 
 
-def recount(db: sqlite3.Connection, key: int, size: int, frame: bytes) -> Flagged:
-    """The continuation rows of every occurrence of ``frame`` (posting key ``key``),
+def recount(db: sqlite3.Connection, postings_file: PostingsFile, key: int, size: int,
+            frame: bytes) -> Flagged:
+    """The continuation rows of every occurrence of ``frame`` (posting key ``key``
+    in ``postings_file``),
     counted from the games, :data:`RECOUNT_GAMES` at a time; raises
     :class:`~gohash.errors.GohashError` if a game does not replay or a row read
     holds a value out of its type or range."""
-    require(db, "postings", "key = ?", (key,))
-    postings = db.execute("SELECT game_id, seq FROM postings WHERE key = ? "
-                          "ORDER BY game_id, seq", (key,)).fetchall()
+    postings = live_postings(db, postings_file, key)
     stones = _frame_array(frame, size)
     total: Summed = {}
     start = 0
@@ -159,7 +160,8 @@ def recount(db: sqlite3.Connection, key: int, size: int, frame: bytes) -> Flagge
     return _rows(total)
 
 
-def aggregate_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme],
+def aggregate_faults(db: sqlite3.Connection, postings: PostingsFile,
+                     keys_of: Callable[[int], KeyScheme],
                      good: str = "1", good_moves: str = "1") -> Iterator[str]:
     """How each aggregate differs from what it must be: its key that of its
     frame, its frame a canonical one, its rows a recount from the games.  Only
@@ -183,7 +185,7 @@ def aggregate_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme]
             yield f"{where}: key {key!r} is not its frame's {want_key!r}"
             continue
         try:
-            want = recount(db, key, size, frame)
+            want = recount(db, postings, key, size, frame)
         except GohashError as e:
             yield f"{where}: {e.reason}"
             continue
@@ -208,9 +210,11 @@ class Aggregates:
     counted, raises ``fault(reason)``.
     """
 
-    def __init__(self, db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme], *,
+    def __init__(self, db: sqlite3.Connection, postings: PostingsFile,
+                 keys_of: Callable[[int], KeyScheme], *,
                  fault: Callable[[str], Exception]) -> None:
         self._db = db
+        self._postings = postings
         self._fault = fault
         self._keys_of = keys_of
         self._stale: set[int] = set()
@@ -333,9 +337,10 @@ class Aggregates:
         known = {key for (key,) in db.execute("SELECT DISTINCT key FROM aggregates")}
         made = 0
         for key in keys.tolist():
-            if key in known or db.execute(
-                    "SELECT count(*) FROM (SELECT 1 FROM postings WHERE key = ? LIMIT ?)",
-                    (key, AGGREGATE_OCCURRENCES)).fetchone()[0] < AGGREGATE_OCCURRENCES:
+            # The file's postings first (a removed game's stay until a merge), then
+            # those of games the index holds.
+            if (key in known or len(self._postings.lookup(key)[0]) < AGGREGATE_OCCURRENCES
+                    or len(live_postings(db, self._postings, key)) < AGGREGATE_OCCURRENCES):
                 continue
             made += self._create(key)
         return made
@@ -344,8 +349,10 @@ class Aggregates:
         """An aggregate for the position of the first posting of ``key`` (any other
         position with the key keeps being counted per query); 1 if made."""
         db = self._db
-        game_id, seq = db.execute("SELECT game_id, seq FROM postings WHERE key = ? "
-                                  "ORDER BY game_id, seq LIMIT 1", (key,)).fetchone()
+        found = live_postings(db, self._postings, key)
+        if not found:
+            return 0
+        game_id, seq = found[0]
         size, nodes, _, blob = read_games(db, [game_id], "")[game_id]
         try:
             board = replay_boards(blob, size, nodes, seq).boards[seq].reshape(size, size)
@@ -365,6 +372,6 @@ class Aggregates:
 
     def _recount(self, key: int, size: int, frame: bytes) -> Flagged:
         try:
-            return recount(self._db, key, size, frame)
+            return recount(self._db, self._postings, key, size, frame)
         except GohashError as e:
             raise self._fault(e.reason) from None

@@ -12,7 +12,8 @@ ranges, references between tables, a main line's length); each game's
 stored form replaying (:mod:`gohash.index.games`) to ``nodes`` nodes, its
 main line and last move number those of its record, its ever bitmaps those
 of its positions; its postings exactly the keys of its positions under the
-index's key scheme, node by node; each aggregate's frame canonical, its key
+index's key scheme, node by node, in the postings file (whose segments'
+CRCs, directories and key order are checked first); each aggregate's frame canonical, its key
 the frame's, its rows a recount of its occurrences
 (:mod:`gohash.index.aggregates`).  A row whose values are of the wrong type
 or range is reported as such and not replayed.  Not checked: that the source
@@ -24,31 +25,38 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import GohashError
 from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
 from .aggregates import aggregate_faults
 from .games import game_keys, replay_boards
+from .postings import KEY_OFFSET, PostingsFile, alive
 from .values import damaged, good_rows, tables, value_faults
 
 __all__ = ["check_index", "damaged"]
 
 SHOWN_PER_CHECK = 10
 """Faults listed per check at most; the rest are counted."""
+CHECK_GAMES = 20_000
+"""Games whose postings are compared at a time."""
 
 
 def check_index(
-    db: sqlite3.Connection, schema: str, keys_of: Callable[[int], KeyScheme], variations: bool
+    db: sqlite3.Connection, schema: str, keys_of: Callable[[int], KeyScheme], variations: bool,
+    postings: PostingsFile,
 ) -> list[str]:
     """Every fault of the open index ``db`` (empty: none), each a line naming the
     table and row; at most :data:`SHOWN_PER_CHECK` per check, then a count of the
     rest.  ``schema`` is the SQL the index was created with, ``keys_of`` its key
-    scheme, ``variations`` whether it holds every variation."""
+    scheme, ``variations`` whether it holds every variation, ``postings`` its
+    postings file."""
     faults: list[str] = []
-    for name, found in _checks(db, schema, keys_of, variations):
+    for name, found in _checks(db, schema, keys_of, variations, postings):
         for shown, fault in enumerate(found):
             if shown == SHOWN_PER_CHECK:
                 faults.append(f"{name}: and more (only the first {SHOWN_PER_CHECK} are listed)")
@@ -67,7 +75,8 @@ def _rows(db: sqlite3.Connection, sql: str) -> Iterator[str]:
 
 
 def _checks(
-    db: sqlite3.Connection, schema: str, keys_of: Callable[[int], KeyScheme], variations: bool
+    db: sqlite3.Connection, schema: str, keys_of: Callable[[int], KeyScheme], variations: bool,
+    postings: PostingsFile,
 ) -> Iterator[tuple[str, Iterable[str]]]:
     yield "sqlite", (
         str(row[0]) for row in db.execute("PRAGMA integrity_check") if row[0] != "ok"
@@ -84,25 +93,44 @@ def _checks(
             "SELECT 'game ' || id, 'nodes', nodes, 'positions', positions FROM games "
             "WHERE nodes != positions"
         ))
-    yield "postings", _posting_faults(db, keys_of)
-    yield "aggregates", aggregate_faults(db, keys_of, good_rows("aggregates"),
-                                         good_rows("aggregate_moves"))
+    file_faults = postings.faults()
+    yield "postings", file_faults or _posting_faults(db, keys_of, postings)
+    if not file_faults:
+        yield "aggregates", aggregate_faults(db, postings, keys_of, good_rows("aggregates"),
+                                             good_rows("aggregate_moves"))
 
 
-def _posting_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme]) -> Iterator[str]:
+def _posting_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme],
+                    postings: PostingsFile) -> Iterator[str]:
     """Each game replayed, its main line, moves, ever bitmaps and postings compared
     with its positions'; rows with values of the wrong type or range are left to
-    the value checks."""
-    rows = np.array(db.execute(
-        "SELECT game_id, seq, key FROM postings WHERE typeof(game_id) = 'integer' "
-        "AND typeof(seq) = 'integer' AND typeof(key) = 'integer'").fetchall(),
-        dtype=np.int64).reshape(-1, 3)
-    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
-    games = rows[:, 0]
+    the value checks.  The postings file is read once per
+    :data:`CHECK_GAMES` games, for theirs (its memory)."""
+    live = alive(db)
     cursor = db.execute(
         "SELECT id, size, nodes, positions, moves, record, ever_black, ever_white FROM games "
         f"WHERE {good_rows('games', _REPLAYED)} ORDER BY id")
-    for game_id, size, nodes, positions, moves, record, ever_black, ever_white in cursor:
+    while block := cursor.fetchmany(CHECK_GAMES):
+        yield from _block_faults(block, _held_postings(postings, live, block[0][0],
+                                                       block[-1][0]), keys_of)
+
+
+def _held_postings(postings: PostingsFile, live: npt.NDArray[np.bool_], first: int,
+                   last: int) -> npt.NDArray[np.int64]:
+    """The postings file's ``(game, seq, key)`` of the games ``first`` to ``last``
+    that ``live`` holds, in order of game and seq."""
+    parts = []
+    for keys, games, seqs in postings.chunks(live):
+        mine = (games >= first) & (games <= last)
+        parts.append(np.stack([games[mine], seqs[mine], keys[mine] - KEY_OFFSET], axis=1))
+    rows = np.concatenate(parts)
+    return rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+
+
+def _block_faults(block: list[Any], rows: npt.NDArray[np.int64],
+                  keys_of: Callable[[int], KeyScheme]) -> Iterator[str]:
+    games = rows[:, 0]
+    for game_id, size, nodes, positions, moves, record, ever_black, ever_white in block:
         low, high = np.searchsorted(games, [game_id, game_id + 1]).tolist()
         where = f"game {game_id}"
         try:

@@ -10,7 +10,6 @@ hold it at that node (:func:`position_holders`), the games that may be duplicate
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
 from ..pipeline.frames import frame_batch
 from .games import REPLAY_COLUMNS, posting_keys, replay_at
+from .postings import CHUNK_TOPS, KEY_OFFSET, TOPS, PostingsFile, alive
 from .results import Record
 from .values import damaged, require
 
@@ -113,18 +113,28 @@ def last_positions(db: sqlite3.Connection, path: str, scheme: Callable[[int], Ke
     return lasts
 
 
-def position_holders(db: sqlite3.Connection, lasts: Sequence[tuple[int, int]],
-            min_positions: int) -> list[tuple[int, int]]:
-    """:meth:`~gohash.index.index.Index.dupe_holders` on the index ``db`` is open on."""
+def position_holders(db: sqlite3.Connection, postings: PostingsFile,
+                     lasts: Sequence[tuple[int, int]],
+                     min_positions: int) -> list[tuple[int, int]]:
+    """:meth:`~gohash.index.index.Index.dupe_holders` on the index ``db`` is open
+    on, whose postings are ``postings``: one pass over them, a range of keys at a
+    time."""
     if not lasts:
         return []
-    found: list[tuple[int, int]] = db.execute(
-        "WITH last (i, key, seq) AS (SELECT key, value ->> 0, value ->> 1 "
-        "FROM json_each(?)) "
-        "SELECT last.i, p.game_id FROM last JOIN postings p "
-        "ON p.key = last.key AND p.seq = last.seq "
-        "JOIN games g ON g.id = p.game_id AND g.positions >= ?",
-        (json.dumps(list(lasts)), min_positions)).fetchall()
+    wanted = np.array(lasts, dtype=np.int64).reshape(-1, 2)
+    order = np.argsort(wanted[:, 0], kind="stable")
+    keys, nodes = wanted[order, 0] + KEY_OFFSET, wanted[order, 1]
+    live = alive(db, "positions >= ?", (min_positions,))
+    found: list[tuple[int, int]] = []
+    bounds = np.searchsorted(keys >> 32, np.arange(0, TOPS + CHUNK_TOPS, CHUNK_TOPS))
+    for at, (held, games, seqs) in enumerate(postings.chunks(live)):
+        mine = slice(int(bounds[at]), int(bounds[at + 1]))
+        low = np.searchsorted(held, keys[mine], "left")
+        counts = np.searchsorted(held, keys[mine], "right") - low
+        which = np.repeat(np.arange(len(low)), counts)
+        rows = low[which] + np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts)
+        hit = seqs[rows] == nodes[mine][which]
+        found += zip(order[mine][which[hit]].tolist(), games[rows[hit]].tolist(), strict=True)
     return found
 
 

@@ -65,6 +65,7 @@ from .players import (
     opening_moves,
     summarize,
 )
+from .postings import live_postings
 from .results import RECORD_COLUMNS, Continuations, FindResult, GamePosition, GameRecord, Record
 from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
 from .values import damaged, require
@@ -201,25 +202,12 @@ class Index:
     ) -> Hits:
         """The confirmed occurrences of ``frame`` (of canonical ``key``) in the games
         ``filters`` let through, with ``columns`` of their games."""
-        join, where, params = "", "", list[Any]()
-        if filters is not None:
-            condition, params = filters.sql("g")
-            join, where = "JOIN games g ON g.id = p.game_id", f" AND {condition}"
+        condition, params = filters.sql("g") if filters is not None else ("1", [])
         wanted = posting_key(key, self.keys(size).bits, size)
-        # The postings' types in SQL, their games and nodes on what is read (a rule's
-        # subqueries for each posting would cost more than reading them).
-        require(self._db, "postings", "key = ? AND (typeof(game_id) != 'integer' "
-                "OR typeof(seq) != 'integer')", (wanted,))
-        postings = self._db.execute(
-            f"SELECT p.game_id, p.seq FROM postings p {join} "
-            f"WHERE p.key = ?{where} ORDER BY p.game_id, p.seq",
-            [wanted, *params],
-        ).fetchall()
+        postings = live_postings(self._db, self.file.postings, wanted,
+                                 condition=condition, params=params)
         games = self._games(sorted({game_id for game_id, _ in postings}), columns)
-        for game_id, seq in postings:
-            if game_id not in games or not 0 <= seq < games[game_id][1]:
-                require(self._db, "postings", "key = ? AND game_id = ? AND seq = ?",
-                        (wanted, game_id, seq))
+        postings = [p for p in postings if p[0] in games]  # a game removed meanwhile
         # A posting of another size is a key that collides: other stones.
         sizes = {games[game_id][0] for game_id, _ in postings}
         try:
@@ -731,7 +719,7 @@ class Index:
         positions or more that hold that key at that node: pairs of its place
         in ``lasts`` and such a game's id.  If a main line is another's, or a
         prefix of it, the other holds its last position there."""
-        return position_holders(self._db, lasts, min_positions)
+        return position_holders(self._db, self.file.postings, lasts, min_positions)
 
     @database_errors
     def dupes(self, *, min_positions: int = 10) -> Dupes:

@@ -16,7 +16,7 @@ __all__ = [
     "APPLICATION_ID", "COLUMN_RULES", "INSERT_GAME", "SCHEMA", "SCHEMA_VERSION", "SQLITE_HEADER",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 APPLICATION_ID = 0x67686978  # "ghix"
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -69,12 +69,6 @@ CREATE TABLE errors (
     message TEXT NOT NULL
 );
 CREATE INDEX errors_by_file ON errors (file_id);
-CREATE TABLE postings (
-    key INTEGER NOT NULL,
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (key, game_id, seq)
-) WITHOUT ROWID;
 CREATE TABLE variations (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seq INTEGER NOT NULL,
@@ -105,8 +99,9 @@ CREATE TABLE aggregate_moves (
     PRIMARY KEY (aggregate_id, setup, colour, point, swapped, to_move, year)
 ) WITHOUT ROWID;
 """
-# A posting says the position of a key occurred in a game at node seq; the
-# game's record (gohash.index.games) confirms it and gives everything else.
+# The postings (a key's position occurred in a game at node seq) are in a file
+# beside the index (gohash.index.postings); the game's record
+# (gohash.index.games) confirms each and gives everything else.
 # An aggregate holds a frequent position's canonical frame and the continuation
 # rows of all its occurrences (gohash.index.aggregates).
 
@@ -117,10 +112,11 @@ _GAME_COLUMNS = (
     "ever_white",
 )
 INSERT_GAME = (
-    f"INSERT INTO games ({', '.join(_GAME_COLUMNS)}) "
-    f"VALUES ({', '.join('?' * len(_GAME_COLUMNS))})"
+    f"INSERT INTO games (id, {', '.join(_GAME_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * (len(_GAME_COLUMNS) + 1))})"
 )
-"""A row of the games table, in the order of :class:`gohash.index.writer.Writer`'s values."""
+"""A row of the games table, id first, in the order of
+:class:`gohash.index.writer.Writer`'s values."""
 
 # ltrim() drops the hexadecimal digits: what is left is not one (a GLOB costs more).
 _HEX64 = ("length({c}) = 64 AND ltrim({c}, '0123456789abcdef') = ''", "64 hexadecimal digits")
@@ -187,12 +183,6 @@ COLUMN_RULES: dict[str, dict[str, tuple[str, str] | None]] = {
         "game": ("{c} >= 0", "a game's index in its file (0 or more)"),
         "move": ("{c} >= 0", "a move number (0 or more)"),
         "message": _NONE,
-    },
-    "postings": {
-        "key": _NONE,
-        "game_id": _GAME,
-        "seq": ("{c} >= 0 AND {c} < (SELECT g.nodes FROM games g WHERE g.id = postings.game_id)",
-                "a node of its game"),
     },
     "variations": {
         "game_id": _GAME,

@@ -51,6 +51,7 @@ from .dupes import Dupes, dupe_candidates, group_dupes
 from .filters import GAME_ORDERS
 from .index import Index
 from .players import CornerPattern, Opening, PlayerMatch, PlayerSummary, Results
+from .postings import alive
 from .records import rank_level
 from .results import Continuation, Continuations, FindResult, GameRecord, Record
 from .schema import SCHEMA_VERSION
@@ -83,8 +84,6 @@ MANIFEST = "shards.json"
 MANIFEST_VERSION = 1
 """The manifest's format version (docs/schemas.md, "A sharded index")."""
 _KIND = "gohash-sharded-index"
-DISTINCT_CHUNK = 1 << 18
-"""Keys read from each shard at a time when counting the distinct keys of all."""
 CANCEL_POLL = 0.1
 """Seconds between looks at a query's cancel event while its Dask tasks run."""
 
@@ -688,38 +687,17 @@ class ShardedIndex:
         return total
 
     def _distinct(self) -> int:
-        """The distinct posting keys of all shards: each shard's keys read in key
-        order, a chunk at a time, and those below every shard's last key read
-        counted at once (memory does not grow with the index).  Read here: the
-        shard files must be readable where the query runs."""
+        """The distinct posting keys of all shards: each shard's postings file read
+        a range of keys at a time (the same ranges in every shard), the keys of
+        a range counted at once (memory does not grow with the index).  Read
+        here: the shard files must be readable where the query runs."""
         with contextlib.ExitStack() as stack:
-            cursors = []
+            passes = []
             for shard_path in self.shard_paths:
                 shard = stack.enter_context(IndexFile(shard_path, read_only=True))
-                cursors.append(shard.connection.execute(
-                    "SELECT DISTINCT key FROM postings ORDER BY key"))
-            pending: list[npt.NDArray[np.int64]] = [np.empty(0, np.int64) for _ in cursors]
-            open_ = list(range(len(cursors)))
-            count = 0
-            while open_:
-                for i in list(open_):
-                    rows = cursors[i].fetchmany(DISTINCT_CHUNK)
-                    if not rows:
-                        open_.remove(i)
-                    else:
-                        pending[i] = np.concatenate(
-                            [pending[i], np.array(rows, dtype=np.int64).reshape(-1)])
-                # Every key at or below the least of the open shards' last keys
-                # read is known in every shard.
-                bound = min((int(pending[i][-1]) for i in open_ if len(pending[i])),
-                            default=None)
-                if not open_:
-                    bound = None
-                below = [p if bound is None else p[p <= bound] for p in pending]
-                count += len(np.unique(np.concatenate(below))) if any(map(len, below)) else 0
-                pending = [np.empty(0, np.int64) if bound is None else p[p > bound]
-                           for p in pending]
-        return count
+                passes.append(shard.postings.chunks(alive(shard.connection)))
+            return sum(len(np.unique(np.concatenate([keys for keys, _, _ in ranges])))
+                       for ranges in zip(*passes, strict=True))
 
     def sizes(self) -> dict[int, int]:
         """Games per board size."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import itertools
 import os
 import sqlite3
 import time
@@ -54,6 +53,7 @@ from .build import Spooled, SpoolReader, spooled_frames, stream_frames
 from .check import check_index
 from .filters import contains
 from .games import game_keys
+from .postings import KEY_OFFSET, PostingsFile, alive, postings_path
 from .records import PARSE_VERSION, FileFrames, SourceError, SourceNote, Task
 from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
 from .values import damaged, require
@@ -89,6 +89,7 @@ nearly every page of a large index; growing the index threefold a
 transaction writes its pages some 1.5 times, twice (docs/performance.md, "At
 scale"), and a killed build loses at most two thirds of what it wrote."""
 SMALL_INDEX = 1 << 16
+_SYNC_GAMES = 10_000  # games whose postings are written again a segment at a time
 """Positions up to which a build commits every :data:`COMMIT_SECONDS`."""
 PAGE_SIZE = 8192
 """The page size of a new index: a build of the corpus took 3% less CPU than
@@ -332,6 +333,9 @@ class IndexFile:
         if not initialised and not create:
             raise IndexFileError("an empty file, not a gohash index", file=self.path)
         self._db = _connect(self.path, read_only)
+        self.postings = PostingsFile(postings_path(self.path))
+        self.read_only = read_only
+        self._repair = False
         try:
             if not initialised:
                 factory = _factory(scheme if scheme is not None else DEFAULT_SCHEME)
@@ -361,8 +365,10 @@ class IndexFile:
             raise
         self._factory = factory
         self.scheme_name = _scheme_name(factory)
-        self._aggregates = Aggregates(self._db, self.keys,
+        self._aggregates = Aggregates(self._db, self.postings, self.keys,
                                       fault=lambda reason: damaged(self.path, reason))
+        if self._repair:
+            self.sync_postings()
 
     def _check_existing(self, requested: str | SchemeFactory | None) -> SchemeFactory:
         app = self._db.execute("PRAGMA application_id").fetchone()[0]
@@ -395,7 +401,10 @@ class IndexFile:
         """Refuse an index whose first game's postings are not the keys its
         positions give under ``factory``: a damaged index, or a meta table naming
         another key scheme than the keys were made with (searches would find
-        nothing)."""
+        nothing).  A postings file that is missing, damaged or lacks the first
+        game is written again (:meth:`sync_postings`) once the index is open, or
+        refused if it is open for reading only."""
+        self._repair = False
         first = self._db.execute(
             "SELECT id FROM games WHERE nodes > 0 "
             f"AND size BETWEEN {MIN_SIZE} AND {MAX_SIZE} ORDER BY id LIMIT 1"
@@ -409,6 +418,15 @@ class IndexFile:
             mine = game_keys(record, check_size(size), min(nodes, 16), factory(size))
         except GohashError as e:
             raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        segments, faults = self.postings.segments()
+        if faults or not any(np.isin(game_id, s.ids) for s in segments):
+            if self.read_only:
+                reason = faults[0] if faults else (
+                    f"the postings file {self.postings.path!r} is missing or lacks game "
+                    f"{game_id}")
+                raise damaged(self.path, f"{reason}; `gohash index build` writes it again")
+            self._repair = True
+            return
         if self._postings_present(game_id, mine):
             return
         name = _scheme_name(factory)
@@ -423,18 +441,62 @@ class IndexFile:
                                  "positions")
 
     def _postings_present(self, game_id: int, keys: npt.NDArray[np.int64]) -> bool:
-        return all(
-            self._db.execute("SELECT 1 FROM postings WHERE key = ? AND game_id = ? AND seq = ?",
-                             (key, game_id, seq)).fetchone() is not None
-            for seq, key in enumerate(keys.tolist())
-        )
+        for seq, key in enumerate(keys.tolist()):
+            games, seqs = self.postings.lookup(key)
+            if not np.any((games == game_id) & (seqs == seq)):
+                return False
+        return True
+
+    @database_errors
+    def sync_postings(self) -> int:
+        """Write the postings of every game of the index that the postings file
+        lacks (all of them if the file is missing or damaged: it is written
+        again), from the stored games, under the index's write lock; how many
+        games.  What a build does first, and opening an index whose file lacks
+        its first game: a build killed between writing games and their
+        postings, a file deleted or damaged, an index upgraded."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.postings.faults():  # the segments before a fault kept
+                self.postings.compact(alive(db), salvage=True)
+            held = self.postings.held()
+            ids = np.array([i for (i,) in db.execute(
+                "SELECT id FROM games WHERE nodes > 0 ORDER BY id")], dtype=np.int64)
+            missing = ids[~np.isin(ids, held)].tolist()
+            for start in range(0, len(missing), _SYNC_GAMES):
+                self._write_postings(missing[start : start + _SYNC_GAMES])
+            db.execute("COMMIT")
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        return len(missing)
+
+    def _write_postings(self, game_ids: list[int]) -> None:
+        """Append a segment of the postings of ``game_ids``, from their stored games."""
+        keys, games, seqs = [], [], []
+        for start in range(0, len(game_ids), 500):
+            chunk = game_ids[start : start + 500]
+            these = f"id IN ({','.join('?' * len(chunk))})"
+            require(self._db, "games", these, chunk, ("size", "nodes", "record"))
+            for game_id, size, nodes, record in self._db.execute(
+                    f"SELECT id, size, nodes, record FROM games WHERE {these}", chunk):
+                try:
+                    mine = game_keys(record, check_size(size), nodes, self.keys(size))
+                except GohashError as e:
+                    raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+                keys.append(mine)
+                games.append(np.full(len(mine), game_id, dtype=np.int64))
+                seqs.append(np.arange(len(mine), dtype=np.int64))
+        self.postings.append(np.array(game_ids, dtype=np.int64), np.concatenate(keys),
+                             np.concatenate(games), np.concatenate(seqs))
 
     @database_errors
     def check(self) -> list[str]:
         """Every fault of the index, one line each (empty: none found); what is
         checked is :mod:`gohash.index.check`'s.  Reads every row: minutes for an
         index of millions of games."""
-        return check_index(self._db, SCHEMA, self.keys, self.variations)
+        return check_index(self._db, SCHEMA, self.keys, self.variations, self.postings)
 
     def _create(self, scheme_name: str) -> bool:
         """Create the index in the empty file; False if another process created it
@@ -503,8 +565,10 @@ class IndexFile:
         db = self._db
         files, games = (db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
                         for table in ("files", "games"))
-        distinct, occurrences = db.execute(
-            "SELECT count(DISTINCT key), count(*) FROM postings").fetchone()
+        distinct = occurrences = 0
+        for keys, _, _ in self.postings.chunks(alive(db)):
+            occurrences += len(keys)
+            distinct += len(np.unique(keys))
         return {"files": files, "games": games, "positions": distinct,
                 "occurrences": occurrences}
 
@@ -623,7 +687,8 @@ class IndexFile:
         )
         summary = BuildSummary()
         written = BuildSummary()  # files written in the open transaction
-        writer = Writer(db, suicide=suicide_allowed, parse_version=PARSE_VERSION,
+        self.sync_postings()
+        writer = Writer(db, self.postings, suicide=suicide_allowed, parse_version=PARSE_VERSION,
                         delete_file=self._delete_file, aggregates=self._aggregates)
         began = 0.0
         done = 0
@@ -674,9 +739,11 @@ class IndexFile:
             if db.in_transaction:
                 writer.commit()
                 summary.add(written)
-            # The positions this build made frequent get their aggregates.
+            # The positions this build made frequent get their aggregates, and its
+            # runs of postings are merged with the file's (the games removed left out).
             db.execute("BEGIN IMMEDIATE")
             self._aggregates.discover()
+            self.postings.compact(alive(db))
             db.execute("COMMIT")
         finally:
             if db.in_transaction:
@@ -708,10 +775,9 @@ class IndexFile:
         would; how many were made."""
         db = self._db
         games = db.execute("SELECT count(*) FROM games").fetchone()[0]
-        cursor = db.execute("SELECT key, seq FROM postings WHERE seq < ?", (CANDIDATE_NODES,))
-        while rows := cursor.fetchmany(1 << 16):
-            keys, seqs = np.array(rows, dtype=np.int64).T
-            self._aggregates.noted(keys, seqs, 0)
+        for keys, _, seqs in self.postings.chunks(alive(db)):
+            early = seqs < CANDIDATE_NODES
+            self._aggregates.noted(keys[early] - KEY_OFFSET, seqs[early], 0)
         self._aggregates.noted(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), games)
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -738,8 +804,10 @@ class IndexFile:
         summary.errors += [e.message for e in item.errors]
 
     def _delete_file(self, file_id: int) -> None:
-        """Delete a file's rows; its games' postings by their keys, recomputed from
-        the stored games (an index on ``game_id`` would cost more than they do)."""
+        """Delete a file's rows, and its games' occurrences from the aggregates (their
+        keys recomputed from the stored games).  Their postings stay in the
+        postings file, where no game of the index has their ids (:class:`Writer`
+        never gives a game an id the file holds), until a build merges it."""
         db = self._db
         require(db, "games", "file_id = ?", (file_id,), ("size", "nodes", "record"))
         for game_id, size, nodes, record in db.execute(
@@ -751,10 +819,6 @@ class IndexFile:
                 raise damaged(self.path, f"game {game_id}: {e.reason}") from None
             seqs = np.arange(len(keys), dtype=np.int64)
             self._aggregates.removed(keys, np.full(len(keys), game_id, dtype=np.int64), seqs)
-            db.executemany(
-                "DELETE FROM postings WHERE key = ? AND game_id = ? AND seq = ?",
-                zip(keys.tolist(), itertools.repeat(game_id), range(len(keys))),
-            )
         games = "SELECT id FROM games WHERE file_id = ?"
         db.execute(f"DELETE FROM variations WHERE game_id IN ({games})", (file_id,))
         for table, column in (("errors", "file_id"), ("games", "file_id"), ("files", "id")):
@@ -916,6 +980,8 @@ def _remove_index(path: str, keep_empty: bool) -> None:
     for extra in ("-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(path + extra)
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(postings_path(path))
     if keep_empty:
         open(path, "wb").close()
     else:
@@ -937,8 +1003,8 @@ def upgrade_index(
     archive); the new index is built beside the old one and replaces it only if
     every file was read again: otherwise the old index is left as it was, the
     summary's errors name what was missing, and :attr:`Built.counts` is None.
-    An index of format 4 is upgraded in place instead, without its files: its
-    aggregates are added (:func:`_upgrade_from_4`).  An index of the current
+    An index of format 4 or 5 is upgraded in place instead, without its files
+    (:func:`_upgrade_in_place`).  An index of the current
     version, or not a gohash index, is refused (:class:`IndexFileError`).
     """
     path = os.fspath(path)
@@ -960,8 +1026,8 @@ def upgrade_index(
                              f"gohash writes version {SCHEMA_VERSION})", file=path)
     if "scheme" not in meta:
         raise IndexFileError("index has no 'scheme' entry in its meta table", file=path)
-    if version == 4:
-        return _upgrade_from_4(path)
+    if version in (4, 5):
+        return _upgrade_in_place(path, version)
     summary = BuildSummary()
     found: dict[bool | None, list[str]] = {}
     for name, rule in files:
@@ -994,29 +1060,41 @@ def upgrade_index(
     for extra in ("-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(path + extra)
+    os.replace(postings_path(upgrading), postings_path(path))
     os.replace(upgrading, path)
     return Built(summary, counts)
 
 
-def _upgrade_from_4(path: str) -> Built:
-    """Format 4 is format 5 without the aggregates: their tables are created and
-    the version set in one transaction (an index of format 5 without aggregates
-    answers every query by counting), then every position of the first
+def _upgrade_in_place(path: str, version: int) -> Built:
+    """Format 5 kept the postings in a table: it is dropped (and the space it
+    took given back), and the postings file written from the stored games.
+    Format 4 is format 5 without the aggregates: their tables are created too
+    (an index without aggregates answers every query by counting), and once
+    the file is written every position of the first
     :data:`~gohash.index.aggregates.CANDIDATE_NODES` nodes of the games is
-    counted as a build of them all would count it."""
+    counted as a build of them all would count it.  The schema changes and the
+    version are one transaction; a process killed after it leaves an index
+    whose postings file the next opening for writing completes."""
     added = [statement for statement in SCHEMA.split(";") if "aggregate" in statement]
     try:
         with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
             db.execute("BEGIN IMMEDIATE")
-            if db.execute("PRAGMA user_version").fetchone()[0] == 4:
-                for statement in added:
-                    db.execute(statement)
+            if db.execute("PRAGMA user_version").fetchone()[0] == version:
+                if version == 4:
+                    for statement in added:
+                        db.execute(statement)
+                db.execute("DROP TABLE postings")
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
+            db.execute("VACUUM")
     except sqlite3.DatabaseError as e:
         raise IndexFileError(f"cannot upgrade the index: {e}", file=path) from None
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(postings_path(path))  # a file of an earlier attempt is written again
     with IndexFile(path) as index:
-        index.discover_aggregates()
+        index.sync_postings()
+        if version == 4:
+            index.discover_aggregates()
         return Built(BuildSummary(), index.counts())
 
 

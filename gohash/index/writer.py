@@ -3,7 +3,9 @@
 Scope: :class:`Writer`, which writes the :class:`~gohash.index.records.FileFrames`
 of a build into the index's tables (schema and meaning: :mod:`gohash.index.schema`)
 in the build's transactions: files, games (with their stored form), errors
-and variations as they come, postings staged and written in key order.
+and variations as they come; postings staged and appended to the postings
+file (:mod:`gohash.index.postings`) as a sorted run, before the commit of
+their games.
 What is written is what writing one file at a time, in order, would write,
 ids included; only the number of statements differs.
 """
@@ -18,14 +20,15 @@ import numpy.typing as npt
 
 from ..version import __version__
 from .aggregates import Aggregates
+from .postings import PostingsFile
 from .records import FileFrames
 from .schema import INSERT_GAME
 
 __all__ = ["STAGED_ROWS", "Writer"]
 
 STAGED_ROWS = 1 << 20
-"""Postings staged at most before they are written: 24 bytes each, and written
-in key order, so the more a transaction sorts, the fewer pages it dirties."""
+"""Postings staged at most before they are written as a sorted run: 24 bytes
+each (what bounds the memory they take)."""
 
 
 class Writer:
@@ -36,13 +39,20 @@ class Writer:
     and ``parse_version`` its replay's version, as the files table stores them;
     ``aggregates`` counts the postings written into the aggregates of their
     positions (:mod:`gohash.index.aggregates`) and settles them before a commit.
+    Postings go to ``postings``, each flush's a run, always before the commit
+    of their games; a game's id is one the postings file has never held
+    (greater than any it holds, and than any of the games table), so postings
+    of a game removed, or of a transaction that never committed, are never
+    taken for another game's.
     """
 
     def __init__(
-        self, db: sqlite3.Connection, *, suicide: bool | None, parse_version: int,
-        delete_file: Callable[[int], None], aggregates: Aggregates,
+        self, db: sqlite3.Connection, postings: PostingsFile, *, suicide: bool | None,
+        parse_version: int, delete_file: Callable[[int], None], aggregates: Aggregates,
     ) -> None:
         self._db = db
+        self._postings = postings
+        self._next_id = 0
         self._aggregates = aggregates
         self._suicide = suicide
         self._parse_version = parse_version
@@ -53,6 +63,8 @@ class Writer:
 
     def begin(self) -> None:
         self._db.execute("BEGIN IMMEDIATE")
+        held = self._db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
+        self._next_id = max(held, self._postings.max_id()) + 1
 
     def commit(self) -> int:
         """Write what is staged and commit; the postings the transaction wrote."""
@@ -92,14 +104,15 @@ class Writer:
         for game in item.games:
             record = game.record
             empty = bytes((game.size * game.size + 7) // 8)
-            game_id = db.execute(
+            game_id = self._next_id
+            self._next_id += 1
+            db.execute(
                 INSERT_GAME,
-                (file_id, game.game, game.size, game.black, game.white, game.result,
+                (game_id, file_id, game.game, game.size, game.black, game.white, game.result,
                  game.sha256, game.main, game.moves, game.error, *game.explorer_columns(),
                  *((0, b"", empty, empty) if record is None else
                    (record.nodes, record.blob, record.ever_black, record.ever_white))),
-            ).lastrowid
-            assert game_id is not None
+            )
             game_ids.append(game_id)
             if game.lines:
                 db.executemany(
@@ -119,35 +132,16 @@ class Writer:
         return None if old is None else str(old[1])
 
     def flush(self) -> int:
-        """Write the staged postings, in key order; how many."""
+        """Append the staged postings to the postings file as a sorted run; how many."""
         if not self._staged:
             return 0
         staged, self._staged, self._rows = self._staged, [], 0
         counts = np.array([len(keys) for keys, _ in staged], dtype=np.int64)
+        ids = np.array([game_id for _, game_id in staged], dtype=np.int64)
         keys = np.concatenate([keys for keys, _ in staged])
-        games = np.repeat(np.array([game_id for _, game_id in staged], dtype=np.int64), counts)
+        games = np.repeat(ids, counts)
         seqs = np.arange(len(keys)) - np.repeat(np.cumsum(counts) - counts, counts)
         self._aggregates.added(keys, games, seqs)
         self._aggregates.noted(keys, seqs, len(staged))
-        # In key order (the table's): each insert lands beside the one before.
-        order = np.argsort(keys, kind="stable")
-        rows = np.stack([keys[order], games[order], seqs[order]], axis=1)
-        # As Python integers a chunk at a time (some 100 bytes a posting as objects),
-        # ROWS postings a statement: a third of the CPU of one statement a posting.
-        for start in range(0, len(rows), _CHUNK):
-            values = rows[start : start + _CHUNK].reshape(-1).tolist()
-            whole = len(values) - len(values) % (3 * _ROWS)
-            self._db.executemany(_insert(_ROWS), (
-                values[at : at + 3 * _ROWS] for at in range(0, whole, 3 * _ROWS)))
-            if whole < len(values):
-                self._db.execute(_insert((len(values) - whole) // 3), values[whole:])
-        return len(rows)
-
-
-_CHUNK = 1 << 14
-_ROWS = 256
-
-
-def _insert(rows: int) -> str:
-    """The statement that inserts ``rows`` postings."""
-    return f"INSERT INTO postings (key, game_id, seq) VALUES {', '.join(['(?, ?, ?)'] * rows)}"
+        self._postings.append(ids, keys, games, seqs)
+        return len(keys)

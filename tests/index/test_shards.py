@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from gohash.cli import main
 from gohash.errors import GohashError, IndexFileError, UnknownGameError
 from gohash.go.board import Board
-from gohash.index import shards as shards_module
+from gohash.index import postings as postings_module
 from gohash.index.filters import Filters
 from gohash.index.index import Index
 from gohash.index.shards import (
@@ -247,7 +247,7 @@ def test_one_shard_is_one_index(built: dict[int, str]) -> None:
 def test_distinct_keys_are_counted_a_chunk_at_a_time(
     built: dict[int, str], chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(shards_module, "DISTINCT_CHUNK", chunk)
+    monkeypatch.setattr(postings_module, "CHUNK_TOPS", chunk)
     with Index(built[0], read_only=True) as single, ShardedIndex(built[7],
                                                                  read_only=True) as sharded:
         assert sharded.counts() == single.counts()

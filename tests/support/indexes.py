@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from functools import cache
 from pathlib import Path
@@ -20,6 +21,7 @@ from gohash.go.board import Board
 from gohash.group.schemes import KeyScheme
 from gohash.group.symmetry import Element
 from gohash.index.index import position_from_sgf
+from gohash.index.postings import KEY_OFFSET, PostingsFile, alive, postings_path
 
 Move = tuple[str, "tuple[int, int] | None"]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -81,24 +83,71 @@ INDEX_TABLES = {
     "games": "id",
     "variations": "game_id, seq",
     "errors": "rowid",
-    "postings": "key, game_id, seq",
 }
 
 
-def table_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every row of every table of the index at ``db``, ids included, in a fixed order."""
+def posting_rows(db: Path) -> list[tuple[int, int, int]]:
+    """The postings ``(key, game_id, seq)`` of the index's games in its postings
+    file, in order (those of games removed, which the file keeps until a merge,
+    left out)."""
     with closing(sqlite3.connect(db)) as con:
-        return {table: con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
-                for table, order in INDEX_TABLES.items()}
+        live = alive(con)
+    rows: list[tuple[int, int, int]] = []
+    for keys, games, seqs in PostingsFile(postings_path(str(db))).chunks(live):
+        rows += zip((keys - KEY_OFFSET).tolist(), games.tolist(), seqs.tolist(), strict=True)
+    return sorted(rows)
+
+
+def rewrite_postings(
+    db: Path, change: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.int64]]
+) -> None:
+    """Write the index's postings file again, one segment of every posting it holds
+    (``(key, game_id, seq)`` rows, those of games removed too) as ``change``
+    makes them: a file of the right form whose content is wrong."""
+    file = PostingsFile(postings_path(str(db)))
+    rows = [np.stack([keys - KEY_OFFSET, games, seqs], axis=1)
+            for keys, games, seqs in file.chunks(None)]
+    changed = change(np.concatenate(rows))
+    file.remove()
+    file.append(np.unique(changed[:, 1]), changed[:, 0], changed[:, 1], changed[:, 2])
+
+
+def table_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table of the index at ``db``, ids included, in a fixed
+    order, and its postings (:func:`posting_rows`) as ``"postings"``."""
+    with closing(sqlite3.connect(db)) as con:
+        rows: dict[str, list[tuple[object, ...]]] = {
+            table: con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+            for table, order in INDEX_TABLES.items()}
+        # A reference index of the tests keeps them in a table.
+        table = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'postings'").fetchone()
+        if table:
+            rows["postings"] = con.execute(
+                "SELECT * FROM postings ORDER BY key, game_id, seq").fetchall()
+    if not table:
+        rows["postings"] = list(posting_rows(db))
+    return rows
+
+
+def renumbered(rows: dict[str, list[tuple[object, ...]]]) -> dict[str, list[tuple[object, ...]]]:
+    """:func:`table_rows` with game ids numbered 1, 2, ... in their order (a build
+    never gives a game an id its postings file holds: the ids of games removed
+    are skipped until a build merges the file)."""
+    number = {row[0]: at for at, row in enumerate(rows["games"], 1)}
+    out = dict(rows)
+    out["games"] = [(number[r[0]], *r[1:]) for r in rows["games"]]
+    out["variations"] = sorted((number[r[0]], *r[1:]) for r in rows["variations"])
+    out["postings"] = sorted((r[0], number[r[1]], r[2]) for r in rows["postings"])
+    return out
 
 
 def table_dump(db: Path) -> list[tuple[object, ...]]:
     """The index's content independent of row ids: (file, game, stored game, seq, key)."""
-    with sqlite3.connect(db) as con:
-        return sorted(con.execute(
-            "SELECT f.path, g.game, g.record, p.seq, p.key FROM postings p "
-            "JOIN games g ON g.id = p.game_id JOIN files f ON f.id = g.file_id"
-        ))
+    with closing(sqlite3.connect(db)) as con:
+        games = {i: (path, game, record) for i, path, game, record in con.execute(
+            "SELECT g.id, f.path, g.game, g.record FROM games g JOIN files f ON f.id = g.file_id")}
+    return sorted((*games[game_id], seq, key) for key, game_id, seq in posting_rows(db)
+                  if game_id in games)
 
 
 def consistency_problems(db: Path) -> list[str]:
@@ -109,18 +158,22 @@ def consistency_problems(db: Path) -> list[str]:
         "files with missing games":
             "SELECT count(*) FROM files f WHERE f.games != "
             "(SELECT count(*) FROM games g WHERE g.file_id = f.id)",
-        "games with missing postings":
-            "SELECT count(*) FROM games g WHERE g.nodes != "
-            "(SELECT count(*) FROM postings p WHERE p.game_id = g.id)",
         "orphan variations":
             "SELECT count(*) FROM variations WHERE game_id NOT IN (SELECT id FROM games)",
         "orphan games":
             "SELECT count(*) FROM games WHERE file_id NOT IN (SELECT id FROM files)",
-        "orphan postings":
-            "SELECT count(*) FROM postings WHERE game_id NOT IN (SELECT id FROM games)",
     }
-    with sqlite3.connect(db) as con:
-        return [name for name, sql in checks.items() if con.execute(sql).fetchone()[0]]
+    with closing(sqlite3.connect(db)) as con:
+        problems = [name for name, sql in checks.items() if con.execute(sql).fetchone()[0]]
+        nodes = dict(con.execute("SELECT id, nodes FROM games"))
+    held: dict[int, int] = {}
+    for _, game_id, _ in posting_rows(db):
+        held[game_id] = held.get(game_id, 0) + 1
+    if any(held.get(game_id, 0) != n for game_id, n in nodes.items()):
+        problems.append("games with missing postings")
+    if PostingsFile(postings_path(str(db))).faults():
+        problems.append("a damaged postings file")
+    return problems
 
 
 class WeakScheme(KeyScheme):

@@ -1,0 +1,470 @@
+"""The postings of an index: a sorted file beside it, memory-mapped.
+
+Scope: :class:`PostingsFile`, the file ``DB-postings`` (:func:`postings_path`)
+of an index ``DB``: segments of postings ``(key, game id, seq)`` sorted by key,
+a sorted run appended at each flush of a build, merged into one segment at
+the end of it (:meth:`PostingsFile.compact`), read by memory map;
+:func:`live_postings`, the postings of one key whose games the index holds;
+:func:`alive`, the index's games as a table by id; and the passes over every
+posting by ranges of keys that counts, ``check``, ``dupes`` and the
+aggregates make.  A posting is a candidate only: every one is confirmed on
+the game's position.  Design: docs/design.md, ``gohash.index.postings``.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import sqlite3
+import struct
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import DamagedIndexError, IndexFileError
+
+__all__ = ["CHUNK_TOPS", "KEY_OFFSET", "TOPS", "PostingsFile", "Segment", "alive",
+           "live_postings", "postings_path"]
+
+I64 = npt.NDArray[np.int64]
+U8 = npt.NDArray[np.uint8]
+Alive = npt.NDArray[np.bool_]
+
+KEY_OFFSET = 1 << 47
+"""Added to a posting key (48 bits, signed) to make it unsigned: its top 16 bits
+are a segment's directory, its low 32 bits a column."""
+TOPS = 1 << 16
+CHUNK_TOPS = 256
+"""Directory entries a pass over every posting reads at a time: 1/256 of the
+postings, which bounds the memory of a merge, a count or a check."""
+_GAMES_PER_QUERY = 500
+
+# A file: its header, then segments, each a header and its columns (each padded
+# to 8 bytes) in this order: the ids of the games it holds (int64, increasing),
+# the directory (the distinct top 16 bits of its keys, uint16, increasing, and
+# where each one's postings start, int64, one more), the low 32 bits of each
+# posting's key (uint32), each posting's game id and seq (little-endian, of the
+# segment's widths in bytes).  A segment's header holds the CRC-32 of its
+# columns, which `index check` verifies.
+_FILE = struct.Struct("<8sII")
+_FILE_MAGIC = b"GHPOSTNG"
+_FILE_VERSION = 1
+_SEGMENT = struct.Struct("<8sQQQBB6xQI4x")
+_SEGMENT_MAGIC = b"POSTSEG1"
+
+
+def postings_path(index: str) -> str:
+    """The postings file beside the index file ``index``."""
+    return f"{index}-postings"
+
+
+def _padded(n: int) -> int:
+    return (n + 7) & ~7
+
+
+def _layout(postings: int, games: int, tops: int, game_width: int,
+            seq_width: int) -> tuple[list[tuple[str, Any, int, int]], int]:
+    """Each column's (name, dtype, length, offset in the body), and the body's length."""
+    columns = [("ids", np.int64, games), ("tops", np.uint16, tops),
+               ("starts", np.int64, tops + 1), ("low", np.uint32, postings),
+               ("game", np.uint8, postings * game_width), ("seq", np.uint8, postings * seq_width)]
+    out, at = [], 0
+    for name, dtype, length in columns:
+        out.append((name, dtype, length, at))
+        at += _padded(np.dtype(dtype).itemsize * length)
+    return out, at
+
+
+def _width(values: I64, least: int) -> int:
+    """The bytes that hold every value of ``values`` (at least ``least``)."""
+    top = int(values.max()) if len(values) else 0
+    width = least
+    while top >> (8 * width):
+        width += 1
+    return width
+
+
+def _pack(values: I64, width: int) -> bytes:
+    return values.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :width].tobytes()
+
+
+def _unpack(raw: U8, width: int) -> I64:
+    wide = np.zeros((len(raw) // width, 8), dtype=np.uint8)
+    wide[:, :width] = raw.reshape(-1, width)
+    return wide.view("<i8").reshape(-1)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of postings sorted by key: ``ids`` the games it holds, the directory
+    (``tops``, ``starts``), the keys' low 32 bits ``low`` and the games and seqs
+    packed ``game_width`` and ``seq_width`` bytes each."""
+
+    ids: I64
+    tops: npt.NDArray[np.uint16]
+    starts: I64
+    low: npt.NDArray[np.uint32]
+    game: U8
+    seq: U8
+    game_width: int
+    seq_width: int
+
+    def __len__(self) -> int:
+        return len(self.low)
+
+    def range_of(self, key: int) -> tuple[int, int]:
+        """The postings of ``key``: a range of the segment."""
+        u = key + KEY_OFFSET
+        top, low = u >> 32, u & 0xFFFFFFFF
+        i = int(np.searchsorted(self.tops, top))
+        if i == len(self.tops) or int(self.tops[i]) != top:
+            return 0, 0
+        a, b = int(self.starts[i]), int(self.starts[i + 1])
+        run = self.low[a:b]
+        return (a + int(np.searchsorted(run, low, "left")),
+                a + int(np.searchsorted(run, low, "right")))
+
+    def games(self, a: int, b: int) -> I64:
+        return _unpack(self.game[a * self.game_width : b * self.game_width], self.game_width)
+
+    def seqs(self, a: int, b: int) -> I64:
+        return _unpack(self.seq[a * self.seq_width : b * self.seq_width], self.seq_width)
+
+    def chunk(self, first: int, last: int) -> tuple[I64, I64, I64]:
+        """The postings whose keys' top 16 bits are ``first`` to ``last - 1``:
+        keys (offset by :data:`KEY_OFFSET`), games, seqs, in key order."""
+        i, j = np.searchsorted(self.tops, [first, last]).tolist()
+        a, b = int(self.starts[i]), int(self.starts[j])
+        tops = np.repeat(self.tops[i:j].astype(np.int64), np.diff(self.starts[i : j + 1]))
+        return (tops << 32) | self.low[a:b].astype(np.int64), self.games(a, b), self.seqs(a, b)
+
+
+def _segment_fault(segment: Segment, verify: bool) -> str | None:
+    """What is wrong with a segment's directory and ids (which slicing trusts), and
+    with ``verify`` its keys' order, if anything."""
+    starts, n = segment.starts, len(segment)
+    if starts[0] != 0 or starts[-1] != n or np.any(np.diff(starts) <= 0):
+        return "its directory does not cut its postings into keys"
+    if np.any(np.diff(segment.tops.astype(np.int64)) <= 0):
+        return "its directory is not increasing"
+    if np.any(np.diff(segment.ids) <= 0) or (len(segment.ids) and segment.ids[0] < 1):
+        return "its game ids are not increasing"
+    if verify:
+        tops = np.repeat(np.arange(len(segment.tops)), np.diff(starts))
+        low = segment.low.astype(np.int64)
+        if n and np.any((np.diff(low) < 0) & (np.diff(tops) == 0)):
+            return "its keys are not in order"
+        listed = np.zeros(int(segment.ids[-1]) + 1 if len(segment.ids) else 0, dtype=np.bool_)
+        listed[segment.ids] = True
+        if not _held(listed, segment.games(0, n)).all():
+            return "it holds postings of games it does not list"
+    return None
+
+
+class PostingsFile:
+    """The postings file at ``path``: its segments, read by memory map again
+    whenever the file changed (a build appends runs, and replaces the file
+    when it merges them: readers keep the mapping they have)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._stamp: tuple[int, int, int] | None = None
+        self._read: tuple[list[Segment], list[str]] = ([], [])
+
+    def segments(self) -> tuple[list[Segment], list[str]]:
+        """Its segments (none if there is no file) and its faults (a header or
+        shape that is not the format's; the segments before a fault are kept).
+        A last segment cut short is none: a build is writing it, or was killed
+        while it did, and no game of the index has its postings there (a
+        build writes them before it commits their games)."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._stamp, self._read = None, ([], [])
+            return self._read
+        stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if stamp != self._stamp:
+            segments, faults, _ = self._scan(verify=False)
+            self._read, self._stamp = (segments, faults), stamp
+        return self._read
+
+    def exists(self) -> bool:
+        return os.path.exists(self.path)
+
+    def faults(self) -> list[str]:
+        """Every fault of the file, CRCs, the order of keys and a last segment
+        cut short included."""
+        _, faults, cut = self._scan(verify=True)
+        return faults + [f"the postings file {self.path!r}: its last segment is cut short "
+                         "(a build killed while it wrote it; the next build drops it)"] * cut
+
+    def usable(self) -> list[Segment]:
+        """Its segments; raise :class:`~gohash.errors.DamagedIndexError` if it has a fault."""
+        segments, faults = self.segments()
+        if faults:
+            raise DamagedIndexError(f"{faults[0]}; `gohash index build` writes it again")
+        return segments
+
+    def _scan(self, *, verify: bool) -> tuple[list[Segment], list[str], bool]:
+        """Its segments, its faults, and whether its last segment is cut short."""
+        try:
+            with open(self.path, "rb") as f:
+                total = os.fstat(f.fileno()).st_size
+                if total == 0:
+                    return [], [f"the postings file {self.path!r} is empty"], False
+                buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except FileNotFoundError:
+            return [], [], False
+        except OSError as e:
+            return [], [f"the postings file {self.path!r} cannot be read: {e.strerror}"], False
+        name = f"the postings file {self.path!r}"
+        if total < _FILE.size:
+            return [], [f"{name}: {total} bytes, shorter than its header"], False
+        magic, version, _ = _FILE.unpack_from(buffer, 0)
+        if magic != _FILE_MAGIC or version != _FILE_VERSION:
+            return [], [f"{name}: not a postings file of version {_FILE_VERSION} (magic "
+                        f"{magic!r}, version {version})"], False
+        segments: list[Segment] = []
+        at = _FILE.size
+        while at < total:
+            if at + _SEGMENT.size > total:
+                return segments, [], True
+            magic, n, games, tops, gw, sw, body, crc = _SEGMENT.unpack_from(buffer, at)
+            start = at + _SEGMENT.size
+            if (magic != _SEGMENT_MAGIC or not 1 <= gw <= 8 or not 1 <= sw <= 8
+                    or tops > TOPS or body != _layout(n, games, tops, gw, sw)[1]):
+                return segments, [f"{name}: segment at byte {at:,} is damaged"], False
+            if start + body > total:
+                return segments, [], True
+            if verify and zlib.crc32(memoryview(buffer)[start : start + body]) != crc:
+                return segments, [f"{name}: segment at byte {at:,}: CRC mismatch"], False
+            columns = {
+                column: np.frombuffer(buffer, dtype=dtype, count=length, offset=start + offset)
+                for column, dtype, length, offset in _layout(n, games, tops, gw, sw)[0]}
+            segment = Segment(**columns, game_width=gw, seq_width=sw)
+            fault = _segment_fault(segment, verify)
+            if fault:
+                return segments, [f"{name}: segment at byte {at:,}: {fault}"], False
+            segments.append(segment)
+            at = start + body
+        return segments, [], False
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def lookup(self, key: int) -> tuple[I64, I64]:
+        """The games and seqs of the postings of ``key`` in every segment, each
+        once, in order of game and seq (dead games' included)."""
+        games, seqs = [], []
+        for segment in self.usable():
+            a, b = segment.range_of(key)
+            if b > a:
+                games.append(segment.games(a, b))
+                seqs.append(segment.seqs(a, b))
+        if not games:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if len(games) == 1:  # one key's postings are in order of game and seq
+            return games[0], seqs[0]
+        pairs = np.unique(np.stack([np.concatenate(games), np.concatenate(seqs)], axis=1), axis=0)
+        return pairs[:, 0], pairs[:, 1]
+
+    def chunks(self, live: Alive | None) -> Iterator[tuple[I64, I64, I64]]:
+        """Every posting of the games ``live`` holds (all if None; :func:`alive`),
+        by ranges of keys: keys (offset by :data:`KEY_OFFSET`), games, seqs, in
+        key order within a range, each posting once."""
+        return self._chunks(self.usable(), live)
+
+    @staticmethod
+    def _chunks(segments: list[Segment], live: Alive | None) -> Iterator[tuple[I64, I64, I64]]:
+        for first in range(0, TOPS, CHUNK_TOPS):
+            parts = [s.chunk(first, first + CHUNK_TOPS) for s in segments]
+            u, games, seqs = (np.concatenate([p[c] for p in parts]) if parts
+                              else np.zeros(0, np.int64) for c in range(3))
+            if live is not None:
+                keep = _held(live, games)
+                u, games, seqs = u[keep], games[keep], seqs[keep]
+            if len(segments) > 1:
+                order = np.lexsort((seqs, games, u))
+                u, games, seqs = u[order], games[order], seqs[order]
+                fresh = np.ones(len(u), dtype=np.bool_)
+                fresh[1:] = ((u[1:] != u[:-1]) | (games[1:] != games[:-1])
+                             | (seqs[1:] != seqs[:-1]))
+                u, games, seqs = u[fresh], games[fresh], seqs[fresh]
+            yield u, games, seqs
+
+    def held(self) -> I64:
+        """The ids of the games whose postings the file holds."""
+        segments = self.usable()
+        if not segments:
+            return np.zeros(0, np.int64)
+        return np.unique(np.concatenate([s.ids for s in segments]))
+
+    def max_id(self) -> int:
+        """The greatest game id the file holds postings of (0: none)."""
+        return max((int(s.ids[-1]) for s in self.usable() if len(s.ids)), default=0)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append(self, ids: I64, keys: I64, games: I64, seqs: I64) -> None:
+        """Append a segment: the postings ``(keys, games, seqs)`` (keys as stored)
+        of the games ``ids``, sorted here; the file is created if missing."""
+        u = keys + KEY_OFFSET
+        order = np.lexsort((seqs, games, u))
+        u, games, seqs = u[order], games[order], seqs[order]
+        top = u >> 32
+        tops, first = np.unique(top, return_index=True)
+        starts = np.append(first, len(u)).astype(np.int64)
+        gw, sw = _width(games, 3), _width(seqs, 2)
+        values = {"ids": np.unique(ids).astype(np.int64).tobytes(),
+                  "tops": tops.astype(np.uint16).tobytes(), "starts": starts.tobytes(),
+                  "low": (u & 0xFFFFFFFF).astype(np.uint32).tobytes(),
+                  "game": _pack(games, gw), "seq": _pack(seqs, sw)}
+        layout, body = _layout(len(u), len(values["ids"]) // 8, len(tops), gw, sw)
+        parts = [values[name] + bytes(_padded(len(values[name])) - len(values[name]))
+                 for name, _, _, _ in layout]
+        data = b"".join(parts)
+        assert len(data) == body
+        header = _SEGMENT.pack(_SEGMENT_MAGIC, len(u), len(values["ids"]) // 8, len(tops), gw, sw,
+                               body, zlib.crc32(data))
+        try:
+            with open(self.path, "ab") as f:
+                if not f.tell():
+                    f.write(_FILE.pack(_FILE_MAGIC, _FILE_VERSION, 0))
+                f.write(header)
+                f.write(data)
+        except OSError as e:
+            raise IndexFileError(f"cannot write the postings file: {e.strerror}",
+                                 file=self.path) from None
+
+    def compact(self, live: Alive, *, salvage: bool = False) -> bool:
+        """Merge the segments into one holding the postings of the games ``live``
+        holds only, written as a new file renamed over the old (readers keep
+        the old mapping), a range of keys at a time; nothing if the file is one
+        segment of live games already.  ``salvage``: the segments before a fault
+        or a last segment cut short, always written.  True if it wrote."""
+        try:
+            return self._compact(live, salvage)
+        except OSError as e:
+            raise IndexFileError(f"cannot write the postings file: {e.strerror}",
+                                 file=self.path) from None
+
+    def _compact(self, live: Alive, salvage: bool) -> bool:
+        segments = self.segments()[0] if salvage else self.usable()
+        if not segments and not salvage:
+            return False
+        held = (np.unique(np.concatenate([s.ids for s in segments])) if segments
+                else np.zeros(0, np.int64))
+        kept = held[_held(live, held)]
+        if len(segments) == 1 and len(kept) == len(held) and not salvage:
+            return False
+        # First the directory (postings per top), then the columns at their offsets.
+        counts = np.zeros(TOPS, dtype=np.int64)
+        gmax = smax = 0
+        for u, games, seqs in self._chunks(segments, live):
+            counts += np.bincount(u >> 32, minlength=TOPS)
+            if len(u):
+                gmax, smax = max(gmax, int(games.max())), max(smax, int(seqs.max()))
+        tops = np.flatnonzero(counts)
+        starts = np.zeros(len(tops) + 1, dtype=np.int64)
+        np.cumsum(counts[tops], out=starts[1:])
+        n = int(starts[-1])
+        gw, sw = _width(np.array([gmax]), 3), _width(np.array([smax]), 2)
+        layout, body = _layout(n, len(kept), len(tops), gw, sw)
+        at = {name: offset for name, _, _, offset in layout}
+        base = _FILE.size + _SEGMENT.size
+        temporary = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            with open(temporary, "w+b") as f:
+                f.truncate(base + body)
+                fd = f.fileno()
+                os.pwrite(fd, _FILE.pack(_FILE_MAGIC, _FILE_VERSION, 0), 0)
+                for name, raw in (("ids", kept.astype(np.int64).tobytes()),
+                                  ("tops", tops.astype(np.uint16).tobytes()),
+                                  ("starts", starts.tobytes())):
+                    os.pwrite(fd, raw, base + at[name])
+                done = 0
+                for u, games, seqs in self._chunks(segments, live):
+                    os.pwrite(fd, (u & 0xFFFFFFFF).astype(np.uint32).tobytes(),
+                              base + at["low"] + 4 * done)
+                    os.pwrite(fd, _pack(games, gw), base + at["game"] + gw * done)
+                    os.pwrite(fd, _pack(seqs, sw), base + at["seq"] + sw * done)
+                    done += len(u)
+                crc = _crc(f, base, body)
+                os.pwrite(fd, _SEGMENT.pack(_SEGMENT_MAGIC, n, len(kept), len(tops), gw, sw,
+                                            body, crc), _FILE.size)
+                f.flush()
+                os.fsync(fd)
+            os.replace(temporary, self.path)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+        return True
+
+    def remove(self) -> None:
+        """Remove the file (to write it again)."""
+        try:
+            if os.path.exists(self.path):
+                os.unlink(self.path)
+        except OSError as e:
+            raise IndexFileError(f"cannot remove the postings file: {e.strerror}",
+                                 file=self.path) from None
+
+
+def _crc(f: BinaryIO, start: int, length: int) -> int:
+    """The CRC-32 of ``length`` bytes of ``f`` from ``start``, read a block at a time."""
+    crc = 0
+    f.seek(start)
+    while length > 0:
+        block = f.read(min(length, 1 << 24))
+        crc = zlib.crc32(block, crc)
+        length -= len(block)
+    return crc
+
+
+def _held(live: Alive, games: I64) -> npt.NDArray[np.bool_]:
+    """Which of ``games`` the table ``live`` (by id) holds; an id beyond it is not held."""
+    inside = (games >= 0) & (games < len(live))
+    out = np.zeros(len(games), dtype=np.bool_)
+    out[inside] = live[games[inside]]
+    return out
+
+
+def alive(db: sqlite3.Connection, where: str = "1", params: Sequence[object] = ()) -> Alive:
+    """The games of the index (those of ``where``, a condition on ``games``) as a
+    table by id: ``True`` at each one's id."""
+    ids = np.array([i for (i,) in db.execute(f"SELECT id FROM games WHERE {where}", params)
+                    if isinstance(i, int)], dtype=np.int64)
+    table = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.bool_)
+    table[ids[ids >= 0]] = True
+    return table
+
+
+def live_postings(db: sqlite3.Connection, file: PostingsFile, key: int, join: str = "",
+                  condition: str = "1", params: Sequence[object] = ()) -> list[tuple[int, int]]:
+    """The postings ``(game id, seq)`` of ``key`` whose games the index holds (those
+    of ``condition`` on ``games g``, with ``join``), in order of game and seq.
+    Raises :class:`~gohash.errors.DamagedIndexError` for a posting past its game's
+    last node."""
+    games, seqs = file.lookup(key)
+    if not len(games):
+        return []
+    ids = np.unique(games).tolist()
+    kept: dict[int, int] = {}
+    for start in range(0, len(ids), _GAMES_PER_QUERY):
+        chunk = ids[start : start + _GAMES_PER_QUERY]
+        kept.update(db.execute(
+            f"SELECT g.id, g.nodes FROM games g {join} "
+            f"WHERE g.id IN ({','.join('?' * len(chunk))}) AND {condition}", [*chunk, *params]))
+    out = []
+    for game_id, seq in zip(games.tolist(), seqs.tolist(), strict=True):
+        nodes = kept.get(game_id)
+        if nodes is None:
+            continue
+        if not isinstance(nodes, int) or seq >= nodes:
+            raise DamagedIndexError(f"the postings file {file.path!r}: game {game_id} has no "
+                                    f"node {seq}")
+        out.append((game_id, seq))
+    return out
