@@ -7,6 +7,7 @@ import itertools
 import random
 import sqlite3
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from gohash.group.symmetry import ELEMENTS
 from gohash.index import aggregates
 from gohash.index.index import Index
-from tests.support.indexes import tamper
+from tests.support.indexes import posting_rows, tamper
 from tests.support.players import write_games
 
 DATES = ["2015-01-01", "2015-06-01", "2015-12-01", "2016-03-03", None]
@@ -116,9 +117,10 @@ def test_a_lower_threshold_gives_an_existing_index_its_aggregates(
         before = [index.continuations(p, to_move="any") for p in positions]
         had = len(positions)
         assert index.file.discover_aggregates() == len(frames(index)) - had > 0
-        frequent = {key for (key,) in con.execute(
-            "SELECT key FROM postings GROUP BY key HAVING count(*) >= 3 "
-            f"AND min(seq) < {aggregates.CANDIDATE_NODES}")}
+        rows = posting_rows(db)
+        early = {key for key, _, seq in rows if seq < aggregates.CANDIDATE_NODES}
+        frequent = {key for key, n in Counter(key for key, _, _ in rows).items()
+                    if n >= 3 and key in early}
         assert {key for (key,) in con.execute("SELECT key FROM aggregates")} == frequent
         assert [index.continuations(p, to_move="any") for p in positions] == before
         assert index.check() == []

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +24,17 @@ import gohash.index.store
 from gohash.cli import main
 from gohash.index.games import replay_boards
 from gohash.index.index import Index
+from gohash.index.postings import postings_path
 from gohash.index.schema import SCHEMA_VERSION
 from gohash.version import __version__
 from tests.support.env import ROOT
-from tests.support.indexes import consistency_problems, random_game, table_dump, write_game
+from tests.support.indexes import (
+    consistency_problems,
+    posting_rows,
+    random_game,
+    table_dump,
+    write_game,
+)
 
 DATA = ROOT / "data" / "sgf"
 VARIATIONS = DATA / "variations-9x9.sgf"
@@ -56,9 +65,8 @@ def test_info_says_what_the_index_holds(
     code, out, err = run(capsys, "info", str(db), "--format", "json")
     assert (code, err) == (0, "")
     info = json.loads(out)
-    with sqlite3.connect(db) as con:
-        occurrences, distinct = con.execute(
-            "SELECT count(*), count(DISTINCT key) FROM postings").fetchone()
+    rows = posting_rows(db)
+    occurrences, distinct = len(rows), len({key for key, _, _ in rows})
     assert info == {
         "path": str(db), "format_version": SCHEMA_VERSION, "scheme": "regular128",
         "variations": False, "files": 5, "games": 5, "positions": occurrences,
@@ -288,10 +296,18 @@ def test_dupes_compare_main_lines_of_a_variations_index(
 
 def as_version(db: Path, version: int) -> None:
     """Mark ``db`` as an index of another format version (what upgrade reads of an
-    old index, its meta and files tables, is alike in every version)."""
-    with sqlite3.connect(db) as con:
+    old index, its meta and files tables, is alike in every version); its
+    postings, in a table as formats 4 and 5 kept them (and no postings file)."""
+    rows = posting_rows(db)
+    with closing(sqlite3.connect(db)) as con:
+        if version in (4, 5):
+            con.execute("CREATE TABLE postings (key INTEGER NOT NULL, game_id INTEGER NOT NULL "
+                        "REFERENCES games(id), seq INTEGER NOT NULL, "
+                        "PRIMARY KEY (key, game_id, seq)) WITHOUT ROWID")
+            con.executemany("INSERT INTO postings VALUES (?, ?, ?)", rows)
         con.execute(f"PRAGMA user_version = {version}")
-    con.close()
+        con.commit()
+    os.remove(postings_path(str(db)))
 
 
 def test_upgrade_rebuilds_an_old_index_from_its_files(
@@ -352,6 +368,31 @@ def test_upgrade_rebuilds_an_index_of_format_4_with_its_aggregates(
         assert sorted(con.execute(aggregates)) == kept
     con.close()
     with Index(db) as index:
+        assert index.check() == []
+
+
+def test_upgrade_moves_the_postings_of_an_index_of_format_5_into_their_file(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Format 5 kept the postings in a table: upgrade drops it and writes the
+    postings file from the stored games, in place and without the files."""
+    db = tmp_path / "i.db"
+    assert run(capsys, "build", str(db), str(games))[0] == 0
+    before, postings = table_dump(db), posting_rows(db)
+    with Index(db) as index:
+        counts = index.counts()
+    as_version(db, 5)
+    with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
+        Index(db)
+    for path in games.rglob("*.sgf"):
+        path.unlink()
+    assert run(capsys, "upgrade", str(db))[0] == 0
+    with closing(sqlite3.connect(db)) as con:
+        tables = con.execute("SELECT name FROM sqlite_master WHERE name = 'postings'")
+        assert tables.fetchall() == []
+    assert (table_dump(db), posting_rows(db)) == (before, postings)
+    with Index(db) as index:
+        assert index.counts() == counts
         assert index.check() == []
 
 

@@ -5,6 +5,7 @@ the reason."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -14,17 +15,20 @@ from gohash.index.parquet import DATASET_VERSION
 from gohash.tools.canon import CanonOptions
 from gohash.tools.dataset import write_dataset
 from tests.support.env import CORPUS, ROOT
+from tests.support.indexes import posting_rows
 
 DATA = ROOT / "data" / "sgf"
 
 pytestmark = pytest.mark.corpus
 
-TABLES = ("files", "games", "errors", "postings")
+TABLES = ("files", "games", "errors")
 
 
 def contents(db: Path) -> dict[str, list[tuple[object, ...]]]:
-    with sqlite3.connect(db) as con:
-        return {t: con.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in TABLES}
+    with closing(sqlite3.connect(db)) as con:
+        rows = {t: con.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in TABLES}
+    rows["postings"] = list(posting_rows(db))
+    return rows
 
 
 @pytest.mark.parametrize("scheme", ["huima64", "regular128"])

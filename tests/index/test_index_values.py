@@ -23,7 +23,7 @@ from gohash.explorer.app import create_app
 from gohash.index.index import Index
 from gohash.index.results import RECORD_COLUMNS
 from gohash.index.schema import COLUMN_RULES, SCHEMA
-from tests.support.indexes import LETTERS, random_game, run, tamper
+from tests.support.indexes import LETTERS, posting_rows, random_game, run, tamper
 
 SIZE = 9
 BRANCH = 12  # the move after which the game has a second variation
@@ -93,12 +93,12 @@ READ = {("games", c) for c in ("file_id", "size", "nodes", "positions", "record"
     ("games" if t == "g" else "files", c)
     for t, c in re.findall(r"\b([gf])\.(\w+)", RECORD_COLUMNS)}
 # The aggregate of the position after move 3 (node 3), which the readers ask for.
-AGGREGATE = "(SELECT key FROM postings WHERE game_id = 2 AND seq = 3)"
-# The row of each table tampered: game 2's, its file's, its postings' and
-# variations', the aggregate's and its rows'.
+# (Its key, the posting key of game 2's node 3, replaces the name.)
+AGGREGATE = "key_of_node_3"
+# The row of each table tampered: game 2's, its file's, its variations', the
+# aggregate's and its rows'.
 ROWS = {"meta": "name = 'gohash_version'", "files": "id = 2", "games": "id = 2",
-        "errors": "file_id = 2", "postings": "game_id = 2 AND seq = 3",
-        "variations": "game_id = 2", "aggregates": f"key = {AGGREGATE}",
+        "errors": "file_id = 2", "variations": "game_id = 2", "aggregates": f"key = {AGGREGATE}",
         "aggregate_moves": f"aggregate_id = (SELECT id FROM aggregates WHERE key = {AGGREGATE})"}
 # A value of another type than each declared type.
 WRONG_TYPE = {"INTEGER": "'x'", "TEXT": "x'6869'", "REAL": "'x'", "BLOB": "'hello'"}
@@ -124,8 +124,6 @@ OUT_OF_RANGE = [
     ("games", "record", "substr(record, 1, length(record) - 1)"),
     ("games", "ever_black", "zeroblob(3)"),
     ("errors", "file_id", "99"),
-    ("postings", "game_id", "99"),
-    ("postings", "seq", "100000"),
     ("variations", "seq", "nodes_of_2"),
     ("variations", "parent", "seq"),
     ("variations", "path", "'1..2'"),
@@ -175,8 +173,12 @@ def test_a_tampered_value_is_a_fault_of_check_and_damaged_for_every_reader(
     source, moves = pristine
     db = tmp_path / "index.db"
     db.write_bytes(source.read_bytes())
+    db.with_name("index.db-postings").write_bytes(
+        source.with_name("index.db-postings").read_bytes())
     value = value.replace("nodes_of_2", "(SELECT nodes FROM games WHERE id = 2)")
-    tamper(db, f"UPDATE {table} SET {column} = {value} WHERE {ROWS[table]}")
+    key = next(k for k, game_id, seq in posting_rows(source) if (game_id, seq) == (2, 3))
+    tamper(db, f"UPDATE {table} SET {column} = {value} "
+               f"WHERE {ROWS[table].replace(AGGREGATE, str(key))}")
     code, out, err = run(capsys, "check", str(db))
     assert (code, out) == (2, ""), err
     assert "Traceback" not in err
@@ -190,7 +192,6 @@ def test_a_tampered_value_is_a_fault_of_check_and_damaged_for_every_reader(
     # Find and dupes read a game's record, its stored form and its file's path.
     reads_record = (table, column) in READ or (table, column) in {
         ("variations", "game_id"), ("variations", "seq")}
-    reads_posting = reads_record or (table == "postings" and column != "key")
     reads_aggregate = table in ("aggregates", "aggregate_moves") and (
         (table, column) != ("aggregates", "key"))
     # The pattern search reads every game of its size: not game 2 once it is of another.
@@ -198,7 +199,7 @@ def test_a_tampered_value_is_a_fault_of_check_and_damaged_for_every_reader(
     pattern = tmp_path / "pattern.txt"
     pattern.write_text("\n".join(["*" * SIZE] * SIZE))
     query = ("--format", "json", "--sgf", str(source.parent / "b.sgf"), "--move", "3")
-    must_fail = {"find": reads_posting, "continuations": reads_aggregate,
+    must_fail = {"find": reads_record, "continuations": reads_aggregate,
                  "pattern": reads_size, "dupes": reads_record}
     for name, argv in [
         ("find", ("find", str(db), *query)),
@@ -218,6 +219,7 @@ def test_a_tampered_value_is_a_fault_of_check_and_damaged_for_every_reader(
     # Removing file 2 reads its row (a copy: the readers below read the index).
     copy = tmp_path / "copy.db"
     copy.write_bytes(db.read_bytes())
+    copy.with_name("copy.db-postings").write_bytes(db.with_name("index.db-postings").read_bytes())
     code, _, err = run(capsys, "remove", str(copy), str(source.parent / "b.sgf"))
     assert "Traceback" not in err and code in (0, 2), err
     if (table, column) in {("files", "games"), ("games", "size"), ("games", "nodes"),
