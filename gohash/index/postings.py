@@ -352,7 +352,7 @@ class PostingsFile:
                                  file=self.path) from None
 
     def _compact(self, live: Alive, salvage: bool) -> bool:
-        segments = self.segments()[0] if salvage else self.usable()
+        segments = self._scan(verify=True)[0] if salvage else self.usable()
         if not segments and not salvage:
             return False
         held = (np.unique(np.concatenate([s.ids for s in segments])) if segments

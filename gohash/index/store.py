@@ -437,8 +437,12 @@ class IndexFile:
                     f"the meta table names key scheme {name!r}, but the keys were made "
                     f"with {other!r}", file=self.path,
                 )
-        raise damaged(self.path, f"game {game_id}: its postings are not the keys of its "
-                                 "positions")
+        faults = self.postings.faults()
+        if faults and not self.read_only:
+            self._repair = True  # the segments before the fault kept, the rest written
+            return
+        raise damaged(self.path, faults[0] if faults else
+                      f"game {game_id}: its postings are not the keys of its positions")
 
     def _postings_present(self, game_id: int, keys: npt.NDArray[np.int64]) -> bool:
         for seq, key in enumerate(keys.tolist()):
