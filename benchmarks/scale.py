@@ -237,7 +237,7 @@ def main() -> int:
         rows = []
         for games in sorted(set(sizes)):
             db = scratch / f"scale-{games if games < 1 << 62 else 'all'}.db"
-            for extra in ("", "-wal", "-shm", "-journal"):
+            for extra in ("", "-wal", "-shm", "-journal", "-postings"):
                 Path(f"{db}{extra}").unlink(missing_ok=True)
             chosen = files if games >= 1 << 62 else inputs(files, counts, games, scratch)
             print(f"build of {len(chosen)} sources; {load()}", flush=True)
@@ -247,7 +247,8 @@ def main() -> int:
                 raise SystemExit(f"gohash index build failed ({build.code}):\n{build.stderr}")
             summary = build.stderr.strip().splitlines()[-1]
             built = int(summary.split(" games, ")[0].rsplit(" ", 1)[-1].replace(",", ""))
-            disk = sum(Path(f"{db}{e}").stat().st_size for e in ("", "-wal", "-shm", "-journal")
+            disk = sum(Path(f"{db}{e}").stat().st_size
+                       for e in ("", "-wal", "-shm", "-journal", "-postings")
                        if Path(f"{db}{e}").exists())
             print(f"  {summary}\n  {build.wall:.0f} s wall, {build.cpu:.0f} s CPU; {load()}",
                   flush=True)

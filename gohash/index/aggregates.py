@@ -339,7 +339,7 @@ class Aggregates:
         for key in keys.tolist():
             # The file's postings first (a removed game's stay until a merge), then
             # those of games the index holds.
-            if (key in known or len(self._postings.lookup(key)[0]) < AGGREGATE_OCCURRENCES
+            if (key in known or self._postings.count(key) < AGGREGATE_OCCURRENCES
                     or len(live_postings(db, self._postings, key)) < AGGREGATE_OCCURRENCES):
                 continue
             made += self._create(key)

@@ -115,7 +115,7 @@ def _posting_faults(db: sqlite3.Connection, keys_of: Callable[[int], KeyScheme],
                                                        block[-1][0]), keys_of)
 
 
-def _held_postings(postings: PostingsFile, live: npt.NDArray[np.bool_], first: int,
+def _held_postings(postings: PostingsFile, live: npt.NDArray[np.int64], first: int,
                    last: int) -> npt.NDArray[np.int64]:
     """The postings file's ``(game, seq, key)`` of the games ``first`` to ``last``
     that ``live`` holds, in order of game and seq."""

@@ -13,6 +13,8 @@ the game's position.  Design: docs/design.md, ``gohash.index.postings``.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import mmap
 import os
 import sqlite3
@@ -25,22 +27,27 @@ from typing import Any, BinaryIO
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import DamagedIndexError, IndexFileError
+from ..errors import IndexFileError
+from .values import damaged
 
 __all__ = ["CHUNK_TOPS", "KEY_OFFSET", "TOPS", "PostingsFile", "Segment", "alive",
            "live_postings", "postings_path"]
 
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
-Alive = npt.NDArray[np.bool_]
+Alive = npt.NDArray[np.int64]
 
 KEY_OFFSET = 1 << 47
 """Added to a posting key (48 bits, signed) to make it unsigned: its top 16 bits
 are a segment's directory, its low 32 bits a column."""
 TOPS = 1 << 16
 CHUNK_TOPS = 256
-"""Directory entries a pass over every posting reads at a time: 1/256 of the
-postings, which bounds the memory of a merge, a count or a check."""
+"""Directory entries a pass over every posting reads at a time by default: 1/256
+of the postings, which bounds the memory of a check or of ``dupes``."""
+CHUNK_POSTINGS = 1 << 21
+"""Postings a merge or a count reads at a time at most (some 100 MB of working
+memory): fewer, larger ranges than :data:`CHUNK_TOPS` where the file is small,
+since each range costs a few calls per segment."""
 _GAMES_PER_QUERY = 500
 
 # A file: its header, then segments, each a header and its columns (each padded
@@ -120,13 +127,27 @@ class Segment:
         """The postings of ``key``: a range of the segment."""
         u = key + KEY_OFFSET
         top, low = u >> 32, u & 0xFFFFFFFF
-        i = int(np.searchsorted(self.tops, top))
-        if i == len(self.tops) or int(self.tops[i]) != top:
+        # Binary searches on memoryviews: a few numpy calls cost more than the search.
+        tops, starts, lows = self._views
+        i = bisect.bisect_left(tops, top)
+        if i == len(tops) or tops[i] != top:
             return 0, 0
-        a, b = int(self.starts[i]), int(self.starts[i + 1])
-        run = self.low[a:b]
-        return (a + int(np.searchsorted(run, low, "left")),
-                a + int(np.searchsorted(run, low, "right")))
+        a, b = starts[i], starts[i + 1]
+        return bisect.bisect_left(lows, low, a, b), bisect.bisect_right(lows, low, a, b)
+
+    @functools.cached_property
+    def _views(self) -> tuple[memoryview, memoryview, memoryview]:
+        return self.tops.data, self.starts.data, self.low.data
+
+    @staticmethod
+    def values(column: U8, a: int, b: int, width: int) -> list[int]:
+        """Values ``a`` to ``b`` of a packed column, as Python integers (the few
+        of a lookup without numpy's calls)."""
+        if b - a > 32:
+            values: list[int] = _unpack(column[a * width : b * width], width).tolist()
+            return values
+        raw = column[a * width : b * width].tobytes()
+        return [int.from_bytes(raw[i : i + width], "little") for i in range(0, len(raw), width)]
 
     def games(self, a: int, b: int) -> I64:
         return _unpack(self.game[a * self.game_width : b * self.game_width], self.game_width)
@@ -154,14 +175,16 @@ def _segment_fault(segment: Segment, verify: bool) -> str | None:
     if np.any(np.diff(segment.ids) <= 0) or (len(segment.ids) and segment.ids[0] < 1):
         return "its game ids are not increasing"
     if verify:
-        tops = np.repeat(np.arange(len(segment.tops)), np.diff(starts))
-        low = segment.low.astype(np.int64)
-        if n and np.any((np.diff(low) < 0) & (np.diff(tops) == 0)):
-            return "its keys are not in order"
-        listed = np.zeros(int(segment.ids[-1]) + 1 if len(segment.ids) else 0, dtype=np.bool_)
-        listed[segment.ids] = True
-        if not _held(listed, segment.games(0, n)).all():
-            return "it holds postings of games it does not list"
+        # A range of the directory at a time (its memory).
+        for i in range(0, len(segment.tops), CHUNK_TOPS):
+            j = min(i + CHUNK_TOPS, len(segment.tops))
+            a, b = int(starts[i]), int(starts[j])
+            rises = np.diff(segment.low[a:b].astype(np.int64)) >= 0
+            rises[starts[i + 1 : j] - a - 1] = True  # where the next key's top begins
+            if not rises.all():
+                return "its keys are not in order"
+            if not _held(segment.ids, segment.games(a, b)).all():
+                return "it holds postings of games it does not list"
     return None
 
 
@@ -206,7 +229,7 @@ class PostingsFile:
         """Its segments; raise :class:`~gohash.errors.DamagedIndexError` if it has a fault."""
         segments, faults = self.segments()
         if faults:
-            raise DamagedIndexError(f"{faults[0]}; `gohash index build` writes it again")
+            raise damaged(None, f"{faults[0]}; `gohash index build` writes it again")
         return segments
 
     def _scan(self, *, verify: bool) -> tuple[list[Segment], list[str], bool]:
@@ -255,44 +278,50 @@ class PostingsFile:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def lookup(self, key: int) -> tuple[I64, I64]:
-        """The games and seqs of the postings of ``key`` in every segment, each
-        once, in order of game and seq (dead games' included)."""
-        games, seqs = [], []
+    def lookup(self, key: int) -> list[tuple[int, int]]:
+        """The postings ``(game, seq)`` of ``key`` in every segment, each once, in
+        order of game and seq (dead games' included)."""
+        found = []
         for segment in self.usable():
             a, b = segment.range_of(key)
             if b > a:
-                games.append(segment.games(a, b))
-                seqs.append(segment.seqs(a, b))
-        if not games:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        if len(games) == 1:  # one key's postings are in order of game and seq
-            return games[0], seqs[0]
-        pairs = np.unique(np.stack([np.concatenate(games), np.concatenate(seqs)], axis=1), axis=0)
-        return pairs[:, 0], pairs[:, 1]
+                found.append(list(zip(segment.values(segment.game, a, b, segment.game_width),
+                                      segment.values(segment.seq, a, b, segment.seq_width),
+                                      strict=True)))
+        if len(found) == 1:  # one key's postings are in order of game and seq
+            return found[0]
+        return sorted({posting for part in found for posting in part})
 
-    def chunks(self, live: Alive | None) -> Iterator[tuple[I64, I64, I64]]:
-        """Every posting of the games ``live`` holds (all if None; :func:`alive`),
-        by ranges of keys: keys (offset by :data:`KEY_OFFSET`), games, seqs, in
-        key order within a range, each posting once."""
-        return self._chunks(self.usable(), live)
+    def count(self, key: int) -> int:
+        """How many postings of ``key`` the segments hold, dead games' included."""
+        return sum(b - a for a, b in (s.range_of(key) for s in self.usable()))
+
+    def chunks(self, live: Alive | None, step: int | None = None
+               ) -> Iterator[tuple[I64, I64, I64]]:
+        """Every posting of the games in ``live`` (all if None; :func:`alive`), by
+        ``step`` entries of the directory at a time (by default
+        :data:`CHUNK_TOPS`; 0: as many as hold some :data:`CHUNK_POSTINGS`),
+        those of every segment together: keys (offset by :data:`KEY_OFFSET`),
+        games, seqs, in order of key."""
+        segments = self.usable()
+        return self._chunks(segments, live, "key", _step(segments, step))
 
     @staticmethod
-    def _chunks(segments: list[Segment], live: Alive | None) -> Iterator[tuple[I64, I64, I64]]:
-        for first in range(0, TOPS, CHUNK_TOPS):
-            parts = [s.chunk(first, first + CHUNK_TOPS) for s in segments]
+    def _chunks(segments: list[Segment], live: Alive | None, order: str | None,
+                step: int) -> Iterator[tuple[I64, I64, I64]]:
+        """:meth:`chunks` of ``segments``, in order of key (``"key"``), of key, game
+        and seq (``"posting"``) or as they come (None)."""
+        for first in range(0, TOPS, step):
+            parts = [s.chunk(first, first + step) for s in segments]
             u, games, seqs = (np.concatenate([p[c] for p in parts]) if parts
                               else np.zeros(0, np.int64) for c in range(3))
             if live is not None:
                 keep = _held(live, games)
                 u, games, seqs = u[keep], games[keep], seqs[keep]
-            if len(segments) > 1:
-                order = np.lexsort((seqs, games, u))
-                u, games, seqs = u[order], games[order], seqs[order]
-                fresh = np.ones(len(u), dtype=np.bool_)
-                fresh[1:] = ((u[1:] != u[:-1]) | (games[1:] != games[:-1])
-                             | (seqs[1:] != seqs[:-1]))
-                u, games, seqs = u[fresh], games[fresh], seqs[fresh]
+            if order is not None and len(segments) > 1:  # one segment is in order
+                at = (np.lexsort((seqs, games, u)) if order == "posting"
+                      else np.argsort(u, kind="stable"))
+                u, games, seqs = u[at], games[at], seqs[at]
             yield u, games, seqs
 
     def held(self) -> I64:
@@ -363,7 +392,8 @@ class PostingsFile:
         # First the directory (postings per top), then the columns at their offsets.
         counts = np.zeros(TOPS, dtype=np.int64)
         gmax = smax = 0
-        for u, games, seqs in self._chunks(segments, live):
+        step = _step(segments, 0)
+        for u, games, seqs in self._chunks(segments, live, None, step):
             counts += np.bincount(u >> 32, minlength=TOPS)
             if len(u):
                 gmax, smax = max(gmax, int(games.max())), max(smax, int(seqs.max()))
@@ -386,7 +416,7 @@ class PostingsFile:
                                   ("starts", starts.tobytes())):
                     os.pwrite(fd, raw, base + at[name])
                 done = 0
-                for u, games, seqs in self._chunks(segments, live):
+                for u, games, seqs in self._chunks(segments, live, "posting", step):
                     os.pwrite(fd, (u & 0xFFFFFFFF).astype(np.uint32).tobytes(),
                               base + at["low"] + 4 * done)
                     os.pwrite(fd, _pack(games, gw), base + at["game"] + gw * done)
@@ -413,6 +443,19 @@ class PostingsFile:
                                  file=self.path) from None
 
 
+def _step(segments: list[Segment], step: int | None) -> int:
+    """Directory entries a pass reads at a time (:meth:`PostingsFile.chunks`)."""
+    if step is None:
+        return CHUNK_TOPS
+    if step:
+        return step
+    total = sum(len(s) for s in segments)
+    step = TOPS
+    while step > 1 and total * step > CHUNK_POSTINGS * TOPS:
+        step //= 2
+    return step
+
+
 def _crc(f: BinaryIO, start: int, length: int) -> int:
     """The CRC-32 of ``length`` bytes of ``f`` from ``start``, read a block at a time."""
     crc = 0
@@ -425,21 +468,21 @@ def _crc(f: BinaryIO, start: int, length: int) -> int:
 
 
 def _held(live: Alive, games: I64) -> npt.NDArray[np.bool_]:
-    """Which of ``games`` the table ``live`` (by id) holds; an id beyond it is not held."""
-    inside = (games >= 0) & (games < len(live))
-    out = np.zeros(len(games), dtype=np.bool_)
-    out[inside] = live[games[inside]]
-    return out
+    """Which of ``games`` are in ``live`` (sorted ids; no table by id, which a
+    tampered id could make as large as it likes)."""
+    if not len(live):
+        return np.zeros(len(games), dtype=np.bool_)
+    at = np.minimum(np.searchsorted(live, games), len(live) - 1)
+    found: npt.NDArray[np.bool_] = live[at] == games
+    return found
 
 
 def alive(db: sqlite3.Connection, where: str = "1", params: Sequence[object] = ()) -> Alive:
-    """The games of the index (those of ``where``, a condition on ``games``) as a
-    table by id: ``True`` at each one's id."""
-    ids = np.array([i for (i,) in db.execute(f"SELECT id FROM games WHERE {where}", params)
-                    if isinstance(i, int)], dtype=np.int64)
-    table = np.zeros(int(ids.max()) + 1 if len(ids) else 0, dtype=np.bool_)
-    table[ids[ids >= 0]] = True
-    return table
+    """The ids of the games of the index (those of ``where``, a condition on
+    ``games``), sorted."""
+    return np.array([i for (i,) in db.execute(
+        f"SELECT id FROM games WHERE {where} ORDER BY id", params)
+        if isinstance(i, int)], dtype=np.int64)
 
 
 def live_postings(db: sqlite3.Connection, file: PostingsFile, key: int, join: str = "",
@@ -448,10 +491,10 @@ def live_postings(db: sqlite3.Connection, file: PostingsFile, key: int, join: st
     of ``condition`` on ``games g``, with ``join``), in order of game and seq.
     Raises :class:`~gohash.errors.DamagedIndexError` for a posting past its game's
     last node."""
-    games, seqs = file.lookup(key)
-    if not len(games):
+    found = file.lookup(key)
+    if not found:
         return []
-    ids = np.unique(games).tolist()
+    ids = sorted({game_id for game_id, _ in found})
     kept: dict[int, int] = {}
     for start in range(0, len(ids), _GAMES_PER_QUERY):
         chunk = ids[start : start + _GAMES_PER_QUERY]
@@ -459,12 +502,13 @@ def live_postings(db: sqlite3.Connection, file: PostingsFile, key: int, join: st
             f"SELECT g.id, g.nodes FROM games g {join} "
             f"WHERE g.id IN ({','.join('?' * len(chunk))}) AND {condition}", [*chunk, *params]))
     out = []
-    for game_id, seq in zip(games.tolist(), seqs.tolist(), strict=True):
-        nodes = kept.get(game_id)
-        if nodes is None:
+    for game_id, seq in found:
+        nodes = kept.get(game_id, -1)
+        if nodes == -1:
             continue
-        if not isinstance(nodes, int) or seq >= nodes:
-            raise DamagedIndexError(f"the postings file {file.path!r}: game {game_id} has no "
-                                    f"node {seq}")
+        # A value of nodes of another type is the row's fault, which reading it says.
+        if isinstance(nodes, int) and seq >= nodes:
+            raise damaged(None, f"the postings file {file.path!r}: game {game_id} has no "
+                                f"node {seq}")
         out.append((game_id, seq))
     return out

@@ -295,7 +295,7 @@ def _prepare(folder: str, shards: int | None, scheme: str | None, variations: bo
             raise IndexFileError(f"a sharded index of {', '.join(differs)}; --overwrite "
                                  "replaces it", file=folder)
         for shard_path in manifest.paths(folder):
-            for extra in ("", "-wal", "-shm", "-journal"):
+            for extra in ("", "-wal", "-shm", "-journal", "-postings"):
                 with contextlib.suppress(FileNotFoundError):
                     os.remove(shard_path + extra)
         os.remove(os.path.join(folder, MANIFEST))

@@ -445,11 +445,8 @@ class IndexFile:
                       f"game {game_id}: its postings are not the keys of its positions")
 
     def _postings_present(self, game_id: int, keys: npt.NDArray[np.int64]) -> bool:
-        for seq, key in enumerate(keys.tolist()):
-            games, seqs = self.postings.lookup(key)
-            if not np.any((games == game_id) & (seqs == seq)):
-                return False
-        return True
+        return all((game_id, seq) in self.postings.lookup(key)
+                   for seq, key in enumerate(keys.tolist()))
 
     @database_errors
     def sync_postings(self) -> int:
@@ -570,9 +567,9 @@ class IndexFile:
         files, games = (db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
                         for table in ("files", "games"))
         distinct = occurrences = 0
-        for keys, _, _ in self.postings.chunks(alive(db)):
+        for keys, _, _ in self.postings.chunks(alive(db), 0):
             occurrences += len(keys)
-            distinct += len(np.unique(keys))
+            distinct += int(np.count_nonzero(np.diff(keys))) + 1 if len(keys) else 0
         return {"files": files, "games": games, "positions": distinct,
                 "occurrences": occurrences}
 
@@ -743,11 +740,11 @@ class IndexFile:
             if db.in_transaction:
                 writer.commit()
                 summary.add(written)
-            # The positions this build made frequent get their aggregates, and its
-            # runs of postings are merged with the file's (the games removed left out).
+            # This build's runs of postings merged with the file's (the games removed
+            # left out), then the positions it made frequent get their aggregates.
             db.execute("BEGIN IMMEDIATE")
-            self._aggregates.discover()
             self.postings.compact(alive(db))
+            self._aggregates.discover()
             db.execute("COMMIT")
         finally:
             if db.in_transaction:
@@ -779,7 +776,7 @@ class IndexFile:
         would; how many were made."""
         db = self._db
         games = db.execute("SELECT count(*) FROM games").fetchone()[0]
-        for keys, _, seqs in self.postings.chunks(alive(db)):
+        for keys, _, seqs in self.postings.chunks(alive(db), 0):
             early = seqs < CANDIDATE_NODES
             self._aggregates.noted(keys[early] - KEY_OFFSET, seqs[early], 0)
         self._aggregates.noted(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), games)
