@@ -77,13 +77,18 @@ def _layout(postings: int, games: int, tops: int, game_width: int,
             seq_width: int) -> tuple[list[tuple[str, Any, int, int]], int]:
     """Each column's (name, dtype, length, offset in the body), and the body's length."""
     columns = [("ids", np.int64, games), ("tops", np.uint16, tops),
-               ("starts", np.int64, tops + 1), ("low", np.uint32, postings),
+               ("starts", _starts_type(postings), tops + 1), ("low", np.uint32, postings),
                ("game", np.uint8, postings * game_width), ("seq", np.uint8, postings * seq_width)]
     out, at = [], 0
     for name, dtype, length in columns:
         out.append((name, dtype, length, at))
         at += _padded(np.dtype(dtype).itemsize * length)
     return out, at
+
+
+def _starts_type(postings: int) -> type[np.unsignedinteger[Any]]:
+    """The directory's offsets: 32 bits where they hold a segment's postings."""
+    return np.uint32 if postings < 1 << 32 else np.uint64
 
 
 def _width(values: I64, least: int) -> int:
@@ -268,6 +273,7 @@ class PostingsFile:
             columns = {
                 column: np.frombuffer(buffer, dtype=dtype, count=length, offset=start + offset)
                 for column, dtype, length, offset in _layout(n, games, tops, gw, sw)[0]}
+            columns["starts"] = columns["starts"].astype(np.int64)  # 65,537 at most
             segment = Segment(**columns, game_width=gw, seq_width=sw)
             fault = _segment_fault(segment, verify)
             if fault:
@@ -348,7 +354,8 @@ class PostingsFile:
         starts = np.append(first, len(u)).astype(np.int64)
         gw, sw = _width(games, 3), _width(seqs, 2)
         values = {"ids": np.unique(ids).astype(np.int64).tobytes(),
-                  "tops": tops.astype(np.uint16).tobytes(), "starts": starts.tobytes(),
+                  "tops": tops.astype(np.uint16).tobytes(),
+                  "starts": starts.astype(_starts_type(len(u))).tobytes(),
                   "low": (u & 0xFFFFFFFF).astype(np.uint32).tobytes(),
                   "game": _pack(games, gw), "seq": _pack(seqs, sw)}
         layout, body = _layout(len(u), len(values["ids"]) // 8, len(tops), gw, sw)
@@ -413,7 +420,7 @@ class PostingsFile:
                 os.pwrite(fd, _FILE.pack(_FILE_MAGIC, _FILE_VERSION, 0), 0)
                 for name, raw in (("ids", kept.astype(np.int64).tobytes()),
                                   ("tops", tops.astype(np.uint16).tobytes()),
-                                  ("starts", starts.tobytes())):
+                                  ("starts", starts.astype(_starts_type(n)).tobytes())):
                     os.pwrite(fd, raw, base + at[name])
                 done = 0
                 for u, games, seqs in self._chunks(segments, live, "posting", step):

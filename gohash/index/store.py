@@ -12,9 +12,10 @@ command line (:mod:`gohash.cli.index`) only parses arguments and prints.
 
 Each game is stored once, in the games table with its metadata, as a
 compact record of its nodes (:mod:`gohash.index.games`); searches go through
-postings, ``(key, game_id, seq)`` in key order, ``key`` the canonical key's
-top bits (:func:`gohash.index.games.posting_keys`), ``seq`` the node.  A
-posting is a candidate only: searches confirm it on the game's position there.
+postings, ``(key, game_id, seq)`` in key order in the postings file beside
+the index (:mod:`gohash.index.postings`), ``key`` the canonical key's top bits
+(:func:`gohash.index.games.posting_keys`), ``seq`` the node.  A posting is a
+candidate only: searches confirm it on the game's position there.
 """
 
 from __future__ import annotations
