@@ -22,7 +22,7 @@ from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
 from ..pipeline.frames import frame_batch
 from .games import REPLAY_COLUMNS, posting_keys, replay_at
-from .postings import CHUNK_TOPS, KEY_OFFSET, TOPS, PostingsFile, alive
+from .postings import CHUNK_TOPS, KEY_OFFSET, TOPS, PostingsFile, alive, held_by
 from .results import Record
 from .values import damaged, require
 
@@ -117,25 +117,32 @@ def position_holders(db: sqlite3.Connection, postings: PostingsFile,
                      lasts: Sequence[tuple[int, int]],
                      min_positions: int) -> list[tuple[int, int]]:
     """:meth:`~gohash.index.index.Index.dupe_holders` on the index ``db`` is open
-    on, whose postings are ``postings``: one pass over them, a range of keys at a
-    time."""
+    on, whose postings are ``postings``: one pass over their keys, a range at a
+    time, the games and nodes read only where a key is asked for."""
     if not lasts:
         return []
     wanted = np.array(lasts, dtype=np.int64).reshape(-1, 2)
     order = np.argsort(wanted[:, 0], kind="stable")
     keys, nodes = wanted[order, 0] + KEY_OFFSET, wanted[order, 1]
     live = alive(db, "positions >= ?", (min_positions,))
-    found: list[tuple[int, int]] = []
+    found: set[tuple[int, int]] = set()
     bounds = np.searchsorted(keys >> 32, np.arange(0, TOPS + CHUNK_TOPS, CHUNK_TOPS))
-    for at, (held, games, seqs) in enumerate(postings.chunks(live)):
-        mine = slice(int(bounds[at]), int(bounds[at + 1]))
-        low = np.searchsorted(held, keys[mine], "left")
-        counts = np.searchsorted(held, keys[mine], "right") - low
-        which = np.repeat(np.arange(len(low)), counts)
-        rows = low[which] + np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts)
-        hit = seqs[rows] == nodes[mine][which]
-        found += zip(order[mine][which[hit]].tolist(), games[rows[hit]].tolist(), strict=True)
-    return found
+    for segment in postings.usable():
+        for at, first in enumerate(range(0, TOPS, CHUNK_TOPS)):
+            mine = slice(int(bounds[at]), int(bounds[at + 1]))
+            if mine.start == mine.stop:
+                continue
+            held, offset = segment.keys(first, first + CHUNK_TOPS)
+            low = np.searchsorted(held, keys[mine], "left")
+            counts = np.searchsorted(held, keys[mine], "right") - low
+            which = np.repeat(np.arange(len(low)), counts)
+            rows = low[which] + np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts,
+                                                                  counts)
+            games, seqs = segment.at(offset + rows)
+            hit = (seqs == nodes[mine][which]) & held_by(live, games)
+            found.update(zip(order[mine][which[hit]].tolist(), games[hit].tolist(),
+                             strict=True))
+    return sorted(found)
 
 
 def dupe_candidates(owners: Sequence[int], holders: Iterable[tuple[int, int]]) -> set[int]:

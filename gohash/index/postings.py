@@ -30,7 +30,7 @@ import numpy.typing as npt
 from ..errors import IndexFileError
 from .values import damaged
 
-__all__ = ["CHUNK_TOPS", "KEY_OFFSET", "TOPS", "PostingsFile", "Segment", "alive",
+__all__ = ["CHUNK_TOPS", "KEY_OFFSET", "TOPS", "PostingsFile", "Segment", "alive", "held_by",
            "live_postings", "postings_path"]
 
 I64 = npt.NDArray[np.int64]
@@ -160,13 +160,25 @@ class Segment:
     def seqs(self, a: int, b: int) -> I64:
         return _unpack(self.seq[a * self.seq_width : b * self.seq_width], self.seq_width)
 
-    def chunk(self, first: int, last: int) -> tuple[I64, I64, I64]:
-        """The postings whose keys' top 16 bits are ``first`` to ``last - 1``:
-        keys (offset by :data:`KEY_OFFSET`), games, seqs, in key order."""
+    def keys(self, first: int, last: int) -> tuple[I64, int]:
+        """The keys (offset by :data:`KEY_OFFSET`) whose top 16 bits are ``first``
+        to ``last - 1``, in order, and the place of the first in the segment."""
         i, j = np.searchsorted(self.tops, [first, last]).tolist()
         a, b = int(self.starts[i]), int(self.starts[j])
         tops = np.repeat(self.tops[i:j].astype(np.int64), np.diff(self.starts[i : j + 1]))
-        return (tops << 32) | self.low[a:b].astype(np.int64), self.games(a, b), self.seqs(a, b)
+        return (tops << 32) | self.low[a:b].astype(np.int64), a
+
+    def chunk(self, first: int, last: int) -> tuple[I64, I64, I64]:
+        """The postings whose keys' top 16 bits are ``first`` to ``last - 1``:
+        keys (offset by :data:`KEY_OFFSET`), games, seqs, in key order."""
+        keys, a = self.keys(first, last)
+        return keys, self.games(a, a + len(keys)), self.seqs(a, a + len(keys))
+
+    def at(self, rows: I64) -> tuple[I64, I64]:
+        """The games and seqs of the postings ``rows``."""
+        return (_unpack(self.game.reshape(-1, self.game_width)[rows].reshape(-1),
+                        self.game_width),
+                _unpack(self.seq.reshape(-1, self.seq_width)[rows].reshape(-1), self.seq_width))
 
 
 def _segment_fault(segment: Segment, verify: bool) -> str | None:
@@ -188,7 +200,7 @@ def _segment_fault(segment: Segment, verify: bool) -> str | None:
             rises[starts[i + 1 : j] - a - 1] = True  # where the next key's top begins
             if not rises.all():
                 return "its keys are not in order"
-            if not _held(segment.ids, segment.games(a, b)).all():
+            if not held_by(segment.ids, segment.games(a, b)).all():
                 return "it holds postings of games it does not list"
     return None
 
@@ -322,7 +334,7 @@ class PostingsFile:
             u, games, seqs = (np.concatenate([p[c] for p in parts]) if parts
                               else np.zeros(0, np.int64) for c in range(3))
             if live is not None:
-                keep = _held(live, games)
+                keep = held_by(live, games)
                 u, games, seqs = u[keep], games[keep], seqs[keep]
             if order is not None and len(segments) > 1:  # one segment is in order
                 at = (np.lexsort((seqs, games, u)) if order == "posting"
@@ -393,7 +405,7 @@ class PostingsFile:
             return False
         held = (np.unique(np.concatenate([s.ids for s in segments])) if segments
                 else np.zeros(0, np.int64))
-        kept = held[_held(live, held)]
+        kept = held[held_by(live, held)]
         if len(segments) == 1 and len(kept) == len(held) and not salvage:
             return False
         # First the directory (postings per top), then the columns at their offsets.
@@ -474,7 +486,7 @@ def _crc(f: BinaryIO, start: int, length: int) -> int:
     return crc
 
 
-def _held(live: Alive, games: I64) -> npt.NDArray[np.bool_]:
+def held_by(live: Alive, games: I64) -> npt.NDArray[np.bool_]:
     """Which of ``games`` are in ``live`` (sorted ids; no table by id, which a
     tampered id could make as large as it likes)."""
     if not len(live):
