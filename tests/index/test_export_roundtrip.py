@@ -115,6 +115,7 @@ def test_index_copy_reads_as_indexed(collection: tuple[Path, dict[str, Path]],
     db, paths = collection
     copy = tmp_path / "index.db"
     copy.write_bytes(db.read_bytes())
+    Path(f"{copy}-postings").write_bytes(Path(f"{db}-postings").read_bytes())
     moved = tmp_path / "elsewhere"
     moved.mkdir()
     with Index(copy, read_only=True) as index:
