@@ -40,10 +40,9 @@ class Writer:
     ``aggregates`` counts the postings written into the aggregates of their
     positions (:mod:`gohash.index.aggregates`) and settles them before a commit.
     Postings go to ``postings``, each flush's a run, always before the commit
-    of their games; a game's id is one the postings file has never held
-    (greater than any it holds, and than any of the games table), so postings
-    of a game removed, or of a transaction that never committed, are never
-    taken for another game's.
+    of their games; a game's id is greater than any the postings file or the
+    games table holds, so the postings of a game removed, or of a transaction
+    that never committed, are never taken for another game's.
     """
 
     def __init__(

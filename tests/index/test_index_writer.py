@@ -1,6 +1,8 @@
 """The build's writer (:mod:`gohash.index.writer`: games as they come, postings staged
-and written in key order) against a straightforward reference that writes one
-file at a time, row by row: every table, row for row, ids included.
+and appended to the postings file in runs) against a straightforward reference that
+writes one file at a time, row by row, its postings in a table: every table, row for
+row, ids included but games', which are compared in their order (a build skips the
+ids whose postings the file still holds).
 
 Builds from scratch, builds into an index that already holds games, replaced
 files (their postings found again from their stored games), keys that collide
