@@ -329,13 +329,19 @@ class PostingsFile:
                 step: int) -> Iterator[tuple[I64, I64, I64]]:
         """:meth:`chunks` of ``segments``, in order of key (``"key"``), of key, game
         and seq (``"posting"``) or as they come (None)."""
+        # A segment all of whose games are live needs no test a posting.
+        whole = [live is None or bool(held_by(live, s.ids).all()) for s in segments]
         for first in range(0, TOPS, step):
-            parts = [s.chunk(first, first + step) for s in segments]
+            parts = []
+            for segment, kept in zip(segments, whole, strict=True):
+                u, games, seqs = segment.chunk(first, first + step)
+                if not kept:
+                    assert live is not None
+                    keep = held_by(live, games)
+                    u, games, seqs = u[keep], games[keep], seqs[keep]
+                parts.append((u, games, seqs))
             u, games, seqs = (np.concatenate([p[c] for p in parts]) if parts
                               else np.zeros(0, np.int64) for c in range(3))
-            if live is not None:
-                keep = held_by(live, games)
-                u, games, seqs = u[keep], games[keep], seqs[keep]
             if order is not None and len(segments) > 1:  # one segment is in order
                 at = (np.lexsort((seqs, games, u)) if order == "posting"
                       else np.argsort(u, kind="stable"))
