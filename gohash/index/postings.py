@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import mmap
 import os
 import sqlite3
@@ -441,7 +442,12 @@ class PostingsFile:
                                   ("starts", starts.astype(_starts_type(n)).tobytes())):
                     os.pwrite(fd, raw, base + at[name])
                 done = 0
-                for u, games, seqs in self._chunks(segments, live, "posting", step):
+                # Segments of increasing, disjoint ranges of games (a build's runs) are
+                # in order of game within a key once stably sorted by key.
+                ranges = [(int(s.ids[0]), int(s.ids[-1])) for s in segments if len(s.ids)]
+                increasing = all(a[1] < b[0] for a, b in itertools.pairwise(ranges))
+                for u, games, seqs in self._chunks(segments, live,
+                                                   "key" if increasing else "posting", step):
                     os.pwrite(fd, (u & 0xFFFFFFFF).astype(np.uint32).tobytes(),
                               base + at["low"] + 4 * done)
                     os.pwrite(fd, _pack(games, gw), base + at["game"] + gw * done)
