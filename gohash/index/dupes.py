@@ -10,6 +10,7 @@ hold it at that node (:func:`position_holders`), the games that may be duplicate
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
 from ..pipeline.frames import frame_batch
 from .games import REPLAY_COLUMNS, posting_keys, replay_at
-from .postings import CHUNK_TOPS, KEY_OFFSET, TOPS, PostingsFile, alive, held_by
+from .postings import KEY_OFFSET, PostingsFile, alive, held_by, ranges
 from .results import Record
 from .values import damaged, require
 
@@ -126,13 +127,14 @@ def position_holders(db: sqlite3.Connection, postings: PostingsFile,
     keys, nodes = wanted[order, 0] + KEY_OFFSET, wanted[order, 1]
     live = alive(db, "positions >= ?", (min_positions,))
     found: set[tuple[int, int]] = set()
-    bounds = np.searchsorted(keys >> 32, np.arange(0, TOPS + CHUNK_TOPS, CHUNK_TOPS))
     for segment in postings.usable():
-        for at, first in enumerate(range(0, TOPS, CHUNK_TOPS)):
+        tops = ranges([segment])
+        bounds = np.searchsorted(keys >> 32, tops)
+        for at, (first, last) in enumerate(itertools.pairwise(tops)):
             mine = slice(int(bounds[at]), int(bounds[at + 1]))
             if mine.start == mine.stop:
                 continue
-            held, offset = segment.keys(first, first + CHUNK_TOPS)
+            held, offset = segment.keys(first, last)
             low = np.searchsorted(held, keys[mine], "left")
             counts = np.searchsorted(held, keys[mine], "right") - low
             which = np.repeat(np.arange(len(low)), counts)

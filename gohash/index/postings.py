@@ -32,7 +32,7 @@ from ..errors import IndexFileError
 from .values import damaged
 
 __all__ = ["CHUNK_TOPS", "KEY_OFFSET", "TOPS", "PostingsFile", "Segment", "alive", "held_by",
-           "live_postings", "postings_path"]
+           "live_postings", "postings_path", "ranges"]
 
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
@@ -43,12 +43,13 @@ KEY_OFFSET = 1 << 47
 are a segment's directory, its low 32 bits a column."""
 TOPS = 1 << 16
 CHUNK_TOPS = 256
-"""Directory entries a pass over every posting reads at a time by default: 1/256
-of the postings, which bounds the memory of a check or of ``dupes``."""
-CHUNK_POSTINGS = 1 << 21
-"""Postings a merge or a count reads at a time at most (some 100 MB of working
-memory): fewer, larger ranges than :data:`CHUNK_TOPS` where the file is small,
-since each range costs a few calls per segment."""
+"""Directory entries a pass over the postings of several indexes reads at a
+time (the same ranges in each: the shards of a sharded index)."""
+CHUNK_POSTINGS = 1 << 20
+"""Postings a pass over every posting reads at a time (some 100 MB of working
+memory), but for the postings of one directory entry, which are never split.
+Canonical keys are the least of 16 images, so they are far from uniform: the
+ranges are cut where the directory's counts say, not at equal widths."""
 _GAMES_PER_QUERY = 500
 
 # A file: its header, then segments, each a header and its columns (each padded
@@ -317,25 +318,25 @@ class PostingsFile:
 
     def chunks(self, live: Alive | None, step: int | None = None
                ) -> Iterator[tuple[I64, I64, I64]]:
-        """Every posting of the games in ``live`` (all if None; :func:`alive`), by
-        ``step`` entries of the directory at a time (by default
-        :data:`CHUNK_TOPS`; 0: as many as hold some :data:`CHUNK_POSTINGS`),
-        those of every segment together: keys (offset by :data:`KEY_OFFSET`),
-        games, seqs, in order of key."""
+        """Every posting of the games in ``live`` (all if None; :func:`alive`), a
+        range of keys at a time (some :data:`CHUNK_POSTINGS`, or ``step``
+        entries of the directory each), those of every segment together: keys
+        (offset by :data:`KEY_OFFSET`), games, seqs, in order of key."""
         segments = self.usable()
-        return self._chunks(segments, live, "key", _step(segments, step))
+        return self._chunks(segments, live, "key", ranges(segments, step))
 
     @staticmethod
     def _chunks(segments: list[Segment], live: Alive | None, order: str | None,
-                step: int) -> Iterator[tuple[I64, I64, I64]]:
-        """:meth:`chunks` of ``segments``, in order of key (``"key"``), of key, game
-        and seq (``"posting"``) or as they come (None)."""
+                bounds: list[int]) -> Iterator[tuple[I64, I64, I64]]:
+        """:meth:`chunks` of ``segments`` by the ranges of the directory between
+        ``bounds``, in order of key (``"key"``), of key, game and seq
+        (``"posting"``) or as they come (None)."""
         # A segment all of whose games are live needs no test a posting.
         whole = [live is None or bool(held_by(live, s.ids).all()) for s in segments]
-        for first in range(0, TOPS, step):
+        for first, last in itertools.pairwise(bounds):
             parts = []
             for segment, kept in zip(segments, whole, strict=True):
-                u, games, seqs = segment.chunk(first, first + step)
+                u, games, seqs = segment.chunk(first, last)
                 if not kept:
                     assert live is not None
                     keep = held_by(live, games)
@@ -418,8 +419,8 @@ class PostingsFile:
         # First the directory (postings per top), then the columns at their offsets.
         counts = np.zeros(TOPS, dtype=np.int64)
         gmax = smax = 0
-        step = _step(segments, 0)
-        for u, games, seqs in self._chunks(segments, live, None, step):
+        bounds = ranges(segments)
+        for u, games, seqs in self._chunks(segments, live, None, bounds):
             counts += np.bincount(u >> 32, minlength=TOPS)
             if len(u):
                 gmax, smax = max(gmax, int(games.max())), max(smax, int(seqs.max()))
@@ -444,10 +445,10 @@ class PostingsFile:
                 done = 0
                 # Segments of increasing, disjoint ranges of games (a build's runs) are
                 # in order of game within a key once stably sorted by key.
-                ranges = [(int(s.ids[0]), int(s.ids[-1])) for s in segments if len(s.ids)]
-                increasing = all(a[1] < b[0] for a, b in itertools.pairwise(ranges))
+                spans = [(int(s.ids[0]), int(s.ids[-1])) for s in segments if len(s.ids)]
+                increasing = all(a[1] < b[0] for a, b in itertools.pairwise(spans))
                 for u, games, seqs in self._chunks(segments, live,
-                                                   "key" if increasing else "posting", step):
+                                                   "key" if increasing else "posting", bounds):
                     os.pwrite(fd, (u & 0xFFFFFFFF).astype(np.uint32).tobytes(),
                               base + at["low"] + 4 * done)
                     os.pwrite(fd, _pack(games, gw), base + at["game"] + gw * done)
@@ -474,17 +475,19 @@ class PostingsFile:
                                  file=self.path) from None
 
 
-def _step(segments: list[Segment], step: int | None) -> int:
-    """Directory entries a pass reads at a time (:meth:`PostingsFile.chunks`)."""
-    if step is None:
-        return CHUNK_TOPS
+def ranges(segments: list[Segment], step: int | None = None) -> list[int]:
+    """The bounds of the ranges of the directory a pass over ``segments`` reads:
+    each ``step`` entries, or as many as hold some :data:`CHUNK_POSTINGS`
+    postings of all of them."""
     if step:
-        return step
-    total = sum(len(s) for s in segments)
-    step = TOPS
-    while step > 1 and total * step > CHUNK_POSTINGS * TOPS:
-        step //= 2
-    return step
+        return [*range(0, TOPS, step), TOPS]
+    counts = np.zeros(TOPS, dtype=np.int64)
+    for segment in segments:
+        counts[segment.tops] += np.diff(segment.starts)
+    total = np.cumsum(counts)
+    cuts = np.searchsorted(total, np.arange(CHUNK_POSTINGS, int(total[-1]), CHUNK_POSTINGS),
+                           side="right")
+    return sorted({0, TOPS, *cuts.tolist()})
 
 
 def _crc(f: BinaryIO, start: int, length: int) -> int:

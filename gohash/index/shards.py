@@ -51,7 +51,7 @@ from .dupes import Dupes, dupe_candidates, group_dupes
 from .filters import GAME_ORDERS
 from .index import Index
 from .players import CornerPattern, Opening, PlayerMatch, PlayerSummary, Results
-from .postings import alive
+from .postings import CHUNK_TOPS, alive
 from .records import rank_level
 from .results import Continuation, Continuations, FindResult, GameRecord, Record
 from .schema import SCHEMA_VERSION
@@ -695,7 +695,7 @@ class ShardedIndex:
             passes = []
             for shard_path in self.shard_paths:
                 shard = stack.enter_context(IndexFile(shard_path, read_only=True))
-                passes.append(shard.postings.chunks(alive(shard.connection)))
+                passes.append(shard.postings.chunks(alive(shard.connection), CHUNK_TOPS))
             return sum(len(np.unique(np.concatenate([keys for keys, _, _ in ranges])))
                        for ranges in zip(*passes, strict=True))
 

@@ -568,7 +568,7 @@ class IndexFile:
         files, games = (db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
                         for table in ("files", "games"))
         distinct = occurrences = 0
-        for keys, _, _ in self.postings.chunks(alive(db), 0):
+        for keys, _, _ in self.postings.chunks(alive(db)):
             occurrences += len(keys)
             distinct += int(np.count_nonzero(np.diff(keys))) + 1 if len(keys) else 0
         return {"files": files, "games": games, "positions": distinct,
@@ -777,7 +777,7 @@ class IndexFile:
         would; how many were made."""
         db = self._db
         games = db.execute("SELECT count(*) FROM games").fetchone()[0]
-        for keys, _, seqs in self.postings.chunks(alive(db), 0):
+        for keys, _, seqs in self.postings.chunks(alive(db)):
             early = seqs < CANDIDATE_NODES
             self._aggregates.noted(keys[early] - KEY_OFFSET, seqs[early], 0)
         self._aggregates.noted(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), games)
