@@ -179,10 +179,13 @@ def edit_steps(
     before: npt.NDArray[np.integer[Any]], after: npt.NDArray[np.integer[Any]], size: int
 ) -> list[str]:
     """The edit steps from the stones ``before`` to the stones ``after`` (``size`` x
-    ``size`` arrays in index order: 0 empty, 1 black, 2 white): clearings first, then
-    new stones, so every group on the board keeps a liberty at every step of the way."""
+    ``size`` arrays in index order: 0 empty, 1 black, 2 white): first every changed
+    point that holds a stone is cleared (a stone that changes colour too), then the
+    new stones are placed, so every group on the board keeps a liberty at every step
+    of the way (a part of a legal board's group has a liberty, its own or a point
+    the rest of the group will fill)."""
     changed = [(int(r), int(c)) for r, c in zip(*np.nonzero(before != after), strict=True)]
-    cleared = [p for p in changed if after[p] == 0]
+    cleared = [p for p in changed if before[p] != 0]
     placed = [p for p in changed if after[p] != 0]
     return ["E" + sgf_letters(p, size) for p in cleared] + [
         "BW"[after[p] - 1] + sgf_letters(p, size) for p in placed

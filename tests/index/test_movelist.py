@@ -206,6 +206,18 @@ def test_edit_steps_lead_from_one_board_to_the_other(size: int, data: st.DataObj
     assert edit_steps(after, after, size) == []
 
 
+def test_a_stone_that_changes_colour_is_cleared_before_stones_are_placed() -> None:
+    # Black A1, White A2 to Black A1, White B1, Black A2: White B1 first would leave
+    # Black A1 without liberties (found by the property test above).
+    before = np.array([[1, 0], [2, 0]])
+    after = np.array([[1, 2], [1, 0]])
+    steps = edit_steps(before, after, 2)
+    assert steps == ["Eaa", "Wbb", "Baa"]
+    board = replay(parse_steps(",".join(edit_steps(np.zeros_like(before), before, 2) + steps),
+                               2), 2).board
+    assert np.array_equal(board.to_array(), after)
+
+
 def test_an_edit_that_leaves_a_group_without_liberties_is_refused() -> None:
     with pytest.raises(MoveListError, match=r"step 3: a black stone at 'A9' would leave a "
                        "group without liberties"):
