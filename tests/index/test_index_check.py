@@ -28,8 +28,9 @@ import gohash.index.store
 from gohash.cli import main
 from gohash.errors import DamagedIndexError, PatternError, StoredGameError
 from gohash.explorer.app import create_app
+from gohash.index.find import position_from_sgf
 from gohash.index.games import replay_at
-from gohash.index.index import Index, position_from_sgf
+from gohash.index.index import Index
 from gohash.index.records import FileFrames
 from gohash.index.store import read_only_uri
 from gohash.pattern.store import flatten
