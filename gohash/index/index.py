@@ -2,7 +2,7 @@
 
 Scope: :class:`Index`, a facade whose methods state the contracts of the
 queries and delegate each family to its module: the database (its schema,
-opening, building and upkeep) to :class:`~gohash.index.store.IndexFile`, the
+opening, building and upkeep) to the private class of :mod:`gohash.index.store`, the
 exact position search and the continuations of a position to
 :mod:`gohash.index.find`, pattern search to :mod:`gohash.index.pattern_search`,
 a game rebuilt for a viewer or exported as SGF to :mod:`gohash.index.export`,
@@ -48,7 +48,7 @@ from .players import (
     player_summary,
 )
 from .results import Continuations, FindResult, GameRecord, Record
-from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
+from .store import BuildSummary, IndexInfo, Removed, _IndexFile, database_errors
 
 __all__ = ["Index"]
 
@@ -56,10 +56,23 @@ __all__ = ["Index"]
 class Index:
     """A gohash position index in an SQLite file, searched.
 
-    The arguments open or create its :attr:`file` (an
-    :class:`~gohash.index.store.IndexFile`, which documents them); building and
-    upkeep are the file's, and are offered here too.  Use as a context manager,
-    or call :meth:`close`.
+    ``Index(path)`` opens an existing index; ``Index(path, create=True)`` also
+    creates one (with ``scheme``, default ``regular128``) if the file is missing or
+    empty.  ``scheme`` may instead be a factory from board size to
+    :class:`~gohash.group.schemes.KeyScheme`, for experiments with other key tables
+    (it must be picklable for ``jobs > 1``); the index records its ``name``.
+    ``variations=True`` makes a new index store every variation's positions;
+    an existing index keeps what it was created with (None), and asking it for
+    the other is an error, as for the scheme.
+    ``read_only=True`` opens an existing index for searching only (SQLite's
+    ``mode=ro``, :func:`~gohash.index.store.read_only_uri`), on a connection any thread may use,
+    one at a time: it needs no write access to the index or its folder.
+    Opening an index replays its first game's first nodes and recomputes their
+    keys, and refuses it (:class:`~gohash.errors.DamagedIndexError`) if its
+    postings differ: a damaged index, or a meta table naming another key scheme.
+    The database (its opening, building and upkeep) is a private class of
+    :mod:`gohash.index.store`; each query family is a module of its own
+    (:mod:`gohash.index`).  Use as a context manager, or call :meth:`close`.
     """
 
     def __init__(
@@ -71,26 +84,26 @@ class Index:
         variations: bool | None = None,
         read_only: bool = False,
     ) -> None:
-        self.file = IndexFile(path, create=create, scheme=scheme, variations=variations,
-                              read_only=read_only)
-        self._db = self.file.connection
+        self._file = _IndexFile(path, create=create, scheme=scheme, variations=variations,
+                                read_only=read_only)
+        self._db = self._file.connection
         # Pattern search's games of each board size, and the version they were read at.
         self._stores: dict[int, tuple[tuple[int, int], GameStore]] = {}
 
     @property
     def path(self) -> str:
-        return self.file.path
+        return self._file.path
 
     @property
     def variations(self) -> bool:
-        return self.file.variations
+        return self._file.variations
 
     @property
     def scheme_name(self) -> str:
-        return self.file.scheme_name
+        return self._file.scheme_name
 
     def close(self) -> None:
-        self.file.close()
+        self._file.close()
 
     def __enter__(self) -> Index:
         return self
@@ -100,7 +113,7 @@ class Index:
 
     def keys(self, size: int) -> KeyScheme:
         """The key scheme of the index for one board size."""
-        return self.file.keys(size)
+        return self._file.keys(size)
 
     def build(
         self,
@@ -111,33 +124,61 @@ class Index:
         progress: Callable[[int, int], object] | None = None,
         suicide_allowed: bool | None = None,
     ) -> BuildSummary:
-        """Index every SGF file of ``paths`` (:meth:`IndexFile.build
-        <gohash.index.store.IndexFile.build>`)."""
-        return self.file.build(paths, jobs=jobs, files_per_commit=files_per_commit,
+        """Index every SGF file of ``paths`` (files, folders, archives, ``-``, or
+        inputs :func:`~gohash.sgf.sources.find_inputs` resolved).
+
+        A file already indexed with the same SHA-256 is skipped; a changed one
+        replaces its games.  Whole files are written in one transaction, by
+        default those of about a second
+        (:data:`~gohash.index.store.COMMIT_SECONDS`; in a large index, those that
+        grow it threefold, :data:`~gohash.index.store.COMMIT_GROWTH`), or each
+        ``files_per_commit`` files: an interrupted build leaves a consistent
+        index that lacks at most the files of the last transaction, and
+        running it again completes it.  ``jobs`` worker processes read and replay the files;
+        this process writes.  If a worker dies, the inputs in hand are retried
+        one at a time (a note says so); one whose retry kills its worker again
+        is an error.  ``progress(done, total)`` is called after each input.
+        ``suicide_allowed`` holds for every game replayed if given, else each
+        game's ``RU`` decides; files skipped as unchanged are not replayed again.
+        A file indexed under another parse version
+        (:data:`~gohash.index.records.PARSE_VERSION`) is replayed even if unchanged.
+        """
+        return self._file.build(paths, jobs=jobs, files_per_commit=files_per_commit,
                                progress=progress, suicide_allowed=suicide_allowed)
 
     def remove(self, paths: Iterable[str]) -> Removed:
-        """Remove the files of ``paths`` (:meth:`IndexFile.remove
-        <gohash.index.store.IndexFile.remove>`)."""
-        return self.file.remove(paths)
+        """Remove the files of ``paths`` from the index, in one transaction: a path
+        as :meth:`build` was given it names the file of that path, every file under a
+        folder, or every member of an archive; the positions no other game has
+        go too, and their postings."""
+        return self._file.remove(paths)
+
+    def discover_aggregates(self) -> int:
+        """Give every position of the first
+        :data:`~gohash.index.aggregates.CANDIDATE_NODES` nodes of the index's games
+        that is frequent its aggregate (:meth:`Aggregates.discover
+        <gohash.index.aggregates.Aggregates.discover>`), as a build of them all
+        would; how many were made."""
+        return self._file.discover_aggregates()
 
     def info(self) -> IndexInfo:
         """What the index holds and how it was built (:class:`~gohash.index.store.IndexInfo`)."""
-        return self.file.info()
+        return self._file.info()
 
     def counts(self) -> dict[str, int]:
         """Files, games, positions (distinct posting keys) and occurrences (postings)."""
-        return self.file.counts()
+        return self._file.counts()
 
     def sizes(self) -> dict[int, int]:
         """Games per board size."""
-        return self.file.sizes()
+        return self._file.sizes()
 
     def check(self) -> list[str]:
-        """Every fault of the index, one line each (:meth:`IndexFile.check
-        <gohash.index.store.IndexFile.check>`), and of its pattern files
-        (:func:`~gohash.index.patterns.pattern_faults`)."""
-        return self.file.check() + pattern_faults(self._db, self.path)
+        """Every fault of the index, one line each (empty: none found), what
+        :mod:`gohash.index.check` checks, and of its pattern files
+        (:func:`~gohash.index.patterns.pattern_faults`).  Reads every row:
+        minutes for an index of millions of games."""
+        return self._file.check() + pattern_faults(self._db, self.path)
 
     @database_errors
     def version(self) -> tuple[int, int]:

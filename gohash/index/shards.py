@@ -57,9 +57,9 @@ from .schema import SCHEMA_VERSION
 from .store import (
     BuildSummary,
     Built,
-    IndexFile,
     IndexInfo,
     Removed,
+    _IndexFile,
     build_index,
     read_only_uri,
     upgrade_index,
@@ -206,7 +206,7 @@ def build_shards(
     shard_paths = manifest.paths(folder)
     for shard_path in shard_paths:
         if not os.path.exists(shard_path):
-            IndexFile(shard_path, create=True, scheme=manifest.scheme,
+            _IndexFile(shard_path, create=True, scheme=manifest.scheme,
                       variations=manifest.variations).close()
     units: list[list[Input]] = [[] for _ in range(manifest.shards)]
     normalised = [p if p == "-" else os.path.normpath(p) for p in paths]
@@ -695,7 +695,7 @@ class ShardedIndex:
         with contextlib.ExitStack() as stack:
             cursors = []
             for shard_path in self.shard_paths:
-                shard = stack.enter_context(IndexFile(shard_path, read_only=True))
+                shard = stack.enter_context(_IndexFile(shard_path, read_only=True))
                 cursors.append(shard.connection.execute(
                     "SELECT DISTINCT key FROM postings ORDER BY key"))
             pending: list[npt.NDArray[np.int64]] = [np.empty(0, np.int64) for _ in cursors]

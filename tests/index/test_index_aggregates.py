@@ -62,7 +62,7 @@ def low_threshold(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def frames(index: Index) -> list[np.ndarray]:
     """The positions the index keeps aggregates for."""
-    rows = index.file.connection.execute("SELECT size, frame FROM aggregates ORDER BY id")
+    rows = index._db.execute("SELECT size, frame FROM aggregates ORDER BY id")
     return [np.frombuffer(frame, dtype=np.int8).reshape(size, size) for size, frame in rows]
 
 
@@ -94,7 +94,7 @@ def test_frequent_positions_answer_as_the_recount(
         assert_as_recounted(index, monkeypatch)
         # Every game without handicap stones starts from the empty board (one
         # that passes there counts once more, for its next move).
-        even = index.file.connection.execute(
+        even = index._db.execute(
             "SELECT count(*) FROM games WHERE handicap = 0").fetchone()[0]
         empty = index.continuations(np.zeros((19, 19), dtype=np.int8), to_move="any")
         assert empty.total >= even > 40
@@ -111,11 +111,11 @@ def test_a_lower_threshold_gives_an_existing_index_its_aggregates(
     db = built(tmp_path, 6, 60)
     monkeypatch.setattr(aggregates, "AGGREGATE_OCCURRENCES", 3)
     with Index(db) as index:
-        con = index.file.connection
+        con = index._db
         positions = frames(index)
         before = [index.continuations(p, to_move="any") for p in positions]
         had = len(positions)
-        assert index.file.discover_aggregates() == len(frames(index)) - had > 0
+        assert index.discover_aggregates() == len(frames(index)) - had > 0
         frequent = {key for (key,) in con.execute(
             "SELECT key FROM postings GROUP BY key HAVING count(*) >= 3 "
             f"AND min(seq) < {aggregates.CANDIDATE_NODES}")}
@@ -123,7 +123,7 @@ def test_a_lower_threshold_gives_an_existing_index_its_aggregates(
         assert [index.continuations(p, to_move="any") for p in positions] == before
         assert index.check() == []
         assert_as_recounted(index, monkeypatch)
-        assert index.file.discover_aggregates() == 0
+        assert index.discover_aggregates() == 0
 
 def built(tmp_path: Path, seed: int, count: int) -> Path:
     """An index of ``count`` records of write_games."""
