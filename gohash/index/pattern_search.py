@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from .. import _native
 from ..errors import GohashError, StoredGameError
+from ..pattern import kernel
 from ..pattern.diagram import Pattern
 from ..pattern.match import Found, Game
 from ..pattern.search import THREADS, PatternQuery, PatternResult
@@ -68,7 +69,7 @@ def pattern(
             f"AND {condition}", [query.size, *params])]
         selected &= np.isin(store.ids, kept)
     pure = _native.pure_from_compiled(compiled, pure, "Index.pattern", depth=3)
-    compiled = _native.use_compiled(pure, _native.match)
+    compiled = _native.use_compiled(pure, kernel.match)
     scan = None if compiled else (lambda games: _scan_pure(db, path, query, store, games))
     try:
         return query.search(store, selected, records=functools.partial(read_records, db),

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError, IndexFileError, QueryCancelled, UnknownGameError
+from ..errors import GohashError, IndexFileError, QueryCancelled, UnknownGameError, name_text
 from ..go.board import Board
 from ..group.schemes import DEFAULT_SCHEME, KeyScheme
 from ..group.symmetry import check_size
@@ -45,7 +45,6 @@ from ..pattern.search import PatternContinuation, PatternMatch, PatternResult
 from ..pipeline.cluster import dask_client, distributed, heap_as_usual
 from ..pipeline.frames import NamedSchemes
 from ..sgf.inputs import Input
-from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from .dupes import Dupes, dupe_candidates, group_dupes
 from .filters import GAME_ORDERS

@@ -40,13 +40,13 @@ from ..errors import (
     IndexFileError,
     WorkerDied,
     counted,
+    name_text,
 )
 from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
 from ..group.symmetry import MAX_SIZE, MIN_SIZE, check_size
 from ..pipeline.frames import NamedSchemes, SchemeFactory
 from ..pipeline.jobs import input_tasks, run_tasks, task_name
 from ..sgf.inputs import Input, special_file
-from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from ..version import __version__
 from .aggregates import CANDIDATE_NODES, Aggregates
