@@ -43,7 +43,8 @@ import numpy as np
 
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.build import input_frames
-from gohash.index.index import Index, position_from_sgf
+from gohash.index.find import position_from_sgf
+from gohash.index.index import Index
 from gohash.index.records import FileFrames, Task
 from gohash.pipeline.frames import NamedSchemes, unpack_frames
 from gohash.pipeline.pool import MAX_TASKS_PER_BATCH, batches

@@ -98,7 +98,7 @@ def turned(stones):
 
 out = {}
 with Index(db, read_only=True) as index:
-    con = index.file.connection
+    con = index._db
     size = con.execute("SELECT size FROM games GROUP BY size ORDER BY count(*) DESC "
                        "LIMIT 1").fetchone()[0]
     out["empty"] = timed(lambda: index.continuations(np.zeros((size, size), np.int8)), 5)

@@ -54,7 +54,8 @@ if _typing.TYPE_CHECKING:
     from .group.symmetry import D4, ELEMENTS, Element, element
     from .index.dupes import DupeGroup, Dupes, Prefix
     from .index.filters import Filters
-    from .index.index import Index, position_from_sgf
+    from .index.find import position_from_sgf
+    from .index.index import Index
     from .index.players import PlayerMatch, PlayerSummary
     from .index.results import (
         Continuation,
@@ -102,7 +103,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Element": ("group.symmetry", "Element"),
     "element": ("group.symmetry", "element"),
     "Index": ("index.index", "Index"),
-    "position_from_sgf": ("index.index", "position_from_sgf"),
+    "position_from_sgf": ("index.find", "position_from_sgf"),
     "Continuations": ("index.results", "Continuations"),
     "Filters": ("index.filters", "Filters"),
     "DupeGroup": ("index.dupes", "DupeGroup"),

@@ -1,13 +1,15 @@
 """The compiled kernels, and the one switch between them and their pure twins.
 
-Scope: the one import of each compiled kernel (None where ``pip install`` had
-no C compiler): :data:`core` the SGF replay of
+Scope: the one import of each of the pipeline's compiled kernels (None where
+``pip install`` had no C compiler): :data:`core` the SGF replay of
 :func:`gohash.pipeline.positions.read_positions` (``gohash.pipeline._sgf_replay``),
 :data:`frames` the frames of its batches (``gohash.pipeline._frames``),
-:data:`stored` the replay of stored games (``gohash.pipeline._stored_replay``),
-:data:`match` pattern search (``gohash.pattern._match``); and the one reading of
-``GOHASH_PURE``.  The kernels trust their callers' checks of what they are
-given (see each kernel).  Every function with both paths takes
+:data:`stored` the replay of stored games (``gohash.pipeline._stored_replay``);
+and the one reading of ``GOHASH_PURE``.  The pattern kernel, a layer above,
+is imported by :mod:`gohash.pattern.kernel`, so that the pipeline, which
+imports this module, loads nothing of pattern search.  The kernels trust
+their callers' checks of what they are given (see each kernel).  Every
+function with both paths takes
 ``pure`` and reads it through :func:`use_compiled`: True the pure twin, False
 the compiled kernel where built, None (the default) the compiled kernel where
 built unless ``GOHASH_PURE`` is set (to anything but ``""`` or ``"0"``).
@@ -37,13 +39,8 @@ try:
 except ImportError:  # as above
     stored = None  # type: ignore[assignment]
 
-try:
-    from .pattern import _match as match
-except ImportError:  # as above
-    match = None  # type: ignore[assignment]
-
 __all__ = [
-    "CORE_MISSING", "core", "forced_pure", "frames", "match", "pure_from_compiled", "stored",
+    "CORE_MISSING", "core", "forced_pure", "frames", "pure_from_compiled", "stored",
     "use_compiled", "wants_compiled",
 ]
 

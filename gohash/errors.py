@@ -5,14 +5,35 @@ Every error a user's input can cause is a :class:`GohashError`, a subclass of
 happened (``file``, ``game``, ``move_number``) as attributes, so a batch tool
 can report them in one line and go on with the next game.  Messages quote the
 bad input with ``!r``.  :func:`counted` words the counts of messages and
-summaries ("1 error", "2 errors").
+summaries ("1 error", "2 errors"); :func:`shown_name` shows a file's name in one
+line, and :func:`name_text` is the text a name that is not UTF-8 is stored and
+written as (:mod:`gohash.sgf.names` says how names are carried).
 """
 
 from __future__ import annotations
 
 from typing import ClassVar, TypeVar
 
-from .sgf.names import shown_name
+
+def name_text(name: str) -> str:
+    """``name`` as text that UTF-8 can hold, to store and write: each byte of a
+    name that is not UTF-8 (a surrogate escape, as Python reads file system
+    names) becomes ``\\xHH``.  Other names are returned as they are."""
+    if name.isascii():
+        return name
+    try:
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file system name holds
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def shown_name(name: str) -> str:
+    """``name`` as shown in a message of one line: :func:`name_text`, with control
+    and other unprintable characters escaped (``\\n``, ``\\x1b``)."""
+    if name.isprintable():
+        return name
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name_text(name))
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -69,7 +90,7 @@ class GohashError(ValueError):
 
     def where(self) -> str:
         """The location as ``file, game G, move M`` (the known parts only); the
-        file's name escaped as :func:`gohash.sgf.names.shown_name` does."""
+        file's name escaped as :func:`shown_name` does."""
         parts = []
         if self.file is not None:
             parts.append(shown_name(self.file))

@@ -87,13 +87,38 @@ def _layer(module: str) -> int | None:
     return LAYERS.index(parts[1]) if len(parts) > 2 and parts[1] in LAYERS else None
 
 
+def _through_top_level(graph: dict[str, set[str]], module: str) -> set[str]:
+    """The package modules that importing ``module``, a module of ``gohash`` itself,
+    loads through it and the other such modules it imports."""
+    found: set[str] = set()
+    seen, todo = {module}, [module]
+    while todo:
+        for target in graph.get(todo.pop(), ()):
+            if _layer(target) is not None:
+                found.add(target)
+            elif target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return found
+
+
 def _upward(graph: dict[str, set[str]]) -> list[str]:
-    """Every import of ``graph`` from a package to one above it in :data:`LAYERS`."""
-    return sorted(
-        f"{name} imports {target}" for name, targets in graph.items() for target in targets
-        if (low := _layer(name)) is not None and (high := _layer(target)) is not None
-        and high > low
-    )
+    """Every import of ``graph`` from a package to one above it in :data:`LAYERS`,
+    directly or through modules of ``gohash`` itself (``gohash.errors``,
+    ``gohash._native``), which have no layer of their own: a package that imports
+    one loads what it imports."""
+    found = []
+    for name, targets in graph.items():
+        if (low := _layer(name)) is None:
+            continue
+        for target in targets:
+            if _layer(target) is not None:
+                reached = {target: ""}
+            else:
+                reached = {t: f" through {target}" for t in _through_top_level(graph, target)}
+            found += [f"{name} imports {t}{via}" for t, via in reached.items()
+                      if (high := _layer(t)) is not None and high > low]
+    return sorted(found)
 
 
 def package_graph() -> dict[str, set[str]]:
@@ -125,6 +150,20 @@ def f():
     graph = {"gohash.pattern.search": {"gohash.index.queries", "gohash.group.coords",
                                        "gohash.errors"}}
     assert _upward(graph) == ["gohash.pattern.search imports gohash.index.queries"]
+
+
+def test_upward_finds_imports_through_top_level_modules() -> None:
+    # gohash.errors and gohash._native belong to no package: a package that imports
+    # them loads what they import.
+    graph = {"gohash.group.symmetry": {"gohash.errors"},
+             "gohash.errors": {"gohash._deprecated", "gohash.sgf.names"},
+             "gohash._deprecated": {"gohash.tools.canon"},
+             "gohash.index.games": {"gohash.errors"}}
+    assert _upward(graph) == [
+        "gohash.group.symmetry imports gohash.sgf.names through gohash.errors",
+        "gohash.group.symmetry imports gohash.tools.canon through gohash.errors",
+        "gohash.index.games imports gohash.tools.canon through gohash.errors",
+    ]
 
 
 def test_graph_reads_cython_imports() -> None:

@@ -20,7 +20,8 @@ from ..group.coords import gtp
 from ..group.schemes import DEFAULT_SCHEME
 from ..index.dupes import DupeGroup
 from ..index.filters import FILTERS, Filters
-from ..index.index import Index, position_from_sgf
+from ..index.find import position_from_sgf
+from ..index.index import Index
 from ..index.movelist import play_moves
 from ..index.players import PlayerSummary, Results, chosen_player
 from ..index.records import PARSE_VERSION

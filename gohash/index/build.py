@@ -26,14 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError
+from ..errors import GohashError, name_text
 from ..group.coords import sgf_order
 from ..metadata import STORED
 from ..pipeline.frames import NamedSchemes, SchemeFactory, unpack_frames
 from ..pipeline.pool import SpoolFiles, scratch_folder
 from ..pipeline.positions import PositionBatch, read_positions
 from ..sgf.inputs import Input, Skipped, Source
-from ..sgf.names import name_text
 from ..sgf.sources import read_input
 from .games import NO_POINT, TAG_SETUP, EncodedGame, encode_game, posting_keys
 from .records import (

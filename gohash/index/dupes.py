@@ -5,7 +5,8 @@ Scope: what :meth:`gohash.index.index.Index.dupes` finds (:class:`Dupes`, its
 database: each game's last position (:func:`last_positions`), the games that
 hold it at that node (:func:`position_holders`), the games that may be duplicates
 (:func:`dupe_candidates`) and their groups, compared on exact frames
-(:func:`group_dupes`).  A sharded index chains the same steps across its shards.
+(:func:`main_frames`, :func:`group_dupes`).  A sharded index chains the same
+steps across its shards.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..errors import StoredGameError
 from ..group.schemes import KeyScheme
 from ..group.symmetry import ELEMENTS, Element
 from ..pipeline.frames import frame_batch
-from .games import REPLAY_COLUMNS, posting_keys, replay_at
+from .games import REPLAY_COLUMNS, posting_keys, replay_at, replay_game
 from .postings import KEY_OFFSET, PostingsFile, alive, held_by, ranges
 from .results import Record
 from .values import damaged, require
@@ -35,6 +36,7 @@ __all__ = [
     "dupe_candidates",
     "group_dupes",
     "last_positions",
+    "main_frames",
     "position_holders",
 ]
 
@@ -201,3 +203,21 @@ def group_dupes(
         stack.append(seq)
     prefixes.sort(key=lambda p: (p.shorter.records[0].id, p.longer.records[0].id))
     return Dupes([g for g in groups.values() if len(g.records) > 1], prefixes)
+
+
+def main_frames(db: sqlite3.Connection, path: str, scheme: Callable[[int], KeyScheme],
+                game_ids: Iterable[int]) -> dict[int, tuple[tuple[bytes, ...], int]]:
+    """:meth:`~gohash.index.index.Index.main_frames` of the index at ``path``
+    (``db`` open on it, ``scheme`` its key scheme by board size)."""
+    out = {}
+    for game_id in game_ids:
+        require(db, "games", "id = ?", (game_id,), REPLAY_COLUMNS)
+        size, nodes, main, blob = db.execute(
+            "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        boards = replay_game(path, game_id, blob, size, nodes, main - 1).boards[:main]
+        keys = scheme(size)
+        batch = frame_batch(boards, keys.hash_arrays(boards.reshape(-1, size, size)), keys)
+        assert batch.frames is not None
+        out[game_id] = tuple(map(bytes, batch.frames)), int(batch.elements[-1])
+    return out

@@ -1,6 +1,8 @@
-"""A stored game written back as SGF, without its source file.
+"""A game of an index read back: for a viewer, and as SGF without its source file.
 
-Scope: :func:`stored_nodes` reads the index's record of a game (docs/design.md,
+Scope: a game's row (:func:`stored_game`) rebuilt for a viewer
+(:func:`rebuilt_game`) or exported as SGF (:func:`export_sgf`).
+:func:`stored_nodes` reads the index's record of a game (docs/design.md,
 "Stored games") into its nodes, and :func:`game_sgf` writes them, with the
 root's properties, as an SGF record of its own (FF[4], UTF-8): every node
 the index holds, its moves, setup stones and variations, so that any SGF
@@ -14,17 +16,23 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..errors import GohashError
+from ..errors import GohashError, UnknownGameError
 from ..group.coords import sgf_letters
-from ..sgf.extract import game_record
+from ..metadata import STORED
+from ..sgf.extract import game_record, main_line_comments
 from ..sgf.sources import source_again
-from .games import NO_POINT, TAG_MOVE, TAG_PARENT, TAG_SETUP
-from .results import Record
+from .games import NO_POINT, TAG_MOVE, TAG_PARENT, TAG_SETUP, replay_game
+from .results import RECORD_COLUMNS, GamePosition, GameRecord, Record
+from .values import damaged, require_games
 
-__all__ = ["StoredNode", "download_name", "game_sgf", "read_record", "stored_nodes"]
+__all__ = [
+    "StoredNode", "download_name", "export_sgf", "game_sgf", "read_record", "rebuilt_game",
+    "root_text", "stored_game", "stored_nodes",
+]
 
 MAX_NAME_CHARS = 120
 """The longest file name :func:`download_name` gives, ``.sgf`` included."""
@@ -187,3 +195,77 @@ def read_record(
     gone, :class:`GohashError` if it changed."""
     source = source_again(record.file, file_sha, folders)
     return game_record(source.data, record.file, record.game)
+
+
+# -- a game of an index, read back ---------------------------------------------------------------
+
+
+def stored_game(db: sqlite3.Connection, path: str, game_id: int
+                ) -> tuple[Record, str, int, int, bytes]:
+    """A game's record, its file's SHA-256, and its stored form: nodes, main-line
+    positions and the record blob (of the index at ``path``, ``db`` open on it)."""
+    require_games(db, "id = ?", (game_id,))
+    row = db.execute(
+        f"SELECT {RECORD_COLUMNS}, f.sha256, g.nodes, g.positions, g.record FROM games g "
+        "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
+        (game_id,),
+    ).fetchone()
+    if row is None:
+        raise UnknownGameError(f"the index has no game with id {game_id!r}", file=path)
+    return Record.from_row(row[:-4]), *row[-4:]
+
+
+def rebuilt_game(db: sqlite3.Connection, path: str, game_id: int) -> GameRecord:
+    """:meth:`Index.game <gohash.index.index.Index.game>` of the index at ``path``
+    (``db`` open on it)."""
+    record, file_sha, nodes, main, blob = stored_game(db, path, game_id)
+    replayed = replay_game(path, game_id, blob, record.size, nodes, main - 1)
+    try:
+        source = source_again(record.file, file_sha, _folders(path))
+        comments = main_line_comments(source.data, record.file, record.game)
+    except GohashError:  # the file is gone or changed, or read leniently
+        comments = []
+    return GameRecord(record, root_text(record), [
+        GamePosition(
+            int(replayed.move_number[i]),
+            {0: None, 1: "b", 2: "w"}[int(replayed.colour[i])],
+            None if replayed.point[i] < 0 else divmod(int(replayed.point[i]), record.size),
+            bool(replayed.setup[i]) if i else bool(replayed.boards[0].any()),
+            replayed.boards[i].reshape(record.size, record.size),
+        )
+        for i in range(main)
+    ], comments if len(comments) == main else [])
+
+
+def export_sgf(db: sqlite3.Connection, path: str, game_id: int) -> str:
+    """:meth:`Index.sgf <gohash.index.index.Index.sgf>` of the index at ``path``
+    (``db`` open on it)."""
+    record, file_sha, _, _, blob = stored_game(db, path, game_id)
+    try:
+        return read_record(record, file_sha=file_sha, folders=_folders(path))
+    except GohashError:  # gone or changed: the index's own copy
+        pass
+    root = root_text(record)
+    if record.handicap:
+        root["HA"] = str(record.handicap)
+    try:
+        return game_sgf(blob, record.size, root)
+    except GohashError as e:
+        raise damaged(path, f"game {game_id}: {e.reason}") from None
+
+
+def _folders(path: str) -> list[str]:
+    """Where relative paths of the index ``path``'s files are tried besides the
+    current folder."""
+    return [os.path.dirname(os.path.abspath(path))]
+
+
+def root_text(record: Record) -> dict[str, str]:
+    """The root's text properties a record holds, as SGF names them."""
+    values = {
+        "PB": record.black, "PW": record.white, "BR": record.black_rank,
+        "WR": record.white_rank, "RE": record.result, "DT": record.dt, "EV": record.event,
+        "KM": None if record.komi is None else f"{record.komi:g}",
+        **{f.prop: record.fields.get(f.name) for f in STORED},
+    }
+    return {name: value for name, value in values.items() if value is not None}

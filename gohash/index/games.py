@@ -31,6 +31,7 @@ from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
 from ..group.symmetry import MAX_SIZE
 from ..pipeline.frames import frame_batch
+from .values import damaged
 
 __all__ = [
     "KEY_BITS",
@@ -49,6 +50,7 @@ __all__ = [
     "posting_keys",
     "replay_at",
     "replay_boards",
+    "replay_game",
     "replay_pure",
     "setup_nodes",
 ]
@@ -238,6 +240,17 @@ def replay_boards(
     out.setup = setup.view(np.bool_)
     _check_done(done, nodes, last)
     return out
+
+
+def replay_game(path: str, game_id: int, blob: bytes, size: int, nodes: int, last: int, *,
+                pure: bool | None = None) -> Replayed:
+    """Game ``game_id``'s stored form replayed to node ``last``
+    (:func:`replay_boards`); a blob that does not replay is a damaged index
+    (the one at ``path``)."""
+    try:
+        return replay_boards(blob, size, nodes, last, pure=pure)
+    except GohashError as e:
+        raise damaged(path, f"game {game_id}: {e.reason}") from None
 
 
 def _check_size(size: int) -> None:

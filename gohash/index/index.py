@@ -1,97 +1,78 @@
 """A position index of SGF collections in SQLite: search up to symmetry, find duplicate games.
 
-Scope: :class:`Index`, which holds an :class:`~gohash.index.store.IndexFile`
-(the database: its schema, opening, building and upkeep) and adds the exact position
-search with its filters and the continuations of a position (their
-semantics and results are :mod:`gohash.index.view`'s and
-:mod:`gohash.index.results`'s), rebuilding an indexed
-game from its stored form, and duplicate and prefix detection; and
-:func:`position_from_sgf`, which takes a query position from a record.  The
-command line (:mod:`gohash.cli.index`) only parses arguments and prints.
-
-Exactness: a search reads the postings of the query's key (48 bits of it),
-replays each game they name once, as far as they ask, and keeps a posting
-only if the game's position there is one of the query's 16 images; the
-element, the side to move and the next move come from that replay.  Dupes
-compare the games' key sequences, then the candidates' exact frames.
+Scope: :class:`Index`, a facade whose methods state the contracts of the
+queries and delegate each family to its module: the database (its schema,
+opening, building and upkeep) to the private class of :mod:`gohash.index.store`, the
+exact position search and the continuations of a position to
+:mod:`gohash.index.find`, pattern search to :mod:`gohash.index.pattern_search`,
+a game rebuilt for a viewer or exported as SGF to :mod:`gohash.index.export`,
+the players to :mod:`gohash.index.players` and duplicate games to
+:mod:`gohash.index.dupes`.  The command line (:mod:`gohash.cli.index`) only
+parses arguments and prints.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
-from typing import Any
 
-import numpy as np
 import numpy.typing as npt
 
-from .. import _native
-from .._deprecated import deprecated
-from ..errors import GohashError, OptionError, StoredGameError, UnknownGameError
 from ..go.board import Board
-from ..group.coords import check_position_array
 from ..group.schemes import KeyScheme
-from ..group.symmetry import ELEMENTS, Element
-from ..metadata import STORED
 from ..pattern.diagram import Pattern
-from ..pattern.match import Found, Game
-from ..pattern.search import THREADS, PatternQuery, PatternResult
+from ..pattern.search import PatternResult
 from ..pattern.store import GameStore
-from ..pipeline.frames import (
-    Board8,
-    SchemeFactory,
-    frame_array_and_elements,
-    frame_batch,
+from ..pipeline.frames import SchemeFactory
+from . import find as _find
+from .dupes import (
+    Dupes,
+    dupe_candidates,
+    group_dupes,
+    last_positions,
+    main_frames,
+    position_holders,
 )
-from ..sgf.extract import main_line_comments
-from ..sgf.sources import find_inputs, read_input, source_again
-from ..sgf.walk import BaseVisitor, GameInfo, PositionEvent, walk_source
-from .aggregates import aggregate_rows
-from .dupes import Dupes, dupe_candidates, group_dupes, last_positions, position_holders
-from .export import download_name, game_sgf, read_record
-from .filters import Filters, game_order
-from .games import REPLAY_COLUMNS, Replayed, posting_key, replay_boards
-from .occurrences import Hits, confirm, read_games, setup_rows
-from .patterns import pattern_faults, pattern_path, pattern_store
+from .export import download_name, export_sgf, rebuilt_game, stored_game
+from .filters import Filters
+from .occurrences import all_records, read_records
+from .pattern_search import game_store, pattern
+from .patterns import pattern_faults
 from .players import (
     CORNER_MOVES,
     OPENING_MOVES,
     PlayerMatch,
     PlayerSummary,
-    corner_patterns,
-    opening_moves,
-    summarize,
+    find_players,
+    player_summary,
 )
-from .postings import live_postings
-from .results import RECORD_COLUMNS, Continuations, FindResult, GamePosition, GameRecord, Record
-from .store import BuildSummary, IndexFile, IndexInfo, Removed, database_errors
-from .values import damaged, require
-from .view import SETUP, ContinuationRow, QueryView, merge_continuations
+from .results import Continuations, FindResult, GameRecord, Record
+from .store import BuildSummary, IndexInfo, Removed, _IndexFile, database_errors
 
-__all__ = [
-    "QUERY_SYMMETRIES",
-    "Index",
-    "position_from_sgf",
-]
-
-
-QUERY_SYMMETRIES = ("full", "d4")
-"""The values of ``symmetry`` in :meth:`Index.find` and :meth:`Index.continuations`:
-rotations, reflections and colour exchange, or rotations and reflections only
-(:meth:`Index.pattern` also takes ``"none"``, :data:`gohash.pattern.diagram.SYMMETRIES`)."""
-
+__all__ = ["Index"]
 
 
 class Index:
     """A gohash position index in an SQLite file, searched.
 
-    The arguments open or create its :attr:`file` (an
-    :class:`~gohash.index.store.IndexFile`, which documents them); building and
-    upkeep are the file's, and are offered here too.  Use as a context manager,
-    or call :meth:`close`.
+    ``Index(path)`` opens an existing index; ``Index(path, create=True)`` also
+    creates one (with ``scheme``, default ``regular128``) if the file is missing or
+    empty.  ``scheme`` may instead be a factory from board size to
+    :class:`~gohash.group.schemes.KeyScheme`, for experiments with other key tables
+    (it must be picklable for ``jobs > 1``); the index records its ``name``.
+    ``variations=True`` makes a new index store every variation's positions;
+    an existing index keeps what it was created with (None), and asking it for
+    the other is an error, as for the scheme.
+    ``read_only=True`` opens an existing index for searching only (SQLite's
+    ``mode=ro``, :func:`~gohash.index.store.read_only_uri`), on a connection any thread may use,
+    one at a time: it needs no write access to the index or its folder.
+    Opening an index replays its first game's first nodes and recomputes their
+    keys, and refuses it (:class:`~gohash.errors.DamagedIndexError`) if its
+    postings differ: a damaged index, or a meta table naming another key scheme.
+    The database (its opening, building and upkeep) is a private class of
+    :mod:`gohash.index.store`; each query family is a module of its own
+    (:mod:`gohash.index`).  Use as a context manager, or call :meth:`close`.
     """
 
     def __init__(
@@ -103,26 +84,26 @@ class Index:
         variations: bool | None = None,
         read_only: bool = False,
     ) -> None:
-        self.file = IndexFile(path, create=create, scheme=scheme, variations=variations,
-                              read_only=read_only)
-        self._db = self.file.connection
+        self._file = _IndexFile(path, create=create, scheme=scheme, variations=variations,
+                                read_only=read_only)
+        self._db = self._file.connection
         # Pattern search's games of each board size, and the version they were read at.
         self._stores: dict[int, tuple[tuple[int, int], GameStore]] = {}
 
     @property
     def path(self) -> str:
-        return self.file.path
+        return self._file.path
 
     @property
     def variations(self) -> bool:
-        return self.file.variations
+        return self._file.variations
 
     @property
     def scheme_name(self) -> str:
-        return self.file.scheme_name
+        return self._file.scheme_name
 
     def close(self) -> None:
-        self.file.close()
+        self._file.close()
 
     def __enter__(self) -> Index:
         return self
@@ -132,7 +113,7 @@ class Index:
 
     def keys(self, size: int) -> KeyScheme:
         """The key scheme of the index for one board size."""
-        return self.file.keys(size)
+        return self._file.keys(size)
 
     def build(
         self,
@@ -143,33 +124,61 @@ class Index:
         progress: Callable[[int, int], object] | None = None,
         suicide_allowed: bool | None = None,
     ) -> BuildSummary:
-        """Index every SGF file of ``paths`` (:meth:`IndexFile.build
-        <gohash.index.store.IndexFile.build>`)."""
-        return self.file.build(paths, jobs=jobs, files_per_commit=files_per_commit,
+        """Index every SGF file of ``paths`` (files, folders, archives, ``-``, or
+        inputs :func:`~gohash.sgf.sources.find_inputs` resolved).
+
+        A file already indexed with the same SHA-256 is skipped; a changed one
+        replaces its games.  Whole files are written in one transaction, by
+        default those of about a second
+        (:data:`~gohash.index.store.COMMIT_SECONDS`; in a large index, those that
+        grow it threefold, :data:`~gohash.index.store.COMMIT_GROWTH`), or each
+        ``files_per_commit`` files: an interrupted build leaves a consistent
+        index that lacks at most the files of the last transaction, and
+        running it again completes it.  ``jobs`` worker processes read and replay the files;
+        this process writes.  If a worker dies, the inputs in hand are retried
+        one at a time (a note says so); one whose retry kills its worker again
+        is an error.  ``progress(done, total)`` is called after each input.
+        ``suicide_allowed`` holds for every game replayed if given, else each
+        game's ``RU`` decides; files skipped as unchanged are not replayed again.
+        A file indexed under another parse version
+        (:data:`~gohash.index.records.PARSE_VERSION`) is replayed even if unchanged.
+        """
+        return self._file.build(paths, jobs=jobs, files_per_commit=files_per_commit,
                                progress=progress, suicide_allowed=suicide_allowed)
 
     def remove(self, paths: Iterable[str]) -> Removed:
-        """Remove the files of ``paths`` (:meth:`IndexFile.remove
-        <gohash.index.store.IndexFile.remove>`)."""
-        return self.file.remove(paths)
+        """Remove the files of ``paths`` from the index, in one transaction: a path
+        as :meth:`build` was given it names the file of that path, every file under a
+        folder, or every member of an archive; the positions no other game has
+        go too, and their postings."""
+        return self._file.remove(paths)
+
+    def discover_aggregates(self) -> int:
+        """Give every position of the first
+        :data:`~gohash.index.aggregates.CANDIDATE_NODES` nodes of the index's games
+        that is frequent its aggregate (:meth:`Aggregates.discover
+        <gohash.index.aggregates.Aggregates.discover>`), as a build of them all
+        would; how many were made."""
+        return self._file.discover_aggregates()
 
     def info(self) -> IndexInfo:
         """What the index holds and how it was built (:class:`~gohash.index.store.IndexInfo`)."""
-        return self.file.info()
+        return self._file.info()
 
     def counts(self) -> dict[str, int]:
         """Files, games, positions (distinct posting keys) and occurrences (postings)."""
-        return self.file.counts()
+        return self._file.counts()
 
     def sizes(self) -> dict[int, int]:
         """Games per board size."""
-        return self.file.sizes()
+        return self._file.sizes()
 
     def check(self) -> list[str]:
-        """Every fault of the index, one line each (:meth:`IndexFile.check
-        <gohash.index.store.IndexFile.check>`), and of its pattern files
-        (:func:`~gohash.index.patterns.pattern_faults`)."""
-        return self.file.check() + pattern_faults(self._db, self.path)
+        """Every fault of the index, one line each (empty: none found), what
+        :mod:`gohash.index.check` checks, and of its pattern files
+        (:func:`~gohash.index.patterns.pattern_faults`).  Reads every row:
+        minutes for an index of millions of games."""
+        return self._file.check() + pattern_faults(self._db, self.path)
 
     @database_errors
     def version(self) -> tuple[int, int]:
@@ -179,47 +188,6 @@ class Index:
         return self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes
 
     # -- searching -----------------------------------------------------------------------------
-
-    def _lookup(
-        self, position: Board | npt.ArrayLike, filters: Filters | None,
-        columns: str = "",
-    ) -> tuple[int, int, list[Element], Hits]:
-        """The query's size, key, the elements mapping it onto its frame (lowest
-        first), and its confirmed occurrences in the games ``filters`` let
-        through (with ``columns`` of their games, ``g``)."""
-        size, key, frame, onto = self._frame(position)
-        return size, key, onto, self._occurrences(size, key, frame, filters, columns)
-
-    def _frame(self, position: Board | npt.ArrayLike) -> tuple[int, int, Board8, list[Element]]:
-        """The query's size, canonical key, frame, and the elements mapping it onto
-        its frame (lowest first)."""
-        arr = _position_array(position)
-        key, frame, onto = frame_array_and_elements(arr, self.keys(arr.shape[0]))
-        return arr.shape[0], key, frame, onto
-
-    def _occurrences(
-        self, size: int, key: int, frame: Board8, filters: Filters | None, columns: str
-    ) -> Hits:
-        """The confirmed occurrences of ``frame`` (of canonical ``key``) in the games
-        ``filters`` let through, with ``columns`` of their games."""
-        condition, params = filters.sql("g") if filters is not None else ("1", [])
-        wanted = posting_key(key, self.keys(size).bits, size)
-        postings = live_postings(self._db, self.file.postings, wanted,
-                                 condition=condition, params=params)
-        games = self._games(sorted({game_id for game_id, _ in postings}), columns)
-        postings = [p for p in postings if p[0] in games]  # a game removed meanwhile
-        # A posting of another size is a key that collides: other stones.
-        sizes = {games[game_id][0] for game_id, _ in postings}
-        try:
-            hits = confirm([p for p in postings if games[p[0]][0] == size], games, size, frame)
-        except GohashError as e:
-            raise damaged(self.path, e.reason) from None
-        hits.rejected += len(sizes - {size})
-        return hits
-
-    def _games(self, game_ids: list[int], columns: str) -> dict[int, tuple[Any, ...]]:
-        """:func:`~gohash.index.occurrences.read_games` of this index."""
-        return read_games(self._db, game_ids, columns)
 
     @database_errors
     def find(
@@ -235,8 +203,9 @@ class Index:
         colour_swap: bool | None = None,
     ) -> FindResult:
         """Every occurrence of ``position`` (a Board or an (N, N) array) up to
-        ``symmetry`` (:data:`SYMMETRIES`: ``"full"`` rotations, reflections and colour
-        exchange, ``"d4"`` rotations and reflections only); confirmed exactly.
+        ``symmetry`` (:data:`~gohash.index.find.QUERY_SYMMETRIES`: ``"full"``
+        rotations, reflections and colour exchange, ``"d4"`` rotations and
+        reflections only); confirmed exactly.
 
         Occurrences come in index order (file, game, move), or by ``order``
         (:func:`~gohash.index.filters.game_order`: ``'date'``, ``'-rank'``, ...)
@@ -262,60 +231,9 @@ class Index:
         0
         >>> index.close()
         """
-        if colour_swap is not None:
-            deprecated("colour_swap=", 'symmetry= ("full" for True, "d4" for False)',
-                       "Index.find", depth=2)
-            symmetry = "full" if colour_swap else "d4"
-        OptionError.check("symmetry", symmetry, QUERY_SYMMETRIES)
-        to_move = _side(position, to_move)
-        size, key, onto, hits = self._lookup(position, filters)
-        view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
-        allowed = {(sw, tm): view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)}
-        keep = [i for i in range(len(hits))
-                if allowed[bool(hits.element[i] >= 8), int(hits.to_move[i])]]
-        if order is not None:
-            keep = self._ordered(keep, hits.game_id, order)
-        page = keep[offset:] if limit is None else keep[offset : offset + limit]
-        # The records of the page's games only (the others' are never shown).
-        records = self._records(sorted({hits.game_id[i] for i in page}))
-        lines = self._lines([(hits.game_id[i], int(hits.seq[i])) for i in page
-                             if hits.seq[i] >= hits.games[hits.game_id[i]][2]])
-        matches = []
-        for i in page:
-            game_id = hits.game_id[i]
-            seq = int(hits.seq[i])
-            colour = int(hits.next_colour[i])
-            match = view.match(records[game_id], int(hits.move_number[i]), seq,
-                               ELEMENTS[int(hits.element[i])], int(hits.to_move[i]), colour,
-                               int(hits.next_point[i]) if colour else None)
-            line = lines.get((game_id, seq))
-            if line:
-                match = replace(match, variation=tuple(int(x) for x in line.split(".")))
-            matches.append(match)
-        return FindResult(key, len(keep), matches, offset, limit, hits.rejected,
-                          self.keys(size).bits)
-
-    def _ordered(self, hits: list[int], game_ids: Sequence[int], order: str) -> list[int]:
-        """``hits`` (indexes into ``game_ids``) with their games in ``order``
-        (:func:`~gohash.index.filters.game_order`), each game's in index order."""
-        wanted = sorted({int(game_ids[i]) for i in hits})
-        rank = {game_id: n for n, (game_id,) in enumerate(self._db.execute(
-            f"SELECT g.id FROM games g WHERE g.id IN (SELECT value FROM json_each(?)) "
-            f"ORDER BY {game_order(order)}, g.id", (json.dumps(wanted),)))}
-        return sorted(hits, key=lambda i: (rank[int(game_ids[i])], i))
-
-    def _lines(self, nodes: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
-        """The path of the variation holding each node off its main line: that of
-        the latest variation run starting at or before it."""
-        out = {}
-        for game_id, seq in nodes:
-            require(self._db, "variations", "game_id = ? AND seq <= ?", (game_id, seq))
-            row = self._db.execute(
-                "SELECT path FROM variations WHERE game_id = ? AND seq <= ? "
-                "ORDER BY seq DESC LIMIT 1", (game_id, seq),
-            ).fetchone()
-            out[game_id, seq] = "" if row is None else row[0]
-        return out
+        return _find.find(self._db, self.path, self.keys, self._file.postings, position,
+                          symmetry=symmetry, limit=limit, offset=offset, filters=filters,
+                          to_move=to_move, order=order, colour_swap=colour_swap)
 
     @database_errors
     def continuations(
@@ -335,7 +253,7 @@ class Index:
 
         ``to_move`` is the side to move kept, in the query's colours: ``'query'``
         (the default) the query's own, ``position.to_move`` for a Board (whose
-        side to move is the record's in :func:`position_from_sgf`), either side
+        side to move is the record's in :func:`~gohash.index.find.position_from_sgf`), either side
         for an array, which has none; ``'b'`` or ``'w'`` that side; ``'any'``
         either side.  None means ``'query'`` here for one more release, with a
         :class:`DeprecationWarning` (elsewhere, and then here, it is ``'any'``).
@@ -352,47 +270,9 @@ class Index:
         :attr:`~gohash.index.results.Continuations.setup_left_out`,
         ``"include"`` counts them with the others, ``"only"`` keeps them alone.
         """
-        OptionError.check("symmetry", symmetry, QUERY_SYMMETRIES)
-        OptionError.check("setup", setup, SETUP)
-        if to_move is None:
-            deprecated("to_move=None (the query's side)", "to_move='query'",
-                       "Index.continuations", depth=2)
-            to_move = "query"
-        to_move = _side(position, to_move)
-        size, key, frame, onto = self._frame(position)
-        view = QueryView(onto, size, colour_swap=symmetry == "full", to_move=to_move)
-        allowed = np.array([view.matches(sw, tm) for sw in (False, True) for tm in (1, 2)])
-        kept = None if filters is not None else self._aggregated(size, key, frame, setup)
-        if kept is None:
-            kept = self._recounted(size, key, frame, filters, allowed, setup)
-        else:
-            rows, other = (
-                [row for row in part if allowed[row.swapped * 2 + row.to_move - 1]]
-                for part in kept)
-            kept = rows, other
-        rows, other = kept
-        found = merge_continuations(rows, key=key, bits=self.keys(size).bits, view=view,
-                                    limit=limit)
-        found.setup, found.setup_left_out = setup, sum(row.count for row in other)
-        return found
-
-    def _aggregated(self, size: int, key: int, frame: Board8, setup: str
-                    ) -> tuple[list[ContinuationRow], list[ContinuationRow]] | None:
-        """The continuation rows of the occurrences of ``frame`` that ``setup``
-        keeps, and of those it leaves out, as the index keeps them
-        (:mod:`gohash.index.aggregates`); None if it keeps none for it."""
-        return aggregate_rows(self._db, posting_key(key, self.keys(size).bits, size), size,
-                              frame, setup)
-
-    def _recounted(
-        self, size: int, key: int, frame: Board8, filters: Filters | None,
-        allowed: npt.NDArray[np.bool_], setup: str,
-    ) -> tuple[list[ContinuationRow], list[ContinuationRow]]:
-        """The continuation rows of the occurrences of ``frame`` that ``filters``
-        let through, of the kinds ``allowed``, those ``setup`` keeps and those it
-        leaves out: each game replayed."""
-        hits = self._occurrences(size, key, frame, filters, ", g.winner, g.date")
-        return setup_rows(hits, allowed, setup)
+        return _find.continuations(self._db, self.path, self.keys, self._file.postings,
+                                   position, symmetry=symmetry, filters=filters,
+                                   to_move=to_move, limit=limit, setup=setup)
 
     @database_errors
     def pattern(
@@ -454,75 +334,22 @@ class Index:
         ('data/sgf/game-9x9.sgf', 4, ('b', (2, 8)))
         >>> index.close()
         """
-        query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
-                             sequence=sequence)
-        store = self._game_store(query.size)
-        selected = store.live.copy()
-        if filters is not None:
-            condition, params = filters.sql("g")
-            kept = [row[0] for row in self._db.execute(
-                f"SELECT g.id FROM games g JOIN files f ON f.id = g.file_id WHERE g.size = ? "
-                f"AND {condition}", [query.size, *params])]
-            selected &= np.isin(store.ids, kept)
-        pure = _native.pure_from_compiled(compiled, pure, "Index.pattern", depth=2)
-        compiled = _native.use_compiled(pure, _native.match)
-        scan = None if compiled else (lambda games: self._scan_pure(query, store, games))
-        try:
-            return query.search(store, selected, records=self._records, twin=scan, limit=limit,
-                                offset=offset, timeout=timeout, cancel=cancel,
-                                threads=THREADS if compiled else 1)
-        except StoredGameError as e:  # a value of the file the kernel met
-            where, reason = f"game {int(store.ids[e.index])}: ", e.reason
-        except ValueError as e:
-            if isinstance(e, GohashError):
-                raise
-            where, reason = "", str(e)  # a shape the kernel refused
-        raise damaged(self.path, f"{where}its pattern file "
-                                 f"{pattern_path(self.path, query.size)!r} is damaged "
-                                 f"({reason}); delete it and the next search rebuilds it")
-
-    def _scan_pure(self, query: PatternQuery, store: GameStore, games: npt.NDArray[np.int64]
-                   ) -> Found:
-        """:meth:`Matcher.scan <gohash.pattern.match.Matcher.scan>`'s twin: each game
-        of ``games`` (store numbers) read from the index, replayed into its
-        boards by the pure replay (:meth:`_replay`) and matched by the pure
-        matcher."""
-        parts = []
-        rows = self._games(store.ids[games].tolist(), "")
-        for g in games.tolist():
-            _, nodes, positions, blob = rows[int(store.ids[g])]
-            replayed = self._replay(int(store.ids[g]), blob, store.size, nodes, positions - 1,
-                                    pure=True)
-            game = _game_boards(replayed, positions)
-            found = Found.of(query.matcher.match(game, pure=True), game)
-            parts.append(replace(found, game=np.full(len(found.game), g, dtype=np.int32)))
-        return Found.concatenate(parts)
+        return pattern(self._db, self.path, self._game_store, diagram, symmetry=symmetry,
+                       to_move=to_move, max_move=max_move, sequence=sequence, filters=filters,
+                       limit=limit, offset=offset, pure=pure, timeout=timeout, cancel=cancel,
+                       compiled=compiled)
 
     def _game_store(self, size: int) -> GameStore:
         """The games of ``size`` with a position, as pattern search scans them
         (:func:`~gohash.index.patterns.pattern_store`): read once and kept while
         the index is unchanged (:meth:`version`)."""
-        version = self.version()
-        kept = self._stores.get(size)
-        if kept is not None and kept[0] == version:
-            return kept[1]
-        # Every game of the size and its file: the filters read any column.
-        self._require_games("size = ?", (size,))
-        store = pattern_store(self._db, self.path, size)
-        self._stores[size] = (version, store)
-        return store
-
-    def _require_games(self, where: str, params: Sequence[object]) -> None:
-        """Raise :class:`~gohash.errors.DamagedIndexError` if a game ``where``
-        selects, or its file, holds a value out of its type or range
-        (:func:`~gohash.index.values.require`)."""
-        require(self._db, "games", where, params)
-        require(self._db, "files", f"id IN (SELECT file_id FROM games WHERE {where})", params)
+        return game_store(self._db, self.path, size, self.version(), self._stores)
 
     def _records(self, game_ids: list[int]) -> dict[int, Record]:
         """The records of ``game_ids``, by id."""
-        return {game_id: Record.from_row(row[4:])
-                for game_id, row in self._games(game_ids, f", {RECORD_COLUMNS}").items()}
+        return read_records(self._db, game_ids)
+
+    # -- games and players -----------------------------------------------------------------------
 
     @database_errors
     def game(self, game_id: int) -> GameRecord:
@@ -531,23 +358,7 @@ class Index:
         position of its main line as indexed.  The source file is not needed:
         the comments (``C``) are read from it when it is there unchanged, and
         are left out otherwise."""
-        record, file_sha, nodes, main, blob = self._stored(game_id)
-        replayed = self._replay(game_id, blob, record.size, nodes, main - 1)
-        try:
-            source = source_again(record.file, file_sha, self._folders())
-            comments = main_line_comments(source.data, record.file, record.game)
-        except GohashError:  # the file is gone or changed, or read leniently
-            comments = []
-        return GameRecord(record, _root_text(record), [
-            GamePosition(
-                int(replayed.move_number[i]),
-                {0: None, 1: "b", 2: "w"}[int(replayed.colour[i])],
-                None if replayed.point[i] < 0 else divmod(int(replayed.point[i]), record.size),
-                bool(replayed.setup[i]) if i else bool(replayed.boards[0].any()),
-                replayed.boards[i].reshape(record.size, record.size),
-            )
-            for i in range(main)
-        ], comments if len(comments) == main else [])
+        return rebuilt_game(self._db, self.path, game_id)
 
     @database_errors
     def sgf(self, game_id: int) -> str:
@@ -558,51 +369,13 @@ class Index:
         root properties, without comments).  A game id the index does not hold
         raises :class:`~gohash.errors.UnknownGameError`.
         """
-        record, file_sha, _, _, blob = self._stored(game_id)
-        try:
-            return read_record(record, file_sha=file_sha, folders=self._folders())
-        except GohashError:  # gone or changed: the index's own copy
-            pass
-        root = _root_text(record)
-        if record.handicap:
-            root["HA"] = str(record.handicap)
-        try:
-            return game_sgf(blob, record.size, root)
-        except GohashError as e:
-            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
+        return export_sgf(self._db, self.path, game_id)
 
     @database_errors
     def sgf_name(self, game_id: int) -> str:
         """The file name of :meth:`sgf`'s record (:func:`~gohash.index.export.download_name`:
         date and players, or the source file's name)."""
-        return download_name(self._stored(game_id)[0])
-
-    def _replay(self, game_id: int, blob: bytes, size: int, nodes: int, last: int, *,
-                pure: bool | None = None) -> Replayed:
-        """Game ``game_id``'s stored form replayed to node ``last``
-        (:func:`~gohash.index.games.replay_boards`); a blob that does not replay
-        is a damaged index."""
-        try:
-            return replay_boards(blob, size, nodes, last, pure=pure)
-        except GohashError as e:
-            raise damaged(self.path, f"game {game_id}: {e.reason}") from None
-
-    def _folders(self) -> list[str]:
-        """Where relative paths of the index's files are tried besides the current folder."""
-        return [os.path.dirname(os.path.abspath(self.path))]
-
-    def _stored(self, game_id: int) -> tuple[Record, str, int, int, bytes]:
-        """A game's record, its file's SHA-256, and its stored form: nodes, main-line
-        positions and the record blob."""
-        self._require_games("id = ?", (game_id,))
-        row = self._db.execute(
-            f"SELECT {RECORD_COLUMNS}, f.sha256, g.nodes, g.positions, g.record FROM games g "
-            "JOIN files f ON f.id = g.file_id WHERE g.id = ?",
-            (game_id,),
-        ).fetchone()
-        if row is None:
-            raise UnknownGameError(f"the index has no game with id {game_id!r}", file=self.path)
-        return Record.from_row(row[:-4]), *row[-4:]
+        return download_name(stored_game(self._db, self.path, game_id)[0])
 
     @database_errors
     def players(self, text: str, *, limit: int | None = 20) -> list[PlayerMatch]:
@@ -611,17 +384,7 @@ class Index:
         ``聂卫平``), with their games in either colour: a name equal to ``text``
         (case-folded) first, then the most games first, then by name; ``limit``
         of them (None: all)."""
-        if not text.strip():
-            raise OptionError("a player search needs some text of a name")
-        require(self._db, "games", columns=("black", "white"))
-        rows = self._db.execute(
-            "SELECT name, count(*) FROM (SELECT black AS name FROM games UNION ALL "
-            "SELECT white FROM games WHERE white IS NOT black) "
-            "WHERE gohash_contains(name, ?) GROUP BY name", (text,),
-        ).fetchall()
-        folded = text.casefold()
-        rows.sort(key=lambda row: (row[0].casefold() != folded, -row[1], row[0]))
-        return [PlayerMatch(name, games) for name, games in rows[:limit]]
+        return find_players(self._db, text, limit=limit)
 
     @database_errors
     def player(
@@ -636,43 +399,8 @@ class Index:
         :class:`~gohash.index.players.PlayerSummary`; ``openings`` None: every one.
         The games come by ``order`` (:func:`~gohash.index.filters.game_order`),
         then in index order."""
-        if opening_length < 1:
-            raise OptionError(f"opening_length must be at least 1, not {opening_length}")
-        if corner_length < 1:
-            raise OptionError(f"corner_length must be at least 1, not {corner_length}")
-        self._require_games("black = ?1 OR white = ?1", (name,))
-        rows = self._db.execute(
-            f"SELECT {RECORD_COLUMNS}, g.nodes, g.positions, g.record FROM games g "
-            f"JOIN files f ON f.id = g.file_id "
-            f"WHERE g.black = ?1 OR g.white = ?1 ORDER BY {game_order(order)}, g.id",
-            (name,),
-        ).fetchall()
-        records, found, corners = [], {}, {}
-        for row in rows:
-            record = Record.from_row(row[:-3])
-            records.append(record)
-            nodes, main, blob = row[-3:]
-            if main <= min(opening_length, corner_length):
-                continue
-            # The main line is the first ``main`` nodes.
-            replayed = self._replay(record.id, blob, record.size, nodes, main - 1)
-            # Openings and corners from the empty board only; the moves of nodes
-            # 1..n, in the game's own orientation (element 0).
-            if replayed.boards[0].any():
-                continue
-            if main > opening_length:
-                moves = [(0, int(replayed.colour[i]), int(replayed.point[i]))
-                         for i in range(1, opening_length + 1)]
-                opening = opening_moves(moves, record.size)
-                if opening is not None:
-                    found[record.id] = opening
-            played = [("b" if replayed.colour[i] == 1 else "w",
-                       divmod(int(replayed.point[i]), record.size))
-                      for i in range(1, main)
-                      if replayed.colour[i] in (1, 2) and replayed.point[i] >= 0]
-            corners[record.id] = corner_patterns(played, record.size, corner_length)
-        return summarize(name, records, found, opening_length=opening_length, limit=openings,
-                         corners=corners, corner_length=corner_length)
+        return player_summary(self._db, self.path, name, opening_length=opening_length,
+                              openings=openings, order=order, corner_length=corner_length)
 
     # -- duplicates ----------------------------------------------------------------------------
 
@@ -680,29 +408,12 @@ class Index:
     def main_frames(self, game_ids: Iterable[int]) -> dict[int, tuple[tuple[bytes, ...], int]]:
         """For each game of ``game_ids``: the frames of its main line, and the
         element mapping its last position onto its frame."""
-        out = {}
-        for game_id in game_ids:
-            require(self._db, "games", "id = ?", (game_id,), REPLAY_COLUMNS)
-            size, nodes, main, blob = self._db.execute(
-                "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)
-            ).fetchone()
-            boards = self._replay(game_id, blob, size, nodes, main - 1).boards[:main]
-            keys = self.keys(size)
-            batch = frame_batch(boards, keys.hash_arrays(boards.reshape(-1, size, size)), keys)
-            assert batch.frames is not None
-            out[game_id] = tuple(map(bytes, batch.frames)), int(batch.elements[-1])
-        return out
+        return main_frames(self._db, self.path, self.keys, game_ids)
 
     @database_errors
     def records(self) -> dict[int, Record]:
         """Every game record, by id."""
-        self._require_games("1", ())
-        return {
-            row[0]: Record.from_row(row)
-            for row in self._db.execute(
-                f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id"
-            )
-        }
+        return all_records(self._db)
 
     @database_errors
     def dupe_lasts(self, *, min_positions: int = 10) -> list[tuple[int, int, int]]:
@@ -719,7 +430,7 @@ class Index:
         positions or more that hold that key at that node: pairs of its place
         in ``lasts`` and such a game's id.  If a main line is another's, or a
         prefix of it, the other holds its last position there."""
-        return position_holders(self._db, self.file.postings, lasts, min_positions)
+        return position_holders(self._db, self._file.postings, lasts, min_positions)
 
     @database_errors
     def dupes(self, *, min_positions: int = 10) -> Dupes:
@@ -736,98 +447,3 @@ class Index:
         return group_dupes(dupe_candidates([game for game, _, _ in lasts], held),
                            self.main_frames, self._records)
 
-
-def _root_text(record: Record) -> dict[str, str]:
-    """The root's text properties a record holds, as SGF names them."""
-    values = {
-        "PB": record.black, "PW": record.white, "BR": record.black_rank,
-        "WR": record.white_rank, "RE": record.result, "DT": record.dt, "EV": record.event,
-        "KM": None if record.komi is None else f"{record.komi:g}",
-        **{f.prop: record.fields.get(f.name) for f in STORED},
-    }
-    return {name: value for name, value in values.items() if value is not None}
-
-
-def _game_boards(replayed: Replayed, positions: int) -> Game:
-    """The main line (its first ``positions`` nodes) of a stored game replayed
-    (:func:`~gohash.index.games.replay_boards`) as pattern search reads it
-    (:class:`~gohash.pattern.match.Game`): each position's next move is the move
-    of the node after it."""
-    next_colour = np.zeros(positions, dtype=np.int8)
-    next_point = np.full(positions, -1, dtype=np.int32)
-    next_colour[:-1] = replayed.colour[1:positions]
-    next_point[:-1] = replayed.point[1:positions]
-    return Game(replayed.boards[:positions], replayed.move_number[:positions],
-                replayed.to_move[:positions], next_colour, next_point)
-
-
-
-
-def _side(position: Board | npt.ArrayLike, to_move: str | None) -> str | None:
-    """``to_move`` of a query, ``'query'`` read: the query's side to move (a
-    Board's; either side for an array, which has none)."""
-    if to_move != "query":
-        return to_move
-    return position.to_move if isinstance(position, Board) else "any"
-
-
-def _position_array(position: Board | npt.ArrayLike) -> Board8:
-    if isinstance(position, Board):
-        return position.to_array()
-    # Not checked: that every group has a liberty; such a position is never found.
-    return check_position_array(position, batch=False).astype(np.int8)
-
-
-# -- query positions from records --------------------------------------------------------------
-
-
-class _PositionPicker(BaseVisitor):
-    def __init__(self, game: int, move: int | None) -> None:
-        self.game = game
-        self.move = move
-        self.found: tuple[bytes, str] | None = None
-        self.last_move = -1
-        self.games = 0
-        self.error: GohashError | None = None
-
-    def begin_game(self, info: GameInfo) -> None:
-        self.games += 1
-
-    def visit_position(self, event: PositionEvent) -> None:
-        if event.game == self.game:
-            self.last_move = event.move_number
-            if self.move is None or event.move_number == self.move:
-                self.found = event.board.position_key(), event.board.to_move
-
-    def handle_error(self, error: GohashError) -> bool:
-        if error.game is None or error.game == self.game:
-            self.error = self.error or error
-        return False
-
-
-def position_from_sgf(
-    path: str, move: int | None = None, *, game: int = 0, suicide_allowed: bool | None = None
-) -> Board:
-    """The position of game ``game`` of an SGF file (``-``: standard input) on its main
-    line after move ``move`` (None: the last), setup included; suicide allowed as
-    ``suicide_allowed`` says, or the game's ``RU`` if None.  The board has no
-    history; its side to move is the record's there, as an index stores it:
-    Black at first, then the opponent of the last mover."""
-    picker = _PositionPicker(game, move)
-    options = {} if suicide_allowed is None else {"suicide_allowed": suicide_allowed}
-    for inp in find_inputs([path]):
-        for source in read_input(inp):
-            if isinstance(source, GohashError):
-                raise source
-            walk_source(source, picker, board_options=options)
-    if picker.found is None or (move is not None and move > picker.last_move):
-        if picker.error is not None:
-            raise picker.error
-        if picker.last_move < 0:
-            raise GohashError(f"{path!r} has no game {game} (it has {picker.games})", file=path)
-        raise GohashError(
-            f"move {move!r} is beyond the end of the main line (move {picker.last_move})",
-            file=path, game=game,
-        )
-    key, to_move = picker.found
-    return Board.from_array(Board.from_position_key(key).to_array(), to_move=to_move)

@@ -1,13 +1,14 @@
 """The occurrences of a position in an index's stored games: confirmed, then summed.
 
-Scope: :func:`read_games`, the games rows a search replays; :func:`confirm`,
+Scope: :func:`read_games`, the games rows a search replays, and their
+records (:func:`read_records`, :func:`all_records`); :func:`confirm`,
 which replays the games that postings name and keeps the nodes whose
 position is an image of a query's frame (:class:`Hits`); and
 :func:`continuation_rows`, which sums confirmed occurrences into the
 :class:`~gohash.index.view.ContinuationRow` groups that
 :func:`~gohash.index.view.merge_continuations` reads, those reached by
 setup apart (:func:`by_setup`, :func:`setup_rows`).  Searches
-(:mod:`gohash.index.index`) and the aggregates of frequent positions
+(:mod:`gohash.index.find`) and the aggregates of frequent positions
 (:mod:`gohash.index.aggregates`) share them, so both count alike.  Nothing
 here writes.
 """
@@ -27,10 +28,14 @@ from ..errors import GohashError, StoredGameError
 from ..group.symmetry import ELEMENTS, gathers, point_images
 from ..pattern.tally import tally
 from .games import plain_games, replay_at, setup_nodes
-from .values import require
+from .results import RECORD_COLUMNS, Record
+from .values import require, require_games
 from .view import ContinuationRow
 
-__all__ = ["Hits", "by_setup", "confirm", "continuation_rows", "read_games", "setup_rows"]
+__all__ = [
+    "Hits", "all_records", "by_setup", "confirm", "continuation_rows", "read_games", "read_records",
+    "setup_rows",
+]
 
 GAMES_PER_QUERY = 500
 """Game ids per ``IN (...)`` statement of :func:`read_games`."""
@@ -60,6 +65,23 @@ def read_games(
         ):
             out[game_id] = tuple(row)
     return out
+
+
+def read_records(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, Record]:
+    """The records of ``game_ids``, by id."""
+    return {game_id: Record.from_row(row[4:])
+            for game_id, row in read_games(db, game_ids, f", {RECORD_COLUMNS}").items()}
+
+
+def all_records(db: sqlite3.Connection) -> dict[int, Record]:
+    """Every game record, by id."""
+    require_games(db, "1", ())
+    return {
+        row[0]: Record.from_row(row)
+        for row in db.execute(
+            f"SELECT {RECORD_COLUMNS} FROM games g JOIN files f ON f.id = g.file_id"
+        )
+    }
 
 
 def _named(table: str, columns: str) -> list[str]:

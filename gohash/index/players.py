@@ -7,24 +7,30 @@ pure functions that make them from the index's rows: :func:`summarize`,
 :func:`opening_moves`, which turns a game's first stored next moves back into
 the game's orientation and then into one orientation shared by every game that
 played them up to symmetry, and :func:`corner_patterns`, the first moves played
-in each corner, each turned to the top right.  The index's SQL is
-:mod:`gohash.index.index`'s.
+in each corner, each turned to the top right; and the index's queries that
+read them (:func:`find_players`, :func:`player_summary`).
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from .._deprecated import deprecated
+from ..errors import OptionError
 from ..group.coords import sgf_letters
 from ..group.symmetry import D4, ELEMENTS, Point
-from .results import Record
+from .filters import game_order
+from .games import replay_game
+from .results import RECORD_COLUMNS, Record
+from .values import require, require_games
 
 __all__ = [
     "CORNER_MOVES", "OPENING_MOVES", "CornerPattern", "Opening", "PlayerMatch", "PlayerSummary",
-    "Results", "chosen_player", "corner_patterns", "corner_side", "opening_moves", "summarize",
+    "Results", "chosen_player", "corner_patterns", "corner_side", "find_players",
+    "opening_moves", "player_summary", "summarize",
 ]
 
 OPENING_MOVES = 4
@@ -326,3 +332,68 @@ def _ordered(openings: Iterable[_O]) -> list[_O]:
     for opening in ordered:
         opening.years = dict(sorted(opening.years.items()))
     return ordered
+
+
+# -- the index's queries ------------------------------------------------------------------------
+
+
+def find_players(db: sqlite3.Connection, text: str, *, limit: int | None = 20
+                 ) -> list[PlayerMatch]:
+    """:meth:`Index.players <gohash.index.index.Index.players>` on the index ``db``
+    is open on."""
+    if not text.strip():
+        raise OptionError("a player search needs some text of a name")
+    require(db, "games", columns=("black", "white"))
+    rows = db.execute(
+        "SELECT name, count(*) FROM (SELECT black AS name FROM games UNION ALL "
+        "SELECT white FROM games WHERE white IS NOT black) "
+        "WHERE gohash_contains(name, ?) GROUP BY name", (text,),
+    ).fetchall()
+    folded = text.casefold()
+    rows.sort(key=lambda row: (row[0].casefold() != folded, -row[1], row[0]))
+    return [PlayerMatch(name, games) for name, games in rows[:limit]]
+
+
+def player_summary(
+    db: sqlite3.Connection, path: str, name: str, *, opening_length: int = OPENING_MOVES,
+    openings: int | None = 10, order: str = "-date", corner_length: int = CORNER_MOVES,
+) -> PlayerSummary:
+    """:meth:`Index.player <gohash.index.index.Index.player>` of the index at
+    ``path`` (``db`` open on it)."""
+    if opening_length < 1:
+        raise OptionError(f"opening_length must be at least 1, not {opening_length}")
+    if corner_length < 1:
+        raise OptionError(f"corner_length must be at least 1, not {corner_length}")
+    require_games(db, "black = ?1 OR white = ?1", (name,))
+    rows = db.execute(
+        f"SELECT {RECORD_COLUMNS}, g.nodes, g.positions, g.record FROM games g "
+        f"JOIN files f ON f.id = g.file_id "
+        f"WHERE g.black = ?1 OR g.white = ?1 ORDER BY {game_order(order)}, g.id",
+        (name,),
+    ).fetchall()
+    records, found, corners = [], {}, {}
+    for row in rows:
+        record = Record.from_row(row[:-3])
+        records.append(record)
+        nodes, main, blob = row[-3:]
+        if main <= min(opening_length, corner_length):
+            continue
+        # The main line is the first ``main`` nodes.
+        replayed = replay_game(path, record.id, blob, record.size, nodes, main - 1)
+        # Openings and corners from the empty board only; the moves of nodes
+        # 1..n, in the game's own orientation (element 0).
+        if replayed.boards[0].any():
+            continue
+        if main > opening_length:
+            moves = [(0, int(replayed.colour[i]), int(replayed.point[i]))
+                     for i in range(1, opening_length + 1)]
+            opening = opening_moves(moves, record.size)
+            if opening is not None:
+                found[record.id] = opening
+        played = [("b" if replayed.colour[i] == 1 else "w",
+                   divmod(int(replayed.point[i]), record.size))
+                  for i in range(1, main)
+                  if replayed.colour[i] in (1, 2) and replayed.point[i] >= 0]
+        corners[record.id] = corner_patterns(played, record.size, corner_length)
+    return summarize(name, records, found, opening_length=opening_length, limit=openings,
+                     corners=corners, corner_length=corner_length)

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import GohashError, IndexFileError, QueryCancelled, UnknownGameError
+from ..errors import GohashError, IndexFileError, QueryCancelled, UnknownGameError, name_text
 from ..go.board import Board
 from ..group.schemes import DEFAULT_SCHEME, KeyScheme
 from ..group.symmetry import check_size
@@ -45,7 +45,6 @@ from ..pattern.search import PatternContinuation, PatternMatch, PatternResult
 from ..pipeline.cluster import dask_client, distributed, heap_as_usual
 from ..pipeline.frames import NamedSchemes
 from ..sgf.inputs import Input
-from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from .dupes import Dupes, dupe_candidates, group_dupes
 from .filters import GAME_ORDERS
@@ -58,9 +57,9 @@ from .schema import SCHEMA_VERSION
 from .store import (
     BuildSummary,
     Built,
-    IndexFile,
     IndexInfo,
     Removed,
+    _IndexFile,
     build_index,
     read_only_uri,
     upgrade_index,
@@ -205,7 +204,7 @@ def build_shards(
     shard_paths = manifest.paths(folder)
     for shard_path in shard_paths:
         if not os.path.exists(shard_path):
-            IndexFile(shard_path, create=True, scheme=manifest.scheme,
+            _IndexFile(shard_path, create=True, scheme=manifest.scheme,
                       variations=manifest.variations).close()
     units: list[list[Input]] = [[] for _ in range(manifest.shards)]
     normalised = [p if p == "-" else os.path.normpath(p) for p in paths]
@@ -694,7 +693,7 @@ class ShardedIndex:
         with contextlib.ExitStack() as stack:
             passes = []
             for shard_path in self.shard_paths:
-                shard = stack.enter_context(IndexFile(shard_path, read_only=True))
+                shard = stack.enter_context(_IndexFile(shard_path, read_only=True))
                 passes.append(shard.postings.chunks(alive(shard.connection), CHUNK_TOPS))
             return sum(len(np.unique(np.concatenate([keys for keys, _, _ in ranges])))
                        for ranges in zip(*passes, strict=True))

@@ -1,13 +1,13 @@
 """The file of a position index: its SQLite schema, opening it, building it, looking after it.
 
-Scope: :class:`IndexFile`, the database (schema, versioning, opening and
+Scope: the database behind :class:`~gohash.index.index.Index` (schema, versioning, opening and
 checking it), building it from SGF files (incremental, whole files per
 transaction; files are replayed into stored games and postings by
 :mod:`gohash.index.build`,
 optionally in worker processes, and written by :mod:`gohash.index.writer`),
 removing files from it and saying what it holds.  Searching it and finding
 duplicate games is :class:`gohash.index.index.Index`'s, which holds an
-:class:`IndexFile`; how a search confirms a posting is said there.  The
+the database; how a search confirms a posting is said there.  The
 command line (:mod:`gohash.cli.index`) only parses arguments and prints.
 
 Each game is stored once, in the games table with its metadata, as a
@@ -40,13 +40,13 @@ from ..errors import (
     IndexFileError,
     WorkerDied,
     counted,
+    name_text,
 )
 from ..group.schemes import DEFAULT_SCHEME, SCHEMES, KeyScheme, scheme
 from ..group.symmetry import MAX_SIZE, MIN_SIZE, check_size
 from ..pipeline.frames import NamedSchemes, SchemeFactory
 from ..pipeline.jobs import input_tasks, run_tasks, task_name
 from ..sgf.inputs import Input, special_file
-from ..sgf.names import name_text
 from ..sgf.sources import find_inputs
 from ..version import __version__
 from .aggregates import CANDIDATE_NODES, Aggregates
@@ -66,7 +66,6 @@ __all__ = [
     "SMALL_INDEX",
     "BuildSummary",
     "Built",
-    "IndexFile",
     "IndexInfo",
     "Removed",
     "build_index",
@@ -294,25 +293,11 @@ def database_errors(
     return wrapper
 
 
-class IndexFile:
-    """A gohash position index in an SQLite file: its schema, opening, building and upkeep.
-
-    ``IndexFile(path)`` opens an existing index; ``IndexFile(path, create=True)`` also
-    creates one (with ``scheme``, default ``regular128``) if the file is missing or
-    empty.  ``scheme`` may instead be a factory from board size to
-    :class:`~gohash.group.schemes.KeyScheme`, for experiments with other key tables
-    (it must be picklable for ``jobs > 1``); the index records its ``name``.
-    ``variations=True`` makes a new index store every variation's positions;
-    an existing index keeps what it was created with (None), and asking it for
-    the other is an error, as for the scheme.
-    ``read_only=True`` opens an existing index for searching only (SQLite's
-    ``mode=ro``, :func:`read_only_uri`), on a connection any thread may use,
-    one at a time: it needs no write access to the index or its folder.
-    Opening an index replays its first game's first nodes and recomputes their
-    keys, and refuses it (:class:`~gohash.errors.DamagedIndexError`) if its
-    postings differ: a damaged index, or a meta table naming another key scheme.
-    Use as a context manager, or call :meth:`close`.
-    """
+class _IndexFile:
+    """The database behind an :class:`~gohash.index.index.Index`: its schema,
+    opening, building and upkeep; the arguments are :class:`Index
+    <gohash.index.index.Index>`'s, which documents them.  Private: programs use
+    :class:`~gohash.index.index.Index` (or :func:`build_index`)."""
 
     def __init__(
         self,
@@ -495,9 +480,8 @@ class IndexFile:
 
     @database_errors
     def check(self) -> list[str]:
-        """Every fault of the index, one line each (empty: none found); what is
-        checked is :mod:`gohash.index.check`'s.  Reads every row: minutes for an
-        index of millions of games."""
+        """The faults of :meth:`Index.check <gohash.index.index.Index.check>` but
+        those of the pattern files."""
         return check_index(self._db, SCHEMA, self.keys, self.variations, self.postings)
 
     def _create(self, scheme_name: str) -> bool:
@@ -595,10 +579,7 @@ class IndexFile:
 
     @database_errors
     def remove(self, paths: Iterable[str]) -> Removed:
-        """Remove the files of ``paths`` from the index, in one transaction: a path
-        as ``build`` was given it names the file of that path, every file under a
-        folder, or every member of an archive; the positions no other game has
-        go too, and their postings."""
+        """:meth:`Index.remove <gohash.index.index.Index.remove>`."""
         db = self._db
         removed = Removed()
         db.execute("BEGIN IMMEDIATE")
@@ -643,24 +624,7 @@ class IndexFile:
         progress: Callable[[int, int], object] | None = None,
         suicide_allowed: bool | None = None,
     ) -> BuildSummary:
-        """Index every SGF file of ``paths`` (files, folders, archives, ``-``, or
-        inputs :func:`~gohash.sgf.sources.find_inputs` resolved).
-
-        A file already indexed with the same SHA-256 is skipped; a changed one
-        replaces its games.  Whole files are written in one transaction, by
-        default those of about a second (:data:`COMMIT_SECONDS`; in a large index,
-        those that grow it threefold, :data:`COMMIT_GROWTH`), or each
-        ``files_per_commit`` files: an interrupted build leaves a consistent
-        index that lacks at most the files of the last transaction, and
-        running it again completes it.  ``jobs`` worker processes read and replay the files;
-        this process writes.  If a worker dies, the inputs in hand are retried
-        one at a time (a note says so); one whose retry kills its worker again
-        is an error.  ``progress(done, total)`` is called after each input.
-        ``suicide_allowed`` holds for every game replayed if given, else each
-        game's ``RU`` decides; files skipped as unchanged are not replayed again.
-        A file indexed under another parse version
-        (:data:`~gohash.index.records.PARSE_VERSION`) is replayed even if unchanged.
-        """
+        """:meth:`Index.build <gohash.index.index.Index.build>`."""
         if files_per_commit is not None and files_per_commit < 1:
             raise GohashError(f"files per commit must be at least 1, not {files_per_commit!r}")
         db = self._db
@@ -770,11 +734,8 @@ class IndexFile:
 
     @database_errors
     def discover_aggregates(self) -> int:
-        """Give every position of the first
-        :data:`~gohash.index.aggregates.CANDIDATE_NODES` nodes of the index's games
-        that is frequent its aggregate (:meth:`Aggregates.discover
-        <gohash.index.aggregates.Aggregates.discover>`), as a build of them all
-        would; how many were made."""
+        """:meth:`Index.discover_aggregates
+        <gohash.index.index.Index.discover_aggregates>`."""
         db = self._db
         games = db.execute("SELECT count(*) FROM games").fetchone()[0]
         for keys, _, seqs in self.postings.chunks(alive(db)):
@@ -906,7 +867,8 @@ def _prepared(
 @dataclass
 class Built:
     """What :func:`build_index` did: the build's summary, and what the index holds
-    after it (:meth:`IndexFile.counts`), or None when no index was kept."""
+    after it (:meth:`Index.counts <gohash.index.index.Index.counts>`), or None
+    when no index was kept."""
 
     summary: BuildSummary
     counts: dict[str, int] | None
@@ -925,7 +887,7 @@ def build_index(
     suicide_allowed: bool | None = None,
 ) -> Built:
     """Create or extend the index at ``path`` and build it from ``paths``
-    (:meth:`IndexFile.build`, whose keywords these are).
+    (:meth:`Index.build <gohash.index.index.Index.build>`, whose keywords these are).
 
     An existing index of another scheme, variations or version is refused
     (:class:`IndexFileError`) unless ``overwrite``, which removes it first, as it
@@ -941,7 +903,7 @@ def build_index(
     existed = os.path.exists(path)
     fresh = not existed or (os.path.isfile(path) and os.path.getsize(path) == 0)
     try:
-        index = IndexFile(path, create=True, scheme=scheme, variations=variations)
+        index = _IndexFile(path, create=True, scheme=scheme, variations=variations)
     except IndexFileError as e:
         if isinstance(e, IndexCreationError) or not _is_index(path):
             raise
@@ -1044,7 +1006,7 @@ def upgrade_index(
     if summary.errors:
         return Built(summary, None)
     try:
-        with IndexFile(upgrading, create=True, scheme=meta["scheme"],
+        with _IndexFile(upgrading, create=True, scheme=meta["scheme"],
                        variations=meta.get("variations") == "1") as index:
             for rule, sources in found.items():
                 summary.add(index.build(list(dict.fromkeys(sources)), jobs=jobs,
@@ -1093,7 +1055,7 @@ def _upgrade_in_place(path: str, version: int) -> Built:
         raise IndexFileError(f"cannot upgrade the index: {e}", file=path) from None
     with contextlib.suppress(FileNotFoundError):
         os.remove(postings_path(path))  # a file of an earlier attempt is written again
-    with IndexFile(path) as index:
+    with _IndexFile(path) as index:
         index.sync_postings()
         if version == 4:
             index.discover_aggregates()

@@ -18,7 +18,7 @@ from functools import cache, lru_cache
 from ..errors import DamagedIndexError
 from .schema import COLUMN_RULES, SCHEMA
 
-__all__ = ["damaged", "good_rows", "require", "tables", "value_faults"]
+__all__ = ["damaged", "good_rows", "require", "require_games", "tables", "value_faults"]
 
 
 def damaged(path: str | None, fault: str) -> DamagedIndexError:
@@ -159,6 +159,14 @@ def require(
     fault = next(value_faults(db, table, where, params, columns), None)
     if fault is not None:
         raise damaged(path, fault)
+
+
+def require_games(db: sqlite3.Connection, where: str, params: Sequence[object]) -> None:
+    """Raise :class:`~gohash.errors.DamagedIndexError` if a game ``where``
+    selects, or its file, holds a value out of its type or range
+    (:func:`require`)."""
+    require(db, "games", where, params)
+    require(db, "files", f"id IN (SELECT file_id FROM games WHERE {where})", params)
 
 
 def _shown(value: object) -> str:

@@ -36,6 +36,7 @@ from .. import _native
 from ..errors import PatternError
 from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
+from . import kernel
 from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placements
 from .store import Columns, Segment
 
@@ -208,7 +209,7 @@ class Matcher:
         empty = bool(np.isin(placements.codes[0],
                              (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY)).all())
         self.empty_present = np.arange(count if empty else 0, dtype=np.int32)
-        self._kernel = None if _native.match is None else _native.match.Kernel(self)
+        self._kernel = None if kernel.match is None else kernel.match.Kernel(self)
 
     def _shifts(self, points: int) -> None:
         """The scan's tables of mismatch counters (:meth:`scan`): ``mismatches[pl]``,

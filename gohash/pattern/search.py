@@ -31,12 +31,12 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .. import _native
 from .._deprecated import deprecated
 from ..errors import OptionError, QueryCancelled, QueryTooBroad
 from ..group.coords import move_json
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import ELEMENTS, Element, Point
+from . import kernel
 from .corners import corner_games, corner_query, placement_corners
 from .diagram import SYMMETRIES, Pattern, Placements, parse_pattern, placements, symmetries
 from .match import Found, Matcher
@@ -499,10 +499,10 @@ class _Tally:
     def summary(self, wanted: int | None) -> Any:
         """The kernel's ``Summary`` (:mod:`gohash.pattern._match`) of a chunk, that
         sums its matches up as :meth:`part` does, as the scan finds them."""
-        assert _native.match is not None
+        assert kernel.match is not None
         store = self.store
-        return _native.match.Summary(self.to_query, self.representatives, store.winners,
-                                     store.date_ranks, -1 if wanted is None else wanted)
+        return kernel.match.Summary(self.to_query, self.representatives, store.winners,
+                                    store.date_ranks, -1 if wanted is None else wanted)
 
     def summed(self, found: Found, summary: Any, wanted: int | None) -> _Part:
         """The :class:`_Part` of a chunk the kernel summed up in ``summary``

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import _native
 from ..errors import PatternError
 from ..group.coords import sgf_order
+from . import kernel
 from .corners import Postings, corner_postings
 
 __all__ = ["Columns", "Flat", "GameStore", "PatternFile", "Segment", "flatten"]
@@ -71,9 +71,9 @@ def flatten(data: bytes, offsets: I64, mains: I32, size: int) -> Flat:
     first ``mains[g]`` nodes).  Raises :class:`~gohash.errors.StoredGameError`
     (``index`` the game's place, ``g``) for a stored game that does not replay,
     and :class:`~gohash.errors.PatternError` if the core is not built."""
-    if _native.match is None:
+    if kernel.match is None:
         raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
-    return Flat(*_native.match.flatten(data, offsets, mains, size))
+    return Flat(*kernel.match.flatten(data, offsets, mains, size))
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,12 @@ import numpy.typing as npt
 
 from .. import _native
 from .._deprecated import deprecated
-from ..errors import GohashError, SgfError
+from ..errors import GohashError, SgfError, shown_name
 from ..go.rulesets import record_ruleset
 from ..group.schemes import DEFAULT_SCHEME, KeyScheme, scheme
 from ..group.symmetry import elements_of
 from ..metadata import TEXT_PROPERTIES
 from ..sgf.inputs import Input, Skipped, Source
-from ..sgf.names import shown_name
 from ..sgf.parser import encoding_of, root_text
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import WalkSummary, walk_games

@@ -12,8 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import IO, Any, cast
 
-from ..errors import SgfBudgetError
-from .names import shown_name
+from ..errors import SgfBudgetError, shown_name
 
 __all__ = [
     "BUDGET_EXPANSION",

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GohashError, SgfError, SgfLimitError
+from ..errors import GohashError, SgfError, SgfLimitError, shown_name
 from .inputs import (
     MAX_INPUT_NOTES,
     MAX_SOURCE_BYTES,
@@ -34,7 +34,6 @@ from .inputs import (
     budget_for,
     special_file,
 )
-from .names import shown_name
 
 __all__ = [
     "GROUP_BYTES",

@@ -31,6 +31,7 @@ from ..errors import (
     SgfLimitError,
     SgfReadError,
     counted,
+    shown_name,
 )
 from ..go.board import Board
 from ..go.rulesets import DEFAULT_RULESET, RULESETS, Ruleset, record_ruleset
@@ -38,7 +39,6 @@ from ..group.coords import gtp, sgf_letters, sgf_point_table
 from ..group.symmetry import element
 from ..metadata import TEXT_PROPERTIES
 from .inputs import Skipped, Source
-from .names import shown_name
 from .parser import (
     NODE,
     OPEN,

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._deprecated import deprecated, renamed
-from ..errors import GohashError, SgfError, WorkerDied
+from ..errors import GohashError, SgfError, WorkerDied, name_text
 from ..group.coords import gtp, sgf_letters
 from ..group.schemes import DEFAULT_SCHEME
 from ..group.schemes import scheme as get_scheme
@@ -33,7 +33,6 @@ from ..pipeline.jobs import Task, input_tasks, run_tasks, task_ends, task_name
 from ..pipeline.pool import MAX_TASKS_PER_BATCH, SpoolFiles, scratch_folder
 from ..pipeline.positions import PositionBatch, read_positions
 from ..sgf.inputs import Input, Skipped, Source
-from ..sgf.names import name_text
 from ..sgf.sources import find_inputs, read_input
 from ..sgf.walk import WalkSummary
 

@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import GohashError, OutputExistsError, SgfError, counted
+from ..errors import GohashError, OutputExistsError, SgfError, counted, name_text
 from ..sgf.inputs import PACK_MARKER, Skipped, Source
-from ..sgf.names import name_text
 from ..sgf.pack import GROUP_BYTES, PACK_FORMAT, PACK_VERSION, is_pack, pack_schema, pyarrow_module
 from ..sgf.sources import find_inputs, read_input
 from .outputs import REPLACE_HINT, check_not_input

@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..errors import GohashError, SgfError
+from ..errors import GohashError, SgfError, name_text
 from ..group.coords import gtp, sgf_letters
 from ..group.schemes import scheme as get_scheme
 from ..group.symmetry import ELEMENTS
@@ -49,7 +49,6 @@ from ..index.records import (
 from ..metadata import FIELDS
 from ..pipeline.positions import GameTable, PositionBatch, read_positions
 from ..sgf.inputs import Input, Skipped, Source
-from ..sgf.names import name_text
 from ..sgf.pack import PackedSlice, read_slice
 from ..sgf.sources import read_input
 from .canon import CanonOptions

@@ -136,6 +136,11 @@ def brute_force(
     maps = transforms(size)
     images = [(apply(query, image, swap), image, swap) for image, swap in maps]
     assert sum(np.array_equal(seen, query) for seen, _, _ in images) == 1, "query has symmetry"
+    # Each image by its stones' bytes: one exact comparison per position, not 16.
+    by_stones: dict[bytes, list[tuple[Array, bool]]] = {}
+    for seen, image, swap in images:
+        by_stones.setdefault(np.ascontiguousarray(seen, dtype=np.int8).tobytes(), []).append(
+            (image, swap))
     counts: Counter[tuple[str, str | None]] = Counter()
     where = set()
     total = 0
@@ -145,9 +150,8 @@ def brute_force(
             continue
         for number, (array, move) in enumerate(zip(arrays, follows, strict=True)):
             turn = "b" if number == 0 else {"b": "w", "w": "b"}[follows[number - 1][0]]
-            for seen, image, swap in images:
-                if not np.array_equal(array, seen):
-                    continue
+            for image, swap in by_stones.get(np.ascontiguousarray(array, dtype=np.int8).tobytes(),
+                                             []):
                 if to_move is not None and to_move != (turn if not swap else
                                                        {"b": "w", "w": "b"}[turn]):
                     continue

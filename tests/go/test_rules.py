@@ -18,7 +18,8 @@ from gohash.cli import main
 from gohash.errors import GohashError, UnknownRuleError
 from gohash.go import rulesets
 from gohash.go.rulesets import RULESETS, Ruleset, record_ruleset
-from gohash.index.index import Index, position_from_sgf
+from gohash.index.find import position_from_sgf
+from gohash.index.index import Index
 from gohash.sgf.inputs import Source
 from gohash.sgf.walk import walk_paths, walk_source
 from gohash.tools.audit import audit_paths

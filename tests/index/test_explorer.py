@@ -23,7 +23,8 @@ from gohash.errors import GohashError, IndexFileError
 from gohash.go.board import Board
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.filters import Filters
-from gohash.index.index import Index, position_from_sgf
+from gohash.index.find import position_from_sgf
+from gohash.index.index import Index
 from gohash.index.records import (
     RANK_FORMS,
     first_date,

@@ -25,7 +25,8 @@ from gohash.errors import IndexFileError, PositionError
 from gohash.go.board import Board
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS, element
-from gohash.index.index import Index, position_from_sgf
+from gohash.index.find import position_from_sgf
+from gohash.index.index import Index
 from gohash.pipeline.frames import (
     canonical_frame,
     canonical_frames,

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gohash.group.symmetry import ELEMENTS
-from gohash.index import aggregates
+from gohash.index import aggregates, find
 from gohash.index.index import Index
 from tests.support.indexes import posting_rows, tamper
 from tests.support.players import write_games
@@ -63,7 +63,7 @@ def low_threshold(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def frames(index: Index) -> list[np.ndarray]:
     """The positions the index keeps aggregates for."""
-    rows = index.file.connection.execute("SELECT size, frame FROM aggregates ORDER BY id")
+    rows = index._db.execute("SELECT size, frame FROM aggregates ORDER BY id")
     return [np.frombuffer(frame, dtype=np.int8).reshape(size, size) for size, frame in rows]
 
 
@@ -78,7 +78,7 @@ def assert_as_recounted(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
                 got = index.continuations(position, symmetry=symmetry, to_move=to_move,
                                           setup=setup)
                 with monkeypatch.context() as m:
-                    m.setattr(Index, "_aggregated", lambda *args: None)
+                    m.setattr(find, "_aggregated", lambda *args: None)
                     want = index.continuations(position, symmetry=symmetry, to_move=to_move,
                                                setup=setup)
                 assert got == want, (number, element.name, symmetry, to_move, setup)
@@ -95,7 +95,7 @@ def test_frequent_positions_answer_as_the_recount(
         assert_as_recounted(index, monkeypatch)
         # Every game without handicap stones starts from the empty board (one
         # that passes there counts once more, for its next move).
-        even = index.file.connection.execute(
+        even = index._db.execute(
             "SELECT count(*) FROM games WHERE handicap = 0").fetchone()[0]
         empty = index.continuations(np.zeros((19, 19), dtype=np.int8), to_move="any")
         assert empty.total >= even > 40
@@ -112,11 +112,11 @@ def test_a_lower_threshold_gives_an_existing_index_its_aggregates(
     db = built(tmp_path, 6, 60)
     monkeypatch.setattr(aggregates, "AGGREGATE_OCCURRENCES", 3)
     with Index(db) as index:
-        con = index.file.connection
+        con = index._db
         positions = frames(index)
         before = [index.continuations(p, to_move="any") for p in positions]
         had = len(positions)
-        assert index.file.discover_aggregates() == len(frames(index)) - had > 0
+        assert index.discover_aggregates() == len(frames(index)) - had > 0
         rows = posting_rows(db)
         early = {key for key, _, seq in rows if seq < aggregates.CANDIDATE_NODES}
         frequent = {key for key, n in Counter(key for key, _, _ in rows).items()
@@ -125,7 +125,7 @@ def test_a_lower_threshold_gives_an_existing_index_its_aggregates(
         assert [index.continuations(p, to_move="any") for p in positions] == before
         assert index.check() == []
         assert_as_recounted(index, monkeypatch)
-        assert index.file.discover_aggregates() == 0
+        assert index.discover_aggregates() == 0
 
 def built(tmp_path: Path, seed: int, count: int) -> Path:
     """An index of ``count`` records of write_games."""

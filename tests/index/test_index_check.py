@@ -28,8 +28,9 @@ import gohash.index.store
 from gohash.cli import main
 from gohash.errors import DamagedIndexError, PatternError, StoredGameError
 from gohash.explorer.app import create_app
+from gohash.index.find import position_from_sgf
 from gohash.index.games import replay_at
-from gohash.index.index import Index, position_from_sgf
+from gohash.index.index import Index
 from gohash.index.records import FileFrames
 from gohash.index.store import read_only_uri
 from gohash.pattern.store import flatten
@@ -348,7 +349,7 @@ def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
     with Index(whole, create=True) as index:
         expected = index.build([str(folder)])
     parts: list[tuple[str, int, bool]] = []
-    real = gohash.index.store.IndexFile._write
+    real = gohash.index.store._IndexFile._write
 
     def recording(item: FileFrames, *args: Any) -> None:
         parts.append((Path(item.path).name, item.part, item.more))
@@ -357,7 +358,7 @@ def test_a_file_longer_than_a_batch_is_written_in_parts_as_if_whole(
     # Workers are forked: they replay in batches of 40 positions too, and
     # pass each part on through their spool file as it comes.
     monkeypatch.setattr(gohash.index.build, "BATCH_POSITIONS", 40)
-    monkeypatch.setattr(gohash.index.store.IndexFile, "_write", staticmethod(recording))
+    monkeypatch.setattr(gohash.index.store._IndexFile, "_write", staticmethod(recording))
     in_parts = tmp_path / "parts.db"
     with Index(in_parts, create=True) as index:
         summary = index.build([str(folder)], files_per_commit=1, jobs=jobs)

@@ -24,7 +24,8 @@ from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
 from gohash.index.filters import Filters
 from gohash.index.games import replay_boards, replay_pure
-from gohash.index.index import Index, _game_boards
+from gohash.index.index import Index
+from gohash.index.pattern_search import _game_boards
 from gohash.index.patterns import pattern_path
 from gohash.pattern import _match, search
 from gohash.pattern import corners as corners_module

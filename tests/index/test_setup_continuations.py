@@ -96,7 +96,7 @@ def test_a_setup_node_in_the_middle(db: Path) -> None:
 def test_setup_nodes_are_the_replays(db: Path) -> None:
     """setup_nodes, read off the stored words, says what the replay of each game says."""
     with Index(db, read_only=True) as index:
-        rows = index.file.connection.execute("SELECT id, record, positions FROM games")
+        rows = index._db.execute("SELECT id, record, positions FROM games")
         for game_id, blob, positions in rows.fetchall():
             replayed = [p.setup for p in index.game(game_id).positions]
             assert setup_nodes(blob, positions - 1) == replayed

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gohash import _native
 from gohash.errors import OptionError, PatternError
 from gohash.group.coords import sgf_order
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
+from gohash.pattern import kernel
 from gohash.pattern import match as match_module
 from gohash.pattern.diagram import parse_pattern, placements
 from gohash.pattern.match import Game, Matcher, match_python
@@ -79,7 +79,7 @@ COMPILED = [False, True]
 
 
 def test_the_compiled_kernel_is_built() -> None:
-    assert _native.match is not None, "the pattern kernel is not built: pip install -e ."
+    assert kernel.match is not None, "the pattern kernel is not built: pip install -e ."
 
 
 @pytest.mark.parametrize("compiled", COMPILED)

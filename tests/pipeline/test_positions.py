@@ -376,9 +376,9 @@ def test_bad_arguments() -> None:
 )
 def test_limits_and_irregular_syntax_are_the_walkers(data: bytes) -> None:
     """The core leaves them to the walker, which reports or reads them as it does."""
-    (batch,) = read_positions([Source("odd.sgf", data)], variations=True)
-    assert batch.pure_files == 1
-    assert_same_as_pure([Source("odd.sgf", data)], variations=True)
+    fast = list(read_positions([Source("odd.sgf", data)], pure=False, variations=True))
+    assert [batch.pure_files for batch in fast] == [1]
+    assert_same_as_pure([Source("odd.sgf", data)], fast=fast, variations=True)
 
 
 @pytest.mark.parametrize(

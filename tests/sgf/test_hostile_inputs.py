@@ -24,7 +24,8 @@ import pytest
 from gohash.errors import IndexCreationError, KoError, SgfBudgetError, SgfError, SgfLimitError
 from gohash.go.board import Board
 from gohash.index import store
-from gohash.index.store import IndexFile, build_index
+from gohash.index.index import Index
+from gohash.index.store import build_index
 from gohash.sgf.inputs import MAX_INPUT_NOTES, PACK_MARKER, Budget, Source
 from gohash.sgf.sources import find_inputs, read_input, source_again
 from gohash.sgf.walk import BaseVisitor, walk_source
@@ -82,7 +83,7 @@ def test_duplicate_member_names_are_two_games(
     assert code == 0, err
     assert err.splitlines()[0] == ("gohash index build: 2 files indexed (0 replaced), 0 "
                                    "unchanged; 2 games, 7 positions; 0 errors")
-    with IndexFile(tmp_path / "i.db") as index:
+    with Index(tmp_path / "i.db") as index:
         assert index.counts()["games"] == 2
     # The stored name reads the same member again (the explorer's game view).
     second = source_again(f"{archive}:x.sgf#3", hashlib.sha256(OTHER).hexdigest(), [])
@@ -300,7 +301,7 @@ def test_a_build_that_loses_the_creation_race_says_so(tmp_path: Path) -> None:
         assert err == ("gohash index build: error: new.db: another process is creating this "
                        "index; run this again once it is done\n")
         with pytest.raises(IndexCreationError, match="another process is creating"):
-            IndexFile(db, create=True)
+            Index(db, create=True)
         assert db.stat().st_size == 0  # nothing of the rival's is written yet
     finally:
         rival.execute("ROLLBACK")
@@ -415,8 +416,8 @@ def test_a_notes_bomb_beside_a_good_file_through_the_build(tmp_path: Path, jobs:
     code, peak, err = measured("index", "build", "--jobs", jobs, "i.db", "good.sgf", "notes",
                                cwd=tmp_path)
     assert code == 2 and peak < RSS_LIMIT_KIB, (code, peak)
-    with IndexFile(tmp_path / "i.db") as index:
-        assert "good.sgf" in {p for (p,) in index.connection.execute("SELECT path FROM files")}
+    with Index(tmp_path / "i.db") as index:
+        assert "good.sgf" in {p for (p,) in index._db.execute("SELECT path FROM files")}
 
 
 def test_a_path_bomb_beside_a_good_file_through_the_build(tmp_path: Path) -> None:

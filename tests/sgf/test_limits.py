@@ -631,7 +631,7 @@ def test_every_variation_of_a_game_of_200000_sibling_variations_is_linear(
     with Index(tmp_path / "i.db", create=True, variations=True) as index:
         summary = index.build([str(path)])
         assert (summary.games, summary.positions) == (1, SIBLINGS + 2)
-        rows = index.file.connection.execute(
+        rows = index._db.execute(
             "SELECT count(*), max(seq), max(path) FROM variations").fetchone()
         assert rows == (SIBLINGS - 1, SIBLINGS + 1, "99999")
     assert main(["canon", "--variations", str(path), "-o", str(tmp_path / "out.jsonl")]) == 0

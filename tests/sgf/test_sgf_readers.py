@@ -22,12 +22,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sgfmill import sgf_grammar
 
-from gohash.errors import GohashError, SgfError, SgfLimitError, SgfSyntaxError
+from gohash.errors import (
+    GohashError,
+    SgfError,
+    SgfLimitError,
+    SgfSyntaxError,
+    name_text,
+    shown_name,
+)
 from gohash.go.board import Board
 from gohash.index.index import Index
 from gohash.pipeline.positions import read_positions
 from gohash.sgf.inputs import Skipped, Source
-from gohash.sgf.names import fs_name, name_text, shown_name
+from gohash.sgf.names import fs_name
 from gohash.sgf.parser import (
     CLOSE,
     NODE,

@@ -20,7 +20,7 @@ from gohash.errors import IllegalMoveError
 from gohash.go.board import Board
 from gohash.group.schemes import KeyScheme
 from gohash.group.symmetry import Element
-from gohash.index.index import position_from_sgf
+from gohash.index.find import position_from_sgf
 from gohash.index.postings import KEY_OFFSET, PostingsFile, alive, postings_path
 
 Move = tuple[str, "tuple[int, int] | None"]

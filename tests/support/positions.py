@@ -14,10 +14,13 @@ DATA = ROOT / "data" / "sgf"
 DATA_FILES = sorted(str(p) for p in DATA.rglob("*.sgf"))
 
 
-def assert_same_as_pure(sources: list[Any], **options: Any) -> dict[str, Any]:
-    """The compiled and the pure path give the same batches; returns them flattened."""
+def assert_same_as_pure(sources: list[Any], *, fast: list[PositionBatch] | None = None,
+                        **options: Any) -> dict[str, Any]:
+    """The compiled and the pure path give the same batches; returns them flattened.
+    ``fast``: the compiled path's batches, if the caller read them already."""
     assert CORE_AVAILABLE, "the compiled core is not built: nothing to compare"
-    fast = list(read_positions(sources, pure=False, **options))
+    if fast is None:
+        fast = list(read_positions(sources, pure=False, **options))
     slow = list(read_positions(sources, pure=True, **options))
     assert [len(b) for b in fast] == [len(b) for b in slow]
     assert [b.files for b in fast] == [b.files for b in slow]
