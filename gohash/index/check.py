@@ -36,6 +36,7 @@ from ..group.schemes import KeyScheme
 from .aggregates import aggregate_faults
 from .games import game_keys, replay_boards
 from .postings import KEY_OFFSET, PostingsFile, alive
+from .schema import GENERATION, generation, statements
 from .values import damaged, good_rows, tables, value_faults
 
 __all__ = ["check_index", "damaged"]
@@ -172,9 +173,8 @@ _REPLAYED = ("size", "nodes", "positions", "moves", "record", "ever_black", "eve
 def _schema_faults(db: sqlite3.Connection, schema: str) -> Iterator[str]:
     expected = sqlite3.connect(":memory:")
     try:
-        for statement in schema.split(";"):
-            if statement.strip():
-                expected.execute(statement)
+        for statement in statements(schema):
+            expected.execute(statement)
         want = _schema_of(expected)
     finally:
         expected.close()
@@ -199,8 +199,10 @@ def _schema_of(db: sqlite3.Connection) -> dict[str, str]:
 
 def _meta_faults(db: sqlite3.Connection) -> Iterator[str]:
     meta = dict(db.execute("SELECT name, value FROM meta"))
-    for name in ("scheme", "variations", "gohash_version"):
+    for name in ("scheme", "variations", "gohash_version", GENERATION):
         if name not in meta:
             yield f"no {name!r} entry"
+    if GENERATION in meta and generation(db) is None:
+        yield f"{GENERATION} is {meta[GENERATION]!r}, not a count"
     if meta.get("variations", "0") not in ("0", "1"):
         yield f"variations is {meta['variations']!r}, not '0' or '1'"

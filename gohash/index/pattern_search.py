@@ -32,7 +32,7 @@ from .games import Replayed, replay_game
 from .occurrences import read_games, read_records
 from .patterns import pattern_path, pattern_store
 from .results import Record
-from .values import damaged, require_games
+from .values import damaged
 
 __all__ = ["game_store", "pattern"]
 
@@ -113,8 +113,6 @@ def game_store(db: sqlite3.Connection, path: str, size: int, version: tuple[int,
     found = kept.get(size)
     if found is not None and found[0] == version:
         return found[1]
-    # Every game of the size and its file: the filters read any column.
-    require_games(db, "size = ?", (size,))
     store = pattern_store(db, path, size)
     kept[size] = (version, store)
     return store

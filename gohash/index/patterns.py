@@ -4,12 +4,15 @@ Scope: :func:`pattern_store`, the :class:`~gohash.pattern.store.GameStore` of on
 board size for :meth:`gohash.index.index.Index.pattern`: the index's games
 matched by id and SHA-256 with the segments of the pattern file
 (:func:`pattern_path`), the games it lacks replayed and appended, a file that
-no longer agrees with the index rebuilt; and :func:`pattern_faults`, what
-``index check`` reports of those files.
+no longer agrees with the index rebuilt, and the store's own columns kept
+beside it (:func:`store_path`) and read instead of the games table while the
+index's generation has not moved; and :func:`pattern_faults`, what ``index
+check`` reports of those files.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import sqlite3
@@ -21,10 +24,11 @@ import numpy.typing as npt
 
 from ..errors import DamagedIndexError, StoredGameError
 from ..pattern.corners import corner_postings
-from ..pattern.store import Columns, GameStore, PatternFile, Segment, flatten
-from .values import good_rows
+from ..pattern.store import Columns, GameStore, PatternFile, Segment, StoreFile, flatten
+from .schema import generation
+from .values import good_rows, require_games
 
-__all__ = ["pattern_faults", "pattern_path", "pattern_store"]
+__all__ = ["pattern_faults", "pattern_path", "pattern_store", "store_path"]
 
 SEGMENT_GAMES = 20_000
 """Games replayed and written at a time: the unit of a pattern file's growth,
@@ -36,6 +40,12 @@ _ROWS = 10_000  # rows fetched at a time
 def pattern_path(index: str, size: int) -> str:
     """The pattern file of board ``size`` beside the index file ``index``."""
     return f"{index}-patterns{size}"
+
+
+def store_path(index: str, size: int) -> str:
+    """The store file (:class:`~gohash.pattern.store.StoreFile`) beside the
+    pattern file of board ``size`` of the index file ``index``."""
+    return f"{pattern_path(index, size)}-store"
 
 
 def _sha(value: object, game_id: int, index: str) -> int:
@@ -138,9 +148,36 @@ def pattern_store(db: sqlite3.Connection, index: str, size: int) -> GameStore:
     the pattern file beside ``index``: the games it lacks replayed and appended
     to it; rebuilt if it is damaged or holds a game the index holds no longer
     as it was (the same id, another SHA-256).  Where the file cannot be written
-    (a read-only folder), the games it lacks are kept in memory."""
-    ids, shas, winners, dates = _games(db, size, index)
+    (a read-only folder), the games it lacks are kept in memory.
+
+    The store's own columns come from its store file where that was made at the
+    index's present generation (:func:`~gohash.index.schema.generation`) from
+    the pattern file as it is: then the games table is not read at all.
+    Otherwise they are read from the index (its values checked first), and the
+    store file made again where the folder is writable."""
+    # Read before the games: a store read later is of this generation or a later
+    # one, never named by a later generation than its own.
+    now = generation(db)
     file = PatternFile(pattern_path(index, size), size)
+    state = StoreFile(store_path(index, size), size)
+    if now is not None:
+        segments, faults = file.read()
+        if not faults and file.identity is not None:
+            kept = state.read((now, *file.identity), segments)
+            if kept is not None:
+                return kept
+    # Every game of the size and its file: the filters read any column.
+    require_games(db, "size = ?", (size,))
+    store = _read_store(db, index, size, file)
+    if now is not None and file.identity is not None:
+        with contextlib.suppress(OSError):  # a read-only folder: read again next time
+            state.write((now, *file.identity), store)
+    return store
+
+
+def _read_store(db: sqlite3.Connection, index: str, size: int, file: PatternFile) -> GameStore:
+    """:func:`pattern_store` from the games table."""
+    ids, shas, winners, dates = _games(db, size, index)
     segments, faults = file.read()
     number, agree = _matched(segments, ids, shas)
     if faults or not agree or (number < 0).any():
@@ -161,6 +198,7 @@ def pattern_store(db: sqlite3.Connection, index: str, size: int) -> GameStore:
             new = list(_segments(db, index, size, ids if rebuild else ids[number < 0]))
             segments = new if rebuild else segments + new
             faults = []
+            file.identity = None  # the store is not the file's
         number, agree = _matched(segments, ids, shas)
         if faults or not agree or (number < 0).any():
             raise DamagedIndexError(f"the pattern file {file.path!r} does not hold the "
@@ -203,4 +241,6 @@ def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
         if not _matched(segments, ids, shas)[1]:
             out.append(f"{file.path}: stale: it holds games the index holds otherwise now "
                        f"(the next pattern search rebuilds it)")
+        out.extend(f"{fault} (the next pattern search makes it again)"
+                   for fault in StoreFile(store_path(index, size), size).faults(segments))
     return out

@@ -4,19 +4,25 @@
 ``user_version``) changes with every change to it, and an index of another
 version is refused.  :data:`APPLICATION_ID` marks an SQLite file as a gohash
 index.  :data:`COLUMN_RULES` says what a value of each column may be beyond
-its declared type, for :mod:`gohash.index.check` and every reader.
+its declared type, for :mod:`gohash.index.check` and every reader;
+:func:`statements` splits the DDL into statements, and :func:`generation`
+reads the count of changes to the games table that its triggers keep.
 """
 
 from __future__ import annotations
+
+import secrets
+import sqlite3
 
 from ..group.symmetry import MAX_SIZE, MIN_SIZE
 from ..metadata import STORED
 
 __all__ = [
-    "APPLICATION_ID", "COLUMN_RULES", "INSERT_GAME", "SCHEMA", "SCHEMA_VERSION", "SQLITE_HEADER",
+    "APPLICATION_ID", "COLUMN_RULES", "GENERATION", "INSERT_GAME", "SCHEMA", "SCHEMA_VERSION",
+    "SQLITE_HEADER", "first_generation", "generation", "statements",
 ]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 APPLICATION_ID = 0x67686978  # "ghix"
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -98,7 +104,56 @@ CREATE TABLE aggregate_moves (
     last_date TEXT,
     PRIMARY KEY (aggregate_id, setup, colour, point, swapped, to_move, year)
 ) WITHOUT ROWID;
+CREATE TRIGGER games_inserted AFTER INSERT ON games BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE name = 'generation';
+END;
+CREATE TRIGGER games_deleted AFTER DELETE ON games BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE name = 'generation';
+END;
+CREATE TRIGGER games_updated AFTER UPDATE ON games BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE name = 'generation';
+END;
 """
+# The triggers count every change to a games row, whoever makes it, in meta's
+# 'generation' (format 7): what is derived from the games table (the pattern
+# files' stores, gohash.index.patterns) names the generation it was read at
+# and is read again only when the count has moved.
+
+GENERATION = "generation"
+"""The meta entry the triggers of :data:`SCHEMA` count the games table's changes
+in, from a random start (:func:`first_generation`)."""
+
+
+def first_generation() -> int:
+    """A random start for :data:`GENERATION` (below 2**62): an index made anew
+    where another was, its derived files left beside it, never takes up the
+    other's count."""
+    return secrets.randbits(62)
+
+
+def statements(schema: str) -> list[str]:
+    """The statements of ``schema`` (a trigger's body holds semicolons of its own)."""
+    out: list[str] = []
+    pending = ""
+    for part in schema.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                out.append(pending.strip())
+            pending = ""
+    return out
+
+
+def generation(db: sqlite3.Connection) -> int | None:
+    """The count of changes to the games table (:data:`GENERATION`), None where
+    it is missing or not a count."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (GENERATION,)).fetchone()
+    try:
+        return None if row is None else int(row[0])
+    except (TypeError, ValueError):
+        return None
+
+
 # The postings (a key's position occurred in a game at node seq) are in a file
 # beside the index (gohash.index.postings); the game's record
 # (gohash.index.games) confirms each and gives everything else.

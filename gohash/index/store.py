@@ -56,7 +56,15 @@ from .filters import contains
 from .games import game_keys
 from .postings import KEY_OFFSET, PostingsFile, alive, postings_path
 from .records import PARSE_VERSION, FileFrames, SourceError, SourceNote, Task
-from .schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION, SQLITE_HEADER
+from .schema import (
+    APPLICATION_ID,
+    GENERATION,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SQLITE_HEADER,
+    first_generation,
+    statements,
+)
 from .values import damaged, require
 from .writer import Writer
 
@@ -508,13 +516,12 @@ class _IndexFile:
         if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
             db.execute("ROLLBACK")
             return False
-        for statement in SCHEMA.split(";"):
-            if statement.strip():
-                db.execute(statement)
+        for statement in statements(SCHEMA):
+            db.execute(statement)
         db.executemany(
             "INSERT INTO meta (name, value) VALUES (?, ?)",
             [("scheme", scheme_name), ("variations", str(int(self.variations))),
-             ("gohash_version", __version__)],
+             ("gohash_version", __version__), (GENERATION, str(first_generation()))],
         )
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -967,7 +974,7 @@ def upgrade_index(
     archive); the new index is built beside the old one and replaces it only if
     every file was read again: otherwise the old index is left as it was, the
     summary's errors name what was missing, and :attr:`Built.counts` is None.
-    An index of format 4 or 5 is upgraded in place instead, without its files
+    An index of format 4, 5 or 6 is upgraded in place instead, without its files
     (:func:`_upgrade_in_place`).  An index of the current
     version, or not a gohash index, is refused (:class:`IndexFileError`).
     """
@@ -990,7 +997,7 @@ def upgrade_index(
                              f"gohash writes version {SCHEMA_VERSION})", file=path)
     if "scheme" not in meta:
         raise IndexFileError("index has no 'scheme' entry in its meta table", file=path)
-    if version in (4, 5):
+    if version in (4, 5, 6):
         return _upgrade_in_place(path, version)
     summary = BuildSummary()
     found: dict[bool | None, list[str]] = {}
@@ -1030,8 +1037,10 @@ def upgrade_index(
 
 
 def _upgrade_in_place(path: str, version: int) -> Built:
-    """Format 5 kept the postings in a table: it is dropped (and the space it
-    took given back), and the postings file written from the stored games.
+    """Format 6 is format 7 without the triggers that count the games table's
+    changes (:data:`~gohash.index.schema.GENERATION`): they are created.  Format
+    5 is format 6 with the postings in a table: it is dropped too (and the space
+    it took given back), and the postings file written from the stored games.
     Format 4 is format 5 without the aggregates: their tables are created too
     (an index without aggregates answers every query by counting), and once
     the file is written every position of the first
@@ -1039,7 +1048,9 @@ def _upgrade_in_place(path: str, version: int) -> Built:
     counted as a build of them all would count it.  The schema changes and the
     version are one transaction; a process killed after it leaves an index
     whose postings file the next opening for writing completes."""
-    added = [statement for statement in SCHEMA.split(";") if "aggregate" in statement]
+    added = [statement for statement in statements(SCHEMA)
+             if "aggregate" in statement and "TRIGGER" not in statement]
+    triggers = [statement for statement in statements(SCHEMA) if "TRIGGER" in statement]
     try:
         with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as db:
             db.execute("BEGIN IMMEDIATE")
@@ -1047,14 +1058,21 @@ def _upgrade_in_place(path: str, version: int) -> Built:
                 if version == 4:
                     for statement in added:
                         db.execute(statement)
-                db.execute("DROP TABLE postings")
+                if version in (4, 5):
+                    db.execute("DROP TABLE postings")
+                for statement in triggers:
+                    db.execute(statement)
+                db.execute("INSERT INTO meta (name, value) VALUES (?, ?)",
+                           (GENERATION, str(first_generation())))
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
-            db.execute("VACUUM")
+            if version in (4, 5):
+                db.execute("VACUUM")
     except sqlite3.DatabaseError as e:
         raise IndexFileError(f"cannot upgrade the index: {e}", file=path) from None
-    with contextlib.suppress(FileNotFoundError):
-        os.remove(postings_path(path))  # a file of an earlier attempt is written again
+    if version in (4, 5):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(postings_path(path))  # a file of an earlier attempt is written again
     with _IndexFile(path) as index:
         index.sync_postings()
         if version == 4:

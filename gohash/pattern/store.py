@@ -7,8 +7,10 @@ segments of games (appended as games are added, read by memory map so that the
 operating system's cache holds them, not the process); :class:`Segment`, one
 such run of games; and :class:`GameStore`, the games of one board size a search
 reads: the segments, and per game the few columns the summaries need, with the
-inverted filter of :class:`Columns`.  Which games, and whether a file is still
-the index's, are the index's (:mod:`gohash.index.patterns`).
+inverted filter of :class:`Columns`; and :class:`StoreFile`, those columns and
+that filter kept beside the pattern file, so that a search after opening reads
+none of them again while the index has not changed.  Which games, and whether
+a file is still the index's, are the index's (:mod:`gohash.index.patterns`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..group.coords import sgf_order
 from . import kernel
 from .corners import Postings, corner_postings
 
-__all__ = ["Columns", "Flat", "GameStore", "PatternFile", "Segment", "flatten"]
+__all__ = ["Columns", "Flat", "GameStore", "PatternFile", "Segment", "StoreFile", "flatten"]
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -137,12 +139,13 @@ class PatternFile:
         self.path = path
         self.size = size
         self.width = (size * size + 7) // 8
+        self.identity: tuple[int, int, int] | None = None
 
     def read(self) -> tuple[list[Segment], list[str]]:
         """Its segments, memory-mapped (none if there is no file), and its faults
         (a file cut short, a header or shape that is not the format's; the
-        segments before a fault are kept).  ``verify``: also the CRC of every
-        segment's columns."""
+        segments before a fault are kept).  Sets :attr:`identity` to the
+        inode, length and modification time (ns) of the file read (None: none)."""
         return self._read(verify=False)
 
     def faults(self) -> list[str]:
@@ -151,9 +154,12 @@ class PatternFile:
         return self._read(verify=True)[1]
 
     def _read(self, *, verify: bool) -> tuple[list[Segment], list[str]]:
+        self.identity = None
         try:
             with open(self.path, "rb") as f:
-                total = os.fstat(f.fileno()).st_size
+                stat = os.fstat(f.fileno())
+                total = stat.st_size
+                self.identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
                 if total == 0:
                     return [], [f"{self.path}: empty"]
                 buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
@@ -276,23 +282,32 @@ class Columns:
 
     def __init__(self, size: int, ever_black: list[U8], ever_white: list[U8],
                  games: int) -> None:
-        width = (size * size + 7) // 8
-        bits = width * 8
-        self.words = (games + 63) // 64
-        self.ones = 2 * bits
-        table = np.zeros((2 * bits + 1, self.words * 8), dtype=np.uint8)
+        bits = (size * size + 7) // 8 * 8
+        table = np.zeros((2 * bits + 1, (games + 63) // 64 * 8), dtype=np.uint8)
         # In steps of 8 * 1024 games: unpacking all of them at once takes a byte a bit.
         for colour, parts in enumerate((ever_black, ever_white)):
             flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8)
-            rows = flat.reshape(-1, width)
+            rows = flat.reshape(-1, bits // 8)
             for start in range(0, len(rows), 8192):
                 block = np.unpackbits(rows[start : start + 8192], axis=1, bitorder="little")
                 packed = np.packbits(block.T, axis=1, bitorder="little")
                 table[colour * bits : (colour + 1) * bits,
                       start // 8 : start // 8 + packed.shape[1]] = packed
-        table[self.ones] = 0xFF
-        self.table: U64 = table.view(np.uint64)
-        self.bits = bits
+        table[2 * bits] = 0xFF
+        self._of(size, table.view(np.uint64))
+
+    @classmethod
+    def of_table(cls, size: int, table: U64) -> Columns:
+        """The filter whose :attr:`table` (``[2 * bits + 1, words]``) is given."""
+        columns = cls.__new__(cls)
+        columns._of(size, table)
+        return columns
+
+    def _of(self, size: int, table: U64) -> None:
+        self.table: U64 = table
+        self.bits = (size * size + 7) // 8 * 8
+        self.words = table.shape[1]
+        self.ones = 2 * self.bits
         self.order = sgf_order(size)
 
 
@@ -329,3 +344,97 @@ class GameStore:
         """The bytes of its segments (on disk, mapped) besides what it holds in memory."""
         return sum(s.flat.nbytes + s.ids.nbytes * 2 + s.ever_black.nbytes * 2
                    for s in self.segments)
+
+
+# A store file: its header, then live (u1), winners (i1), date ranks (i4), the
+# dates (UTF-8, one a line) and the filter's table (u8), each padded to 8
+# bytes.  The header names what it was made from (the stamp: the index's
+# generation, the pattern file's identity) and holds the CRC-32 of the rest.
+_STATE = struct.Struct("<8sIIQQQQQQQI4x")
+_STATE_MAGIC = b"GHSTORE1"
+_STATE_VERSION = 1
+
+
+class StoreFile:
+    """The columns of a :class:`GameStore` that are not its segments' (``live``,
+    ``winners``, ``date_ranks``, ``dates`` and the filter's table), kept in a
+    file beside the pattern file of board ``size`` (``path``), named by a
+    ``stamp``: what they were read from (the index's generation and the
+    pattern file's :attr:`PatternFile.identity`).  It holds nothing the index
+    does not; a missing, damaged or stale file is made again."""
+
+    def __init__(self, path: str, size: int) -> None:
+        self.path = path
+        self.size = size
+        self.bits = (size * size + 7) // 8 * 8
+
+    def read(self, stamp: tuple[int, int, int, int], segments: list[Segment]) -> GameStore | None:
+        """The store of ``segments`` (those of the pattern file ``stamp`` names),
+        if the file was made from ``stamp`` and is sound; else None."""
+        store, _ = self._read(stamp, segments)
+        return store
+
+    def faults(self, segments: list[Segment]) -> list[str]:
+        """What is wrong with the file (none if it is missing) for ``segments``:
+        cut short, not of the format, a CRC or a value out of range."""
+        return self._read(None, segments)[1]
+
+    def _read(self, stamp: tuple[int, int, int, int] | None,
+              segments: list[Segment]) -> tuple[GameStore | None, list[str]]:
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return None, []
+        if len(data) < _STATE.size:
+            return None, [f"{self.path}: {len(data)} bytes, shorter than its header"]
+        (magic, version, size, generation, inode, length, mtime, games, dates_bytes, words,
+         crc) = _STATE.unpack_from(data, 0)
+        total = sum(len(s) for s in segments)
+        lengths = (games, games, 4 * games, dates_bytes, 8 * (2 * self.bits + 1) * words)
+        if (magic != _STATE_MAGIC or version != _STATE_VERSION or size != self.size
+                or _STATE.size + sum(_padded(n) for n in lengths) != len(data)):
+            return None, [f"{self.path}: not a store file of version {_STATE_VERSION} for "
+                          f"{self.size}x{self.size}, or cut short"]
+        if zlib.crc32(memoryview(data)[_STATE.size:]) != crc:
+            return None, [f"{self.path}: CRC mismatch"]
+        if stamp is not None and (generation, inode, length, mtime) != stamp:
+            return None, []  # stale: made from another index or pattern file
+        if games != total or words != (total + 63) // 64:
+            return None, [f"{self.path}: {games:,} games, not the {total:,} of its pattern file"]
+        parts = []
+        at = _STATE.size
+        for n in lengths:
+            parts.append(memoryview(data)[at : at + n])
+            at += _padded(n)
+        live = np.frombuffer(parts[0], dtype=np.uint8).astype(np.bool_)
+        winners = np.frombuffer(parts[1], dtype=np.int8)
+        date_ranks = np.frombuffer(parts[2], dtype=np.int32)
+        dates = bytes(parts[3]).decode("utf-8", "replace").split("\n") if dates_bytes else []
+        table = np.frombuffer(parts[4], dtype=np.uint64).reshape(2 * self.bits + 1, words)
+        if (np.any((winners < 0) | (winners > 2)) or np.any(date_ranks < -1)
+                or np.any(date_ranks >= len(dates)) or dates != sorted(set(dates))):
+            return None, [f"{self.path}: a winner, date or date rank out of range"]
+        ids = np.concatenate([s.ids for s in segments]) if segments else np.zeros(0, np.int64)
+        return GameStore(self.size, segments, ids, live, winners, date_ranks, dates,
+                         Columns.of_table(self.size, table)), []
+
+    def write(self, stamp: tuple[int, int, int, int], store: GameStore) -> None:
+        """Replace the file with ``store``'s columns, named by ``stamp`` (a new
+        file renamed over the old)."""
+        dates = "\n".join(store.dates).encode("utf-8")
+        parts = [store.live.astype(np.uint8).tobytes(), store.winners.astype(np.int8).tobytes(),
+                 store.date_ranks.astype(np.int32).tobytes(), dates,
+                 np.ascontiguousarray(store.columns.table, dtype=np.uint64).tobytes()]
+        body = b"".join(part + bytes(_padded(len(part)) - len(part)) for part in parts)
+        header = _STATE.pack(_STATE_MAGIC, _STATE_VERSION, self.size, *stamp, len(store),
+                             len(dates), store.columns.words, zlib.crc32(body))
+        temporary = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            with open(temporary, "wb") as f:
+                f.write(header)
+                f.write(body)
+            os.replace(temporary, self.path)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)

@@ -147,5 +147,5 @@ def test_an_old_index_is_refused_with_the_rebuild_message(
         con.execute("PRAGMA user_version = 1")
     code, _, err = run(capsys, "find", str(old), "--position", QUERY, "--continuations")
     assert code == 2 and len(err.splitlines()) == 1
-    assert "index schema version 1; this gohash reads version 6 only: rebuild it with " \
+    assert "index schema version 1; this gohash reads version 7 only: rebuild it with " \
         "`gohash index build`" in err

@@ -424,7 +424,7 @@ def test_bad_index_files_give_clear_errors(tmp_path: Path) -> None:
         Index(old, create=True, scheme="regular64")
     with sqlite3.connect(old) as con:
         con.execute("PRAGMA user_version = 99")
-    with pytest.raises(IndexFileError, match="schema version 99; this gohash reads version 6"):
+    with pytest.raises(IndexFileError, match="schema version 99; this gohash reads version 7"):
         Index(old)
     damaged = tmp_path / "damaged.db"
     with Index(damaged, create=True) as index:

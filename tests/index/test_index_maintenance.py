@@ -25,7 +25,7 @@ from gohash.cli import main
 from gohash.index.games import replay_boards
 from gohash.index.index import Index
 from gohash.index.postings import postings_path
-from gohash.index.schema import SCHEMA_VERSION
+from gohash.index.schema import SCHEMA_VERSION, generation
 from gohash.version import __version__
 from tests.support.env import ROOT
 from tests.support.indexes import (
@@ -297,9 +297,13 @@ def test_dupes_compare_main_lines_of_a_variations_index(
 def as_version(db: Path, version: int) -> None:
     """Mark ``db`` as an index of another format version (what upgrade reads of an
     old index, its meta and files tables, is alike in every version); its
-    postings, in a table as formats 4 and 5 kept them (and no postings file)."""
+    postings, in a table as formats 4 and 5 kept them (and no postings file but
+    in format 6); no triggers counting the changes to the games table (format 7)."""
     rows = posting_rows(db)
     with closing(sqlite3.connect(db)) as con:
+        for trigger in ("games_inserted", "games_deleted", "games_updated"):
+            con.execute(f"DROP TRIGGER {trigger}")
+        con.execute("DELETE FROM meta WHERE name = 'generation'")
         if version in (4, 5):
             con.execute("CREATE TABLE postings (key INTEGER NOT NULL, game_id INTEGER NOT NULL "
                         "REFERENCES games(id), seq INTEGER NOT NULL, "
@@ -307,7 +311,8 @@ def as_version(db: Path, version: int) -> None:
             con.executemany("INSERT INTO postings VALUES (?, ?, ?)", rows)
         con.execute(f"PRAGMA user_version = {version}")
         con.commit()
-    os.remove(postings_path(str(db)))
+    if version != 6:
+        os.remove(postings_path(str(db)))
 
 
 def test_upgrade_rebuilds_an_old_index_from_its_files(
@@ -394,6 +399,32 @@ def test_upgrade_moves_the_postings_of_an_index_of_format_5_into_their_file(
     with Index(db) as index:
         assert index.counts() == counts
         assert index.check() == []
+
+
+def test_upgrade_gives_an_index_of_format_6_the_count_of_its_changes(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Format 6 lacked the triggers that count the games table's changes: upgrade
+    creates them, in place and without the files, and a pattern search's store
+    file then follows the changes."""
+    db = tmp_path / "i.db"
+    assert run(capsys, "build", str(db), str(games))[0] == 0
+    before, postings = table_dump(db), posting_rows(db)
+    as_version(db, 6)
+    with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
+        Index(db)
+    for path in games.rglob("*.sgf"):
+        path.unlink()
+    assert run(capsys, "upgrade", str(db))[0] == 0
+    assert (table_dump(db), posting_rows(db)) == (before, postings)
+    with Index(db) as index:
+        assert index.check() == []
+        first = generation(index._db)
+        assert first is not None
+        index._db.execute("DELETE FROM errors WHERE 0")  # no change to the games table
+        index._db.execute("UPDATE games SET event = event WHERE id = 1")
+        index._db.commit()
+        assert generation(index._db) == first + 1
 
 
 def test_upgrade_leaves_the_index_as_it_was_if_a_file_is_gone(

@@ -22,11 +22,12 @@ from gohash.errors import DamagedIndexError, OptionError, QueryCancelled, QueryT
 from gohash.explorer.app import create_app
 from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
+from gohash.index import patterns as patterns_module
 from gohash.index.filters import Filters
 from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index
 from gohash.index.pattern_search import _game_boards
-from gohash.index.patterns import pattern_path
+from gohash.index.patterns import pattern_path, store_path
 from gohash.pattern import _match, search
 from gohash.pattern import corners as corners_module
 from gohash.pattern import store as store_module
@@ -673,6 +674,77 @@ def test_a_damaged_pattern_file_is_reported_and_rebuilt(four: str) -> None:
         f.write(bytes([byte[0] ^ 0xFF]))
     with Index(four, read_only=True) as index:
         assert any("CRC" in fault for fault in index.check())
+
+
+def _no_games_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make reading the games table for a store an error."""
+    def refused(*args: Any) -> Any:
+        raise AssertionError("the games table was read for the store")
+    monkeypatch.setattr(patterns_module, "_games", refused)
+
+
+def test_a_search_after_opening_reads_its_store_file(four: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store's columns are read from the store file while the index's
+    generation has not moved: not from the games table, and to the same result."""
+    before = _everything(four, CORNER_9, filters=Filters(result="W"))
+    assert os.path.exists(store_path(four, 9))
+    _no_games_table(monkeypatch)
+    assert _everything(four, CORNER_9, filters=Filters(result="W")) == before
+    assert _everything(four, CORNER_9)[0]  # the other games are there too
+    with Index(four) as index:  # any change to the games table moves the generation
+        index._db.execute("UPDATE games SET event = event WHERE id = 2")
+        index._db.commit()
+    with pytest.raises(AssertionError, match="the games table was read"):
+        _everything(four, CORNER_9)
+
+
+def test_a_store_file_follows_games_added_and_removed(tmp_path: Path) -> None:
+    """Games added and removed, and another index made where one was (its
+    derived files left beside it, as many changes made to it): each search
+    answers for the index as it is."""
+    for name, day, result, reply in (("a", 1, "B", "ff"), ("b", 2, "W", "dg")):
+        (tmp_path / f"{name}.sgf").write_text(
+            f"(;GM[1]FF[4]SZ[9]DT[2001-01-0{day}]RE[{result}+R];B[df];W[{reply}])",
+            encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "a.sgf")])
+    first = _everything(db, CORNER_9)
+    with Index(db) as index:
+        index.build([str(tmp_path / "b.sgf")])
+    both = _everything(db, CORNER_9)
+    assert both[2] == 2 and both != first
+    assert _everything(db, CORNER_9) == both  # from the store file made again
+    with Index(db) as index:
+        index.remove([str(tmp_path / "a.sgf")])
+    assert _everything(db, CORNER_9)[2] == 1
+    (tmp_path / "b").mkdir()
+    only_b = _everything(_build(tmp_path / "b", [str(tmp_path / "b.sgf")]), CORNER_9)
+    for name in ("a", "b"):  # another index where this one was, of as many changes,
+        for extra in ("", "-postings"):  # the derived files left: its own games
+            os.remove(f"{db}{extra}")
+        assert _build(tmp_path, [str(tmp_path / f"{name}.sgf")]) == db
+        assert _everything(db, CORNER_9) == (first if name == "a" else only_b)
+
+
+def test_a_damaged_store_file_is_reported_and_made_again(four: str) -> None:
+    before = _everything(four, CORNER_9)
+    path = store_path(four, 9)
+    with open(path, "r+b") as f:  # a byte flipped: its CRC tells
+        f.seek(os.path.getsize(path) - 5)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with Index(four, read_only=True) as index:
+        assert [fault for fault in index.check() if path in fault] == [
+            f"{path}: CRC mismatch (the next pattern search makes it again)"]
+    assert _everything(four, CORNER_9) == before
+    with Index(four, read_only=True) as index:
+        assert index.check() == []
+    with open(path, "r+b") as f:
+        f.truncate(100)
+    with Index(four, read_only=True) as index:
+        assert any("cut short" in fault for fault in index.check() if path in fault)
+    assert _everything(four, CORNER_9) == before
 
 
 def test_games_added_go_to_a_new_segment(tmp_path: Path) -> None:
