@@ -341,6 +341,26 @@ def pattern_rows(db: Path, runs: int) -> None:
     spec.loader.exec_module(pattern)
     print(f"\nPattern search on {db.name} ({runs} timed runs each; {load()}):", flush=True)
     answers = pattern.search_gohash(db, runs)
+    # The files the searches wrote beside the index, and a search by an Index
+    # opened afresh (as a CLI command is), which reads its store from them.
+    from gohash.index.index import Index
+
+    with Index(db, read_only=True) as index:
+        games = index.counts()["games"]
+        first = pattern.PATTERNS[0]
+        start, start_cpu = time.perf_counter(), time.process_time()
+        index.pattern(first.diagram(), **first.options())
+        wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    print(f"\nA search by an Index opened afresh ({first.name}): {wall * 1e3:.0f} ms "
+          f"(CPU {cpu * 1e3:.0f} ms)")
+    index_bytes = sum(Path(f"{db}{e}").stat().st_size for e in ("", "-postings"))
+    for extra in ("-patterns19", "-patterns19-store"):
+        path = Path(f"{db}{extra}")
+        if path.exists():
+            print(f"{path.name}: {path.stat().st_size / 2**20:,.0f} MB, "
+                  f"{path.stat().st_size / games / 1e3:.2f} KB a game")
+            index_bytes += path.stat().st_size
+    print(f"disk with the pattern search's files: {index_bytes / games / 1e3:.2f} KB a game")
     print("\n| pattern | p50 wall | p50 CPU | target | hits |\n| --- | --- | --- | --- | --- |")
     for shape, answer in zip(pattern.PATTERNS, answers, strict=True):
         wall = statistics.median(answer.seconds) * 1e3
