@@ -228,9 +228,10 @@ def _read_limited(
 ) -> bytes:
     """All of ``stream``, or a limit error if it holds more than ``limit`` bytes.
 
-    ``size``, where known (a plain file's), is what is asked for first: a read
-    of ``limit + 1`` bytes allocates that much, and a 64 MiB buffer per small
-    file costs more than reading the file.  A file that grew since is read on.
+    ``size``, where known (a plain file's, an archive member's declared size),
+    is what is asked for first: a read of ``limit + 1`` bytes allocates that
+    much, and a 64 MiB buffer per small file costs more than reading the file.
+    A file that grew since, or a member larger than it said, is read on.
     """
     # Read one byte more than allowed: a declared size can lie (a zip bomb), the
     # bytes actually read cannot.
@@ -378,7 +379,8 @@ def _zip_sources(
                 # Every member is charged, as entries can share their data: a
                 # zip of many entries naming one stream is a bomb.
                 with archive.open(info) as member:
-                    data = _read_limited(meter.wrap(member), member_name, limit)
+                    data = _read_limited(meter.wrap(member), member_name, limit,
+                                         info.file_size)
                 yield _text_source(name, data, limit)
             except SgfBudgetError:
                 raise
@@ -509,7 +511,7 @@ def _tar_sources(path: str, archive: tarfile.TarFile, limit: int) -> Iterator[So
             continue
         member = archive.extractfile(info)
         if member is not None:
-            yield _text_source(name, _read_limited(member, info.name, limit), limit)
+            yield _text_source(name, _read_limited(member, info.name, limit, info.size), limit)
 
 
 def _member_name(path: str, member: str, number: int, seen: set[str]) -> str:
