@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import IndexFileError
+from ..segments import Layout
 from .values import damaged
 
 __all__ = ["CHUNK_TOPS", "KEY_OFFSET", "TOPS", "PostingsFile", "Segment", "alive", "held_by",
@@ -71,21 +72,13 @@ def postings_path(index: str) -> str:
     return f"{index}-postings"
 
 
-def _padded(n: int) -> int:
-    return (n + 7) & ~7
-
-
 def _layout(postings: int, games: int, tops: int, game_width: int,
-            seq_width: int) -> tuple[list[tuple[str, Any, int, int]], int]:
-    """Each column's (name, dtype, length, offset in the body), and the body's length."""
-    columns = [("ids", np.int64, games), ("tops", np.uint16, tops),
-               ("starts", _starts_type(postings), tops + 1), ("low", np.uint32, postings),
-               ("game", np.uint8, postings * game_width), ("seq", np.uint8, postings * seq_width)]
-    out, at = [], 0
-    for name, dtype, length in columns:
-        out.append((name, dtype, length, at))
-        at += _padded(np.dtype(dtype).itemsize * length)
-    return out, at
+            seq_width: int) -> Layout:
+    """A segment's columns."""
+    return Layout([("ids", np.int64, games), ("tops", np.uint16, tops),
+                   ("starts", _starts_type(postings), tops + 1), ("low", np.uint32, postings),
+                   ("game", np.uint8, postings * game_width),
+                   ("seq", np.uint8, postings * seq_width)])
 
 
 def _starts_type(postings: int) -> type[np.unsignedinteger[Any]]:
@@ -277,16 +270,15 @@ class PostingsFile:
                 return segments, [], True
             magic, n, games, tops, gw, sw, body, crc = _SEGMENT.unpack_from(buffer, at)
             start = at + _SEGMENT.size
+            layout = _layout(n, games, tops, gw, sw)
             if (magic != _SEGMENT_MAGIC or not 1 <= gw <= 8 or not 1 <= sw <= 8
-                    or tops > TOPS or body != _layout(n, games, tops, gw, sw)[1]):
+                    or tops > TOPS or body != layout.size):
                 return segments, [f"{name}: segment at byte {at:,} is damaged"], False
             if start + body > total:
                 return segments, [], True
             if verify and zlib.crc32(memoryview(buffer)[start : start + body]) != crc:
                 return segments, [f"{name}: segment at byte {at:,}: CRC mismatch"], False
-            columns = {
-                column: np.frombuffer(buffer, dtype=dtype, count=length, offset=start + offset)
-                for column, dtype, length, offset in _layout(n, games, tops, gw, sw)[0]}
+            columns = layout.views(buffer, start)
             columns["starts"] = columns["starts"].astype(np.int64)  # 65,537 at most
             segment = Segment(**columns, game_width=gw, seq_width=sw)
             fault = _segment_fault(segment, verify)
@@ -378,13 +370,10 @@ class PostingsFile:
                   "starts": starts.astype(_starts_type(len(u))).tobytes(),
                   "low": (u & 0xFFFFFFFF).astype(np.uint32).tobytes(),
                   "game": _pack(games, gw), "seq": _pack(seqs, sw)}
-        layout, body = _layout(len(u), len(values["ids"]) // 8, len(tops), gw, sw)
-        parts = [values[name] + bytes(_padded(len(values[name])) - len(values[name]))
-                 for name, _, _, _ in layout]
-        data = b"".join(parts)
-        assert len(data) == body
+        layout = _layout(len(u), len(values["ids"]) // 8, len(tops), gw, sw)
+        data = layout.body(values)
         header = _SEGMENT.pack(_SEGMENT_MAGIC, len(u), len(values["ids"]) // 8, len(tops), gw, sw,
-                               body, zlib.crc32(data))
+                               layout.size, zlib.crc32(data))
         try:
             with open(self.path, "ab") as f:
                 if not f.tell():
@@ -429,8 +418,9 @@ class PostingsFile:
         np.cumsum(counts[tops], out=starts[1:])
         n = int(starts[-1])
         gw, sw = _width(np.array([gmax]), 3), _width(np.array([smax]), 2)
-        layout, body = _layout(n, len(kept), len(tops), gw, sw)
-        at = {name: offset for name, _, _, offset in layout}
+        layout = _layout(n, len(kept), len(tops), gw, sw)
+        body = layout.size
+        at = {name: offset for name, _, _, offset in layout.placed}
         base = _FILE.size + _SEGMENT.size
         temporary = f"{self.path}.{os.getpid()}.tmp"
         try:

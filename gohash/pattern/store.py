@@ -20,13 +20,13 @@ import os
 import struct
 import zlib
 from dataclasses import dataclass, fields
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import PatternError
 from ..group.coords import sgf_order
+from ..segments import Layout
 from . import kernel
 from .corners import Postings, corner_postings
 
@@ -120,14 +120,11 @@ _COLUMNS = (
 )
 
 
-def _lengths(games: int, nodes: int, changes: int, width: int,
-             postings: int) -> dict[str, int]:
-    return {"g": games, "g+1": games + 1, "n": nodes, "c": changes, "gw": games * width,
-            "p": postings}
-
-
-def _padded(n: int) -> int:
-    return (n + 7) & ~7
+def _layout(games: int, nodes: int, changes: int, width: int, postings: int) -> Layout:
+    """A segment's columns."""
+    lengths = {"g": games, "g+1": games + 1, "n": nodes, "c": changes, "gw": games * width,
+               "p": postings}
+    return Layout([(name, dtype, lengths[length]) for name, dtype, length in _COLUMNS])
 
 
 class PatternFile:
@@ -180,19 +177,13 @@ class PatternFile:
             magic, games, nodes, changes, postings, body, crc = _SEGMENT.unpack_from(buffer,
                                                                                      at)
             start = at + _SEGMENT.size
-            lengths = _lengths(games, nodes, changes, self.width, postings)
-            expected = sum(_padded(np.dtype(t).itemsize * lengths[n]) for _, t, n in _COLUMNS)
-            if magic != _SEGMENT_MAGIC or body != expected or start + body > total:
+            layout = _layout(games, nodes, changes, self.width, postings)
+            if magic != _SEGMENT_MAGIC or body != layout.size or start + body > total:
                 return segments, [f"{self.path}: segment at byte {at:,} is damaged or cut "
                                   f"short"]
             if verify and zlib.crc32(memoryview(buffer)[start : start + body]) != crc:
                 return segments, [f"{self.path}: segment at byte {at:,}: CRC mismatch"]
-            columns: dict[str, npt.NDArray[Any]] = {}
-            offset = start
-            for name, dtype, length in _COLUMNS:
-                count = lengths[length]
-                columns[name] = np.frombuffer(buffer, dtype=dtype, count=count, offset=offset)
-                offset += _padded(np.dtype(dtype).itemsize * count)
+            columns = layout.views(buffer, start)
             corners = Postings(columns.pop("corner_keys"), columns.pop("corner_entries"))
             segment = Segment(columns.pop("ids"), columns.pop("shas"), columns.pop("ever_black"),
                               columns.pop("ever_white"), Flat(**columns), corners)
@@ -235,11 +226,8 @@ class PatternFile:
                   "ever_white": segment.ever_white, "corner_keys": segment.corners.keys,
                   "corner_entries": segment.corners.entries,
                   **{c.name: getattr(flat, c.name) for c in fields(flat)}}
-        parts = []
-        for name, dtype, _ in _COLUMNS:
-            raw = np.ascontiguousarray(values[name], dtype=dtype).tobytes()
-            parts.append(raw + bytes(_padded(len(raw)) - len(raw)))
-        body = b"".join(parts)
+        body = _layout(len(segment), len(flat.to_move), len(flat.changes), self.width,
+                       len(segment.corners)).body(values)
         header = _SEGMENT.pack(_SEGMENT_MAGIC, len(segment), len(flat.to_move),
                                len(flat.changes), len(segment.corners), len(body),
                                zlib.crc32(body))
@@ -355,6 +343,13 @@ _STATE_MAGIC = b"GHSTORE1"
 _STATE_VERSION = 1
 
 
+def _state_layout(games: int, dates: int, rows: int, words: int) -> Layout:
+    """A store file's columns."""
+    return Layout([("live", np.uint8, games), ("winners", np.int8, games),
+                   ("date_ranks", np.int32, games), ("dates", np.uint8, dates),
+                   ("table", np.uint64, rows * words)])
+
+
 class StoreFile:
     """The columns of a :class:`GameStore` that are not its segments' (``live``,
     ``winners``, ``date_ranks``, ``dates`` and the filter's table), kept in a
@@ -391,9 +386,9 @@ class StoreFile:
         (magic, version, size, generation, inode, length, mtime, games, dates_bytes, words,
          crc) = _STATE.unpack_from(data, 0)
         total = sum(len(s) for s in segments)
-        lengths = (games, games, 4 * games, dates_bytes, 8 * (2 * self.bits + 1) * words)
+        layout = _state_layout(games, dates_bytes, 2 * self.bits + 1, words)
         if (magic != _STATE_MAGIC or version != _STATE_VERSION or size != self.size
-                or _STATE.size + sum(_padded(n) for n in lengths) != len(data)):
+                or _STATE.size + layout.size != len(data)):
             return None, [f"{self.path}: not a store file of version {_STATE_VERSION} for "
                           f"{self.size}x{self.size}, or cut short"]
         if zlib.crc32(memoryview(data)[_STATE.size:]) != crc:
@@ -402,16 +397,12 @@ class StoreFile:
             return None, []  # stale: made from another index or pattern file
         if games != total or words != (total + 63) // 64:
             return None, [f"{self.path}: {games:,} games, not the {total:,} of its pattern file"]
-        parts = []
-        at = _STATE.size
-        for n in lengths:
-            parts.append(memoryview(data)[at : at + n])
-            at += _padded(n)
-        live = np.frombuffer(parts[0], dtype=np.uint8).astype(np.bool_)
-        winners = np.frombuffer(parts[1], dtype=np.int8)
-        date_ranks = np.frombuffer(parts[2], dtype=np.int32)
-        dates = bytes(parts[3]).decode("utf-8", "replace").split("\n") if dates_bytes else []
-        table = np.frombuffer(parts[4], dtype=np.uint64).reshape(2 * self.bits + 1, words)
+        columns = layout.views(data, _STATE.size)
+        live = columns["live"].astype(np.bool_)
+        winners, date_ranks = columns["winners"], columns["date_ranks"]
+        dates = columns["dates"].tobytes().decode("utf-8", "replace").split("\n") if (
+            dates_bytes) else []
+        table = columns["table"].reshape(2 * self.bits + 1, words)
         if (np.any((winners < 0) | (winners > 2)) or np.any(date_ranks < -1)
                 or np.any(date_ranks >= len(dates)) or dates != sorted(set(dates))):
             return None, [f"{self.path}: a winner, date or date rank out of range"]
@@ -423,10 +414,10 @@ class StoreFile:
         """Replace the file with ``store``'s columns, named by ``stamp`` (a new
         file renamed over the old)."""
         dates = "\n".join(store.dates).encode("utf-8")
-        parts = [store.live.astype(np.uint8).tobytes(), store.winners.astype(np.int8).tobytes(),
-                 store.date_ranks.astype(np.int32).tobytes(), dates,
-                 np.ascontiguousarray(store.columns.table, dtype=np.uint64).tobytes()]
-        body = b"".join(part + bytes(_padded(len(part)) - len(part)) for part in parts)
+        table = store.columns.table
+        body = _state_layout(len(store), len(dates), table.shape[0], table.shape[1]).body(
+            {"live": store.live, "winners": store.winners, "date_ranks": store.date_ranks,
+             "dates": dates, "table": table})
         header = _STATE.pack(_STATE_MAGIC, _STATE_VERSION, self.size, *stamp, len(store),
                              len(dates), store.columns.words, zlib.crc32(body))
         temporary = f"{self.path}.{os.getpid()}.tmp"

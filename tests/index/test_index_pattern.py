@@ -33,6 +33,7 @@ from gohash.pattern import corners as corners_module
 from gohash.pattern import store as store_module
 from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
 from gohash.pattern.search import PatternQuery
+from gohash.segments import padded
 from tests.support import sgfgen
 from tests.support.env import ROOT, require_corpus
 from tests.support.patterns import diagrams, ever_bitmaps, game_arrays, reference_hits
@@ -1001,7 +1002,7 @@ def test_index_check_verifies_the_corner_postings(four: str) -> None:
     header = store_module._FILE.size
     body_start = header + store_module._SEGMENT.size
     fields = store_module._SEGMENT.unpack_from(data, header)
-    keys_at = body_start + fields[5] - 2 * store_module._padded(4 * fields[4])
+    keys_at = body_start + fields[5] - 2 * padded(4 * fields[4])
     data[keys_at] ^= 0xFF
     crc = zlib.crc32(bytes(data[body_start : body_start + fields[5]]))
     store_module._SEGMENT.pack_into(data, header, *fields[:6], crc)
@@ -1012,7 +1013,7 @@ def test_index_check_verifies_the_corner_postings(four: str) -> None:
     assert any("corner postings are not those of its games" in fault for fault in faults)
     # Postings of games the segment does not have: a search says the file is
     # damaged (it checks the game numbers it reads, not the order).
-    entries_at = body_start + fields[5] - store_module._padded(4 * fields[4])
+    entries_at = body_start + fields[5] - padded(4 * fields[4])
     data[entries_at : entries_at + 4 * fields[4]] = b"\xff" * (4 * fields[4])
     with open(path, "wb") as f:
         f.write(data)
