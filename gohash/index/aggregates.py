@@ -9,8 +9,9 @@ reached or ended by setup apart (``setup`` 1; :func:`~gohash.index.occurrences.b
 that :meth:`gohash.index.index.Index.continuations` answers without
 replaying a game.  :class:`Aggregates` keeps them up to date within a
 writing transaction as postings are added and games removed;
-:func:`aggregate_rows` reads one for a query; :func:`recount` and
-:func:`aggregate_faults` count them again from the games.  Which positions
+:func:`aggregate_rows` reads one for a query; :func:`recount` (and its batch
+twin :func:`recount_many`) and :func:`aggregate_faults` count them again from
+the games.  Which positions
 are aggregated, and why, is said in docs/design.md
 (``gohash.index.aggregates``).
 """
@@ -40,6 +41,7 @@ __all__ = [
     "aggregate_faults",
     "aggregate_rows",
     "recount",
+    "recount_many",
 ]
 
 AGGREGATE_OCCURRENCES = 250
@@ -54,6 +56,9 @@ a larger one those it added twice or more (one it added once holds at most
 one occurrence in :data:`AGGREGATE_OCCURRENCES`)."""
 RECOUNT_GAMES = 20_000
 """Games read and replayed at a time by :func:`recount` (its memory)."""
+RECOUNT_POSTINGS = 2_000_000
+"""Postings of the positions :func:`recount_many` counts together, at most
+(unless one position has more): its memory."""
 
 _COLUMNS = ("setup, colour, point, swapped, to_move, year, games, black_wins, white_wins, "
             "first_date, last_date")
@@ -137,13 +142,14 @@ def aggregate_rows(
 
 
 def recount(db: sqlite3.Connection, postings_file: PostingsFile, key: int, size: int,
-            frame: bytes) -> Flagged:
+            frame: bytes, postings: list[tuple[int, int]] | None = None) -> Flagged:
     """The continuation rows of every occurrence of ``frame`` (posting key ``key``
-    in ``postings_file``),
-    counted from the games, :data:`RECOUNT_GAMES` at a time; raises
+    in ``postings_file``; ``postings``, its :func:`live_postings`, if read
+    already), counted from the games, :data:`RECOUNT_GAMES` at a time; raises
     :class:`~gohash.errors.GohashError` if a game does not replay or a row read
     holds a value out of its type or range."""
-    postings = live_postings(db, postings_file, key)
+    if postings is None:
+        postings = live_postings(db, postings_file, key)
     stones = _frame_array(frame, size)
     total: Summed = {}
     start = 0
@@ -158,6 +164,30 @@ def recount(db: sqlite3.Connection, postings_file: PostingsFile, key: int, size:
             _add(total, _flagged(confirm(mine, games, size, stones)))
         start = end
     return _rows(total)
+
+
+def recount_many(db: sqlite3.Connection,
+                 positions: list[tuple[int, bytes, list[tuple[int, int]]]]) -> list[Flagged]:
+    """:func:`recount` of many positions at once: for each ``(size, frame,
+    postings)`` (its :func:`live_postings`, in order of game), the continuation
+    rows of its occurrences.  Each game is read once for all the positions it
+    holds, :data:`RECOUNT_GAMES` games at a time, not once a position: the
+    frequent positions of the opening share their games."""
+    ids = sorted({game_id for _, _, postings in positions for game_id, _ in postings})
+    totals: list[Summed] = [{} for _ in positions]
+    games_of = [np.array([game_id for game_id, _ in postings], dtype=np.int64)
+                for _, _, postings in positions]
+    for start in range(0, len(ids), RECOUNT_GAMES):
+        chunk = ids[start : start + RECOUNT_GAMES]
+        games = read_games(db, chunk, _GAME_COLUMNS)
+        for i, (size, frame, postings) in enumerate(positions):
+            # The position's postings of the chunk's games: one run, as both are in order.
+            lo = int(np.searchsorted(games_of[i], chunk[0], side="left"))
+            hi = int(np.searchsorted(games_of[i], chunk[-1], side="right"))
+            mine = [p for p in postings[lo:hi] if games[p[0]][0] == size]
+            if mine:
+                _add(totals[i], _flagged(confirm(mine, games, size, _frame_array(frame, size))))
+    return [_rows(total) for total in totals]
 
 
 def aggregate_faults(db: sqlite3.Connection, postings: PostingsFile,
@@ -326,7 +356,8 @@ class Aggregates:
     def discover(self) -> int:
         """Give each candidate position (:meth:`noted`) reached
         :data:`AGGREGATE_OCCURRENCES` times or more in the index its aggregate,
-        counted from the games; how many were made."""
+        counted from the games (:func:`recount_many`, up to
+        :data:`RECOUNT_POSTINGS` postings at a time); how many were made."""
         if not self._candidates:
             return 0
         keys, counts = np.unique(np.concatenate(self._candidates), return_counts=True)
@@ -336,22 +367,30 @@ class Aggregates:
         db = self._db
         known = {key for (key,) in db.execute("SELECT DISTINCT key FROM aggregates")}
         made = 0
+        pending: list[tuple[int, int, bytes, list[tuple[int, int]]]] = []
+        held = 0
         for key in keys.tolist():
             # The file's postings first (a removed game's stay until a merge), then
             # those of games the index holds.
-            if (key in known or self._postings.count(key) < AGGREGATE_OCCURRENCES
-                    or len(live_postings(db, self._postings, key)) < AGGREGATE_OCCURRENCES):
+            if key in known or self._postings.count(key) < AGGREGATE_OCCURRENCES:
                 continue
-            made += self._create(key)
+            found = live_postings(db, self._postings, key)
+            if len(found) < AGGREGATE_OCCURRENCES:
+                continue
+            pending.append((*self._create(key, found), found))
+            held += len(found)
+            made += 1
+            if held >= RECOUNT_POSTINGS:
+                self._count_made(pending)
+                pending, held = [], 0
+        self._count_made(pending)
         return made
 
-    def _create(self, key: int) -> int:
-        """An aggregate for the position of the first posting of ``key`` (any other
-        position with the key keeps being counted per query); 1 if made."""
+    def _create(self, key: int, found: list[tuple[int, int]]) -> tuple[int, int, bytes]:
+        """The aggregate of the position of the first posting of ``key`` (of its
+        postings ``found``; any other position with the key keeps being counted
+        per query), without its rows: its id, board size and frame."""
         db = self._db
-        found = live_postings(db, self._postings, key)
-        if not found:
-            return 0
         game_id, seq = found[0]
         size, nodes, _, blob = read_games(db, [game_id], "")[game_id]
         try:
@@ -367,8 +406,17 @@ class Aggregates:
         aggregate_id = db.execute("INSERT INTO aggregates (key, size, frame) VALUES (?, ?, ?)",
                                   (key, size, stored)).lastrowid
         assert aggregate_id is not None
-        self._store(aggregate_id, self._recount(key, size, stored))
-        return 1
+        return aggregate_id, size, stored
+
+    def _count_made(self, made: list[tuple[int, int, bytes, list[tuple[int, int]]]]) -> None:
+        """Count the rows of the aggregates ``made`` (id, size, frame, postings)."""
+        try:
+            counted = recount_many(self._db, [(size, frame, found)
+                                              for _, size, frame, found in made])
+        except GohashError as e:
+            raise self._fault(e.reason) from None
+        for (aggregate_id, *_), rows in zip(made, counted, strict=True):
+            self._store(aggregate_id, rows)
 
     def _recount(self, key: int, size: int, frame: bytes) -> Flagged:
         try:

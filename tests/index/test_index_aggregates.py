@@ -127,6 +127,28 @@ def test_a_lower_threshold_gives_an_existing_index_its_aggregates(
         assert_as_recounted(index, monkeypatch)
         assert index.discover_aggregates() == 0
 
+@pytest.mark.parametrize("games, postings", [(20_000, 2_000_000), (7, 1)])
+def test_the_batch_recount_is_the_recount_of_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, games: int, postings: int
+) -> None:
+    """recount_many (each game read once for all its positions, a few games at
+    a time, a few positions at a time) counts as recount does position by
+    position; and a build's aggregates, counted by it, are what check recounts."""
+    monkeypatch.setattr(aggregates, "RECOUNT_GAMES", games)
+    monkeypatch.setattr(aggregates, "RECOUNT_POSTINGS", postings)
+    with Index(built(tmp_path, 4, 60)) as index:
+        assert index.check() == []
+        con, file = index._db, index._file.postings
+        positions = con.execute("SELECT key, size, frame FROM aggregates ORDER BY id").fetchall()
+        assert len(positions) > 5
+        found = [aggregates.live_postings(con, file, key) for key, _, _ in positions]
+        batch = aggregates.recount_many(
+            con, [(size, frame, p) for (_, size, frame), p in zip(positions, found, strict=True)])
+        assert batch == [aggregates.recount(con, file, key, size, frame)
+                         for key, size, frame in positions]
+        assert any(len(rows) > 1 for rows in batch)
+
+
 def built(tmp_path: Path, seed: int, count: int) -> Path:
     """An index of ``count`` records of write_games."""
     folder = tmp_path / "games"
