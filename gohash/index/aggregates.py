@@ -142,28 +142,13 @@ def aggregate_rows(
 
 
 def recount(db: sqlite3.Connection, postings_file: PostingsFile, key: int, size: int,
-            frame: bytes, postings: list[tuple[int, int]] | None = None) -> Flagged:
+            frame: bytes) -> Flagged:
     """The continuation rows of every occurrence of ``frame`` (posting key ``key``
-    in ``postings_file``; ``postings``, its :func:`live_postings`, if read
-    already), counted from the games, :data:`RECOUNT_GAMES` at a time; raises
+    in ``postings_file``), counted from the games, :data:`RECOUNT_GAMES` at a
+    time (:func:`recount_many` of the one position); raises
     :class:`~gohash.errors.GohashError` if a game does not replay or a row read
     holds a value out of its type or range."""
-    if postings is None:
-        postings = live_postings(db, postings_file, key)
-    stones = _frame_array(frame, size)
-    total: Summed = {}
-    start = 0
-    while start < len(postings):
-        ids = sorted({g for g, _ in postings[start : start + RECOUNT_GAMES]})
-        end = start
-        while end < len(postings) and postings[end][0] <= ids[-1]:
-            end += 1
-        games = read_games(db, ids, _GAME_COLUMNS)
-        mine = [p for p in postings[start:end] if games[p[0]][0] == size]
-        if mine:
-            _add(total, _flagged(confirm(mine, games, size, stones)))
-        start = end
-    return _rows(total)
+    return recount_many(db, [(size, frame, live_postings(db, postings_file, key))])[0]
 
 
 def recount_many(db: sqlite3.Connection,
@@ -177,16 +162,17 @@ def recount_many(db: sqlite3.Connection,
     totals: list[Summed] = [{} for _ in positions]
     games_of = [np.array([game_id for game_id, _ in postings], dtype=np.int64)
                 for _, _, postings in positions]
+    stones = [_frame_array(frame, size) for size, frame, _ in positions]
     for start in range(0, len(ids), RECOUNT_GAMES):
         chunk = ids[start : start + RECOUNT_GAMES]
         games = read_games(db, chunk, _GAME_COLUMNS)
-        for i, (size, frame, postings) in enumerate(positions):
+        for i, (size, _, postings) in enumerate(positions):
             # The position's postings of the chunk's games: one run, as both are in order.
             lo = int(np.searchsorted(games_of[i], chunk[0], side="left"))
             hi = int(np.searchsorted(games_of[i], chunk[-1], side="right"))
             mine = [p for p in postings[lo:hi] if games[p[0]][0] == size]
             if mine:
-                _add(totals[i], _flagged(confirm(mine, games, size, _frame_array(frame, size))))
+                _add(totals[i], _flagged(confirm(mine, games, size, stones[i])))
     return [_rows(total) for total in totals]
 
 
