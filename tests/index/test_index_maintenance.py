@@ -315,6 +315,18 @@ def as_version(db: Path, version: int) -> None:
         os.remove(postings_path(str(db)))
 
 
+def upgraded_in_place(db: Path, version: int, games: Path,
+                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Mark ``db`` as of format ``version`` (:func:`as_version`), see it refused,
+    and upgrade it with the files it names gone: in place, from itself."""
+    as_version(db, version)
+    with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
+        Index(db)
+    for path in games.rglob("*.sgf"):
+        path.unlink()
+    assert run(capsys, "upgrade", str(db))[0] == 0
+
+
 def test_upgrade_rebuilds_an_old_index_from_its_files(
     games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -362,12 +374,7 @@ def test_upgrade_rebuilds_an_index_of_format_4_with_its_aggregates(
         con.execute("DROP TABLE aggregate_moves")
         con.execute("DROP TABLE aggregates")
     con.close()
-    as_version(db, 4)
-    with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
-        Index(db)
-    for path in games.rglob("*.sgf"):
-        path.unlink()
-    assert run(capsys, "upgrade", str(db))[0] == 0
+    upgraded_in_place(db, 4, games, capsys)
     assert table_dump(db) == before
     with sqlite3.connect(db) as con:
         assert sorted(con.execute(aggregates)) == kept
@@ -386,12 +393,7 @@ def test_upgrade_moves_the_postings_of_an_index_of_format_5_into_their_file(
     before, postings = table_dump(db), posting_rows(db)
     with Index(db) as index:
         counts = index.counts()
-    as_version(db, 5)
-    with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
-        Index(db)
-    for path in games.rglob("*.sgf"):
-        path.unlink()
-    assert run(capsys, "upgrade", str(db))[0] == 0
+    upgraded_in_place(db, 5, games, capsys)
     with closing(sqlite3.connect(db)) as con:
         tables = con.execute("SELECT name FROM sqlite_master WHERE name = 'postings'")
         assert tables.fetchall() == []
@@ -405,23 +407,17 @@ def test_upgrade_gives_an_index_of_format_6_the_count_of_its_changes(
     games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Format 6 lacked the triggers that count the games table's changes: upgrade
-    creates them, in place and without the files, and a pattern search's store
-    file then follows the changes."""
+    creates them, in place and without the files, and a change to a games row
+    then moves the count."""
     db = tmp_path / "i.db"
     assert run(capsys, "build", str(db), str(games))[0] == 0
     before, postings = table_dump(db), posting_rows(db)
-    as_version(db, 6)
-    with pytest.raises(gohash.errors.IndexFileError, match="gohash index upgrade"):
-        Index(db)
-    for path in games.rglob("*.sgf"):
-        path.unlink()
-    assert run(capsys, "upgrade", str(db))[0] == 0
+    upgraded_in_place(db, 6, games, capsys)
     assert (table_dump(db), posting_rows(db)) == (before, postings)
     with Index(db) as index:
         assert index.check() == []
         first = generation(index._db)
         assert first is not None
-        index._db.execute("DELETE FROM errors WHERE 0")  # no change to the games table
         index._db.execute("UPDATE games SET event = event WHERE id = 1")
         index._db.commit()
         assert generation(index._db) == first + 1
