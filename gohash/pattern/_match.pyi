@@ -21,10 +21,9 @@ class Kernel:
     def scan(
         self,
         node_offsets: npt.NDArray[np.int64],
-        to_move: npt.NDArray[np.int8],
-        move_number: npt.NDArray[np.int32],
+        first_to_move: npt.NDArray[np.int8],
         next_colour: npt.NDArray[np.int8],
-        next_point: npt.NDArray[np.int32],
+        next_point: npt.NDArray[np.int16],
         change_offsets: npt.NDArray[np.int64],
         change_counts: npt.NDArray[np.uint16],
         changes: npt.NDArray[np.uint16],
@@ -59,7 +58,6 @@ class Summary:
 def flatten(
     data: bytes, offsets: npt.NDArray[np.int64], mains: npt.NDArray[np.int32], size: int
 ) -> tuple[
-    npt.NDArray[np.int64], npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
-    npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.uint16], npt.NDArray[np.uint16],
-    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64], npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16],
+    npt.NDArray[np.int64], npt.NDArray[np.uint16], npt.NDArray[np.uint16], npt.NDArray[np.uint8],
 ]: ...

@@ -172,6 +172,7 @@ cdef class Kernel:
             raise ValueError("the game's columns differ in length")
         if positions and np.asarray(next_point).max() >= n:
             raise ValueError("a next point is off the board")
+        cdef const int16_t[::1] next_point16 = np.asarray(next_point, dtype=np.int16)
         if positions and not 0 <= np.asarray(boards).min() <= np.asarray(boards).max() <= 2:
             raise ValueError("a board holds a value other than 0, 1 and 2")
         cdef int count = self.count
@@ -230,7 +231,7 @@ cdef class Kernel:
                 if not pending[pl]:
                     continue
                 start = self._conditions_at(pl, i, &to_move[0], &next_colour[0],
-                                            &next_point[0], positions, &self.masks[pl, 0], n)
+                                            &next_point16[0], positions, &self.masks[pl, 0], n)
                 if start < 0:
                     waiting[kept] = pl
                     kept += 1
@@ -251,7 +252,7 @@ cdef class Kernel:
         )
 
     cdef int _conditions_at(self, int pl, int i, const int8_t* to_move,
-                            const int8_t* next_colour, const int32_t* next_point,
+                            const int8_t* next_colour, const int16_t* next_point,
                             int positions, const uint8_t* mask, int npts) noexcept nogil:
         """Where the continuation's search starts if placement ``pl``, present at
         position ``i``, hits there (side to move, sequence); -1 if it does not,
@@ -276,9 +277,9 @@ cdef class Kernel:
                     break
         return k
 
-    def scan(self, const int64_t[::1] node_offsets, const int8_t[::1] to_move,
-             const int32_t[::1] move_number, const int8_t[::1] next_colour,
-             const int32_t[::1] next_point, const int64_t[::1] change_offsets,
+    def scan(self, const int64_t[::1] node_offsets, const int8_t[::1] first_to_move,
+             const int8_t[::1] next_colour, const int16_t[::1] next_point,
+             const int64_t[::1] change_offsets,
              const uint16_t[::1] change_counts, const uint16_t[::1] changes,
              const uint8_t[::1] removed, const uint64_t[:, ::1] alive_bits,
              Py_ssize_t base, Py_ssize_t first, const int64_t[::1] games,
@@ -318,12 +319,13 @@ cdef class Kernel:
         cdef int size = self.size, npts = size * size, count = self.count
         cdef Py_ssize_t width = (npts + 7) // 8, ngames = games.shape[0], gi, g, n0, positions
         cdef Py_ssize_t stores = node_offsets.shape[0] - 1, nfound = 0, ev, c, node
-        cdef Py_ssize_t nodes = to_move.shape[0]
+        cdef Py_ssize_t nodes = next_colour.shape[0]
         if stores < 0 or removed.shape[0] != stores * width or (
-                change_offsets.shape[0] != stores + 1 or node_offsets[stores] != nodes):
+                change_offsets.shape[0] != stores + 1 or node_offsets[stores] != nodes
+                or first_to_move.shape[0] != stores):
             raise ValueError("the store's columns do not agree in length")
-        if not (move_number.shape[0] == next_colour.shape[0] == next_point.shape[0]
-                == change_counts.shape[0] == nodes) or change_offsets[stores] != changes.shape[0]:
+        if not (next_point.shape[0] == change_counts.shape[0] == nodes) or (
+                change_offsets[stores] != changes.shape[0]):
             raise ValueError("the store's node columns do not agree in length")
         if ngames and (np.min(games) < first or np.max(games) >= first + stores
                        or np.min(games) < base
@@ -379,9 +381,8 @@ cdef class Kernel:
         cdef Py_ssize_t nempty = self.empty_present.shape[0]
         cdef const uint64_t* bits_row = &alive_bits[0, 0]
         cdef Py_ssize_t bits_stride = alive_bits.shape[1]
-        cdef const int8_t* tmv
         cdef const int8_t* ncv
-        cdef const int32_t* npv
+        cdef const int16_t* npv
         cdef const uint8_t* mask
         cdef int32_t[::1] start = np.zeros(count, dtype=np.int32)
         cdef int64_t[::1] hit = np.full(count, -1, dtype=np.int64)
@@ -392,6 +393,13 @@ cdef class Kernel:
         cdef int32_t* play_at = &play_at_view[0]
         cdef int32_t* plays = &plays_view[0]
         cdef int32_t* stop_at = &stop_view[0]
+        # A game's sides to move and move numbers, derived from its moves where
+        # it has events (the file keeps neither: Flat.sides says how).
+        cdef int8_t[::1] sides_view = np.zeros(longest + 1, dtype=np.int8)
+        cdef int32_t[::1] numbers_view = np.zeros(longest + 1, dtype=np.int32)
+        cdef int8_t* tmv = &sides_view[0]
+        cdef int32_t* numbers = &numbers_view[0]
+        cdef int number, made
         cdef Py_ssize_t game_rows
         cdef bint listed
         cdef int reach, walk_budget
@@ -448,8 +456,11 @@ cdef class Kernel:
                 limit = <int>positions
                 word = &changes[change_offsets[g]]
                 words_end = &changes[0] + change_offsets[g + 1]
+                number = 0
                 for node in range(positions):
-                    if max_move >= 0 and move_number[n0 + node] > max_move:
+                    if node and next_colour[n0 + node - 1] != 0:
+                        number += 1
+                    if max_move >= 0 and number > max_move:
                         limit = <int>node
                         break
                     if word + change_counts[n0 + node] > words_end:
@@ -563,9 +574,9 @@ cdef class Kernel:
                     break
                 if events.count == 0:
                     continue
-                tmv = &to_move[n0]
                 ncv = &next_colour[n0]
                 npv = &next_point[n0]
+                made = 0
                 listed = False
                 walk_budget = 2 * <int>positions + npts
                 game_rows = nfound
@@ -588,6 +599,8 @@ cdef class Kernel:
                         continue
                     mask = &masks[pl * npts]
                     for at in range(start[pl], i):
+                        if at >= made:
+                            made = _sides(first_to_move[g], ncv, made, at + 1, tmv, numbers)
                         j = self._conditions_at(pl, at, tmv, ncv, npv, <int>positions, mask,
                                                 npts)
                         if j == -2:
@@ -628,7 +641,7 @@ cdef class Kernel:
                         rows[nfound, 0] = <int32_t>(g + first)
                         rows[nfound, 1] = pl
                         rows[nfound, 2] = at
-                        rows[nfound, 3] = move_number[n0 + at]
+                        rows[nfound, 3] = numbers[at]
                         rows[nfound, 4] = tmv[at]
                         rows[nfound, 5] = ncv[cont] if cont >= 0 else 0
                         rows[nfound, 6] = npv[cont] if cont >= 0 else -1
@@ -668,7 +681,31 @@ cdef enum:
     WALK = 24
 
 
-cdef bint _plays(const int8_t* ncv, const int32_t* npv, int positions, int npts,
+cdef int _sides(int8_t first, const int8_t* ncv, int done, int upto, int8_t* to_move,
+                int32_t* move_number) noexcept nogil:
+    """A game's side to move and move number at its positions ``done`` to
+    ``upto`` (those before ``done`` made already), from the side to move at its
+    start and the colour of each next move
+    (:meth:`gohash.pattern.store.Flat.sides`, the same on arrays); returns
+    ``upto``.  Made as far as a hit needs them: the scan of a game ends early
+    when nothing is left to follow."""
+    cdef int k, side, number
+    if done == 0:
+        to_move[0] = first
+        move_number[0] = 0
+        done = 1
+    side = to_move[done - 1]
+    number = move_number[done - 1]
+    for k in range(done, upto):
+        if ncv[k - 1] != 0:
+            side = 3 - ncv[k - 1]
+            number += 1
+        to_move[k] = <int8_t>side
+        move_number[k] = number
+    return upto
+
+
+cdef bint _plays(const int8_t* ncv, const int16_t* npv, int positions, int npts,
                  int32_t* play_at, int32_t* plays, int32_t* stop_at) noexcept nogil:
     """A game's moves by point: the positions from which a move was played at
     ``q`` are ``plays[play_at[q]:play_at[q + 1]]``, in order; ``stop_at[i]`` the
@@ -873,12 +910,11 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
     np.cumsum(mains, out=node_offsets_array[1:])
     cdef int64_t[::1] node_offsets = node_offsets_array
     total = node_offsets[games]
-    tm_array = np.zeros(total, dtype=np.int8)
-    mn_array = np.zeros(total, dtype=np.int32)
+    first_array = np.zeros(games, dtype=np.int8)
     nc_array = np.zeros(total, dtype=np.int8)
-    np_array = np.full(total, -1, dtype=np.int32)
-    cdef int8_t[::1] to_move = tm_array, next_colour = nc_array
-    cdef int32_t[::1] move_number = mn_array, next_point = np_array
+    np_array = np.full(total, -1, dtype=np.int16)
+    cdef int8_t[::1] first_to_move = first_array, next_colour = nc_array
+    cdef int16_t[::1] next_point = np_array
     change_offsets_array = np.zeros(games + 1, dtype=np.int64)
     cdef int64_t[::1] change_offsets = change_offsets_array
     removed_array = np.zeros(games * width, dtype=np.uint8)
@@ -925,9 +961,10 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
         if done < m:
             raise StoredGameError(f"a stored game does not replay: {done} nodes of {m}",
                                   index=g)
+        # The replay starts from a setup node; the side to move and move number
+        # of the others follow from their moves (_sides), which is all a scan keeps.
+        first_to_move[g] = tm[0]
         for k in range(m):
-            to_move[n0 + k] = tm[k]
-            move_number[n0 + k] = mn[k]
             if k + 1 < m:
                 next_colour[n0 + k] = col[k + 1]
                 next_point[n0 + k] = pt[k + 1]
@@ -937,5 +974,5 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
                 removed[g * width + (p >> 3)] |= 1 << (p & 7)
         g += 1
     change_offsets[games] = f.nchanges
-    return (node_offsets_array, tm_array, mn_array, nc_array, np_array, change_offsets_array,
+    return (node_offsets_array, first_array, nc_array, np_array, change_offsets_array,
             counts_array, np.asarray(f.changes)[:f.nchanges].copy(), removed_array)

@@ -288,7 +288,7 @@ class Matcher:
             raise PatternError("the compiled pattern kernel gohash.pattern._match is not built")
         flat = segment.flat
         g, pl, at, number, to_move, colour, point, tenuki, candidates = self._kernel.scan(
-            flat.node_offsets, flat.to_move, flat.move_number, flat.next_colour, flat.next_point,
+            flat.node_offsets, flat.first_to_move, flat.next_colour, flat.next_point,
             flat.change_offsets, flat.change_counts, flat.changes, flat.removed,
             np.ascontiguousarray(alive), base, first, np.ascontiguousarray(games, dtype=np.int64),
             summary)

@@ -34,6 +34,7 @@ __all__ = ["Columns", "Flat", "GameStore", "PatternFile", "Segment", "StoreFile"
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
+I16 = npt.NDArray[np.int16]
 I8 = npt.NDArray[np.int8]
 U8 = npt.NDArray[np.uint8]
 U64 = npt.NDArray[np.uint64]
@@ -42,9 +43,11 @@ U64 = npt.NDArray[np.uint64]
 @dataclass(frozen=True)
 class Flat:
     """Main lines replayed once.  Game ``g``'s positions are nodes
-    ``node_offsets[g]`` to ``node_offsets[g + 1]`` of the node columns: side to
-    move, move number, the next move's colour (0: none) and point (-1: a pass
-    or none), and ``change_counts``, how many points the node changed.  The
+    ``node_offsets[g]`` to ``node_offsets[g + 1]`` of the node columns: the
+    next move's colour (0: none) and point (-1: a pass or none), and
+    ``change_counts``, how many points the node changed; ``first_to_move[g]``
+    is the side to move at its start, from which and its moves :meth:`sides`
+    derives the side to move and move number of every position.  The
     changes of game ``g``'s nodes follow one another from
     ``changes[change_offsets[g]]``, each ``point << 4 | old << 2 | new`` (points
     ``row * size + col``, row 0 the bottom line).  ``removed``: per game, a
@@ -52,10 +55,9 @@ class Flat:
     the points a stone ever left in its main line, captured or cleared."""
 
     node_offsets: I64
-    to_move: I8
-    move_number: I32
+    first_to_move: I8
     next_colour: I8
-    next_point: I32
+    next_point: I16
     change_offsets: I64
     change_counts: npt.NDArray[np.uint16]
     changes: npt.NDArray[np.uint16]
@@ -65,6 +67,23 @@ class Flat:
     def nbytes(self) -> int:
         """The bytes its columns take."""
         return sum(getattr(self, f.name).nbytes for f in fields(self))
+
+    def sides(self, g: int) -> tuple[I8, I32]:
+        """Game ``g``'s side to move and move number at each position: at the
+        start, its :attr:`first_to_move` and 0; after a move (a node whose
+        predecessor's next move has a colour), the other side and one more; else
+        as before.  The kernel derives the same as it scans (``_sides``)."""
+        n0, n1 = int(self.node_offsets[g]), int(self.node_offsets[g + 1])
+        colour = self.next_colour[n0 : max(n0, n1 - 1)].astype(np.int32)
+        if n1 <= n0:
+            return np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int32)
+        numbers = np.concatenate([[0], np.cumsum(colour != 0)]).astype(np.int32)
+        # The last node at or before each that a move reached (0: none, the start).
+        after = np.maximum.accumulate(np.concatenate(
+            [[0], np.where(colour != 0, np.arange(1, n1 - n0), 0)]))
+        mover = np.concatenate([[0], colour])[after]
+        sides = np.where(after == 0, int(self.first_to_move[g]), 3 - mover).astype(np.int8)
+        return sides, numbers
 
 
 def flatten(data: bytes, offsets: I64, mains: I32, size: int) -> Flat:
@@ -101,19 +120,21 @@ class Segment:
 # padded to 8 bytes) in _COLUMNS' order.  A segment's header holds the CRC-32
 # of its columns, which `index check` verifies (and the corner postings against
 # the replayed games they come from); a search checks their shapes and the
-# kernel every value it indexes with.  Version 2 added the corner postings.
+# kernel every value it indexes with.  Version 2 added the corner postings;
+# version 3 keeps next points in 16 bits and no side to move or move number
+# a node (they follow from the moves: Flat.sides).
 _FILE = struct.Struct("<8sII")
 _FILE_MAGIC = b"GHPATTRN"
-_FILE_VERSION = 2
+_FILE_VERSION = 3
 _SEGMENT = struct.Struct("<8sQQQQQI4x")
-_SEGMENT_MAGIC = b"SEGMENT2"
+_SEGMENT_MAGIC = b"SEGMENT3"
 # (name, dtype, length): g games, n nodes, c changes, w bitmap bytes a game,
 # p corner postings.
 _COLUMNS = (
     ("ids", np.int64, "g"), ("shas", np.uint64, "g"), ("node_offsets", np.int64, "g+1"),
-    ("change_offsets", np.int64, "g+1"), ("to_move", np.int8, "n"),
-    ("next_colour", np.int8, "n"), ("move_number", np.int32, "n"),
-    ("next_point", np.int32, "n"), ("change_counts", np.uint16, "n"),
+    ("change_offsets", np.int64, "g+1"), ("first_to_move", np.int8, "g"),
+    ("next_colour", np.int8, "n"), ("next_point", np.int16, "n"),
+    ("change_counts", np.uint16, "n"),
     ("changes", np.uint16, "c"), ("removed", np.uint8, "gw"), ("ever_black", np.uint8, "gw"),
     ("ever_white", np.uint8, "gw"), ("corner_keys", np.uint32, "p"),
     ("corner_entries", np.uint32, "p"),
@@ -226,9 +247,9 @@ class PatternFile:
                   "ever_white": segment.ever_white, "corner_keys": segment.corners.keys,
                   "corner_entries": segment.corners.entries,
                   **{c.name: getattr(flat, c.name) for c in fields(flat)}}
-        body = _layout(len(segment), len(flat.to_move), len(flat.changes), self.width,
+        body = _layout(len(segment), len(flat.next_colour), len(flat.changes), self.width,
                        len(segment.corners)).body(values)
-        header = _SEGMENT.pack(_SEGMENT_MAGIC, len(segment), len(flat.to_move),
+        header = _SEGMENT.pack(_SEGMENT_MAGIC, len(segment), len(flat.next_colour),
                                len(flat.changes), len(segment.corners), len(body),
                                zlib.crc32(body))
         f.write(header)  # type: ignore[attr-defined]
@@ -236,12 +257,15 @@ class PatternFile:
 
 
 def _shape_fault(segment: Segment) -> str | None:
-    """What is wrong with a segment's offsets (which the kernel trusts), if anything."""
+    """What is wrong with a segment's offsets (which the kernel trusts) or its
+    sides to move at the start, if anything."""
     flat = segment.flat
-    for name, offsets, end in (("node", flat.node_offsets, len(flat.to_move)),
+    for name, offsets, end in (("node", flat.node_offsets, len(flat.next_colour)),
                                ("change", flat.change_offsets, len(flat.changes))):
         if offsets[0] != 0 or offsets[-1] != end or np.any(np.diff(offsets) < 0):
             return f"its {name} offsets do not cut its columns into games"
+    if np.any((flat.first_to_move < 0) | (flat.first_to_move > 2)):
+        return "a side to move at the start is not 1 or 2"
     if len(segment) and np.any(np.diff(segment.ids) <= 0):
         return "its game ids are not increasing"
     return None

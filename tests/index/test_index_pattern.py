@@ -624,8 +624,9 @@ def _check_store(db: str, size: int) -> tuple[int, int]:
                     assert board.tolist() == game.boards[node].tolist()
                 assert at == flat.change_offsets[g + 1]
                 span = slice(n0, n0 + positions)
-                assert flat.to_move[span].tolist() == game.to_move.tolist()
-                assert flat.move_number[span].tolist() == game.move_numbers.tolist()
+                sides, numbers = flat.sides(g)
+                assert sides.tolist() == game.to_move.tolist()
+                assert numbers.tolist() == game.move_numbers.tolist()
                 assert flat.next_colour[span].tolist() == game.next_colour.tolist()
                 assert flat.next_point[span].tolist() == game.next_point.tolist()
                 width = (size * size + 7) // 8
@@ -1022,14 +1023,16 @@ def test_index_check_verifies_the_corner_postings(four: str) -> None:
         index.pattern(CORNER_7)
 
 
-def test_a_pattern_file_of_version_1_is_rebuilt(four: str) -> None:
-    # Version 1 had no corner postings: check names it, the next search rebuilds it.
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_pattern_file_of_an_older_version_is_rebuilt(four: str, version: int) -> None:
+    # Version 1 had no corner postings, version 2 a side to move and a move
+    # number a node: check names it, the next search rebuilds it.
     before = _everything(four, CORNER_9)
     path = pattern_path(four, 9)
     with open(path, "r+b") as f:
-        f.write(store_module._FILE.pack(b"GHPATTRN", 1, 9))
+        f.write(store_module._FILE.pack(b"GHPATTRN", version, 9))
     with Index(four, read_only=True) as index:
-        assert any("not a pattern file of version 2" in fault for fault in index.check())
+        assert any("not a pattern file of version 3" in fault for fault in index.check())
     assert _everything(four, CORNER_9) == before
     with Index(four, read_only=True) as index:
         assert index.check() == []
