@@ -1,7 +1,8 @@
 """Benchmark of ``gohash index`` at scale: issue 34's targets on a large real collection.
 
 Run: ``.venv/bin/python benchmarks/scale.py [FOLDER] [--sizes 10000,50000,100000,all]
-[--limit N] [--queries N] [--keep DIR]``.
+[--limit N] [--queries N] [--keep DIR]``, or ``benchmarks/scale.py --patterns-of DB``
+for the pattern searches alone on an index built before (by ``--keep``).
 
 FOLDER holds the collection: by default ``../shared/scale/tygem`` beside the
 checkout (259,454 Tygem games, one ``tar.xz`` a month); where it is absent the
@@ -210,7 +211,14 @@ def main() -> int:
                         help="timed runs of each pattern on the largest index (0: none)")
     parser.add_argument("--nice", type=int, default=5,
                         help="niceness added to the builds and queries (default 5)")
+    parser.add_argument("--patterns-of", type=Path, metavar="DB",
+                        help="only the pattern searches, on this index built before")
     args = parser.parse_args()
+    if args.patterns_of:
+        if not args.patterns_of.is_file():
+            raise SystemExit(f"no index at {args.patterns_of}")
+        pattern_rows(args.patterns_of, args.pattern_runs or 3)
+        return 0
     if not args.folder.is_dir():
         print(f"skipped: no collection at {args.folder} (give a folder of SGF files or "
               "archives)")
