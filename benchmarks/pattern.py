@@ -36,8 +36,10 @@ continuations of every match, the first 100 matches with their records, as
 the CLI and the page show them); p50 of the timed ones' wall times and of
 their CPU times (of the process, both of gohash's threads; Kombilo's in its
 driver).  The games hit are listed afterwards, untimed, on both sides, and
-compared where the two ask the same.  Then the peak RSS of the gohash
-process, and how much of it is the pattern file mapped (the OS cache's).
+compared where the two ask the same.  The gohash process's memory is printed
+after its timed searches (the searches' peak RSS, and how much of it is the
+pattern file mapped: the OS cache's) and again after the listing, which
+holds every match's record at once.
 The machine is shared: the load average is printed before and after.
 """
 
@@ -223,8 +225,11 @@ def search_kombilo(root: Path, db: Path, runs: int, scratch: Path,
 def search_gohash(db: Path, runs: int, patterns: tuple[Shape, ...] = PATTERNS,
                   *, verbose: bool = True) -> list[Answer]:
     """Each pattern searched with ``Index.pattern`` on the index ``db``: one untimed
-    pass, then ``runs`` timed ones (wall and process CPU seconds), then all its
-    matches untimed (hits, the real paths of the games hit)."""
+    pass, then ``runs`` timed ones (wall and process CPU seconds); then, once
+    every pattern is timed (and the process's memory printed: the searches'),
+    all its matches untimed (hits, the real paths of the games hit), which
+    holds every match's record at once."""
+    timed: list[tuple[list[float], list[float]]] = []
     found = []
     with Index(db, read_only=True) as index:
         start, start_cpu = time.perf_counter(), time.process_time()
@@ -239,16 +244,20 @@ def search_gohash(db: Path, runs: int, patterns: tuple[Shape, ...] = PATTERNS,
             times, cpu = [], []
             for _ in range(runs):
                 start, start_cpu = time.perf_counter(), time.process_time()
-                index.pattern(diagram, **options)  # the first 100 matches, as the CLI shows
+                result = index.pattern(diagram, **options)  # the first 100, as the CLI shows
                 times.append(time.perf_counter() - start)
                 cpu.append(time.process_time() - start_cpu)
-            # Untimed, as Kombilo's driver lists its games after its timed searches.
-            result = index.pattern(diagram, limit=None, **options)
-            files = sorted({os.path.realpath(m.record.file) for m in result.matches})
+            timed.append((times, cpu))
             if verbose:
                 print(f"  gohash: {p.name}: {result.placements} placements, "
                       f"{result.candidates:,} of {result.searched:,} games scanned, "
                       f"{statistics.median(times) * 1e3:.1f} ms", flush=True)
+        if verbose:
+            print(f"  gohash, the searches: {memory()}", flush=True)
+        for p, (times, cpu) in zip(patterns, timed, strict=True):
+            # Untimed, as Kombilo's driver lists its games after its timed searches.
+            result = index.pattern(p.diagram(), limit=None, **p.options())
+            files = sorted({os.path.realpath(m.record.file) for m in result.matches})
             # Kombilo counts a hit per placement; gohash one per move, of them all.
             found.append(Answer(times, cpu, sum(m.placements for m in result.matches), files))
     return found
@@ -302,7 +311,8 @@ def run(root: Path, files: list[Path], runs: int, scratch: Path,
     pattern_file = Path(pattern_path(str(db), SIZE))
     segments, _ = PatternFile(str(pattern_file), SIZE).read()
     postings = sum(s.corners.keys.nbytes + s.corners.entries.nbytes for s in segments)
-    print(f"gohash: {memory()}; pattern file {pattern_file.stat().st_size / 2**20:,.0f} MB "
+    print(f"gohash, after listing every match: {memory()}; pattern file "
+          f"{pattern_file.stat().st_size / 2**20:,.0f} MB "
           f"({pattern_file.stat().st_size / gohash.games:,.0f} bytes a game, of which the "
           f"corner postings {postings / gohash.games:,.0f})")
     print(f"load average after: {kb.load()}")
