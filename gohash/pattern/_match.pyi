@@ -25,7 +25,6 @@ class Kernel:
         next_colour: npt.NDArray[np.int8],
         next_point: npt.NDArray[np.int16],
         change_offsets: npt.NDArray[np.int64],
-        change_counts: npt.NDArray[np.uint16],
         changes: npt.NDArray[np.uint16],
         removed: npt.NDArray[np.uint8],
         alive_bits: npt.NDArray[np.uint64],
@@ -59,5 +58,5 @@ def flatten(
     data: bytes, offsets: npt.NDArray[np.int64], mains: npt.NDArray[np.int32], size: int
 ) -> tuple[
     npt.NDArray[np.int64], npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16],
-    npt.NDArray[np.int64], npt.NDArray[np.uint16], npt.NDArray[np.uint16], npt.NDArray[np.uint8],
+    npt.NDArray[np.int64], npt.NDArray[np.uint16], npt.NDArray[np.uint8],
 ]: ...

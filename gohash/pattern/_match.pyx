@@ -30,6 +30,8 @@ cdef enum:
     # lists' dead entries are at most this many times the words of those alive
     # (a word of a bitset costs more than an entry of a list).
     LISTED = 4
+    # Set in the change word that is its node's last (every node has one).
+    LAST = 1 << 15
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
@@ -280,7 +282,7 @@ cdef class Kernel:
     def scan(self, const int64_t[::1] node_offsets, const int8_t[::1] first_to_move,
              const int8_t[::1] next_colour, const int16_t[::1] next_point,
              const int64_t[::1] change_offsets,
-             const uint16_t[::1] change_counts, const uint16_t[::1] changes,
+             const uint16_t[::1] changes,
              const uint8_t[::1] removed, const uint64_t[:, ::1] alive_bits,
              Py_ssize_t base, Py_ssize_t first, const int64_t[::1] games,
              Summary summary=None):
@@ -324,7 +326,7 @@ cdef class Kernel:
                 change_offsets.shape[0] != stores + 1 or node_offsets[stores] != nodes
                 or first_to_move.shape[0] != stores):
             raise ValueError("the store's columns do not agree in length")
-        if not (next_point.shape[0] == change_counts.shape[0] == nodes) or (
+        if next_point.shape[0] != nodes or (
                 change_offsets[stores] != changes.shape[0]):
             raise ValueError("the store's node columns do not agree in length")
         if ngames and (np.min(games) < first or np.max(games) >= first + stores
@@ -410,7 +412,7 @@ cdef class Kernel:
         cdef Py_ssize_t bit
         cdef int pl, i, j, k, p, at, cont, nlive, ndirty, limit, new, before
         cdef int tick = 0, candidates = 0, fault = 0
-        cdef bint now, unconditional = self.to_move == 0
+        cdef bint now, ended, unconditional = self.to_move == 0
         # Without the interpreter lock: a server answers other requests meanwhile.
         with nogil:
             for pl in range(count):
@@ -463,14 +465,16 @@ cdef class Kernel:
                     if max_move >= 0 and number > max_move:
                         limit = <int>node
                         break
-                    if word + change_counts[n0 + node] > words_end:
-                        fault = 1
-                        break
                     tick += 1
                     ndirty = 0
                     killed = False
-                    for c in range(change_counts[n0 + node]):
-                        p = word[0] >> 4
+                    ended = False
+                    while not ended:  # the node's changes, to the one marked its last
+                        if word >= words_end:
+                            fault = 1
+                            break
+                        ended = word[0] >> 15
+                        p = (word[0] >> 4) & 0x7FF
                         if p >= npts:
                             fault = 1
                             break
@@ -868,24 +872,29 @@ cdef class _Events:
 cdef class _Flat:
     """What :func:`flatten` gathers while a game is replayed."""
 
-    cdef uint16_t[::1] changes, counts
-    cdef Py_ssize_t nchanges, base
+    cdef uint16_t[::1] changes
+    cdef Py_ssize_t nchanges
     cdef bint overflow
 
 
 cdef bint _flat_node(void* ctx, Py_ssize_t node, int32_t move_number, const int32_t* log,
                      Py_ssize_t nlog) noexcept:
-    """The replay's visit in :func:`flatten`: the node's changes, appended; stops the
-    replay when they are out of room."""
+    """The replay's visit in :func:`flatten`: the node's changes appended, the
+    last marked (:data:`LAST`; a node that changes nothing, one word that
+    changes nothing); stops the replay when they are out of room."""
     cdef _Flat f = <_Flat>ctx
     cdef Py_ssize_t j
-    if f.nchanges + nlog > f.changes.shape[0]:
+    if f.nchanges + max(nlog, 1) > f.changes.shape[0]:
         f.overflow = True
         return True
+    if nlog == 0:
+        f.changes[f.nchanges] = LAST
+        f.nchanges += 1
+        return False
     for j in range(nlog):
         f.changes[f.nchanges] = <uint16_t>log[j]
         f.nchanges += 1
-    f.counts[f.base + node] = <uint16_t>nlog
+    f.changes[f.nchanges - 1] |= LAST
     return False
 
 
@@ -921,8 +930,6 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
     cdef uint8_t[::1] removed = removed_array
     cdef _Flat f = _Flat()
     f.changes = np.zeros(total + 64, dtype=np.uint16)
-    counts_array = np.zeros(total, dtype=np.uint16)
-    f.counts = counts_array
     f.nchanges = 0
     longest = max(2, int(np.max(mains)) + 1) if games else 2
     cdef int8_t[::1] board = np.zeros(npts, dtype=np.int8)
@@ -945,7 +952,6 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
             continue
         if offsets[g + 1] == offsets[g]:
             raise StoredGameError("a stored game does not replay: it is empty", index=g)
-        f.base = n0
         f.overflow = False
         try:
             done = _replay(&data[offsets[g]], offsets[g + 1] - offsets[g], size, m - 1, m,
@@ -970,9 +976,9 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
                 next_point[n0 + k] = pt[k + 1]
         for k in range(first, f.nchanges):
             if (f.changes[k] >> 2) & 3:
-                p = f.changes[k] >> 4
+                p = (f.changes[k] >> 4) & 0x7FF
                 removed[g * width + (p >> 3)] |= 1 << (p & 7)
         g += 1
     change_offsets[games] = f.nchanges
     return (node_offsets_array, first_array, nc_array, np_array, change_offsets_array,
-            counts_array, np.asarray(f.changes)[:f.nchanges].copy(), removed_array)
+            np.asarray(f.changes)[:f.nchanges].copy(), removed_array)

@@ -43,8 +43,6 @@ class Changes(Protocol):
     @property
     def change_offsets(self) -> npt.NDArray[np.int64]: ...
     @property
-    def change_counts(self) -> npt.NDArray[np.uint16]: ...
-    @property
     def changes(self) -> npt.NDArray[np.uint16]: ...
 
 
@@ -126,26 +124,31 @@ def corner_postings(flat: Changes, size: int) -> Postings:
     ValueError for columns that do not agree or a change off the board."""
     npts = size * size
     games = len(flat.node_offsets) - 1
-    if int(flat.change_counts.sum()) != len(flat.changes) or (
-            flat.change_offsets[-1] != len(flat.changes)):
-        raise ValueError("its change counts do not add up to its changes")
-    if len(flat.changes) and int(flat.changes.max()) >> 4 >= npts:
+    # Node by node: the changes up to one marked the node's last (bit 15).
+    marked = (flat.changes >> 15).astype(np.int64)
+    ended = np.concatenate([[0], np.cumsum(marked)])
+    if flat.change_offsets[-1] != len(flat.changes) or not np.array_equal(
+            ended[flat.change_offsets], flat.node_offsets):
+        raise ValueError("its changes do not end once a node, game by game")
+    if len(flat.changes) and int((flat.changes & 0x7FFF).max()) >> 4 >= npts:
         raise ValueError("a change off the board")
     zobrist = _zobrist(size)
     inside = squares(size)
     keys, entries = [], []
     for first in range(0, games, _GAMES):
         last = min(games, first + _GAMES)
-        n0, n1 = int(flat.node_offsets[first]), int(flat.node_offsets[last])
+        n0 = int(flat.node_offsets[first])
         c0, c1 = int(flat.change_offsets[first]), int(flat.change_offsets[last])
         changes = flat.changes[c0:c1].astype(np.intp)
-        point = changes >> 4
-        delta = zobrist[point, (changes >> 2) & 3] ^ zobrist[point, changes & 3]
-        node = np.repeat(np.arange(n1 - n0), flat.change_counts[n0:n1])
+        point = (changes >> 4) & 0x7FF
+        old, new = (changes >> 2) & 3, changes & 3
+        delta = zobrist[point, old] ^ zobrist[point, new]
+        node = ended[c0:c1] - n0
+        changed = old != new  # not a node's word for no change
         game_of_node = np.repeat(np.arange(first, last, dtype=np.uint32),
                                  np.diff(flat.node_offsets[first : last + 1]))
         for c in range(4):
-            at = np.flatnonzero(inside[c, point])
+            at = np.flatnonzero(inside[c, point] & changed)
             if not len(at):
                 continue
             # A game's key after a change: the XOR of its changes so far, the

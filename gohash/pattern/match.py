@@ -289,7 +289,7 @@ class Matcher:
         flat = segment.flat
         g, pl, at, number, to_move, colour, point, tenuki, candidates = self._kernel.scan(
             flat.node_offsets, flat.first_to_move, flat.next_colour, flat.next_point,
-            flat.change_offsets, flat.change_counts, flat.changes, flat.removed,
+            flat.change_offsets, flat.changes, flat.removed,
             np.ascontiguousarray(alive), base, first, np.ascontiguousarray(games, dtype=np.int64),
             summary)
         return Found(g, pl, at, number, to_move, colour, point, tenuki.astype(np.bool_)), candidates

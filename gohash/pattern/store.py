@@ -44,13 +44,14 @@ U64 = npt.NDArray[np.uint64]
 class Flat:
     """Main lines replayed once.  Game ``g``'s positions are nodes
     ``node_offsets[g]`` to ``node_offsets[g + 1]`` of the node columns: the
-    next move's colour (0: none) and point (-1: a pass or none), and
-    ``change_counts``, how many points the node changed; ``first_to_move[g]``
-    is the side to move at its start, from which and its moves :meth:`sides`
-    derives the side to move and move number of every position.  The
-    changes of game ``g``'s nodes follow one another from
-    ``changes[change_offsets[g]]``, each ``point << 4 | old << 2 | new`` (points
-    ``row * size + col``, row 0 the bottom line).  ``removed``: per game, a
+    next move's colour (0: none) and point (-1: a pass or none);
+    ``first_to_move[g]`` is the side to move at its start, from which and its
+    moves :meth:`sides` derives the side to move and move number of every
+    position.  The changes of game ``g``'s nodes follow one another from
+    ``changes[change_offsets[g]]``, each ``last << 15 | point << 4 | old << 2 |
+    new`` (points ``row * size + col``, row 0 the bottom line; ``last`` set on a
+    node's last change; a node that changes nothing has one word, ``1 << 15``,
+    whose old and new are the same).  ``removed``: per game, a
     bitmap (``(size * size + 7) // 8`` bytes, bit ``p % 8`` of byte ``p // 8``) of
     the points a stone ever left in its main line, captured or cleared."""
 
@@ -59,7 +60,6 @@ class Flat:
     next_colour: I8
     next_point: I16
     change_offsets: I64
-    change_counts: npt.NDArray[np.uint16]
     changes: npt.NDArray[np.uint16]
     removed: U8
 
@@ -122,19 +122,19 @@ class Segment:
 # the replayed games they come from); a search checks their shapes and the
 # kernel every value it indexes with.  Version 2 added the corner postings;
 # version 3 keeps next points in 16 bits and no side to move or move number
-# a node (they follow from the moves: Flat.sides).
+# a node (they follow from the moves: Flat.sides); version 4 no count of
+# changes a node (its last change is marked).
 _FILE = struct.Struct("<8sII")
 _FILE_MAGIC = b"GHPATTRN"
-_FILE_VERSION = 3
+_FILE_VERSION = 4
 _SEGMENT = struct.Struct("<8sQQQQQI4x")
-_SEGMENT_MAGIC = b"SEGMENT3"
+_SEGMENT_MAGIC = b"SEGMENT4"
 # (name, dtype, length): g games, n nodes, c changes, w bitmap bytes a game,
 # p corner postings.
 _COLUMNS = (
     ("ids", np.int64, "g"), ("shas", np.uint64, "g"), ("node_offsets", np.int64, "g+1"),
     ("change_offsets", np.int64, "g+1"), ("first_to_move", np.int8, "g"),
     ("next_colour", np.int8, "n"), ("next_point", np.int16, "n"),
-    ("change_counts", np.uint16, "n"),
     ("changes", np.uint16, "c"), ("removed", np.uint8, "gw"), ("ever_black", np.uint8, "gw"),
     ("ever_white", np.uint8, "gw"), ("corner_keys", np.uint32, "p"),
     ("corner_entries", np.uint32, "p"),

@@ -614,13 +614,17 @@ def _check_store(db: str, size: int) -> tuple[int, int]:
                 assert flat.node_offsets[g + 1] - n0 == positions
                 at = int(flat.change_offsets[g])
                 for node in range(positions):
-                    count = int(flat.change_counts[n0 + node])
-                    for word in flat.changes[at : at + count].tolist():
-                        point, old, new = word >> 4, (word >> 2) & 3, word & 3
+                    words = []  # the node's, to the one marked its last
+                    while not words or not words[-1] >> 15:
+                        words.append(int(flat.changes[at]))
+                        at += 1
+                    if words == [1 << 15]:  # a node that changes nothing
+                        words = []
+                    for word in words:
+                        point, old, new = (word >> 4) & 0x7FF, (word >> 2) & 3, word & 3
                         assert board[point] == old != new
                         board[point] = new
                         removed[point] |= old != 0
-                    at += count
                     assert board.tolist() == game.boards[node].tolist()
                 assert at == flat.change_offsets[g + 1]
                 span = slice(n0, n0 + positions)
@@ -1023,16 +1027,17 @@ def test_index_check_verifies_the_corner_postings(four: str) -> None:
         index.pattern(CORNER_7)
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_a_pattern_file_of_an_older_version_is_rebuilt(four: str, version: int) -> None:
     # Version 1 had no corner postings, version 2 a side to move and a move
-    # number a node: check names it, the next search rebuilds it.
+    # number a node, version 3 a count of changes a node: check names it, the
+    # next search rebuilds it.
     before = _everything(four, CORNER_9)
     path = pattern_path(four, 9)
     with open(path, "r+b") as f:
         f.write(store_module._FILE.pack(b"GHPATTRN", version, 9))
     with Index(four, read_only=True) as index:
-        assert any("not a pattern file of version 3" in fault for fault in index.check())
+        assert any("not a pattern file of version 4" in fault for fault in index.check())
     assert _everything(four, CORNER_9) == before
     with Index(four, read_only=True) as index:
         assert index.check() == []
