@@ -32,6 +32,8 @@ cdef enum:
     LISTED = 4
     # Set in the change word that is its node's last (every node has one).
     LAST = 1 << 15
+    # A change word's point, once shifted right by 4 (below LAST).
+    POINT = 0x7FF
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
@@ -326,8 +328,7 @@ cdef class Kernel:
                 change_offsets.shape[0] != stores + 1 or node_offsets[stores] != nodes
                 or first_to_move.shape[0] != stores):
             raise ValueError("the store's columns do not agree in length")
-        if next_point.shape[0] != nodes or (
-                change_offsets[stores] != changes.shape[0]):
+        if next_point.shape[0] != nodes or change_offsets[stores] != changes.shape[0]:
             raise ValueError("the store's node columns do not agree in length")
         if ngames and (np.min(games) < first or np.max(games) >= first + stores
                        or np.min(games) < base
@@ -460,11 +461,12 @@ cdef class Kernel:
                 words_end = &changes[0] + change_offsets[g + 1]
                 number = 0
                 for node in range(positions):
-                    if node and next_colour[n0 + node - 1] != 0:
-                        number += 1
-                    if max_move >= 0 and number > max_move:
-                        limit = <int>node
-                        break
+                    if max_move >= 0:  # moves counted only where a limit asks
+                        if node and next_colour[n0 + node - 1] != 0:
+                            number += 1
+                        if number > max_move:
+                            limit = <int>node
+                            break
                     tick += 1
                     ndirty = 0
                     killed = False
@@ -474,7 +476,7 @@ cdef class Kernel:
                             fault = 1
                             break
                         ended = word[0] >> 15
-                        p = (word[0] >> 4) & 0x7FF
+                        p = (word[0] >> 4) & POINT
                         if p >= npts:
                             fault = 1
                             break
@@ -976,7 +978,7 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
                 next_point[n0 + k] = pt[k + 1]
         for k in range(first, f.nchanges):
             if (f.changes[k] >> 2) & 3:
-                p = (f.changes[k] >> 4) & 0x7FF
+                p = (f.changes[k] >> 4) & POINT
                 removed[g * width + (p >> 3)] |= 1 << (p & 7)
         g += 1
     change_offsets[games] = f.nchanges

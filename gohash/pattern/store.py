@@ -74,9 +74,9 @@ class Flat:
         predecessor's next move has a colour), the other side and one more; else
         as before.  The kernel derives the same as it scans (``_sides``)."""
         n0, n1 = int(self.node_offsets[g]), int(self.node_offsets[g + 1])
-        colour = self.next_colour[n0 : max(n0, n1 - 1)].astype(np.int32)
         if n1 <= n0:
             return np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int32)
+        colour = self.next_colour[n0 : n1 - 1].astype(np.int32)
         numbers = np.concatenate([[0], np.cumsum(colour != 0)]).astype(np.int32)
         # The last node at or before each that a move reached (0: none, the start).
         after = np.maximum.accumulate(np.concatenate(
