@@ -16,8 +16,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from ..errors import OptionError
 from ..metadata import STORED
+from ..pattern.store import GameStore
 from .records import first_date, rank_level
 
 __all__ = [
@@ -39,6 +43,9 @@ FilterKind = Literal["substring", "date", "rank", "choice", "yes_no"]
 Where = Callable[[str, Any], tuple[str, list[Any]]]
 """A filter's SQL: from the games table's alias and the filter's value, a condition
 and its parameters."""
+Keeps = Callable[[GameStore, Any], npt.NDArray[np.bool_]]
+"""A filter on a pattern store's columns: from the store and the filter's value,
+whether it keeps each game of the store, as its SQL would."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +61,10 @@ class SearchFilter:
     line).  ``label`` names it on the page, ``help`` says what it keeps (the
     CLI's help, the page's tooltip), ``metavar`` names the CLI's value;
     ``choices`` are (value, label) pairs; ``placeholder`` the page's hint;
-    ``where`` gives its SQL condition on the index's games table.
+    ``where`` gives its SQL condition on the index's games table; ``keeps``, if
+    given, the same condition on the columns of a pattern search's store
+    (:class:`~gohash.pattern.store.GameStore`), which a search asks instead of
+    reading the games table.
     """
 
     name: str
@@ -65,6 +75,7 @@ class SearchFilter:
     metavar: str = "TEXT"
     choices: tuple[tuple[str, str], ...] = ()
     placeholder: str = ""
+    keeps: Keeps | None = None
 
     @property
     def option(self) -> str:
@@ -133,9 +144,23 @@ def _date_to(g: str, date: Any) -> tuple[str, list[Any]]:
     return f"substr({g}.date, 1, length(?)) <= substr(?, 1, length({g}.date))", [date, date]
 
 
+def _date_keeps(within: Callable[[str, str], bool]) -> Keeps:
+    """A date filter on a store: ``within(date, value)`` asked once a distinct date."""
+    def keeps(store: GameStore, date: Any) -> npt.NDArray[np.bool_]:
+        # The last entry is for -1, a game without a date: the SQL's NULL.
+        kept = np.array([within(d, date) for d in store.dates] + [False], dtype=np.bool_)
+        return kept[store.date_ranks]
+    return keeps
+
+
 def _result(g: str, result: Any) -> tuple[str, list[Any]]:
     wanted = _RESULTS[result.casefold()]
     return (f"{g}.winner IS NULL", []) if wanted == "other" else (f"{g}.winner = ?", [wanted])
+
+
+def _result_keeps(store: GameStore, result: Any) -> npt.NDArray[np.bool_]:
+    # A store's winners: 1 Black, 2 White, 0 for the games table's NULL.
+    return store.winners == {"B": 1, "W": 2, "other": 0}[_RESULTS[result.casefold()]]
 
 
 def _min_rank(g: str, rank: Any) -> tuple[str, list[Any]]:
@@ -182,13 +207,16 @@ class Filters:
         _contains("black", "white"), metavar="NAME")
     date_from: str | None = _filter(
         "date", "From", "played on or after DATE (YYYY, YYYY-MM or YYYY-MM-DD)", _date_from,
-        metavar="DATE", placeholder="YYYY-MM-DD")
+        metavar="DATE", placeholder="YYYY-MM-DD",
+        keeps=_date_keeps(lambda d, date: d[:len(date)] >= date[:len(d)]))
     date_to: str | None = _filter(
         "date", "To", "played on or before DATE (YYYY, YYYY-MM or YYYY-MM-DD)", _date_to,
-        metavar="DATE", placeholder="YYYY-MM-DD")
+        metavar="DATE", placeholder="YYYY-MM-DD",
+        keeps=_date_keeps(lambda d, date: d[:len(date)] <= date[:len(d)]))
     result: str | None = _filter(
         "choice", "Result", "won by Black, by White, or neither (draw, void, unknown)", _result,
-        choices=(("B", "Black won"), ("W", "White won"), ("other", "other")))
+        choices=(("B", "Black won"), ("W", "White won"), ("other", "other")),
+        keeps=_result_keeps)
     min_rank: str | None = _filter(
         "rank", "Min. rank", "no player with a recorded rank below RANK (like 3k, 5d, 9p)",
         _min_rank, metavar="RANK", placeholder="5d")
@@ -227,19 +255,36 @@ class Filters:
         fields = {name: given.pop(name) for name in list(given) if name in FIELD_FILTERS}
         return cls(**given, fields=fields)  # type: ignore[arg-type]
 
-    def sql(self, games: str = "g") -> tuple[str, list[Any]]:
+    def sql(self, games: str = "g", *, store: bool = True) -> tuple[str, list[Any]]:
         """The condition on the index's games table (alias ``games``) and its
         parameters; ``"1"`` if no filter is set.  Substrings are matched by the
-        SQL function ``gohash_contains`` that the index registers."""
+        SQL function ``gohash_contains`` that the index registers.  With
+        ``store`` False, the filters a store answers (:meth:`keeps`) are left out."""
         terms: list[str] = []
         params: list[Any] = []
         for spec in FILTERS:
             value = self.value(spec.name)
-            if value is not None:
+            if value is not None and (store or spec.keeps is None):
                 term, more = spec.where(games, value)
                 terms.append(term)
                 params += more
         return (" AND ".join(f"({t})" for t in terms) or "1"), params
+
+    def keeps(self, store: GameStore) -> tuple[npt.NDArray[np.bool_], bool]:
+        """Whether the filters a pattern store's columns answer (the result and
+        the dates) keep each of its games, and whether any other is set (its
+        condition: :meth:`sql` with ``store`` False)."""
+        kept = np.ones(len(store), dtype=np.bool_)
+        others = False
+        for spec in FILTERS:
+            value = self.value(spec.name)
+            if value is None:
+                continue
+            if spec.keeps is None:
+                others = True
+            else:
+                kept &= spec.keeps(store, value)
+        return kept, others
 
 
 FIELD_FILTERS = {f.filter.name: f for f in STORED if f.filter is not None}

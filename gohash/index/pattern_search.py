@@ -63,11 +63,15 @@ def pattern(
     store = stores(query.size)
     selected = store.live.copy()
     if filters is not None:
-        condition, params = filters.sql("g")
-        kept = [row[0] for row in db.execute(
-            f"SELECT g.id FROM games g JOIN files f ON f.id = g.file_id WHERE g.size = ? "
-            f"AND {condition}", [query.size, *params])]
-        selected &= np.isin(store.ids, kept)
+        # The store's columns answer some filters without reading the games table.
+        kept, others = filters.keeps(store)
+        selected &= kept
+        if others:
+            condition, params = filters.sql("g", store=False)
+            ids = [row[0] for row in db.execute(
+                f"SELECT g.id FROM games g JOIN files f ON f.id = g.file_id WHERE g.size = ? "
+                f"AND {condition}", [query.size, *params])]
+            selected &= np.isin(store.ids, ids)
     pure = _native.pure_from_compiled(compiled, pure, "Index.pattern", depth=3)
     compiled = _native.use_compiled(pure, kernel.match)
     scan = None if compiled else (lambda games: _scan_pure(db, path, query, store, games))

@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import zipfile
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pytest
@@ -35,6 +36,7 @@ from gohash.index.records import (
 )
 from gohash.index.results import Match
 from gohash.index.schema import SCHEMA_VERSION
+from gohash.pattern.store import GameStore
 from tests.support.env import ROOT
 from tests.support.explorer_reference import (
     SYMMETRIES,
@@ -370,6 +372,30 @@ def test_each_filter_keeps_the_games_it_names(
         assert moves.total == len(expected)
 
 
+@pytest.mark.parametrize("filters", [
+    Filters(result="B"), Filters(result="w"), Filters(result="other"),
+    Filters(date_from="2017"), Filters(date_to="2017-01"),
+    Filters(date_from="2016-03-10", date_to="2017-01-04"), Filters(player="alice", result="B"),
+    Filters(event="cup", date_to="2018"), Filters(min_rank="5d", result="W"),
+])
+def test_pattern_search_keeps_the_games_the_sql_keeps(records_index: Path,
+                                                      filters: Filters) -> None:
+    """Pattern search answers the result and the dates from its store's columns
+    (:meth:`Filters.keeps`): the games it keeps are those the filters' SQL keeps."""
+    corner = "\n".join(["..-------", "..-------"] + ["---------"] * 7)
+    with Index(records_index) as index:
+        condition, params = filters.sql("g")
+        kept = {row[0] for row in index._db.execute(
+            f"SELECT g.id FROM games g JOIN files f ON f.id = g.file_id WHERE {condition}",
+            params)}
+        every = index.pattern(corner, limit=None)
+        found = index.pattern(corner, filters=filters, limit=None)
+        assert every.games > found.games > 0 or not kept
+        assert [(m.record.id, m.seq) for m in found.matches] == [
+            (m.record.id, m.seq) for m in every.matches if m.record.id in kept]
+        assert found.searched == len(kept & {int(i) for i in index._game_store(9).ids})
+
+
 def test_filters_agree_with_the_reference_on_continuations(
     records_index: Path, collection: Collection
 ) -> None:
@@ -411,6 +437,17 @@ def interval(text: str) -> tuple[datetime.date, datetime.date]:
     return datetime.date(parts[0], 1, 1), datetime.date(parts[0], 12, 31)
 
 
+class _Dates:
+    """The columns of a store of one game that the date filters read."""
+
+    def __init__(self, date: str | None) -> None:
+        self.dates = [] if date is None else [date]
+        self.date_ranks = np.array([-1 if date is None else 0], dtype=np.int32)
+
+    def __len__(self) -> int:
+        return 1
+
+
 @settings(max_examples=300, deadline=None)
 @given(game=st.one_of(st.none(), partial_dates()), low=st.one_of(st.none(), partial_dates()),
        high=st.one_of(st.none(), partial_dates()))
@@ -424,6 +461,8 @@ def test_a_date_range_keeps_the_dates_that_overlap_it(
         con.execute("CREATE TABLE g (date TEXT)")
         con.execute("INSERT INTO g VALUES (?)", (game,))
         kept = bool(con.execute(f"SELECT count(*) FROM g WHERE {condition}", params).fetchone()[0])
+    store_kept, others = Filters(date_from=low, date_to=high).keeps(cast(GameStore, _Dates(game)))
+    assert (bool(store_kept[0]), others) == (kept, False)
     if low is None and high is None:
         expected = True
     elif game is None:
