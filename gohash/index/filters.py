@@ -61,10 +61,10 @@ class SearchFilter:
     line).  ``label`` names it on the page, ``help`` says what it keeps (the
     CLI's help, the page's tooltip), ``metavar`` names the CLI's value;
     ``choices`` are (value, label) pairs; ``placeholder`` the page's hint;
-    ``where`` gives its SQL condition on the index's games table; ``keeps``, if
-    given, the same condition on the columns of a pattern search's store
-    (:class:`~gohash.pattern.store.GameStore`), which a search asks instead of
-    reading the games table.
+    ``where`` gives its SQL condition on the index's games table, ``keeps`` the
+    same condition on the columns of a pattern search's store
+    (:class:`~gohash.pattern.store.GameStore`), which pattern search asks
+    instead of reading the games table.
     """
 
     name: str
@@ -72,10 +72,10 @@ class SearchFilter:
     label: str
     help: str
     where: Where
+    keeps: Keeps
     metavar: str = "TEXT"
     choices: tuple[tuple[str, str], ...] = ()
     placeholder: str = ""
-    keeps: Keeps | None = None
 
     @property
     def option(self) -> str:
@@ -120,11 +120,12 @@ class SearchFilter:
         }
 
 
-def _filter(kind: FilterKind, label: str, help: str, where: Where, **more: Any) -> Any:
+def _filter(kind: FilterKind, label: str, help: str, where: Where, keeps: Keeps,
+            **more: Any) -> Any:
     """A field of :class:`Filters` that is a filter: its :class:`SearchFilter`, named
     after the field, is in :data:`FILTERS`."""
     return field(default=None, metadata={"filter": dict(kind=kind, label=label, help=help,
-                                                        where=where, **more)})
+                                                        where=where, keeps=keeps, **more)})
 
 
 def _contains(*columns: str) -> Where:
@@ -133,6 +134,16 @@ def _contains(*columns: str) -> Where:
         return (" OR ".join(f"gohash_contains({g}.{c}, ?)" for c in columns),
                 [text] * len(columns))
     return where
+
+
+def _contains_keeps(*columns: str) -> Keeps:
+    """:func:`_contains` on a store's text columns."""
+    def keeps(store: GameStore, text: Any) -> npt.NDArray[np.bool_]:
+        kept = np.zeros(len(store), dtype=np.bool_)
+        for c in columns:
+            kept |= store.texts[c].where(lambda value: contains(value, text))
+        return kept
+    return keeps
 
 
 # Dates compare on the precision both have: each the other's prefix.
@@ -145,11 +156,9 @@ def _date_to(g: str, date: Any) -> tuple[str, list[Any]]:
 
 
 def _date_keeps(within: Callable[[str, str], bool]) -> Keeps:
-    """A date filter on a store: ``within(date, value)`` asked once a distinct date."""
+    """A date filter on a store: ``within(game's date, value)``, the SQL's test."""
     def keeps(store: GameStore, date: Any) -> npt.NDArray[np.bool_]:
-        # The last entry is for -1, a game without a date: the SQL's NULL.
-        kept = np.array([within(d, date) for d in store.dates] + [False], dtype=np.bool_)
-        return kept[store.date_ranks]
+        return store.texts["date"].where(lambda d: within(d, date))
     return keeps
 
 
@@ -160,7 +169,8 @@ def _result(g: str, result: Any) -> tuple[str, list[Any]]:
 
 def _result_keeps(store: GameStore, result: Any) -> npt.NDArray[np.bool_]:
     # A store's winners: 1 Black, 2 White, 0 for the games table's NULL.
-    return store.winners == {"B": 1, "W": 2, "other": 0}[_RESULTS[result.casefold()]]
+    wanted = {"B": 1, "W": 2, "other": 0}[_RESULTS[result.casefold()]]
+    return np.asarray(store.winners == wanted)
 
 
 def _min_rank(g: str, rank: Any) -> tuple[str, list[Any]]:
@@ -169,8 +179,19 @@ def _min_rank(g: str, rank: Any) -> tuple[str, list[Any]]:
             [level, level])
 
 
+def _min_rank_keeps(store: GameStore, rank: Any) -> npt.NDArray[np.bool_]:
+    # The lower recorded level, NO_LEVEL (above all) where neither is recorded.
+    level = rank_level(rank)
+    assert level is not None  # checked by SearchFilter.check
+    return np.asarray(store.lowest_levels >= level)
+
+
 def _handicap(g: str, handicap: Any) -> tuple[str, list[Any]]:
     return f"{g}.handicap {'>=' if handicap else '<'} 2", []
+
+
+def _handicap_keeps(store: GameStore, handicap: Any) -> npt.NDArray[np.bool_]:
+    return np.asarray((store.handicaps >= 2) == handicap)
 
 
 @dataclass(frozen=True)
@@ -204,27 +225,27 @@ class Filters:
 
     player: str | None = _filter(
         "substring", "Player", "Black or White's name contains NAME (case-insensitive)",
-        _contains("black", "white"), metavar="NAME")
+        _contains("black", "white"), _contains_keeps("black", "white"), metavar="NAME")
     date_from: str | None = _filter(
         "date", "From", "played on or after DATE (YYYY, YYYY-MM or YYYY-MM-DD)", _date_from,
-        metavar="DATE", placeholder="YYYY-MM-DD",
-        keeps=_date_keeps(lambda d, date: d[:len(date)] >= date[:len(d)]))
+        _date_keeps(lambda d, date: d[:len(date)] >= date[:len(d)]), metavar="DATE",
+        placeholder="YYYY-MM-DD")
     date_to: str | None = _filter(
         "date", "To", "played on or before DATE (YYYY, YYYY-MM or YYYY-MM-DD)", _date_to,
-        metavar="DATE", placeholder="YYYY-MM-DD",
-        keeps=_date_keeps(lambda d, date: d[:len(date)] <= date[:len(d)]))
+        _date_keeps(lambda d, date: d[:len(date)] <= date[:len(d)]), metavar="DATE",
+        placeholder="YYYY-MM-DD")
     result: str | None = _filter(
         "choice", "Result", "won by Black, by White, or neither (draw, void, unknown)", _result,
-        choices=(("B", "Black won"), ("W", "White won"), ("other", "other")),
-        keeps=_result_keeps)
+        _result_keeps, choices=(("B", "Black won"), ("W", "White won"), ("other", "other")))
     min_rank: str | None = _filter(
         "rank", "Min. rank", "no player with a recorded rank below RANK (like 3k, 5d, 9p)",
-        _min_rank, metavar="RANK", placeholder="5d")
+        _min_rank, _min_rank_keeps, metavar="RANK", placeholder="5d")
     event: str | None = _filter(
-        "substring", "Event", "the event (EV) contains TEXT", _contains("event"))
+        "substring", "Event", "the event (EV) contains TEXT", _contains("event"),
+        _contains_keeps("event"))
     handicap: bool | None = _filter(
         "yes_no", "Handicap", "handicap games only (HA 2 or more), or even games only",
-        _handicap, choices=(("yes", "handicap"), ("no", "even")))
+        _handicap, _handicap_keeps, choices=(("yes", "handicap"), ("no", "even")))
     fields: Mapping[str, str] = field(default_factory=dict, hash=False)
     """The :data:`gohash.metadata.STORED` fields' filters, by filter name: a
     substring of the field, case-insensitive; games without one are left out."""
@@ -255,36 +276,29 @@ class Filters:
         fields = {name: given.pop(name) for name in list(given) if name in FIELD_FILTERS}
         return cls(**given, fields=fields)  # type: ignore[arg-type]
 
-    def sql(self, games: str = "g", *, store: bool = True) -> tuple[str, list[Any]]:
+    def sql(self, games: str = "g") -> tuple[str, list[Any]]:
         """The condition on the index's games table (alias ``games``) and its
         parameters; ``"1"`` if no filter is set.  Substrings are matched by the
-        SQL function ``gohash_contains`` that the index registers.  With
-        ``store`` False, the filters a store answers (:meth:`keeps`) are left out."""
+        SQL function ``gohash_contains`` that the index registers."""
         terms: list[str] = []
         params: list[Any] = []
         for spec in FILTERS:
             value = self.value(spec.name)
-            if value is not None and (store or spec.keeps is None):
+            if value is not None:
                 term, more = spec.where(games, value)
                 terms.append(term)
                 params += more
         return (" AND ".join(f"({t})" for t in terms) or "1"), params
 
-    def keeps(self, store: GameStore) -> tuple[npt.NDArray[np.bool_], bool]:
-        """Whether the filters a pattern store's columns answer (the result and
-        the dates) keep each of its games, and whether any other is set (its
-        condition: :meth:`sql` with ``store`` False)."""
+    def keeps(self, store: GameStore) -> npt.NDArray[np.bool_]:
+        """Whether the filters keep each game of a pattern search's store, from
+        its columns: the games :meth:`sql` keeps, without the games table."""
         kept = np.ones(len(store), dtype=np.bool_)
-        others = False
         for spec in FILTERS:
             value = self.value(spec.name)
-            if value is None:
-                continue
-            if spec.keeps is None:
-                others = True
-            else:
+            if value is not None:
                 kept &= spec.keeps(store, value)
-        return kept, others
+        return kept
 
 
 FIELD_FILTERS = {f.filter.name: f for f in STORED if f.filter is not None}
@@ -294,7 +308,8 @@ FILTERS: tuple[SearchFilter, ...] = (
     *(SearchFilter(f.name, **f.metadata["filter"])
       for f in dataclasses.fields(Filters) if "filter" in f.metadata),
     *(SearchFilter(name, f.filter.kind, f.filter.label,
-                   f"{f.filter.help} ({f.prop}) contains TEXT", _contains(f.name))
+                   f"{f.filter.help} ({f.prop}) contains TEXT", _contains(f.name),
+                   _contains_keeps(f.name))
       for name, f in FIELD_FILTERS.items() if f.filter is not None),
 )
 """Every filter, in the order the CLI's help and the page's form list them: those of

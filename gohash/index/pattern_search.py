@@ -61,17 +61,8 @@ def pattern(
     query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move,
                          sequence=sequence)
     store = stores(query.size)
-    selected = store.live.copy()
-    if filters is not None:
-        # The store's columns answer some filters without reading the games table.
-        kept, others = filters.keeps(store)
-        selected &= kept
-        if others:
-            condition, params = filters.sql("g", store=False)
-            ids = [row[0] for row in db.execute(
-                f"SELECT g.id FROM games g JOIN files f ON f.id = g.file_id WHERE g.size = ? "
-                f"AND {condition}", [query.size, *params])]
-            selected &= np.isin(store.ids, ids)
+    # The store's columns answer the filters: the games table is not read.
+    selected = store.live if filters is None else store.live & filters.keeps(store)
     pure = _native.pure_from_compiled(compiled, pure, "Index.pattern", depth=3)
     compiled = _native.use_compiled(pure, kernel.match)
     scan = None if compiled else (lambda games: _scan_pure(db, path, query, store, games))

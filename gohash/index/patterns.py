@@ -18,13 +18,25 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import DamagedIndexError, StoredGameError
+from ..metadata import STORED
 from ..pattern.corners import corner_postings
-from ..pattern.store import Columns, GameStore, PatternFile, Segment, StoreFile, flatten
+from ..pattern.store import (
+    NO_LEVEL,
+    Columns,
+    GameStore,
+    PatternFile,
+    Segment,
+    StoreFile,
+    Texts,
+    flatten,
+)
 from .schema import generation
 from .values import good_rows, require_games
 
@@ -35,6 +47,9 @@ SEGMENT_GAMES = 20_000
 which bounds the memory that replaying them takes."""
 
 _ROWS = 10_000  # rows fetched at a time
+
+STORE_TEXTS = ("date", "black", "white", "event", *(f.name for f in STORED))
+"""The text columns of the games table a store keeps (the filters read them)."""
 
 
 def pattern_path(index: str, size: int) -> str:
@@ -57,27 +72,48 @@ def _sha(value: object, game_id: int, index: str) -> int:
                                 file=index) from None
 
 
-def _games(db: sqlite3.Connection, size: int, index: str) -> tuple[
-        npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.int8],
-        npt.NDArray[np.object_]]:
-    """Id, SHA-256's first 64 bits, winner (1, 2, 0) and nodes, positions of the
-    index's games of ``size`` with a position, in order of id; and their dates."""
-    ids, shas, winners = [], [], []
-    dates: list[str | None] = []
+@dataclass
+class _Games:
+    """The index's games of one size with a position, in order of id: ``ids``,
+    SHA-256's first 64 bits, and the columns a store keeps of each
+    (:class:`~gohash.pattern.store.GameStore`)."""
+
+    ids: npt.NDArray[np.int64]
+    shas: npt.NDArray[np.uint64]
+    winners: npt.NDArray[np.int8]
+    lowest_levels: npt.NDArray[np.int8]
+    handicaps: npt.NDArray[np.int16]
+    texts: dict[str, list[str | None]]
+
+
+def _games(db: sqlite3.Connection, size: int, index: str) -> _Games:
+    """The index's games of ``size`` with a position (:class:`_Games`)."""
+    ids, shas, winners, levels, handicaps = [], [], [], [], []
+    texts: dict[str, list[str | None]] = {name: [] for name in STORE_TEXTS}
     cursor = db.execute(
-        "SELECT id, substr(sha256, 1, 16), winner, date FROM games "
-        "WHERE size = ? AND positions > 0 ORDER BY id", (size,))
+        f"SELECT id, substr(sha256, 1, 16), winner, black_level, white_level, handicap, "
+        f"{', '.join(STORE_TEXTS)} FROM games WHERE size = ? AND positions > 0 ORDER BY id",
+        (size,))
     while rows := cursor.fetchmany(_ROWS):
-        for game_id, sha, winner, date in rows:
+        for game_id, sha, winner, black, white, handicap, *values in rows:
             ids.append(game_id)
             shas.append(_sha(sha, game_id, index))
             winners.append({"B": 1, "W": 2}.get(winner, 0))
-            if date is not None and not isinstance(date, str):
-                raise DamagedIndexError(f"game {game_id}: date {date!r} is not text",
-                                        file=index)
-            dates.append(date)
-    return (np.array(ids, dtype=np.int64), np.array(shas, dtype=np.uint64),
-            np.array(winners, dtype=np.int8), np.array(dates, dtype=object))
+            known = [v for v in (black, white) if v is not None]
+            if not all(isinstance(v, int) and 0 <= v < NO_LEVEL for v in known) or not (
+                    isinstance(handicap, int) and 0 <= handicap < 1 << 15):
+                raise DamagedIndexError(f"game {game_id}: levels {black!r}, {white!r} or "
+                                        f"handicap {handicap!r} out of range", file=index)
+            levels.append(min(known, default=NO_LEVEL))
+            handicaps.append(handicap)
+            for name, value in zip(STORE_TEXTS, values, strict=True):
+                if value is not None and not isinstance(value, str):
+                    raise DamagedIndexError(f"game {game_id}: {name} {value!r} is not text",
+                                            file=index)
+                texts[name].append(value)
+    return _Games(np.array(ids, dtype=np.int64), np.array(shas, dtype=np.uint64),
+                  np.array(winners, dtype=np.int8), np.array(levels, dtype=np.int8),
+                  np.array(handicaps, dtype=np.int16), texts)
 
 
 def _segments(db: sqlite3.Connection, index: str, size: int,
@@ -159,7 +195,7 @@ def pattern_store(db: sqlite3.Connection, index: str, size: int) -> GameStore:
     # one, never named by a later generation than its own.
     now = generation(db)
     file = PatternFile(pattern_path(index, size), size)
-    state = StoreFile(store_path(index, size), size)
+    state = StoreFile(store_path(index, size), size, STORE_TEXTS)
     if now is not None:
         segments, faults = file.read()
         if not faults and file.identity is not None:
@@ -177,7 +213,8 @@ def pattern_store(db: sqlite3.Connection, index: str, size: int) -> GameStore:
 
 def _read_store(db: sqlite3.Connection, index: str, size: int, file: PatternFile) -> GameStore:
     """:func:`pattern_store` from the games table."""
-    ids, shas, winners, dates = _games(db, size, index)
+    games = _games(db, size, index)
+    ids, shas = games.ids, games.shas
     segments, faults = file.read()
     number, agree = _matched(segments, ids, shas)
     if faults or not agree or (number < 0).any():
@@ -207,15 +244,22 @@ def _read_store(db: sqlite3.Connection, index: str, size: int, file: PatternFile
     live = np.zeros(total, dtype=np.bool_)
     live[number] = True
     all_ids = np.concatenate([s.ids for s in segments]) if segments else np.zeros(0, np.int64)
-    store_winners = np.zeros(total, dtype=np.int8)
-    store_winners[number] = winners
-    known = sorted({d for d in dates.tolist() if d is not None})
-    rank = {d: i for i, d in enumerate(known)}
-    date_ranks = np.full(total, -1, dtype=np.int32)
-    date_ranks[number] = [rank.get(d, -1) for d in dates.tolist()]
     columns = Columns(size, [s.ever_black for s in segments], [s.ever_white for s in segments],
                       total)
-    return GameStore(size, segments, all_ids, live, store_winners, date_ranks, known, columns)
+
+    def spread(values: npt.NDArray[Any], missing: int) -> npt.NDArray[Any]:
+        """Per game of the store: the value of the index's game numbered there."""
+        out = np.full(total, missing, dtype=values.dtype)
+        out[number] = values
+        return out
+
+    texts: dict[str, Texts] = {}
+    for name, column in games.texts.items():
+        interned = Texts.of(column)
+        texts[name] = Texts(interned.data, interned.ends, spread(interned.ranks, -1))
+    return GameStore(size, segments, all_ids, live, spread(games.winners, 0),
+                     spread(games.lowest_levels, NO_LEVEL), spread(games.handicaps, 0), texts,
+                     columns)
 
 
 def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
@@ -234,13 +278,14 @@ def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
             continue
         segments, _ = file.read()
         try:
-            ids, shas, _, _ = _games(db, size, index)
+            games = _games(db, size, index)
         except DamagedIndexError as e:
             out.append(f"{file.path}: not compared with the index: {e.reason}")
             continue
-        if not _matched(segments, ids, shas)[1]:
+        if not _matched(segments, games.ids, games.shas)[1]:
             out.append(f"{file.path}: stale: it holds games the index holds otherwise now "
                        f"(the next pattern search rebuilds it)")
         out.extend(f"{fault} (the next pattern search makes it again)"
-                   for fault in StoreFile(store_path(index, size), size).faults(segments))
+                   for fault in StoreFile(store_path(index, size), size, STORE_TEXTS).faults(
+                       segments))
     return out

@@ -15,11 +15,14 @@ a file is still the index's, are the index's (:mod:`gohash.index.patterns`).
 
 from __future__ import annotations
 
+import itertools
 import mmap
 import os
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +33,8 @@ from ..segments import Layout
 from . import kernel
 from .corners import Postings, corner_postings
 
-__all__ = ["Columns", "Flat", "GameStore", "PatternFile", "Segment", "StoreFile", "flatten"]
+__all__ = ["NO_LEVEL", "Columns", "Flat", "GameStore", "PatternFile", "Segment", "StoreFile",
+           "Texts", "flatten"]
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -38,6 +42,9 @@ I16 = npt.NDArray[np.int16]
 I8 = npt.NDArray[np.int8]
 U8 = npt.NDArray[np.uint8]
 U64 = npt.NDArray[np.uint64]
+
+NO_LEVEL = 127
+"""A store's lowest level of a game with no rank recorded: above every level."""
 
 
 @dataclass(frozen=True)
@@ -323,22 +330,60 @@ class Columns:
         self.order = sgf_order(size)
 
 
+class Texts:
+    """A text column of a store's games, interned: its distinct texts, sorted
+    (:attr:`values`: UTF-8 in ``data``, value ``i`` ending at byte ``ends[i]``),
+    and per game the index of its text among them (``ranks``; -1: none).  The
+    values are decoded when first asked for: most searches ask for none."""
+
+    def __init__(self, data: bytes, ends: I64, ranks: I32) -> None:
+        self.data = data
+        self.ends = ends
+        self.ranks = ranks
+
+    @classmethod
+    def of(cls, texts: list[str | None]) -> Texts:
+        """The column of ``texts`` (None: none)."""
+        values = sorted({t for t in texts if t is not None})
+        rank = {t: i for i, t in enumerate(values)}
+        encoded = [v.encode("utf-8", "surrogatepass") for v in values]
+        return cls(b"".join(encoded), np.cumsum([len(e) for e in encoded], dtype=np.int64),
+                   np.array([-1 if t is None else rank[t] for t in texts], dtype=np.int32))
+
+    @cached_property
+    def values(self) -> list[str]:
+        """The distinct texts, sorted."""
+        bounds = [0, *self.ends.tolist()]
+        return [self.data[a:b].decode("utf-8", "surrogatepass")
+                for a, b in itertools.pairwise(bounds)]
+
+    def where(self, test: Callable[[str], bool]) -> npt.NDArray[np.bool_]:
+        """Per game, whether its text passes ``test`` (asked once a distinct
+        text; False for a game without one)."""
+        # The last entry is for rank -1.
+        return np.array([test(t) for t in self.values] + [False], dtype=np.bool_)[self.ranks]
+
+
 @dataclass
 class GameStore:
     """The games of one ``size`` a pattern search reads, numbered 0, 1, ... over
     the :attr:`segments` one after the other (``starts[s]``: the number of
     segment ``s``'s first game).  Per game: ``ids``, ``live`` (the index holds
     it now, with a position), ``winners`` 1 (Black), 2 (White) or 0 (neither,
-    or unknown) and ``date_ranks`` (indexes of ``dates``, sorted and distinct;
-    -1 for a game without a date); and the inverted filter :attr:`columns`."""
+    or unknown), ``lowest_levels`` (the lower of the players' recorded rank
+    levels, :data:`NO_LEVEL` if neither is recorded), ``handicaps``, and the
+    text columns ``texts`` by name (``date`` among them); and the inverted filter
+    :attr:`columns`.  The search reads the winners and dates; the filters
+    (:mod:`gohash.index.filters`) read them all."""
 
     size: int
     segments: list[Segment]
     ids: I64
     live: npt.NDArray[np.bool_]
     winners: I8
-    date_ranks: I32
-    dates: list[str]
+    lowest_levels: I8
+    handicaps: I16
+    texts: dict[str, Texts]
     columns: Columns
 
     def __post_init__(self) -> None:
@@ -346,6 +391,16 @@ class GameStore:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def dates(self) -> list[str]:
+        """The distinct dates, sorted."""
+        return self.texts["date"].values
+
+    @property
+    def date_ranks(self) -> I32:
+        """Per game, the index of its date in :attr:`dates` (-1: none)."""
+        return self.texts["date"].ranks
 
     def segment_of(self, g: int) -> int:
         """The segment holding game ``g``."""
@@ -358,33 +413,40 @@ class GameStore:
                    for s in self.segments)
 
 
-# A store file: its header, then live (u1), winners (i1), date ranks (i4), the
-# dates (UTF-8, one a line) and the filter's table (u8), each padded to 8
-# bytes.  The header names what it was made from (the stamp: the index's
-# generation, the pattern file's identity) and holds the CRC-32 of the rest.
-_STATE = struct.Struct("<8sIIQQQQQQQI4x")
+# A store file: its header, then live (u1), winners (i1), lowest levels (i1),
+# handicaps (i2), each text column's ranks (i4, the columns in order), each
+# column's count of distinct values (i8), the values' end offsets (i8) and
+# their UTF-8 bytes, and the filter's table (u8), each padded to 8 bytes.  The
+# header names what it was made from (the stamp: the index's generation, the
+# pattern file's identity) and holds the CRC-32 of the rest.
+_STATE = struct.Struct("<8sIIQQQQQQQQI4x")
 _STATE_MAGIC = b"GHSTORE1"
-_STATE_VERSION = 1
+_STATE_VERSION = 2
 
 
-def _state_layout(games: int, dates: int, rows: int, words: int) -> Layout:
+def _state_layout(games: int, texts: int, values: int, text_bytes: int, rows: int,
+                  words: int) -> Layout:
     """A store file's columns."""
     return Layout([("live", np.uint8, games), ("winners", np.int8, games),
-                   ("date_ranks", np.int32, games), ("dates", np.uint8, dates),
+                   ("lowest_levels", np.int8, games), ("handicaps", np.int16, games),
+                   ("ranks", np.int32, texts * games), ("counts", np.int64, texts),
+                   ("ends", np.int64, values), ("texts", np.uint8, text_bytes),
                    ("table", np.uint64, rows * words)])
 
 
 class StoreFile:
     """The columns of a :class:`GameStore` that are not its segments' (``live``,
-    ``winners``, ``date_ranks``, ``dates`` and the filter's table), kept in a
-    file beside the pattern file of board ``size`` (``path``), named by a
-    ``stamp``: what they were read from (the index's generation and the
-    pattern file's :attr:`PatternFile.identity`).  It holds nothing the index
-    does not; a missing, damaged or stale file is made again."""
+    ``winners``, ``lowest_levels``, ``handicaps``, the text columns named
+    ``texts``, in that order, and the filter's table), kept in a file beside
+    the pattern file of board ``size`` (``path``), named by a ``stamp``: what
+    they were read from (the index's generation and the pattern file's
+    :attr:`PatternFile.identity`).  It holds nothing the index does not; a
+    missing, damaged or stale file is made again."""
 
-    def __init__(self, path: str, size: int) -> None:
+    def __init__(self, path: str, size: int, texts: tuple[str, ...]) -> None:
         self.path = path
         self.size = size
+        self.texts = texts
         self.bits = (size * size + 7) // 8 * 8
 
     def read(self, stamp: tuple[int, int, int, int], segments: list[Segment]) -> GameStore | None:
@@ -407,10 +469,11 @@ class StoreFile:
             return None, []
         if len(data) < _STATE.size:
             return None, [f"{self.path}: {len(data)} bytes, shorter than its header"]
-        (magic, version, size, generation, inode, length, mtime, games, dates_bytes, words,
-         crc) = _STATE.unpack_from(data, 0)
+        (magic, version, size, generation, inode, length, mtime, games, values, text_bytes,
+         words, crc) = _STATE.unpack_from(data, 0)
         total = sum(len(s) for s in segments)
-        layout = _state_layout(games, dates_bytes, 2 * self.bits + 1, words)
+        layout = _state_layout(games, len(self.texts), values, text_bytes,
+                               2 * self.bits + 1, words)
         if (magic != _STATE_MAGIC or version != _STATE_VERSION or size != self.size
                 or _STATE.size + layout.size != len(data)):
             return None, [f"{self.path}: not a store file of version {_STATE_VERSION} for "
@@ -422,28 +485,37 @@ class StoreFile:
         if games != total or words != (total + 63) // 64:
             return None, [f"{self.path}: {games:,} games, not the {total:,} of its pattern file"]
         columns = layout.views(data, _STATE.size)
-        live = columns["live"].astype(np.bool_)
-        winners, date_ranks = columns["winners"], columns["date_ranks"]
-        dates = columns["dates"].tobytes().decode("utf-8", "replace").split("\n") if (
-            dates_bytes) else []
-        table = columns["table"].reshape(2 * self.bits + 1, words)
-        if (np.any((winners < 0) | (winners > 2)) or np.any(date_ranks < -1)
-                or np.any(date_ranks >= len(dates)) or dates != sorted(set(dates))):
-            return None, [f"{self.path}: a winner, date or date rank out of range"]
+        texts = _texts(self.texts, columns["ranks"].reshape(len(self.texts), games),
+                       columns["counts"], columns["ends"], columns["texts"].tobytes(),
+                       thorough=stamp is None)
+        winners, levels = columns["winners"], columns["lowest_levels"]
+        if texts is None or (np.any((winners < 0) | (winners > 2)) or np.any(
+                (levels < 0) | (levels > NO_LEVEL)) or np.any(columns["handicaps"] < 0)):
+            return None, [f"{self.path}: a winner, level, handicap, text or its rank "
+                          f"out of range"]
         ids = np.concatenate([s.ids for s in segments]) if segments else np.zeros(0, np.int64)
-        return GameStore(self.size, segments, ids, live, winners, date_ranks, dates,
+        table = columns["table"].reshape(2 * self.bits + 1, words)
+        return GameStore(self.size, segments, ids, columns["live"].astype(np.bool_), winners,
+                         levels, columns["handicaps"], texts,
                          Columns.of_table(self.size, table)), []
 
     def write(self, stamp: tuple[int, int, int, int], store: GameStore) -> None:
         """Replace the file with ``store``'s columns, named by ``stamp`` (a new
         file renamed over the old)."""
-        dates = "\n".join(store.dates).encode("utf-8")
+        columns = [store.texts[name] for name in self.texts]
+        data = b"".join(c.data for c in columns)
+        bases = np.cumsum([0] + [len(c.data) for c in columns[:-1]], dtype=np.int64)
+        ends = np.concatenate([c.ends + base for c, base in zip(columns, bases, strict=True)])
         table = store.columns.table
-        body = _state_layout(len(store), len(dates), table.shape[0], table.shape[1]).body(
-            {"live": store.live, "winners": store.winners, "date_ranks": store.date_ranks,
-             "dates": dates, "table": table})
+        body = _state_layout(len(store), len(columns), len(ends), len(data),
+                             table.shape[0], table.shape[1]).body(
+            {"live": store.live, "winners": store.winners,
+             "lowest_levels": store.lowest_levels, "handicaps": store.handicaps,
+             "ranks": np.concatenate([c.ranks for c in columns]),
+             "counts": [len(c.ends) for c in columns], "ends": ends, "texts": data,
+             "table": table})
         header = _STATE.pack(_STATE_MAGIC, _STATE_VERSION, self.size, *stamp, len(store),
-                             len(dates), store.columns.words, zlib.crc32(body))
+                             len(ends), len(data), store.columns.words, zlib.crc32(body))
         temporary = f"{self.path}.{os.getpid()}.tmp"
         try:
             with open(temporary, "wb") as f:
@@ -453,3 +525,33 @@ class StoreFile:
         finally:
             if os.path.exists(temporary):
                 os.unlink(temporary)
+
+
+def _texts(names: tuple[str, ...], ranks: I32, counts: I64, ends: I64, data: bytes, *,
+           thorough: bool) -> dict[str, Texts] | None:
+    """A store file's text columns, or None if they do not hold together:
+    counts or ends out of order, text that is not UTF-8 or a value that does
+    not start a character, a rank out of range, dates (all values if
+    ``thorough``) not sorted and distinct."""
+    if (np.any(counts < 0) or int(counts.sum()) != len(ends) or np.any(np.diff(ends) < 0)
+            or (ends[-1] if len(ends) else 0) != len(data) or (len(ends) and ends[0] < 0)):
+        return None
+    try:  # one decode for all: each value is UTF-8 if each starts a character
+        data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+    blob = np.frombuffer(data, dtype=np.uint8)
+    if np.any(blob[ends[ends < len(data)]] & 0xC0 == 0x80):
+        return None
+    out, first = {}, 0
+    for name, count, rank in zip(names, counts.tolist(), ranks, strict=True):
+        base = int(ends[first - 1]) if first else 0
+        column = ends[first : first + count]
+        first += count
+        texts = Texts(data[base : int(column[-1]) if count else base], column - base, rank)
+        if np.any(rank < -1) or np.any(rank >= count) or (
+                (thorough or name == "date")
+                and any(a >= b for a, b in itertools.pairwise(texts.values))):
+            return None
+        out[name] = texts
+    return out

@@ -8,6 +8,7 @@ import json
 import os
 import threading
 import zlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,14 @@ from gohash.index.filters import Filters
 from gohash.index.games import replay_boards, replay_pure
 from gohash.index.index import Index
 from gohash.index.pattern_search import _game_boards
-from gohash.index.patterns import pattern_path, store_path
+from gohash.index.patterns import STORE_TEXTS, pattern_path, store_path
+from gohash.index.schema import generation
 from gohash.pattern import _match, search
 from gohash.pattern import corners as corners_module
 from gohash.pattern import store as store_module
 from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
 from gohash.pattern.search import PatternQuery
+from gohash.pattern.store import NO_LEVEL, PatternFile, StoreFile, Texts
 from gohash.segments import padded
 from tests.support import sgfgen
 from tests.support.env import ROOT, require_corpus
@@ -751,6 +754,52 @@ def test_a_damaged_store_file_is_reported_and_made_again(four: str) -> None:
     with Index(four, read_only=True) as index:
         assert any("cut short" in fault for fault in index.check() if path in fault)
     assert _everything(four, CORNER_9) == before
+
+
+def test_a_store_file_holds_what_the_games_table_gave(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every column of a store read back from its store file is the one read from
+    the games table (texts beyond ASCII, ranks, handicaps);
+    a store file whose texts are not UTF-8, or whose dates are not sorted, is a
+    fault, and made again."""
+    (tmp_path / "g.sgf").write_text(
+        "(;GM[1]FF[4]SZ[9]PB[李昌镐]PW[Łukasz]BR[9p]WR[3k]EV[Cup\nfinal]GN[g]PC[Seoul]HA[2]"
+        "RE[B+R]DT[2001-01-01];B[aa])(;GM[1]FF[4]SZ[9];B[ab])"
+        "(;GM[1]FF[4]SZ[9]PB[Alice]WR[2d]EV[Cup]DT[1999];B[ac])", encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "g.sgf")])
+
+    def columns(store: Any) -> Any:
+        return (store.ids.tolist(), store.live.tolist(), store.winners.tolist(),
+                store.lowest_levels.tolist(), store.handicaps.tolist(),
+                {n: (t.values, t.ranks.tolist()) for n, t in store.texts.items()})
+
+    with Index(db, read_only=True) as index:
+        first = columns(index._game_store(9))
+    assert first[3:5] == ([27, NO_LEVEL, 31], [2, 0, 0])  # 9p and 3k: 3k's level
+    assert first[5]["event"] == (["Cup", "Cup final"], [1, -1, 0])  # simple text
+    assert first[5]["black"] == (["Alice", "李昌镐"], [1, -1, 0])
+    assert first[5]["date"] == (["1999", "2001-01-01"], [1, -1, 0])
+    _no_games_table(monkeypatch)
+    with Index(db, read_only=True) as index:
+        store = index._game_store(9)
+        assert columns(store) == first
+        file = PatternFile(pattern_path(db, 9), 9)
+        file.read()
+        assert file.identity is not None
+        stamp = (generation(index._db), *file.identity)
+    monkeypatch.undo()
+    black, dates = store.texts["black"], store.texts["date"]
+    for damaged in (
+        {"black": Texts(black.data[::-1], black.ends, black.ranks)},  # not UTF-8
+        {"date": Texts(b"2001-01-011999", dates.ends, dates.ranks)},  # not sorted
+    ):
+        StoreFile(store_path(db, 9), 9, STORE_TEXTS).write(
+            stamp, replace(store, texts={**store.texts, **damaged}))
+        with Index(db, read_only=True) as index:
+            assert [f for f in index.check() if "store" in f] == [
+                f"{store_path(db, 9)}: a winner, level, handicap, text or its rank out of "
+                f"range (the next pattern search makes it again)"]
+            assert columns(index._game_store(9)) == first
 
 
 def test_games_added_go_to_a_new_segment(tmp_path: Path) -> None:
