@@ -184,16 +184,18 @@ def corner_query(pattern: Pattern) -> tuple[int, int] | None:
     stone (the first such); None if it has none (an empty square's key, 0, is
     every game's at its start)."""
     codes = np.array(pattern.codes)
-    zobrist = _zobrist(pattern.size)
-    for c, inside in enumerate(squares(pattern.size)):
-        points = np.flatnonzero(inside)
-        if not np.isin(codes[points], (EMPTY, BLACK, WHITE)).all():
-            continue
-        key = int(np.bitwise_xor.reduce(zobrist[points, codes[points]]))
-        if key != 0:
-            canonical, _ = scheme(CORNER_SCHEME, pattern.size).canonical(key)
-            return canonical & 0xFFFFFFFF, c
-    return None
+    inside = squares(pattern.size)
+    fixed = (codes == EMPTY) | (codes == BLACK) | (codes == WHITE)
+    # Every square's key at once: the XOR of the stones of its points (those
+    # of a square with a point not fixed are not used).
+    stones = _zobrist(pattern.size)[np.arange(len(codes)), np.where(fixed, codes, EMPTY)]
+    keys = np.bitwise_xor.reduce(np.where(inside, stones, np.uint64(0)), axis=1)
+    found = np.flatnonzero(~(inside & ~fixed).any(axis=1) & (keys != 0))
+    if not len(found):
+        return None
+    c = int(found[0])
+    canonical, _ = scheme(CORNER_SCHEME, pattern.size).canonical(int(keys[c]))
+    return canonical & 0xFFFFFFFF, c
 
 
 def placement_corners(pattern: Pattern, corner: int,

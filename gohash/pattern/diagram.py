@@ -323,19 +323,17 @@ def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:
     sequence) onto itself where it stands, the identity first."""
     elements = {"full": ELEMENTS, "d4": D4, "none": ELEMENTS[:1]}[symmetry]
     n = pattern.size
-    codes = np.array(pattern.codes)
+    codes = np.array(pattern.codes, dtype=np.int8)
     region = np.array(pattern.region, dtype=np.intp)
-    swapped = _SWAPPED_CODES
-    found = []
-    for g in elements:
-        # The codes g carries onto the images of the region's points: the same
-        # as the pattern's there (then the images are the region itself).
-        carried = swapped[codes[region]] if g.swap else codes[region]
-        sequence = tuple((g.map_colour(c), g.map_point(q, n)) for c, q in pattern.sequence)
-        if (codes[g.point_permutation(n)[region]] == carried).all() and (
-                sequence == pattern.sequence):
-            found.append(g)
-    return tuple(found)
+    own = codes[region]
+    # The codes each element carries onto the images of the region's points:
+    # the same as the pattern's there (then the images are the region itself).
+    swap = np.array([g.swap for g in elements])
+    carried = np.where(swap[:, None], _SWAPPED_CODES[own], own)
+    images = point_images(n)[[g.index for g in elements]][:, region]
+    same = (codes[images] == carried).all(axis=1)
+    return tuple(g for g, kept in zip(elements, same.tolist(), strict=True) if kept and tuple(
+        (g.map_colour(c), g.map_point(q, n)) for c, q in pattern.sequence) == pattern.sequence)
 
 
 def _slides(lines: npt.NDArray[np.intp], n: int) -> tuple[npt.NDArray[np.intp],

@@ -66,6 +66,8 @@ def _slot_table() -> npt.NDArray[np.int32]:
 
 
 _SLOTS = _slot_table()
+_BITS = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+"""``_BITS[i]``: bit ``i`` of a 64-bit word."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,8 @@ class Matcher:
         # order of the index's ever bitmaps), one row a placement, padded with
         # the column of all ones.  The same query points are stones in every
         # placement (an exchange of colours keeps a stone a stone).
-        stones = np.flatnonzero(np.isin(placements.codes[0], (BLACK, WHITE)))
+        first = placements.codes[0]
+        stones = np.flatnonzero((first == BLACK) | (first == WHITE))
         bits = (points + 7) // 8 * 8
         self.required_columns = np.full((count, max(1, len(stones))), 2 * bits, dtype=np.intp)
         self.required_columns[:, : len(stones)] = (
@@ -206,8 +209,7 @@ class Matcher:
             + (placements.codes[:, stones].astype(np.intp) - 1) * bits)
         # The placements present on the empty board: where a scan starts (all or
         # none: an exchange of colours keeps a code that allows empty one).
-        empty = bool(np.isin(placements.codes[0],
-                             (EMPTY, BLACK_OR_EMPTY, WHITE_OR_EMPTY, ANY)).all())
+        empty = bool(_FITS[first, EMPTY].all())
         self.empty_present = np.arange(count if empty else 0, dtype=np.int32)
         self._kernel = None if kernel.match is None else kernel.match.Kernel(self)
 
@@ -229,22 +231,27 @@ class Matcher:
         # Stable, so each list keeps the watchers' order (by placement); 16 bits
         # (26 * 26 * 27 slots at most) sort by radix.
         order = np.argsort(slot.astype(np.int16), kind="stable")
-        members = np.broadcast_to(self.watch[:, None], keep.shape)[keep]
-        self.shift = np.ascontiguousarray(members[order], dtype=np.int32)
+        slot = slot[order]
+        self.shift = np.repeat(self.watch, keep.sum(axis=1))[order]
+        counts = np.bincount(slot, minlength=points * 27)
         self.shift_offsets = np.zeros(points * 27 + 1, dtype=np.int32)
-        np.cumsum(np.bincount(slot, minlength=points * 27), out=self.shift_offsets[1:])
+        np.cumsum(counts, out=self.shift_offsets[1:])
         # The same lists as bitsets over the placements, 64 a word: per change
         # (p, old, new) that concerns some placement, a row of the three kinds,
         # so that a scan visits only the placements still alive in the game
         # (the AND with its bitset of them) instead of every one listed.
         words = (len(self.mismatches) + 63) // 64
         change = slot // 3
-        used = np.unique(change)
+        used = change[np.flatnonzero(np.diff(change, prepend=-1))]  # slot is sorted
         self.change_rows = np.full(points * 9, -1, dtype=np.int32)
         self.change_rows[used] = np.arange(len(used), dtype=np.int32)
         self.change_bits = np.zeros((len(used), 3, words), dtype=np.uint64)
-        np.bitwise_or.at(self.change_bits, (self.change_rows[change], slot % 3, members // 64),
-                         np.left_shift(np.uint64(1), (members % 64).astype(np.uint64)))
+        # A list holds its placements in order, so the bits of one word of a
+        # slot's bitset are a run of the sorted lists: ORed by runs.
+        word = slot * words + self.shift // 64
+        runs = np.flatnonzero(np.diff(word, prepend=-1))
+        at = (self.change_rows[change[runs]] * 3 + slot[runs] % 3) * words + word[runs] % words
+        self.change_bits.reshape(-1)[at] = np.bitwise_or.reduceat(_BITS[self.shift & 63], runs)
 
     def alive(self, columns: Columns, start: int, stop: int) -> npt.NDArray[np.uint64]:
         """``[placement, word]``: the bitsets of the games from ``start`` (a

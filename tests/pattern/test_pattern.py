@@ -22,16 +22,20 @@ from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
 from gohash.pattern import kernel
 from gohash.pattern import match as match_module
-from gohash.pattern.diagram import parse_pattern, placements
+from gohash.pattern.corners import corner_query
+from gohash.pattern.diagram import parse_pattern, placements, symmetries
 from gohash.pattern.match import Game, Matcher, match_python
 from gohash.pattern.store import Columns
 from tests.support import sgfgen
 from tests.support.patterns import (
+    cornered,
     diagrams,
     ever_bitmaps,
     game_arrays,
+    loop_corner_query,
     loop_matcher_tables,
     loop_placements,
+    loop_symmetries,
     reference_hits,
     reference_placements,
 )
@@ -218,6 +222,17 @@ def test_the_matchers_tables_equal_those_built_one_placement_at_a_time(
     matcher = Matcher(found, keys, to_move=to_move)
     for name, expected in loop_matcher_tables(tuple(found), pattern.size).items():
         np.testing.assert_array_equal(getattr(matcher, name), expected, err_msg=name)
+
+
+@settings(max_examples=80, deadline=None)
+@given(pattern=st.one_of(patterns_with_sequences(), cornered()),
+       symmetry=st.sampled_from(["full", "d4", "none"]))
+@example(pattern=parse_pattern("...\n...\n..."), symmetry="full")
+@example(pattern=parse_pattern("...\n...\n...").with_sequence("B A1"), symmetry="full")
+def test_symmetries_and_corner_keys_equal_those_found_point_by_point(
+        pattern: Any, symmetry: str) -> None:
+    assert list(symmetries(pattern, symmetry)) == loop_symmetries(pattern, symmetry)
+    assert corner_query(pattern) == loop_corner_query(pattern)
 
 
 def test_a_symmetric_pattern_has_each_placement_once() -> None:

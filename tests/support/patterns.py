@@ -292,7 +292,17 @@ def loop_matcher_tables(placements: Any, size: int) -> dict[str, Any]:
                             else 2 if not before and not after and old == 0 else None)
                     if kind is not None:
                         lists[((point * 3 + old) * 3 + new) * 3 + kind].append(index)
+    # The same lists as bitsets, a row of the three kinds per change that has one.
+    used = [c for c in range(points * 9) if any(lists[c * 3 + k] for k in range(3))]
+    change_rows = np.full(points * 9, -1)
+    change_bits = np.zeros((len(used), 3, (len(placements) + 63) // 64), dtype=np.uint64)
+    for row, change in enumerate(used):
+        change_rows[change] = row
+        for kind in range(3):
+            for index in lists[change * 3 + kind]:
+                change_bits[row, kind, index // 64] |= np.uint64(1 << (index % 64))
     tables.update(
+        change_rows=change_rows, change_bits=change_bits,
         shift=np.array([i for members in lists for i in members], dtype=np.int64),
         shift_offsets=np.cumsum([0] + [len(members) for members in lists]),
         masks=masks, seq_colours=seq_colours, seq_points=seq_points, required_columns=required,
@@ -304,3 +314,53 @@ def loop_matcher_tables(placements: Any, size: int) -> dict[str, Any]:
                                 if all(c in (0, 3, 4, 5) for c in p.codes)], dtype=np.int64),
     )
     return tables
+
+
+def loop_symmetries(pattern: Any, symmetry: str) -> list[Any]:
+    """The elements of ``symmetry`` that map the pattern onto itself, each image
+    drawn point by point."""
+    from gohash.group.symmetry import D4, ELEMENTS
+    elements = {"full": ELEMENTS, "d4": D4, "none": ELEMENTS[:1]}[symmetry]
+    n = pattern.size
+    exchanged = {1: 2, 2: 1, 3: 4, 4: 3}
+    found = []
+    for g in elements:
+        image = [-1] * (n * n)
+        for point, code in enumerate(pattern.codes):
+            if code != -1:
+                row, col = g.map_point(divmod(point, n), n)
+                image[row * n + col] = exchanged.get(code, code) if g.swap else code
+        sequence = tuple((g.map_colour(c), g.map_point(q, n)) for c, q in pattern.sequence)
+        if tuple(image) == pattern.codes and sequence == pattern.sequence:
+            found.append(g)
+    return found
+
+
+def loop_corner_query(pattern: Any) -> tuple[int, int] | None:
+    """The first corner square holding only black, white and empty points and
+    some stone, and its key made canonical by the scheme, one square at a time."""
+    from gohash.group.schemes import scheme
+    from gohash.pattern.corners import CORNER_SCHEME, squares
+    keys = scheme(CORNER_SCHEME, pattern.size)
+    for corner, inside in enumerate(squares(pattern.size)):
+        codes = [pattern.codes[p] for p in np.flatnonzero(inside).tolist()]
+        if any(code not in (0, 1, 2) for code in codes):
+            continue
+        key = 0
+        for p in np.flatnonzero(inside).tolist():
+            if pattern.codes[p]:
+                key ^= int((keys.black_keys if pattern.codes[p] == 1 else keys.white_keys)[p])
+        if key:
+            return keys.canonical(key)[0] & 0xFFFFFFFF, corner
+    return None
+
+
+@st.composite
+def cornered(draw: Any) -> Any:
+    """A pattern whose corners are often fully specified: each point black,
+    white or empty mostly, now and then anything or outside."""
+    from gohash.pattern.diagram import CODES, Pattern
+    size = draw(st.sampled_from([3, 5, 8, 9]))
+    symbols = st.sampled_from("XO." * 12 + "*x-")
+    codes = tuple(CODES[draw(symbols)] for _ in range(size * size))
+    return Pattern(size, codes if set(codes) != {-1} else (0, *codes[1:]))
