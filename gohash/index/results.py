@@ -71,8 +71,10 @@ class Record:
     def from_row(cls, row: Sequence[Any]) -> Record:
         """The record of a row of :data:`RECORD_COLUMNS`."""
         fixed = len(row) - len(STORED)
-        return cls(**dict(zip(_RECORD_NAMES[:fixed], row[:fixed], strict=True)),
-                   fields={f.name: v for f, v in zip(STORED, row[fixed:], strict=True)})
+        # Positional (the row's first columns are the fields before ``fields``):
+        # a page builds a record per game, and keywords cost as much again.
+        return cls(*row[:fixed],  # type: ignore[misc]
+                   fields=dict(zip(_STORED_NAMES, row[fixed:], strict=True)))
 
     def to_json(self, *, paths: bool = True) -> dict[str, Any]:
         """The record as JSON (docs/schemas.md, "A game record"): ``game_id``,
@@ -98,7 +100,7 @@ class Record:
         }
 
 
-_RECORD_NAMES = tuple(f.name for f in dataclasses.fields(Record))
+_STORED_NAMES = tuple(f.name for f in STORED)
 
 
 RECORD_COLUMNS = ", ".join((
