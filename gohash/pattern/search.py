@@ -405,15 +405,19 @@ class PatternQuery:
                 best[c - 1] = np.maximum(best[c - 1], image + npts * (mapped == 1))
         return best
 
-    def _equivalent(self, colour: str, point: Point) -> tuple[Point, ...]:
-        """``point`` and the points that ``colour`` there is equivalent to (those
-        with the same representative: the pattern's symmetries are a group), in
-        ``(row, col)`` order."""
-        representatives = self._representatives[0 if colour == "b" else 1]
-        mine = representatives[point[0] * self.size + point[1]]
-        return tuple(divmod(int(q), self.size)
-                     for q in np.flatnonzero(representatives == mine))
-
+    def _equivalents(self, black: npt.NDArray[np.int64], points: npt.NDArray[np.int64]
+                     ) -> list[tuple[Point, ...]]:
+        """For each move (Black's where ``black`` is 1, else White's, at the flat
+        point of ``points``), its point and the points that the colour there is
+        equivalent to (those with the same representative: the pattern's
+        symmetries are a group), in ``(row, col)`` order."""
+        representatives = self._representatives[1 - black]
+        mine = representatives[np.arange(len(points)), points]
+        move, point = np.nonzero(representatives == mine[:, None])
+        equivalent: list[list[Point]] = [[] for _ in range(len(points))]
+        for m, q in zip(move.tolist(), point.tolist(), strict=True):
+            equivalent[m].append(divmod(q, self.size))
+        return [tuple(e) for e in equivalent]
 
 
 def _chunks(store: GameStore, selected: npt.NDArray[np.bool_],
@@ -563,18 +567,18 @@ class _Tally:
         tenuki = np.bincount(which, weights=joined("tenuki"), minlength=n).astype(np.int64)
         # Most played first, then Black's first, then by point.
         order = np.lexsort((distinct % npts, distinct < npts, -count))
-        continuations = []
-        for j in order.tolist():
-            move_colour = "b" if distinct[j] >= npts else "w"
-            point = divmod(int(distinct[j]) % npts, size)
-            dated = last[j] >= 0
-            continuations.append(PatternContinuation(
-                move_colour, point, query._equivalent(move_colour, point), int(count[j]),
-                int(tenuki[j]), int(black_wins[j]), int(white_wins[j]),
-                int(count[j] - black_wins[j] - white_wins[j]),
-                store.dates[first[j]] if dated else None,
-                store.dates[last[j]] if dated else None, size,
-            ))
+        black, point = np.divmod(distinct[order], npts)
+        dates = store.dates
+        continuations = [
+            PatternContinuation(
+                "b" if b else "w", divmod(q, size), same, c, t, bw, ww, c - bw - ww,
+                dates[f] if la >= 0 else None, dates[la] if la >= 0 else None, size)
+            for b, q, same, c, t, bw, ww, f, la in zip(
+                black.tolist(), point.tolist(), query._equivalents(black, point),
+                count[order].tolist(), tenuki[order].tolist(), black_wins[order].tolist(),
+                white_wins[order].tolist(), first[order].tolist(), last[order].tolist(),
+                strict=True)
+        ]
         found = Found.concatenate([p.kept for p in parts])
         placed = np.concatenate([p.placed for p in parts]) if parts else np.zeros(0, np.int64)
         window = slice(offset, None if limit is None else offset + limit)
