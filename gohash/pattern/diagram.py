@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import overload
 
 import numpy as np
@@ -56,6 +56,7 @@ __all__ = [
     "parse_pattern",
     "parse_sequence",
     "placements",
+    "stone_keys",
     "symmetries",
 ]
 
@@ -139,15 +140,15 @@ def parse_pattern(text: str) -> Pattern:
                 f"row {row + 1} {line!r} has {len(line)} points; the diagram has {size} rows, "
                 f"so every row needs {size}"
             )
-        for col, symbol in enumerate(line):
-            if symbol not in CODES:
-                raise PatternError(
-                    f"point {gtp((row, col), size)} (row {row + 1}) holds {symbol!r}; expected "
-                    "X (black), O (white), . (empty), * (any), x (black or empty), "
-                    "o (white or empty) or - (outside the pattern)"
-                )
-            codes[row * size + col] = CODES[symbol]
-    if all(code == OUTSIDE for code in codes):
+        if not CODES.keys() >= set(line):
+            col, symbol = next((c, x) for c, x in enumerate(line) if x not in CODES)
+            raise PatternError(
+                f"point {gtp((row, col), size)} (row {row + 1}) holds {symbol!r}; expected "
+                "X (black), O (white), . (empty), * (any), x (black or empty), "
+                "o (white or empty) or - (outside the pattern)"
+            )
+        codes[row * size : (row + 1) * size] = [CODES[symbol] for symbol in line]
+    if codes.count(OUTSIDE) == len(codes):
         raise PatternError(f"the {size}x{size} diagram marks no point of the pattern "
                            "(every point is '-')")
     return Pattern(size, tuple(codes))
@@ -311,11 +312,22 @@ def placements(
     kept = np.sort(order[np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)])])
     points, codes = points[kept], codes[kept]
     # A placement's key: the hash of the stones its fixed-colour points require.
-    stone_keys = np.zeros((n * n, ANY + 1), dtype=np.uint64)
-    stone_keys[:, BLACK] = keys.black_keys
-    stone_keys[:, WHITE] = keys.white_keys
     return Placements(element[kept], offsets[kept].astype(np.int32), points, codes,
-                      np.bitwise_xor.reduce(stone_keys[points, codes], axis=1), sequences[kept])
+                      np.bitwise_xor.reduce(stone_keys(keys)[points, codes], axis=1),
+                      sequences[kept])
+
+
+@lru_cache(maxsize=32)
+def stone_keys(keys: KeyScheme) -> npt.NDArray[np.uint64]:
+    """``[point, code]``: the key of the stone a code requires at a point (flat)
+    in the scheme ``keys`` (black's for :data:`BLACK`, white's for :data:`WHITE`,
+    0 for the others), read-only: the table a query's keys are gathered from,
+    made once a scheme rather than from its keys (Python ints) each query."""
+    table = np.zeros((keys.size * keys.size, ANY + 1), dtype=np.uint64)
+    table[:, BLACK] = keys.black_keys
+    table[:, WHITE] = keys.white_keys
+    table.flags.writeable = False
+    return table
 
 
 def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:

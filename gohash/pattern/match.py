@@ -37,7 +37,16 @@ from ..errors import PatternError
 from ..group.coords import sgf_order
 from ..group.schemes import KeyScheme
 from . import kernel
-from .diagram import ANY, BLACK, BLACK_OR_EMPTY, EMPTY, WHITE, WHITE_OR_EMPTY, Placements
+from .diagram import (
+    ANY,
+    BLACK,
+    BLACK_OR_EMPTY,
+    EMPTY,
+    WHITE,
+    WHITE_OR_EMPTY,
+    Placements,
+    stone_keys,
+)
 from .store import Columns, Segment
 
 __all__ = ["Found", "Game", "Hits", "Matcher", "match_python"]
@@ -170,9 +179,7 @@ class Matcher:
         self.points = placements.points.reshape(-1)
         self.codes = placements.codes.reshape(-1)
         self.targets = placements.keys
-        self.zobrist = np.zeros((points, 3), dtype=np.uint64)
-        self.zobrist[:, 1] = keys.black_keys
-        self.zobrist[:, 2] = keys.white_keys
+        self.zobrist = np.ascontiguousarray(stone_keys(keys)[:, : WHITE + 1])
         which = np.repeat(np.arange(count), width)
         self.masks = np.zeros((count, points), dtype=np.uint8)
         self.masks[which, self.points] = 1
