@@ -48,6 +48,21 @@ def read_games(
     and files ``f``, each starting with a comma) of each game of ``game_ids``, by
     id.  The values read are checked first (:func:`~gohash.index.values.require`):
     one out of its type or range raises :class:`~gohash.errors.DamagedIndexError`."""
+    return _read(db, game_ids, f"g.size, g.nodes, g.positions, g.record{columns}", columns)
+
+
+def read_records(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, Record]:
+    """The records of ``game_ids``, by id, checked as :func:`read_games` checks
+    its rows (a record does not need the stored game: it is not read)."""
+    return {game_id: Record.from_row(row)
+            for game_id, row in _read(db, game_ids, RECORD_COLUMNS,
+                                      f", {RECORD_COLUMNS}").items()}
+
+
+def _read(db: sqlite3.Connection, game_ids: Sequence[int], selected: str,
+          columns: str) -> dict[int, tuple[Any, ...]]:
+    """The values ``selected`` (SQL) of each game of ``game_ids``, by id, once the
+    columns :func:`read_games` reads with ``columns`` are checked."""
     out: dict[int, tuple[Any, ...]] = {}
     join = "JOIN files f ON f.id = g.file_id" if "f." in columns else ""
     read = ["file_id", "size", "nodes", "positions", "record", *_named("g", columns)]
@@ -58,19 +73,10 @@ def read_games(
         if join:
             require(db, "files", f"id IN (SELECT file_id FROM games WHERE {these})", chunk,
                     _named("f", columns))
-        for game_id, *row in db.execute(
-            f"SELECT g.id, g.size, g.nodes, g.positions, g.record{columns} FROM games g "
-            f"{join} WHERE g.id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            out[game_id] = tuple(row)
+        for row in db.execute(f"SELECT g.id, {selected} FROM games g {join} WHERE g.{these}",
+                              chunk):
+            out[row[0]] = row[1:]
     return out
-
-
-def read_records(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, Record]:
-    """The records of ``game_ids``, by id."""
-    return {game_id: Record.from_row(row[4:])
-            for game_id, row in read_games(db, game_ids, f", {RECORD_COLUMNS}").items()}
 
 
 def all_records(db: sqlite3.Connection) -> dict[int, Record]:
