@@ -48,6 +48,7 @@ from .diagram import (
     stone_keys,
 )
 from .store import Columns, Segment
+from .tally import run_starts
 
 __all__ = ["Found", "Game", "Hits", "Matcher", "match_python"]
 
@@ -249,14 +250,14 @@ class Matcher:
         # (the AND with its bitset of them) instead of every one listed.
         words = (len(self.mismatches) + 63) // 64
         change = slot // 3
-        used = change[np.flatnonzero(np.diff(change, prepend=-1))]  # slot is sorted
+        used = change[run_starts(change)]  # slot is sorted
         self.change_rows = np.full(points * 9, -1, dtype=np.int32)
         self.change_rows[used] = np.arange(len(used), dtype=np.int32)
         self.change_bits = np.zeros((len(used), 3, words), dtype=np.uint64)
         # A list holds its placements in order, so the bits of one word of a
         # slot's bitset are a run of the sorted lists: ORed by runs.
         word = slot * words + self.shift // 64
-        runs = np.flatnonzero(np.diff(word, prepend=-1))
+        runs = run_starts(word)
         at = (self.change_rows[change[runs]] * 3 + slot[runs] % 3) * words + word[runs] % words
         self.change_bits.reshape(-1)[at] = np.bitwise_or.reduceat(_BITS[self.shift & 63], runs)
 

@@ -41,7 +41,7 @@ from .corners import corner_games, corner_query, placement_corners
 from .diagram import SYMMETRIES, Pattern, Placements, parse_pattern, placements, symmetries
 from .match import Found, Matcher
 from .store import GameStore
-from .tally import tally
+from .tally import run_starts, tally
 
 __all__ = [
     "PATTERN_SCHEME",
@@ -477,8 +477,8 @@ class _Part:
 def _firsts(found: Found) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64]]:
     """The rows of ``found`` that are matches, one a position (the lowest
     placement's, the first of its run), and how many placements hit at each."""
-    firsts = np.flatnonzero(np.diff(found.game, prepend=-1) | np.diff(found.position, prepend=-1))
-    return firsts, np.diff(firsts, append=len(found.game)).astype(np.int64)
+    firsts = run_starts(found.game, found.position)
+    return firsts, (np.append(firsts[1:], len(found.game)) - firsts).astype(np.int64)
 
 
 def _kept(found: Found, firsts: npt.NDArray[np.intp], placed: npt.NDArray[np.int64],

@@ -2,8 +2,9 @@
 
 Scope: :func:`tally`, which sums occurrences (or tallies of parts) up by group:
 how many, how many of them in games Black won and White won, and the range of
-their dates as ranks.  What a group is (a next move in the query's
-orientation, a row of the index's grouped occurrences) is the caller's.
+their dates as ranks; :func:`run_starts`, where the runs of sorted rows
+begin.  What a group is (a next move in the query's orientation, a row of
+the index's grouped occurrences) is the caller's.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NO_FIRST", "Tally", "tally"]
+__all__ = ["NO_FIRST", "Tally", "run_starts", "tally"]
 
 NO_FIRST = int(np.iinfo(np.int64).max)
 """The ``first`` date rank of a group none of whose games has a date (its ``last`` is -1)."""
@@ -52,3 +53,15 @@ def tally(
     highest = np.full(groups, -1, dtype=np.int64)
     np.maximum.at(highest, which, first if last is None else last)
     return Tally(summed(count), summed(black), summed(white), lowest, highest)
+
+
+def run_starts(*columns: npt.NDArray[np.generic]) -> npt.NDArray[np.intp]:
+    """The rows (of ``columns``, of one length) that differ from the row before
+    in some column: where each run of equal rows begins, row 0 first (none for
+    no rows).  Compares neighbours in place, where ``np.diff(prepend=...)``
+    would build and subtract a copy of each column."""
+    changed = np.zeros(len(columns[0]), dtype=np.bool_)
+    changed[:1] = True
+    for column in columns:
+        changed[1:] |= column[1:] != column[:-1]
+    return np.flatnonzero(changed)

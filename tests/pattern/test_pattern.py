@@ -26,6 +26,7 @@ from gohash.pattern.corners import corner_query
 from gohash.pattern.diagram import parse_pattern, placements, symmetries
 from gohash.pattern.match import Game, Matcher, match_python
 from gohash.pattern.store import Columns
+from gohash.pattern.tally import run_starts
 from tests.support import sgfgen
 from tests.support.patterns import (
     cornered,
@@ -336,3 +337,12 @@ def test_the_pure_twin_is_the_fallback() -> None:
     hits = match_python(matcher, game)
     assert hits.position.tolist() == [1]
     assert matcher.placements[int(hits.placement[0])].element.name == "identity"
+
+
+@given(rows=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=30))
+def test_run_starts_are_where_np_diff_finds_a_change(rows: list[tuple[int, int]]) -> None:
+    games = np.array([g for g, _ in rows], dtype=np.int32)
+    positions = np.array([p for _, p in rows], dtype=np.int32)
+    expected = np.flatnonzero(np.diff(games, prepend=-1) | np.diff(positions, prepend=-1))
+    assert run_starts(games, positions).tolist() == expected.tolist()
+    assert run_starts(games).tolist() == np.flatnonzero(np.diff(games, prepend=-1)).tolist()
