@@ -287,8 +287,7 @@ def placements(
     # j < cols[e], row offset first.
     images = point_images(n)[[g.index for g in elements]]
     image = images[:, region]
-    start_rows, rows = _slides(image // n, n)
-    start_cols, cols = _slides(image % n, n)
+    (start_rows, start_cols), (rows, cols) = _slides(np.stack(np.divmod(image, n)), n)
     per_element = rows * cols
     which = np.repeat(np.arange(len(elements)), per_element)
     k = np.arange(len(which)) - np.repeat(np.cumsum(per_element) - per_element, per_element)
@@ -350,11 +349,11 @@ def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:
 
 def _slides(lines: npt.NDArray[np.intp], n: int) -> tuple[npt.NDArray[np.intp],
                                                           npt.NDArray[np.intp]]:
-    """The offsets along one axis of each row of ``lines`` (a region's rows, or
-    columns, under each element) as its first and how many: none (0, 1) if the
-    region touches an edge of the axis, else every shift that keeps it off both
-    edges."""
-    low, high = lines.min(axis=1), lines.max(axis=1)
+    """The offsets along an axis of each row of ``lines`` (a region's rows, or
+    columns, under each element: the last axis; both axes at once) as its first
+    and how many: none (0, 1) if the region touches an edge of the axis, else
+    every shift that keeps it off both edges."""
+    low, high = lines.min(axis=-1), lines.max(axis=-1)
     fixed = (low == 0) | (high == n - 1)
     return np.where(fixed, 0, 1 - low), np.where(fixed, 1, n - 2 - high + low)
 

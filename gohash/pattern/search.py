@@ -373,8 +373,8 @@ class PatternQuery:
             self.corner[0])
         words = (len(store) + 63) // 64
         flags = np.zeros((4, words * 64), dtype=np.bool_)
-        for c in range(4):
-            flags[c, games[(corners >> c) & 1 == 1]] = True
+        corner, held_at = np.nonzero(corners >> np.arange(4, dtype=np.uint8)[:, None] & 1)
+        flags[corner, games[held_at]] = True
         bits = np.packbits(flags, axis=1, bitorder="little").view(np.uint64)
         held = np.zeros(len(store), dtype=np.bool_)
         held[games] = True
