@@ -60,3 +60,10 @@ def flatten(
     npt.NDArray[np.int64], npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.int16],
     npt.NDArray[np.int64], npt.NDArray[np.uint16], npt.NDArray[np.uint8],
 ]: ...
+
+def shift_tables(
+    watch_offsets: npt.NDArray[np.int32], watch: npt.NDArray[np.int32],
+    watch_codes: npt.NDArray[np.int8], slots: npt.NDArray[np.int32], count: int,
+) -> tuple[
+    npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.uint64],
+]: ...

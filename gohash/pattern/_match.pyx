@@ -3,8 +3,8 @@
 query's placements in one game's boards, or in many stored games.
 
 Scope: :class:`Kernel` holds a :class:`gohash.pattern.match.Matcher`'s arrays
-as typed memoryviews; :meth:`Kernel.match` walks one game's boards,
-:meth:`Kernel.scan` many games' changes as :func:`flatten` replays them once
+as typed memoryviews (:func:`shift_tables` builds some of them);
+:meth:`Kernel.match` walks one game's boards, :meth:`Kernel.scan` many games' changes as :func:`flatten` replays them once
 from the index's stored form, keeping each placement's key up to date by XOR
 and confirming point by point every placement whose key equals the one
 required.  Bounds checks are off: every index comes from the matcher's
@@ -898,6 +898,69 @@ cdef bint _flat_node(void* ctx, Py_ssize_t node, int32_t move_number, const int3
         f.nchanges += 1
     f.changes[f.nchanges - 1] |= LAST
     return False
+
+
+def shift_tables(const int32_t[::1] watch_offsets, const int32_t[::1] watch,
+                 const int8_t[::1] watch_codes, const int32_t[:, ::1] slots, int count):
+    """The compiled twin of the numpy lists and bitsets of
+    :meth:`gohash.pattern.match.Matcher._shifts`, in one pass over the
+    watchers (the placements of ``count`` that watch each point, in order,
+    and their codes; ``slots[code, change]`` the slot of each change of a
+    point's value, -1 none): ``shift``, ``shift_offsets``, ``change_rows`` and
+    ``change_bits``, as that method names them.  Raises ValueError for
+    watchers that do not fit the placements or the table."""
+    cdef Py_ssize_t points = watch_offsets.shape[0] - 1, nslots, p, w, s, j, rows = 0
+    cdef int change, local, m, words = (count + 63) // 64
+    cdef bint fit = (points >= 0 and watch.shape[0] == watch_codes.shape[0]
+                     and slots.shape[1] == 6 and watch_offsets[0] == 0
+                     and watch_offsets[points] == watch.shape[0])
+    for p in range(points if fit else 0):
+        fit = fit and watch_offsets[p + 1] >= watch_offsets[p]
+    for w in range(watch.shape[0] if fit else 0):
+        fit = fit and 0 <= watch[w] < count and 0 <= watch_codes[w] < slots.shape[0]
+    for j in range(slots.shape[0] if fit else 0):
+        for change in range(6):
+            fit = fit and -1 <= slots[j, change] < 27
+    if not fit:
+        raise ValueError("the watchers do not fit the placements or the table of slots")
+    nslots = points * 27
+    offsets_array = np.zeros(nslots + 1, dtype=np.int32)
+    cdef int32_t[::1] offsets = offsets_array
+    # Each list's length, then its start; then its members, in the watchers'
+    # order (by placement), as the stable sort of the numpy twin leaves them.
+    for p in range(points):
+        for w in range(watch_offsets[p], watch_offsets[p + 1]):
+            for change in range(6):
+                local = slots[watch_codes[w], change]
+                if local >= 0:
+                    offsets[p * 27 + local + 1] += 1
+    for s in range(nslots):
+        offsets[s + 1] += offsets[s]
+    shift_array = np.empty(offsets[nslots], dtype=np.int32)
+    cursor_array = offsets_array[:nslots].copy()
+    cdef int32_t[::1] shift = shift_array, cursor = cursor_array
+    for p in range(points):
+        for w in range(watch_offsets[p], watch_offsets[p + 1]):
+            for change in range(6):
+                local = slots[watch_codes[w], change]
+                if local >= 0:
+                    s = p * 27 + local
+                    shift[cursor[s]] = watch[w]
+                    cursor[s] += 1
+    # A row of bitsets per change (p, old, new) that some list of it holds.
+    rows_array = np.full(points * 9, -1, dtype=np.int32)
+    cdef int32_t[::1] change_rows = rows_array
+    for s in range(points * 9):
+        if offsets[s * 3 + 3] > offsets[s * 3]:
+            change_rows[s] = rows
+            rows += 1
+    bits_array = np.zeros((rows, 3, words), dtype=np.uint64)
+    cdef uint64_t[:, :, ::1] bits = bits_array
+    for s in range(nslots):
+        for j in range(offsets[s], offsets[s + 1]):
+            m = shift[j]
+            bits[change_rows[s // 3], s % 3, m >> 6] |= (<uint64_t>1) << (m & 63)
+    return shift_array, offsets_array, rows_array, bits_array
 
 
 def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[::1] mains,

@@ -231,6 +231,13 @@ class Matcher:
         for a stone played (``old`` 0), those it fits neither before nor after
         (kind 2: dead if no stone ever leaves ``p``)."""
         self.mismatches = (~_FITS[self.placements.codes, EMPTY]).sum(axis=1, dtype=np.int32)
+        if _native.use_compiled(None, kernel.match):
+            # The compiled twin builds the same tables in one pass over the watchers.
+            assert kernel.match is not None
+            self.shift, self.shift_offsets, self.change_rows, self.change_bits = (
+                kernel.match.shift_tables(self.watch_offsets, self.watch, self.watch_codes,
+                                          _SLOTS, len(self.mismatches)))
+            return
         point = np.repeat(np.arange(points, dtype=np.int32), np.diff(self.watch_offsets))
         # Each watcher's slot under each change of value, where it has one.
         local = _SLOTS[self.watch_codes]

@@ -212,15 +212,20 @@ def test_placements_on_arrays_equal_those_placed_one_at_a_time(pattern: Any,
     assert found[1:3] == tuple(found)[1:3]
 
 
+@pytest.mark.parametrize("compiled", COMPILED)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pattern=patterns_with_sequences(), symmetry=st.sampled_from(["full", "d4", "none"]),
        to_move=st.sampled_from([0, 1, 2]))
 @example(pattern=LOCAL19, symmetry="full", to_move=0)
 def test_the_matchers_tables_equal_those_built_one_placement_at_a_time(
-        pattern: Any, symmetry: str, to_move: int) -> None:
+        compiled: bool, pattern: Any, symmetry: str, to_move: int) -> None:
+    """The tables as the kernel's shift_tables builds them, and as numpy does
+    (GOHASH_PURE)."""
     keys = scheme("regular64", pattern.size)
     found = placements(pattern, keys, symmetry)
-    matcher = Matcher(found, keys, to_move=to_move)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GOHASH_PURE", "0" if compiled else "1")
+        matcher = Matcher(found, keys, to_move=to_move)
     for name, expected in loop_matcher_tables(tuple(found), pattern.size).items():
         np.testing.assert_array_equal(getattr(matcher, name), expected, err_msg=name)
 
