@@ -349,10 +349,11 @@ def symmetries(pattern: Pattern, symmetry: str = "full") -> tuple[Element, ...]:
 
 def _slides(lines: npt.NDArray[np.intp], n: int) -> tuple[npt.NDArray[np.intp],
                                                           npt.NDArray[np.intp]]:
-    """The offsets along an axis of each row of ``lines`` (a region's rows, or
-    columns, under each element: the last axis; both axes at once) as its first
-    and how many: none (0, 1) if the region touches an edge of the axis, else
-    every shift that keeps it off both edges."""
+    """The offsets along an axis of each region of ``lines`` (its rows, or its
+    columns, under each element, along the last axis; the rows and the columns
+    stacked in front give both axes at once) as its first and how many: none
+    (0, 1) if the region touches an edge of the axis, else every shift that
+    keeps it off both edges."""
     low, high = lines.min(axis=-1), lines.max(axis=-1)
     fixed = (low == 0) | (high == n - 1)
     return np.where(fixed, 0, 1 - low), np.where(fixed, 1, n - 2 - high + low)
