@@ -14,15 +14,17 @@ import datetime
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import OptionError
 from ..metadata import STORED
-from ..pattern.store import GameStore
 from .records import first_date, rank_level
+
+if TYPE_CHECKING:  # the filters only read a store's columns
+    from ..pattern.store import GameStore
 
 __all__ = [
     "FIELD_FILTERS",
@@ -43,7 +45,7 @@ FilterKind = Literal["substring", "date", "rank", "choice", "yes_no"]
 Where = Callable[[str, Any], tuple[str, list[Any]]]
 """A filter's SQL: from the games table's alias and the filter's value, a condition
 and its parameters."""
-Keeps = Callable[[GameStore, Any], npt.NDArray[np.bool_]]
+Keeps = Callable[["GameStore", Any], "npt.NDArray[np.bool_]"]
 """A filter on a pattern store's columns: from the store and the filter's value,
 whether it keeps each game of the store, as its SQL would."""
 
