@@ -24,7 +24,10 @@ For each size, in a scratch folder (``--keep DIR`` keeps the indexes there):
    games (moves 4-14 of random games, each turned by a random element: p50 and
    max, whatever path answers them); ``Index.find`` of positions past the
    opening (moves 30 and later) so turned, the first page (p50); and
-   ``Index.dupes`` over the index.  Its peak RSS.
+   ``Index.dupes`` over the index.  Its peak RSS, and the largest anonymous and
+   file-backed resident memory seen after each query (``/proc/self/status``'s
+   ``RssAnon`` and ``RssFile``): the process's own, and the index's mapped
+   files, which the OS cache holds.
 
 Then a table per size, and issue 34's targets on the largest, each met or not;
 and on the largest index, pattern search: the patterns of
@@ -74,6 +77,19 @@ db, queries, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rng = random.Random(seed)
 
 
+peaks = {"RssAnon": 0, "RssFile": 0}
+
+
+def sample():
+    """The largest anonymous and file-backed resident memory seen so far (bytes):
+    the process's own, and the files it maps (the OS cache's)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name in peaks:
+                peaks[name] = max(peaks[name], int(value.split()[0]) * 1024)
+
+
 def timed(run, times=1):
     run()  # untimed: the page cache and the index's own caches
     walls, cpus = [], []
@@ -82,6 +98,7 @@ def timed(run, times=1):
         run()
         walls.append((time.perf_counter() - start) * 1e3)
         cpus.append((time.process_time() - cpu) * 1e3)
+        sample()
     return statistics.median(walls), statistics.median(cpus)
 
 
@@ -123,8 +140,10 @@ with Index(db, read_only=True) as index:
     start, cpu = time.perf_counter(), time.process_time()
     dupes = index.dupes()
     out["dupes"] = (time.perf_counter() - start, time.process_time() - cpu)
+    sample()
     out["dupe_groups"] = len(dupes.groups)
 out["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+out["anon"], out["file"] = peaks["RssAnon"], peaks["RssFile"]
 print(json.dumps(out))
 '''
 
@@ -290,7 +309,8 @@ def row(games: int, build: Run, disk: int, a: dict[str, Any]) -> str:
             f"| {spread(a['openings'])} "
             f"| {spread(a['find'], p50=True)} ({a['find_hits'] or 0:.0f} hits) "
             f"| {a['dupes'][0]:.1f} s (CPU {a['dupes'][1]:.1f}; {a['dupe_groups']:,} groups) "
-            f"| {a['rss'] / 2**20:.0f} MB |")
+            f"| {a['rss'] / 2**20:.0f} MB ({a['anon'] / 2**20:.0f} anonymous, "
+            f"{a['file'] / 2**20:.0f} file pages) |")
 
 
 def print_table(rows: list[tuple[int, Run, int, dict[str, Any]]]) -> None:
@@ -314,6 +334,8 @@ def print_table(rows: list[tuple[int, Run, int, dict[str, Any]]]) -> None:
         ("written / index size", build.written / disk, TARGETS["written"], "x"),
         ("build peak RSS", build.rss / 2**20, TARGETS["memory"], "MB"),
         ("query process peak RSS", a["rss"] / 2**20, TARGETS["memory"], "MB"),
+        ("query process anonymous memory, largest sampled", a["anon"] / 2**20,
+         TARGETS["memory"], "MB"),
     ]
     print(f"\nTargets at {games:,} games (build CPU a game {growth:.2f}x that at "
           f"{first[0]:,} games):")
