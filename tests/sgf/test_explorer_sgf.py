@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from sgfmill import sgf
 
 from gohash.errors import GohashError
@@ -36,7 +36,8 @@ def commented(record: Record) -> Record:
 def expected_comments(game: Game) -> list[str | None]:
     """The walker's rule, on the description: the root is a position, and after it
     each main-line node with a move or setup; a node with neither adds its
-    comment to the position before it."""
+    comment to the position before it (or gives it one, where it had none: the
+    position after a root's own move)."""
     nodes: list[Node] = []
     tree: Tree | None = game.tree
     while tree is not None:
@@ -50,7 +51,8 @@ def expected_comments(game: Game) -> list[str | None]:
         if n.has_move or n.has_setup:
             comments.append(n.value("C"))
         else:
-            comments[-1] = f"{comments[-1]}\n{n.value('C')}"
+            before = comments[-1]
+            comments[-1] = n.value("C") if before is None else f"{before}\n{n.value('C')}"
     return comments
 
 
@@ -71,7 +73,15 @@ class MainLine(BaseVisitor):
         return True
 
 
+# A root with a move, then a node with neither: its comment is the position's own.
+ROOT_MOVE_THEN_COMMENT = Record((Game(4, Tree((
+    Node((), (), (), (("B", ("ad",)),), (("GM", "1"), ("FF", "4"), ("SZ", "4"))),
+    Node((), (), (), (), (("C", "a comment"),)),
+), ())),))
+
+
 @given(records(faults=False, max_games=3, max_nodes=30))
+@example(ROOT_MOVE_THEN_COMMENT)
 @settings(max_examples=150, deadline=None)
 def test_games_and_comments_as_the_description_and_the_walker_say(record: Record) -> None:
     record = commented(record)
