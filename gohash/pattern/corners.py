@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..group.schemes import scheme
-from .diagram import BLACK, EMPTY, WHITE, Pattern, Placements
+from .diagram import BLACK, EMPTY, WHITE, Pattern, Placements, stone_keys
 
 __all__ = ["CORNER", "CORNER_SCHEME", "Changes", "Postings", "corner_games", "corner_postings",
            "corner_query", "placement_corners"]
@@ -79,15 +79,11 @@ def squares(size: int) -> npt.NDArray[np.bool_]:
     return inside.reshape(4, size * size)
 
 
-@cache
 def _zobrist(size: int) -> npt.NDArray[np.uint64]:
-    """``[point, colour]``: a stone's key (0 for an empty point)."""
-    keys = scheme(CORNER_SCHEME, size)
-    table = np.zeros((size * size, 3), dtype=np.uint64)
-    table[:, 1] = keys.black_keys
-    table[:, 2] = keys.white_keys
-    table.flags.writeable = False
-    return table
+    """``[point, colour]``: a stone's key in :data:`CORNER_SCHEME` (0 for an
+    empty point): the diagram's table of stone keys, whose codes ``EMPTY``,
+    ``BLACK`` and ``WHITE`` are the colours 0, 1 and 2 of a change."""
+    return stone_keys(scheme(CORNER_SCHEME, size))
 
 
 def _canonical(keys: npt.NDArray[np.uint64], size: int) -> npt.NDArray[np.uint32]:
