@@ -86,14 +86,17 @@ class _Games:
     texts: dict[str, list[str | None]]
 
 
-def _games(db: sqlite3.Connection, size: int, index: str) -> _Games:
-    """The index's games of ``size`` with a position (:class:`_Games`)."""
+def _games(db: sqlite3.Connection, size: int, index: str,
+           texts: tuple[str, ...] = STORE_TEXTS) -> _Games:
+    """The index's games of ``size`` with a position (:class:`_Games`), with the
+    text columns ``texts`` (the store's; none where only the games' identities
+    are wanted: the text columns are most of what a row reads)."""
     ids, shas, winners, levels, handicaps = [], [], [], [], []
-    texts: dict[str, list[str | None]] = {name: [] for name in STORE_TEXTS}
+    columns: dict[str, list[str | None]] = {name: [] for name in texts}
+    selected = ", ".join(("id", "substr(sha256, 1, 16)", "winner", "black_level", "white_level",
+                          "handicap", *texts))
     cursor = db.execute(
-        f"SELECT id, substr(sha256, 1, 16), winner, black_level, white_level, handicap, "
-        f"{', '.join(STORE_TEXTS)} FROM games WHERE size = ? AND positions > 0 ORDER BY id",
-        (size,))
+        f"SELECT {selected} FROM games WHERE size = ? AND positions > 0 ORDER BY id", (size,))
     while rows := cursor.fetchmany(_ROWS):
         for game_id, sha, winner, black, white, handicap, *values in rows:
             ids.append(game_id)
@@ -106,14 +109,14 @@ def _games(db: sqlite3.Connection, size: int, index: str) -> _Games:
                                         f"handicap {handicap!r} out of range", file=index)
             levels.append(min(known, default=NO_LEVEL))
             handicaps.append(handicap)
-            for name, value in zip(STORE_TEXTS, values, strict=True):
+            for name, value in zip(texts, values, strict=True):
                 if value is not None and not isinstance(value, str):
                     raise DamagedIndexError(f"game {game_id}: {name} {value!r} is not text",
                                             file=index)
-                texts[name].append(value)
+                columns[name].append(value)
     return _Games(np.array(ids, dtype=np.int64), np.array(shas, dtype=np.uint64),
                   np.array(winners, dtype=np.int8), np.array(levels, dtype=np.int8),
-                  np.array(handicaps, dtype=np.int16), texts)
+                  np.array(handicaps, dtype=np.int16), columns)
 
 
 def _segments(db: sqlite3.Connection, index: str, size: int,
@@ -278,7 +281,7 @@ def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
             continue
         segments, _ = file.read()
         try:
-            games = _games(db, size, index)
+            games = _games(db, size, index, texts=())  # compared by id and SHA-256 only
         except DamagedIndexError as e:
             out.append(f"{file.path}: not compared with the index: {e.reason}")
             continue
