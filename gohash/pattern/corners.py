@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from ..group.schemes import scheme
 from .diagram import BLACK, EMPTY, WHITE, Pattern, Placements, stone_keys
+from .tally import run_starts
 
 __all__ = ["CORNER", "CORNER_SCHEME", "Changes", "Postings", "corner_games", "corner_postings",
            "corner_query", "placement_corners"]
@@ -152,7 +153,7 @@ def corner_postings(flat: Changes, size: int) -> Postings:
             running = np.bitwise_xor.accumulate(delta[at])
             nodes = node[at]
             game = game_of_node[nodes]
-            starts = np.flatnonzero(np.diff(game, prepend=np.uint32(games)) != 0)
+            starts = run_starts(game)
             before = np.concatenate([np.zeros(1, dtype=np.uint64), running])[starts]
             running ^= np.repeat(before, np.diff(np.append(starts, len(at))))
             # After each node: the key after its last change there.
@@ -168,7 +169,7 @@ def corner_postings(flat: Changes, size: int) -> Postings:
                    | np.concatenate(entries))
     # One posting a key and game, its corners ORed.
     pairs = both >> np.uint64(4)
-    firsts = np.flatnonzero(np.diff(pairs, prepend=pairs[0] ^ np.uint64(1)) != 0)
+    firsts = run_starts(pairs)
     corners = np.bitwise_or.reduceat(both & np.uint64(15), firsts)
     return Postings((both[firsts] >> np.uint64(32)).astype(np.uint32),
                     ((both[firsts] | corners) & np.uint64(0xFFFFFFFF)).astype(np.uint32))
