@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import importlib
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -47,8 +48,13 @@ def dask_client(address: str, *, paths_relative: bool = False) -> Iterator[Any]:
             if not count.isdigit() or int(count) < 1:
                 raise GohashError(f"--dask local:N needs a number of workers N >= 1, "
                                   f"not {address!r}")
+            # Dask's own log lines are silenced below CRITICAL: a task's failure
+            # reaches the caller as its exception, and a worker's heartbeat that
+            # meets the scheduler closing under load printed a traceback at the
+            # end of a run that had succeeded.
             cluster = dist.LocalCluster(n_workers=int(count), threads_per_worker=1,
-                                        processes=True, dashboard_address=None)
+                                        processes=True, dashboard_address=None,
+                                        silence_logs=logging.CRITICAL)
             stack.callback(cluster.close)
             client = dist.Client(cluster)
         else:
