@@ -177,10 +177,11 @@ def canonical_slots(
     :func:`gohash.pipeline.columns.canonical_slots`.
     """
     cdef Py_ssize_t n = hashes.shape[0], i, ntied = 0
-    cdef int words = hashes.shape[1], count = perms.shape[0], g, j, attained
+    cdef int words = hashes.shape[1], count = perms.shape[0], g, j, w, attained
     cdef int per_word = 64 // slot_bits
     cdef uint64_t mask = (1ULL << slot_bits) - 1
-    cdef uint64_t hi, lo, best_hi, best_lo
+    cdef uint64_t hi, lo, best_hi, best_lo, word
+    cdef uint8_t lead
     cdef uint8_t slots[16]
     cdef uint8_t table[16][16]
     for g in range(count):
@@ -189,18 +190,29 @@ def canonical_slots(
     tied_array = np.empty(n, dtype=np.intp)
     cdef Py_ssize_t[:] tied = tied_array
     for i in range(n):
-        for j in range(16):
-            slots[j] = (hashes[i, j // per_word] >> (64 - slot_bits * (j % per_word + 1))) & mask
+        for w in range(words):
+            word = hashes[i, w]
+            for j in range(per_word):
+                slots[w * per_word + j] = (word >> (64 - slot_bits * (j + 1))) & mask
+        # An image's leading slot is its most significant: only the elements
+        # whose image leads with the least one can attain the least image (one
+        # or two of 16, mostly), so only theirs are formed.
+        lead = 255
+        for g in range(count):
+            if slots[table[g][0]] < lead:
+                lead = slots[table[g][0]]
         best_hi = best_lo = 0
         attained = 0
         for g in range(count):
+            if slots[table[g][0]] != lead:
+                continue
             hi = lo = 0
             for j in range(per_word):
                 hi = (hi << slot_bits) | slots[table[g][j]]
             if words == 2:
                 for j in range(per_word, 16):
                     lo = (lo << slot_bits) | slots[table[g][j]]
-            if g == 0 or hi < best_hi or (hi == best_hi and lo < best_lo):
+            if attained == 0 or hi < best_hi or (hi == best_hi and lo < best_lo):
                 best_hi, best_lo = hi, lo
                 lowest[i] = g
                 attained = 1
