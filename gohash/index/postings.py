@@ -359,7 +359,13 @@ class PostingsFile:
         """Append a segment: the postings ``(keys, games, seqs)`` (keys as stored)
         of the games ``ids``, sorted here; the file is created if missing."""
         u = keys + KEY_OFFSET
-        order = np.lexsort((seqs, games, u))
+        # A build stages its games' postings in order of game and seq, so one
+        # stable sort by key orders them as the sort by key, game and seq would.
+        dg, ds = np.diff(games), np.diff(seqs)
+        if bool(((dg > 0) | ((dg == 0) & (ds >= 0))).all()):
+            order = np.argsort(u, kind="stable")
+        else:
+            order = np.lexsort((seqs, games, u))
         u, games, seqs = u[order], games[order], seqs[order]
         top = u >> 32
         tops, first = np.unique(top, return_index=True)

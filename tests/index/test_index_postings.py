@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import tempfile
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -208,3 +210,23 @@ def test_a_tampered_file_is_damaged_or_an_answer_never_a_traceback(
     assert run(capsys, "check", str(db))[0] == 0
     assert posting_rows(db) == brute_force(db)
 
+
+
+@given(postings=st.lists(st.tuples(st.integers(-(2**40), 2**40), st.integers(1, 6),
+                                   st.integers(0, 9)), max_size=60),
+       rng=st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_segment_is_the_same_whatever_order_its_postings_come_in(
+        postings: list[tuple[int, int, int]], rng: random.Random, tmp_path: Path) -> None:
+    # In order of game and seq, as a build stages them (one stable sort by key),
+    # and shuffled (a sort by key, game and seq): the same bytes.
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # the examples share tmp_path
+    written = []
+    for name, rows in (("staged", sorted(postings, key=lambda p: (p[1], p[2]))),
+                       ("shuffled", rng.sample(postings, len(postings)))):
+        path = folder / name
+        keys, games, seqs = (np.array([p[c] for p in rows], dtype=np.int64) for c in range(3))
+        PostingsFile(str(path)).append(np.arange(1, 7, dtype=np.int64), keys, games, seqs)
+        written.append(path.read_bytes())
+    assert written[0] == written[1]
