@@ -30,7 +30,7 @@ from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_array_and_elements
 from .games import posting_key, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
-from .postings import PostingsFile, live_postings
+from .postings import PostingsFile, live_postings, live_postings_many
 from .values import damaged, require
 from .view import ContinuationRow
 
@@ -350,27 +350,29 @@ class Aggregates:
         if self._games > SMALL_BUILD:
             keys = keys[counts >= 2]
         self._candidates, self._games = [], 0
-        db = self._db
-        known = {key for (key,) in db.execute("SELECT DISTINCT key FROM aggregates")}
-        made = 0
-        pending: list[tuple[int, int, bytes, list[tuple[int, int]]]] = []
-        held = 0
+        known = {key for (key,) in self._db.execute("SELECT DISTINCT key FROM aggregates")}
+        # The file's postings first (a removed game's stay until a merge), then,
+        # some RECOUNT_POSTINGS at a time, those of games the index holds.
+        made, group, held = 0, [], 0
         for key in keys.tolist():
-            # The file's postings first (a removed game's stay until a merge), then
-            # those of games the index holds.
-            if key in known or self._postings.count(key) < AGGREGATE_OCCURRENCES:
+            if key in known or (count := self._postings.count(key)) < AGGREGATE_OCCURRENCES:
                 continue
-            found = live_postings(db, self._postings, key)
-            if len(found) < AGGREGATE_OCCURRENCES:
-                continue
-            pending.append((*self._create(key, found), found))
-            held += len(found)
-            made += 1
+            group.append(key)
+            held += count
             if held >= RECOUNT_POSTINGS:
-                self._count_made(pending)
-                pending, held = [], 0
-        self._count_made(pending)
-        return made
+                made += self._make(group)
+                group, held = [], 0
+        return made + self._make(group)
+
+    def _make(self, keys: list[int]) -> int:
+        """Give each of ``keys`` whose live postings are
+        :data:`AGGREGATE_OCCURRENCES` or more its aggregate; how many."""
+        made = [(*self._create(key, found), found)
+                for key, found in zip(keys, live_postings_many(self._db, self._postings, keys),
+                                      strict=True)
+                if len(found) >= AGGREGATE_OCCURRENCES]
+        self._count_made(made)
+        return len(made)
 
     def _create(self, key: int, found: list[tuple[int, int]]) -> tuple[int, int, bytes]:
         """The aggregate of the position of the first posting of ``key`` (of its

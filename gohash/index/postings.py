@@ -4,7 +4,8 @@ Scope: :class:`PostingsFile`, the file ``DB-postings`` (:func:`postings_path`)
 of an index ``DB``: segments of postings ``(key, game id, seq)`` sorted by key,
 a sorted run appended at each flush of a build, merged into one segment at
 the end of it (:meth:`PostingsFile.compact`), read by memory map;
-:func:`live_postings`, the postings of one key whose games the index holds;
+:func:`live_postings`, the postings of one key whose games the index holds
+(:func:`live_postings_many`, of many);
 :func:`alive`, the index's games as a table by id; and the passes over every
 posting by ranges of keys that counts, ``check``, ``dupes`` and the
 aggregates make.  A posting is a candidate only: every one is confirmed on
@@ -33,7 +34,7 @@ from ..segments import Layout
 from .values import damaged
 
 __all__ = ["CHUNK_TOPS", "KEY_OFFSET", "TOPS", "PostingsFile", "Segment", "alive", "held_by",
-           "live_postings", "postings_path", "ranges"]
+           "live_postings", "live_postings_many", "postings_path", "ranges"]
 
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
@@ -304,6 +305,25 @@ class PostingsFile:
             return found[0]
         return sorted({posting for part in found for posting in part})
 
+    def lookup_arrays(self, key: int) -> tuple[I64, I64]:
+        """:meth:`lookup` as two arrays, games and seqs (the many postings of a
+        frequent position, without a tuple each)."""
+        parts = []
+        for segment in self.usable():
+            a, b = segment.range_of(key)
+            if b > a:
+                parts.append((segment.games(a, b), segment.seqs(a, b)))
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if len(parts) == 1:  # one key's postings are in order of game and seq
+            return parts[0]
+        games, seqs = (np.concatenate([part[c] for part in parts]) for c in range(2))
+        order = np.lexsort((seqs, games))
+        games, seqs = games[order], seqs[order]
+        first = np.ones(len(games), dtype=np.bool_)
+        first[1:] = (np.diff(games) != 0) | (np.diff(seqs) != 0)
+        return games[first], seqs[first]
+
     def count(self, key: int) -> int:
         """How many postings of ``key`` the segments hold, dead games' included."""
         return sum(b - a for a, b in (s.range_of(key) for s in self.usable()))
@@ -513,6 +533,34 @@ def alive(db: sqlite3.Connection, where: str = "1", params: Sequence[object] = (
     return np.array([i for (i,) in db.execute(
         f"SELECT id FROM games WHERE {where} ORDER BY id", params)
         if isinstance(i, int)], dtype=np.int64)
+
+
+def live_postings_many(db: sqlite3.Connection, file: PostingsFile,
+                       keys: Sequence[int]) -> list[list[tuple[int, int]]]:
+    """:func:`live_postings` of each of ``keys`` (no filter), the ``nodes`` of
+    their games read once for all of them: the frequent positions of the
+    opening share their games, and a game's row is an SQL lookup."""
+    found = [file.lookup_arrays(key) for key in keys]
+    ids = np.unique(np.concatenate([games for games, _ in found] or [np.zeros(0, np.int64)]))
+    # -1: not in the index; a value of nodes of another type is the row's fault,
+    # which reading it says, so it bounds no seq here.
+    nodes = np.full(len(ids), -1, dtype=np.int64)
+    for start in range(0, len(ids), _GAMES_PER_QUERY):
+        chunk = ids[start : start + _GAMES_PER_QUERY].tolist()
+        rows = db.execute(f"SELECT id, nodes FROM games WHERE id IN "
+                          f"({','.join('?' * len(chunk))})", chunk).fetchall()
+        at = np.searchsorted(ids, np.array([game_id for game_id, _ in rows], dtype=np.int64))
+        nodes[at] = [n if isinstance(n, int) else np.iinfo(np.int64).max for _, n in rows]
+    out = []
+    for games, seqs in found:
+        held = nodes[np.searchsorted(ids, games)]
+        past = np.flatnonzero((held >= 0) & (seqs >= held))
+        if len(past):
+            raise damaged(None, f"the postings file {file.path!r}: game {games[past[0]]} has "
+                                f"no node {seqs[past[0]]}")
+        kept = held >= 0
+        out.append(list(zip(games[kept].tolist(), seqs[kept].tolist(), strict=True)))
+    return out
 
 
 def live_postings(db: sqlite3.Connection, file: PostingsFile, key: int, join: str = "",

@@ -20,7 +20,13 @@ from hypothesis import strategies as st
 from gohash.index import writer as writer_module
 from gohash.index.games import posting_key
 from gohash.index.index import Index
-from gohash.index.postings import PostingsFile, postings_path
+from gohash.index.postings import (
+    KEY_OFFSET,
+    PostingsFile,
+    live_postings,
+    live_postings_many,
+    postings_path,
+)
 from gohash.pipeline.frames import frame_array_and_elements
 from tests.support.indexes import (
     array_at,
@@ -107,11 +113,26 @@ def test_the_file_never_drops_a_posting_the_brute_force_finds(
         if db.exists():
             assert posting_rows(db) == brute_force(db)
             assert consistency_problems(db) == []
+            assert_lookups_agree(db)
     if db.exists():
         with Index(db, create=True) as index:
             index.build([str(f) for f in files])
             assert index.check() == []
         assert posting_rows(db) == brute_force(db)
+
+
+def assert_lookups_agree(db: Path) -> None:
+    """The batch twins equal their scalars on every key of the file (removed and
+    killed builds' games among its postings): ``lookup_arrays`` and ``lookup``,
+    ``live_postings_many`` and ``live_postings``."""
+    file = PostingsFile(postings_path(str(db)))
+    keys = sorted({key - KEY_OFFSET for u, _, _ in file.chunks(None) for key in u.tolist()})
+    for key in keys:
+        games, seqs = file.lookup_arrays(key)
+        assert list(zip(games.tolist(), seqs.tolist(), strict=True)) == file.lookup(key)
+    with closing(sqlite3.connect(db)) as con:
+        assert live_postings_many(con, file, keys) == [live_postings(con, file, key)
+                                                       for key in keys]
 
 
 def test_a_build_killed_before_its_commit_leaves_postings_no_game_takes(
@@ -230,3 +251,14 @@ def test_a_segment_is_the_same_whatever_order_its_postings_come_in(
         PostingsFile(str(path)).append(np.arange(1, 7, dtype=np.int64), keys, games, seqs)
         written.append(path.read_bytes())
     assert written[0] == written[1]
+
+
+def test_a_posting_two_segments_hold_is_looked_up_once(tmp_path: Path) -> None:
+    file = PostingsFile(str(tmp_path / "postings"))
+    ids = np.array([1, 2], dtype=np.int64)
+    for games, seqs in (([1, 1, 2], [0, 3, 1]), ([2, 1, 2], [1, 3, 0])):
+        file.append(ids, np.full(3, 7, dtype=np.int64), np.array(games, dtype=np.int64),
+                    np.array(seqs, dtype=np.int64))
+    games, seqs = file.lookup_arrays(7)
+    assert list(zip(games.tolist(), seqs.tolist(), strict=True)) == file.lookup(7) == [
+        (1, 0), (1, 3), (2, 0), (2, 1)]
