@@ -34,9 +34,14 @@ cdef enum:
     LAST = 1 << 15
     # A change word's point, once shifted right by 4 (below LAST).
     POINT = 0x7FF
+    # The scan asks for the first change words (in lines of 32) and node columns
+    # of the game this many games ahead before it scans one.
+    AHEAD = 4
+    PREFETCHED = 256
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
+    void __builtin_prefetch(const void*) nogil
 
 cdef inline bint _fits(int8_t code, int8_t value) noexcept nogil:
     if code <= 2:  # empty, black, white
@@ -322,7 +327,7 @@ cdef class Kernel:
         the store): the file the segment was read from is damaged."""
         cdef int size = self.size, npts = size * size, count = self.count
         cdef Py_ssize_t width = (npts + 7) // 8, ngames = games.shape[0], gi, g, n0, positions
-        cdef Py_ssize_t stores = node_offsets.shape[0] - 1, nfound = 0, ev, c, node
+        cdef Py_ssize_t stores = node_offsets.shape[0] - 1, nfound = 0, ev, c, node, ahead
         cdef Py_ssize_t nodes = next_colour.shape[0]
         if stores < 0 or removed.shape[0] != stores * width or (
                 change_offsets.shape[0] != stores + 1 or node_offsets[stores] != nodes
@@ -424,6 +429,16 @@ cdef class Kernel:
                         x &= x - 1
                         live_all[bit * nwords + (pl >> 6)] |= (<uint64_t>1) << (pl & 63)
             for gi in range(ngames):
+                if gi + AHEAD < ngames:
+                    # The games a search picks (by postings, by a filter) lie apart in
+                    # the mapped file: the first lines of one a few games ahead are
+                    # asked for now, so that its scan does not wait on memory.
+                    ahead = games[gi + AHEAD] - first
+                    for k in range(0, PREFETCHED, 32):
+                        __builtin_prefetch(&changes[0] + change_offsets[ahead] + k)
+                    __builtin_prefetch(&next_colour[0] + node_offsets[ahead])
+                    __builtin_prefetch(&next_point[0] + node_offsets[ahead])
+                    __builtin_prefetch(&removed[0] + ahead * width)
                 g = games[gi] - first
                 n0 = node_offsets[g]
                 positions = node_offsets[g + 1] - n0
