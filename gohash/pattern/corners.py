@@ -20,7 +20,10 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .. import _native as native
+from .._native import use_compiled
 from ..group.schemes import scheme
+from ..pipeline.columns import canonical_compiled
 from .diagram import BLACK, EMPTY, WHITE, Pattern, Placements, stone_keys
 from .tally import run_starts
 
@@ -87,13 +90,21 @@ def _zobrist(size: int) -> npt.NDArray[np.uint64]:
     return stone_keys(scheme(CORNER_SCHEME, size))
 
 
-def _canonical(keys: npt.NDArray[np.uint64], size: int) -> npt.NDArray[np.uint32]:
+def _canonical(keys: npt.NDArray[np.uint64], size: int,
+               pure: bool | None = None) -> npt.NDArray[np.uint32]:
     """The low 32 bits of each key's canonical form under all 16 elements (the
     least ``T_g(k)``, :meth:`~gohash.group.schemes.KeyScheme.canonical_array`'s
-    keys).  In the regular representation the leading slot of the 16 images
-    is each of the key's 16 slots once, so only the images that lead with the
-    least slot (one or two, mostly) are formed."""
-    permutations = np.array(scheme(CORNER_SCHEME, size).permutations, dtype=np.intp)
+    keys): by the compiled ``canonical_slots`` of the frames, or (``pure``,
+    :func:`~gohash._native.use_compiled`) by numpy.  In the regular
+    representation the leading slot of the 16 images is each of the key's 16
+    slots once, so both form only the images that lead with the least slot
+    (one or two, mostly)."""
+    keyed = scheme(CORNER_SCHEME, size)
+    if use_compiled(pure, native.frames):
+        canon, _, _ = canonical_compiled(native.frames, keys, keyed, "full")
+        low: npt.NDArray[np.uint32] = (canon & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        return low
+    permutations = np.array(keyed.permutations, dtype=np.intp)
     out = np.zeros(len(keys), dtype=np.uint32)
     for start in range(0, len(keys), _KEYS):
         part = keys[start : start + _KEYS]

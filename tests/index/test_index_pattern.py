@@ -1098,12 +1098,15 @@ def test_a_pattern_file_of_an_older_version_is_rebuilt(four: str, version: int) 
        size=st.sampled_from([5, 9, 19]))
 def test_corner_keys_are_canonical_as_the_scheme_makes_them(keys: list[int], size: int) -> None:
     """The postings' canonical form (only the images leading with the least slot
-    formed) is the scheme's, for any keys and for keys of symmetric corners (a
-    stone on the diagonal, the same stone in every corner, both colours)."""
+    formed, by numpy and by the compiled kernel) is the scheme's, for any keys
+    and for keys of symmetric corners (a stone on the diagonal, the same stone
+    in every corner, both colours)."""
     scheme_ = scheme(CORNER_SCHEME, size)
     black, white = scheme_.black_keys, scheme_.white_keys
     last = size * size - 1
     keys += [black[0], black[0] ^ black[size - 1] ^ black[last - size + 1] ^ black[last],
              black[size + 1] ^ white[size + 1], black[0] ^ white[last]]
     expected = [scheme_.canonical(k)[0] & 0xFFFFFFFF for k in keys]
-    assert corners_module._canonical(np.array(keys, dtype=np.uint64), size).tolist() == expected
+    for pure in (True, False):  # numpy, and the compiled kernel where built
+        assert corners_module._canonical(np.array(keys, dtype=np.uint64), size,
+                                         pure=pure).tolist() == expected
