@@ -30,7 +30,7 @@ from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_array_and_elements
 from .games import posting_key, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
-from .postings import PostingsFile, live_postings, live_postings_many
+from .postings import I64, PostingsFile, live_postings, live_postings_many
 from .values import damaged, require
 from .view import ContinuationRow
 
@@ -148,29 +148,33 @@ def recount(db: sqlite3.Connection, postings_file: PostingsFile, key: int, size:
     time (:func:`recount_many` of the one position); raises
     :class:`~gohash.errors.GohashError` if a game does not replay or a row read
     holds a value out of its type or range."""
-    return recount_many(db, [(size, frame, live_postings(db, postings_file, key))])[0]
+    found = live_postings(db, postings_file, key)
+    games, seqs = (np.array([p[c] for p in found], dtype=np.int64) for c in range(2))
+    return recount_many(db, [(size, frame, (games, seqs))])[0]
 
 
 def recount_many(db: sqlite3.Connection,
-                 positions: list[tuple[int, bytes, list[tuple[int, int]]]]) -> list[Flagged]:
+                 positions: list[tuple[int, bytes, tuple[I64, I64]]]) -> list[Flagged]:
     """:func:`recount` of many positions at once: for each ``(size, frame,
-    postings)`` (its :func:`live_postings`, in order of game), the continuation
-    rows of its occurrences.  Each game is read once for all the positions it
+    (games, seqs))`` (its live postings, in order of game and seq:
+    :func:`~gohash.index.postings.live_postings_many`), the continuation rows
+    of its occurrences.  Each game is read once for all the positions it
     holds, :data:`RECOUNT_GAMES` games at a time, not once a position: the
-    frequent positions of the opening share their games."""
-    ids = sorted({game_id for _, _, postings in positions for game_id, _ in postings})
+    frequent positions of the opening share their games.  The postings stay
+    arrays but for a chunk's: a build's new aggregates hold millions."""
+    ids = np.unique(np.concatenate([games for _, _, (games, _) in positions]
+                                   or [np.zeros(0, np.int64)])).tolist()
     totals: list[Summed] = [{} for _ in positions]
-    games_of = [np.array([game_id for game_id, _ in postings], dtype=np.int64)
-                for _, _, postings in positions]
     stones = [_frame_array(frame, size) for size, frame, _ in positions]
     for start in range(0, len(ids), RECOUNT_GAMES):
         chunk = ids[start : start + RECOUNT_GAMES]
         games = read_games(db, chunk, _GAME_COLUMNS)
-        for i, (size, _, postings) in enumerate(positions):
+        for i, (size, _, (game_ids, seqs)) in enumerate(positions):
             # The position's postings of the chunk's games: one run, as both are in order.
-            lo = int(np.searchsorted(games_of[i], chunk[0], side="left"))
-            hi = int(np.searchsorted(games_of[i], chunk[-1], side="right"))
-            mine = [p for p in postings[lo:hi] if games[p[0]][0] == size]
+            lo = int(np.searchsorted(game_ids, chunk[0], side="left"))
+            hi = int(np.searchsorted(game_ids, chunk[-1], side="right"))
+            mine = [p for p in zip(game_ids[lo:hi].tolist(), seqs[lo:hi].tolist(), strict=True)
+                    if games[p[0]][0] == size]
             if mine:
                 _add(totals[i], _flagged(confirm(mine, games, size, stones[i])))
     return [_rows(total) for total in totals]
@@ -370,16 +374,16 @@ class Aggregates:
         made = [(*self._create(key, found), found)
                 for key, found in zip(keys, live_postings_many(self._db, self._postings, keys),
                                       strict=True)
-                if len(found) >= AGGREGATE_OCCURRENCES]
+                if len(found[0]) >= AGGREGATE_OCCURRENCES]
         self._count_made(made)
         return len(made)
 
-    def _create(self, key: int, found: list[tuple[int, int]]) -> tuple[int, int, bytes]:
+    def _create(self, key: int, found: tuple[I64, I64]) -> tuple[int, int, bytes]:
         """The aggregate of the position of the first posting of ``key`` (of its
         postings ``found``; any other position with the key keeps being counted
         per query), without its rows: its id, board size and frame."""
         db = self._db
-        game_id, seq = found[0]
+        game_id, seq = int(found[0][0]), int(found[1][0])
         size, nodes, _, blob = read_games(db, [game_id], "")[game_id]
         try:
             board = replay_boards(blob, size, nodes, seq).boards[seq].reshape(size, size)
@@ -396,7 +400,7 @@ class Aggregates:
         assert aggregate_id is not None
         return aggregate_id, size, stored
 
-    def _count_made(self, made: list[tuple[int, int, bytes, list[tuple[int, int]]]]) -> None:
+    def _count_made(self, made: list[tuple[int, int, bytes, tuple[I64, I64]]]) -> None:
         """Count the rows of the aggregates ``made`` (id, size, frame, postings)."""
         try:
             counted = recount_many(self._db, [(size, frame, found)

@@ -536,10 +536,11 @@ def alive(db: sqlite3.Connection, where: str = "1", params: Sequence[object] = (
 
 
 def live_postings_many(db: sqlite3.Connection, file: PostingsFile,
-                       keys: Sequence[int]) -> list[list[tuple[int, int]]]:
-    """:func:`live_postings` of each of ``keys`` (no filter), the ``nodes`` of
-    their games read once for all of them: the frequent positions of the
-    opening share their games, and a game's row is an SQL lookup."""
+                       keys: Sequence[int]) -> list[tuple[I64, I64]]:
+    """:func:`live_postings` of each of ``keys`` (no filter) as arrays, games
+    and seqs, the ``nodes`` of their games read once for all of them: the
+    frequent positions of the opening share their games, and a game's row is
+    an SQL lookup."""
     found = [file.lookup_arrays(key) for key in keys]
     ids = np.unique(np.concatenate([games for games, _ in found] or [np.zeros(0, np.int64)]))
     # -1: not in the index; a value of nodes of another type is the row's fault,
@@ -559,7 +560,7 @@ def live_postings_many(db: sqlite3.Connection, file: PostingsFile,
             raise damaged(None, f"the postings file {file.path!r}: game {games[past[0]]} has "
                                 f"no node {seqs[past[0]]}")
         kept = held >= 0
-        out.append(list(zip(games[kept].tolist(), seqs[kept].tolist(), strict=True)))
+        out.append((games[kept], seqs[kept]))
     return out
 
 

@@ -141,7 +141,8 @@ def test_the_batch_recount_is_the_recount_of_each(
         con, file = index._db, index._file.postings
         positions = con.execute("SELECT key, size, frame FROM aggregates ORDER BY id").fetchall()
         assert len(positions) > 5
-        found = [aggregates.live_postings(con, file, key) for key, _, _ in positions]
+        found = [tuple(np.array([p[c] for p in aggregates.live_postings(con, file, key)],
+                                dtype=np.int64) for c in range(2)) for key, _, _ in positions]
         batch = aggregates.recount_many(
             con, [(size, frame, p) for (_, size, frame), p in zip(positions, found, strict=True)])
         assert batch == [aggregates.recount(con, file, key, size, frame)

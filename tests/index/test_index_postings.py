@@ -131,8 +131,9 @@ def assert_lookups_agree(db: Path) -> None:
         games, seqs = file.lookup_arrays(key)
         assert list(zip(games.tolist(), seqs.tolist(), strict=True)) == file.lookup(key)
     with closing(sqlite3.connect(db)) as con:
-        assert live_postings_many(con, file, keys) == [live_postings(con, file, key)
-                                                       for key in keys]
+        assert [list(zip(games.tolist(), seqs.tolist(), strict=True))
+                for games, seqs in live_postings_many(con, file, keys)] == [
+            live_postings(con, file, key) for key in keys]
 
 
 def test_a_build_killed_before_its_commit_leaves_postings_no_game_takes(
