@@ -14,7 +14,9 @@ is every game, or ``--limit`` games at most.
 For each size, in a scratch folder (``--keep DIR`` keeps the indexes there):
 
 1. ``gohash index build`` as a whole process, under ``nice -n 5`` (``--nice``): wall and CPU time
-   per game, peak RSS (``ru_maxrss``), bytes on disk per game, and the bytes it
+   per game, peak RSS (``ru_maxrss``) and the largest anonymous and file-backed resident
+   memory sampled (``RssAnon``, ``RssFile``: its own, and the pages of the files it maps,
+   which the OS cache holds), bytes on disk per game, and the bytes it
    wrote (``ru_oublock``, Linux's ``write_bytes`` of ``/proc/<pid>/io`` in
    512-byte blocks) over the index's size.
 2. A query process on the index (opened read-only, as ``gohash serve`` does),
@@ -49,6 +51,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,6 +162,8 @@ class Run:
     code: int
     stdout: str
     stderr: str
+    anon: int = 0  # the largest RssAnon sampled: the process's own memory
+    file: int = 0  # the largest RssFile sampled: mapped files' pages, the OS cache's
 
 
 def measure(command: list[str], niceness: int) -> Run:
@@ -166,13 +171,33 @@ def measure(command: list[str], niceness: int) -> Run:
         start = time.perf_counter()
         child = subprocess.Popen(["nice", "-n", str(niceness), *command], stdout=out,
                                  stderr=err)
+        peaks = {"RssAnon": 0, "RssFile": 0}
+        done = threading.Event()
+
+        def sample() -> None:
+            # ru_maxrss counts the pages of the files the process maps (the
+            # postings file it merges), which the OS cache holds: sampled apart.
+            while not done.wait(0.2):
+                try:
+                    status = Path(f"/proc/{child.pid}/status").read_text()
+                except OSError:
+                    return
+                for line in status.splitlines():
+                    name, _, value = line.partition(":")
+                    if name in peaks:
+                        peaks[name] = max(peaks[name], int(value.split()[0]) * 1024)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
         _, status, usage = os.wait4(child.pid, 0)
+        done.set()
+        sampler.join()
         wall = time.perf_counter() - start
         out.seek(0)
         err.seek(0)
         return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024,
                    usage.ru_oublock * 512, os.waitstatus_to_exitcode(status), out.read(),
-                   err.read())
+                   err.read(), peaks["RssAnon"], peaks["RssFile"])
 
 
 def load() -> str:
@@ -303,7 +328,8 @@ HEADER = ("| games | build wall / CPU a game | build peak RSS | disk a game | wr
 def row(games: int, build: Run, disk: int, a: dict[str, Any]) -> str:
     """One size's row of the table."""
     return (f"| {games:,} | {build.wall / games * 1e3:.2f} / {build.cpu / games * 1e3:.2f} ms "
-            f"| {build.rss / 2**20:.0f} MB | {disk / games / 1e3:.2f} KB "
+            f"| {build.rss / 2**20:.0f} MB ({build.anon / 2**20:.0f} anonymous, "
+            f"{build.file / 2**20:.0f} file pages) | {disk / games / 1e3:.2f} KB "
             f"| {build.written / disk:.1f}x | {a['empty'][0]:.1f} ms (CPU {a['empty'][1]:.1f}) "
             f"| {spread(a['frequent'])} ({a['aggregates']:,} kept) "
             f"| {spread(a['openings'])} "
@@ -333,6 +359,8 @@ def print_table(rows: list[tuple[int, Run, int, dict[str, Any]]]) -> None:
         ("disk a game", disk / games / 1e3, TARGETS["disk"], "KB"),
         ("written / index size", build.written / disk, TARGETS["written"], "x"),
         ("build peak RSS", build.rss / 2**20, TARGETS["memory"], "MB"),
+        ("build anonymous memory, largest sampled", build.anon / 2**20, TARGETS["memory"],
+         "MB"),
         ("query process peak RSS", a["rss"] / 2**20, TARGETS["memory"], "MB"),
         ("query process anonymous memory, largest sampled", a["anon"] / 2**20,
          TARGETS["memory"], "MB"),
