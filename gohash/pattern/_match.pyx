@@ -67,6 +67,9 @@ cdef class Kernel:
     cdef const int8_t[::1] watch_codes
     cdef const int32_t[::1] shift_offsets, shift, mismatches, change_rows
     cdef const uint64_t[:, :, ::1] change_bits
+    # 1 where every point of a placement's region is a stone: its continuation
+    # follows a capture, far on, so it is looked up by the region's points at once.
+    cdef const uint8_t[::1] stones_only
     cdef int count, size, to_move, max_move
     # When a change follows its lists rather than its bitsets: where its
     # lists' dead entries are at most list_rule times the live words.
@@ -98,6 +101,11 @@ cdef class Kernel:
         self.list_rule = LISTED
         self.change_rows = matcher.change_rows
         self.change_bits = matcher.change_bits
+        codes = np.asarray(matcher.codes)
+        offsets = np.asarray(matcher.offsets, dtype=np.int64)
+        stones = np.concatenate([[0], np.cumsum((codes == 1) | (codes == 2))])
+        self.stones_only = ((stones[offsets[1:]] - stones[offsets[:-1]])
+                            == np.diff(offsets)).astype(np.uint8)
         if (self.change_bits.shape[1] != 3 or self.change_bits.shape[2] * 64 < self.count
                 or self.change_rows.shape[0] != 9 * self.size * self.size or (
                     self.change_rows.shape[0]
@@ -635,7 +643,8 @@ cdef class Kernel:
                         # Move by move, as far as the game's moves by point would
                         # cost to make; then from the region's points (a region
                         # full of stones, a small one, many hits far from their next move).
-                        reach = WALK if listed else max(WALK, walk_budget)
+                        reach = 0 if self.stones_only[pl] else (
+                            WALK if listed else max(WALK, walk_budget))
                         cont = j
                         while cont < j + reach and cont < positions and ncv[cont] != 0 and not (
                                 npv[cont] >= 0 and (npv[cont] >= npts or mask[npv[cont]])):

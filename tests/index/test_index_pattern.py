@@ -563,6 +563,21 @@ def test_a_continuation_far_from_its_hit(tmp_path: Path) -> None:
     assert [(m[1], m[6], m[7]) for m in found[0]] == [(1, ("w", (0, 1)), True), (1, None, False)]
 
 
+def test_a_region_of_stones_continues_after_a_capture(tmp_path: Path) -> None:
+    # Black A1 and White B1 fill the region: the next move in it follows Black's
+    # capture of B1 (C1, B2), Black B1 four moves on; the kernel looks it up by
+    # the region's points at once, where a region with an empty point walks first.
+    (tmp_path / "cap.sgf").write_text(
+        "(;GM[1]FF[4]SZ[9];B[ai];W[bi];B[ci];W[ee];B[bh];W[ff];B[bi])", encoding="utf-8")
+    (tmp_path / "none.sgf").write_text("(;GM[1]FF[4]SZ[9];B[ai];W[bi];B[ci];W[ee])",
+                                       encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / "cap.sgf"), str(tmp_path / "none.sgf")])
+    pair = "\n".join(["---------"] * 8 + ["XO-------"])
+    found = _everything(db, pair, symmetry="none", pure=False)
+    assert found == _everything(db, pair, symmetry="none", pure=True)
+    assert [(m[6], m[7]) for m in found[0]] == [(("b", (0, 1)), True), (None, False)]
+
+
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
