@@ -1,8 +1,9 @@
 """Canonical corner keys: which games held a fully specified corner, found by key.
 
 Scope: :func:`corner_postings`, a run of replayed games' postings (the key of
-each corner square at every node of each main line, reduced to its canonical
-form by the key maps ``T_g``, one posting per key and game, sorted by key);
+each corner square, 7x7 and 5x5 (:data:`SQUARES`), at every node of each main
+line, reduced to its canonical form by the key maps ``T_g``, one posting per
+key and game, sorted by key);
 :func:`corner_query`, the key and corner of a pattern whose corner square is
 fully specified; :func:`corner_games`, the games of a store's segments that
 hold a key; :func:`placement_corners`, the corner each placement lies in.
@@ -27,12 +28,23 @@ from ..pipeline.columns import canonical_compiled
 from .diagram import BLACK, EMPTY, WHITE, Pattern, Placements, stone_keys
 from .tally import run_starts
 
-__all__ = ["CORNER", "CORNER_SCHEME", "Changes", "Postings", "corner_games", "corner_postings",
-           "corner_query", "placement_corners"]
+__all__ = ["CORNER", "CORNER_SCHEME", "SALTS", "SQUARES", "Changes", "Postings", "corner_games",
+           "corner_postings", "corner_query", "levels", "placement_corners", "squares"]
 
 CORNER = 7
-"""The side of a corner square (Kombilo's corner hash covers the same 7x7);
-the whole board on boards smaller than that."""
+"""The side of the largest corner square (Kombilo's corner hash covers the same
+7x7); the whole board on boards smaller than that."""
+
+SQUARES = (CORNER, 5)
+"""The sides of the corner squares keyed, largest first: a pattern uses the
+largest of its corner squares that is fully specified (the 7x7 of a joseki
+diagram, the 5x5 of one whose outer ring is left open)."""
+
+SALTS = (0, 0x9E3779B9)
+"""XORed into the postings' keys of each square of :data:`SQUARES`: a 5x5
+square's stones hash as a 7x7 square holding the same stones and nothing
+else, and the salt keeps the two apart (a 7x7 query does not take the games
+whose 5x5 only held its stones)."""
 
 CORNER_SCHEME = "regular64"
 """The key scheme of corner keys: 64-bit XOR keys on which all 16 elements act
@@ -68,12 +80,20 @@ class Postings:
         return len(self.keys)
 
 
+def levels(size: int) -> tuple[int, ...]:
+    """The sides of :data:`SQUARES` keyed on a board of ``size``: each square's
+    side is at most the board's, and a smaller square that would be the
+    whole board too is left out (its postings would be the larger one's)."""
+    return tuple(side for i, side in enumerate(SQUARES)
+                 if i == 0 or min(side, size) < min(SQUARES[i - 1], size))
+
+
 @cache
-def squares(size: int) -> npt.NDArray[np.bool_]:
+def squares(size: int, side: int = CORNER) -> npt.NDArray[np.bool_]:
     """``[corner, point]``: whether the flat point (``row * size + col``, row 0 the
-    bottom line) lies in the corner's square: lower left, lower right, upper
-    left, upper right."""
-    side = min(CORNER, size)
+    bottom line) lies in the corner's square of ``side`` (at most the board):
+    lower left, lower right, upper left, upper right."""
+    side = min(side, size)
     inside = np.zeros((4, size, size), dtype=np.bool_)
     for c, (rows, cols) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
         r = slice(size - side, size) if rows else slice(0, side)
@@ -126,9 +146,10 @@ def _canonical(keys: npt.NDArray[np.uint64], size: int,
 
 def corner_postings(flat: Changes, size: int) -> Postings:
     """The postings of the games of ``flat`` (main lines replayed,
-    :class:`~gohash.pattern.store.Flat`): for each game and corner, the key of
-    the corner's square after every node that changed it (the empty square's
-    key, 0, left out: every game's start holds it), canonical.  Raises
+    :class:`~gohash.pattern.store.Flat`): for each game, corner and square of
+    :func:`levels`, the key of the corner's square after every node that
+    changed it (the empty square's key, 0, left out: every game's start holds
+    it), canonical, its square's salt (:data:`SALTS`) XORed in.  Raises
     ValueError for columns that do not agree or a change off the board."""
     npts = size * size
     games = len(flat.node_offsets) - 1
@@ -141,8 +162,7 @@ def corner_postings(flat: Changes, size: int) -> Postings:
     if len(flat.changes) and int((flat.changes & 0x7FFF).max()) >> 4 >= npts:
         raise ValueError("a change off the board")
     zobrist = _zobrist(size)
-    inside = squares(size)
-    keys, entries = [], []
+    keys, entries, salts = [], [], []
     for first in range(0, games, _GAMES):
         last = min(games, first + _GAMES)
         n0 = int(flat.node_offsets[first])
@@ -155,29 +175,31 @@ def corner_postings(flat: Changes, size: int) -> Postings:
         changed = old != new  # not a node's word for no change
         game_of_node = np.repeat(np.arange(first, last, dtype=np.uint32),
                                  np.diff(flat.node_offsets[first : last + 1]))
-        for c in range(4):
-            at = np.flatnonzero(inside[c, point] & changed)
-            if not len(at):
-                continue
-            # A game's key after a change: the XOR of its changes so far, the
-            # running XOR of the run cut at the game's first change.
-            running = np.bitwise_xor.accumulate(delta[at])
-            nodes = node[at]
-            game = game_of_node[nodes]
-            starts = run_starts(game)
-            before = np.concatenate([np.zeros(1, dtype=np.uint64), running])[starts]
-            running ^= np.repeat(before, np.diff(np.append(starts, len(at))))
-            # After each node: the key after its last change there.
-            ends = np.flatnonzero(np.diff(nodes, append=-1) != 0)
-            key, game = running[ends], game[ends]
-            kept = key != 0
-            keys.append(key[kept])
-            entries.append(game[kept] << np.uint32(4) | np.uint32(1 << c))
+        for level, side in enumerate(levels(size)):
+            for c in range(4):
+                at = np.flatnonzero(squares(size, side)[c, point] & changed)
+                if not len(at):
+                    continue
+                # A game's key after a change: the XOR of its changes so far, the
+                # running XOR of the run cut at the game's first change.
+                running = np.bitwise_xor.accumulate(delta[at])
+                nodes = node[at]
+                game = game_of_node[nodes]
+                starts = run_starts(game)
+                before = np.concatenate([np.zeros(1, dtype=np.uint64), running])[starts]
+                running ^= np.repeat(before, np.diff(np.append(starts, len(at))))
+                # After each node: the key after its last change there.
+                ends = np.flatnonzero(np.diff(nodes, append=-1) != 0)
+                key, game = running[ends], game[ends]
+                kept = key != 0
+                keys.append(key[kept])
+                entries.append(game[kept] << np.uint32(4) | np.uint32(1 << c))
+                salts.append(np.full(int(kept.sum()), SALTS[level], dtype=np.uint32))
     if not sum(len(k) for k in keys):
         return Postings(np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
     # Sorted by key, then game: one sort of both in a 64-bit word.
-    both = np.sort(_canonical(np.concatenate(keys), size).astype(np.uint64) << np.uint64(32)
-                   | np.concatenate(entries))
+    salted = _canonical(np.concatenate(keys), size) ^ np.concatenate(salts)
+    both = np.sort(salted.astype(np.uint64) << np.uint64(32) | np.concatenate(entries))
     # One posting a key and game, its corners ORed.
     pairs = both >> np.uint64(4)
     firsts = run_starts(pairs)
@@ -189,21 +211,23 @@ def corner_postings(flat: Changes, size: int) -> Postings:
 def corner_query(pattern: Pattern) -> tuple[int, int] | None:
     """The key (as :class:`Postings` hold it) and corner of a corner square of
     ``pattern`` whose every point is black, white or empty and some point a
-    stone (the first such); None if it has none (an empty square's key, 0, is
-    every game's at its start)."""
+    stone: the first such of the largest square of :func:`levels` that has
+    one; None if it has none (an empty square's key, 0, is every game's at
+    its start)."""
     codes = np.array(pattern.codes)
-    inside = squares(pattern.size)
     fixed = (codes == EMPTY) | (codes == BLACK) | (codes == WHITE)
     # Every square's key at once: the XOR of the stones of its points (those
     # of a square with a point not fixed are not used).
     stones = _zobrist(pattern.size)[np.arange(len(codes)), np.where(fixed, codes, EMPTY)]
-    keys = np.bitwise_xor.reduce(np.where(inside, stones, np.uint64(0)), axis=1)
-    found = np.flatnonzero(~(inside & ~fixed).any(axis=1) & (keys != 0))
-    if not len(found):
-        return None
-    c = int(found[0])
-    canonical, _ = scheme(CORNER_SCHEME, pattern.size).canonical(int(keys[c]))
-    return canonical & 0xFFFFFFFF, c
+    for level, side in enumerate(levels(pattern.size)):
+        inside = squares(pattern.size, side)
+        keys = np.bitwise_xor.reduce(np.where(inside, stones, np.uint64(0)), axis=1)
+        found = np.flatnonzero(~(inside & ~fixed).any(axis=1) & (keys != 0))
+        if len(found):
+            c = int(found[0])
+            canonical, _ = scheme(CORNER_SCHEME, pattern.size).canonical(int(keys[c]))
+            return (canonical & 0xFFFFFFFF) ^ SALTS[level], c
+    return None
 
 
 def placement_corners(pattern: Pattern, corner: int,

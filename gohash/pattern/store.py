@@ -130,10 +130,12 @@ class Segment:
 # kernel every value it indexes with.  Version 2 added the corner postings;
 # version 3 keeps next points in 16 bits and no side to move or move number
 # a node (they follow from the moves: Flat.sides); version 4 no count of
-# changes a node (its last change is marked).
+# changes a node (its last change is marked); version 5 the postings of the
+# 5x5 corner squares beside the 7x7 ones (a search trusts the postings to hold
+# every square it may ask for).
 _FILE = struct.Struct("<8sII")
 _FILE_MAGIC = b"GHPATTRN"
-_FILE_VERSION = 4
+_FILE_VERSION = 5
 _SEGMENT = struct.Struct("<8sQQQQQI4x")
 _SEGMENT_MAGIC = b"SEGMENT4"
 # (name, dtype, length): g games, n nodes, c changes, w bitmap bytes a game,

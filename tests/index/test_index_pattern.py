@@ -33,7 +33,7 @@ from gohash.index.schema import generation
 from gohash.pattern import _match, search
 from gohash.pattern import corners as corners_module
 from gohash.pattern import store as store_module
-from gohash.pattern.corners import CORNER_SCHEME, corner_games, squares
+from gohash.pattern.corners import CORNER_SCHEME, SALTS, corner_games, levels, squares
 from gohash.pattern.search import PatternQuery
 from gohash.pattern.store import NO_LEVEL, PatternFile, StoreFile, Texts
 from gohash.segments import padded
@@ -916,24 +916,27 @@ def test_chunks_and_threads_report_what_one_pass_does(tmp_path: Path,
 
 
 def _corner_reference(db: str, size: int) -> set[tuple[int, int, int]]:
-    """(canonical corner key's low 32 bits, game id, corner) of every nonzero key of
-    every corner square at every node of every game's main line, from the games'
-    boards as the pure replay rebuilds them: the reference for the postings."""
+    """(canonical corner key's low 32 bits, its square's salt XORed in, game id,
+    corner) of every nonzero key of every corner square (7x7 and 5x5) at every
+    node of every game's main line, from the games' boards as the pure replay
+    rebuilds them: the reference for the postings."""
     keys = scheme(CORNER_SCHEME, size)
-    inside = squares(size)
     found = set()
     with Index(db, read_only=True) as index:
         for game_id, game_size, _ in _positions(db):
             if game_size != size:
                 continue
             for board in _boards(index, game_id).boards.tolist():
-                for c in range(4):
-                    h = 0
-                    for p in np.flatnonzero(inside[c]).tolist():
-                        if board[p]:
-                            h ^= (keys.black_keys, keys.white_keys)[board[p] - 1][p]
-                    if h:
-                        found.add((keys.canonical(h)[0] & 0xFFFFFFFF, game_id, c))
+                for level, side in enumerate(levels(size)):
+                    inside = squares(size, side)
+                    for c in range(4):
+                        h = 0
+                        for p in np.flatnonzero(inside[c]).tolist():
+                            if board[p]:
+                                h ^= (keys.black_keys, keys.white_keys)[board[p] - 1][p]
+                        if h:
+                            found.add(((keys.canonical(h)[0] & 0xFFFFFFFF) ^ SALTS[level],
+                                       game_id, c))
     return found
 
 
@@ -952,10 +955,11 @@ def _postings(db: str, size: int) -> set[tuple[int, int, int]]:
     return found
 
 
-def _corner_diagram(board: list[int], size: int, corner: int, outside: list[str]) -> str:
-    """A diagram whose square of ``corner`` holds ``board``'s stones there, fully
-    specified; ``outside[p]`` elsewhere."""
-    inside = squares(size)[corner]
+def _corner_diagram(board: list[int], size: int, corner: int, outside: list[str],
+                    side: int = 7) -> str:
+    """A diagram whose square of ``side`` at ``corner`` holds ``board``'s stones
+    there, fully specified; ``outside[p]`` elsewhere."""
+    inside = squares(size, side)[corner]
     symbols = [".XO"[board[p]] if inside[p] else outside[p] for p in range(size * size)]
     return "\n".join("".join(symbols[r * size : (r + 1) * size]) for r in reversed(range(size)))
 
@@ -998,9 +1002,10 @@ def test_corner_postings_never_drop_a_game_the_reference_finds(
         st.lists(st.sampled_from("----***=====xo"), min_size=size * size, max_size=size * size)),
         strict=True)]
     corner = data.draw(st.integers(0, 3))
-    diagram = _corner_diagram(turned.tolist(), size, corner, outside)
+    side = data.draw(st.sampled_from(levels(size)))  # its 7x7 or only its 5x5 square
+    diagram = _corner_diagram(turned.tolist(), size, corner, outside, side)
     query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move)
-    assert query.corner is not None or not turned[squares(size)[corner]].any()
+    assert query.corner is not None or not turned[squares(size, side)[corner]].any()
     expected = set()
     with Index(db, read_only=True) as index:
         numbers = dict(index._db.execute("SELECT game, id FROM games").fetchall())
@@ -1091,17 +1096,18 @@ def test_index_check_verifies_the_corner_postings(four: str) -> None:
         index.pattern(CORNER_7)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_a_pattern_file_of_an_older_version_is_rebuilt(four: str, version: int) -> None:
     # Version 1 had no corner postings, version 2 a side to move and a move
-    # number a node, version 3 a count of changes a node: check names it, the
-    # next search rebuilds it.
+    # number a node, version 3 a count of changes a node, version 4 no 5x5
+    # squares' postings: check names it, the next search rebuilds it.
     before = _everything(four, CORNER_9)
     path = pattern_path(four, 9)
     with open(path, "r+b") as f:
         f.write(store_module._FILE.pack(b"GHPATTRN", version, 9))
     with Index(four, read_only=True) as index:
-        assert any("not a pattern file of version 4" in fault for fault in index.check())
+        assert any(f"not a pattern file of version {store_module._FILE_VERSION}" in fault
+                   for fault in index.check())
     assert _everything(four, CORNER_9) == before
     with Index(four, read_only=True) as index:
         assert index.check() == []

@@ -338,20 +338,23 @@ def loop_symmetries(pattern: Any, symmetry: str) -> list[Any]:
 
 def loop_corner_query(pattern: Any) -> tuple[int, int] | None:
     """The first corner square holding only black, white and empty points and
-    some stone, and its key made canonical by the scheme, one square at a time."""
+    some stone, of the largest side that has one, and its key made canonical
+    by the scheme, its side's salt XORed in, one square at a time."""
     from gohash.group.schemes import scheme
-    from gohash.pattern.corners import CORNER_SCHEME, squares
+    from gohash.pattern.corners import CORNER_SCHEME, SALTS, levels, squares
     keys = scheme(CORNER_SCHEME, pattern.size)
-    for corner, inside in enumerate(squares(pattern.size)):
-        codes = [pattern.codes[p] for p in np.flatnonzero(inside).tolist()]
-        if any(code not in (0, 1, 2) for code in codes):
-            continue
-        key = 0
-        for p in np.flatnonzero(inside).tolist():
-            if pattern.codes[p]:
-                key ^= int((keys.black_keys if pattern.codes[p] == 1 else keys.white_keys)[p])
-        if key:
-            return keys.canonical(key)[0] & 0xFFFFFFFF, corner
+    for level, side in enumerate(levels(pattern.size)):
+        for corner, inside in enumerate(squares(pattern.size, side)):
+            codes = [pattern.codes[p] for p in np.flatnonzero(inside).tolist()]
+            if any(code not in (0, 1, 2) for code in codes):
+                continue
+            key = 0
+            for p in np.flatnonzero(inside).tolist():
+                if pattern.codes[p]:
+                    key ^= int((keys.black_keys if pattern.codes[p] == 1
+                                else keys.white_keys)[p])
+            if key:
+                return (keys.canonical(key)[0] & 0xFFFFFFFF) ^ SALTS[level], corner
     return None
 
 
