@@ -223,13 +223,16 @@ def search_kombilo(root: Path, db: Path, runs: int, scratch: Path,
 
 
 def search_gohash(db: Path, runs: int, patterns: tuple[Shape, ...] = PATTERNS,
-                  *, verbose: bool = True) -> list[Answer]:
+                  *, verbose: bool = True, listed: bool = True) -> list[Answer]:
     """Each pattern searched with ``Index.pattern`` on the index ``db``: one untimed
     pass, then ``runs`` timed ones (wall and process CPU seconds); then, once
     every pattern is timed (and the process's memory printed: the searches'),
     all its matches untimed (hits, the real paths of the games hit), which
-    holds every match's record at once."""
+    holds every match's record at once.  Without ``listed``, not that: the
+    hits are the first page's count of matches (one a position), the files
+    none."""
     timed: list[tuple[list[float], list[float]]] = []
+    totals: list[int] = []
     found = []
     with Index(db, read_only=True) as index:
         start, start_cpu = time.perf_counter(), time.process_time()
@@ -248,12 +251,16 @@ def search_gohash(db: Path, runs: int, patterns: tuple[Shape, ...] = PATTERNS,
                 times.append(time.perf_counter() - start)
                 cpu.append(time.process_time() - start_cpu)
             timed.append((times, cpu))
+            totals.append(result.total)
             if verbose:
                 print(f"  gohash: {p.name}: {result.placements} placements, "
                       f"{result.candidates:,} of {result.searched:,} games scanned, "
                       f"{statistics.median(times) * 1e3:.1f} ms", flush=True)
         if verbose:
             print(f"  gohash, the searches: {memory()}", flush=True)
+        if not listed:
+            return [Answer(times, cpu, total, [])
+                    for (times, cpu), total in zip(timed, totals, strict=True)]
         for p, (times, cpu) in zip(patterns, timed, strict=True):
             # Untimed, as Kombilo's driver lists its games after its timed searches.
             result = index.pattern(p.diagram(), limit=None, **p.options())
