@@ -30,7 +30,7 @@ from ..group.schemes import KeyScheme
 from ..pipeline.frames import frame_array_and_elements
 from .games import posting_key, replay_boards
 from .occurrences import Hits, confirm, read_games, setup_rows
-from .postings import I64, PostingsFile, live_postings, live_postings_many
+from .postings import I64, PostingsFile, live_postings_many
 from .values import damaged, require
 from .view import ContinuationRow
 
@@ -148,9 +148,7 @@ def recount(db: sqlite3.Connection, postings_file: PostingsFile, key: int, size:
     time (:func:`recount_many` of the one position); raises
     :class:`~gohash.errors.GohashError` if a game does not replay or a row read
     holds a value out of its type or range."""
-    found = live_postings(db, postings_file, key)
-    games, seqs = (np.array([p[c] for p in found], dtype=np.int64) for c in range(2))
-    return recount_many(db, [(size, frame, (games, seqs))])[0]
+    return recount_many(db, [(size, frame, live_postings_many(db, postings_file, [key])[0])])[0]
 
 
 def recount_many(db: sqlite3.Connection,

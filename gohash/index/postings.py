@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import IndexFileError
+from ..errors import DamagedIndexError, IndexFileError
 from ..segments import Layout
 from .values import damaged
 
@@ -535,6 +535,11 @@ def alive(db: sqlite3.Connection, where: str = "1", params: Sequence[object] = (
         if isinstance(i, int)], dtype=np.int64)
 
 
+def _no_node(file: PostingsFile, game_id: int, seq: int) -> DamagedIndexError:
+    """The error of a posting past its game's last node."""
+    return damaged(None, f"the postings file {file.path!r}: game {game_id} has no node {seq}")
+
+
 def live_postings_many(db: sqlite3.Connection, file: PostingsFile,
                        keys: Sequence[int]) -> list[tuple[I64, I64]]:
     """:func:`live_postings` of each of ``keys`` (no filter) as arrays, games
@@ -557,8 +562,7 @@ def live_postings_many(db: sqlite3.Connection, file: PostingsFile,
         held = nodes[np.searchsorted(ids, games)]
         past = np.flatnonzero((held >= 0) & (seqs >= held))
         if len(past):
-            raise damaged(None, f"the postings file {file.path!r}: game {games[past[0]]} has "
-                                f"no node {seqs[past[0]]}")
+            raise _no_node(file, int(games[past[0]]), int(seqs[past[0]]))
         kept = held >= 0
         out.append((games[kept], seqs[kept]))
     return out
@@ -587,7 +591,6 @@ def live_postings(db: sqlite3.Connection, file: PostingsFile, key: int, join: st
             continue
         # A value of nodes of another type is the row's fault, which reading it says.
         if isinstance(nodes, int) and seq >= nodes:
-            raise damaged(None, f"the postings file {file.path!r}: game {game_id} has no "
-                                f"node {seq}")
+            raise _no_node(file, game_id, seq)
         out.append((game_id, seq))
     return out

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gohash.group.symmetry import ELEMENTS
 from gohash.index import aggregates, find
 from gohash.index.index import Index
+from gohash.index.postings import live_postings
 from tests.support.indexes import posting_rows, tamper
 from tests.support.players import write_games
 
@@ -141,7 +142,7 @@ def test_the_batch_recount_is_the_recount_of_each(
         con, file = index._db, index._file.postings
         positions = con.execute("SELECT key, size, frame FROM aggregates ORDER BY id").fetchall()
         assert len(positions) > 5
-        found = [tuple(np.array([p[c] for p in aggregates.live_postings(con, file, key)],
+        found = [tuple(np.array([p[c] for p in live_postings(con, file, key)],
                                 dtype=np.int64) for c in range(2)) for key, _, _ in positions]
         batch = aggregates.recount_many(
             con, [(size, frame, p) for (_, size, frame), p in zip(positions, found, strict=True)])
