@@ -532,18 +532,26 @@ def test_server_pattern_endpoint(four: str, tmp_path: Path,
             assert message in response.json()["error"]
 
 
+def _both_paths(tmp_path: Path, records: dict[str, str], diagram: str,
+                **options: Any) -> Any:
+    """The matches of ``diagram`` in an index of ``records`` (file name to SGF
+    text), the same on the compiled and the pure path."""
+    for name, text in records.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    db = _build(tmp_path, [str(tmp_path / name) for name in records])
+    found = _everything(db, diagram, pure=False, **options)
+    assert found == _everything(db, diagram, pure=True, **options)
+    return found
+
+
 def test_a_stone_later_captured_does_not_end_the_search(tmp_path: Path) -> None:
     # White B1 stands where the pattern needs an empty point until Black A1
     # captures it: the scan follows a placement past a stone that leaves again.
-    (tmp_path / "c.sgf").write_text(
-        "(;GM[1]FF[4]SZ[9];W[bi];B[ci];W[ee];B[bh];W[ff];B[ai];W[hb])", encoding="utf-8")
-    # Stones that stay where either placement needs an empty point: no hit.
-    (tmp_path / "d.sgf").write_text("(;GM[1]FF[4]SZ[9];W[bi];B[ah];W[ee];B[ai])",
-                                    encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "c.sgf"), str(tmp_path / "d.sgf")])
+    # In d.sgf, stones that stay where either placement needs an empty point: no hit.
     a1 = "\n".join(["---------"] * 8 + ["X.-------"])
-    found = _everything(db, a1, pure=False)
-    assert found == _everything(db, a1, pure=True)
+    found = _both_paths(tmp_path, {
+        "c.sgf": "(;GM[1]FF[4]SZ[9];W[bi];B[ci];W[ee];B[bh];W[ff];B[ai];W[hb])",
+        "d.sgf": "(;GM[1]FF[4]SZ[9];W[bi];B[ah];W[ee];B[ai])"}, a1)
     assert [(m[0], m[2]) for m in found[0]] == [(1, 6)]
 
 
@@ -553,13 +561,10 @@ def test_a_continuation_far_from_its_hit(tmp_path: Path) -> None:
     black = [f"{c}{r}" for r in "ac" for c in "abcdefghi"]
     white = [f"{c}{r}" for r in "eg" for c in "abcdefghi"]
     moves = "".join(f";W[{w}];B[{b}]" for w, b in zip(white, black, strict=True))
-    (tmp_path / "far.sgf").write_text(f"(;GM[1]FF[4]SZ[9];B[ai]{moves};W[bi])",
-                                      encoding="utf-8")
-    (tmp_path / "none.sgf").write_text(f"(;GM[1]FF[4]SZ[9];B[ai]{moves})", encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "far.sgf"), str(tmp_path / "none.sgf")])
     a1 = "\n".join(["---------"] * 8 + ["X.-------"])
-    found = _everything(db, a1, symmetry="none", pure=False)
-    assert found == _everything(db, a1, symmetry="none", pure=True)
+    found = _both_paths(tmp_path, {"far.sgf": f"(;GM[1]FF[4]SZ[9];B[ai]{moves};W[bi])",
+                                   "none.sgf": f"(;GM[1]FF[4]SZ[9];B[ai]{moves})"},
+                        a1, symmetry="none")
     assert [(m[1], m[6], m[7]) for m in found[0]] == [(1, ("w", (0, 1)), True), (1, None, False)]
 
 
@@ -567,14 +572,10 @@ def test_a_region_of_stones_continues_after_a_capture(tmp_path: Path) -> None:
     # Black A1 and White B1 fill the region: the next move in it follows Black's
     # capture of B1 (C1, B2), Black B1 four moves on; the kernel looks it up by
     # the region's points at once, where a region with an empty point walks first.
-    (tmp_path / "cap.sgf").write_text(
-        "(;GM[1]FF[4]SZ[9];B[ai];W[bi];B[ci];W[ee];B[bh];W[ff];B[bi])", encoding="utf-8")
-    (tmp_path / "none.sgf").write_text("(;GM[1]FF[4]SZ[9];B[ai];W[bi];B[ci];W[ee])",
-                                       encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "cap.sgf"), str(tmp_path / "none.sgf")])
     pair = "\n".join(["---------"] * 8 + ["XO-------"])
-    found = _everything(db, pair, symmetry="none", pure=False)
-    assert found == _everything(db, pair, symmetry="none", pure=True)
+    found = _both_paths(tmp_path, {
+        "cap.sgf": "(;GM[1]FF[4]SZ[9];B[ai];W[bi];B[ci];W[ee];B[bh];W[ff];B[bi])",
+        "none.sgf": "(;GM[1]FF[4]SZ[9];B[ai];W[bi];B[ci];W[ee])"}, pair, symmetry="none")
     assert [(m[6], m[7]) for m in found[0]] == [(("b", (0, 1)), True), (None, False)]
 
 
