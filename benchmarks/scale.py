@@ -414,7 +414,7 @@ def pattern_rows(db: Path, runs: int) -> None:
     print(f"\nA search by an Index opened afresh ({first.name}): {wall * 1e3:.0f} ms "
           f"(CPU {cpu * 1e3:.0f} ms)")
     index_bytes = sum(Path(f"{db}{e}").stat().st_size for e in ("", "-postings"))
-    for extra in ("-patterns19", "-patterns19-store"):
+    for extra in ("-patterns19", "-patterns19-store", "-patterns19-answers"):
         path = Path(f"{db}{extra}")
         if path.exists():
             print(f"{path.name}: {path.stat().st_size / 2**20:,.0f} MB, "

@@ -3,20 +3,23 @@
 Scope: :class:`Layout`, the columns of one segment (or one file's body) laid
 one after the other, each a numpy dtype and a count, each padded to 8 bytes:
 where each starts, how long the body is, the columns read from a buffer (a
-memory map: no copy) and the body written from values.  The postings file
+memory map: no copy) and the body written from values; :func:`replacing`, a
+file written anew beside the old and renamed over it.  The postings file
 (:mod:`gohash.index.postings`), the pattern file and its store file
 (:mod:`gohash.pattern.store`) each put their own header before it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Layout", "padded"]
+__all__ = ["Layout", "padded", "replacing"]
 
 
 def padded(n: int) -> int:
@@ -58,3 +61,20 @@ class Layout:
                                  f"{dtype.itemsize * count}")
             parts.append(raw + bytes(padded(len(raw)) - len(raw)))
         return b"".join(parts)
+
+
+@contextmanager
+def replacing(path: str) -> Iterator[BinaryIO]:
+    """A file to write ``path`` anew: a temporary file beside it, synced and
+    renamed over it when the block ends (readers that hold the old one mapped
+    keep it), removed if the block raises."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)

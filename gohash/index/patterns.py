@@ -26,7 +26,10 @@ import numpy.typing as npt
 
 from ..errors import DamagedIndexError, StoredGameError
 from ..metadata import STORED
+from ..pattern import kernel
+from ..pattern.answers import ANSWER_COLUMNS, AnswerFile, SegmentAnswers, segment_stamp
 from ..pattern.corners import corner_postings
+from ..pattern.search import answer_segment
 from ..pattern.store import (
     NO_LEVEL,
     Columns,
@@ -40,7 +43,7 @@ from ..pattern.store import (
 from .schema import generation
 from .values import good_rows, require_games
 
-__all__ = ["pattern_faults", "pattern_path", "pattern_store", "store_path"]
+__all__ = ["answers_path", "pattern_faults", "pattern_path", "pattern_store", "store_path"]
 
 SEGMENT_GAMES = 20_000
 """Games replayed and written at a time: the unit of a pattern file's growth,
@@ -61,6 +64,12 @@ def store_path(index: str, size: int) -> str:
     """The store file (:class:`~gohash.pattern.store.StoreFile`) beside the
     pattern file of board ``size`` of the index file ``index``."""
     return f"{pattern_path(index, size)}-store"
+
+
+def answers_path(index: str, size: int) -> str:
+    """The answers file (:class:`~gohash.pattern.answers.AnswerFile`) beside the
+    pattern file of board ``size`` of the index file ``index``."""
+    return f"{pattern_path(index, size)}-answers"
 
 
 def _sha(value: object, game_id: int, index: str) -> int:
@@ -204,13 +213,37 @@ def pattern_store(db: sqlite3.Connection, index: str, size: int) -> GameStore:
         if not faults and file.identity is not None:
             kept = state.read((now, *file.identity), segments)
             if kept is not None:
-                return kept
+                return _answered(index, kept)
     # Every game of the size and its file: the filters read any column.
     require_games(db, "size = ?", (size,))
     store = _read_store(db, index, size, file)
     if now is not None and file.identity is not None:
         with contextlib.suppress(OSError):  # a read-only folder: read again next time
             state.write((now, *file.identity), store)
+    return _answered(index, store)
+
+
+def _answered(index: str, store: GameStore) -> GameStore:
+    """``store`` with the answers of its segments
+    (:class:`~gohash.pattern.answers.SegmentAnswers`): those of the answers file
+    made from the segment's games, winners and dates as they are now, the
+    others made (by the compiled scan: none without it) and the file written
+    again where the folder is writable."""
+    if kernel.match is None:
+        return store
+    stamps = _stamps(store)
+    file = AnswerFile(answers_path(index, store.size), store.size)
+    found = {block.stamp: block for block in file.read()}
+    if any(stamp not in found for stamp in stamps):
+        queries: dict[int, Any] = {}
+        made = {stamp: answer_segment(store, s, queries=queries)
+                for s, stamp in enumerate(stamps) if stamp not in found}
+        found.update(made)
+        # A read-only folder: made again next time.
+        with contextlib.suppress(OSError), _locked(index):
+            file.write([found[stamp] for stamp in stamps])
+    answers: list[SegmentAnswers | None] = [found.get(stamp) for stamp in stamps]
+    store.answers = answers
     return store
 
 
@@ -291,4 +324,43 @@ def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
         out.extend(f"{fault} (the next pattern search makes it again)"
                    for fault in StoreFile(store_path(index, size), size, STORE_TEXTS).faults(
                        segments))
+        out.extend(_answer_faults(db, index, size))
+    return out
+
+
+def _stamps(store: GameStore) -> list[tuple[int, int]]:
+    """The :func:`~gohash.pattern.answers.segment_stamp` of each segment of ``store``."""
+    dates = store.dates
+    stamps = []
+    for s, segment in enumerate(store.segments):
+        start, end = int(store.starts[s]), int(store.starts[s + 1])
+        stamps.append(segment_stamp(segment.ids, segment.shas, store.winners[start:end],
+                                    [dates[r] if r >= 0 else None
+                                     for r in store.date_ranks[start:end].tolist()]))
+    return stamps
+
+
+def _answer_faults(db: sqlite3.Connection, index: str, size: int) -> list[str]:
+    """The faults of the answers file of ``size``: damaged, or a block of a
+    segment as it is now that is not what its games give (made again)."""
+    answers = AnswerFile(answers_path(index, size), size)
+    if not os.path.exists(answers.path) or kernel.match is None:
+        return []
+    faults = answers.faults()
+    if faults:
+        return [f"{fault} (the next pattern search makes it again)" for fault in faults]
+    # The store as the games table gives it (the pattern file agrees with it).
+    store = _read_store(db, index, size, PatternFile(pattern_path(index, size), size))
+    blocks = {block.stamp: block for block in answers.read()}
+    queries: dict[int, Any] = {}
+    out = []
+    for s, stamp in enumerate(_stamps(store)):
+        block = blocks.get(stamp)
+        if block is None:
+            continue
+        again = answer_segment(store, s, queries=queries)
+        if not all(np.array_equal(getattr(block, name), getattr(again, name))
+                   for name in ANSWER_COLUMNS):
+            out.append(f"{answers.path}: the answers of segment {s} are not those of its "
+                       f"games (delete the file: the next pattern search makes it again)")
     return out

@@ -24,12 +24,14 @@ import numpy.typing as npt
 from .. import _native as native
 from .._native import use_compiled
 from ..group.schemes import scheme
+from ..group.symmetry import Element
 from ..pipeline.columns import canonical_compiled
 from .diagram import BLACK, EMPTY, WHITE, Pattern, Placements, stone_keys
 from .tally import run_starts
 
-__all__ = ["CORNER", "CORNER_SCHEME", "SALTS", "SQUARES", "Changes", "Postings", "corner_games",
-           "corner_postings", "corner_query", "levels", "placement_corners", "squares"]
+__all__ = ["CORNER", "CORNER_SCHEME", "SALTS", "SQUARES", "Changes", "Postings", "Square",
+           "canonical_square", "corner_games", "corner_postings", "corner_query", "levels",
+           "placement_corners", "posting_keys", "squares"]
 
 CORNER = 7
 """The side of the largest corner square (Kombilo's corner hash covers the same
@@ -144,6 +146,14 @@ def _canonical(keys: npt.NDArray[np.uint64], size: int,
     return out
 
 
+def posting_keys(keys: npt.NDArray[np.uint64], size: int, level: int) -> npt.NDArray[np.uint32]:
+    """The keys of corner squares (``keys``, the XOR of their stones, none 0) of
+    the level-th side of :func:`levels` as postings hold them: canonical, low
+    32 bits, salted."""
+    salted: npt.NDArray[np.uint32] = _canonical(keys, size) ^ np.uint32(SALTS[level])
+    return salted
+
+
 def corner_postings(flat: Changes, size: int) -> Postings:
     """The postings of the games of ``flat`` (main lines replayed,
     :class:`~gohash.pattern.store.Flat`): for each game, corner and square of
@@ -228,6 +238,53 @@ def corner_query(pattern: Pattern) -> tuple[int, int] | None:
             canonical, _ = scheme(CORNER_SCHEME, pattern.size).canonical(int(keys[c]))
             return (canonical & 0xFFFFFFFF) ^ SALTS[level], c
     return None
+
+
+@dataclass(frozen=True)
+class Square:
+    """A corner square's stones in their canonical frame: the square of ``side``
+    in ``corner`` (:func:`squares`' order) whose points, in flat order, are
+    black where bit ``i`` of ``black`` is set and white where that of ``white``
+    is; ``element`` maps the square as it was given onto it.  Two squares with
+    the same stones up to the 16 elements have the same frame (their keys'
+    least image picks the element), so equal frames are the same stones, and
+    unequal ones, stones whose keys only collide."""
+
+    side: int
+    corner: int
+    black: int
+    white: int
+    element: Element
+
+    def same_stones(self, other: Square) -> bool:
+        return (self.side, self.corner, self.black, self.white) == (
+            other.side, other.corner, other.black, other.white)
+
+
+def canonical_square(size: int, side: int, corner: int,
+                     colours: npt.NDArray[np.integer]) -> Square:
+    """The :class:`Square` of the square of ``side`` in ``corner`` on a board of
+    ``size`` whose points (flat order) hold ``colours`` (0, 1, 2; some stone):
+    mapped by the first element whose image of its key is the least
+    (:meth:`~gohash.group.schemes.KeyScheme.canonical`)."""
+    points = np.flatnonzero(squares(size, side)[corner])
+    colours = np.asarray(colours, dtype=np.intp)
+    key = int(np.bitwise_xor.reduce(_zobrist(size)[points, colours]))
+    if key == 0:
+        raise ValueError("an empty square has no canonical frame")
+    _, elements = scheme(CORNER_SCHEME, size).canonical(key)
+    element = elements[0]
+    image = np.zeros(size * size, dtype=np.intp)
+    for p, c in zip(points.tolist(), colours.tolist(), strict=True):
+        row, col = element.map_point(divmod(p, size), size)
+        image[row * size + col] = (3 - c if element.swap else c) if c else 0
+    # The image of the corner's vertex names the corner (squares may overlap).
+    row, col = element.map_point(((corner >> 1) * (size - 1), (corner & 1) * (size - 1)), size)
+    to = 0 if side >= size else 2 * (row > 0) + (col > 0)  # a whole board: one square
+    values = image[np.flatnonzero(squares(size, side)[to])]
+    bits = 1 << np.arange(len(values), dtype=object)
+    return Square(min(side, size), to, int(bits[values == 1].sum()), int(bits[values == 2].sum()),
+                  element)
 
 
 def placement_corners(pattern: Pattern, corner: int,

@@ -37,11 +37,34 @@ from ..group.coords import move_json
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import ELEMENTS, Element, Point
 from . import kernel
-from .corners import corner_games, corner_query, placement_corners
-from .diagram import SYMMETRIES, Pattern, Placements, parse_pattern, placements, symmetries
+from .answers import FREQUENT, SegmentAnswers, segment_stamp
+from .corners import (
+    CORNER_SCHEME,
+    Square,
+    canonical_square,
+    corner_games,
+    corner_query,
+    levels,
+    placement_corners,
+    posting_keys,
+    squares,
+)
+from .diagram import (
+    BLACK,
+    EMPTY,
+    OUTSIDE,
+    SYMMETRIES,
+    WHITE,
+    Pattern,
+    Placements,
+    parse_pattern,
+    placements,
+    stone_keys,
+    symmetries,
+)
 from .match import Found, Matcher
 from .store import GameStore
-from .tally import run_starts, tally
+from .tally import NO_FIRST, run_starts, tally
 
 __all__ = [
     "PATTERN_SCHEME",
@@ -50,6 +73,7 @@ __all__ = [
     "PatternMatch",
     "PatternQuery",
     "PatternResult",
+    "answer_segment",
 ]
 
 PATTERN_SCHEME = "regular64"
@@ -185,8 +209,10 @@ class PatternResult(Generic[R]):
     """The answer to a pattern query.
 
     ``searched`` games were of the pattern's size and let through by the
-    filters, ``candidates`` of them replayed (the others lack a stone some
-    every placement needs), ``games`` of them hit.  ``total`` matches in
+    filters, ``candidates`` of them kept by the index's filters of stones
+    (the others lack a stone every placement needs, or the corner square's
+    key), their hits found by replaying them or read from the segments'
+    answers (:mod:`gohash.pattern.answers`), ``games`` of them hit.  ``total`` matches in
     all; ``matches`` holds ``limit`` (None: all) of them in index order from
     the ``offset``-th (0: the first).
     ``continuations`` come most played first (then Black's first, then by
@@ -235,7 +261,10 @@ class PatternQuery:
     :data:`~gohash.pattern.diagram.SYMMETRIES`; ``to_move`` ``'b'``, ``'w'``
     (in the query's colours) or None/``'any'``; ``max_move`` the last move
     number a hit may have (None: any); ``sequence`` the moves that must follow
-    (:func:`~gohash.pattern.diagram.parse_sequence`)."""
+    (:func:`~gohash.pattern.diagram.parse_sequence`).  ``square``: the canonical
+    frame (:class:`~gohash.pattern.corners.Square`) of a query that segments'
+    answers may answer (its region a fully specified corner square, every
+    option at its default), else None."""
 
     def __init__(
         self,
@@ -267,6 +296,8 @@ class PatternQuery:
         self.corner = corner_query(pattern)
         self.placement_corners = None if self.corner is None else placement_corners(
             pattern, self.corner[1], self.placements)
+        plain = to_move in (None, "any") and max_move is None and not pattern.sequence
+        self.square = self._square() if plain and symmetry == "full" else None
         self.matcher = Matcher(
             self.placements, self.keys,
             to_move={None: 0, "any": 0, "b": 1, "w": 2}[to_move],
@@ -294,7 +325,10 @@ class PatternQuery:
         (its ``Summary``), or by ``twin`` (candidate games to their hits, the
         pure twin) where given, whose hits are summed up on arrays as each chunk
         ends; only the matches a page may need are kept, so the working
-        memory is bounded by a chunk, not by the collection.  Between
+        memory is bounded by a chunk, not by the collection.  Where the
+        store's answers hold the hits of a query's square (:meth:`_answered`;
+        the kernel's path, a page asked for), those games are not scanned
+        for the counts, only the first of them for the page (:meth:`_page`).  Between
         chunks, a ``cancel`` event set raises
         :class:`~gohash.errors.QueryCancelled` and ``timeout`` seconds passed
         :class:`~gohash.errors.QueryTooBroad`."""
@@ -305,7 +339,11 @@ class PatternQuery:
         per_chunk = CHUNK if twin is None and wanted is not None else min(
             CHUNK, max(256, CHUNK_HITS // len(self.placements) // 64 * 64))
         narrowed, corner_bits = self._corner_filter(store, selected)
-        chunks = _chunks(store, narrowed, per_chunk)
+        # Games whose hits a segment's answers hold are not scanned for the counts.
+        answered, answer_parts = (self._answered(store, selected) if twin is None
+                                  and wanted is not None else (None, []))
+        scanned = narrowed if answered is None else narrowed & ~answered
+        chunks = _chunks(store, scanned, per_chunk)
         tally = _Tally(self, store)
         stop = threading.Event()
         candidates = [0] * len(chunks)
@@ -317,7 +355,8 @@ class PatternQuery:
                 alive &= corner_bits[self.placement_corners, base // 64 : (end + 63) // 64]
             return alive
 
-        def work(chunk: tuple[int, int, int]) -> tuple[int, _Part] | None:
+        def work(chunk: tuple[int, int, int], mask: npt.NDArray[np.bool_] = scanned
+                 ) -> tuple[int, _Part] | None:
             if stop.is_set() or (cancel is not None and cancel.is_set()) or (
                     deadline is not None and time.monotonic() > deadline):
                 stop.set()
@@ -325,7 +364,7 @@ class PatternQuery:
             s, start, end = chunk
             base = start - start % 64
             alive = alive_of(start, end)
-            games = _candidates(alive, base, start, end, narrowed)
+            games = _candidates(alive, base, start, end, mask)
             if twin is not None:
                 return len(games), tally.part(twin(games), wanted)
             summary = tally.summary(wanted)
@@ -344,20 +383,140 @@ class PatternQuery:
                 outcome = work(chunk)
                 parts[i] = None if outcome is None else outcome[1]
                 candidates[i] = 0 if outcome is None else outcome[0]
+        if answered is not None and wanted is not None and all(p is not None for p in parts):
+            page = self._page(store, answered, wanted, work)
+            if page is None:
+                parts.append(None)
+            else:
+                parts.extend(page)
         done = [p for p in parts if p is not None]
-        if len(done) < len(chunks):
+        if len(done) < len(parts):
             if cancel is not None and cancel.is_set():
                 raise QueryCancelled("the pattern search was cancelled")
-            scanned = sum(candidates)
-            remaining = sum(len(_candidates(alive_of(a, b), a - a % 64, a, b, narrowed))
-                            for (_, a, b), p in zip(chunks, parts, strict=True) if p is None)
-            total, hits = scanned + remaining, sum(p.total for p in done)
+            scanned_games = sum(candidates)
+            remaining = sum(len(_candidates(alive_of(a, b), a - a % 64, a, b, scanned))
+                            for (_, a, b), p in zip(chunks, parts, strict=False) if p is None)
+            total, hits = scanned_games + remaining, sum(p.total for p in done)
             raise QueryTooBroad(
-                f"too broad: narrow the region or add a filter ({scanned:,} of {total:,} "
+                f"too broad: narrow the region or add a filter ({scanned_games:,} of {total:,} "
                 f"candidate games scanned, {hits:,} hits so far, when the time ran out)",
-                scanned=scanned, total=total, hits=hits)
-        return tally.result(done, records, searched=int(selected.sum()),
-                            candidates=sum(candidates), limit=limit, offset=offset)
+                scanned=scanned_games, total=total, hits=hits)
+        answered_games = 0 if answered is None else int(answered.sum())
+        return tally.result(done + answer_parts, records, searched=int(selected.sum()),
+                            candidates=sum(candidates) + answered_games, limit=limit,
+                            offset=offset)
+
+    def _square(self) -> Square | None:
+        """The canonical frame of the query's corner square if its region is that
+        square and nothing else (segments' answers may answer it), else None."""
+        if self.corner is None:
+            return None
+        corner, region = self.corner[1], self.pattern.region
+        codes = np.array(self.pattern.codes)[list(region)]
+        if not ((codes == EMPTY) | (codes == BLACK) | (codes == WHITE)).all():
+            return None
+        for side in levels(self.size):
+            points = np.flatnonzero(squares(self.size, side)[corner])
+            if tuple(points.tolist()) == region:
+                return canonical_square(self.size, side, corner, codes)
+        return None
+
+    def _answered(self, store: GameStore, selected: npt.NDArray[np.bool_]
+                  ) -> tuple[npt.NDArray[np.bool_] | None, list[_Part]]:
+        """The games whose hits the store's answers hold (one flag a game; None:
+        none may) and those answers as parts in the query's frame: a segment's
+        answer of the query's square where its filters keep every game of the
+        segment that holds the square's key (so they remove none of the hits),
+        the games left out of the answer (:class:`SegmentAnswers`) scanned."""
+        if self.square is None or self.corner is None or not store.answers:
+            return None, []
+        answered = np.zeros(len(store), dtype=np.bool_)
+        parts = []
+        key = self.corner[0]
+        for s, block in enumerate(store.answers):
+            at = None if block is None else block.find(key, self.square)
+            if block is None or at is None:
+                continue
+            start = int(store.starts[s])
+            games, _ = corner_games([store.segments[s].corners], [len(store.segments[s])],
+                                    store.starts[s : s + 1], key)
+            if not selected[games].all():
+                continue
+            answered[games] = True
+            left = block.exceptions[block.exception_offsets[at] : block.exception_offsets[at + 1]]
+            answered[start + left.astype(np.int64)] = False
+            parts.append(self._answer_part(block, at, start, store))
+        return answered, parts
+
+    def _answer_part(self, block: SegmentAnswers, at: int, start: int,
+                     store: GameStore) -> _Part:
+        """Answer ``at`` of ``block`` (a segment whose game 0 is ``start``) as a
+        :class:`_Part` in the query's orientation and colours: each move of the
+        square's frame mapped back by the inverse of the element that maps the
+        query's square there, then to its representative here."""
+        assert self.square is not None
+        rows = slice(int(block.row_offsets[at]), int(block.row_offsets[at + 1]))
+        npts = self.size * self.size
+        moves = block.moves[rows]
+        back = self.square.element.inverse
+        point = back.point_permutation(self.size)[moves % npts]
+        colour = np.where(moves >= npts, 1, 2)
+        if back.swap:
+            colour = 3 - colour
+        black_wins, white_wins = block.black_wins[rows], block.white_wins[rows]
+        if back.swap:
+            black_wins, white_wins = white_wins, black_wins
+        ranks = store.date_ranks
+        first_game, last_game = block.first_game[rows], block.last_game[rows]
+        first = np.where(first_game >= 0, ranks[start + np.maximum(first_game, 0)], NO_FIRST)
+        last = np.where(last_game >= 0, ranks[start + np.maximum(last_game, 0)], -1)
+        none = np.zeros(0, dtype=np.int64)
+        return _Part(int(block.totals[at]), int(block.games[at]), int(block.ended[at]),
+                     self._representatives[colour - 1, point].astype(np.int64),
+                     block.count[rows].astype(np.int64), block.tenuki[rows].astype(np.int64),
+                     black_wins.astype(np.int64), white_wins.astype(np.int64),
+                     first.astype(np.int64), last.astype(np.int64), Found.concatenate([]), none)
+
+    def _page(self, store: GameStore, answered: npt.NDArray[np.bool_], wanted: int,
+              work: Callable[[tuple[int, int, int], npt.NDArray[np.bool_]],
+                             tuple[int, _Part] | None]) -> list[_Part] | None:
+        """The matches a page needs of the answered games: the first of them in
+        the store's order scanned until they hold ``wanted`` matches (every
+        game before the last of them is scanned, answered or not, so the page's
+        matches are the first of all), as parts that count nothing; None if the
+        time ran out or the search was cancelled."""
+        order = np.flatnonzero(answered)
+        n = max(wanted, 1)
+        while True:
+            prefix = np.zeros(len(store), dtype=np.bool_)
+            prefix[order[:n]] = True
+            outcomes = [work(chunk, prefix) for chunk in _chunks(store, prefix, CHUNK)]
+            if any(o is None for o in outcomes):
+                return None
+            found = [o[1] for o in outcomes if o is not None]
+            if sum(p.total for p in found) >= wanted or n >= len(order):
+                none = np.zeros(0, dtype=np.int64)
+                return [_Part(0, 0, 0, none, none, none, none, none, none, none, p.kept,
+                              p.placed) for p in found]
+            n *= 2
+
+    def summed(self, store: GameStore, s: int, games: npt.NDArray[np.int64]
+               ) -> tuple[_Part, npt.NDArray[np.int64]]:
+        """The hits of ``games`` (store numbers in segment ``s``, in order) by the
+        compiled scan, summed up as a search sums them, but for the games where
+        two placements hit one position (whose match is the lowest placement's,
+        so depends on the query's frame): those are left out and returned
+        (store numbers)."""
+        segment, start = store.segments[s], int(store.starts[s])
+        base = int(games[0]) - int(games[0]) % 64
+        alive = self.matcher.alive(store.columns, base, int(games[-1]) + 1)
+        tally = _Tally(self, store)
+        found, _ = self.matcher.scan(segment, start, alive, base, games, tally.summary(None))
+        firsts, placed = _firsts(found)
+        shared = np.unique(found.game[firsts[placed > 1]]).astype(np.int64)
+        keep = ~np.isin(found.game, shared)
+        clean = Found(*(getattr(found, f.name)[keep] for f in fields(Found)))
+        return tally.part(clean, 0), shared
 
     def _corner_filter(self, store: GameStore, selected: npt.NDArray[np.bool_]
                        ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64] | None]:
@@ -581,6 +740,11 @@ class _Tally:
         ]
         found = Found.concatenate([p.kept for p in parts])
         placed = np.concatenate([p.placed for p in parts]) if parts else np.zeros(0, np.int64)
+        # In the store's order: a page's matches of answered games come after the
+        # parts that were scanned for their counts.
+        order = np.lexsort((found.position, found.game))
+        found = Found(*(getattr(found, f.name)[order] for f in fields(Found)))
+        placed = placed[order]
         window = slice(offset, None if limit is None else offset + limit)
         found = Found(*(getattr(found, f.name)[window] for f in fields(Found)))
         ids = store.ids[found.game].tolist()
@@ -611,3 +775,126 @@ class _Tally:
             sum(p.games for p in parts), sum(p.total for p in parts),
             sum(p.ended for p in parts), matches, continuations, limit, offset,
         )
+
+
+def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
+                   queries: dict[int, PatternQuery | None] | None = None) -> SegmentAnswers:
+    """The answers of segment ``s`` of ``store`` (:class:`SegmentAnswers`): for
+    each corner key that ``frequent`` of its games hold, the stones of a square
+    that held it (the first game's, found again by replaying its corner), the
+    hits of a query of that square alone in its canonical frame, summed up by
+    :meth:`PatternQuery.summed` over the key's games.  A key whose games' square
+    is not the one its query asks for (keys of other stones that collide) is
+    left out, and so scanned.  ``frequent``: :data:`~gohash.pattern.answers.FREQUENT`
+    if None; ``queries``: the query of each key met before (None: none), for
+    the segments of one store, which mostly share their frequent keys (a
+    query's hits are exact whatever games it is asked of, so one square a key
+    serves them all).  Needs the compiled kernel."""
+    queries = {} if queries is None else queries
+    frequent = FREQUENT if frequent is None else frequent
+    segment, start = store.segments[s], int(store.starts[s])
+    size, npts = store.size, store.size * store.size
+    postings = segment.corners
+    runs = run_starts(postings.keys) if len(postings) else np.zeros(0, dtype=np.intp)
+    lengths = np.diff(np.append(runs, len(postings)))
+    ranks = store.date_ranks[start : start + len(segment)]
+    dated, dated_at = np.unique(ranks, return_index=True)
+    columns: dict[str, list[Any]] = {name: [] for name in (
+        "keys", "sides", "corners", "black", "white", "totals", "games", "ended")}
+    exceptions: list[npt.NDArray[np.int64]] = []
+    rows: list[_Part] = []
+
+    def query_of(key: int, head: int) -> PatternQuery | None:
+        square = _held_square(segment, head >> 4, (head & 15 & -(head & 15)).bit_length() - 1,
+                              key, size)
+        if square is None:
+            return None
+        codes = np.full(npts, OUTSIDE, dtype=np.int64)
+        points = np.flatnonzero(squares(size, square.side)[square.corner])
+        bits = np.arange(len(points))
+        codes[points] = ((square.black >> bits) & 1) + 2 * ((square.white >> bits) & 1)
+        query = PatternQuery(Pattern(size, tuple(codes.tolist())))
+        if (query.corner is None or query.corner[0] != key or query.square is None
+                or not query.square.same_stones(square)):
+            return None
+        return query
+
+    def answer(run: int, length: int) -> tuple[int, Square, _Part, npt.NDArray[np.int64]] | None:
+        key = int(postings.keys[run])
+        entries = postings.entries[run : run + length]
+        if key not in queries:
+            queries[key] = query_of(key, int(entries[0]))
+        query = queries[key]
+        if query is None or query.square is None:
+            return None
+        part, left = query.summed(store, s, (entries >> np.uint32(4)).astype(np.int64) + start)
+        return key, query.square, part, left
+
+    frequent_runs = runs[lengths >= frequent].tolist()
+    # Two threads: the kernel's scans run without the interpreter lock.
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        answered = list(pool.map(answer, frequent_runs, lengths[lengths >= frequent].tolist()))
+    for found in answered:
+        if found is None:
+            continue
+        key, square, part, left = found
+        for name, value in (("keys", key), ("sides", square.side), ("corners", square.corner),
+                            ("black", square.black), ("white", square.white),
+                            ("totals", part.total), ("games", part.games),
+                            ("ended", part.ended)):
+            columns[name].append(value)
+        exceptions.append(left - start)
+        rows.append(part)
+
+    def game_of(rank: npt.NDArray[np.int64], none: npt.NDArray[np.bool_]) -> npt.NDArray[np.int32]:
+        at = np.searchsorted(dated, np.where(none, dated[:1] if len(dated) else 0, rank))
+        return np.where(none, -1, dated_at[np.minimum(at, len(dated_at) - 1)]).astype(np.int32)
+
+    def joined(name: str) -> npt.NDArray[np.int64]:
+        arrays = [getattr(p, name) for p in rows]
+        return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+
+    first, last = joined("first"), joined("last")
+    dates = store.dates
+    return SegmentAnswers(
+        segment_stamp(segment.ids, segment.shas, store.winners[start : start + len(segment)],
+                      [dates[r] if r >= 0 else None for r in ranks.tolist()]),
+        np.array(columns["keys"], dtype=np.uint32), np.array(columns["sides"], dtype=np.uint8),
+        np.array(columns["corners"], dtype=np.uint8), np.array(columns["black"], dtype=np.uint64),
+        np.array(columns["white"], dtype=np.uint64), np.array(columns["totals"], dtype=np.int64),
+        np.array(columns["games"], dtype=np.int64), np.array(columns["ended"], dtype=np.int64),
+        np.cumsum([0] + [len(e) for e in exceptions]).astype(np.int64),
+        (np.concatenate(exceptions) if exceptions else np.zeros(0, np.int64)).astype(np.int32),
+        np.cumsum([0] + [len(p.moves) for p in rows]).astype(np.int64), joined("moves"),
+        joined("count"), joined("tenuki"), joined("black_wins"), joined("white_wins"),
+        game_of(first, first == NO_FIRST), game_of(last, last < 0))
+
+
+def _held_square(segment: Any, game: int, corner: int, key: int, size: int) -> Square | None:
+    """The canonical :class:`Square` of the first node of ``game`` (a number in
+    ``segment``) after which the square of ``corner`` holds stones whose key (as
+    corner postings hold it) is ``key``; None if none does."""
+    flat = segment.flat
+    words = flat.changes[flat.change_offsets[game] : flat.change_offsets[game + 1]].astype(
+        np.int64)
+    point, old, new = (words >> 4) & 0x7FF, (words >> 2) & 3, words & 3
+    if len(point) and int(point.max()) >= size * size:
+        return None
+    zobrist = stone_keys(scheme(CORNER_SCHEME, size))
+    last = (words >> 15).astype(np.bool_)  # a node's last change
+    for level, side in enumerate(levels(size)):
+        inside = squares(size, side)[corner][point]
+        # The square's key after each change: the running XOR of its changes.
+        running = np.bitwise_xor.accumulate(
+            np.where(inside, zobrist[point, old] ^ zobrist[point, new], np.uint64(0)))
+        held = np.flatnonzero(last & (running != 0))
+        held = held[posting_keys(running[held], size, level) == key]
+        if len(held):
+            upto = int(held[0]) + 1
+            board = np.zeros(size * size, dtype=np.int64)
+            # The last change of each point up to there is its value.
+            points, at = np.unique(point[:upto][::-1], return_index=True)
+            board[points] = new[:upto][::-1][at]
+            return canonical_square(size, side, corner,
+                                    board[np.flatnonzero(squares(size, side)[corner])])
+    return None

@@ -21,7 +21,7 @@ import os
 import struct
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 
 import numpy as np
@@ -29,8 +29,9 @@ import numpy.typing as npt
 
 from ..errors import PatternError
 from ..group.coords import sgf_order
-from ..segments import Layout
+from ..segments import Layout, replacing
 from . import kernel
+from .answers import SegmentAnswers
 from .corners import Postings, corner_postings
 
 __all__ = ["NO_LEVEL", "Columns", "Flat", "GameStore", "PatternFile", "Segment", "StoreFile",
@@ -237,18 +238,10 @@ class PatternFile:
                 f.flush()
                 os.fsync(f.fileno())
             return
-        temporary = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            with open(temporary, "wb") as f:
-                f.write(_FILE.pack(_FILE_MAGIC, _FILE_VERSION, self.size))
-                for segment in segments:
-                    self._write_segment(f, segment)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(temporary, self.path)
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        with replacing(self.path) as f:
+            f.write(_FILE.pack(_FILE_MAGIC, _FILE_VERSION, self.size))
+            for segment in segments:
+                self._write_segment(f, segment)
 
     def _write_segment(self, f: object, segment: Segment) -> None:
         flat = segment.flat
@@ -387,6 +380,7 @@ class GameStore:
     handicaps: I16
     texts: dict[str, Texts]
     columns: Columns
+    answers: list[SegmentAnswers | None] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.starts: I64 = np.cumsum([0] + [len(s) for s in self.segments]).astype(np.int64)
@@ -518,15 +512,9 @@ class StoreFile:
              "table": table})
         header = _STATE.pack(_STATE_MAGIC, _STATE_VERSION, self.size, *stamp, len(store),
                              len(ends), len(data), store.columns.words, zlib.crc32(body))
-        temporary = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            with open(temporary, "wb") as f:
-                f.write(header)
-                f.write(body)
-            os.replace(temporary, self.path)
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        with replacing(self.path) as f:
+            f.write(header)
+            f.write(body)
 
 
 def _texts(names: tuple[str, ...], ranks: I32, counts: I64, ends: I64, data: bytes, *,

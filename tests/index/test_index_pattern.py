@@ -25,7 +25,7 @@ from gohash.group.schemes import scheme
 from gohash.group.symmetry import ELEMENTS
 from gohash.index import patterns as patterns_module
 from gohash.index.filters import Filters
-from gohash.index.games import replay_boards, replay_pure
+from gohash.index.games import replay_pure
 from gohash.index.index import Index
 from gohash.index.pattern_search import _game_boards
 from gohash.index.patterns import STORE_TEXTS, pattern_path, store_path
@@ -39,6 +39,13 @@ from gohash.pattern.store import NO_LEVEL, PatternFile, StoreFile, Texts
 from gohash.segments import padded
 from tests.support import sgfgen
 from tests.support.env import ROOT, require_corpus
+from tests.support.pattern_index import (
+    build_index,
+    corner_diagram,
+    positions_of,
+    record_index,
+    stored_boards,
+)
 from tests.support.patterns import diagrams, ever_bitmaps, game_arrays, reference_hits
 
 DATA = ROOT / "data" / "sgf"
@@ -48,30 +55,11 @@ CORNER_9 = "\n".join(["---------"] * 4 + [".....----", "...X.----", ".....----",
                                           ".....----"])
 
 
-def _build(tmp_path: Path, paths: list[str]) -> str:
-    db = str(tmp_path / "index.db")
-    with Index(db, create=True) as index:
-        index.build(paths)
-    return db
-
-
-def _positions(db: str) -> list[tuple[int, int, int]]:
-    with Index(db, read_only=True) as index:
-        return index._db.execute("SELECT id, size, positions FROM games ORDER BY id").fetchall()
-
-
-def _boards(index: Index, game_id: int) -> Any:
-    """Game ``game_id``'s main line as pattern search reads it from the index."""
-    size, nodes, positions, blob = index._db.execute(
-        "SELECT size, nodes, positions, record FROM games WHERE id = ?", (game_id,)).fetchone()
-    return _game_boards(replay_boards(blob, size, nodes, positions - 1), positions)
-
-
 def test_game_boards_are_the_games_positions(tmp_path: Path) -> None:
-    db = _build(tmp_path, [str(p) for p in sorted(DATA.glob("*.sgf"))])
+    db = build_index(tmp_path, [str(p) for p in sorted(DATA.glob("*.sgf"))])
     with Index(db, read_only=True) as index:
-        for game_id, size, _ in _positions(db):
-            game = _boards(index, game_id)
+        for game_id, size, _ in positions_of(db):
+            game = stored_boards(index, game_id)
             again = index.game(game_id).positions
             assert len(again) == len(game.boards)
             for i, position in enumerate(again):
@@ -97,10 +85,7 @@ def test_index_pattern_equals_the_reference(tmp_path_factory: Any, data: Any,
                                             symmetry: str) -> None:
     record = data.draw(sgfgen.records(st.integers(3, 7), same_size=True, faults=False,
                                       max_depth=0))
-    folder = tmp_path_factory.mktemp("records")
-    path = folder / "games.sgf"
-    path.write_text(record.sgf(), encoding="utf-8")
-    db = _build(folder, [str(path)])
+    db = record_index(tmp_path_factory.mktemp("records"), record)
     size = record.games[0].size
     diagram = data.draw(diagrams(size))
     # The reference replays as sgfmill does (suicide, ko retaken); the index
@@ -157,7 +142,7 @@ def test_scan_equals_the_pure_path(tmp_path_factory: Any, data: Any, symmetry: s
     folder = tmp_path_factory.mktemp("records")
     path = folder / "games.sgf"
     path.write_text(record.sgf(), encoding="utf-8")
-    db = _build(folder, [str(path)])
+    db = build_index(folder, [str(path)])
     diagram = data.draw(diagrams(record.games[0].size))
     options = {"symmetry": symmetry, "to_move": to_move, "max_move": max_move}
     with pytest.MonkeyPatch.context() as patch:
@@ -183,7 +168,7 @@ def test_scan_grows_its_room_for_events(tmp_path: Path) -> None:
     toggles = ";AB[aa];AE[aa]" * 150
     (tmp_path / "t.sgf").write_text(f"(;GM[1]FF[4]SZ[9]{toggles};B[ee])", encoding="utf-8")
     (tmp_path / "u.sgf").write_text("(;GM[1]FF[4]SZ[9];B[aa];W[ee])", encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "t.sgf"), str(tmp_path / "u.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "t.sgf"), str(tmp_path / "u.sgf")])
     corner = "\n".join(["---------"] * 8 + ["X--------"])
     found = _everything(db, corner, pure=False)
     assert found == _everything(db, corner, pure=True)
@@ -209,7 +194,7 @@ FOUR = {
 def four(tmp_path: Path) -> str:
     for name, text in FOUR.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    return _build(tmp_path, [str(tmp_path / name) for name in sorted(FOUR)])
+    return build_index(tmp_path, [str(tmp_path / name) for name in sorted(FOUR)])
 
 
 def test_continuations_in_the_query_colours(four: str) -> None:
@@ -250,7 +235,7 @@ def test_continuations_in_the_query_colours(four: str) -> None:
 def test_corpus_games_equal_the_reference(tmp_path: Path) -> None:
     corpus = require_corpus()
     files = sorted((corpus / "kgs-6d").rglob("*.sgf"))[:12]
-    db = _build(tmp_path, [str(p) for p in files])
+    db = build_index(tmp_path, [str(p) for p in files])
     corner = "\n".join(["-" * 19] * 12 + ["*******" + "-" * 12] + ["*******" + "-" * 12] * 2
                        + [".......------------", "...X...------------", "..x....------------",
                           ".......------------"])
@@ -260,12 +245,12 @@ def test_corpus_games_equal_the_reference(tmp_path: Path) -> None:
     local = "\n".join(["-" * 19] * 8 + ["--------XO---------", "--------OX---------"]
                       + ["-" * 19] * 9)
     with Index(db, read_only=True) as index:
-        rows = _positions(db)
+        rows = positions_of(db)
         for diagram in (corner, side, local):
             found = {(m.record.id, m.seq) for m in index.pattern(diagram, limit=None).matches}
             expected = set()
             for game_id, size, _ in rows:
-                game = _boards(index, game_id)
+                game = stored_boards(index, game_id)
                 arrays = {
                     "size": size, "boards": game.boards.tolist(),
                     "move_numbers": game.move_numbers.tolist(),
@@ -281,7 +266,7 @@ def test_corpus_games_equal_the_reference(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def corpus_index(tmp_path_factory: pytest.TempPathFactory) -> str:
     files = sorted((require_corpus() / "ai-games").rglob("*.sgf"))[:4]
-    return _build(tmp_path_factory.mktemp("corpus"), [str(p) for p in files])
+    return build_index(tmp_path_factory.mktemp("corpus"), [str(p) for p in files])
 
 
 @st.composite
@@ -308,8 +293,8 @@ def test_random_patterns_on_corpus_games(corpus_index: str, diagram: str,
         found = {(m.record.id, m.seq)
                  for m in index.pattern(diagram, symmetry=symmetry, limit=None).matches}
         expected = set()
-        for game_id, size, _ in _positions(corpus_index):
-            game = _boards(index, game_id)
+        for game_id, size, _ in positions_of(corpus_index):
+            game = stored_boards(index, game_id)
             arrays = {
                 "size": size, "boards": game.boards.tolist(),
                 "move_numbers": game.move_numbers.tolist(), "to_move": game.to_move.tolist(),
@@ -344,7 +329,7 @@ def test_the_view_shows_the_pattern_at_its_view_offset(corpus_index: str) -> Non
 
 
 def test_game_boards_of_a_damaged_index_is_an_error(tmp_path: Path) -> None:
-    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    db = build_index(tmp_path, [str(DATA / "game-9x9.sgf")])
     with Index(db) as index:
         # A stored game cut short: it no longer replays to its nodes.
         index._db.execute("UPDATE games SET record = substr(record, 1, 4)")
@@ -360,7 +345,7 @@ def test_scan_grows_its_table_of_hits(tmp_path: Path) -> None:
     # An empty point off the edges: 49 placements, all hit at the start of each
     # of 30 games, more hits than the scan's first table holds.
     (tmp_path / "many.sgf").write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc])" * 30, encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "many.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "many.sgf")])
     point = "\n".join(["---------"] * 4 + ["----.----"] + ["---------"] * 4)
     found = _everything(db, point, pure=False)
     assert found == _everything(db, point, pure=True)
@@ -383,7 +368,7 @@ def test_scan_reads_the_main_line_of_an_index_with_variations(tmp_path: Path) ->
 
 
 def test_ever_bitmaps_of_the_wrong_width_are_an_error(tmp_path: Path) -> None:
-    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    db = build_index(tmp_path, [str(DATA / "game-9x9.sgf")])
     with Index(db) as index:
         index._db.execute("UPDATE games SET ever_black = ?", (bytes(3),))
         index._db.commit()
@@ -395,10 +380,10 @@ def test_ever_bitmaps_of_the_wrong_width_are_an_error(tmp_path: Path) -> None:
 
 
 def test_boards_are_int8_and_contiguous(tmp_path: Path) -> None:
-    db = _build(tmp_path, [str(DATA / "game-9x9.sgf")])
+    db = build_index(tmp_path, [str(DATA / "game-9x9.sgf")])
     with Index(db, read_only=True) as index:
-        ((game_id, _, _),) = _positions(db)
-        game = _boards(index, game_id)
+        ((game_id, _, _),) = positions_of(db)
+        game = stored_boards(index, game_id)
     assert game.boards.dtype == np.int8 and game.boards.flags.c_contiguous
     assert list(itertools.islice(game.move_numbers.tolist(), 3)) == [0, 1, 2]
 
@@ -408,7 +393,7 @@ def test_continuations_merge_under_the_patterns_symmetries(tmp_path: Path) -> No
     # W C4 and W D3 are one continuation.
     for name, answer in (("c4.sgf", "cf"), ("d3.sgf", "dg")):
         (tmp_path / name).write_text(f"(;GM[1]FF[4]SZ[9];B[df];W[{answer}])", encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "c4.sgf"), str(tmp_path / "d3.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "c4.sgf"), str(tmp_path / "d3.sgf")])
     with Index(db, read_only=True) as index:
         found = index.pattern(CORNER_9)
         (move,) = found.continuations
@@ -425,12 +410,12 @@ def test_stored_bitmaps_pick_the_games_before_they_are_read(four: str) -> None:
     filter before a game is read."""
     with Index(four, read_only=True) as index:
         before = index.pattern(CORNER_9, limit=None)
-        games = _positions(four)
+        games = positions_of(four)
         for game_id, size, _ in games:
             stored = index._db.execute("SELECT ever_black, ever_white FROM games WHERE id = ?",
                                        (game_id,)).fetchone()
             assert tuple(int.from_bytes(b, "little") for b in stored) == ever_bitmaps(
-                _boards(index, game_id).boards, size)
+                stored_boards(index, game_id).boards, size)
     with Index(four) as index:
         # The last game claims no stone ever stood: it is not read at all.
         index._db.execute("UPDATE games SET ever_black = ?, ever_white = ? WHERE id = ?",
@@ -538,7 +523,7 @@ def _both_paths(tmp_path: Path, records: dict[str, str], diagram: str,
     text), the same on the compiled and the pure path."""
     for name, text in records.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / name) for name in records])
+    db = build_index(tmp_path, [str(tmp_path / name) for name in records])
     found = _everything(db, diagram, pure=False, **options)
     assert found == _everything(db, diagram, pure=True, **options)
     return found
@@ -606,7 +591,7 @@ def test_the_store_makes_room_for_more_changes_than_nodes(tmp_path: Path) -> Non
                      if (r + c) % 3 == 1)
     (tmp_path / "g.sgf").write_text(f"(;GM[1]FF[4]SZ[19]AB{stones};W[ss];B[rr])",
                                     encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "g.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "g.sgf")])
     changes, nodes = _check_store(db, 19)
     assert changes > nodes + 64
 
@@ -668,7 +653,7 @@ def test_the_games_kept_in_memory_follow_changes_to_the_index(tmp_path: Path) ->
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.sgf").write_text("(;GM[1]FF[4]SZ[9];B[cg];W[gc])",
                                               encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "a.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "a.sgf")])
     with Index(db) as index:
         c3 = "\n".join(["---------"] * 4 + [".....----"] * 2 + ["..X..----"]
                        + [".....----"] * 2)
@@ -732,7 +717,7 @@ def test_a_store_file_follows_games_added_and_removed(tmp_path: Path) -> None:
         (tmp_path / f"{name}.sgf").write_text(
             f"(;GM[1]FF[4]SZ[9]DT[2001-01-0{day}]RE[{result}+R];B[df];W[{reply}])",
             encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "a.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "a.sgf")])
     first = _everything(db, CORNER_9)
     with Index(db) as index:
         index.build([str(tmp_path / "b.sgf")])
@@ -743,11 +728,11 @@ def test_a_store_file_follows_games_added_and_removed(tmp_path: Path) -> None:
         index.remove([str(tmp_path / "a.sgf")])
     assert _everything(db, CORNER_9)[2] == 1
     (tmp_path / "b").mkdir()
-    only_b = _everything(_build(tmp_path / "b", [str(tmp_path / "b.sgf")]), CORNER_9)
+    only_b = _everything(build_index(tmp_path / "b", [str(tmp_path / "b.sgf")]), CORNER_9)
     for name in ("a", "b"):  # another index where this one was, of as many changes,
         for extra in ("", "-postings"):  # the derived files left: its own games
             os.remove(f"{db}{extra}")
-        assert _build(tmp_path, [str(tmp_path / f"{name}.sgf")]) == db
+        assert build_index(tmp_path, [str(tmp_path / f"{name}.sgf")]) == db
         assert _everything(db, CORNER_9) == (first if name == "a" else only_b)
 
 
@@ -782,7 +767,7 @@ def test_a_store_file_holds_what_the_games_table_gave(tmp_path: Path,
         "(;GM[1]FF[4]SZ[9]PB[李昌镐]PW[Łukasz]BR[9p]WR[3k]EV[Cup\nfinal]GN[g]PC[Seoul]HA[2]"
         "RE[B+R]DT[2001-01-01];B[aa])(;GM[1]FF[4]SZ[9];B[ab])"
         "(;GM[1]FF[4]SZ[9]PB[Alice]WR[2d]EV[Cup]DT[1999];B[ac])", encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "g.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "g.sgf")])
 
     def columns(store: Any) -> Any:
         return (store.ids.tolist(), store.live.tolist(), store.winners.tolist(),
@@ -822,7 +807,7 @@ def test_games_added_go_to_a_new_segment(tmp_path: Path) -> None:
     for name in ("a", "b"):
         (tmp_path / f"{name}.sgf").write_text("(;GM[1]FF[4]SZ[9];B[cg];W[gc])",
                                               encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "a.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "a.sgf")])
     with Index(db) as index:
         index.pattern(CORNER_9)
         index.build([str(tmp_path / "b.sgf")])
@@ -895,7 +880,7 @@ def test_chunks_and_threads_report_what_one_pass_does(tmp_path: Path,
         games.append(f"(;GM[1]FF[4]SZ[9]RE[{'BW'[state % 2]}+R]DT[20{state % 20:02d}]"
                      f"{''.join(dict.fromkeys(moves))})")
     (tmp_path / "many.sgf").write_text("".join(games), encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / "many.sgf")])
+    db = build_index(tmp_path, [str(tmp_path / "many.sgf")])
     shape = "\n".join(["---------"] * 3 + ["---.X----", "---.O----"] + ["---------"] * 4)
 
     def everything(**options: Any) -> Any:
@@ -924,10 +909,10 @@ def _corner_reference(db: str, size: int) -> set[tuple[int, int, int]]:
     keys = scheme(CORNER_SCHEME, size)
     found = set()
     with Index(db, read_only=True) as index:
-        for game_id, game_size, _ in _positions(db):
+        for game_id, game_size, _ in positions_of(db):
             if game_size != size:
                 continue
-            for board in _boards(index, game_id).boards.tolist():
+            for board in stored_boards(index, game_id).boards.tolist():
                 for level, side in enumerate(levels(size)):
                     inside = squares(size, side)
                     for c in range(4):
@@ -956,15 +941,6 @@ def _postings(db: str, size: int) -> set[tuple[int, int, int]]:
     return found
 
 
-def _corner_diagram(board: list[int], size: int, corner: int, outside: list[str],
-                    side: int = 7) -> str:
-    """A diagram whose square of ``side`` at ``corner`` holds ``board``'s stones
-    there, fully specified; ``outside[p]`` elsewhere."""
-    inside = squares(size, side)[corner]
-    symbols = [".XO"[board[p]] if inside[p] else outside[p] for p in range(size * size)]
-    return "\n".join("".join(symbols[r * size : (r + 1) * size]) for r in reversed(range(size)))
-
-
 @settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data(), symmetry=st.sampled_from(["full", "d4", "none"]),
@@ -980,18 +956,15 @@ def test_corner_postings_never_drop_a_game_the_reference_finds(
     and on the pure path."""
     record = data.draw(sgfgen.records(st.sampled_from([5, 8, 9, 13]), same_size=True,
                                       faults=False, max_depth=0, max_games=4))
-    folder = tmp_path_factory.mktemp("records")
-    path = folder / "games.sgf"
-    path.write_text(record.sgf(), encoding="utf-8")
-    db = _build(folder, [str(path)])
+    db = record_index(tmp_path_factory.mktemp("records"), record)
     size = record.games[0].size
     assert _postings(db, size) == _corner_reference(db, size)
-    held = [game_id for game_id, _, positions in _positions(db) if positions]
+    held = [game_id for game_id, _, positions in positions_of(db) if positions]
     if not held:
         return
     with Index(db, read_only=True) as index:
         game_id = data.draw(st.sampled_from(held))
-        boards = _boards(index, game_id).boards
+        boards = stored_boards(index, game_id).boards
     board = boards[data.draw(st.integers(0, len(boards) - 1))]
     g = data.draw(st.sampled_from(ELEMENTS))
     turned = g.image_array(board.reshape(size, size)).reshape(-1)
@@ -1004,7 +977,7 @@ def test_corner_postings_never_drop_a_game_the_reference_finds(
         strict=True)]
     corner = data.draw(st.integers(0, 3))
     side = data.draw(st.sampled_from(levels(size)))  # its 7x7 or only its 5x5 square
-    diagram = _corner_diagram(turned.tolist(), size, corner, outside, side)
+    diagram = corner_diagram(turned.tolist(), size, corner, outside, side)
     query = PatternQuery(diagram, symmetry=symmetry, to_move=to_move, max_move=max_move)
     assert query.corner is not None or not turned[squares(size, side)[corner]].any()
     expected = set()
@@ -1052,7 +1025,7 @@ def test_a_fully_specified_corner_is_searched_by_its_postings(tmp_path: Path) ->
              "d.sgf": "(;GM[1]FF[4]SZ[9];B[ee])"}
     for name, text in games.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    db = _build(tmp_path, [str(tmp_path / name) for name in sorted(games)])
+    db = build_index(tmp_path, [str(tmp_path / name) for name in sorted(games)])
     corner = CORNER_7
     query = PatternQuery(corner)
     assert query.corner is not None

@@ -1,0 +1,254 @@
+"""Corner answers: the hits of frequent corner squares summed up once a segment
+(gohash.pattern.answers), against the pure path, which scans every game."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gohash.group.symmetry import ELEMENTS
+from gohash.index.filters import Filters
+from gohash.index.index import Index
+from gohash.index.patterns import answers_path
+from gohash.pattern import answers as answers_module
+from gohash.pattern import search
+from gohash.pattern.answers import AnswerFile
+from gohash.pattern.corners import levels, squares
+from gohash.pattern.search import PatternQuery, answer_segment
+from tests.support import sgfgen
+from tests.support.pattern_index import (
+    build_index,
+    corner_diagram,
+    positions_of,
+    record_index,
+    stored_boards,
+)
+
+
+def _result(db: str, diagram: str, **options: Any) -> Any:
+    with Index(db, read_only=True) as index:
+        return index.pattern(diagram, **options).to_json(paths=False)
+
+
+def _answered(db: str, diagram: str) -> int:
+    """How many segments hold an answer of ``diagram``'s square."""
+    query = PatternQuery(diagram)
+    with Index(db, read_only=True) as index:
+        store = index._game_store(query.size)
+    if query.square is None or query.corner is None:
+        return 0
+    return sum(block is not None and block.find(query.corner[0], query.square) is not None
+               for block in store.answers)
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data(), frequent=st.sampled_from([1, 2, 3]),
+       page=st.sampled_from([(100, 0), (1, 0), (2, 1), (3, 5)]))
+def test_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent: int,
+                                     page: tuple[int, int]) -> None:
+    """A fully specified corner square alone, taken from a game's position turned
+    by any element, found by the segments' answers (every key that ``frequent``
+    games hold answered), reports what the pure path reports: matches of the
+    page, counts and continuations; with a filter (answers only where it keeps
+    every game of the key) and without."""
+    record = data.draw(sgfgen.records(st.sampled_from([5, 9, 13, 19]), same_size=True,
+                                      faults=False, max_depth=0, max_games=6))
+    db = record_index(tmp_path_factory.mktemp("records"), record)
+    size = record.games[0].size
+    held = [game_id for game_id, _, positions in positions_of(db) if positions]
+    if not held:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, "FREQUENT", frequent)
+        with Index(db, read_only=True) as index:
+            boards = stored_boards(index, data.draw(st.sampled_from(held))).boards
+            index._game_store(size)
+    board = boards[data.draw(st.integers(0, len(boards) - 1))]
+    g = data.draw(st.sampled_from(ELEMENTS))
+    turned = g.image_array(board.reshape(size, size)).reshape(-1)
+    if g.swap:
+        turned = np.where(turned == 0, 0, 3 - turned)
+    side = data.draw(st.sampled_from(levels(size)))
+    corner = data.draw(st.integers(0, 3))
+    if not turned[squares(size, side)[corner]].any():
+        return
+    diagram = corner_diagram(turned.tolist(), size, corner, ["-"] * (size * size), side)
+    # Every key a game holds is answered; where squares overlap (boards under
+    # 2 x 7), the stones of one key may lie in two corners' squares, the
+    # answer is of one of them, and the other is scanned.
+    if frequent == 1 and 2 * side <= size:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(search, "FREQUENT", frequent)
+            assert _answered(db, diagram) == 1
+    limit, offset = page
+    for filters in (None, Filters(result="B")):
+        options = {"limit": limit, "offset": offset, "filters": filters}
+        assert _result(db, diagram, pure=False, **options) == _result(db, diagram, pure=True,
+                                                                      **options)
+
+
+# The 4-4 points of a 9x9 board set up at once (a handicap), then White's move: a
+# 5x5 corner square holds one 4-4 point, so the 4-4 alone is in all four at the
+# setup, four placements hitting one position (whose match is the lowest
+# placement's, so depends on the query's frame): those games are left out of
+# the answers and scanned.  A 7x7 square of 9x9 holds all four 4-4 points.
+HANDICAP = "(;GM[1]FF[4]SZ[9]RE[{result}]DT[{date}]AB[dd][df][fd][ff];W[{move}];B[cc])"
+
+
+@pytest.fixture
+def handicaps(tmp_path: Path) -> str:
+    paths = []
+    for n, (result, date, move) in enumerate([("B+R", "2001-01-01", "cg"),
+                                              ("W+R", "2002-02-02", "gc"),
+                                              ("B+3.5", "2003-03-03", "ee"),
+                                              ("W+T", "1999-09-09", "cg")]):
+        path = tmp_path / f"h{n}.sgf"
+        path.write_text(HANDICAP.format(result=result, date=date, move=move), encoding="utf-8")
+        paths.append(str(path))
+    (tmp_path / "single.sgf").write_text("(;GM[1]FF[4]SZ[9]RE[B+R]DT[2004-04-04];B[df];W[cg])",
+                                         encoding="utf-8")
+    return build_index(tmp_path, [*paths, str(tmp_path / "single.sgf")])
+
+
+# B D4 alone in the lower left 5x5 square of 9x9.
+LONE_5 = "\n".join(["---------"] * 4 + [".....----", "...X.----", ".....----", ".....----",
+                                        ".....----"])
+
+
+def test_games_where_two_placements_hit_at_once_are_scanned(handicaps: str,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    seven = "\n".join(["---------"] * 2 + [".......--"] * 3 + ["...X...--"] + [".......--"] * 3)
+    for diagram in (LONE_5, seven):
+        assert _answered(handicaps, diagram) == 1
+        for limit, offset in ((100, 0), (1, 0), (2, 3)):
+            options = {"limit": limit, "offset": offset}
+            assert _result(handicaps, diagram, pure=False, **options) == _result(
+                handicaps, diagram, pure=True, **options)
+    with Index(handicaps, read_only=True) as index:
+        (block,) = index._game_store(9).answers
+    assert block is not None
+
+    def answer(diagram: str) -> tuple[list[int], int, int]:
+        query = PatternQuery(diagram)
+        assert query.corner is not None and query.square is not None and block is not None
+        at = block.find(query.corner[0], query.square)
+        assert at is not None
+        left = block.exceptions[block.exception_offsets[at] : block.exception_offsets[at + 1]]
+        return sorted(left.tolist()), int(block.totals[at]), int(block.games[at])
+
+    # The four handicap games scanned, the last game answered.
+    assert answer(LONE_5) == ([0, 1, 2, 3], 1, 1)
+    # Only the last game holds a lone 4-4 point in a 7x7 square.
+    assert answer(seven) == ([], 1, 1)
+    found = _result(handicaps, LONE_5)
+    assert (found["total"], found["games"]) == (5, 5)
+    c3 = found["continuations"][0]
+    assert (c3["gtp"], c3["count"], c3["black_wins"], c3["white_wins"], c3["first_date"],
+            c3["last_date"]) == ("C3", 3, 2, 1, "1999-09-09", "2004-04-04")
+
+
+def test_answers_follow_a_game_s_winner_changed(handicaps: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    before = _result(handicaps, LONE_5, pure=False)
+    with sqlite3.connect(handicaps) as db:
+        db.execute("UPDATE games SET winner = CASE winner WHEN 'B' THEN 'W' ELSE 'B' END, "
+                   "date = '1990-01-01'")
+    after = _result(handicaps, LONE_5, pure=False)
+    assert after != before
+    assert after == _result(handicaps, LONE_5, pure=True)
+
+
+def test_the_answers_file_is_read_again_and_made_again_when_damaged(
+        handicaps: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    expected = _result(handicaps, LONE_5, pure=True)
+    assert _result(handicaps, LONE_5, pure=False) == expected
+    path = answers_path(handicaps, 9)
+    blocks = AnswerFile(path, 9).read()
+    assert len(blocks) == 1 and len(blocks[0].keys)
+    made = []
+    monkeypatch.setattr(search, "answer_segment", lambda *a, **k: made.append(1))
+    # Read again: nothing is made.
+    assert _result(handicaps, LONE_5, pure=False) == expected and not made
+    monkeypatch.undo()
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    data = bytearray(Path(path).read_bytes())
+    data[-3] ^= 0xFF
+    Path(path).write_bytes(bytes(data))
+    assert AnswerFile(path, 9).read() == []
+    assert _result(handicaps, LONE_5, pure=False) == expected
+    again = AnswerFile(path, 9).read()
+    assert len(again) == 1
+    assert all(np.array_equal(getattr(again[0], name), getattr(blocks[0], name))
+               for name, _, _ in answers_module._COLUMNS)
+
+
+def test_a_removed_game_is_scanned_not_answered(handicaps: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    with Index(handicaps) as index:
+        index.pattern(LONE_5)
+        index.remove([os.path.join(os.path.dirname(handicaps), "h0.sgf")])
+    assert _result(handicaps, LONE_5, pure=False) == _result(handicaps, LONE_5, pure=True)
+
+
+def test_answer_segment_of_no_frequent_key_is_empty(handicaps: str) -> None:
+    with Index(handicaps, read_only=True) as index:
+        store = index._game_store(9)
+        block = answer_segment(store, 0, frequent=10)
+    assert len(block.keys) == len(block.moves) == 0
+    assert block.exception_offsets.tolist() == block.row_offsets.tolist() == [0]
+
+
+def test_without_a_writable_folder_answers_are_kept_in_memory(
+        handicaps: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+
+    def refused(self: AnswerFile, blocks: Any) -> None:
+        raise PermissionError(13, "Permission denied", self.path)
+
+    monkeypatch.setattr(AnswerFile, "write", refused)
+    expected = _result(handicaps, LONE_5, pure=True)
+    assert _result(handicaps, LONE_5, pure=False) == expected
+    assert not os.path.exists(answers_path(handicaps, 9))
+    assert _answered(handicaps, LONE_5) == 1
+
+
+def test_index_check_verifies_the_answers(handicaps: str,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    with Index(handicaps, read_only=True) as index:
+        index.pattern(LONE_5)
+        assert index.check() == []
+    path = answers_path(handicaps, 9)
+    (block,) = AnswerFile(path, 9).read()
+    # A count changed, the block's CRC made again: only the recount tells.
+    changed = answers_module.SegmentAnswers(
+        block.stamp, **{name: np.array(getattr(block, name)) for name in
+                        answers_module.ANSWER_COLUMNS})
+    changed.count[0] += 1
+    AnswerFile(path, 9).write([changed])
+    with Index(handicaps, read_only=True) as index:
+        (fault,) = index.check()
+    assert "answers of segment 0 are not those of its games" in fault
+    # A damaged block: reported, and made again by the next search.
+    data = bytearray(Path(path).read_bytes())
+    data[-1] ^= 0xFF
+    Path(path).write_bytes(bytes(data))
+    with Index(handicaps, read_only=True) as index:
+        (fault,) = index.check()
+        assert "damaged" in fault and "makes it again" in fault
+        index.pattern(LONE_5)
+    with Index(handicaps, read_only=True) as index:
+        assert index.check() == []
