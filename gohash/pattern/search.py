@@ -338,20 +338,22 @@ class PatternQuery:
         # page only: a chunk's hits bound its memory where it keeps them all.
         per_chunk = CHUNK if twin is None and wanted is not None else min(
             CHUNK, max(256, CHUNK_HITS // len(self.placements) // 64 * 64))
-        narrowed, corner_bits = self._corner_filter(store, selected)
+        narrowed, held, corners = self._corner_filter(store, selected)
         # Games whose hits a segment's answers hold are not scanned for the counts.
-        answered, answer_parts = (self._answered(store, selected) if twin is None
+        answered, answer_parts = (self._answered(store, selected, held) if twin is None
                                   and wanted is not None else (None, []))
         scanned = narrowed if answered is None else narrowed & ~answered
+        corner_bits = None if self.corner is None else _corner_bits(
+            store, held, corners, None if answered is None else ~answered[held])
         chunks = _chunks(store, scanned, per_chunk)
         tally = _Tally(self, store)
         stop = threading.Event()
         candidates = [0] * len(chunks)
 
-        def alive_of(start: int, end: int) -> npt.NDArray[np.uint64]:
+        def alive_of(start: int, end: int, corners: bool = True) -> npt.NDArray[np.uint64]:
             base = start - start % 64
             alive = self.matcher.alive(store.columns, base, end)
-            if corner_bits is not None:
+            if corners and corner_bits is not None:
                 alive &= corner_bits[self.placement_corners, base // 64 : (end + 63) // 64]
             return alive
 
@@ -363,7 +365,10 @@ class PatternQuery:
                 return None
             s, start, end = chunk
             base = start - start % 64
-            alive = alive_of(start, end)
+            # Answered games (a page's) have no corner bits: all placements
+            # followed, the same hits (a corner that never held the key holds
+            # none of them).
+            alive = alive_of(start, end, mask is scanned)
             games = _candidates(alive, base, start, end, mask)
             if twin is not None:
                 return len(games), tally.part(twin(games), wanted)
@@ -421,60 +426,71 @@ class PatternQuery:
                 return canonical_square(self.size, side, corner, codes)
         return None
 
-    def _answered(self, store: GameStore, selected: npt.NDArray[np.bool_]
+    def _answered(self, store: GameStore, selected: npt.NDArray[np.bool_],
+                  held: npt.NDArray[np.int64]
                   ) -> tuple[npt.NDArray[np.bool_] | None, list[_Part]]:
         """The games whose hits the store's answers hold (one flag a game; None:
         none may) and those answers as parts in the query's frame: a segment's
         answer of the query's square where its filters keep every game of the
-        segment that holds the square's key (so they remove none of the hits),
-        the games left out of the answer (:class:`SegmentAnswers`) scanned."""
+        segment that holds the square's key (``held``, in order: so they remove
+        none of the hits), the games left out of the answer
+        (:class:`SegmentAnswers`) scanned."""
         if self.square is None or self.corner is None or not store.answers:
             return None, []
         answered = np.zeros(len(store), dtype=np.bool_)
-        parts = []
+        picked: list[tuple[SegmentAnswers, int, int]] = []
         key = self.corner[0]
+        bounds = np.searchsorted(held, store.starts)
         for s, block in enumerate(store.answers):
             at = None if block is None else block.find(key, self.square)
             if block is None or at is None:
                 continue
             start = int(store.starts[s])
-            games, _ = corner_games([store.segments[s].corners], [len(store.segments[s])],
-                                    store.starts[s : s + 1], key)
+            games = held[bounds[s] : bounds[s + 1]]
             if not selected[games].all():
                 continue
             answered[games] = True
             left = block.exceptions[block.exception_offsets[at] : block.exception_offsets[at + 1]]
             answered[start + left.astype(np.int64)] = False
-            parts.append(self._answer_part(block, at, start, store))
-        return answered, parts
+            picked.append((block, at, start))
+        return answered, [self._answer_part(picked, store)] if picked else []
 
-    def _answer_part(self, block: SegmentAnswers, at: int, start: int,
+    def _answer_part(self, picked: list[tuple[SegmentAnswers, int, int]],
                      store: GameStore) -> _Part:
-        """Answer ``at`` of ``block`` (a segment whose game 0 is ``start``) as a
-        :class:`_Part` in the query's orientation and colours: each move of the
-        square's frame mapped back by the inverse of the element that maps the
-        query's square there, then to its representative here."""
+        """The answers ``picked`` (a block, the answer's number in it, the store
+        number of its segment's game 0) summed up as one :class:`_Part` in the
+        query's orientation and colours: each move of the square's frame mapped
+        back by the inverse of the element that maps the query's square there,
+        then to its representative here."""
         assert self.square is not None
-        rows = slice(int(block.row_offsets[at]), int(block.row_offsets[at + 1]))
+
+        def rows(column: str, dtype: type = np.int64) -> npt.NDArray[Any]:
+            return np.concatenate([getattr(block, column)[
+                block.row_offsets[at] : block.row_offsets[at + 1]] for block, at, _ in picked]
+                                  ).astype(dtype)
+
+        starts = np.concatenate([np.full(int(block.row_offsets[at + 1] - block.row_offsets[at]),
+                                         start, dtype=np.int64) for block, at, start in picked])
         npts = self.size * self.size
-        moves = block.moves[rows]
-        back = self.square.element.inverse
-        point = back.point_permutation(self.size)[moves % npts]
+        moves = rows("moves")
+        swap = self.square.element.swap
         colour = np.where(moves >= npts, 1, 2)
-        if back.swap:
+        if swap:
             colour = 3 - colour
-        black_wins, white_wins = block.black_wins[rows], block.white_wins[rows]
-        if back.swap:
+        black_wins, white_wins = rows("black_wins"), rows("white_wins")
+        if swap:
             black_wins, white_wins = white_wins, black_wins
         ranks = store.date_ranks
-        first_game, last_game = block.first_game[rows], block.last_game[rows]
-        first = np.where(first_game >= 0, ranks[start + np.maximum(first_game, 0)], NO_FIRST)
-        last = np.where(last_game >= 0, ranks[start + np.maximum(last_game, 0)], -1)
+        first_game, last_game = rows("first_game"), rows("last_game")
+        first = np.where(first_game >= 0, ranks[starts + np.maximum(first_game, 0)], NO_FIRST)
+        last = np.where(last_game >= 0, ranks[starts + np.maximum(last_game, 0)], -1)
         none = np.zeros(0, dtype=np.int64)
-        return _Part(int(block.totals[at]), int(block.games[at]), int(block.ended[at]),
-                     self._representatives[colour - 1, point].astype(np.int64),
-                     block.count[rows].astype(np.int64), block.tenuki[rows].astype(np.int64),
-                     black_wins.astype(np.int64), white_wins.astype(np.int64),
+        return _Part(sum(int(block.totals[at]) for block, at, _ in picked),
+                     sum(int(block.games[at]) for block, at, _ in picked),
+                     sum(int(block.ended[at]) for block, at, _ in picked),
+                     self._representatives[colour - 1, self._back_points[moves % npts]].astype(
+                         np.int64),
+                     rows("count"), rows("tenuki"), black_wins, white_wins,
                      first.astype(np.int64), last.astype(np.int64), Found.concatenate([]), none)
 
     def _page(self, store: GameStore, answered: npt.NDArray[np.bool_], wanted: int,
@@ -519,25 +535,27 @@ class PatternQuery:
         return tally.part(clean, 0), shared
 
     def _corner_filter(self, store: GameStore, selected: npt.NDArray[np.bool_]
-                       ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64] | None]:
+                       ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64],
+                                  npt.NDArray[np.uint8]]:
         """``selected`` narrowed to the games whose corner postings hold the
-        query's corner key (:mod:`gohash.pattern.corners`), and ``[corner, word]``
-        the bitsets over the store's games (as the inverted filter's) of those
-        that held it in that corner; ``selected`` and None for a query without a
-        fully specified corner square."""
+        query's corner key (:mod:`gohash.pattern.corners`), those games (in
+        order) and the corners that held it in each (bits); ``selected`` and
+        none for a query without a fully specified corner square."""
         if self.corner is None:
-            return selected, None
+            return selected, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
         games, corners = corner_games(
             [s.corners for s in store.segments], [len(s) for s in store.segments], store.starts,
             self.corner[0])
-        words = (len(store) + 63) // 64
-        flags = np.zeros((4, words * 64), dtype=np.bool_)
-        corner, held_at = np.nonzero(corners >> np.arange(4, dtype=np.uint8)[:, None] & 1)
-        flags[corner, games[held_at]] = True
-        bits = np.packbits(flags, axis=1, bitorder="little").view(np.uint64)
-        held = np.zeros(len(store), dtype=np.bool_)
-        held[games] = True
-        return selected & held, bits
+        narrowed = np.zeros(len(store), dtype=np.bool_)
+        narrowed[games] = True
+        return selected & narrowed, games, corners
+
+    @cached_property
+    def _back_points(self) -> npt.NDArray[np.intp]:
+        """The point of the query's frame of each point of its square's canonical
+        frame (:attr:`square`)."""
+        assert self.square is not None
+        return self.square.element.inverse.point_permutation(self.size)
 
     @cached_property
     def _to_query(self) -> npt.NDArray[np.int32]:
@@ -577,6 +595,25 @@ class PatternQuery:
         for m, q in zip(move.tolist(), point.tolist(), strict=True):
             equivalent[m].append(divmod(q, self.size))
         return [tuple(e) for e in equivalent]
+
+
+def _corner_bits(store: GameStore, games: npt.NDArray[np.int64], corners: npt.NDArray[np.uint8],
+                 kept: npt.NDArray[np.bool_] | None) -> npt.NDArray[np.uint64]:
+    """``[corner, word]``: the bitsets over the store's games (as the inverted
+    filter's) of ``games`` (in order) whose ``corners`` (bits) held the query's
+    key there, of those ``kept`` flags (None: all)."""
+    if kept is not None:
+        games, corners = games[kept], corners[kept]
+    bits = np.zeros((4, (len(store) + 63) // 64), dtype=np.uint64)
+    for c in range(4):
+        # The games are in order: each word's bits ORed over its run of games.
+        held = games[(corners >> c) & 1 == 1]
+        word = held >> 6
+        runs = run_starts(word)
+        if len(runs):
+            bits[c, word[runs]] = np.bitwise_or.reduceat(
+                np.left_shift(np.uint64(1), (held & 63).astype(np.uint64)), runs)
+    return bits
 
 
 def _chunks(store: GameStore, selected: npt.NDArray[np.bool_],
