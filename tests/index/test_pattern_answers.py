@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gohash.group.symmetry import ELEMENTS
+from gohash.index import patterns as patterns_module
 from gohash.index.filters import Filters
 from gohash.index.index import Index
 from gohash.index.patterns import answers_path
@@ -178,7 +179,7 @@ def test_the_answers_file_is_read_again_and_made_again_when_damaged(
     blocks = AnswerFile(path, 9).read()
     assert len(blocks) == 1 and len(blocks[0].keys)
     made = []
-    monkeypatch.setattr(search, "answer_segment", lambda *a, **k: made.append(1))
+    monkeypatch.setattr(patterns_module, "answer_segment", lambda *a, **k: made.append(1))
     # Read again: nothing is made.
     assert _result(handicaps, LONE_5, pure=False) == expected and not made
     monkeypatch.undo()
@@ -252,3 +253,28 @@ def test_index_check_verifies_the_answers(handicaps: str,
         index.pattern(LONE_5)
     with Index(handicaps, read_only=True) as index:
         assert index.check() == []
+
+
+def test_games_added_make_only_their_segment_s_answers(handicaps: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    folder = Path(handicaps).parent
+    (folder / "more.sgf").write_text(
+        "(;GM[1]FF[4]SZ[9]RE[W+R]DT[2005-05-05];B[df];W[ee];B[cg])", encoding="utf-8")
+    made: list[int] = []
+    real = search.answer_segment
+
+    def counted(store: Any, s: int, **options: Any) -> Any:
+        made.append(s)
+        return real(store, s, **options)
+
+    monkeypatch.setattr(patterns_module, "answer_segment", counted)
+    with Index(handicaps) as index:
+        index.pattern(LONE_5)
+        assert made == [0]
+        index.build([str(folder / "more.sgf")])
+        found = index.pattern(LONE_5).to_json(paths=False)
+    assert made == [0, 1]
+    assert len(AnswerFile(answers_path(handicaps, 9), 9).read()) == 2
+    assert found == _result(handicaps, LONE_5, pure=True)
+    assert found["total"] == 6
