@@ -239,7 +239,8 @@ def search_gohash(db: Path, runs: int, patterns: tuple[Shape, ...] = PATTERNS,
         index.pattern(patterns[0].diagram(), **patterns[0].options())
         if verbose:
             print(f"  gohash: the first search after opening the index (its games read, "
-                  f"their pattern and answers files written if missing) {time.perf_counter() - start:.1f} s, "
+                  f"their pattern and answers files written if missing) "
+                  f"{time.perf_counter() - start:.1f} s, "
                   f"CPU {time.process_time() - start_cpu:.1f} s", flush=True)
         for p in patterns:
             diagram, options = p.diagram(), p.options()

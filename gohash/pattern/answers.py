@@ -39,20 +39,24 @@ U8 = npt.NDArray[np.uint8]
 
 @dataclass(frozen=True)
 class SegmentAnswers:
-    """A segment's answers, one a key (``keys``, sorted, as its corner postings
-    hold them): the square they are of (``sides``, ``corners``, ``black``,
-    ``white``: a :class:`~gohash.pattern.corners.Square`), its matches, games
-    hit and matches without a continuation, the games of the segment whose
-    hits are not in them (``exceptions``, from ``exception_offsets``: two
-    placements hit one position, whose match depends on the query's frame),
-    and per continuation (rows from ``row_offsets``) its move in the square's
-    frame (``npts * (colour is Black) + point``, the representative of its
-    images under the square's symmetries), count, tenuki, wins of Black and
-    White, and a game of the segment with its first and last date (-1:
-    none).  ``stamp``: :func:`segment_stamp` of what they were made from."""
+    """A segment's answers, one a key (``keys``, as its corner postings hold
+    them) and winner of the key's games (``winners``: 1 Black, 2 White, 0
+    neither; one answer for each that some of them have, so that a filter of
+    results picks answers), sorted by both: the square they are of
+    (``sides``, ``corners``, ``black``, ``white``: a
+    :class:`~gohash.pattern.corners.Square`), its matches, games hit and
+    matches without a continuation, the games of the segment whose hits are
+    not in them (``exceptions``, from ``exception_offsets``: two placements
+    hit one position, whose match depends on the query's frame), and per
+    continuation (rows from ``row_offsets``) its move in the square's frame
+    (``npts * (colour is Black) + point``, the representative of its images
+    under the square's symmetries), count, tenuki, wins of Black and White,
+    and a game of the segment with its first and last date (-1: none).
+    ``stamp``: :func:`segment_stamp` of what they were made from."""
 
     stamp: tuple[int, int]
     keys: U32
+    winners: U8
     sides: U8
     corners: U8
     black: U64
@@ -71,16 +75,16 @@ class SegmentAnswers:
     first_game: I32
     last_game: I32
 
-    def find(self, key: int, square: Square) -> int | None:
-        """The answer of ``key`` if it is of the stones of ``square``, else None."""
+    def find(self, key: int, square: Square) -> range:
+        """The answers of ``key`` (one a winner) if they are of the stones of
+        ``square``, else none."""
         at = int(np.searchsorted(self.keys, np.uint32(key)))
-        if at == len(self.keys) or int(self.keys[at]) != key:
-            return None
-        if (int(self.sides[at]), int(self.corners[at]), int(self.black[at]),
-                int(self.white[at])) != (square.side, square.corner, square.black,
-                                         square.white):
-            return None
-        return at
+        end = int(np.searchsorted(self.keys, np.uint32(key), side="right"))
+        if at == end or (int(self.sides[at]), int(self.corners[at]), int(self.black[at]),
+                         int(self.white[at])) != (square.side, square.corner, square.black,
+                                                  square.white):
+            return range(0)
+        return range(at, end)
 
 
 def segment_stamp(ids: I64, shas: U64, winners: npt.NDArray[np.int8],
@@ -97,11 +101,12 @@ def segment_stamp(ids: I64, shas: U64, winners: npt.NDArray[np.int8],
 # and its columns, each padded to 8 bytes, in _COLUMNS' order.
 _FILE = struct.Struct("<8sII")
 _FILE_MAGIC = b"GHANSWER"
-_FILE_VERSION = 1
+_FILE_VERSION = 2
 _BLOCK = struct.Struct("<8sIIQQQQI4x")
 _BLOCK_MAGIC = b"ANSWERS1"
 _COLUMNS = (
-    ("keys", np.uint32, "a"), ("sides", np.uint8, "a"), ("corners", np.uint8, "a"),
+    ("keys", np.uint32, "a"), ("winners", np.uint8, "a"), ("sides", np.uint8, "a"),
+    ("corners", np.uint8, "a"),
     ("black", np.uint64, "a"), ("white", np.uint64, "a"), ("totals", np.int64, "a"),
     ("games", np.int64, "a"), ("ended", np.int64, "a"), ("exception_offsets", np.int64, "a+1"),
     ("exceptions", np.int32, "x"), ("row_offsets", np.int64, "a+1"), ("moves", np.int64, "r"),
@@ -191,8 +196,9 @@ def _block_fault(block: SegmentAnswers) -> str | None:
                                ("row", block.row_offsets, len(block.moves))):
         if offsets[0] != 0 or offsets[-1] != end or np.any(np.diff(offsets) < 0):
             return f"its {name} offsets do not cut its columns into answers"
-    if len(block.keys) and np.any(np.diff(block.keys.astype(np.int64)) <= 0):
-        return "its keys are not increasing"
+    order = block.keys.astype(np.int64) * 4 + block.winners
+    if len(block.keys) and (np.any(np.diff(order) <= 0) or int(block.winners.max()) > 2):
+        return "its keys and winners are not increasing"
     if len(block.moves) and (int(block.moves.min()) < 0 or np.any(block.first_game < -1)
                              or np.any(block.last_game < -1)):
         return "a move or a game is negative"

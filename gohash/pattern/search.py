@@ -431,9 +431,10 @@ class PatternQuery:
                   ) -> tuple[npt.NDArray[np.bool_] | None, list[_Part]]:
         """The games whose hits the store's answers hold (one flag a game; None:
         none may) and those answers as parts in the query's frame: a segment's
-        answer of the query's square where its filters keep every game of the
-        segment that holds the square's key (``held``, in order: so they remove
-        none of the hits), the games left out of the answer
+        answers of the query's square, one a winner of the games that hold the
+        square's key (``held``, in order), where the filters keep every game of
+        the winners they keep any of (a filter of results, none: they remove
+        none of the hits of those answers), the games left out of an answer
         (:class:`SegmentAnswers`) scanned."""
         if self.square is None or self.corner is None or not store.answers:
             return None, []
@@ -442,17 +443,24 @@ class PatternQuery:
         key = self.corner[0]
         bounds = np.searchsorted(held, store.starts)
         for s, block in enumerate(store.answers):
-            at = None if block is None else block.find(key, self.square)
-            if block is None or at is None:
+            found = range(0) if block is None else block.find(key, self.square)
+            if block is None or not found:
                 continue
             start = int(store.starts[s])
             games = held[bounds[s] : bounds[s + 1]]
-            if not selected[games].all():
+            kept, winners = selected[games], store.winners[games]
+            # A winner's answer where the filters keep all its games, none where
+            # they keep none of them; otherwise the segment is scanned.
+            used = [at for at in found if kept[winners == block.winners[at]].any()]
+            if not all(kept[winners == block.winners[at]].all() for at in used) or not np.isin(
+                    winners[kept], block.winners[used]).all():
                 continue
-            answered[games] = True
-            left = block.exceptions[block.exception_offsets[at] : block.exception_offsets[at + 1]]
-            answered[start + left.astype(np.int64)] = False
-            picked.append((block, at, start))
+            for at in used:
+                answered[games[winners == block.winners[at]]] = True
+                left = block.exceptions[block.exception_offsets[at] :
+                                        block.exception_offsets[at + 1]]
+                answered[start + left.astype(np.int64)] = False
+                picked.append((block, at, start))
         return answered, [self._answer_part(picked, store)] if picked else []
 
     def _answer_part(self, picked: list[tuple[SegmentAnswers, int, int]],
@@ -517,12 +525,13 @@ class PatternQuery:
             n *= 2
 
     def summed(self, store: GameStore, s: int, games: npt.NDArray[np.int64]
-               ) -> tuple[_Part, npt.NDArray[np.int64]]:
+               ) -> list[tuple[int, _Part, npt.NDArray[np.int64]]]:
         """The hits of ``games`` (store numbers in segment ``s``, in order) by the
-        compiled scan, summed up as a search sums them, but for the games where
-        two placements hit one position (whose match is the lowest placement's,
-        so depends on the query's frame): those are left out and returned
-        (store numbers)."""
+        compiled scan, summed up as a search sums them, by the winner of their
+        games (1 Black, 2 White, 0 neither: each of those ``games`` have), but
+        for the games where two placements hit one position (whose match is the
+        lowest placement's, so depends on the query's frame): those are left
+        out and returned (store numbers) with their winner's sum."""
         segment, start = store.segments[s], int(store.starts[s])
         base = int(games[0]) - int(games[0]) % 64
         alive = self.matcher.alive(store.columns, base, int(games[-1]) + 1)
@@ -530,9 +539,13 @@ class PatternQuery:
         found, _ = self.matcher.scan(segment, start, alive, base, games, tally.summary(None))
         firsts, placed = _firsts(found)
         shared = np.unique(found.game[firsts[placed > 1]]).astype(np.int64)
-        keep = ~np.isin(found.game, shared)
-        clean = Found(*(getattr(found, f.name)[keep] for f in fields(Found)))
-        return tally.part(clean, 0), shared
+        winner = store.winners[found.game]
+        sums = []
+        for w in np.unique(store.winners[games]).tolist():
+            keep = (winner == w) & ~np.isin(found.game, shared)
+            mine = Found(*(getattr(found, f.name)[keep] for f in fields(Found)))
+            sums.append((int(w), tally.part(mine, 0), shared[store.winners[shared] == w]))
+        return sums
 
     def _corner_filter(self, store: GameStore, selected: npt.NDArray[np.bool_]
                        ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64],
@@ -837,7 +850,7 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     ranks = store.date_ranks[start : start + len(segment)]
     dated, dated_at = np.unique(ranks, return_index=True)
     columns: dict[str, list[Any]] = {name: [] for name in (
-        "keys", "sides", "corners", "black", "white", "totals", "games", "ended")}
+        "keys", "winners", "sides", "corners", "black", "white", "totals", "games", "ended")}
     exceptions: list[npt.NDArray[np.int64]] = []
     rows: list[_Part] = []
 
@@ -856,7 +869,8 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
             return None
         return query
 
-    def answer(run: int, length: int) -> tuple[int, Square, _Part, npt.NDArray[np.int64]] | None:
+    def answer(run: int, length: int
+               ) -> tuple[int, Square, list[tuple[int, _Part, npt.NDArray[np.int64]]]] | None:
         key = int(postings.keys[run])
         entries = postings.entries[run : run + length]
         if key not in queries:
@@ -864,8 +878,8 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         query = queries[key]
         if query is None or query.square is None:
             return None
-        part, left = query.summed(store, s, (entries >> np.uint32(4)).astype(np.int64) + start)
-        return key, query.square, part, left
+        return key, query.square, query.summed(
+            store, s, (entries >> np.uint32(4)).astype(np.int64) + start)
 
     frequent_runs = runs[lengths >= frequent].tolist()
     # Two threads: the kernel's scans run without the interpreter lock.
@@ -874,14 +888,15 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     for found in answered:
         if found is None:
             continue
-        key, square, part, left = found
-        for name, value in (("keys", key), ("sides", square.side), ("corners", square.corner),
-                            ("black", square.black), ("white", square.white),
-                            ("totals", part.total), ("games", part.games),
-                            ("ended", part.ended)):
-            columns[name].append(value)
-        exceptions.append(left - start)
-        rows.append(part)
+        key, square, sums = found
+        for winner, part, left in sums:
+            for name, value in (("keys", key), ("winners", winner), ("sides", square.side),
+                                ("corners", square.corner), ("black", square.black),
+                                ("white", square.white), ("totals", part.total),
+                                ("games", part.games), ("ended", part.ended)):
+                columns[name].append(value)
+            exceptions.append(left - start)
+            rows.append(part)
 
     def game_of(rank: npt.NDArray[np.int64], none: npt.NDArray[np.bool_]) -> npt.NDArray[np.int32]:
         at = np.searchsorted(dated, np.where(none, dated[:1] if len(dated) else 0, rank))
@@ -896,7 +911,8 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     return SegmentAnswers(
         segment_stamp(segment.ids, segment.shas, store.winners[start : start + len(segment)],
                       [dates[r] if r >= 0 else None for r in ranks.tolist()]),
-        np.array(columns["keys"], dtype=np.uint32), np.array(columns["sides"], dtype=np.uint8),
+        np.array(columns["keys"], dtype=np.uint32), np.array(columns["winners"], dtype=np.uint8),
+        np.array(columns["sides"], dtype=np.uint8),
         np.array(columns["corners"], dtype=np.uint8), np.array(columns["black"], dtype=np.uint64),
         np.array(columns["white"], dtype=np.uint64), np.array(columns["totals"], dtype=np.int64),
         np.array(columns["games"], dtype=np.int64), np.array(columns["ended"], dtype=np.int64),

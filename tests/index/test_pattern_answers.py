@@ -45,7 +45,7 @@ def _answered(db: str, diagram: str) -> int:
         store = index._game_store(query.size)
     if query.square is None or query.corner is None:
         return 0
-    return sum(block is not None and block.find(query.corner[0], query.square) is not None
+    return sum(block is not None and bool(block.find(query.corner[0], query.square))
                for block in store.answers)
 
 
@@ -58,8 +58,9 @@ def test_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent:
     """A fully specified corner square alone, taken from a game's position turned
     by any element, found by the segments' answers (every key that ``frequent``
     games hold answered), reports what the pure path reports: matches of the
-    page, counts and continuations; with a filter (answers only where it keeps
-    every game of the key) and without."""
+    page, counts and continuations; without a filter, with a filter of
+    results (which picks the answers of a winner), and with one that takes
+    games out of a winner's answer (which is not used)."""
     record = data.draw(sgfgen.records(st.sampled_from([5, 9, 13, 19]), same_size=True,
                                       faults=False, max_depth=0, max_games=6))
     db = record_index(tmp_path_factory.mktemp("records"), record)
@@ -81,6 +82,13 @@ def test_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent:
     corner = data.draw(st.integers(0, 3))
     if not turned[squares(size, side)[corner]].any():
         return
+    # Results drawn for the games (the generator writes none): answers are
+    # one a winner, and a filter of results picks them.
+    with sqlite3.connect(db) as connection:
+        for (game_id,) in connection.execute("SELECT id FROM games").fetchall():
+            connection.execute("UPDATE games SET winner = ? WHERE id = ?",
+                               (data.draw(st.sampled_from([None, "B", "W"])), game_id))
+    connection.close()
     diagram = corner_diagram(turned.tolist(), size, corner, ["-"] * (size * size), side)
     # Every key a game holds is answered; where squares overlap (boards under
     # 2 x 7), the stones of one key may lie in two corners' squares, the
@@ -90,7 +98,8 @@ def test_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent:
             patch.setattr(search, "FREQUENT", frequent)
             assert _answered(db, diagram) == 1
     limit, offset = page
-    for filters in (None, Filters(result="B")):
+    for filters in (None, Filters(result="B"), Filters(result="other"),
+                    Filters(result="W", min_rank="9d")):
         options = {"limit": limit, "offset": offset, "filters": filters}
         assert _result(db, diagram, pure=False, **options) == _result(db, diagram, pure=True,
                                                                       **options)
@@ -140,12 +149,16 @@ def test_games_where_two_placements_hit_at_once_are_scanned(handicaps: str,
     assert block is not None
 
     def answer(diagram: str) -> tuple[list[int], int, int]:
+        """The games left out, the matches and games hit of ``diagram``'s answers
+        (one a winner of the games that hold its square)."""
         query = PatternQuery(diagram)
         assert query.corner is not None and query.square is not None and block is not None
-        at = block.find(query.corner[0], query.square)
-        assert at is not None
-        left = block.exceptions[block.exception_offsets[at] : block.exception_offsets[at + 1]]
-        return sorted(left.tolist()), int(block.totals[at]), int(block.games[at])
+        found = block.find(query.corner[0], query.square)
+        assert found
+        left = [g for at in found for g in block.exceptions[
+            block.exception_offsets[at] : block.exception_offsets[at + 1]].tolist()]
+        return (sorted(left), sum(int(block.totals[at]) for at in found),
+                sum(int(block.games[at]) for at in found))
 
     # The four handicap games scanned, the last game answered.
     assert answer(LONE_5) == ([0, 1, 2, 3], 1, 1)
@@ -178,6 +191,8 @@ def test_the_answers_file_is_read_again_and_made_again_when_damaged(
     path = answers_path(handicaps, 9)
     blocks = AnswerFile(path, 9).read()
     assert len(blocks) == 1 and len(blocks[0].keys)
+    # Copied: the blocks are views of the file, which is damaged in place below.
+    columns = {name: np.array(getattr(blocks[0], name)) for name in answers_module.ANSWER_COLUMNS}
     made = []
     monkeypatch.setattr(patterns_module, "answer_segment", lambda *a, **k: made.append(1))
     # Read again: nothing is made.
@@ -191,8 +206,7 @@ def test_the_answers_file_is_read_again_and_made_again_when_damaged(
     assert _result(handicaps, LONE_5, pure=False) == expected
     again = AnswerFile(path, 9).read()
     assert len(again) == 1
-    assert all(np.array_equal(getattr(again[0], name), getattr(blocks[0], name))
-               for name, _, _ in answers_module._COLUMNS)
+    assert all(np.array_equal(getattr(again[0], name), columns[name]) for name in columns)
 
 
 def test_a_removed_game_is_scanned_not_answered(handicaps: str,
@@ -278,3 +292,24 @@ def test_games_added_make_only_their_segment_s_answers(handicaps: str,
     assert len(AnswerFile(answers_path(handicaps, 9), 9).read()) == 2
     assert found == _result(handicaps, LONE_5, pure=True)
     assert found["total"] == 6
+
+
+@pytest.mark.parametrize("result", ["B", "W", "other"])
+def test_a_filter_of_results_reads_that_winner_s_answers(handicaps: str, result: str,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    picked: list[list[int]] = []
+    real = PatternQuery._answer_part
+
+    def recorded(self: PatternQuery, chosen: Any, store: Any) -> Any:
+        picked.append([int(block.winners[at]) for block, at, _ in chosen])
+        return real(self, chosen, store)
+
+    monkeypatch.setattr(PatternQuery, "_answer_part", recorded)
+    filters = Filters(result=result)
+    found = _result(handicaps, LONE_5, pure=False, filters=filters)
+    # No game of the fixture has another result: no answer is read.
+    assert picked == {"B": [[1]], "W": [[2]], "other": []}[result]
+    assert found == _result(handicaps, LONE_5, pure=True, filters=filters)
+    assert found["total"] == {"B": 3, "W": 2, "other": 0}[result]
