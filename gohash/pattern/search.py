@@ -448,15 +448,20 @@ class PatternQuery:
                 continue
             start = int(store.starts[s])
             games = held[bounds[s] : bounds[s + 1]]
-            kept, winners = selected[games], store.winners[games]
-            # A winner's answer where the filters keep all its games, none where
-            # they keep none of them; otherwise the segment is scanned.
-            used = [at for at in found if kept[winners == block.winners[at]].any()]
-            if not all(kept[winners == block.winners[at]].all() for at in used) or not np.isin(
-                    winners[kept], block.winners[used]).all():
-                continue
+            kept = selected[games]
+            if kept.all():
+                used = list(found)
+                answered[games] = True
+            else:
+                # A winner's answer where the filters keep all its games, none
+                # where they keep none of them; otherwise the segment is scanned.
+                winners = store.winners[games]
+                used = [at for at in found if kept[winners == block.winners[at]].any()]
+                if not all(kept[winners == block.winners[at]].all() for at in used) or not (
+                        np.isin(winners[kept], block.winners[used]).all()):
+                    continue
+                answered[games[kept]] = True
             for at in used:
-                answered[games[winners == block.winners[at]]] = True
                 left = block.exceptions[block.exception_offsets[at] :
                                         block.exception_offsets[at + 1]]
                 answered[start + left.astype(np.int64)] = False
