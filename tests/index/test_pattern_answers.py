@@ -138,7 +138,13 @@ def test_games_where_two_placements_hit_at_once_are_scanned(handicaps: str,
                                                             ) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
     seven = "\n".join(["---------"] * 2 + [".......--"] * 3 + ["...X...--"] + [".......--"] * 3)
-    for diagram in (LONE_5, seven):
+    # The same squares with colours exchanged, and turned into another corner:
+    # the answers' moves, colours and wins mapped back to the query's frame.
+    swapped = LONE_5.replace("X", "O")
+    turned = "\n".join(line[::-1] for line in reversed(seven.split("\n"))).replace("X", "O")
+    frames = {PatternQuery(d).square.element.swap for d in (LONE_5, swapped)}  # type: ignore[union-attr]
+    assert frames == {False, True}
+    for diagram in (LONE_5, seven, swapped, turned):
         assert _answered(handicaps, diagram) == 1
         for limit, offset in ((100, 0), (1, 0), (2, 3)):
             options = {"limit": limit, "offset": offset}
