@@ -236,12 +236,18 @@ def _answered(index: str, store: GameStore) -> GameStore:
     found = {block.stamp: block for block in file.read()}
     if any(stamp not in found for stamp in stamps):
         queries: dict[int, Any] = {}
-        made = {stamp: answer_segment(store, s, queries=queries)
-                for s, stamp in enumerate(stamps) if stamp not in found}
-        found.update(made)
+        for s, stamp in enumerate(stamps):
+            if stamp in found:
+                continue
+            try:
+                found[stamp] = answer_segment(store, s, queries=queries)
+            except StoredGameError:
+                # A damaged segment is left unanswered: a search that scans the
+                # game reports it (with the file's name), as it did before.
+                continue
         # A read-only folder: made again next time.
         with contextlib.suppress(OSError), _locked(index):
-            file.write([found[stamp] for stamp in stamps])
+            file.write([found[stamp] for stamp in stamps if stamp in found])
     answers: list[SegmentAnswers | None] = [found.get(stamp) for stamp in stamps]
     store.answers = answers
     return store

@@ -63,7 +63,7 @@ from .diagram import (
     symmetries,
 )
 from .match import Found, Matcher
-from .store import GameStore
+from .store import GameStore, Segment
 from .tally import NO_FIRST, run_starts, tally
 
 __all__ = [
@@ -928,7 +928,8 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         game_of(first, first == NO_FIRST), game_of(last, last < 0))
 
 
-def _held_square(segment: Any, game: int, corner: int, key: int, size: int) -> Square | None:
+def _held_square(segment: Segment, game: int, corner: int, key: int, size: int
+                 ) -> Square | None:
     """The canonical :class:`Square` of the first node of ``game`` (a number in
     ``segment``) after which the square of ``corner`` holds stones whose key (as
     corner postings hold it) is ``key``; None if none does."""
@@ -936,8 +937,8 @@ def _held_square(segment: Any, game: int, corner: int, key: int, size: int) -> S
     words = flat.changes[flat.change_offsets[game] : flat.change_offsets[game + 1]].astype(
         np.int64)
     point, old, new = (words >> 4) & 0x7FF, (words >> 2) & 3, words & 3
-    if len(point) and int(point.max()) >= size * size:
-        return None
+    if len(point) and (int(point.max()) >= size * size or int(max(old.max(), new.max())) > 2):
+        return None  # a damaged segment: its scan reports it
     zobrist = stone_keys(scheme(CORNER_SCHEME, size))
     last = (words >> 15).astype(np.bool_)  # a node's last change
     for level, side in enumerate(levels(size)):

@@ -13,16 +13,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gohash.errors import DamagedIndexError
 from gohash.group.symmetry import ELEMENTS
 from gohash.index import patterns as patterns_module
 from gohash.index.filters import Filters
 from gohash.index.index import Index
-from gohash.index.patterns import answers_path
+from gohash.index.patterns import answers_path, pattern_path
 from gohash.pattern import answers as answers_module
 from gohash.pattern import search
+from gohash.pattern import store as store_module
 from gohash.pattern.answers import AnswerFile
 from gohash.pattern.corners import levels, squares
 from gohash.pattern.search import PatternQuery, answer_segment
+from gohash.pattern.store import PatternFile
 from tests.support import sgfgen
 from tests.support.pattern_index import (
     build_index,
@@ -319,3 +322,34 @@ def test_a_filter_of_results_reads_that_winner_s_answers(handicaps: str, result:
     assert picked == {"B": [[1]], "W": [[2]], "other": []}[result]
     assert found == _result(handicaps, LONE_5, pure=True, filters=filters)
     assert found["total"] == {"B": 3, "W": 2, "other": 0}[result]
+
+
+def test_a_damaged_change_is_the_scan_s_error_not_the_answers(handicaps: str,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """A change word whose old value is no colour (the file's CRC is checked by
+    `index check`, not by a search): the answers leave its segment out, and the
+    search's scan names the damaged file, as without answers."""
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    with Index(handicaps, read_only=True) as index:
+        index.pattern(LONE_5)
+    path = pattern_path(handicaps, 9)
+    file = PatternFile(path, 9)
+    (segment,), _ = file.read()
+    layout = store_module._layout(len(segment), len(segment.flat.next_colour),
+                                  len(segment.flat.changes), file.width, len(segment.corners))
+    # The second game's first change, in the first segment's body: its keys'
+    # queries come from the first game, and their scans meet it.
+    offset = store_module._FILE.size + store_module._SEGMENT.size + next(
+        at for name, _, _, at in layout.placed if name == "changes") + 2 * int(
+        segment.flat.change_offsets[1])
+    del segment
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        word = int.from_bytes(f.read(2), "little")
+        f.seek(offset)
+        f.write((word | 0b1100).to_bytes(2, "little"))
+    Path(answers_path(handicaps, 9)).unlink()
+    with Index(handicaps, read_only=True) as index, pytest.raises(
+            DamagedIndexError, match=r"pattern file .* is damaged"):
+        index.pattern(LONE_5)
