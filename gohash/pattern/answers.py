@@ -24,11 +24,16 @@ import numpy.typing as npt
 from ..segments import Layout, replacing
 from .corners import Square
 
-__all__ = ["ANSWER_COLUMNS", "FREQUENT", "AnswerFile", "SegmentAnswers", "segment_stamp"]
+__all__ = ["ANSWER_COLUMNS", "FREQUENT", "FREQUENT_TO_MOVE", "AnswerFile", "SegmentAnswers",
+           "segment_stamp"]
 
 FREQUENT = 256
 """Games of a segment that must hold a corner square's key for its hits to be
 summed up ahead: below it, a search scans them (a few milliseconds)."""
+
+FREQUENT_TO_MOVE = 1024
+"""Games of a segment that must hold a key for its hits with each side to move
+to be summed up too (two scans more a key): below it, such a search scans them."""
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -40,9 +45,11 @@ U8 = npt.NDArray[np.uint8]
 @dataclass(frozen=True)
 class SegmentAnswers:
     """A segment's answers, one a key (``keys``, as its corner postings hold
-    them) and winner of the key's games (``winners``: 1 Black, 2 White, 0
+    them), side to move asked for (``to_move``: 0 any, 1 Black, 2 White, in the
+    square's frame; the two sides only for keys :data:`FREQUENT_TO_MOVE` games
+    hold) and winner of the key's games (``winners``: 1 Black, 2 White, 0
     neither; one answer for each that some of them have, so that a filter of
-    results picks answers), sorted by both: the square they are of
+    results picks answers), sorted by the three: the square they are of
     (``sides``, ``corners``, ``black``, ``white``: a
     :class:`~gohash.pattern.corners.Square`), its matches, games hit and
     matches without a continuation, the games of the segment whose hits are
@@ -56,6 +63,7 @@ class SegmentAnswers:
 
     stamp: tuple[int, int]
     keys: U32
+    to_move: U8
     winners: U8
     sides: U8
     corners: U8
@@ -75,16 +83,18 @@ class SegmentAnswers:
     first_game: I32
     last_game: I32
 
-    def find(self, key: int, square: Square) -> range:
-        """The answers of ``key`` (one a winner) if they are of the stones of
-        ``square``, else none."""
+    def find(self, key: int, square: Square, to_move: int = 0) -> range:
+        """The answers of ``key`` with ``to_move`` (one a winner) if they are of the
+        stones of ``square``, else none."""
         at = int(np.searchsorted(self.keys, np.uint32(key)))
         end = int(np.searchsorted(self.keys, np.uint32(key), side="right"))
         if at == end or (int(self.sides[at]), int(self.corners[at]), int(self.black[at]),
                          int(self.white[at])) != (square.side, square.corner, square.black,
                                                   square.white):
             return range(0)
-        return range(at, end)
+        first = at + int(np.searchsorted(self.to_move[at:end], to_move))
+        last = at + int(np.searchsorted(self.to_move[at:end], to_move, side="right"))
+        return range(first, last)
 
 
 def segment_stamp(ids: I64, shas: U64, winners: npt.NDArray[np.int8],
@@ -101,11 +111,12 @@ def segment_stamp(ids: I64, shas: U64, winners: npt.NDArray[np.int8],
 # and its columns, each padded to 8 bytes, in _COLUMNS' order.
 _FILE = struct.Struct("<8sII")
 _FILE_MAGIC = b"GHANSWER"
-_FILE_VERSION = 2
+_FILE_VERSION = 3
 _BLOCK = struct.Struct("<8sIIQQQQI4x")
 _BLOCK_MAGIC = b"ANSWERS1"
 _COLUMNS = (
-    ("keys", np.uint32, "a"), ("winners", np.uint8, "a"), ("sides", np.uint8, "a"),
+    ("keys", np.uint32, "a"), ("to_move", np.uint8, "a"), ("winners", np.uint8, "a"),
+    ("sides", np.uint8, "a"),
     ("corners", np.uint8, "a"),
     ("black", np.uint64, "a"), ("white", np.uint64, "a"), ("totals", np.int64, "a"),
     ("games", np.int64, "a"), ("ended", np.int64, "a"), ("exception_offsets", np.int64, "a+1"),
@@ -196,9 +207,10 @@ def _block_fault(block: SegmentAnswers) -> str | None:
                                ("row", block.row_offsets, len(block.moves))):
         if offsets[0] != 0 or offsets[-1] != end or np.any(np.diff(offsets) < 0):
             return f"its {name} offsets do not cut its columns into answers"
-    order = block.keys.astype(np.int64) * 4 + block.winners
-    if len(block.keys) and (np.any(np.diff(order) <= 0) or int(block.winners.max()) > 2):
-        return "its keys and winners are not increasing"
+    order = (block.keys.astype(np.int64) * 4 + block.to_move) * 4 + block.winners
+    if len(block.keys) and (np.any(np.diff(order) <= 0) or int(block.winners.max()) > 2
+                            or int(block.to_move.max()) > 2):
+        return "its keys, sides to move and winners are not increasing"
     if len(block.moves) and (int(block.moves.min()) < 0 or np.any(block.first_game < -1)
                              or np.any(block.last_game < -1)):
         return "a move or a game is negative"

@@ -37,7 +37,7 @@ from ..group.coords import move_json
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import ELEMENTS, Element, Point
 from . import kernel
-from .answers import FREQUENT, SegmentAnswers, segment_stamp
+from .answers import FREQUENT, FREQUENT_TO_MOVE, SegmentAnswers, segment_stamp
 from .corners import (
     CORNER_SCHEME,
     Square,
@@ -263,8 +263,9 @@ class PatternQuery:
     number a hit may have (None: any); ``sequence`` the moves that must follow
     (:func:`~gohash.pattern.diagram.parse_sequence`).  ``square``: the canonical
     frame (:class:`~gohash.pattern.corners.Square`) of a query that segments'
-    answers may answer (its region a fully specified corner square, every
-    option at its default), else None."""
+    answers may answer (its region a fully specified corner square, all 16
+    symmetries, no move limit or sequence), else None; ``frame_to_move`` its
+    side to move in that frame's colours (0: any)."""
 
     def __init__(
         self,
@@ -296,8 +297,14 @@ class PatternQuery:
         self.corner = corner_query(pattern)
         self.placement_corners = None if self.corner is None else placement_corners(
             pattern, self.corner[1], self.placements)
-        plain = to_move in (None, "any") and max_move is None and not pattern.sequence
-        self.square = self._square() if plain and symmetry == "full" else None
+        plain = max_move is None and not pattern.sequence and symmetry == "full"
+        side = {None: 0, "any": 0, "b": 1, "w": 2}[to_move]
+        # A side to move of a pattern that some element maps onto itself with
+        # colours exchanged names no side of the frame: not answered.
+        self.square = self._square() if plain and not (
+            side and any(g.swap for g in self.symmetries)) else None
+        self.frame_to_move = 0 if not side or self.square is None else (
+            3 - side if self.square.element.swap else side)
         self.matcher = Matcher(
             self.placements, self.keys,
             to_move={None: 0, "any": 0, "b": 1, "w": 2}[to_move],
@@ -443,7 +450,8 @@ class PatternQuery:
         key = self.corner[0]
         bounds = np.searchsorted(held, store.starts)
         for s, block in enumerate(store.answers):
-            found = range(0) if block is None else block.find(key, self.square)
+            found = range(0) if block is None else block.find(key, self.square,
+                                                               self.frame_to_move)
             if block is None or not found:
                 continue
             start = int(store.starts[s])
@@ -847,6 +855,7 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     serves them all).  Needs the compiled kernel."""
     queries = {} if queries is None else queries
     frequent = FREQUENT if frequent is None else frequent
+    frequent_to_move = max(frequent, FREQUENT_TO_MOVE)
     segment, start = store.segments[s], int(store.starts[s])
     size, npts = store.size, store.size * store.size
     postings = segment.corners
@@ -855,7 +864,8 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     ranks = store.date_ranks[start : start + len(segment)]
     dated, dated_at = np.unique(ranks, return_index=True)
     columns: dict[str, list[Any]] = {name: [] for name in (
-        "keys", "winners", "sides", "corners", "black", "white", "totals", "games", "ended")}
+        "keys", "to_move", "winners", "sides", "corners", "black", "white", "totals", "games",
+        "ended")}
     exceptions: list[npt.NDArray[np.int64]] = []
     rows: list[_Part] = []
 
@@ -875,7 +885,7 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         return query
 
     def answer(run: int, length: int
-               ) -> tuple[int, Square, list[tuple[int, _Part, npt.NDArray[np.int64]]]] | None:
+               ) -> tuple[int, Square, list[tuple[int, int, _Part, npt.NDArray[np.int64]]]] | None:
         key = int(postings.keys[run])
         entries = postings.entries[run : run + length]
         if key not in queries:
@@ -883,8 +893,14 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         query = queries[key]
         if query is None or query.square is None:
             return None
-        return key, query.square, query.summed(
-            store, s, (entries >> np.uint32(4)).astype(np.int64) + start)
+        games = (entries >> np.uint32(4)).astype(np.int64) + start
+        sums = [(0, *summed) for summed in query.summed(store, s, games)]
+        if length >= frequent_to_move and not any(g.swap for g in query.symmetries):
+            # The square's own frame: its query's sides are the frame's.
+            for side, name in ((1, "b"), (2, "w")):
+                sums += [(side, *summed) for summed in PatternQuery(
+                    query.pattern, to_move=name).summed(store, s, games)]
+        return key, query.square, sums
 
     frequent_runs = runs[lengths >= frequent].tolist()
     # Two threads: the kernel's scans run without the interpreter lock.
@@ -894,8 +910,9 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         if found is None:
             continue
         key, square, sums = found
-        for winner, part, left in sums:
-            for name, value in (("keys", key), ("winners", winner), ("sides", square.side),
+        for to_move, winner, part, left in sums:
+            for name, value in (("keys", key), ("to_move", to_move), ("winners", winner),
+                                ("sides", square.side),
                                 ("corners", square.corner), ("black", square.black),
                                 ("white", square.white), ("totals", part.total),
                                 ("games", part.games), ("ended", part.ended)):
@@ -916,7 +933,8 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     return SegmentAnswers(
         segment_stamp(segment.ids, segment.shas, store.winners[start : start + len(segment)],
                       [dates[r] if r >= 0 else None for r in ranks.tolist()]),
-        np.array(columns["keys"], dtype=np.uint32), np.array(columns["winners"], dtype=np.uint8),
+        np.array(columns["keys"], dtype=np.uint32), np.array(columns["to_move"], dtype=np.uint8),
+        np.array(columns["winners"], dtype=np.uint8),
         np.array(columns["sides"], dtype=np.uint8),
         np.array(columns["corners"], dtype=np.uint8), np.array(columns["black"], dtype=np.uint64),
         np.array(columns["white"], dtype=np.uint64), np.array(columns["totals"], dtype=np.int64),

@@ -55,15 +55,17 @@ def _answered(db: str, diagram: str) -> int:
 @settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data(), frequent=st.sampled_from([1, 2, 3]),
-       page=st.sampled_from([(100, 0), (1, 0), (2, 1), (3, 5)]))
+       page=st.sampled_from([(100, 0), (1, 0), (2, 1), (3, 5)]),
+       to_move=st.sampled_from([None, "b", "w"]))
 def test_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent: int,
-                                     page: tuple[int, int]) -> None:
+                                     page: tuple[int, int], to_move: str | None) -> None:
     """A fully specified corner square alone, taken from a game's position turned
     by any element, found by the segments' answers (every key that ``frequent``
     games hold answered), reports what the pure path reports: matches of the
     page, counts and continuations; without a filter, with a filter of
     results (which picks the answers of a winner), and with one that takes
-    games out of a winner's answer (which is not used)."""
+    games out of a winner's answer (which is not used); with a side to move
+    or without (every key answered for both sides too)."""
     record = data.draw(sgfgen.records(st.sampled_from([5, 9, 13, 19]), same_size=True,
                                       faults=False, max_depth=0, max_games=6))
     db = record_index(tmp_path_factory.mktemp("records"), record)
@@ -73,6 +75,7 @@ def test_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent:
         return
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(search, "FREQUENT", frequent)
+        patch.setattr(search, "FREQUENT_TO_MOVE", frequent)
         with Index(db, read_only=True) as index:
             boards = stored_boards(index, data.draw(st.sampled_from(held))).boards
             index._game_store(size)
@@ -103,7 +106,7 @@ def test_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent:
     limit, offset = page
     for filters in (None, Filters(result="B"), Filters(result="other"),
                     Filters(result="W", min_rank="9d")):
-        options = {"limit": limit, "offset": offset, "filters": filters}
+        options = {"limit": limit, "offset": offset, "filters": filters, "to_move": to_move}
         assert _result(db, diagram, pure=False, **options) == _result(db, diagram, pure=True,
                                                                       **options)
 
@@ -140,6 +143,7 @@ def test_games_where_two_placements_hit_at_once_are_scanned(handicaps: str,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     seven = "\n".join(["---------"] * 2 + [".......--"] * 3 + ["...X...--"] + [".......--"] * 3)
     # The same squares with colours exchanged, and turned into another corner:
     # the answers' moves, colours and wins mapped back to the query's frame.
@@ -149,10 +153,17 @@ def test_games_where_two_placements_hit_at_once_are_scanned(handicaps: str,
     assert frames == {False, True}
     for diagram in (LONE_5, seven, swapped, turned):
         assert _answered(handicaps, diagram) == 1
-        for limit, offset in ((100, 0), (1, 0), (2, 3)):
-            options = {"limit": limit, "offset": offset}
-            assert _result(handicaps, diagram, pure=False, **options) == _result(
-                handicaps, diagram, pure=True, **options)
+        for to_move in (None, "b", "w"):
+            query = PatternQuery(diagram, to_move=to_move)
+            assert query.square is not None and query.corner is not None
+            with Index(handicaps, read_only=True) as index:
+                (block,) = index._game_store(9).answers
+            assert block is not None and block.find(query.corner[0], query.square,
+                                                    query.frame_to_move)
+            for limit, offset in ((100, 0), (1, 0), (2, 3)):
+                options = {"limit": limit, "offset": offset, "to_move": to_move}
+                assert _result(handicaps, diagram, pure=False, **options) == _result(
+                    handicaps, diagram, pure=True, **options)
     with Index(handicaps, read_only=True) as index:
         (block,) = index._game_store(9).answers
     assert block is not None
@@ -183,6 +194,7 @@ def test_games_where_two_placements_hit_at_once_are_scanned(handicaps: str,
 def test_answers_follow_a_game_s_winner_changed(handicaps: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     before = _result(handicaps, LONE_5, pure=False)
     with sqlite3.connect(handicaps) as db:
         db.execute("UPDATE games SET winner = CASE winner WHEN 'B' THEN 'W' ELSE 'B' END, "
@@ -195,6 +207,7 @@ def test_answers_follow_a_game_s_winner_changed(handicaps: str,
 def test_the_answers_file_is_read_again_and_made_again_when_damaged(
         handicaps: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     expected = _result(handicaps, LONE_5, pure=True)
     assert _result(handicaps, LONE_5, pure=False) == expected
     path = answers_path(handicaps, 9)
@@ -208,6 +221,7 @@ def test_the_answers_file_is_read_again_and_made_again_when_damaged(
     assert _result(handicaps, LONE_5, pure=False) == expected and not made
     monkeypatch.undo()
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     data = bytearray(Path(path).read_bytes())
     data[-3] ^= 0xFF
     Path(path).write_bytes(bytes(data))
@@ -221,6 +235,7 @@ def test_the_answers_file_is_read_again_and_made_again_when_damaged(
 def test_a_removed_game_is_scanned_not_answered(handicaps: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     with Index(handicaps) as index:
         index.pattern(LONE_5)
         index.remove([os.path.join(os.path.dirname(handicaps), "h0.sgf")])
@@ -238,6 +253,7 @@ def test_answer_segment_of_no_frequent_key_is_empty(handicaps: str) -> None:
 def test_without_a_writable_folder_answers_are_kept_in_memory(
         handicaps: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
 
     def refused(self: AnswerFile, blocks: Any) -> None:
         raise PermissionError(13, "Permission denied", self.path)
@@ -252,6 +268,7 @@ def test_without_a_writable_folder_answers_are_kept_in_memory(
 def test_index_check_verifies_the_answers(handicaps: str,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     with Index(handicaps, read_only=True) as index:
         index.pattern(LONE_5)
         assert index.check() == []
@@ -281,6 +298,7 @@ def test_index_check_verifies_the_answers(handicaps: str,
 def test_games_added_make_only_their_segment_s_answers(handicaps: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     folder = Path(handicaps).parent
     (folder / "more.sgf").write_text(
         "(;GM[1]FF[4]SZ[9]RE[W+R]DT[2005-05-05];B[df];W[ee];B[cg])", encoding="utf-8")
@@ -308,6 +326,7 @@ def test_a_filter_of_results_reads_that_winner_s_answers(handicaps: str, result:
                                                          monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     picked: list[list[int]] = []
     real = PatternQuery._answer_part
 
@@ -331,6 +350,7 @@ def test_a_damaged_change_is_the_scan_s_error_not_the_answers(handicaps: str,
     `index check`, not by a search): the answers leave its segment out, and the
     search's scan names the damaged file, as without answers."""
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
     with Index(handicaps, read_only=True) as index:
         index.pattern(LONE_5)
     path = pattern_path(handicaps, 9)
