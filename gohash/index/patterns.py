@@ -27,7 +27,7 @@ import numpy.typing as npt
 from ..errors import DamagedIndexError, StoredGameError
 from ..metadata import STORED
 from ..pattern import kernel
-from ..pattern.answers import ANSWER_COLUMNS, AnswerFile, SegmentAnswers, segment_stamp
+from ..pattern.answers import ANSWER_COLUMNS, AnswerFile, SegmentAnswers
 from ..pattern.corners import corner_postings
 from ..pattern.search import answer_segment
 from ..pattern.store import (
@@ -231,7 +231,7 @@ def _answered(index: str, store: GameStore) -> GameStore:
     again where the folder is writable."""
     if kernel.match is None:
         return store
-    stamps = _stamps(store)
+    stamps = store.stamps
     file = AnswerFile(answers_path(index, store.size), store.size)
     found = {block.stamp: block for block in file.read()}
     if any(stamp not in found for stamp in stamps):
@@ -334,18 +334,6 @@ def pattern_faults(db: sqlite3.Connection, index: str) -> list[str]:
     return out
 
 
-def _stamps(store: GameStore) -> list[tuple[int, int]]:
-    """The :func:`~gohash.pattern.answers.segment_stamp` of each segment of ``store``."""
-    dates = store.dates
-    stamps = []
-    for s, segment in enumerate(store.segments):
-        start, end = int(store.starts[s]), int(store.starts[s + 1])
-        stamps.append(segment_stamp(segment.ids, segment.shas, store.winners[start:end],
-                                    [dates[r] if r >= 0 else None
-                                     for r in store.date_ranks[start:end].tolist()]))
-    return stamps
-
-
 def _answer_faults(db: sqlite3.Connection, index: str, size: int) -> list[str]:
     """The faults of the answers file of ``size``: damaged, or a block of a
     segment as it is now that is not what its games give (made again)."""
@@ -360,7 +348,7 @@ def _answer_faults(db: sqlite3.Connection, index: str, size: int) -> list[str]:
     blocks = {block.stamp: block for block in answers.read()}
     queries: dict[int, Any] = {}
     out = []
-    for s, stamp in enumerate(_stamps(store)):
+    for s, stamp in enumerate(store.stamps):
         block = blocks.get(stamp)
         if block is None:
             continue

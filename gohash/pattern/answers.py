@@ -89,8 +89,7 @@ class SegmentAnswers:
         at = int(np.searchsorted(self.keys, np.uint32(key)))
         end = int(np.searchsorted(self.keys, np.uint32(key), side="right"))
         if at == end or (int(self.sides[at]), int(self.corners[at]), int(self.black[at]),
-                         int(self.white[at])) != (square.side, square.corner, square.black,
-                                                  square.white):
+                         int(self.white[at])) != square.stones:
             return range(0)
         first = at + int(np.searchsorted(self.to_move[at:end], to_move))
         last = at + int(np.searchsorted(self.to_move[at:end], to_move, side="right"))

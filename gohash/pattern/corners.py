@@ -256,9 +256,15 @@ class Square:
     white: int
     element: Element
 
-    def same_stones(self, other: Square) -> bool:
-        return (self.side, self.corner, self.black, self.white) == (
-            other.side, other.corner, other.black, other.white)
+    @property
+    def stones(self) -> tuple[int, int, int, int]:
+        """What names the stones, the frame's element aside: side, corner, black, white."""
+        return self.side, self.corner, self.black, self.white
+
+    def colours(self) -> npt.NDArray[np.int64]:
+        """The colour (0, 1, 2) of each point of the square, in flat order."""
+        bits = np.arange(self.side * self.side)
+        return ((self.black >> bits) & 1) + 2 * ((self.white >> bits) & 1)
 
 
 def canonical_square(size: int, side: int, corner: int,

@@ -26,7 +26,7 @@ decides.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -139,6 +139,10 @@ class Found:
         return cls(joined("game"), joined("placement"), joined("position"),
                    joined("move_number"), joined("to_move"), joined("next_colour"),
                    joined("next_point"), joined("tenuki"))
+
+    def rows(self, index: npt.NDArray[Any] | slice) -> Found:
+        """The hits at ``index`` (positions, a mask or a slice), in its order."""
+        return Found(*(getattr(self, f.name)[index] for f in fields(Found)))
 
     @classmethod
     def of(cls, hits: Hits, game: Game) -> Found:

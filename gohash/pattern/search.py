@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -37,7 +37,7 @@ from ..group.coords import move_json
 from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import ELEMENTS, Element, Point
 from . import kernel
-from .answers import FREQUENT, FREQUENT_TO_MOVE, SegmentAnswers, segment_stamp
+from .answers import FREQUENT, FREQUENT_TO_MOVE, SegmentAnswers
 from .corners import (
     CORNER_SCHEME,
     Square,
@@ -307,7 +307,7 @@ class PatternQuery:
             3 - side if self.square.element.swap else side)
         self.matcher = Matcher(
             self.placements, self.keys,
-            to_move={None: 0, "any": 0, "b": 1, "w": 2}[to_move],
+            to_move=side,
             max_move=-1 if max_move is None else max_move,
         )
 
@@ -532,9 +532,7 @@ class PatternQuery:
                 return None
             found = [o[1] for o in outcomes if o is not None]
             if sum(p.total for p in found) >= wanted or n >= len(order):
-                none = np.zeros(0, dtype=np.int64)
-                return [_Part(0, 0, 0, none, none, none, none, none, none, none, p.kept,
-                              p.placed) for p in found]
+                return [replace(_Part.empty(), kept=p.kept, placed=p.placed) for p in found]
             n *= 2
 
     def summed(self, store: GameStore, s: int, games: npt.NDArray[np.int64]
@@ -556,8 +554,8 @@ class PatternQuery:
         sums = []
         for w in np.unique(store.winners[games]).tolist():
             keep = (winner == w) & ~np.isin(found.game, shared)
-            mine = Found(*(getattr(found, f.name)[keep] for f in fields(Found)))
-            sums.append((int(w), tally.part(mine, 0), shared[store.winners[shared] == w]))
+            sums.append((int(w), tally.part(found.rows(keep), 0),
+                         shared[store.winners[shared] == w]))
         return sums
 
     def _corner_filter(self, store: GameStore, selected: npt.NDArray[np.bool_]
@@ -708,7 +706,7 @@ def _kept(found: Found, firsts: npt.NDArray[np.intp], placed: npt.NDArray[np.int
     """The first ``wanted`` matches (None: all) of ``found`` (:func:`_firsts`)
     and their placements."""
     keep = firsts if wanted is None else firsts[:wanted]
-    return Found(*(getattr(found, f.name)[keep] for f in fields(Found))), placed[: len(keep)]
+    return found.rows(keep), placed[: len(keep)]
 
 
 class _Tally:
@@ -806,10 +804,9 @@ class _Tally:
         # In the store's order: a page's matches of answered games come after the
         # parts that were scanned for their counts.
         order = np.lexsort((found.position, found.game))
-        found = Found(*(getattr(found, f.name)[order] for f in fields(Found)))
-        placed = placed[order]
+        found, placed = found.rows(order), placed[order]
         window = slice(offset, None if limit is None else offset + limit)
-        found = Found(*(getattr(found, f.name)[window] for f in fields(Found)))
+        found = found.rows(window)
         ids = store.ids[found.game].tolist()
         known = records(sorted(set(ids)))
         placements = query.placements
@@ -875,12 +872,10 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         if square is None:
             return None
         codes = np.full(npts, OUTSIDE, dtype=np.int64)
-        points = np.flatnonzero(squares(size, square.side)[square.corner])
-        bits = np.arange(len(points))
-        codes[points] = ((square.black >> bits) & 1) + 2 * ((square.white >> bits) & 1)
+        codes[np.flatnonzero(squares(size, square.side)[square.corner])] = square.colours()
         query = PatternQuery(Pattern(size, tuple(codes.tolist())))
         if (query.corner is None or query.corner[0] != key or query.square is None
-                or not query.square.same_stones(square)):
+                or query.square.stones != square.stones):
             return None
         return query
 
@@ -929,10 +924,8 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
 
     first, last = joined("first"), joined("last")
-    dates = store.dates
     return SegmentAnswers(
-        segment_stamp(segment.ids, segment.shas, store.winners[start : start + len(segment)],
-                      [dates[r] if r >= 0 else None for r in ranks.tolist()]),
+        store.stamps[s],
         np.array(columns["keys"], dtype=np.uint32), np.array(columns["to_move"], dtype=np.uint8),
         np.array(columns["winners"], dtype=np.uint8),
         np.array(columns["sides"], dtype=np.uint8),

@@ -31,7 +31,7 @@ from ..errors import PatternError
 from ..group.coords import sgf_order
 from ..segments import Layout, replacing
 from . import kernel
-from .answers import SegmentAnswers
+from .answers import SegmentAnswers, segment_stamp
 from .corners import Postings, corner_postings
 
 __all__ = ["NO_LEVEL", "Columns", "Flat", "GameStore", "PatternFile", "Segment", "StoreFile",
@@ -397,6 +397,19 @@ class GameStore:
     def date_ranks(self) -> I32:
         """Per game, the index of its date in :attr:`dates` (-1: none)."""
         return self.texts["date"].ranks
+
+    @cached_property
+    def stamps(self) -> list[tuple[int, int]]:
+        """Per segment, :func:`~gohash.pattern.answers.segment_stamp` of its games
+        and of the winners and dates this store gives them: what its answers
+        are made of."""
+        dates, stamps = self.dates, []
+        for s, segment in enumerate(self.segments):
+            start, end = int(self.starts[s]), int(self.starts[s + 1])
+            stamps.append(segment_stamp(segment.ids, segment.shas, self.winners[start:end],
+                                        [dates[r] if r >= 0 else None
+                                         for r in self.date_ranks[start:end].tolist()]))
+        return stamps
 
     def segment_of(self, g: int) -> int:
         """The segment holding game ``g``."""
