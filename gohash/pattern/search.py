@@ -962,9 +962,11 @@ def _held_square(segment: Segment, game: int, corner: int, key: int, size: int
         if len(held):
             upto = int(held[0]) + 1
             board = np.zeros(size * size, dtype=np.int64)
-            # The last change of each point up to there is its value.
-            points, at = np.unique(point[:upto][::-1], return_index=True)
-            board[points] = new[:upto][::-1][at]
+            # The last change of each point up to there is its value (a node
+            # that changes nothing has a word of point 0 that is no change).
+            moved = np.flatnonzero(old[:upto] != new[:upto])
+            points, at = np.unique(point[moved][::-1], return_index=True)
+            board[points] = new[moved][::-1][at]
             return canonical_square(size, side, corner,
                                     board[np.flatnonzero(squares(size, side)[corner])])
     return None

@@ -373,3 +373,20 @@ def test_a_damaged_change_is_the_scan_s_error_not_the_answers(handicaps: str,
     with Index(handicaps, read_only=True) as index, pytest.raises(
             DamagedIndexError, match=r"pattern file .* is damaged"):
         index.pattern(LONE_5)
+
+
+def test_a_square_held_after_a_node_that_changes_nothing(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node that changes nothing (a pass) keeps a word of point 0 that is no
+    change: the stones of a square found again by replaying its game are not
+    those of that word (the square holding A1 alone, first after a pass)."""
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "FREQUENT_TO_MOVE", 1)
+    path = tmp_path / "pass.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[9]AB[ai]AW[bh];W[];AE[bh];B[ee])", encoding="utf-8")
+    db = build_index(tmp_path, [str(path)])
+    lone = "\n".join(["---------"] * 4 + [".....----"] * 4 + ["X....----"])
+    assert _answered(db, lone) == 1
+    for to_move in (None, "b", "w"):
+        assert _result(db, lone, pure=False, to_move=to_move) == _result(
+            db, lone, pure=True, to_move=to_move)
