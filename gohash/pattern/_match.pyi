@@ -67,3 +67,21 @@ def shift_tables(
 ) -> tuple[
     npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.uint64],
 ]: ...
+
+def window_hits(
+    node_offsets: npt.NDArray[np.int64],
+    next_colour: npt.NDArray[np.int8],
+    next_point: npt.NDArray[np.int16],
+    change_offsets: npt.NDArray[np.int64],
+    changes: npt.NDArray[np.uint16],
+    size: int,
+    side: int,
+    window_points: npt.NDArray[np.int32],
+    point_windows: npt.NDArray[np.int32],
+    point_window_offsets: npt.NDArray[np.int32],
+    classes: npt.NDArray[np.int32],
+    orientations: npt.NDArray[np.int8],
+    answered: npt.NDArray[np.int32],
+    winners: npt.NDArray[np.int8],
+    date_ranks: npt.NDArray[np.int32],
+) -> Any: ...

@@ -403,12 +403,10 @@ cdef class Kernel:
         cdef int32_t[::1] start = np.zeros(count, dtype=np.int32)
         cdef int64_t[::1] hit = np.full(count, -1, dtype=np.int64)
         longest = int(np.max(np.diff(node_offsets))) if stores else 0
-        cdef int32_t[::1] play_at_view = np.zeros(npts + 1, dtype=np.int32)
-        cdef int32_t[::1] plays_view = np.zeros(longest + 1, dtype=np.int32)
-        cdef int32_t[::1] stop_view = np.zeros(longest + 1, dtype=np.int32)
-        cdef int32_t* play_at = &play_at_view[0]
-        cdef int32_t* plays = &plays_view[0]
-        cdef int32_t* stop_at = &stop_view[0]
+        cdef _Plays by_point = _Plays(npts, longest)
+        cdef int32_t* play_at = &by_point.play_at[0]
+        cdef int32_t* plays = &by_point.plays[0]
+        cdef int32_t* stop_at = &by_point.stop_at[0]
         # A game's sides to move and move numbers, derived from its moves where
         # it has events (the file keeps neither: Flat.sides says how).
         cdef int8_t[::1] sides_view = np.zeros(longest + 1, dtype=np.int8)
@@ -764,6 +762,18 @@ cdef bint _plays(const int8_t* ncv, const int16_t* npv, int positions, int npts,
     return False
 
 
+cdef class _Plays:
+    """Room for :func:`_plays`' tables of a game of up to ``longest`` positions
+    on a board of ``npts`` points."""
+
+    cdef int32_t[::1] play_at, plays, stop_at
+
+    def __init__(self, int npts, Py_ssize_t longest):
+        self.play_at = np.zeros(npts + 1, dtype=np.int32)
+        self.plays = np.zeros(longest + 1, dtype=np.int32)
+        self.stop_at = np.zeros(longest + 1, dtype=np.int32)
+
+
 cdef int _next_play(int j, const int32_t* region, int n, const int32_t* play_at,
                     const int32_t* plays, const int32_t* stop_at) noexcept nogil:
     """The first position from ``j`` on from which a move was played at one of the
@@ -1071,3 +1081,283 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
     change_offsets[games] = f.nchanges
     return (node_offsets_array, first_array, nc_array, np_array, change_offsets_array,
             np.asarray(f.changes)[:f.nchanges].copy(), removed_array)
+
+
+def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
+                const int16_t[::1] next_point, const int64_t[::1] change_offsets,
+                const uint16_t[::1] changes, int size, int side,
+                const int32_t[::1] window_points, const int32_t[::1] point_windows,
+                const int32_t[::1] point_window_offsets, const int32_t[::1] classes,
+                const int8_t[::1] orientations, const int32_t[::1] answered,
+                const int8_t[::1] winners, const int32_t[::1] date_ranks):
+    """The first hits of every window content in the games of a segment
+    :func:`flatten` ed for ``size``: the windows are the squares of ``side``
+    (``window_points[w * side * side + i * side + j]`` the board point of row
+    ``i``, column ``j`` of window ``w``; ``point_windows[point_window_offsets[p]
+    : point_window_offsets[p + 1]]`` the windows of point ``p``, each ``w *
+    side * side + i * side + j``), a content their points' values as the
+    digits in base 3 of a code (point ``i * side + j`` the digit of ``3 ** (i *
+    side + j)``), ``classes[code]`` its class (-1: none, the empty window's)
+    and ``orientations[code]`` the element that maps it onto its class's
+    canonical content.  A window hits a content at the first position of a
+    game where it holds it (the hit of a pattern query of that content alone,
+    with no side to move, move limit or sequence, at the placement that puts
+    it on that window).
+
+    Without ``answered`` (empty): returns per class the games with a hit, and
+    those of them where two windows hit it at one position.
+    With it (``answered[class]``: the number of its answer, -1 none): the hits
+    of the answered classes summed up as :class:`Summary` sums a query's, per
+    answer, winner (``winners[g]``, 0 neither) and orientation: ``sums[answer,
+    winner, orientation, m]`` (``m = side * side * (colour is Black) + i * side
+    + j``, the continuation's colour and point in the window, on the board as
+    played) holds count, tenuki, wins of Black, of White, lowest and highest
+    ``date_ranks[g]`` (``NO_FIRST`` and -1: none); ``counts[answer, winner]``
+    the matches, games hit and matches without a continuation; and the games
+    where two windows hit one answer's content at one position (whose match
+    depends on the query's frame) as pairs (answer, game), their hits of it
+    left out.  Raises :class:`~gohash.errors.StoredGameError` (``index`` the
+    game in the segment) for a change or move off the board."""
+    cdef Py_ssize_t games = node_offsets.shape[0] - 1, g, node, n0, positions, k, at
+    cdef int npts = size * size, hh = side * side, ncodes = 1
+    cdef int i
+    for i in range(hh):
+        ncodes *= 3
+    cdef Py_ssize_t nwindows = window_points.shape[0] // hh if hh else 0
+    cdef Py_ssize_t nclasses = classes.shape[0]
+    if (size <= 0 or side <= 0 or classes.shape[0] != ncodes
+            or orientations.shape[0] != ncodes
+            or point_window_offsets.shape[0] != npts + 1
+            or point_window_offsets[npts] != point_windows.shape[0]
+            or change_offsets.shape[0] != games + 1
+            or node_offsets[games] != next_colour.shape[0]
+            or next_point.shape[0] != next_colour.shape[0]
+            or change_offsets[games] != changes.shape[0]
+            or winners.shape[0] != games or date_ranks.shape[0] != games):
+        raise ValueError("the window tables or the segment's columns do not agree")
+    if window_points.shape[0] and (np.min(window_points) < 0
+                                   or np.max(window_points) >= npts):
+        raise ValueError("a window point off the board")
+    if point_windows.shape[0] and (np.min(point_windows) < 0
+                                   or np.max(point_windows) >= nwindows * hh):
+        raise ValueError("a point's window that is not one")
+    cdef int nclass = int(np.max(classes)) + 1
+    cdef int nanswers = 0
+    cdef bint summing = answered.shape[0] > 0
+    if summing:
+        if answered.shape[0] != nclass:
+            raise ValueError("the answered classes are not one a class")
+        nanswers = max(0, int(np.max(answered)) + 1)
+    counts_games = np.zeros(nclass, dtype=np.int64)
+    cdef int64_t[::1] class_games = counts_games
+    counts_shared = np.zeros(nclass, dtype=np.int64)
+    cdef int64_t[::1] class_shared = counts_shared
+    cdef int64_t[::1] class_last = np.full(max(nclass, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] sstamp = np.full(max(nclass, 1), -1, dtype=np.int64)
+    sums_array = np.zeros((nanswers, 3, 16, 2 * hh, 6), dtype=np.int64)
+    sums_array[..., 4] = np.iinfo(np.int64).max
+    sums_array[..., 5] = -1
+    cdef int64_t[:, :, :, :, ::1] sums = sums_array
+    counts_array = np.zeros((nanswers, 3, 3), dtype=np.int64)
+    cdef int64_t[:, :, ::1] counts = counts_array
+    exceptions = []
+    code_array = np.zeros(max(nwindows, 1), dtype=np.int32)
+    cdef int32_t[::1] code = code_array
+    wstamp_array = np.full(max(nwindows, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] wstamp = wstamp_array
+    dirty_array = np.zeros(max(nwindows, 1), dtype=np.int32)
+    cdef int32_t[::1] dirty = dirty_array
+    # Which (window, code) a game met already: a bit each, cleared by the list.
+    seen_array = np.zeros((max(nwindows, 1) * ncodes + 7) // 8, dtype=np.uint8)
+    cdef uint8_t[::1] seen = seen_array
+    cdef Py_ssize_t longest = int(np.max(np.diff(node_offsets))) if games else 0
+    cdef Py_ssize_t room = max(16, nwindows * 4)
+    touched_array = np.zeros(room, dtype=np.int64)
+    cdef int64_t[::1] touched = touched_array
+    # A game's hits: answer, position, window, code.
+    hits_array = np.zeros((room, 4), dtype=np.int32)
+    cdef int32_t[:, ::1] hits = hits_array
+    cstamp_array = np.full(max(nclass, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] cstamp = cstamp_array
+    last_array = np.full(max(nanswers, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] last_at = last_array
+    shared_array = np.full(max(nanswers, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] shared = shared_array
+    reported_array = np.full(max(nanswers, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] reported = reported_array
+    hit_game_array = np.full((max(nanswers, 1), 3), -1, dtype=np.int64)
+    cdef int64_t[:, ::1] hit_game = hit_game_array
+    cdef _Plays by_point = _Plays(npts, longest)
+    cdef int32_t* play_at = &by_point.play_at[0]
+    cdef int32_t* plays = &by_point.plays[0]
+    cdef int32_t* stop_at = &by_point.stop_at[0]
+    cdef Py_ssize_t ntouched, nhits, nd, bit
+    cdef int64_t tick = 0
+    cdef int p, old, new, w, c, cls, ans, cont, colour, point, local, winner, t, m, fault = 0
+    cdef int32_t rank
+    cdef bint ended
+    cdef const uint16_t* word
+    cdef const uint16_t* words_end
+    cdef const int8_t* ncv
+    cdef const int16_t* npv
+    cdef int pow3[32]
+    pow3[0] = 1
+    for i in range(1, 32):
+        pow3[i] = pow3[i - 1] * 3 if i <= hh else 0
+    with nogil:
+        for g in range(games):
+            n0 = node_offsets[g]
+            positions = node_offsets[g + 1] - n0
+            if positions <= 0:
+                continue
+            for w in range(nwindows):
+                code[w] = 0
+            ntouched = 0
+            nhits = 0
+            word = &changes[change_offsets[g]]
+            words_end = &changes[0] + change_offsets[g + 1]
+            for node in range(positions):
+                tick += 1
+                nd = 0
+                ended = False
+                while not ended:
+                    if word >= words_end:
+                        fault = 1
+                        break
+                    ended = word[0] >> 15
+                    p = (word[0] >> 4) & POINT
+                    new = word[0] & 3
+                    old = (word[0] >> 2) & 3
+                    word += 1
+                    if p >= npts or new == 3 or old == 3:
+                        fault = 1
+                        break
+                    if old == new:
+                        continue
+                    for k in range(point_window_offsets[p], point_window_offsets[p + 1]):
+                        at = point_windows[k]
+                        w = <int>(at // hh)
+                        if wstamp[w] != tick:
+                            wstamp[w] = tick
+                            dirty[nd] = w
+                            nd += 1
+                        code[w] += (new - old) * pow3[at % hh]
+                if fault:
+                    break
+                for k in range(nd):
+                    w = dirty[k]
+                    c = code[w]
+                    if c < 0 or c >= ncodes:
+                        fault = 1
+                        break
+                    cls = classes[c]
+                    if cls < 0:
+                        continue
+                    if summing:
+                        ans = answered[cls]
+                        if ans < 0:
+                            continue
+                    bit = <Py_ssize_t>w * ncodes + c
+                    if (seen[bit >> 3] >> (bit & 7)) & 1:
+                        continue
+                    seen[bit >> 3] |= <uint8_t>(1 << (bit & 7))
+                    if ntouched == touched.shape[0]:
+                        with gil:
+                            touched_array = np.concatenate([touched_array,
+                                                            np.zeros_like(touched_array)])
+                            touched = touched_array
+                    touched[ntouched] = bit
+                    ntouched += 1
+                    if not summing:
+                        if cstamp[cls] != g:
+                            cstamp[cls] = g
+                            class_games[cls] += 1
+                        if class_last[cls] == (<int64_t>g << 32 | node) and sstamp[cls] != g:
+                            sstamp[cls] = g
+                            class_shared[cls] += 1
+                        class_last[cls] = <int64_t>g << 32 | node
+                        continue
+                    if nhits == hits.shape[0]:
+                        with gil:
+                            hits_array = np.concatenate([hits_array, np.zeros_like(hits_array)])
+                            hits = hits_array
+                    hits[nhits, 0] = ans
+                    hits[nhits, 1] = <int32_t>node
+                    hits[nhits, 2] = w
+                    hits[nhits, 3] = c
+                    nhits += 1
+                    # Two windows hitting one answer's content at one position.
+                    if last_at[ans] == (<int64_t>g << 32 | node):
+                        shared[ans] = g
+                    last_at[ans] = <int64_t>g << 32 | node
+                if fault:
+                    break
+            for k in range(ntouched):
+                bit = touched[k]
+                seen[bit >> 3] &= <uint8_t>~(1 << (bit & 7))
+            if fault:
+                break
+            if nhits == 0:
+                continue
+            ncv = &next_colour[n0]
+            npv = &next_point[n0]
+            if _plays(ncv, npv, <int>positions, npts, play_at, plays, stop_at):
+                fault = 1
+                break
+            winner = winners[g]
+            if winner < 0 or winner > 2:
+                winner = 0
+            rank = date_ranks[g]
+            for k in range(nhits):
+                ans = hits[k, 0]
+                if shared[ans] == g:
+                    continue
+                node = hits[k, 1]
+                w = hits[k, 2]
+                t = orientations[hits[k, 3]]
+                if t < 0 or t > 15:
+                    fault = 1
+                    break
+                cont = _next_play(<int>node, &window_points[w * hh], hh, play_at, plays,
+                                  stop_at)
+                counts[ans, winner, 0] += 1
+                if hit_game[ans, winner] != g:
+                    hit_game[ans, winner] = g
+                    counts[ans, winner, 1] += 1
+                if cont < 0:
+                    counts[ans, winner, 2] += 1
+                    continue
+                colour = ncv[cont]
+                point = npv[cont]
+                local = -1
+                for i in range(hh):
+                    if window_points[w * hh + i] == point:
+                        local = i
+                if local < 0 or (colour != 1 and colour != 2):
+                    fault = 1
+                    break
+                m = (hh if colour == 1 else 0) + local
+                sums[ans, winner, t, m, 0] += 1
+                sums[ans, winner, t, m, 1] += cont > node
+                if winner == 1:
+                    sums[ans, winner, t, m, 2] += 1
+                elif winner == 2:
+                    sums[ans, winner, t, m, 3] += 1
+                if rank >= 0 and rank < sums[ans, winner, t, m, 4]:
+                    sums[ans, winner, t, m, 4] = rank
+                if rank > sums[ans, winner, t, m, 5]:
+                    sums[ans, winner, t, m, 5] = rank
+            if fault:
+                break
+            for k in range(nhits):
+                ans = hits[k, 0]
+                if shared[ans] == g and reported[ans] != g:
+                    reported[ans] = g
+                    with gil:
+                        exceptions.append((ans, g))
+    if fault:
+        raise StoredGameError("a change or next move off the board, or more changes "
+                              "than its game has", index=int(g))
+    if not summing:
+        return counts_games, counts_shared
+    return sums_array, counts_array, np.array(exceptions, dtype=np.int64).reshape(-1, 2)

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -65,6 +65,15 @@ from .diagram import (
 from .match import Found, Matcher
 from .store import GameStore, Segment
 from .tally import NO_FIRST, run_starts, tally
+from .windows import (
+    SHARED,
+    WINDOW_SIDES,
+    content_square,
+    window_key,
+    window_query,
+    window_tables,
+    windows,
+)
 
 __all__ = [
     "PATTERN_SCHEME",
@@ -263,8 +272,9 @@ class PatternQuery:
     number a hit may have (None: any); ``sequence`` the moves that must follow
     (:func:`~gohash.pattern.diagram.parse_sequence`).  ``square``: the canonical
     frame (:class:`~gohash.pattern.corners.Square`) of a query that segments'
-    answers may answer (its region a fully specified corner square, all 16
-    symmetries, no move limit or sequence), else None; ``frame_to_move`` its
+    answers may answer (its region a fully specified corner square, or a
+    window anywhere, :attr:`window`; all 16 symmetries, no move limit or
+    sequence; a window no side to move), else None; ``frame_to_move`` its
     side to move in that frame's colours (0: any)."""
 
     def __init__(
@@ -305,6 +315,11 @@ class PatternQuery:
             side and any(g.swap for g in self.symmetries)) else None
         self.frame_to_move = 0 if not side or self.square is None else (
             3 - side if self.square.element.swap else side)
+        # A window anywhere: its segments' answers hold its hits with any side to move.
+        self.window = window_query(pattern) if (
+            plain and not side and self.corner is None) else None
+        if self.window is not None:
+            self.square = self.window.square
         self.matcher = Matcher(
             self.placements, self.keys,
             to_move=side,
@@ -443,11 +458,16 @@ class PatternQuery:
         the winners they keep any of (a filter of results, none: they remove
         none of the hits of those answers), the games left out of an answer
         (:class:`SegmentAnswers`) scanned."""
-        if self.square is None or self.corner is None or not store.answers:
+        if self.square is None or not store.answers:
             return None, []
+        if self.window is not None:
+            # A window's answers hold the hits of every game of their segment.
+            key, held = self.window.key, np.arange(len(store), dtype=np.int64)
+        else:
+            assert self.corner is not None
+            key = self.corner[0]
         answered = np.zeros(len(store), dtype=np.bool_)
         picked: list[tuple[SegmentAnswers, int, int]] = []
-        key = self.corner[0]
         bounds = np.searchsorted(held, store.starts)
         for s, block in enumerate(store.answers):
             found = range(0) if block is None else block.find(key, self.square,
@@ -492,15 +512,11 @@ class PatternQuery:
 
         starts = np.concatenate([np.full(int(block.row_offsets[at + 1] - block.row_offsets[at]),
                                          start, dtype=np.int64) for block, at, start in picked])
-        npts = self.size * self.size
-        moves = rows("moves")
-        swap = self.square.element.swap
-        colour = np.where(moves >= npts, 1, 2)
-        if swap:
-            colour = 3 - colour
+        colour, point, swap = self._answer_moves(rows("moves"))
+        colour = np.where(swap, 3 - colour, colour)
         black_wins, white_wins = rows("black_wins"), rows("white_wins")
-        if swap:
-            black_wins, white_wins = white_wins, black_wins
+        black_wins, white_wins = (np.where(swap, white_wins, black_wins),
+                                  np.where(swap, black_wins, white_wins))
         ranks = store.date_ranks
         first_game, last_game = rows("first_game"), rows("last_game")
         first = np.where(first_game >= 0, ranks[starts + np.maximum(first_game, 0)], NO_FIRST)
@@ -509,10 +525,51 @@ class PatternQuery:
         return _Part(sum(int(block.totals[at]) for block, at, _ in picked),
                      sum(int(block.games[at]) for block, at, _ in picked),
                      sum(int(block.ended[at]) for block, at, _ in picked),
-                     self._representatives[colour - 1, self._back_points[moves % npts]].astype(
-                         np.int64),
+                     self._representatives[colour - 1, point].astype(np.int64),
                      rows("count"), rows("tenuki"), black_wins, white_wins,
                      first.astype(np.int64), last.astype(np.int64), Found.concatenate([]), none)
+
+    def _answer_moves(self, moves: npt.NDArray[np.int64]
+                      ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp],
+                                 npt.NDArray[np.bool_]]:
+        """Answers' moves (:class:`SegmentAnswers`) as the colour they were played
+        in (1 Black, 2 White), the query point they stand on and whether the
+        placement they were played at exchanges colours (the colour and the
+        wins are then the other's in the query): a corner square's moves are
+        in its canonical frame, a window's in that of the window they were
+        played in (:func:`answer_windows`)."""
+        assert self.square is not None
+        if self.window is None:
+            npts = self.size * self.size
+            return (np.where(moves >= npts, 1, 2), self._back_points[moves % npts],
+                    np.full(len(moves), self.square.element.swap))
+        points = self.window.side ** 2
+        back, swaps = self._window_frames
+        orientation, move = moves // (2 * points), moves % (2 * points)
+        return (np.where(move >= points, 1, 2), back[orientation, move % points],
+                swaps[orientation])
+
+    @cached_property
+    def _window_frames(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+        """``[orientation, window point]``: the query point of each point of a
+        window whose content the element of that orientation maps onto the
+        canonical one, and ``[orientation]`` whether its placement exchanges
+        colours.  The placement of a content is the lowest element that maps
+        the query's onto it (:func:`~gohash.pattern.diagram.placements` keeps
+        one of those that agree): of ``t^-1 . s . u``, ``u`` the query's
+        element, ``s`` a symmetry of the canonical content."""
+        window = self.window
+        assert window is not None
+        side, u = window.side, window.square.element
+        back = np.zeros((16, side * side), dtype=np.intp)
+        swaps = np.zeros(16, dtype=np.bool_)
+        for t in ELEMENTS:
+            g = min((t.inverse.compose(s.compose(u)) for s in window.symmetries),
+                    key=lambda e: e.index)
+            local = g.inverse.point_permutation(side)
+            back[t.index] = window.origin + local // side * self.size + local % side
+            swaps[t.index] = g.swap
+        return back, swaps
 
     def _page(self, store: GameStore, answered: npt.NDArray[np.bool_], wanted: int,
               work: Callable[[tuple[int, int, int], npt.NDArray[np.bool_]],
@@ -900,7 +957,13 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     frequent_runs = runs[lengths >= frequent].tolist()
     # Two threads: the kernel's scans run without the interpreter lock.
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        windowed = pool.submit(answer_windows, store, s, frequent=frequent)
         answered = list(pool.map(answer, frequent_runs, lengths[lengths >= frequent].tolist()))
+    corner_keys = {found[0] for found in answered if found is not None}
+    # A window's key that is also a corner's (32 bits of a corner key may be
+    # anything) is left out: its games are scanned.
+    answered += [found for found in windowed.result() if found[0] not in corner_keys]
+    answered.sort(key=lambda found: -1 if found is None else found[0])
     for found in answered:
         if found is None:
             continue
@@ -937,6 +1000,113 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         np.cumsum([0] + [len(p.moves) for p in rows]).astype(np.int64), joined("moves"),
         joined("count"), joined("tenuki"), joined("black_wins"), joined("white_wins"),
         game_of(first, first == NO_FIRST), game_of(last, last < 0))
+
+
+def answer_windows(store: GameStore, s: int, *, frequent: int | None = None
+                   ) -> list[tuple[int, Square, list[tuple[int, int, _Part,
+                                                           npt.NDArray[np.int64]]]]]:
+    """The answers of the windows of segment ``s`` of ``store``
+    (:mod:`gohash.pattern.windows`), as :func:`answer_segment` makes those of
+    corner keys: for each side of :data:`~gohash.pattern.windows.WINDOW_SIDES`
+    and class of contents that ``frequent`` of the segment's games hit (a first
+    pass of the kernel's ``window_hits`` counts them), the key, the canonical
+    content, and per winner that the segment's games have (with any side to
+    move) the hits of every game of the segment summed up, but for the games
+    where two windows hit it at one position (left out, returned).  A move
+    is held as ``orientation * 2 * points + points * (colour is Black) +
+    point``: the element that maps the content of the window it was played
+    in onto the canonical one, and its colour and point in that window as
+    played (a query maps it to its own frame,
+    :meth:`PatternQuery._answer_moves`).  Needs the compiled kernel."""
+    assert kernel.match is not None
+    frequent = FREQUENT if frequent is None else frequent
+    segment, start = store.segments[s], int(store.starts[s])
+    flat = segment.flat
+    end = start + len(segment)
+    winners = np.ascontiguousarray(store.winners[start:end], dtype=np.int8)
+    ranks = np.ascontiguousarray(store.date_ranks[start:end], dtype=np.int32)
+    present = np.unique(winners).tolist()
+    out = []
+    for side in WINDOW_SIDES:
+        tables = window_tables(side)
+        points, entries, offsets = windows(store.size, side)
+        columns = (flat.node_offsets, flat.next_colour, flat.next_point, flat.change_offsets,
+                   flat.changes, store.size, side, points, entries, offsets, tables.classes,
+                   tables.orientations)
+        held, shared = kernel.match.window_hits(*columns, np.zeros(0, dtype=np.int32), winners,
+                                                ranks)
+        classes = np.flatnonzero((held >= frequent) & (shared * SHARED <= held))
+        if not len(classes):
+            continue
+        answer_of = np.full(len(held), -1, dtype=np.int32)
+        answer_of[classes] = np.arange(len(classes), dtype=np.int32)
+        sums, counts, left_out = kernel.match.window_hits(*columns, answer_of, winners, ranks)
+        npoints = side * side
+        folded = _folding(side)
+        for a, cls in enumerate(classes.tolist()):
+            canonical = int(tables.canonical[cls])
+            # A content no element but the identity maps onto itself: its moves
+            # are folded into its canonical frame (orientation 0), whatever
+            # window they were played in (each maps onto it one way only).
+            asymmetric = sum(int(tables.images[g.index, canonical]) == canonical
+                             for g in ELEMENTS) == 1
+            parts = []
+            left = left_out[left_out[:, 0] == a, 1]
+            for winner in present:
+                table = sums[a, winner].reshape(-1, 6)
+                played = np.flatnonzero(table[:, 0])
+                moves, rows = played, table[played]
+                if asymmetric:
+                    moves, rows = _folded(folded[played], rows, swapped=played // (
+                        2 * npoints) >= 8)
+                total, games, ended = (int(v) for v in counts[a, winner])
+                count, tenuki, black_wins, white_wins, first, last = (
+                    np.ascontiguousarray(rows[:, c]) for c in range(6))
+                part = _Part(total, games, ended, moves.astype(np.int64), count, tenuki,
+                             black_wins, white_wins, first, last, Found.concatenate([]),
+                             np.zeros(0, dtype=np.int64))
+                parts.append((0, int(winner), part,
+                              left[winners[left] == winner].astype(np.int64) + start))
+            out.append((window_key(side, canonical),
+                        content_square(side, canonical, ELEMENTS[0]), parts))
+    return out
+
+
+@cache
+def _folding(side: int) -> npt.NDArray[np.int64]:
+    """``[orientation * 2 * points + move]``: a window's move (``points * (colour
+    is Black) + point``) as played in a window whose content the element of
+    that orientation maps onto the canonical one, moved into the canonical
+    frame: its point's image and colour under that element (orientation 0)."""
+    points = side * side
+    out = np.zeros(16 * 2 * points, dtype=np.int64)
+    for t in ELEMENTS:
+        image = t.point_permutation(side)
+        for black in (0, 1):
+            mapped = black != t.swap
+            out[t.index * 2 * points + black * points + np.arange(points)] = (
+                mapped * points + image)
+    out.flags.writeable = False
+    return out
+
+
+def _folded(moves: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
+            swapped: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64],
+                                                    npt.NDArray[np.int64]]:
+    """Rows of sums (count, tenuki, wins of Black and of White, first and last
+    date rank) of ``moves`` summed up by move, the wins of those ``swapped``
+    exchanged (their colours are the other's in the canonical frame)."""
+    rows = rows.copy()
+    rows[swapped, 2], rows[swapped, 3] = rows[swapped, 3], rows[swapped, 2].copy()
+    distinct, which = np.unique(moves, return_inverse=True)
+    out = np.zeros((len(distinct), 6), dtype=np.int64)
+    for c in range(4):
+        np.add.at(out[:, c], which, rows[:, c])
+    out[:, 4] = NO_FIRST
+    np.minimum.at(out[:, 4], which, rows[:, 4])
+    out[:, 5] = -1
+    np.maximum.at(out[:, 5], which, rows[:, 5])
+    return distinct, out
 
 
 def _held_square(segment: Segment, game: int, corner: int, key: int, size: int

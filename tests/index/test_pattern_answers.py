@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gohash.errors import DamagedIndexError
-from gohash.group.symmetry import ELEMENTS
 from gohash.index import patterns as patterns_module
 from gohash.index.filters import Filters
 from gohash.index.index import Index
@@ -30,9 +29,11 @@ from tests.support import sgfgen
 from tests.support.pattern_index import (
     build_index,
     corner_diagram,
+    draw_winners,
     positions_of,
     record_index,
-    stored_boards,
+    turned_board,
+    write_records,
 )
 
 
@@ -76,25 +77,14 @@ def test_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(search, "FREQUENT", frequent)
         patch.setattr(search, "FREQUENT_TO_MOVE", frequent)
-        with Index(db, read_only=True) as index:
-            boards = stored_boards(index, data.draw(st.sampled_from(held))).boards
-            index._game_store(size)
-    board = boards[data.draw(st.integers(0, len(boards) - 1))]
-    g = data.draw(st.sampled_from(ELEMENTS))
-    turned = g.image_array(board.reshape(size, size)).reshape(-1)
-    if g.swap:
-        turned = np.where(turned == 0, 0, 3 - turned)
+        turned = turned_board(data, db, held, size)
     side = data.draw(st.sampled_from(levels(size)))
     corner = data.draw(st.integers(0, 3))
     if not turned[squares(size, side)[corner]].any():
         return
     # Results drawn for the games (the generator writes none): answers are
     # one a winner, and a filter of results picks them.
-    with sqlite3.connect(db) as connection:
-        for (game_id,) in connection.execute("SELECT id FROM games").fetchall():
-            connection.execute("UPDATE games SET winner = ? WHERE id = ?",
-                               (data.draw(st.sampled_from([None, "B", "W"])), game_id))
-    connection.close()
+    draw_winners(data, db)
     diagram = corner_diagram(turned.tolist(), size, corner, ["-"] * (size * size), side)
     # Every key a game holds is answered; where squares overlap (boards under
     # 2 x 7), the stones of one key may lie in two corners' squares, the
@@ -121,14 +111,10 @@ HANDICAP = "(;GM[1]FF[4]SZ[9]RE[{result}]DT[{date}]AB[dd][df][fd][ff];W[{move}];
 
 @pytest.fixture
 def handicaps(tmp_path: Path) -> str:
-    paths = []
-    for n, (result, date, move) in enumerate([("B+R", "2001-01-01", "cg"),
-                                              ("W+R", "2002-02-02", "gc"),
-                                              ("B+3.5", "2003-03-03", "ee"),
-                                              ("W+T", "1999-09-09", "cg")]):
-        path = tmp_path / f"h{n}.sgf"
-        path.write_text(HANDICAP.format(result=result, date=date, move=move), encoding="utf-8")
-        paths.append(str(path))
+    paths = write_records(tmp_path, "h", [
+        HANDICAP.format(result=result, date=date, move=move)
+        for result, date, move in [("B+R", "2001-01-01", "cg"), ("W+R", "2002-02-02", "gc"),
+                                   ("B+3.5", "2003-03-03", "ee"), ("W+T", "1999-09-09", "cg")]])
     (tmp_path / "single.sgf").write_text("(;GM[1]FF[4]SZ[9]RE[B+R]DT[2004-04-04];B[df];W[cg])",
                                          encoding="utf-8")
     return build_index(tmp_path, [*paths, str(tmp_path / "single.sgf")])

@@ -1,0 +1,231 @@
+"""Window answers: the hits of the contents of small squares anywhere summed up
+once a segment (gohash.pattern.windows), against the pure path, which scans
+every game, and the tables of contents against brute force."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from gohash.group.symmetry import ELEMENTS
+from gohash.index.filters import Filters
+from gohash.index.index import Index
+from gohash.pattern import search
+from gohash.pattern.search import PatternQuery
+from gohash.pattern.windows import SHARED, WINDOW, window_query, window_tables, windows
+from tests.support import sgfgen
+from tests.support.pattern_index import (
+    build_index,
+    draw_winners,
+    positions_of,
+    record_index,
+    turned_board,
+    write_records,
+)
+
+
+def _result(db: str, diagram: str, **options: Any) -> Any:
+    """The result's JSON but its candidates: a window's answers cover every game
+    of their segment, the pure path's candidates are the games its filter of
+    stones keeps."""
+    with Index(db, read_only=True) as index:
+        found = index.pattern(diagram, **options).to_json(paths=False)
+    del found["candidates"]
+    return found
+
+
+def _answered(db: str, diagram: str) -> int:
+    """How many segments hold an answer of ``diagram``'s window."""
+    query = PatternQuery(diagram)
+    with Index(db, read_only=True) as index:
+        store = index._game_store(query.size)
+    if query.window is None:
+        return 0
+    return sum(block is not None and bool(block.find(query.window.key, query.window.square))
+               for block in store.answers)
+
+
+def _diagram(board: list[int], size: int, row: int, col: int, side: int) -> str:
+    """The window of ``side`` whose lowest row and column are ``row`` and ``col``
+    of ``board`` (flat, row 0 the bottom line), alone: the rest outside."""
+    lines = []
+    for r in range(size - 1, -1, -1):
+        lines.append("".join(".XO"[board[r * size + c]]
+                             if row <= r < row + side and col <= c < col + side else "-"
+                             for c in range(size)))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("side", [2, 3])
+def test_tables_are_the_classes_of_the_16_elements(side: int) -> None:
+    """Every content's class is that of its images and of no other content: the
+    canonical content is the least image, and the orientation maps onto it."""
+    tables = window_tables(side)
+    points = side * side
+    rng = np.random.default_rng(side)
+    for code in rng.choice(3**points, size=min(200, 3**points), replace=False).tolist():
+        digits = [code // 3**k % 3 for k in range(points)]
+        images = set()
+        for g in ELEMENTS:
+            image = [0] * points
+            for k, v in enumerate(digits):
+                i, j = g.map_point(divmod(k, side), side)
+                image[i * side + j] = (3 - v if v else 0) if g.swap else v
+            images.add(sum(v * 3**k for k, v in enumerate(image)))
+        least = min(images)
+        if code == 0:
+            assert tables.classes[code] == -1
+            continue
+        assert tables.canonical[tables.classes[code]] == least
+        assert {int(tables.classes[c]) for c in images} == {int(tables.classes[code])}
+        g = ELEMENTS[int(tables.orientations[code])]
+        assert int(tables.images[g.index, code]) == least
+        assert all(int(tables.images[e.index, code]) != least for e in ELEMENTS[: g.index])
+
+
+def test_windows_are_the_squares_off_the_edges() -> None:
+    points, entries, offsets = windows(9, 3)
+    assert len(points) == 5 * 5 * 9  # lowest rows and columns 1 to 5
+    squares = points.reshape(-1, 9)
+    assert (squares // 9).min() == 1 and (squares // 9).max() == 7
+    for p in (10, 40, 70):
+        held = {(int(e) // 9, int(e) % 9) for e in entries[offsets[p] : offsets[p + 1]]}
+        assert held == {(w, k) for w in range(len(squares)) for k in range(9)
+                        if squares[w, k] == p}
+
+
+def test_window_query_takes_squares_off_the_edges_only() -> None:
+    board = [0] * 81
+    board[4 * 9 + 4] = 1
+    assert window_query(PatternQuery(_diagram(board, 9, 3, 3, 3)).pattern) is not None
+    assert window_query(PatternQuery(_diagram(board, 9, 3, 3, 2)).pattern) is not None
+    # Touching an edge, empty, too large, or a wildcard: not a window.
+    edge = [0] * 81
+    edge[1 * 9 + 1] = 1
+    assert window_query(PatternQuery(_diagram(edge, 9, 0, 0, 3)).pattern) is None
+    assert window_query(PatternQuery(_diagram([0] * 81, 9, 3, 3, 3)).pattern) is None
+    assert window_query(PatternQuery(_diagram(board, 9, 2, 2, 4)).pattern) is None
+    star = _diagram(board, 9, 3, 3, 3).split("\n")
+    star[4] = star[4][:3] + "*" + star[4][4:]
+    assert window_query(PatternQuery("\n".join(star)).pattern) is None
+    query = PatternQuery(_diagram(board, 9, 3, 3, 3))
+    assert query.square is not None and query.square.corner == WINDOW
+    # A side to move is not answered by windows.
+    assert PatternQuery(_diagram(board, 9, 3, 3, 3), to_move="b").window is None
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data(), frequent=st.sampled_from([1, 2, 3]),
+       page=st.sampled_from([(100, 0), (1, 0), (2, 1), (3, 5)]))
+def test_window_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, frequent: int,
+                                            page: tuple[int, int]) -> None:
+    """A window's content taken from a game's position turned by any element,
+    found by the segments' answers (every class that ``frequent`` games hit
+    answered), reports what the pure path reports: matches of the page,
+    counts and continuations; without a filter, with a filter of results
+    (which picks the answers of a winner) and with one that takes games out
+    of a winner's answer (which is not used)."""
+    record = data.draw(sgfgen.records(st.sampled_from([5, 9, 13, 19]), same_size=True,
+                                      faults=False, max_depth=0, max_games=6))
+    db = record_index(tmp_path_factory.mktemp("records"), record)
+    size = record.games[0].size
+    held = [game_id for game_id, _, positions in positions_of(db) if positions]
+    side = data.draw(st.sampled_from([2, 3]))
+    if not held or size - 2 < side:
+        return
+    draw_winners(data, db)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, "FREQUENT", frequent)
+        turned = turned_board(data, db, held, size)
+        # A window off the edges around one of the stones.
+        stones = np.flatnonzero(turned).tolist()
+        if not stones:
+            return
+        at = data.draw(st.sampled_from(stones))
+        rows = range(max(1, at // size - side + 1), min(at // size, size - 1 - side) + 1)
+        cols = range(max(1, at % size - side + 1), min(at % size, size - 1 - side) + 1)
+        if not rows or not cols:
+            return
+        row, col = data.draw(st.sampled_from(rows)), data.draw(st.sampled_from(cols))
+        diagram = _diagram(turned.tolist(), size, row, col, side)
+        # Answered where the content's class is held by ``frequent`` games with
+        # few hit twice at one position (SHARED), else scanned.
+        event(f"a window of side {side}, answered by {_answered(db, diagram)} segments")
+        limit, offset = page
+        for filters in (None, Filters(result="B"), Filters(result="W", min_rank="9d")):
+            options = {"limit": limit, "offset": offset, "filters": filters}
+            assert _result(db, diagram, pure=False, **options) == _result(
+                db, diagram, pure=True, **options)
+
+
+# A crosscut, one game a winner, and a crosscut turned: answered where each stands.
+CROSSCUT = "(;GM[1]FF[4]SZ[9]RE[{result}]DT[{date}];B[dd];W[ed];B[ee];W[de]{more})"
+
+
+def test_a_crosscut_is_answered_in_any_frame(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    db = build_index(tmp_path, write_records(tmp_path, "c", [
+        CROSSCUT.format(result=result, date=date, more=more)
+        for result, date, more in [("B+R", "2001-01-01", ";B[ce];W[fd]"),
+                                   ("W+R", "2002-02-02", ";B[fd]"),
+                                   ("B+3.5", "2003-03-03", ";B[gg];W[cd]"), ("", "", "")]]))
+    crosscut = ["---------"] * 9
+    crosscut[3], crosscut[4] = "---XO----", "---OX----"
+    swapped = [line.replace("X", "x").replace("O", "X").replace("x", "O") for line in crosscut]
+    moved = ["---------"] * 9
+    moved[5], moved[6] = "-----OX--", "-----XO--"
+    for diagram in ("\n".join(crosscut), "\n".join(swapped), "\n".join(moved)):
+        assert _answered(db, diagram) == 1
+        for filters in (None, Filters(result="B"), Filters(result="W")):
+            for limit, offset in ((100, 0), (1, 0), (2, 1)):
+                options = {"limit": limit, "offset": offset, "filters": filters}
+                assert _result(db, diagram, pure=False, **options) == _result(
+                    db, diagram, pure=True, **options)
+    found = _result(db, "\n".join(crosscut))
+    # Four games hit, none with a move in the region after: it is full.
+    assert (found["total"], found["games"], found["ended"]) == (4, 4, 4)
+
+
+# Two crosscuts set up at once (two windows hit one position, whose match
+# depends on the query's frame), beside games of one crosscut each: that game
+# is left out of the answer and scanned.  A class with more such games than
+# one in SHARED is not answered at all.
+TWICE = "(;GM[1]FF[4]SZ[9]AB[dd][ee][ff][gg]AW[ed][de][gf][fg];B[cc];W[hh])"
+
+
+def test_games_where_two_windows_hit_at_once_are_scanned(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    db = build_index(tmp_path, write_records(tmp_path, "t", [
+        TWICE if n == 3 else CROSSCUT.format(result="B+R" if n % 2 else "W+R",
+                                             date="2001-01-01", more=";B[cc]")
+        for n in range(SHARED + 1)]))
+    crosscut = ["---------"] * 9
+    crosscut[3], crosscut[4] = "---XO----", "---OX----"
+    diagram = "\n".join(crosscut)
+    assert _answered(db, diagram) == 1
+    with Index(db, read_only=True) as index:
+        (block,) = index._game_store(9).answers
+    query = PatternQuery(diagram)
+    assert query.window is not None and block is not None
+    found = block.find(query.window.key, query.window.square)
+    left = sorted(g for at in found for g in block.exceptions[
+        block.exception_offsets[at] : block.exception_offsets[at + 1]].tolist())
+    assert left == [3]
+    for limit, offset in ((100, 0), (1, 0), (2, 1), (3, 2)):
+        assert _result(db, diagram, pure=False, limit=limit, offset=offset) == _result(
+            db, diagram, pure=True, limit=limit, offset=offset)
+    # One more such game, in a segment of its own: more than one game in SHARED
+    # there, not answered; the same result.
+    (tmp_path / "more.sgf").write_text(TWICE, encoding="utf-8")
+    with Index(db) as index:
+        index.build([str(tmp_path / "more.sgf")])
+    assert _result(db, diagram, pure=False) == _result(db, diagram, pure=True)
