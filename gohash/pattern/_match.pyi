@@ -82,6 +82,8 @@ def window_hits(
     classes: npt.NDArray[np.int32],
     orientations: npt.NDArray[np.int8],
     answered: npt.NDArray[np.int32],
+    lowest: npt.NDArray[np.int8],
+    back: npt.NDArray[np.int32],
     winners: npt.NDArray[np.int8],
     date_ranks: npt.NDArray[np.int32],
 ) -> Any: ...

@@ -1089,43 +1089,52 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                 const int32_t[::1] window_points, const int32_t[::1] point_windows,
                 const int32_t[::1] point_window_offsets, const int32_t[::1] classes,
                 const int8_t[::1] orientations, const int32_t[::1] answered,
+                const int8_t[:, :, ::1] lowest, const int32_t[:, ::1] back,
                 const int8_t[::1] winners, const int32_t[::1] date_ranks):
     """The first hits of every window content in the games of a segment
     :func:`flatten` ed for ``size``: the windows are the squares of ``side``
     (``window_points[w * side * side + i * side + j]`` the board point of row
-    ``i``, column ``j`` of window ``w``; ``point_windows[point_window_offsets[p]
-    : point_window_offsets[p + 1]]`` the windows of point ``p``, each ``w *
-    side * side + i * side + j``), a content their points' values as the
-    digits in base 3 of a code (point ``i * side + j`` the digit of ``3 ** (i *
-    side + j)``), ``classes[code]`` its class (-1: none, the empty window's)
-    and ``orientations[code]`` the element that maps it onto its class's
+    ``i``, column ``j`` of window ``w``, the windows in order of lowest row,
+    then column; ``point_windows[point_window_offsets[p] :
+    point_window_offsets[p + 1]]`` the windows of point ``p``, each ``w * side
+    * side + i * side + j``), a content their points' values as the digits in
+    base 3 of a code (point ``i * side + j`` the digit of ``3 ** (i * side +
+    j)``), ``classes[code]`` its class (-1: none, the empty window's) and
+    ``orientations[code]`` the element ``t`` that maps it onto its class's
     canonical content.  A window hits a content at the first position of a
-    game where it holds it (the hit of a pattern query of that content alone,
-    with no side to move, move limit or sequence, at the placement that puts
-    it on that window).
+    game where it holds it: the hit of a pattern query of that content alone
+    (no side to move, move limit or sequence) at the placement that puts it on
+    that window.
 
-    Without ``answered`` (empty): returns per class the games with a hit, and
-    those of them where two windows hit it at one position.
-    With it (``answered[class]``: the number of its answer, -1 none): the hits
-    of the answered classes summed up as :class:`Summary` sums a query's, per
-    answer, winner (``winners[g]``, 0 neither) and orientation: ``sums[answer,
-    winner, orientation, m]`` (``m = side * side * (colour is Black) + i * side
-    + j``, the continuation's colour and point in the window, on the board as
-    played) holds count, tenuki, wins of Black, of White, lowest and highest
-    ``date_ranks[g]`` (``NO_FIRST`` and -1: none); ``counts[answer, winner]``
-    the matches, games hit and matches without a continuation; and the games
-    where two windows hit one answer's content at one position (whose match
-    depends on the query's frame) as pairs (answer, game), their hits of it
-    left out.  Raises :class:`~gohash.errors.StoredGameError` (``index`` the
-    game in the segment) for a change or move off the board."""
-    cdef Py_ssize_t games = node_offsets.shape[0] - 1, g, node, n0, positions, k, at
+    Without ``answered`` (empty): returns per class the games with a hit.
+    With it (``answered[class]``: the number of its answer, -1 none), the
+    matches of the answered classes summed up as :class:`Summary` sums a
+    query's (one a position), per answer and winner (``winners[g]``, 0
+    neither; of ``date_ranks[g]``, -1 none): ``counts[answer, winner]``, the
+    matches, games hit and matches of one window without a continuation;
+    ``sums[answer, winner, t, m]``, of the matches of one window, by the
+    orientation ``t`` of its content and the continuation (``m = side * side *
+    (colour is Black) + point``, as played): count, tenuki, wins of Black and
+    of White, lowest and highest date rank (int32 max and -1: none).  A
+    position where two windows hit one answer's content is the match of the
+    lowest placement of a query, which depends on its frame: summed up for
+    each element ``u`` that maps a query's content onto the canonical one, in
+    that query's frame, as ``shared[answer, u, winner, m]`` (``m`` the
+    continuation's colour and point in the query's colours and window, ``2 *
+    side * side`` none: its count only): of the windows hit there, that of the
+    least element ``lowest[answer, t, u]`` (the lowest that maps the query's
+    content onto that window's), then window; its points mapped by
+    ``back[element]`` (the inverse element's image of each window point),
+    colours and wins exchanged by the elements that exchange them.  Raises
+    :class:`~gohash.errors.StoredGameError` (``index`` the game in the
+    segment) for a change or move off the board."""
+    cdef Py_ssize_t games = node_offsets.shape[0] - 1, g, node, n0, positions, k, at, j, best
     cdef int npts = size * size, hh = side * side, ncodes = 1
     cdef int i
     for i in range(hh):
         ncodes *= 3
     cdef Py_ssize_t nwindows = window_points.shape[0] // hh if hh else 0
-    cdef Py_ssize_t nclasses = classes.shape[0]
-    if (size <= 0 or side <= 0 or classes.shape[0] != ncodes
+    if (size <= 0 or side <= 0 or hh > 16 or classes.shape[0] != ncodes
             or orientations.shape[0] != ncodes
             or point_window_offsets.shape[0] != npts + 1
             or point_window_offsets[npts] != point_windows.shape[0]
@@ -1133,7 +1142,9 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
             or node_offsets[games] != next_colour.shape[0]
             or next_point.shape[0] != next_colour.shape[0]
             or change_offsets[games] != changes.shape[0]
-            or winners.shape[0] != games or date_ranks.shape[0] != games):
+            or winners.shape[0] != games or date_ranks.shape[0] != games
+            or back.shape[0] != 16 or back.shape[1] != hh
+            or lowest.shape[1] != 16 or lowest.shape[2] != 16):
         raise ValueError("the window tables or the segment's columns do not agree")
     if window_points.shape[0] and (np.min(window_points) < 0
                                    or np.max(window_points) >= npts):
@@ -1141,69 +1152,65 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     if point_windows.shape[0] and (np.min(point_windows) < 0
                                    or np.max(point_windows) >= nwindows * hh):
         raise ValueError("a point's window that is not one")
+    if np.min(orientations) < 0 or np.max(orientations) > 15 or (
+            back.shape[0] and (np.min(back) < 0 or np.max(back) >= hh)):
+        raise ValueError("an element or a window point that is not one")
     cdef int nclass = int(np.max(classes)) + 1
     cdef int nanswers = 0
     cdef bint summing = answered.shape[0] > 0
     if summing:
-        if answered.shape[0] != nclass:
-            raise ValueError("the answered classes are not one a class")
         nanswers = max(0, int(np.max(answered)) + 1)
+        if answered.shape[0] != nclass or lowest.shape[0] != nanswers or (
+                nanswers and (np.min(lowest) < 0 or np.max(lowest) > 15)):
+            raise ValueError("the answered classes or their elements are not one a class")
     counts_games = np.zeros(nclass, dtype=np.int64)
     cdef int64_t[::1] class_games = counts_games
-    counts_shared = np.zeros(nclass, dtype=np.int64)
-    cdef int64_t[::1] class_shared = counts_shared
-    cdef int64_t[::1] class_last = np.full(max(nclass, 1), -1, dtype=np.int64)
-    cdef int64_t[::1] sstamp = np.full(max(nclass, 1), -1, dtype=np.int64)
-    sums_array = np.zeros((nanswers, 3, 16, 2 * hh, 6), dtype=np.int64)
-    sums_array[..., 4] = np.iinfo(np.int64).max
-    sums_array[..., 5] = -1
-    cdef int64_t[:, :, :, :, ::1] sums = sums_array
+    sums_array = np.zeros((nanswers, 3, 16, 2 * hh, 6), dtype=np.int32)
+    shared_array = np.zeros((nanswers, 16, 3, 2 * hh + 1, 6), dtype=np.int32)
+    for array in (sums_array, shared_array):
+        array[..., 4] = np.iinfo(np.int32).max
+        array[..., 5] = -1
+    cdef int32_t[:, :, :, :, ::1] sums = sums_array
+    cdef int32_t[:, :, :, :, ::1] shared = shared_array
     counts_array = np.zeros((nanswers, 3, 3), dtype=np.int64)
     cdef int64_t[:, :, ::1] counts = counts_array
-    exceptions = []
-    code_array = np.zeros(max(nwindows, 1), dtype=np.int32)
-    cdef int32_t[::1] code = code_array
-    wstamp_array = np.full(max(nwindows, 1), -1, dtype=np.int64)
-    cdef int64_t[::1] wstamp = wstamp_array
-    dirty_array = np.zeros(max(nwindows, 1), dtype=np.int32)
-    cdef int32_t[::1] dirty = dirty_array
+    cdef int32_t[::1] code = np.zeros(max(nwindows, 1), dtype=np.int32)
+    cdef int64_t[::1] wstamp = np.full(max(nwindows, 1), -1, dtype=np.int64)
+    cdef int32_t[::1] dirty = np.zeros(max(nwindows, 1), dtype=np.int32)
     # Which (window, code) a game met already: a bit each, cleared by the list.
-    seen_array = np.zeros((max(nwindows, 1) * ncodes + 7) // 8, dtype=np.uint8)
-    cdef uint8_t[::1] seen = seen_array
+    cdef uint8_t[::1] seen = np.zeros((max(nwindows, 1) * ncodes + 7) // 8, dtype=np.uint8)
     cdef Py_ssize_t longest = int(np.max(np.diff(node_offsets))) if games else 0
     cdef Py_ssize_t room = max(16, nwindows * 4)
     touched_array = np.zeros(room, dtype=np.int64)
     cdef int64_t[::1] touched = touched_array
-    # A game's hits: answer, position, window, code.
-    hits_array = np.zeros((room, 4), dtype=np.int32)
+    # A game's hits: answer, position, window, orientation, continuation's
+    # position, colour and window point, and whether it was summed up; and
+    # room for those of one answer at one position.
+    hits_array = np.zeros((room, 8), dtype=np.int32)
     cdef int32_t[:, ::1] hits = hits_array
-    cstamp_array = np.full(max(nclass, 1), -1, dtype=np.int64)
-    cdef int64_t[::1] cstamp = cstamp_array
-    last_array = np.full(max(nanswers, 1), -1, dtype=np.int64)
-    cdef int64_t[::1] last_at = last_array
-    shared_array = np.full(max(nanswers, 1), -1, dtype=np.int64)
-    cdef int64_t[::1] shared = shared_array
-    reported_array = np.full(max(nanswers, 1), -1, dtype=np.int64)
-    cdef int64_t[::1] reported = reported_array
-    hit_game_array = np.full((max(nanswers, 1), 3), -1, dtype=np.int64)
-    cdef int64_t[:, ::1] hit_game = hit_game_array
+    group_array = np.zeros(room, dtype=np.int32)
+    cdef int32_t[::1] group = group_array
+    cdef int64_t[::1] cstamp = np.full(max(nclass, 1), -1, dtype=np.int64)
+    cdef int64_t[:, ::1] hit_game = np.full((max(nanswers, 1), 3), -1, dtype=np.int64)
     cdef _Plays by_point = _Plays(npts, longest)
     cdef int32_t* play_at = &by_point.play_at[0]
     cdef int32_t* plays = &by_point.plays[0]
     cdef int32_t* stop_at = &by_point.stop_at[0]
-    cdef Py_ssize_t ntouched, nhits, nd, bit
+    cdef Py_ssize_t ntouched, nhits, nd, bit, ngroup
     cdef int64_t tick = 0
-    cdef int p, old, new, w, c, cls, ans, cont, colour, point, local, winner, t, m, fault = 0
+    cdef int p, old, new, w, c, cls, ans = 0, cont, colour, point, local, winner, t, m, u, e
+    cdef int fault = 0
     cdef int32_t rank
+    cdef int32_t* row
     cdef bint ended
     cdef const uint16_t* word
     cdef const uint16_t* words_end
     cdef const int8_t* ncv
     cdef const int16_t* npv
-    cdef int pow3[32]
+    cdef int pow3[16]
     pow3[0] = 1
-    for i in range(1, 32):
-        pow3[i] = pow3[i - 1] * 3 if i <= hh else 0
+    for i in range(1, 16):
+        pow3[i] = pow3[i - 1] * 3
     with nogil:
         for g in range(games):
             n0 = node_offsets[g]
@@ -1272,32 +1279,26 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                         if cstamp[cls] != g:
                             cstamp[cls] = g
                             class_games[cls] += 1
-                        if class_last[cls] == (<int64_t>g << 32 | node) and sstamp[cls] != g:
-                            sstamp[cls] = g
-                            class_shared[cls] += 1
-                        class_last[cls] = <int64_t>g << 32 | node
                         continue
                     if nhits == hits.shape[0]:
                         with gil:
                             hits_array = np.concatenate([hits_array, np.zeros_like(hits_array)])
                             hits = hits_array
+                            group_array = np.zeros(hits.shape[0], dtype=np.int32)
+                            group = group_array
                     hits[nhits, 0] = ans
                     hits[nhits, 1] = <int32_t>node
                     hits[nhits, 2] = w
-                    hits[nhits, 3] = c
+                    hits[nhits, 3] = orientations[c]
                     nhits += 1
-                    # Two windows hitting one answer's content at one position.
-                    if last_at[ans] == (<int64_t>g << 32 | node):
-                        shared[ans] = g
-                    last_at[ans] = <int64_t>g << 32 | node
                 if fault:
                     break
             for k in range(ntouched):
                 bit = touched[k]
                 seen[bit >> 3] &= <uint8_t>~(1 << (bit & 7))
-            if fault:
-                break
-            if nhits == 0:
+            if fault or nhits == 0:
+                if fault:
+                    break
                 continue
             ncv = &next_colour[n0]
             npv = &next_point[n0]
@@ -1308,56 +1309,95 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
             if winner < 0 or winner > 2:
                 winner = 0
             rank = date_ranks[g]
+            # Each hit's continuation: the first move played in its window from
+            # its position on, before a position none was played from.
             for k in range(nhits):
-                ans = hits[k, 0]
-                if shared[ans] == g:
-                    continue
-                node = hits[k, 1]
                 w = hits[k, 2]
-                t = orientations[hits[k, 3]]
-                if t < 0 or t > 15:
-                    fault = 1
-                    break
-                cont = _next_play(<int>node, &window_points[w * hh], hh, play_at, plays,
+                cont = _next_play(hits[k, 1], &window_points[w * hh], hh, play_at, plays,
                                   stop_at)
+                hits[k, 4] = cont
+                hits[k, 5] = 0
+                hits[k, 6] = 0
+                if cont >= 0:
+                    colour = ncv[cont]
+                    point = npv[cont]
+                    local = -1
+                    for i in range(hh):
+                        if window_points[w * hh + i] == point:
+                            local = i
+                    if local < 0 or (colour != 1 and colour != 2):
+                        fault = 1
+                        break
+                    hits[k, 5] = colour
+                    hits[k, 6] = local
+                hits[k, 7] = 0
+            if fault:
+                break
+            # The hits of one answer at one position: a game's hits are in
+            # order of position, a position's few.
+            k = 0
+            while k < nhits:
+                if hits[k, 7]:
+                    k += 1
+                    continue
+                ans = hits[k, 0]
+                ngroup = 0
+                at = k
+                while at < nhits and hits[at, 1] == hits[k, 1]:
+                    if hits[at, 0] == ans:
+                        hits[at, 7] = 1
+                        group[ngroup] = <int32_t>at
+                        ngroup += 1
+                    at += 1
                 counts[ans, winner, 0] += 1
                 if hit_game[ans, winner] != g:
                     hit_game[ans, winner] = g
                     counts[ans, winner, 1] += 1
-                if cont < 0:
-                    counts[ans, winner, 2] += 1
+                j = k
+                k += 1
+                if ngroup == 1:
+                    # One window: the same match in any frame, by its orientation.
+                    if hits[j, 4] < 0:
+                        counts[ans, winner, 2] += 1
+                    else:
+                        m = (hh if hits[j, 5] == 1 else 0) + hits[j, 6]
+                        _summed(&sums[ans, winner, hits[j, 3], m, 0], hits[j, 4] > hits[j, 1],
+                                winner, rank)
                     continue
-                colour = ncv[cont]
-                point = npv[cont]
-                local = -1
-                for i in range(hh):
-                    if window_points[w * hh + i] == point:
-                        local = i
-                if local < 0 or (colour != 1 and colour != 2):
-                    fault = 1
-                    break
-                m = (hh if colour == 1 else 0) + local
-                sums[ans, winner, t, m, 0] += 1
-                sums[ans, winner, t, m, 1] += cont > node
-                if winner == 1:
-                    sums[ans, winner, t, m, 2] += 1
-                elif winner == 2:
-                    sums[ans, winner, t, m, 3] += 1
-                if rank >= 0 and rank < sums[ans, winner, t, m, 4]:
-                    sums[ans, winner, t, m, 4] = rank
-                if rank > sums[ans, winner, t, m, 5]:
-                    sums[ans, winner, t, m, 5] = rank
-            if fault:
-                break
-            for k in range(nhits):
-                ans = hits[k, 0]
-                if shared[ans] == g and reported[ans] != g:
-                    reported[ans] = g
-                    with gil:
-                        exceptions.append((ans, g))
+                for u in range(16):
+                    # The lowest placement: the least element, then window.
+                    best = group[0]
+                    for at in range(1, ngroup):
+                        i = group[at]
+                        e = lowest[ans, hits[i, 3], u] - lowest[ans, hits[best, 3], u]
+                        if e < 0 or (e == 0 and hits[i, 2] < hits[best, 2]):
+                            best = i
+                    e = lowest[ans, hits[best, 3], u]
+                    if hits[best, 4] < 0:
+                        shared[ans, u, winner, 2 * hh, 0] += 1
+                        continue
+                    colour = hits[best, 5] if e < 8 else 3 - hits[best, 5]
+                    m = (hh if colour == 1 else 0) + back[e, hits[best, 6]]
+                    _summed(&shared[ans, u, winner, m, 0], hits[best, 4] > hits[best, 1],
+                            winner if e < 8 or winner == 0 else 3 - winner, rank)
     if fault:
         raise StoredGameError("a change or next move off the board, or more changes "
                               "than its game has", index=int(g))
     if not summing:
-        return counts_games, counts_shared
-    return sums_array, counts_array, np.array(exceptions, dtype=np.int64).reshape(-1, 2)
+        return counts_games
+    return sums_array, shared_array, counts_array
+
+
+cdef inline void _summed(int32_t* row, bint tenuki, int winner, int32_t rank) noexcept nogil:
+    """One match with a continuation added to its row: count, tenuki, wins of
+    Black and of White (``winner``), lowest and highest date rank."""
+    row[0] += 1
+    row[1] += tenuki
+    if winner == 1:
+        row[2] += 1
+    elif winner == 2:
+        row[3] += 1
+    if rank >= 0 and rank < row[4]:
+        row[4] = rank
+    if rank > row[5]:
+        row[5] = rank

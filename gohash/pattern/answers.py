@@ -75,11 +75,11 @@ class SegmentAnswers:
     exception_offsets: I64
     exceptions: I32
     row_offsets: I64
-    moves: I64
-    count: I64
-    tenuki: I64
-    black_wins: I64
-    white_wins: I64
+    moves: I32
+    count: I32
+    tenuki: I32
+    black_wins: I32
+    white_wins: I32
     first_game: I32
     last_game: I32
 
@@ -119,9 +119,9 @@ _COLUMNS = (
     ("corners", np.uint8, "a"),
     ("black", np.uint64, "a"), ("white", np.uint64, "a"), ("totals", np.int64, "a"),
     ("games", np.int64, "a"), ("ended", np.int64, "a"), ("exception_offsets", np.int64, "a+1"),
-    ("exceptions", np.int32, "x"), ("row_offsets", np.int64, "a+1"), ("moves", np.int64, "r"),
-    ("count", np.int64, "r"), ("tenuki", np.int64, "r"), ("black_wins", np.int64, "r"),
-    ("white_wins", np.int64, "r"), ("first_game", np.int32, "r"), ("last_game", np.int32, "r"),
+    ("exceptions", np.int32, "x"), ("row_offsets", np.int64, "a+1"), ("moves", np.int32, "r"),
+    ("count", np.int32, "r"), ("tenuki", np.int32, "r"), ("black_wins", np.int32, "r"),
+    ("white_wins", np.int32, "r"), ("first_game", np.int32, "r"), ("last_game", np.int32, "r"),
 )
 
 

@@ -20,6 +20,8 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -66,9 +68,10 @@ from .match import Found, Matcher
 from .store import GameStore, Segment
 from .tally import NO_FIRST, run_starts, tally
 from .windows import (
-    SHARED,
     WINDOW_SIDES,
     content_square,
+    content_symmetries,
+    placement_element,
     window_key,
     window_query,
     window_tables,
@@ -512,42 +515,57 @@ class PatternQuery:
 
         starts = np.concatenate([np.full(int(block.row_offsets[at + 1] - block.row_offsets[at]),
                                          start, dtype=np.int64) for block, at, start in picked])
-        colour, point, swap = self._answer_moves(rows("moves"))
-        colour = np.where(swap, 3 - colour, colour)
+        colour, point, swap, kind = self._answer_moves(rows("moves"))
+        count = rows("count")
+        kept = kind == _CONTINUATION
+        colour = np.where(swap, 3 - colour, colour)[kept]
         black_wins, white_wins = rows("black_wins"), rows("white_wins")
-        black_wins, white_wins = (np.where(swap, white_wins, black_wins),
-                                  np.where(swap, black_wins, white_wins))
+        black_wins, white_wins = (np.where(swap, white_wins, black_wins)[kept],
+                                  np.where(swap, black_wins, white_wins)[kept])
         ranks = store.date_ranks
-        first_game, last_game = rows("first_game"), rows("last_game")
+        first_game, last_game = rows("first_game")[kept], rows("last_game")[kept]
+        starts = starts[kept]
         first = np.where(first_game >= 0, ranks[starts + np.maximum(first_game, 0)], NO_FIRST)
         last = np.where(last_game >= 0, ranks[starts + np.maximum(last_game, 0)], -1)
         none = np.zeros(0, dtype=np.int64)
         return _Part(sum(int(block.totals[at]) for block, at, _ in picked),
                      sum(int(block.games[at]) for block, at, _ in picked),
-                     sum(int(block.ended[at]) for block, at, _ in picked),
-                     self._representatives[colour - 1, point].astype(np.int64),
-                     rows("count"), rows("tenuki"), black_wins, white_wins,
+                     sum(int(block.ended[at]) for block, at, _ in picked)
+                     + int(count[kind == _ENDED].sum()),
+                     self._representatives[colour - 1, point[kept]].astype(np.int64),
+                     count[kept], rows("tenuki")[kept], black_wins, white_wins,
                      first.astype(np.int64), last.astype(np.int64), Found.concatenate([]), none)
 
     def _answer_moves(self, moves: npt.NDArray[np.int64]
                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp],
-                                 npt.NDArray[np.bool_]]:
+                                 npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
         """Answers' moves (:class:`SegmentAnswers`) as the colour they were played
-        in (1 Black, 2 White), the query point they stand on and whether the
+        in (1 Black, 2 White), the query point they stand on, whether the
         placement they were played at exchanges colours (the colour and the
-        wins are then the other's in the query): a corner square's moves are
-        in its canonical frame, a window's in that of the window they were
-        played in (:func:`answer_windows`)."""
+        wins are then the other's in the query), and what each row is here
+        (:data:`_CONTINUATION`, :data:`_ENDED`: its count of matches without a
+        continuation, :data:`_ELSEWHERE`: another frame's).  A corner square's
+        moves are in its canonical frame; a window's in that of the window
+        they were played in, or, at positions that two windows hit, in the
+        frame of each element that maps a query's content onto the canonical
+        one (:func:`answer_windows`)."""
         assert self.square is not None
         if self.window is None:
             npts = self.size * self.size
             return (np.where(moves >= npts, 1, 2), self._back_points[moves % npts],
-                    np.full(len(moves), self.square.element.swap))
-        points = self.window.side ** 2
+                    np.full(len(moves), self.square.element.swap),
+                    np.full(len(moves), _CONTINUATION, dtype=np.int8))
+        side, points = self.window.side, self.window.side ** 2
         back, swaps = self._window_frames
         orientation, move = moves // (2 * points), moves % (2 * points)
-        return (np.where(move >= points, 1, 2), back[orientation, move % points],
-                swaps[orientation])
+        shared = orientation >= 16
+        mine = (orientation - 16) % 16 == self.window.square.element.index
+        local = move % points
+        point = np.where(shared, self.window.origin + local // side * self.size + local % side,
+                         back[orientation % 16, local])
+        kind = np.where(~shared, _CONTINUATION, np.where(~mine, _ELSEWHERE, np.where(
+            orientation >= 32, _ENDED, _CONTINUATION))).astype(np.int8)
+        return np.where(move >= points, 1, 2), point, swaps[orientation % 16] & ~shared, kind
 
     @cached_property
     def _window_frames(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
@@ -564,8 +582,7 @@ class PatternQuery:
         back = np.zeros((16, side * side), dtype=np.intp)
         swaps = np.zeros(16, dtype=np.bool_)
         for t in ELEMENTS:
-            g = min((t.inverse.compose(s.compose(u)) for s in window.symmetries),
-                    key=lambda e: e.index)
+            g = placement_element(t, u, window.symmetries)
             local = g.inverse.point_permutation(side)
             back[t.index] = window.origin + local // side * self.size + local % side
             swaps[t.index] = g.swap
@@ -749,6 +766,10 @@ class _Part:
         none = np.zeros(0, dtype=np.int64)
         return cls(0, 0, 0, none, none, none, none, none, none, none, Found.concatenate([]),
                    none)
+
+
+# What a row of a window's answers is to a query (PatternQuery._answer_moves).
+_CONTINUATION, _ENDED, _ELSEWHERE = 0, 1, 2
 
 
 def _firsts(found: Found) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64]]:
@@ -956,13 +977,13 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
 
     frequent_runs = runs[lengths >= frequent].tolist()
     # Two threads: the kernel's scans run without the interpreter lock.
+    windowed = answer_windows(store, s, frequent=frequent)
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        windowed = pool.submit(answer_windows, store, s, frequent=frequent)
         answered = list(pool.map(answer, frequent_runs, lengths[lengths >= frequent].tolist()))
     corner_keys = {found[0] for found in answered if found is not None}
     # A window's key that is also a corner's (32 bits of a corner key may be
     # anything) is left out: its games are scanned.
-    answered += [found for found in windowed.result() if found[0] not in corner_keys]
+    answered += [found for found in windowed if found[0] not in corner_keys]
     answered.sort(key=lambda found: -1 if found is None else found[0])
     for found in answered:
         if found is None:
@@ -997,13 +1018,15 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         np.array(columns["games"], dtype=np.int64), np.array(columns["ended"], dtype=np.int64),
         np.cumsum([0] + [len(e) for e in exceptions]).astype(np.int64),
         (np.concatenate(exceptions) if exceptions else np.zeros(0, np.int64)).astype(np.int32),
-        np.cumsum([0] + [len(p.moves) for p in rows]).astype(np.int64), joined("moves"),
-        joined("count"), joined("tenuki"), joined("black_wins"), joined("white_wins"),
-        game_of(first, first == NO_FIRST), game_of(last, last < 0))
+        np.cumsum([0] + [len(p.moves) for p in rows]).astype(np.int64),
+        joined("moves").astype(np.int32), joined("count").astype(np.int32),
+        joined("tenuki").astype(np.int32), joined("black_wins").astype(np.int32),
+        joined("white_wins").astype(np.int32), game_of(first, first == NO_FIRST),
+        game_of(last, last < 0))
 
 
-def answer_windows(store: GameStore, s: int, *, frequent: int | None = None
-                   ) -> list[tuple[int, Square, list[tuple[int, int, _Part,
+def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
+                   threads: int = THREADS) -> list[tuple[int, Square, list[tuple[int, int, _Part,
                                                            npt.NDArray[np.int64]]]]]:
     """The answers of the windows of segment ``s`` of ``store``
     (:mod:`gohash.pattern.windows`), as :func:`answer_segment` makes those of
@@ -1011,13 +1034,18 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None
     and class of contents that ``frequent`` of the segment's games hit (a first
     pass of the kernel's ``window_hits`` counts them), the key, the canonical
     content, and per winner that the segment's games have (with any side to
-    move) the hits of every game of the segment summed up, but for the games
-    where two windows hit it at one position (left out, returned).  A move
-    is held as ``orientation * 2 * points + points * (colour is Black) +
-    point``: the element that maps the content of the window it was played
-    in onto the canonical one, and its colour and point in that window as
-    played (a query maps it to its own frame,
-    :meth:`PatternQuery._answer_moves`).  Needs the compiled kernel."""
+    move) the matches of every game of the segment summed up, none left out.
+    A move is held as ``orientation * 2 * points + points * (colour is Black)
+    + point``: for a position one window hit, ``orientation`` is the element
+    that maps the window's content onto the canonical one, the colour and
+    point as played in it (folded into the canonical frame, orientation 0,
+    where no element but the identity maps that content onto itself: each
+    window maps onto it one way); for a position two windows hit, whose
+    match is the lowest placement's, ``16 + u`` for the element ``u`` that
+    maps a query's content onto the canonical one, in that query's colours
+    and window, and ``32 + u`` with the count of those without a
+    continuation (:meth:`PatternQuery._answer_moves` reads them).  Needs the
+    compiled kernel."""
     assert kernel.match is not None
     frequent = FREQUENT if frequent is None else frequent
     segment, start = store.segments[s], int(store.starts[s])
@@ -1026,50 +1054,99 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None
     winners = np.ascontiguousarray(store.winners[start:end], dtype=np.int8)
     ranks = np.ascontiguousarray(store.date_ranks[start:end], dtype=np.int32)
     present = np.unique(winners).tolist()
+    # The games in as many runs as threads, each a kernel's pass of its own
+    # (without the interpreter lock): their sums add up.
+    cuts = np.linspace(0, len(segment), threads + 1).astype(np.int64)
+    runs = [(int(a), int(b)) for a, b in itertools.pairwise(cuts) if b > a]
     out = []
     for side in WINDOW_SIDES:
         tables = window_tables(side)
-        points, entries, offsets = windows(store.size, side)
-        columns = (flat.node_offsets, flat.next_colour, flat.next_point, flat.change_offsets,
-                   flat.changes, store.size, side, points, entries, offsets, tables.classes,
-                   tables.orientations)
-        held, shared = kernel.match.window_hits(*columns, np.zeros(0, dtype=np.int32), winners,
-                                                ranks)
-        classes = np.flatnonzero((held >= frequent) & (shared * SHARED <= held))
-        if not len(classes):
-            continue
-        answer_of = np.full(len(held), -1, dtype=np.int32)
-        answer_of[classes] = np.arange(len(classes), dtype=np.int32)
-        sums, counts, left_out = kernel.match.window_hits(*columns, answer_of, winners, ranks)
         npoints = side * side
-        folded = _folding(side)
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            held = sum(pool.map(functools.partial(
+                _window_pass, flat, store.size, side, answered=np.zeros(0, dtype=np.int32),
+                lowest=np.zeros((0, 16, 16), dtype=np.int8), winners=winners, ranks=ranks),
+                runs))
+            classes = np.flatnonzero(held >= frequent)
+            if not len(classes):
+                continue
+            answer_of = np.full(len(held), -1, dtype=np.int32)
+            answer_of[classes] = np.arange(len(classes), dtype=np.int32)
+            symmetries = [content_symmetries(side, int(tables.canonical[c]))
+                          for c in classes.tolist()]
+            lowest = np.stack([_placement_elements(own) for own in symmetries])
+            parts = list(pool.map(functools.partial(
+                _window_pass, flat, store.size, side, answered=answer_of, lowest=lowest,
+                winners=winners, ranks=ranks), runs))
+        sums, shared = (_joined_sums([p[k] for p in parts]) for k in (0, 1))
+        counts = sum(p[2] for p in parts)
+        folding = _folding(side)
         for a, cls in enumerate(classes.tolist()):
             canonical = int(tables.canonical[cls])
-            # A content no element but the identity maps onto itself: its moves
-            # are folded into its canonical frame (orientation 0), whatever
-            # window they were played in (each maps onto it one way only).
-            asymmetric = sum(int(tables.images[g.index, canonical]) == canonical
-                             for g in ELEMENTS) == 1
             parts = []
-            left = left_out[left_out[:, 0] == a, 1]
             for winner in present:
-                table = sums[a, winner].reshape(-1, 6)
-                played = np.flatnonzero(table[:, 0])
-                moves, rows = played, table[played]
-                if asymmetric:
-                    moves, rows = _folded(folded[played], rows, swapped=played // (
-                        2 * npoints) >= 8)
+                once = sums[a, winner].reshape(-1, 6).astype(np.int64)
+                played = np.flatnonzero(once[:, 0])
+                moves, rows = played, once[played]
+                if len(symmetries[a]) == 1:
+                    moves, rows = _folded(folding[played], rows,
+                                          swapped=played // (2 * npoints) >= 8)
+                twice = shared[a, :, winner].astype(np.int64)  # [u, move or none, column]
+                u, move = np.nonzero(twice[:, :, 0])
+                moves = np.concatenate([moves, np.where(
+                    move == 2 * npoints, (32 + u) * 2 * npoints, (16 + u) * 2 * npoints + move)])
+                rows = np.concatenate([rows, twice[u, move]])
+                rows[:, 4] = np.where(rows[:, 4] == np.iinfo(np.int32).max, NO_FIRST, rows[:, 4])
                 total, games, ended = (int(v) for v in counts[a, winner])
                 count, tenuki, black_wins, white_wins, first, last = (
                     np.ascontiguousarray(rows[:, c]) for c in range(6))
                 part = _Part(total, games, ended, moves.astype(np.int64), count, tenuki,
                              black_wins, white_wins, first, last, Found.concatenate([]),
                              np.zeros(0, dtype=np.int64))
-                parts.append((0, int(winner), part,
-                              left[winners[left] == winner].astype(np.int64) + start))
+                parts.append((0, int(winner), part, np.zeros(0, dtype=np.int64)))
             out.append((window_key(side, canonical),
                         content_square(side, canonical, ELEMENTS[0]), parts))
     return out
+
+
+def _window_pass(flat: Any, size: int, side: int, run: tuple[int, int],
+                 answered: npt.NDArray[np.int32], lowest: npt.NDArray[np.int8],
+                 winners: npt.NDArray[np.int8], ranks: npt.NDArray[np.int32]) -> Any:
+    """The kernel's ``window_hits`` of windows of ``side`` over the games
+    ``run`` (from, to) of a segment's replayed main lines ``flat``, their
+    ``winners`` and date ``ranks`` those of the whole segment."""
+    assert kernel.match is not None
+    a, b = run
+    n0, n1 = int(flat.node_offsets[a]), int(flat.node_offsets[b])
+    c0, c1 = int(flat.change_offsets[a]), int(flat.change_offsets[b])
+    tables = window_tables(side)
+    back = np.stack([g.inverse.point_permutation(side) for g in ELEMENTS]).astype(np.int32)
+    return kernel.match.window_hits(
+        flat.node_offsets[a : b + 1] - n0, flat.next_colour[n0:n1], flat.next_point[n0:n1],
+        flat.change_offsets[a : b + 1] - c0, flat.changes[c0:c1], size, side,
+        *windows(size, side), tables.classes, tables.orientations, answered, lowest, back,
+        winners[a:b], ranks[a:b])
+
+
+def _joined_sums(parts: list[npt.NDArray[np.int32]]) -> npt.NDArray[np.int32]:
+    """Sums of runs of games (last axis: count, tenuki, wins of Black and of
+    White, lowest and highest date rank) as one."""
+    joined: npt.NDArray[np.int32] = parts[0].copy()
+    for part in parts[1:]:
+        joined[..., :4] += part[..., :4]
+        np.minimum(joined[..., 4], part[..., 4], out=joined[..., 4])
+        np.maximum(joined[..., 5], part[..., 5], out=joined[..., 5])
+    return joined
+
+
+@cache
+def _placement_elements(symmetries: tuple[Element, ...]) -> npt.NDArray[np.int8]:
+    """``[t, u]``: the index of :func:`~gohash.pattern.windows.placement_element`
+    of ``t`` and ``u`` for a content of those ``symmetries``."""
+    table = np.array([[placement_element(t, u, symmetries).index for u in ELEMENTS]
+                      for t in ELEMENTS], dtype=np.int8)
+    table.flags.writeable = False
+    return table
 
 
 @cache

@@ -27,17 +27,23 @@ from ..group.symmetry import ELEMENTS, Element, point_images
 from .corners import Square
 from .diagram import BLACK, EMPTY, WHITE, Pattern
 
-__all__ = ["SHARED", "WINDOW", "WINDOW_KEY", "WINDOW_SIDES", "Window", "WindowTables", "window_key",
-           "window_query", "window_tables", "windows"]
+__all__ = [
+    "WINDOW",
+    "WINDOW_KEY",
+    "WINDOW_SIDES",
+    "Window",
+    "WindowTables",
+    "content_square",
+    "content_symmetries",
+    "placement_element",
+    "window_key",
+    "window_query",
+    "window_tables",
+    "windows",
+]
 
 WINDOW_SIDES = (2, 3)
 """The sides of the windows whose contents segments answer."""
-
-SHARED = 8
-"""A class of contents is answered where at most one in this many of the games
-that hit it have two windows hit it at one position (those games are
-scanned, and a lone stone's class, which every move makes in four windows at
-once, is not worth answering)."""
 
 WINDOW = 4
 """The corner of a :class:`~gohash.pattern.corners.Square` that is a window:
@@ -144,6 +150,22 @@ class Window:
     symmetries: tuple[Element, ...]
 
 
+def content_symmetries(side: int, canonical: int) -> tuple[Element, ...]:
+    """The elements that map the content ``canonical`` of a window of ``side``
+    onto itself."""
+    images = window_tables(side).images
+    return tuple(g for g in ELEMENTS if int(images[g.index, canonical]) == canonical)
+
+
+def placement_element(t: Element, u: Element, symmetries: tuple[Element, ...]) -> Element:
+    """The element of the placement that puts a query's content on a window
+    whose content ``t`` maps onto the canonical one, ``u`` mapping the query's
+    onto it and ``symmetries`` it onto itself: the lowest of ``t^-1 . s .
+    u`` (:func:`~gohash.pattern.diagram.placements` keeps the lowest element
+    of those that put a pattern on the same stones)."""
+    return min((t.inverse.compose(s.compose(u)) for s in symmetries), key=lambda e: e.index)
+
+
 def window_query(pattern: Pattern) -> Window | None:
     """The :class:`Window` of ``pattern`` if its region is a square of one of
     :data:`WINDOW_SIDES` off the edges whose every point is black, white or
@@ -164,6 +186,6 @@ def window_query(pattern: Pattern) -> Window | None:
     tables = window_tables(side)
     element = ELEMENTS[int(tables.orientations[code])]
     canonical = int(tables.canonical[tables.classes[code]])
-    symmetries = tuple(g for g in ELEMENTS if int(tables.images[g.index, canonical]) == canonical)
+    symmetries = content_symmetries(side, canonical)
     return Window(side, int(rows.min() * n + cols.min()), window_key(side, canonical),
                   content_square(side, canonical, element), symmetries)

@@ -17,7 +17,7 @@ from gohash.index.filters import Filters
 from gohash.index.index import Index
 from gohash.pattern import search
 from gohash.pattern.search import PatternQuery
-from gohash.pattern.windows import SHARED, WINDOW, window_query, window_tables, windows
+from gohash.pattern.windows import WINDOW, window_query, window_tables, windows
 from tests.support import sgfgen
 from tests.support.pattern_index import (
     build_index,
@@ -193,39 +193,34 @@ def test_a_crosscut_is_answered_in_any_frame(tmp_path: Path,
     assert (found["total"], found["games"], found["ended"]) == (4, 4, 4)
 
 
-# Two crosscuts set up at once (two windows hit one position, whose match
-# depends on the query's frame), beside games of one crosscut each: that game
-# is left out of the answer and scanned.  A class with more such games than
-# one in SHARED is not answered at all.
-TWICE = "(;GM[1]FF[4]SZ[9]AB[dd][ee][ff][gg]AW[ed][de][gf][fg];B[cc];W[hh])"
+# Two crosscuts set up at once: two windows hit one position, whose match is
+# the lowest placement's, which depends on the query's frame; the answers hold
+# it for each frame.
+TWICE = "(;GM[1]FF[4]SZ[9]RE[W+R]AB[dd][ee][ff][gg]AW[ed][de][gf][fg];B[cc];W[hh];B[fe])"
 
 
-def test_games_where_two_windows_hit_at_once_are_scanned(tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_positions_two_windows_hit_are_answered_in_each_frame(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
     db = build_index(tmp_path, write_records(tmp_path, "t", [
-        TWICE if n == 3 else CROSSCUT.format(result="B+R" if n % 2 else "W+R",
-                                             date="2001-01-01", more=";B[cc]")
-        for n in range(SHARED + 1)]))
+        TWICE if n == 1 else CROSSCUT.format(result="B+R", date="2001-01-01", more=";B[cc]")
+        for n in range(3)]))
     crosscut = ["---------"] * 9
     crosscut[3], crosscut[4] = "---XO----", "---OX----"
-    diagram = "\n".join(crosscut)
-    assert _answered(db, diagram) == 1
-    with Index(db, read_only=True) as index:
-        (block,) = index._game_store(9).answers
-    query = PatternQuery(diagram)
-    assert query.window is not None and block is not None
-    found = block.find(query.window.key, query.window.square)
-    left = sorted(g for at in found for g in block.exceptions[
-        block.exception_offsets[at] : block.exception_offsets[at + 1]].tolist())
-    assert left == [3]
-    for limit, offset in ((100, 0), (1, 0), (2, 1), (3, 2)):
-        assert _result(db, diagram, pure=False, limit=limit, offset=offset) == _result(
-            db, diagram, pure=True, limit=limit, offset=offset)
-    # One more such game, in a segment of its own: more than one game in SHARED
-    # there, not answered; the same result.
-    (tmp_path / "more.sgf").write_text(TWICE, encoding="utf-8")
-    with Index(db) as index:
-        index.build([str(tmp_path / "more.sgf")])
-    assert _result(db, diagram, pure=False) == _result(db, diagram, pure=True)
+    swapped = [line.replace("X", "x").replace("O", "X").replace("x", "O") for line in crosscut]
+    for diagram in ("\n".join(crosscut), "\n".join(swapped)):
+        assert _answered(db, diagram) == 1
+        with Index(db, read_only=True) as index:
+            (block,) = index._game_store(9).answers
+        query = PatternQuery(diagram)
+        assert query.window is not None and block is not None
+        assert all(block.exception_offsets[at] == block.exception_offsets[at + 1]
+                   for at in block.find(query.window.key, query.window.square))
+        for limit, offset in ((100, 0), (1, 0), (2, 1), (3, 2)):
+            assert _result(db, diagram, pure=False, limit=limit, offset=offset) == _result(
+                db, diagram, pure=True, limit=limit, offset=offset)
+    found = _result(db, "\n".join(crosscut))
+    # Three games, three matches: the two crosscuts the second game sets up at
+    # once are one.
+    assert (found["total"], found["games"]) == (3, 3)
