@@ -1,12 +1,14 @@
-"""Corner answers: the hits of frequent corner squares, summed up once a segment.
+"""Answers: the hits of frequent corner squares and windows, summed up once a segment.
 
 Scope: :class:`SegmentAnswers`, for one segment of a pattern file, every
-corner square key that :data:`FREQUENT` of its games hold, with the hits of
-that square alone summed up as a search sums them, in the square's canonical
-frame (:class:`~gohash.pattern.corners.Square`), and the games left to scan;
-:class:`AnswerFile`, the file that keeps them beside the pattern file.  What
-the answers are made of is :func:`gohash.pattern.search.answer_segment`'s;
-how a search uses them, :meth:`gohash.pattern.search.PatternQuery.search`'s.
+corner square key that :data:`FREQUENT` of its games hold, and every class of
+contents of a window anywhere (:mod:`gohash.pattern.windows`) that as many
+hit, with the hits of that square or window alone summed up as a search sums
+them, in its canonical frame (:class:`~gohash.pattern.corners.Square`), and
+the games left to scan; :class:`AnswerFile`, the file that keeps them beside
+the pattern file.  What the answers are made of is
+:func:`gohash.pattern.search.answer_segment`'s; how a search uses them,
+:meth:`gohash.pattern.search.PatternQuery.search`'s.
 Design: docs/design.md, ``gohash.pattern.answers``.
 """
 
@@ -28,8 +30,8 @@ __all__ = ["ANSWER_COLUMNS", "FREQUENT", "FREQUENT_TO_MOVE", "AnswerFile", "Segm
            "segment_stamp"]
 
 FREQUENT = 256
-"""Games of a segment that must hold a corner square's key for its hits to be
-summed up ahead: below it, a search scans them (a few milliseconds)."""
+"""Games of a segment that must hold a corner square's key, or hit a window's
+content, for its hits to be summed up ahead: below it, a search scans them."""
 
 FREQUENT_TO_MOVE = 1024
 """Games of a segment that must hold a key for its hits with each side to move

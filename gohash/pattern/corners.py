@@ -248,7 +248,10 @@ class Square:
     is; ``element`` maps the square as it was given onto it.  Two squares with
     the same stones up to the 16 elements have the same frame (their keys'
     least image picks the element), so equal frames are the same stones, and
-    unequal ones, stones whose keys only collide."""
+    unequal ones, stones whose keys only collide.  A window's content
+    (:mod:`gohash.pattern.windows`) is one too, its corner
+    :data:`~gohash.pattern.windows.WINDOW` and its points in rows of its own
+    (``element`` then acts on the window as on a board of its side)."""
 
     side: int
     corner: int

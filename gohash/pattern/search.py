@@ -223,7 +223,8 @@ class PatternResult(Generic[R]):
     ``searched`` games were of the pattern's size and let through by the
     filters, ``candidates`` of them kept by the index's filters of stones
     (the others lack a stone every placement needs, or the corner square's
-    key), their hits found by replaying them or read from the segments'
+    key; the segments whose answers hold a window's hits count all their
+    games), their hits found by replaying them or read from the segments'
     answers (:mod:`gohash.pattern.answers`), ``games`` of them hit.  ``total`` matches in
     all; ``matches`` holds ``limit`` (None: all) of them in index order from
     the ``offset``-th (0: the first).
