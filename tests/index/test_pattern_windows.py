@@ -224,3 +224,50 @@ def test_positions_two_windows_hit_are_answered_in_each_frame(tmp_path: Path,
     # Three games, three matches: the two crosscuts the second game sets up at
     # once are one.
     assert (found["total"], found["games"]) == (3, 3)
+
+
+# A shape no element but the identity maps onto itself, played in both colours
+# (games Black and White won), each followed by a move in its window: its
+# moves are folded into the canonical frame, with their colours and wins.
+BOTH = ["(;GM[1]FF[4]SZ[9]RE[B+R];B[dd];W[de];B[ed];W[ff];B[ee])",
+        "(;GM[1]FF[4]SZ[9]RE[W+R];B[gg];W[dd];B[de];W[ed];B[ff];W[ee])",
+        "(;GM[1]FF[4]SZ[9]RE[B+R];B[dd];W[de];B[ed];W[ee])"]
+
+
+def test_a_shape_played_in_both_colours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    db = build_index(tmp_path, write_records(tmp_path, "b", BOTH))
+    shape = ["---------"] * 9
+    shape[3], shape[4] = "---XX----", "---O.----"
+    swapped = [line.replace("X", "x").replace("O", "X").replace("x", "O") for line in shape]
+    turned = ["---------"] * 9
+    turned[5], turned[6] = "-----.O--", "-----XX--"
+    for diagram in ("\n".join(shape), "\n".join(swapped), "\n".join(turned)):
+        query = PatternQuery(diagram)
+        assert query.window is not None and len(query.window.symmetries) == 1
+        assert _answered(db, diagram) == 1
+        found = _result(db, diagram, pure=False)
+        assert found == _result(db, diagram, pure=True)
+        assert (found["total"], found["games"]) == (3, 3)
+        assert sum(c["black_wins"] + c["white_wins"] for c in found["continuations"]) == 3
+
+
+# Two copies of a contact set up at once, then a move in the upper one's
+# window only: of the windows of one content hit at one position, the match
+# is the lower window's (the lowest placement), here the one left without a
+# continuation.
+COPIES = "(;GM[1]FF[4]SZ[9]RE[B+R]AB[cc][cg]AW[dc][dg];B[bc];W[hh])"
+
+
+def test_of_two_copies_hit_at_once_the_lower_window_s(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    db = build_index(tmp_path, write_records(tmp_path, "k", [COPIES]))
+    contact = ["---------"] * 9
+    contact[3], contact[4], contact[5] = "---...---", "---.XO---", "---...---"
+    swapped = [line.replace("X", "x").replace("O", "X").replace("x", "O") for line in contact]
+    for diagram in ("\n".join(contact), "\n".join(swapped)):
+        assert _answered(db, diagram) == 1
+        found = _result(db, diagram, pure=False)
+        assert found == _result(db, diagram, pure=True)
+        assert found["total"] == 1
