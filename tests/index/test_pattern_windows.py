@@ -61,6 +61,19 @@ def _diagram(board: list[int], size: int, row: int, col: int, side: int) -> str:
     return "\n".join(lines)
 
 
+def _diagrams(*placed: dict[int, str]) -> list[str]:
+    """9x9 diagrams of a shape: each of ``placed`` (rows from the top, as drawn;
+    the rest outside), the first also with its colours exchanged."""
+    out = []
+    for rows in placed:
+        lines = ["---------"] * 9
+        for row, line in rows.items():
+            lines[row] = line
+        out.append("\n".join(lines))
+    exchanged = out[0].replace("X", "x").replace("O", "X").replace("x", "O")
+    return [out[0], exchanged, *out[1:]]
+
+
 @pytest.mark.parametrize("side", [2, 3])
 def test_tables_are_the_classes_of_the_16_elements(side: int) -> None:
     """Every content's class is that of its images and of no other content: the
@@ -176,19 +189,15 @@ def test_a_crosscut_is_answered_in_any_frame(tmp_path: Path,
         for result, date, more in [("B+R", "2001-01-01", ";B[ce];W[fd]"),
                                    ("W+R", "2002-02-02", ";B[fd]"),
                                    ("B+3.5", "2003-03-03", ";B[gg];W[cd]"), ("", "", "")]]))
-    crosscut = ["---------"] * 9
-    crosscut[3], crosscut[4] = "---XO----", "---OX----"
-    swapped = [line.replace("X", "x").replace("O", "X").replace("x", "O") for line in crosscut]
-    moved = ["---------"] * 9
-    moved[5], moved[6] = "-----OX--", "-----XO--"
-    for diagram in ("\n".join(crosscut), "\n".join(swapped), "\n".join(moved)):
+    diagrams = _diagrams({3: "---XO----", 4: "---OX----"}, {5: "-----OX--", 6: "-----XO--"})
+    for diagram in diagrams:
         assert _answered(db, diagram) == 1
         for filters in (None, Filters(result="B"), Filters(result="W")):
             for limit, offset in ((100, 0), (1, 0), (2, 1)):
                 options = {"limit": limit, "offset": offset, "filters": filters}
                 assert _result(db, diagram, pure=False, **options) == _result(
                     db, diagram, pure=True, **options)
-    found = _result(db, "\n".join(crosscut))
+    found = _result(db, diagrams[0])
     # Four games hit, none with a move in the region after: it is full.
     assert (found["total"], found["games"], found["ended"]) == (4, 4, 4)
 
@@ -206,10 +215,8 @@ def test_positions_two_windows_hit_are_answered_in_each_frame(tmp_path: Path,
     db = build_index(tmp_path, write_records(tmp_path, "t", [
         TWICE if n == 1 else CROSSCUT.format(result="B+R", date="2001-01-01", more=";B[cc]")
         for n in range(3)]))
-    crosscut = ["---------"] * 9
-    crosscut[3], crosscut[4] = "---XO----", "---OX----"
-    swapped = [line.replace("X", "x").replace("O", "X").replace("x", "O") for line in crosscut]
-    for diagram in ("\n".join(crosscut), "\n".join(swapped)):
+    diagrams = _diagrams({3: "---XO----", 4: "---OX----"})
+    for diagram in diagrams:
         assert _answered(db, diagram) == 1
         with Index(db, read_only=True) as index:
             (block,) = index._game_store(9).answers
@@ -220,7 +227,7 @@ def test_positions_two_windows_hit_are_answered_in_each_frame(tmp_path: Path,
         for limit, offset in ((100, 0), (1, 0), (2, 1), (3, 2)):
             assert _result(db, diagram, pure=False, limit=limit, offset=offset) == _result(
                 db, diagram, pure=True, limit=limit, offset=offset)
-    found = _result(db, "\n".join(crosscut))
+    found = _result(db, diagrams[0])
     # Three games, three matches: the two crosscuts the second game sets up at
     # once are one.
     assert (found["total"], found["games"]) == (3, 3)
@@ -237,12 +244,7 @@ BOTH = ["(;GM[1]FF[4]SZ[9]RE[B+R];B[dd];W[de];B[ed];W[ff];B[ee])",
 def test_a_shape_played_in_both_colours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
     db = build_index(tmp_path, write_records(tmp_path, "b", BOTH))
-    shape = ["---------"] * 9
-    shape[3], shape[4] = "---XX----", "---O.----"
-    swapped = [line.replace("X", "x").replace("O", "X").replace("x", "O") for line in shape]
-    turned = ["---------"] * 9
-    turned[5], turned[6] = "-----.O--", "-----XX--"
-    for diagram in ("\n".join(shape), "\n".join(swapped), "\n".join(turned)):
+    for diagram in _diagrams({3: "---XX----", 4: "---O.----"}, {5: "-----.O--", 6: "-----XX--"}):
         query = PatternQuery(diagram)
         assert query.window is not None and len(query.window.symmetries) == 1
         assert _answered(db, diagram) == 1
@@ -263,10 +265,7 @@ def test_of_two_copies_hit_at_once_the_lower_window_s(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "FREQUENT", 1)
     db = build_index(tmp_path, write_records(tmp_path, "k", [COPIES]))
-    contact = ["---------"] * 9
-    contact[3], contact[4], contact[5] = "---...---", "---.XO---", "---...---"
-    swapped = [line.replace("X", "x").replace("O", "X").replace("x", "O") for line in contact]
-    for diagram in ("\n".join(contact), "\n".join(swapped)):
+    for diagram in _diagrams({3: "---...---", 4: "---.XO---", 5: "---...---"}):
         assert _answered(db, diagram) == 1
         found = _result(db, diagram, pure=False)
         assert found == _result(db, diagram, pure=True)
