@@ -1076,11 +1076,11 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
             symmetries = [content_symmetries(side, int(tables.canonical[c]))
                           for c in classes.tolist()]
             lowest = np.stack([_placement_elements(own) for own in symmetries])
-            parts = list(pool.map(functools.partial(
+            passes = list(pool.map(functools.partial(
                 _window_pass, flat, store.size, side, answered=answer_of, lowest=lowest,
                 winners=winners, ranks=ranks), runs))
-        sums, shared = (_joined_sums([p[k] for p in parts]) for k in (0, 1))
-        counts = sum(p[2] for p in parts)
+        sums, shared = (_joined_sums([p[k] for p in passes]) for k in (0, 1))
+        counts = sum(p[2] for p in passes)
         folding = _folding(side)
         for a, cls in enumerate(classes.tolist()):
             canonical = int(tables.canonical[cls])
