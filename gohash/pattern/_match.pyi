@@ -83,6 +83,7 @@ def window_hits(
     orientations: npt.NDArray[np.int8],
     answered: npt.NDArray[np.int32],
     lowest: npt.NDArray[np.int8],
+    frames: npt.NDArray[np.uint8],
     back: npt.NDArray[np.int32],
     winners: npt.NDArray[np.int8],
     date_ranks: npt.NDArray[np.int32],

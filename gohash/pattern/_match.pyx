@@ -1089,7 +1089,8 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                 const int32_t[::1] window_points, const int32_t[::1] point_windows,
                 const int32_t[::1] point_window_offsets, const int32_t[::1] classes,
                 const int8_t[::1] orientations, const int32_t[::1] answered,
-                const int8_t[:, :, ::1] lowest, const int32_t[:, ::1] back,
+                const int8_t[:, :, ::1] lowest, const uint8_t[:, ::1] frames,
+                const int32_t[:, ::1] back,
                 const int8_t[::1] winners, const int32_t[::1] date_ranks):
     """The first hits of every window content in the games of a segment
     :func:`flatten` ed for ``size``: the windows are the squares of ``side``
@@ -1119,7 +1120,9 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     position where two windows hit one answer's content is the match of the
     lowest placement of a query, which depends on its frame: summed up for
     each element ``u`` that maps a query's content onto the canonical one, in
-    that query's frame, as ``shared[answer, u, winner, m]`` (``m`` the
+    that query's frame, where ``frames[answer, u]`` is set (the elements that
+    are the lowest to map some image of the content onto it: a query's), as
+    ``shared[answer, u, winner, m]`` (``m`` the
     continuation's colour and point in the query's colours and window, ``2 *
     side * side`` none: its count only): of the windows hit there, that of the
     least element ``lowest[answer, t, u]`` (the lowest that maps the query's
@@ -1161,6 +1164,7 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     if summing:
         nanswers = max(0, int(np.max(answered)) + 1)
         if answered.shape[0] != nclass or lowest.shape[0] != nanswers or (
+                frames.shape[0] != nanswers or frames.shape[1] != 16) or (
                 nanswers and (np.min(lowest) < 0 or np.max(lowest) > 15)):
             raise ValueError("the answered classes or their elements are not one a class")
     counts_games = np.zeros(nclass, dtype=np.int64)
@@ -1365,6 +1369,8 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                                 winner, rank)
                     continue
                 for u in range(16):
+                    if not frames[ans, u]:
+                        continue
                     # The lowest placement: the least element, then window.
                     best = group[0]
                     for at in range(1, ngroup):

@@ -1042,8 +1042,9 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
     point as played in it (folded into the canonical frame, orientation 0,
     where no element but the identity maps that content onto itself: each
     window maps onto it one way); for a position two windows hit, whose
-    match is the lowest placement's, ``16 + u`` for the element ``u`` that
-    maps a query's content onto the canonical one, in that query's colours
+    match is the lowest placement's, ``16 + u`` for each element ``u`` that is
+    the lowest to map one of the content's images onto the canonical one (a
+    query's), in that query's colours
     and window, and ``32 + u`` with the count of those without a
     continuation (:meth:`PatternQuery._answer_moves` reads them).  Needs the
     compiled kernel."""
@@ -1066,7 +1067,8 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
         with ThreadPoolExecutor(max_workers=threads) as pool:
             held = sum(pool.map(functools.partial(
                 _window_pass, flat, store.size, side, answered=np.zeros(0, dtype=np.int32),
-                lowest=np.zeros((0, 16, 16), dtype=np.int8), winners=winners, ranks=ranks),
+                lowest=np.zeros((0, 16, 16), dtype=np.int8),
+                frames=np.zeros((0, 16), dtype=np.uint8), winners=winners, ranks=ranks),
                 runs))
             classes = np.flatnonzero(held >= frequent)
             if not len(classes):
@@ -1076,9 +1078,16 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
             symmetries = [content_symmetries(side, int(tables.canonical[c]))
                           for c in classes.tolist()]
             lowest = np.stack([_placement_elements(own) for own in symmetries])
+            # A query's frame is the lowest element that maps its content onto
+            # the canonical one: the only frames a position two windows hit
+            # is summed up for.
+            frames = np.zeros((len(classes), 16), dtype=np.uint8)
+            for a, cls in enumerate(classes.tolist()):
+                images = tables.images[:, int(tables.canonical[cls])]
+                frames[a, tables.orientations[images]] = 1
             passes = list(pool.map(functools.partial(
                 _window_pass, flat, store.size, side, answered=answer_of, lowest=lowest,
-                winners=winners, ranks=ranks), runs))
+                frames=frames, winners=winners, ranks=ranks), runs))
         sums, shared = (_joined_sums([p[k] for p in passes]) for k in (0, 1))
         counts = sum(p[2] for p in passes)
         folding = _folding(side)
@@ -1112,7 +1121,8 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
 
 def _window_pass(flat: Any, size: int, side: int, run: tuple[int, int],
                  answered: npt.NDArray[np.int32], lowest: npt.NDArray[np.int8],
-                 winners: npt.NDArray[np.int8], ranks: npt.NDArray[np.int32]) -> Any:
+                 frames: npt.NDArray[np.uint8], winners: npt.NDArray[np.int8],
+                 ranks: npt.NDArray[np.int32]) -> Any:
     """The kernel's ``window_hits`` of windows of ``side`` over the games
     ``run`` (from, to) of a segment's replayed main lines ``flat``, their
     ``winners`` and date ``ranks`` those of the whole segment."""
@@ -1125,7 +1135,8 @@ def _window_pass(flat: Any, size: int, side: int, run: tuple[int, int],
     return kernel.match.window_hits(
         flat.node_offsets[a : b + 1] - n0, flat.next_colour[n0:n1], flat.next_point[n0:n1],
         flat.change_offsets[a : b + 1] - c0, flat.changes[c0:c1], size, side,
-        *windows(size, side), tables.classes, tables.orientations, answered, lowest, back,
+        *windows(size, side), tables.classes, tables.orientations, answered, lowest, frames,
+        back,
         winners[a:b], ranks[a:b])
 
 
