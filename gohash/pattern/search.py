@@ -37,7 +37,7 @@ from .._deprecated import deprecated
 from ..errors import OptionError, QueryCancelled, QueryTooBroad
 from ..group.coords import move_json
 from ..group.schemes import KeyScheme, scheme
-from ..group.symmetry import ELEMENTS, Element, Point
+from ..group.symmetry import ELEMENTS, Element, Point, gathers, point_images
 from . import kernel
 from .answers import FREQUENT, FREQUENT_TO_MOVE, SegmentAnswers
 from .corners import (
@@ -584,7 +584,7 @@ class PatternQuery:
         swaps = np.zeros(16, dtype=np.bool_)
         for t in ELEMENTS:
             g = placement_element(t, u, window.symmetries)
-            local = g.inverse.point_permutation(side)
+            local = gathers(side)[g.index]  # the image of each point under g^-1
             back[t.index] = window.origin + local // side * self.size + local % side
             swaps[t.index] = g.swap
         return back, swaps
@@ -768,6 +768,20 @@ class _Part:
         return cls(0, 0, 0, none, none, none, none, none, none, none, Found.concatenate([]),
                    none)
 
+    @classmethod
+    def of_sums(cls, total: int, games: int, ended: int, moves: npt.NDArray[np.int64],
+                sums: npt.NDArray[np.int64], kept: Found | None = None,
+                placed: npt.NDArray[np.int64] | None = None) -> _Part:
+        """A part whose continuations are ``moves`` and their rows of ``sums``
+        (count, tenuki, wins of Black and of White, first and last date rank);
+        no rows of matches kept unless given."""
+        count, tenuki, black_wins, white_wins, first, last = (
+            np.ascontiguousarray(sums[:, c]) for c in range(6))
+        none = np.zeros(0, dtype=np.int64)
+        return cls(total, games, ended, moves.astype(np.int64), count, tenuki, black_wins,
+                   white_wins, first, last, Found.concatenate([]) if kept is None else kept,
+                   none if placed is None else placed)
+
 
 # What a row of a window's answers is to a query (PatternQuery._answer_moves).
 _CONTINUATION, _ENDED, _ELSEWHERE = 0, 1, 2
@@ -814,10 +828,8 @@ class _Tally:
         played = np.flatnonzero(sums[:, 0])
         firsts, placed = _firsts(found)
         kept, placed = _kept(found, firsts, placed, wanted)
-        count, tenuki, black_wins, white_wins, first, last = (
-            np.ascontiguousarray(sums[played, c]) for c in range(6))
-        return _Part(summary.total, summary.games, summary.ended, played.astype(np.int64),
-                     count, tenuki, black_wins, white_wins, first, last, kept, placed)
+        return _Part.of_sums(summary.total, summary.games, summary.ended, played, sums[played],
+                             kept, placed)
 
     def part(self, found: Found, wanted: int | None) -> _Part:
         """The hits ``found`` of a chunk summed up, the first ``wanted`` matches
@@ -977,8 +989,8 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
         return key, query.square, sums
 
     frequent_runs = runs[lengths >= frequent].tolist()
-    # Two threads: the kernel's scans run without the interpreter lock.
     windowed = answer_windows(store, s, frequent=frequent)
+    # Two threads: the kernel's scans run without the interpreter lock.
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
         answered = list(pool.map(answer, frequent_runs, lengths[lengths >= frequent].tolist()))
     corner_keys = {found[0] for found in answered if found is not None}
@@ -1108,12 +1120,8 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
                 rows = np.concatenate([rows, twice[u, move]])
                 rows[:, 4] = np.where(rows[:, 4] == np.iinfo(np.int32).max, NO_FIRST, rows[:, 4])
                 total, games, ended = (int(v) for v in counts[a, winner])
-                count, tenuki, black_wins, white_wins, first, last = (
-                    np.ascontiguousarray(rows[:, c]) for c in range(6))
-                part = _Part(total, games, ended, moves.astype(np.int64), count, tenuki,
-                             black_wins, white_wins, first, last, Found.concatenate([]),
-                             np.zeros(0, dtype=np.int64))
-                parts.append((0, int(winner), part, np.zeros(0, dtype=np.int64)))
+                parts.append((0, int(winner), _Part.of_sums(total, games, ended, moves, rows),
+                              np.zeros(0, dtype=np.int64)))
             out.append((window_key(side, canonical),
                         content_square(side, canonical, ELEMENTS[0]), parts))
     return out
@@ -1131,13 +1139,21 @@ def _window_pass(flat: Any, size: int, side: int, run: tuple[int, int],
     n0, n1 = int(flat.node_offsets[a]), int(flat.node_offsets[b])
     c0, c1 = int(flat.change_offsets[a]), int(flat.change_offsets[b])
     tables = window_tables(side)
-    back = np.stack([g.inverse.point_permutation(side) for g in ELEMENTS]).astype(np.int32)
     return kernel.match.window_hits(
         flat.node_offsets[a : b + 1] - n0, flat.next_colour[n0:n1], flat.next_point[n0:n1],
         flat.change_offsets[a : b + 1] - c0, flat.changes[c0:c1], size, side,
         *windows(size, side), tables.classes, tables.orientations, answered, lowest, frames,
-        back,
-        winners[a:b], ranks[a:b])
+        _inverse_images(side), winners[a:b], ranks[a:b])
+
+
+@cache
+def _inverse_images(side: int) -> npt.NDArray[np.int32]:
+    """``[g, k]``: the image of window point ``k`` under the inverse of element
+    ``g`` (:func:`~gohash.group.symmetry.gathers` of a board of the window's
+    side), as the kernel reads it."""
+    table = gathers(side).astype(np.int32)
+    table.flags.writeable = False
+    return table
 
 
 def _joined_sums(parts: list[npt.NDArray[np.int32]]) -> npt.NDArray[np.int32]:
@@ -1170,7 +1186,7 @@ def _folding(side: int) -> npt.NDArray[np.int64]:
     points = side * side
     out = np.zeros(16 * 2 * points, dtype=np.int64)
     for t in ELEMENTS:
-        image = t.point_permutation(side)
+        image = point_images(side)[t.index]
         for black in (0, 1):
             mapped = black != t.swap
             out[t.index * 2 * points + black * points + np.arange(points)] = (
@@ -1185,17 +1201,14 @@ def _folded(moves: npt.NDArray[np.int64], rows: npt.NDArray[np.int64],
     """Rows of sums (count, tenuki, wins of Black and of White, first and last
     date rank) of ``moves`` summed up by move, the wins of those ``swapped``
     exchanged (their colours are the other's in the canonical frame)."""
-    rows = rows.copy()
-    rows[swapped, 2], rows[swapped, 3] = rows[swapped, 3], rows[swapped, 2].copy()
+    black_wins = np.where(swapped, rows[:, 3], rows[:, 2])
+    white_wins = np.where(swapped, rows[:, 2], rows[:, 3])
     distinct, which = np.unique(moves, return_inverse=True)
-    out = np.zeros((len(distinct), 6), dtype=np.int64)
-    for c in range(4):
-        np.add.at(out[:, c], which, rows[:, c])
-    out[:, 4] = NO_FIRST
-    np.minimum.at(out[:, 4], which, rows[:, 4])
-    out[:, 5] = -1
-    np.maximum.at(out[:, 5], which, rows[:, 5])
-    return distinct, out
+    n = len(distinct)
+    summed = tally(which, n, black_wins, white_wins, rows[:, 4], rows[:, 5], count=rows[:, 0])
+    tenuki = np.bincount(which, weights=rows[:, 1], minlength=n).astype(np.int64)
+    return distinct, np.stack([summed.occurrences, tenuki, summed.black_wins,
+                               summed.white_wins, summed.first, summed.last], axis=1)
 
 
 def _held_square(segment: Segment, game: int, corner: int, key: int, size: int
