@@ -1205,7 +1205,6 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     cdef int p, old, new, w, c, cls, ans = 0, cont, colour, point, local, winner, t, m, u, e
     cdef int fault = 0
     cdef int32_t rank
-    cdef int32_t* row
     cdef bint ended
     cdef const uint16_t* word
     cdef const uint16_t* words_end
