@@ -88,3 +88,22 @@ def window_hits(
     winners: npt.NDArray[np.int8],
     date_ranks: npt.NDArray[np.int32],
 ) -> Any: ...
+def band_hits(
+    node_offsets: npt.NDArray[np.int64],
+    next_colour: npt.NDArray[np.int8],
+    next_point: npt.NDArray[np.int16],
+    change_offsets: npt.NDArray[np.int64],
+    changes: npt.NDArray[np.uint16],
+    size: int,
+    depth: int,
+    width: int,
+    band_points: npt.NDArray[np.int32],
+    point_bands: npt.NDArray[np.int32],
+    point_band_offsets: npt.NDArray[np.int32],
+    elements: npt.NDArray[np.int8],
+    answered: npt.NDArray[np.int64],
+    slots: npt.NDArray[np.int32],
+    by_orientation: npt.NDArray[np.uint8],
+    winners: npt.NDArray[np.int8],
+    date_ranks: npt.NDArray[np.int32],
+) -> Any: ...

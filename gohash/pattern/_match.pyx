@@ -1083,6 +1083,24 @@ def flatten(const uint8_t[::1] data, const int64_t[::1] offsets, const int32_t[:
             np.asarray(f.changes)[:f.nchanges].copy(), removed_array)
 
 
+cdef inline int _next_change(const uint16_t** word, const uint16_t* words_end, int npts,
+                             int* p, int* old, int* new) noexcept nogil:
+    """The change word at ``word[0]`` read into its point and old and new values,
+    and ``word[0]`` moved past it: 1 if it is its node's last, 0 if not, -1
+    for a word past the game's words or off the board."""
+    cdef uint16_t w
+    if word[0] >= words_end:
+        return -1
+    w = word[0][0]
+    word[0] += 1
+    p[0] = (w >> 4) & POINT
+    new[0] = w & 3
+    old[0] = (w >> 2) & 3
+    if p[0] >= npts or new[0] == 3 or old[0] == 3:
+        return -1
+    return w >> 15
+
+
 def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                 const int16_t[::1] next_point, const int64_t[::1] change_offsets,
                 const uint16_t[::1] changes, int size, int side,
@@ -1202,7 +1220,7 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     cdef int32_t* stop_at = &by_point.stop_at[0]
     cdef Py_ssize_t ntouched, nhits, nd, bit, ngroup
     cdef int64_t tick = 0
-    cdef int p, old, new, w, c, cls, ans = 0, cont, colour, point, local, winner, t, m, u, e
+    cdef int p, old, new, w, c, cls, ans = 0, cont, colour, point, local, winner, t, m, u, e, last
     cdef int fault = 0
     cdef int32_t rank
     cdef bint ended
@@ -1231,17 +1249,11 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                 nd = 0
                 ended = False
                 while not ended:
-                    if word >= words_end:
+                    last = _next_change(&word, words_end, npts, &p, &old, &new)
+                    if last < 0:
                         fault = 1
                         break
-                    ended = word[0] >> 15
-                    p = (word[0] >> 4) & POINT
-                    new = word[0] & 3
-                    old = (word[0] >> 2) & 3
-                    word += 1
-                    if p >= npts or new == 3 or old == 3:
-                        fault = 1
-                        break
+                    ended = last
                     if old == new:
                         continue
                     for k in range(point_window_offsets[p], point_window_offsets[p + 1]):
@@ -1406,3 +1418,390 @@ cdef inline void _summed(int32_t* row, bint tenuki, int winner, int32_t rank) no
         row[4] = rank
     if rank > row[5]:
         row[5] = rank
+
+
+cdef inline uint64_t _mixed(uint64_t x) noexcept nogil:
+    """A content's code spread over 64 bits (splitmix64's finaliser): where it
+    falls in a table of codes."""
+    x ^= x >> 30
+    x *= <uint64_t>0xBF58476D1CE4E5B9
+    x ^= x >> 27
+    x *= <uint64_t>0x94D049BB133111EB
+    x ^= x >> 31
+    return x
+
+
+def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
+              const int16_t[::1] next_point, const int64_t[::1] change_offsets,
+              const uint16_t[::1] changes, int size, int depth, int width,
+              const int32_t[::1] band_points, const int32_t[::1] point_bands,
+              const int32_t[::1] point_band_offsets, const int8_t[:, ::1] elements,
+              const int64_t[::1] answered, const int32_t[::1] slots,
+              const uint8_t[::1] by_orientation,
+              const int8_t[::1] winners, const int32_t[::1] date_ranks):
+    """The first hits of every band content in the games of a segment
+    :func:`flatten` ed for ``size``: the bands are the rectangles ``depth``
+    deep along an edge and ``width`` wide (``band_points[b * depth * width +
+    i * width + j]`` the board point ``i`` from the edge and ``j`` along it of
+    band ``b`` in that band's frame; ``point_bands[point_band_offsets[p] :
+    point_band_offsets[p + 1]]`` the bands of point ``p``, each ``b * depth *
+    width + k``).  A band's content is the digits in base 3 of a code (point
+    ``k`` of ``3 ** k``) in each of four frames: its own, mirrored along the
+    edge (``j`` to ``width - 1 - j``), and those two with colours exchanged;
+    ``elements[b, q]`` the element that maps band ``b`` onto the canonical
+    edge with frame ``q`` (0 own, 1 own exchanged, 2 mirrored, 3 mirrored
+    exchanged).  Its canonical content is the least of the four codes, its
+    orientation ``t`` the least element of those that give it.  A band hits a
+    content at the first position of a game where it holds it: the hit of a
+    pattern query of that content alone (no side to move, move limit or
+    sequence) at the placement that puts it on that band.
+
+    Without ``answered`` (empty): returns the canonical codes that some game's
+    band held and the number of games that held each (in no order).  With it
+    (the canonical codes answered, increasing), their matches summed up as
+    :class:`Summary` sums a query's, per answer and winner (``winners[g]``, 0
+    neither; of ``date_ranks[g]``, -1 none): ``counts[answer, winner]``, the
+    matches, games hit and matches without a continuation, and
+    ``sums[slots[answer] + (t if by_orientation[answer] else 0), winner,
+    m]``, by the continuation in the canonical frame (``m = depth * width *
+    (colour is Black) + point``): count, tenuki, wins of Black and of White in
+    that frame's colours, lowest and highest date rank (int32 max and -1:
+    none); but for the games where two bands hit one answer's content at one
+    position (whose match is the lowest placement's, so depends on the
+    query's frame), returned as ``exceptions`` (answer, game) and summed up
+    for none of their matches of that answer.  Raises
+    :class:`~gohash.errors.StoredGameError` (``index`` the game in the
+    segment) for a change or move off the board."""
+    cdef Py_ssize_t games = node_offsets.shape[0] - 1, g, node, n0, positions, k, at, j
+    cdef int npts = size * size, hh = depth * width
+    cdef Py_ssize_t nbands = band_points.shape[0] // hh if hh > 0 else 0
+    if (size <= 0 or depth <= 0 or width <= 0 or hh > 35 or band_points.shape[0] != nbands * hh
+            or nbands >= 128 or elements.shape[0] != nbands or elements.shape[1] != 4
+            or point_band_offsets.shape[0] != npts + 1
+            or point_band_offsets[npts] != point_bands.shape[0]
+            or change_offsets.shape[0] != games + 1
+            or node_offsets[games] != next_colour.shape[0]
+            or next_point.shape[0] != next_colour.shape[0]
+            or change_offsets[games] != changes.shape[0]
+            or winners.shape[0] != games or date_ranks.shape[0] != games):
+        raise ValueError("the band tables or the segment's columns do not agree")
+    if band_points.shape[0] and (np.min(band_points) < 0 or np.max(band_points) >= npts):
+        raise ValueError("a band point off the board")
+    if point_bands.shape[0] and (np.min(point_bands) < 0
+                                 or np.max(point_bands) >= nbands * hh):
+        raise ValueError("a point's band that is not one")
+    if nbands and (np.min(elements) < 0 or np.max(elements) > 15):
+        raise ValueError("an element that is not one")
+    cdef Py_ssize_t nanswers = answered.shape[0]
+    cdef bint summing = nanswers > 0
+    cdef Py_ssize_t nrows = 0
+    if summing:
+        if (slots.shape[0] != nanswers or by_orientation.shape[0] != nanswers
+                or np.any(np.diff(answered) <= 0) or np.min(slots) < 0):
+            raise ValueError("the answered codes or their slots are not one an answer")
+        nrows = int(np.max(np.asarray(slots) + 16 * (np.asarray(by_orientation) != 0))) + 1
+    cdef int64_t pow3[35]
+    cdef int64_t mirrored[35]
+    cdef int i
+    for i in range(hh):
+        pow3[i] = 1 if i == 0 else pow3[i - 1] * 3
+    for i in range(hh):
+        mirrored[i] = pow3[i // width * width + width - 1 - i % width]
+    cdef int mirror_point[35]
+    for i in range(hh):
+        mirror_point[i] = i // width * width + width - 1 - i % width
+    # A table of codes (open addressing): in counting, every canonical code met
+    # with its games and the last game counted; in summing, the answered ones.
+    cdef Py_ssize_t capacity = 1 << 16
+    while capacity < 4 * nanswers:
+        capacity <<= 1
+    table_codes_array = np.full(capacity, -1, dtype=np.int64)
+    table_values_array = np.zeros(capacity, dtype=np.int32)
+    table_stamps_array = np.full(capacity, -1, dtype=np.int32)
+    cdef int64_t[::1] table_codes = table_codes_array
+    cdef int32_t[::1] table_values = table_values_array
+    cdef int32_t[::1] table_stamps = table_stamps_array
+    cdef Py_ssize_t used = 0, slot, mask = capacity - 1
+    for k in range(nanswers):
+        slot = <Py_ssize_t>(_mixed(<uint64_t>answered[k]) & <uint64_t>mask)
+        while table_codes[slot] >= 0:
+            slot = (slot + 1) & mask
+        table_codes[slot] = answered[k]
+        table_values[slot] = <int32_t>k
+    sums_array = np.zeros((nrows, 3, 2 * hh, 6), dtype=np.int32)
+    sums_array[..., 4] = np.iinfo(np.int32).max
+    sums_array[..., 5] = -1
+    cdef int32_t[:, :, :, ::1] sums = sums_array
+    counts_array = np.zeros((nanswers, 3, 3), dtype=np.int64)
+    cdef int64_t[:, :, ::1] counts = counts_array
+    cdef int64_t[:, ::1] hit_game = np.full((max(nanswers, 1), 3), -1, dtype=np.int64)
+    cdef int64_t[::1] left_game = np.full(max(nanswers, 1), -1, dtype=np.int64)
+    left_array = np.zeros((16, 2), dtype=np.int64)
+    cdef int64_t[:, ::1] left = left_array
+    cdef Py_ssize_t nleft = 0
+    # Each band's code in its four frames.
+    codes_array = np.zeros((max(nbands, 1), 4), dtype=np.int64)
+    cdef int64_t[:, ::1] codes = codes_array
+    cdef int64_t[::1] bstamp = np.full(max(nbands, 1), -1, dtype=np.int64)
+    cdef int32_t[::1] dirty = np.zeros(max(nbands, 1), dtype=np.int32)
+    # Which (band, code) a game met already: a small table cleared by its list.
+    cdef Py_ssize_t seen_capacity = 1 << 12, seen_mask = seen_capacity - 1
+    seen_array = np.full(seen_capacity, -1, dtype=np.int64)
+    cdef int64_t[::1] seen = seen_array
+    touched_array = np.zeros(seen_capacity // 2, dtype=np.int64)
+    cdef int64_t[::1] touched = touched_array
+    cdef Py_ssize_t ntouched, nhits, nd
+    # A game's hits: answer, position, band, orientation, frame.
+    hits_array = np.zeros((64, 5), dtype=np.int32)
+    cdef int32_t[:, ::1] hits = hits_array
+    cdef Py_ssize_t longest = int(np.max(np.diff(node_offsets))) if games else 0
+    cdef _Plays by_point = _Plays(npts, longest)
+    cdef int32_t* play_at = &by_point.play_at[0]
+    cdef int32_t* plays = &by_point.plays[0]
+    cdef int32_t* stop_at = &by_point.stop_at[0]
+    cdef int64_t tick = 0, best, pair
+    cdef int64_t swapped[3]
+    swapped[0] = 0
+    swapped[1] = 2
+    swapped[2] = 1
+    cdef int p, old, new, b, q, t, ans, cont, colour, point, local, winner, m, row, won, last
+    cdef int fault = 0
+    cdef int32_t rank
+    cdef int64_t delta, sdelta
+    cdef bint ended
+    cdef const uint16_t* word
+    cdef const uint16_t* words_end
+    cdef const int8_t* ncv
+    cdef const int16_t* npv
+    with nogil:
+        for g in range(games):
+            n0 = node_offsets[g]
+            positions = node_offsets[g + 1] - n0
+            if positions <= 0:
+                continue
+            for b in range(nbands):
+                codes[b, 0] = 0
+                codes[b, 1] = 0
+                codes[b, 2] = 0
+                codes[b, 3] = 0
+            ntouched = 0
+            nhits = 0
+            word = &changes[change_offsets[g]]
+            words_end = &changes[0] + change_offsets[g + 1]
+            for node in range(positions):
+                tick += 1
+                nd = 0
+                ended = False
+                while not ended:
+                    last = _next_change(&word, words_end, npts, &p, &old, &new)
+                    if last < 0:
+                        fault = 1
+                        break
+                    ended = last
+                    if old == new:
+                        continue
+                    delta = new - old
+                    sdelta = swapped[new] - swapped[old]
+                    for k in range(point_band_offsets[p], point_band_offsets[p + 1]):
+                        at = point_bands[k]
+                        b = <int>(at // hh)
+                        i = <int>(at % hh)
+                        if bstamp[b] != tick:
+                            bstamp[b] = tick
+                            dirty[nd] = b
+                            nd += 1
+                        codes[b, 0] += delta * pow3[i]
+                        codes[b, 1] += sdelta * pow3[i]
+                        codes[b, 2] += delta * mirrored[i]
+                        codes[b, 3] += sdelta * mirrored[i]
+                if fault:
+                    break
+                for k in range(nd):
+                    b = dirty[k]
+                    if codes[b, 0] == 0:
+                        continue
+                    best = codes[b, 0]
+                    for q in range(1, 4):
+                        if codes[b, q] < best:
+                            best = codes[b, q]
+                    t = 16
+                    j = 0
+                    for q in range(4):
+                        if codes[b, q] == best and elements[b, q] < t:
+                            t = elements[b, q]
+                            j = q
+                    slot = <Py_ssize_t>(_mixed(<uint64_t>best) & <uint64_t>mask)
+                    while table_codes[slot] >= 0 and table_codes[slot] != best:
+                        slot = (slot + 1) & mask
+                    if not summing:
+                        if table_codes[slot] < 0:
+                            table_codes[slot] = best
+                            used += 1
+                        if table_stamps[slot] != g:
+                            table_stamps[slot] = <int32_t>g
+                            table_values[slot] += 1
+                        if 2 * used > capacity:
+                            with gil:
+                                table_codes_array, table_values_array, table_stamps_array = (
+                                    _grown(table_codes_array, table_values_array,
+                                           table_stamps_array))
+                                table_codes = table_codes_array
+                                table_values = table_values_array
+                                table_stamps = table_stamps_array
+                            capacity = table_codes.shape[0]
+                            mask = capacity - 1
+                        continue
+                    if table_codes[slot] < 0:
+                        continue
+                    ans = <int>table_values[slot]
+                    # The band's content as a code of its own frame: once a game.
+                    pair = (<int64_t>b << 56) | codes[b, 0]
+                    slot = <Py_ssize_t>(_mixed(<uint64_t>pair) & <uint64_t>seen_mask)
+                    while seen[slot] >= 0 and seen[slot] != pair:
+                        slot = (slot + 1) & seen_mask
+                    if seen[slot] == pair:
+                        continue
+                    if 2 * (ntouched + 1) > seen_capacity:
+                        with gil:
+                            seen_array, touched_array = _rehashed(seen_array, touched_array,
+                                                                  ntouched)
+                            seen = seen_array
+                            touched = touched_array
+                        seen_capacity = seen.shape[0]
+                        seen_mask = seen_capacity - 1
+                        slot = <Py_ssize_t>(_mixed(<uint64_t>pair) & <uint64_t>seen_mask)
+                        while seen[slot] >= 0:
+                            slot = (slot + 1) & seen_mask
+                    seen[slot] = pair
+                    touched[ntouched] = slot
+                    ntouched += 1
+                    if nhits == hits.shape[0]:
+                        with gil:
+                            hits_array = np.concatenate([hits_array, np.zeros_like(hits_array)])
+                            hits = hits_array
+                    hits[nhits, 0] = ans
+                    hits[nhits, 1] = <int32_t>node
+                    hits[nhits, 2] = b
+                    hits[nhits, 3] = t
+                    hits[nhits, 4] = j
+                    nhits += 1
+            for k in range(ntouched):
+                seen[touched[k]] = -1
+            if fault:
+                break
+            if nhits == 0:
+                continue
+            # Two hits of one answer at one position: the game is left out of it.
+            for k in range(nhits):
+                at = k + 1
+                while at < nhits and hits[at, 1] == hits[k, 1]:
+                    if hits[at, 0] == hits[k, 0] and left_game[hits[k, 0]] != g:
+                        left_game[hits[k, 0]] = g
+                        if nleft == left.shape[0]:
+                            with gil:
+                                left_array = np.concatenate([left_array,
+                                                             np.zeros_like(left_array)])
+                                left = left_array
+                        left[nleft, 0] = hits[k, 0]
+                        left[nleft, 1] = g
+                        nleft += 1
+                    at += 1
+            ncv = &next_colour[n0]
+            npv = &next_point[n0]
+            if _plays(ncv, npv, <int>positions, npts, play_at, plays, stop_at):
+                fault = 1
+                break
+            winner = winners[g]
+            if winner < 0 or winner > 2:
+                winner = 0
+            rank = date_ranks[g]
+            for k in range(nhits):
+                ans = hits[k, 0]
+                if left_game[ans] == g:
+                    continue
+                b = hits[k, 2]
+                counts[ans, winner, 0] += 1
+                if hit_game[ans, winner] != g:
+                    hit_game[ans, winner] = g
+                    counts[ans, winner, 1] += 1
+                cont = _next_play(hits[k, 1], &band_points[b * hh], hh, play_at, plays,
+                                  stop_at)
+                if cont < 0:
+                    counts[ans, winner, 2] += 1
+                    continue
+                colour = ncv[cont]
+                point = npv[cont]
+                local = -1
+                for i in range(hh):
+                    if band_points[b * hh + i] == point:
+                        local = i
+                if local < 0 or (colour != 1 and colour != 2):
+                    fault = 1
+                    break
+                # In the canonical frame: mirrored, colours exchanged as its frame is.
+                j = hits[k, 4]
+                if j >= 2:
+                    local = mirror_point[local]
+                won = winner
+                if j & 1:
+                    colour = 3 - colour
+                    if winner:
+                        won = 3 - winner
+                row = slots[ans] + (hits[k, 3] if by_orientation[ans] else 0)
+                m = (hh if colour == 1 else 0) + local
+                _summed(&sums[row, winner, m, 0], cont > hits[k, 1], won, rank)
+            if fault:
+                break
+    if fault:
+        raise StoredGameError("a change or next move off the board, or more changes "
+                              "than its game has", index=int(g))
+    if not summing:
+        held = table_codes_array >= 0
+        return table_codes_array[held], table_values_array[held]
+    return sums_array, counts_array, left_array[:nleft].copy()
+
+
+
+def _grown(codes, values, stamps):
+    """A table of codes (-1: none) with their values and stamps, twice as large."""
+    capacity = 2 * len(codes)
+    new_codes = np.full(capacity, -1, dtype=np.int64)
+    new_values = np.zeros(capacity, dtype=np.int32)
+    new_stamps = np.full(capacity, -1, dtype=np.int32)
+    cdef int64_t[::1] c = new_codes
+    cdef int32_t[::1] v = new_values
+    cdef int32_t[::1] s = new_stamps
+    cdef const int64_t[::1] old_codes = codes
+    cdef const int32_t[::1] old_values = values
+    cdef const int32_t[::1] old_stamps = stamps
+    cdef Py_ssize_t mask = capacity - 1, slot, k
+    for k in range(old_codes.shape[0]):
+        if old_codes[k] < 0:
+            continue
+        slot = <Py_ssize_t>(_mixed(<uint64_t>old_codes[k]) & <uint64_t>mask)
+        while c[slot] >= 0:
+            slot = (slot + 1) & mask
+        c[slot] = old_codes[k]
+        v[slot] = old_values[k]
+        s[slot] = old_stamps[k]
+    return new_codes, new_values, new_stamps
+
+
+def _rehashed(seen, touched, Py_ssize_t ntouched):
+    """A game's table of (band, code) pairs twice as large, with the same pairs,
+    and the list of their slots."""
+    capacity = 2 * len(seen)
+    new_seen = np.full(capacity, -1, dtype=np.int64)
+    new_touched = np.zeros(capacity, dtype=np.int64)
+    cdef int64_t[::1] out = new_seen
+    cdef int64_t[::1] at = new_touched
+    cdef const int64_t[::1] old = seen
+    cdef const int64_t[::1] slots = touched
+    cdef Py_ssize_t mask = capacity - 1, slot, k
+    for k in range(ntouched):
+        slot = <Py_ssize_t>(_mixed(<uint64_t>old[slots[k]]) & <uint64_t>mask)
+        while out[slot] >= 0:
+            slot = (slot + 1) & mask
+        out[slot] = old[slots[k]]
+        at[k] = slot
+    return new_seen, new_touched

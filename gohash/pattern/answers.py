@@ -1,12 +1,13 @@
-"""Answers: the hits of frequent corner squares and windows, summed up once a segment.
+"""Answers: the hits of frequent corner squares, windows and bands, summed up once a segment.
 
 Scope: :class:`SegmentAnswers`, for one segment of a pattern file, every
-corner square key that :data:`FREQUENT` of its games hold, and every class of
-contents of a window anywhere (:mod:`gohash.pattern.windows`) that as many
-hit, with the hits of that square or window alone summed up as a search sums
-them, in its canonical frame (:class:`~gohash.pattern.corners.Square`), and
-the games left to scan; :class:`AnswerFile`, the file that keeps them beside
-the pattern file.  What the answers are made of is
+corner square key that :data:`FREQUENT` of its games hold, every class of
+contents of a window anywhere (:mod:`gohash.pattern.windows`) and of a band
+along an edge (:mod:`gohash.pattern.bands`) that as many hit, with the hits
+of that square, window or band alone summed up as a search sums them, in
+its canonical frame (:class:`~gohash.pattern.corners.Square`), and the games
+left to scan; :class:`AnswerFile`, the file that keeps them beside the
+pattern file.  What the answers are made of is
 :func:`gohash.pattern.search.answer_segment`'s; how a search uses them,
 :meth:`gohash.pattern.search.PatternQuery.search`'s.
 Design: docs/design.md, ``gohash.pattern.answers``.
@@ -31,7 +32,7 @@ __all__ = ["ANSWER_COLUMNS", "FREQUENT", "FREQUENT_TO_MOVE", "AnswerFile", "Segm
 
 FREQUENT = 256
 """Games of a segment that must hold a corner square's key, or hit a window's
-content, for its hits to be summed up ahead: below it, a search scans them."""
+or band's content, for its hits to be summed up ahead: below it, a search scans them."""
 
 FREQUENT_TO_MOVE = 1024
 """Games of a segment that must hold a key for its hits with each side to move
@@ -112,7 +113,7 @@ def segment_stamp(ids: I64, shas: U64, winners: npt.NDArray[np.int8],
 # and its columns, each padded to 8 bytes, in _COLUMNS' order.
 _FILE = struct.Struct("<8sII")
 _FILE_MAGIC = b"GHANSWER"
-_FILE_VERSION = 4
+_FILE_VERSION = 5
 _BLOCK = struct.Struct("<8sIIQQQQI4x")
 _BLOCK_MAGIC = b"ANSWERS1"
 _COLUMNS = (

@@ -20,6 +20,7 @@ exchanged if its element exchanges them.
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import threading
@@ -40,6 +41,7 @@ from ..group.schemes import KeyScheme, scheme
 from ..group.symmetry import ELEMENTS, Element, Point, gathers, point_images
 from . import kernel
 from .answers import FREQUENT, FREQUENT_TO_MOVE, SegmentAnswers
+from .bands import BAND_SHAPES, band_key, band_query, band_square, band_symmetries, bands
 from .corners import (
     CORNER_SCHEME,
     Square,
@@ -324,6 +326,11 @@ class PatternQuery:
             plain and not side and self.corner is None) else None
         if self.window is not None:
             self.square = self.window.square
+        # A band along an edge: the same, its answers those of its shape.
+        self.band = band_query(pattern) if (
+            plain and not side and self.corner is None and self.window is None) else None
+        if self.band is not None:
+            self.square = self.band.square
         self.matcher = Matcher(
             self.placements, self.keys,
             to_move=side,
@@ -464,9 +471,12 @@ class PatternQuery:
         (:class:`SegmentAnswers`) scanned."""
         if self.square is None or not store.answers:
             return None, []
-        if self.window is not None:
-            # A window's answers hold the hits of every game of their segment.
-            key, held = self.window.key, np.arange(len(store), dtype=np.int64)
+        if self.window is not None or self.band is not None:
+            # A window's or band's answers hold the hits of every game of their
+            # segment, but those they leave to scan.
+            shape = self.window if self.window is not None else self.band
+            assert shape is not None
+            key, held = shape.key, np.arange(len(store), dtype=np.int64)
         else:
             assert self.corner is not None
             key = self.corner[0]
@@ -551,6 +561,8 @@ class PatternQuery:
         frame of each element that maps a query's content onto the canonical
         one (:func:`answer_windows`)."""
         assert self.square is not None
+        if self.band is not None:
+            return self._band_moves(moves)
         if self.window is None:
             npts = self.size * self.size
             return (np.where(moves >= npts, 1, 2), self._back_points[moves % npts],
@@ -567,6 +579,42 @@ class PatternQuery:
         kind = np.where(~shared, _CONTINUATION, np.where(~mine, _ELSEWHERE, np.where(
             orientation >= 32, _ENDED, _CONTINUATION))).astype(np.int8)
         return np.where(move >= points, 1, 2), point, swaps[orientation % 16] & ~shared, kind
+
+    def _band_moves(self, moves: npt.NDArray[np.int64]
+                    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp],
+                               npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
+        """:meth:`_answer_moves` of a band's answers: each move in the canonical
+        frame (in that frame's colours), with the orientation ``t`` of the band
+        it was played in where some element but the identity maps the content
+        onto itself (:func:`answer_bands`)."""
+        band = self.band
+        assert band is not None
+        points = band.depth * band.width
+        orientation, move = moves // (2 * points), moves % (2 * points)
+        back, swaps = self._band_frames
+        return (np.where(move >= points, 1, 2), back[orientation, move % points],
+                swaps[orientation], np.full(len(moves), _CONTINUATION, dtype=np.int8))
+
+    @cached_property
+    def _band_frames(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+        """``[orientation, canonical point]``: the query point of each point of
+        the canonical band for a match in a band of that orientation ``t``, and
+        ``[orientation]`` whether the canonical frame's colours are the query's
+        exchanged.  The match's placement is the lowest of ``t^-1 . s . u``
+        (``s`` a symmetry of the canonical content, ``u`` the query's element),
+        which maps the query's content onto the band; the canonical frame is
+        ``t`` of the band's, so the query's is ``(s . u)^-1`` of it."""
+        band = self.band
+        assert band is not None
+        u = band.square.element
+        back = np.zeros((16, band.depth * band.width), dtype=np.intp)
+        swaps = np.zeros(16, dtype=np.bool_)
+        for t in ELEMENTS:
+            g = placement_element(t, u, band.symmetries)
+            h = t.compose(g)  # s . u, which maps the query's band onto the canonical edge
+            back[t.index] = band.points[h.index]
+            swaps[t.index] = h.swap
+        return back, swaps
 
     @cached_property
     def _window_frames(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
@@ -783,6 +831,10 @@ class _Part:
                    none if placed is None else placed)
 
 
+BAND_SAMPLE = 4096
+"""A segment of more games than this counts its bands' contents in a quarter of
+them (and at least this many), to pick those it sums up."""
+
 # What a row of a window's answers is to a query (PatternQuery._answer_moves).
 _CONTINUATION, _ENDED, _ELSEWHERE = 0, 1, 2
 
@@ -990,6 +1042,7 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
 
     frequent_runs = runs[lengths >= frequent].tolist()
     windowed = answer_windows(store, s, frequent=frequent)
+    banded = answer_bands(store, s, frequent=frequent)
     # Two threads: the kernel's scans run without the interpreter lock.
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
         answered = list(pool.map(answer, frequent_runs, lengths[lengths >= frequent].tolist()))
@@ -997,6 +1050,11 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     # A window's key that is also a corner's (32 bits of a corner key may be
     # anything) is left out: its games are scanned.
     answered += [found for found in windowed if found[0] not in corner_keys]
+    # A band's key is 24 bits of its shape and content: one that another's, a
+    # window's or a corner's is too is left out, and so scanned.
+    band_keys = collections.Counter(found[0] for found in banded)
+    answered += [found for found in banded
+                 if found[0] not in corner_keys and band_keys[found[0]] == 1]
     answered.sort(key=lambda found: -1 if found is None else found[0])
     for found in answered:
         if found is None:
@@ -1062,16 +1120,8 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
     compiled kernel."""
     assert kernel.match is not None
     frequent = FREQUENT if frequent is None else frequent
-    segment, start = store.segments[s], int(store.starts[s])
-    flat = segment.flat
-    end = start + len(segment)
-    winners = np.ascontiguousarray(store.winners[start:end], dtype=np.int8)
-    ranks = np.ascontiguousarray(store.date_ranks[start:end], dtype=np.int32)
+    flat, winners, ranks, runs = _segment_columns(store, s, threads)
     present = np.unique(winners).tolist()
-    # The games in as many runs as threads, each a kernel's pass of its own
-    # (without the interpreter lock): their sums add up.
-    cuts = np.linspace(0, len(segment), threads + 1).astype(np.int64)
-    runs = [(int(a), int(b)) for a, b in itertools.pairwise(cuts) if b > a]
     out = []
     for side in WINDOW_SIDES:
         tables = window_tables(side)
@@ -1125,6 +1175,120 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
             out.append((window_key(side, canonical),
                         content_square(side, canonical, ELEMENTS[0]), parts))
     return out
+
+
+def answer_bands(store: GameStore, s: int, *, frequent: int | None = None,
+                 threads: int = THREADS) -> list[tuple[int, Square, list[tuple[int, int, _Part,
+                                                         npt.NDArray[np.int64]]]]]:
+    """The answers of the bands of segment ``s`` of ``store``
+    (:mod:`gohash.pattern.bands`), as :func:`answer_windows` makes those of
+    windows: for each shape of :data:`~gohash.pattern.bands.BAND_SHAPES` and
+    canonical content that ``frequent`` of the segment's games hit (a first
+    pass of the kernel's ``band_hits`` counts them), the key, the canonical
+    content, and per winner that the segment's games have the matches of
+    every game of the segment summed up but those of the games where two
+    bands hit the content at one position (store numbers: they are scanned).
+    A move is held as ``orientation * 2 * points + points * (colour is
+    Black) + point`` in the canonical frame and its colours, ``orientation``
+    the element that maps the band it was played in onto the canonical edge
+    where the content has a symmetry (the query's placement depends on it),
+    else 0 (:meth:`PatternQuery._band_moves` reads them).  Needs the compiled
+    kernel."""
+    assert kernel.match is not None
+    frequent = FREQUENT if frequent is None else frequent
+    flat, winners, ranks, runs = _segment_columns(store, s, threads)
+    segment, start = store.segments[s], int(store.starts[s])
+    present = np.unique(winners).tolist()
+    # The contents that may be frequent, counted in a part of a large segment's
+    # games (a band holds some millions of contents a segment): those held by
+    # 3/4 of their share of ``frequent`` there; of those, the ones ``frequent``
+    # games hit are kept once summed up.
+    sample = len(segment) if len(segment) <= BAND_SAMPLE else max(BAND_SAMPLE,
+                                                                   len(segment) // 4)
+    least = frequent if sample == len(segment) else max(1, int(
+        0.75 * frequent * sample / len(segment)))
+    none = np.zeros(0, dtype=np.int64)
+
+    def frequent_codes(shape: tuple[int, int]) -> npt.NDArray[np.int64]:
+        codes, held = _band_pass(flat, store.size, *shape, (0, sample), answered=none,
+                                 slots=np.zeros(0, dtype=np.int32),
+                                 by_orientation=np.zeros(0, dtype=np.uint8), winners=winners,
+                                 ranks=ranks)
+        return np.sort(codes[held >= least])
+
+    out = []
+    # The shapes counted a thread each, then each summed up by all.
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        candidates = list(pool.map(frequent_codes, BAND_SHAPES))
+    for (depth, width), answered in zip(BAND_SHAPES, candidates, strict=True):
+        if not len(answered):
+            continue
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            symmetries = [band_symmetries(depth, width, int(c)) for c in answered.tolist()]
+            by_orientation = np.array([len(own) > 1 for own in symmetries], dtype=np.uint8)
+            widths = np.where(by_orientation, 16, 1)
+            slots = (np.cumsum(widths) - widths).astype(np.int32)
+            passes = list(pool.map(functools.partial(
+                _band_pass, flat, store.size, depth, width, answered=answered, slots=slots,
+                by_orientation=by_orientation, winners=winners, ranks=ranks), runs))
+        sums = _joined_sums([p[0] for p in passes])
+        counts = sum(p[1] for p in passes)
+        left = np.concatenate([p[2] + [0, a] for p, (a, _) in zip(passes, runs, strict=True)])
+        left = left[np.lexsort((left[:, 1], left[:, 0]))]
+        left_at = np.searchsorted(left[:, 0], np.arange(len(answered) + 1))
+        for a, code in enumerate(answered.tolist()):
+            mine = left[left_at[a] : left_at[a + 1], 1]
+            if int(counts[a, :, 1].sum()) + len(mine) < frequent:
+                continue
+            rows_of = sums[slots[a] : slots[a] + widths[a]]  # [t, winner, move, column]
+            parts = []
+            for winner in present:
+                once = rows_of[:, winner].reshape(-1, 6).astype(np.int64)
+                played = np.flatnonzero(once[:, 0])
+                rows = once[played]
+                rows[:, 4] = np.where(rows[:, 4] == np.iinfo(np.int32).max, NO_FIRST, rows[:, 4])
+                total, games, ended = (int(v) for v in counts[a, winner])
+                exceptions = mine[winners[mine] == winner] + start
+                parts.append((0, int(winner), _Part.of_sums(total, games, ended, played, rows),
+                              exceptions.astype(np.int64)))
+            out.append((band_key(depth, width, code),
+                        band_square(depth, width, code, ELEMENTS[0]), parts))
+    return out
+
+
+def _segment_columns(store: GameStore, s: int, threads: int
+                     ) -> tuple[Any, npt.NDArray[np.int8], npt.NDArray[np.int32],
+                                list[tuple[int, int]]]:
+    """What the kernel's passes over segment ``s`` of ``store`` read: its
+    replayed main lines, its games' winners and date ranks, and its games in
+    as many runs as ``threads`` (from, to), each a pass of its own without
+    the interpreter lock, whose sums add up."""
+    segment, start = store.segments[s], int(store.starts[s])
+    end = start + len(segment)
+    winners = np.ascontiguousarray(store.winners[start:end], dtype=np.int8)
+    ranks = np.ascontiguousarray(store.date_ranks[start:end], dtype=np.int32)
+    cuts = np.linspace(0, len(segment), threads + 1).astype(np.int64)
+    return segment.flat, winners, ranks, [(int(a), int(b)) for a, b in itertools.pairwise(cuts)
+                                          if b > a]
+
+
+def _band_pass(flat: Any, size: int, depth: int, width: int, run: tuple[int, int],
+               answered: npt.NDArray[np.int64], slots: npt.NDArray[np.int32],
+               by_orientation: npt.NDArray[np.uint8], winners: npt.NDArray[np.int8],
+               ranks: npt.NDArray[np.int32]) -> Any:
+    """The kernel's ``band_hits`` of bands of that shape over the games ``run``
+    (from, to) of a segment's replayed main lines ``flat``, their ``winners``
+    and date ``ranks`` those of the whole segment."""
+    assert kernel.match is not None
+    a, b = run
+    n0, n1 = int(flat.node_offsets[a]), int(flat.node_offsets[b])
+    c0, c1 = int(flat.change_offsets[a]), int(flat.change_offsets[b])
+    frames = bands(size, depth, width)
+    return kernel.match.band_hits(
+        flat.node_offsets[a : b + 1] - n0, flat.next_colour[n0:n1], flat.next_point[n0:n1],
+        flat.change_offsets[a : b + 1] - c0, flat.changes[c0:c1], size, depth, width,
+        frames.points, frames.entries, frames.offsets, frames.elements, answered, slots,
+        by_orientation, winners[a:b], ranks[a:b])
 
 
 def _window_pass(flat: Any, size: int, side: int, run: tuple[int, int],

@@ -24,30 +24,11 @@ from tests.support.pattern_index import (
     draw_winners,
     positions_of,
     record_index,
+    shape_answers,
+    shape_result,
     turned_board,
     write_records,
 )
-
-
-def _result(db: str, diagram: str, **options: Any) -> Any:
-    """The result's JSON but its candidates: a window's answers cover every game
-    of their segment, the pure path's candidates are the games its filter of
-    stones keeps."""
-    with Index(db, read_only=True) as index:
-        found = index.pattern(diagram, **options).to_json(paths=False)
-    del found["candidates"]
-    return found
-
-
-def _answered(db: str, diagram: str) -> int:
-    """How many segments hold an answer of ``diagram``'s window."""
-    query = PatternQuery(diagram)
-    with Index(db, read_only=True) as index:
-        store = index._game_store(query.size)
-    if query.window is None:
-        return 0
-    return sum(block is not None and bool(block.find(query.window.key, query.window.square))
-               for block in store.answers)
 
 
 def _diagram(board: list[int], size: int, row: int, col: int, side: int) -> str:
@@ -169,11 +150,11 @@ def test_window_answers_equal_the_pure_scan(tmp_path_factory: Any, data: Any, fr
         diagram = _diagram(turned.tolist(), size, row, col, side)
         # Answered where the content's class is held by ``frequent`` games with
         # few hit twice at one position (SHARED), else scanned.
-        event(f"a window of side {side}, answered by {_answered(db, diagram)} segments")
+        event(f"a window of side {side}, answered by {shape_answers(db, diagram)} segments")
         limit, offset = page
         for filters in (None, Filters(result="B"), Filters(result="W", min_rank="9d")):
             options = {"limit": limit, "offset": offset, "filters": filters}
-            assert _result(db, diagram, pure=False, **options) == _result(
+            assert shape_result(db, diagram, pure=False, **options) == shape_result(
                 db, diagram, pure=True, **options)
 
 
@@ -191,13 +172,13 @@ def test_a_crosscut_is_answered_in_any_frame(tmp_path: Path,
                                    ("B+3.5", "2003-03-03", ";B[gg];W[cd]"), ("", "", "")]]))
     diagrams = _diagrams({3: "---XO----", 4: "---OX----"}, {5: "-----OX--", 6: "-----XO--"})
     for diagram in diagrams:
-        assert _answered(db, diagram) == 1
+        assert shape_answers(db, diagram) == 1
         for filters in (None, Filters(result="B"), Filters(result="W")):
             for limit, offset in ((100, 0), (1, 0), (2, 1)):
                 options = {"limit": limit, "offset": offset, "filters": filters}
-                assert _result(db, diagram, pure=False, **options) == _result(
+                assert shape_result(db, diagram, pure=False, **options) == shape_result(
                     db, diagram, pure=True, **options)
-    found = _result(db, diagrams[0])
+    found = shape_result(db, diagrams[0])
     # Four games hit, none with a move in the region after: it is full.
     assert (found["total"], found["games"], found["ended"]) == (4, 4, 4)
 
@@ -217,7 +198,7 @@ def test_positions_two_windows_hit_are_answered_in_each_frame(tmp_path: Path,
         for n in range(3)]))
     diagrams = _diagrams({3: "---XO----", 4: "---OX----"})
     for diagram in diagrams:
-        assert _answered(db, diagram) == 1
+        assert shape_answers(db, diagram) == 1
         with Index(db, read_only=True) as index:
             (block,) = index._game_store(9).answers
         query = PatternQuery(diagram)
@@ -225,9 +206,10 @@ def test_positions_two_windows_hit_are_answered_in_each_frame(tmp_path: Path,
         assert all(block.exception_offsets[at] == block.exception_offsets[at + 1]
                    for at in block.find(query.window.key, query.window.square))
         for limit, offset in ((100, 0), (1, 0), (2, 1), (3, 2)):
-            assert _result(db, diagram, pure=False, limit=limit, offset=offset) == _result(
-                db, diagram, pure=True, limit=limit, offset=offset)
-    found = _result(db, diagrams[0])
+            options = {"limit": limit, "offset": offset}
+            assert shape_result(db, diagram, pure=False, **options) == shape_result(
+                db, diagram, pure=True, **options)
+    found = shape_result(db, diagrams[0])
     # Three games, three matches: the two crosscuts the second game sets up at
     # once are one.
     assert (found["total"], found["games"]) == (3, 3)
@@ -247,9 +229,9 @@ def test_a_shape_played_in_both_colours(tmp_path: Path, monkeypatch: pytest.Monk
     for diagram in _diagrams({3: "---XX----", 4: "---O.----"}, {5: "-----.O--", 6: "-----XX--"}):
         query = PatternQuery(diagram)
         assert query.window is not None and len(query.window.symmetries) == 1
-        assert _answered(db, diagram) == 1
-        found = _result(db, diagram, pure=False)
-        assert found == _result(db, diagram, pure=True)
+        assert shape_answers(db, diagram) == 1
+        found = shape_result(db, diagram, pure=False)
+        assert found == shape_result(db, diagram, pure=True)
         assert (found["total"], found["games"]) == (3, 3)
         assert sum(c["black_wins"] + c["white_wins"] for c in found["continuations"]) == 3
 
@@ -266,7 +248,7 @@ def test_of_two_copies_hit_at_once_the_lower_window_s(tmp_path: Path,
     monkeypatch.setattr(search, "FREQUENT", 1)
     db = build_index(tmp_path, write_records(tmp_path, "k", [COPIES]))
     for diagram in _diagrams({3: "---...---", 4: "---.XO---", 5: "---...---"}):
-        assert _answered(db, diagram) == 1
-        found = _result(db, diagram, pure=False)
-        assert found == _result(db, diagram, pure=True)
+        assert shape_answers(db, diagram) == 1
+        found = shape_result(db, diagram, pure=False)
+        assert found == shape_result(db, diagram, pure=True)
         assert found["total"] == 1

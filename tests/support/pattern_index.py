@@ -17,6 +17,7 @@ from gohash.index.games import replay_boards
 from gohash.index.index import Index
 from gohash.index.pattern_search import _game_boards
 from gohash.pattern.corners import squares
+from gohash.pattern.search import PatternQuery
 
 
 def build_index(tmp_path: Path, paths: list[str]) -> str:
@@ -92,3 +93,27 @@ def turned_board(data: Any, db: str, held: list[int], size: int) -> npt.NDArray[
     turned_colours: npt.NDArray[np.int8] = np.where(turned == 0, 0, 3 - turned).astype(
         np.int8) if g.swap else turned.astype(np.int8)
     return turned_colours
+
+
+def shape_result(db: str, diagram: str, **options: Any) -> Any:
+    """The JSON of a search of ``diagram`` in the index ``db`` but its
+    candidates: a window's or band's answers cover every game of their
+    segment, the pure path's candidates are the games its filter of stones
+    keeps."""
+    with Index(db, read_only=True) as index:
+        found = index.pattern(diagram, **options).to_json(paths=False)
+    del found["candidates"]
+    return found
+
+
+def shape_answers(db: str, diagram: str) -> int:
+    """How many segments of the index ``db`` hold an answer of ``diagram``'s
+    window or band (none if it is neither)."""
+    query = PatternQuery(diagram)
+    shape = query.window if query.window is not None else query.band
+    with Index(db, read_only=True) as index:
+        store = index._game_store(query.size)
+    if shape is None:
+        return 0
+    return sum(block is not None and bool(block.find(shape.key, shape.square))
+               for block in store.answers)
