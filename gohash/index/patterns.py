@@ -236,18 +236,28 @@ def _answered(index: str, store: GameStore) -> GameStore:
     found = {block.stamp: block for block in file.read()}
     if any(stamp not in found for stamp in stamps):
         queries: dict[int, Any] = {}
-        for s, stamp in enumerate(stamps):
-            if stamp in found:
-                continue
-            try:
-                found[stamp] = answer_segment(store, s, queries=queries)
-            except StoredGameError:
-                # A damaged segment is left unanswered: a search that scans the
-                # game reports it (with the file's name), as it did before.
-                continue
-        # A read-only folder: made again next time.
-        with contextlib.suppress(OSError), _locked(index):
-            file.write([found[stamp] for stamp in stamps if stamp in found])
+
+        def blocks() -> Iterator[SegmentAnswers]:
+            for s, stamp in enumerate(stamps):
+                block = found.get(stamp)
+                if block is None:
+                    try:
+                        block = answer_segment(store, s, queries=queries)
+                    except StoredGameError:
+                        # A damaged segment is left unanswered: a search that scans
+                        # the game reports it (with the file's name), as before.
+                        continue
+                yield block
+
+        try:
+            # Each segment's block written as it is made, then all read back
+            # mapped: memory holds one segment's answers at a time. No lock: the
+            # file is written aside and renamed over the old one.
+            file.write(blocks())
+            found = {block.stamp: block for block in file.read()}
+        except OSError:
+            # A read-only folder: made in memory, and again next time.
+            found = {block.stamp: block for block in blocks()}
     answers: list[SegmentAnswers | None] = [found.get(stamp) for stamp in stamps]
     store.answers = answers
     return store

@@ -19,6 +19,7 @@ import mmap
 import os
 import struct
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -189,8 +190,9 @@ class AnswerFile:
             at = start + body
         return blocks, []
 
-    def write(self, blocks: list[SegmentAnswers]) -> None:
-        """Replace the file with ``blocks`` (a new file renamed over the old)."""
+    def write(self, blocks: Iterable[SegmentAnswers]) -> None:
+        """Replace the file with ``blocks`` (a new file renamed over the old), each
+        written as it comes."""
         with replacing(self.path) as f:
             f.write(_FILE.pack(_FILE_MAGIC, _FILE_VERSION, self.size))
             for block in blocks:

@@ -832,8 +832,8 @@ class _Part:
 
 
 BAND_SAMPLE = 4096
-"""A segment of more games than this counts its bands' contents in a quarter of
-them (and at least this many), to pick those it sums up."""
+"""A segment of more games than this counts its bands' contents in its first
+games, this many or an eighth of them, to pick those it sums up."""
 
 # What a row of a window's answers is to a query (PatternQuery._answer_moves).
 _CONTINUATION, _ENDED, _ELSEWHERE = 0, 1, 2
@@ -1198,13 +1198,11 @@ def answer_bands(store: GameStore, s: int, *, frequent: int | None = None,
     frequent = FREQUENT if frequent is None else frequent
     flat, winners, ranks, runs = _segment_columns(store, s, threads)
     segment, start = store.segments[s], int(store.starts[s])
-    present = np.unique(winners).tolist()
     # The contents that may be frequent, counted in a part of a large segment's
     # games (a band holds some millions of contents a segment): those held by
     # 3/4 of their share of ``frequent`` there; of those, the ones ``frequent``
     # games hit are kept once summed up.
-    sample = len(segment) if len(segment) <= BAND_SAMPLE else max(BAND_SAMPLE,
-                                                                   len(segment) // 4)
+    sample = min(len(segment), max(BAND_SAMPLE, len(segment) // 8))
     least = frequent if sample == len(segment) else max(1, int(
         0.75 * frequent * sample / len(segment)))
     none = np.zeros(0, dtype=np.int64)
@@ -1217,42 +1215,65 @@ def answer_bands(store: GameStore, s: int, *, frequent: int | None = None,
         return np.sort(codes[held >= least])
 
     out = []
-    # The shapes counted a thread each, then each summed up by all.
+    # The shapes counted a thread each, then each summed up by all, the next
+    # shape's passes running (without the interpreter lock) while this thread
+    # sums up the last one's answers.
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        candidates = list(pool.map(frequent_codes, BAND_SHAPES))
-    for (depth, width), answered in zip(BAND_SHAPES, candidates, strict=True):
-        if not len(answered):
-            continue
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            symmetries = [band_symmetries(depth, width, int(c)) for c in answered.tolist()]
-            by_orientation = np.array([len(own) > 1 for own in symmetries], dtype=np.uint8)
+        shapes = [(depth, width, answered) for (depth, width), answered in zip(
+            BAND_SHAPES, pool.map(frequent_codes, BAND_SHAPES), strict=True) if len(answered)]
+        slotted = []
+        for depth, width, answered in shapes:
+            symmetric = [len(band_symmetries(depth, width, int(c))) > 1
+                         for c in answered.tolist()]
+            by_orientation = np.array(symmetric, dtype=np.uint8)
             widths = np.where(by_orientation, 16, 1)
             slots = (np.cumsum(widths) - widths).astype(np.int32)
-            passes = list(pool.map(functools.partial(
-                _band_pass, flat, store.size, depth, width, answered=answered, slots=slots,
-                by_orientation=by_orientation, winners=winners, ranks=ranks), runs))
-        sums = _joined_sums([p[0] for p in passes])
-        counts = sum(p[1] for p in passes)
-        left = np.concatenate([p[2] + [0, a] for p, (a, _) in zip(passes, runs, strict=True)])
-        left = left[np.lexsort((left[:, 1], left[:, 0]))]
-        left_at = np.searchsorted(left[:, 0], np.arange(len(answered) + 1))
-        for a, code in enumerate(answered.tolist()):
-            mine = left[left_at[a] : left_at[a + 1], 1]
-            if int(counts[a, :, 1].sum()) + len(mine) < frequent:
-                continue
-            rows_of = sums[slots[a] : slots[a] + widths[a]]  # [t, winner, move, column]
-            parts = []
-            for winner in present:
-                once = rows_of[:, winner].reshape(-1, 6).astype(np.int64)
-                played = np.flatnonzero(once[:, 0])
-                rows = once[played]
-                rows[:, 4] = np.where(rows[:, 4] == np.iinfo(np.int32).max, NO_FIRST, rows[:, 4])
-                total, games, ended = (int(v) for v in counts[a, winner])
-                exceptions = mine[winners[mine] == winner] + start
-                parts.append((0, int(winner), _Part.of_sums(total, games, ended, played, rows),
-                              exceptions.astype(np.int64)))
-            out.append((band_key(depth, width, code),
-                        band_square(depth, width, code, ELEMENTS[0]), parts))
+            slotted.append((widths, slots, [pool.submit(
+                _band_pass, flat, store.size, depth, width, run, answered=answered,
+                slots=slots, by_orientation=by_orientation, winners=winners, ranks=ranks)
+                for run in runs]))
+        for (depth, width, answered), (widths, slots, futures) in zip(shapes, slotted,
+                                                                      strict=True):
+            out += _band_answers(depth, width, answered, slots, widths,
+                                 [future.result() for future in futures], runs, winners,
+                                 start, frequent)
+    return out
+
+
+def _band_answers(depth: int, width: int, answered: npt.NDArray[np.int64],
+                  slots: npt.NDArray[np.int32], widths: npt.NDArray[np.int64],
+                  passes: list[Any], runs: list[tuple[int, int]],
+                  winners: npt.NDArray[np.int8], start: int, frequent: int
+                  ) -> list[tuple[int, Square, list[tuple[int, int, _Part,
+                                                        npt.NDArray[np.int64]]]]]:
+    """:func:`answer_bands`' answers of one shape from the kernel's ``passes``
+    over the ``runs`` of a segment (whose game 0 is store number ``start``):
+    those of the ``answered`` codes that ``frequent`` games hit, a part a
+    winner of ``winners``, with the games left to scan."""
+    sums = _joined_sums([p[0] for p in passes])
+    counts = sum(p[1] for p in passes)
+    left = np.concatenate([p[2] + [0, a] for p, (a, _) in zip(passes, runs, strict=True)])
+    left = left[np.lexsort((left[:, 1], left[:, 0]))]
+    left_at = np.searchsorted(left[:, 0], np.arange(len(answered) + 1))
+    present = np.unique(winners).tolist()
+    out = []
+    for a, code in enumerate(answered.tolist()):
+        mine = left[left_at[a] : left_at[a + 1], 1]
+        if int(counts[a, :, 1].sum()) + len(mine) < frequent:
+            continue
+        rows_of = sums[slots[a] : slots[a] + widths[a]]  # [t, winner, move, column]
+        parts = []
+        for winner in present:
+            once = rows_of[:, winner].reshape(-1, 6).astype(np.int64)
+            played = np.flatnonzero(once[:, 0])
+            rows = once[played]
+            rows[:, 4] = np.where(rows[:, 4] == np.iinfo(np.int32).max, NO_FIRST, rows[:, 4])
+            total, games, ended = (int(v) for v in counts[a, winner])
+            left_out = (mine[winners[mine] == winner] + start).astype(np.int64)
+            parts.append((0, int(winner), _Part.of_sums(total, games, ended, played, rows),
+                          left_out))
+        out.append((band_key(depth, width, code),
+                    band_square(depth, width, code, ELEMENTS[0]), parts))
     return out
 
 
