@@ -225,8 +225,8 @@ class PatternResult(Generic[R]):
     ``searched`` games were of the pattern's size and let through by the
     filters, ``candidates`` of them kept by the index's filters of stones
     (the others lack a stone every placement needs, or the corner square's
-    key; the segments whose answers hold a window's hits count all their
-    games), their hits found by replaying them or read from the segments'
+    key; the segments whose answers hold a window's or band's hits count all
+    their games), their hits found by replaying them or read from the segments'
     answers (:mod:`gohash.pattern.answers`), ``games`` of them hit.  ``total`` matches in
     all; ``matches`` holds ``limit`` (None: all) of them in index order from
     the ``offset``-th (0: the first).
@@ -278,9 +278,10 @@ class PatternQuery:
     number a hit may have (None: any); ``sequence`` the moves that must follow
     (:func:`~gohash.pattern.diagram.parse_sequence`).  ``square``: the canonical
     frame (:class:`~gohash.pattern.corners.Square`) of a query that segments'
-    answers may answer (its region a fully specified corner square, or a
-    window anywhere, :attr:`window`; all 16 symmetries, no move limit or
-    sequence; a window no side to move), else None; ``frame_to_move`` its
+    answers may answer (its region a fully specified corner square, a window
+    anywhere, :attr:`window`, or a band along an edge, :attr:`band`; all 16
+    symmetries, no move limit or sequence; a window or band no side to
+    move), else None; ``frame_to_move`` its
     side to move in that frame's colours (0: any)."""
 
     def __init__(
@@ -559,7 +560,8 @@ class PatternQuery:
         moves are in its canonical frame; a window's in that of the window
         they were played in, or, at positions that two windows hit, in the
         frame of each element that maps a query's content onto the canonical
-        one (:func:`answer_windows`)."""
+        one (:func:`answer_windows`); a band's in the canonical frame
+        (:meth:`_band_moves`)."""
         assert self.square is not None
         if self.band is not None:
             return self._band_moves(moves)
@@ -992,7 +994,9 @@ def answer_segment(store: GameStore, s: int, *, frequent: int | None = None,
     if None; ``queries``: the query of each key met before (None: none), for
     the segments of one store, which mostly share their frequent keys (a
     query's hits are exact whatever games it is asked of, so one square a key
-    serves them all).  Needs the compiled kernel."""
+    serves them all).  With them, the answers of the segment's windows
+    (:func:`answer_windows`) and bands (:func:`answer_bands`), but those
+    whose key another answer has.  Needs the compiled kernel."""
     queries = {} if queries is None else queries
     frequent = FREQUENT if frequent is None else frequent
     frequent_to_move = max(frequent, FREQUENT_TO_MOVE)
