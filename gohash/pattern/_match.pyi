@@ -104,6 +104,10 @@ def band_hits(
     answered: npt.NDArray[np.int64],
     slots: npt.NDArray[np.int32],
     by_orientation: npt.NDArray[np.uint8],
+    shared_slots: npt.NDArray[np.int32],
+    frames: npt.NDArray[np.uint8],
+    lowest: npt.NDArray[np.int8],
+    keepers: npt.NDArray[np.int8],
     winners: npt.NDArray[np.int8],
     date_ranks: npt.NDArray[np.int32],
 ) -> Any: ...

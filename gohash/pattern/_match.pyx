@@ -1431,13 +1431,42 @@ cdef inline uint64_t _mixed(uint64_t x) noexcept nogil:
     return x
 
 
+cdef int _band_move(int node, int b, int frame, int hh, const int32_t* band_points,
+                    const int* mirror_point, const int8_t* ncv, const int16_t* npv,
+                    const int32_t* play_at, const int32_t* plays, const int32_t* stop_at,
+                    int* m) noexcept nogil:
+    """The continuation of a hit at ``node`` of band ``b`` (seen in ``frame``,
+    as :func:`band_hits` numbers them): its position, -1 none, -2 a move that
+    is not one; ``m`` its move in the canonical frame (``hh * (colour is
+    Black) + point``), mirrored and its colour exchanged as the frame is."""
+    cdef int cont = _next_play(node, &band_points[b * hh], hh, play_at, plays, stop_at)
+    cdef int colour, point, local = -1, i
+    if cont < 0:
+        return -1
+    colour = ncv[cont]
+    point = npv[cont]
+    for i in range(hh):
+        if band_points[b * hh + i] == point:
+            local = i
+    if local < 0 or (colour != 1 and colour != 2):
+        return -2
+    if frame >= 2:
+        local = mirror_point[local]
+    if frame & 1:
+        colour = 3 - colour
+    m[0] = (hh if colour == 1 else 0) + local
+    return cont
+
+
 def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
               const int16_t[::1] next_point, const int64_t[::1] change_offsets,
               const uint16_t[::1] changes, int size, int depth, int width,
               const int32_t[::1] band_points, const int32_t[::1] point_bands,
               const int32_t[::1] point_band_offsets, const int8_t[:, ::1] elements,
               const int64_t[::1] answered, const int32_t[::1] slots,
-              const uint8_t[::1] by_orientation,
+              const uint8_t[::1] by_orientation, const int32_t[::1] shared_slots,
+              const uint8_t[:, ::1] frames, const int8_t[:, :, ::1] lowest,
+              const int8_t[:, :, ::1] keepers,
               const int8_t[::1] winners, const int32_t[::1] date_ranks):
     """The first hits of every band content in the games of a segment
     :func:`flatten` ed for ``size``: the bands are the rectangles ``depth``
@@ -1457,7 +1486,8 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     sequence) at the placement that puts it on that band.
 
     Without ``answered`` (empty): returns the canonical codes that some game's
-    band held and the number of games that held each (in no order).  With it
+    band held, the number of games that held each and of positions where two
+    bands held it (in no order).  With it
     (the canonical codes answered, increasing), their matches summed up as
     :class:`Summary` sums a query's, per answer and winner (``winners[g]``, 0
     neither; of ``date_ranks[g]``, -1 none): ``counts[answer, winner]``, the
@@ -1466,10 +1496,17 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     m]``, by the continuation in the canonical frame (``m = depth * width *
     (colour is Black) + point``): count, tenuki, wins of Black and of White in
     that frame's colours, lowest and highest date rank (int32 max and -1:
-    none); but for the games where two bands hit one answer's content at one
-    position (whose match is the lowest placement's, so depends on the
-    query's frame), returned as ``exceptions`` (answer, game) and summed up
-    for none of their matches of that answer.  Raises
+    none).  A position where two bands hit one answer's content is the match
+    of the lowest placement of a query, which depends on its frame: for an
+    answer of ``shared_slots`` (-1: none), summed up for each element ``u``
+    where ``frames[answer, u]`` is set (a query's frame) as ``shared[slot, u,
+    winner, m]`` (``m`` the continuation in the canonical frame of that
+    query, ``u`` of its own: ``2 * depth * width`` none, its count only), of
+    the bands hit there that of the least element ``lowest[answer, t, u]``,
+    then lowest point, mapped by the symmetry ``keepers[answer, t, u]`` of
+    the content (0, 4, 8 or 12: ``t . placement . u^-1``); for the others,
+    the game is returned as an exception (answer, game) and none of its
+    matches of that answer summed up.  Raises
     :class:`~gohash.errors.StoredGameError` (``index`` the game in the
     segment) for a change or move off the board."""
     cdef Py_ssize_t games = node_offsets.shape[0] - 1, g, node, n0, positions, k, at, j
@@ -1495,10 +1532,20 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     cdef Py_ssize_t nanswers = answered.shape[0]
     cdef bint summing = nanswers > 0
     cdef Py_ssize_t nrows = 0
+    cdef Py_ssize_t nshared = 0
     if summing:
         if (slots.shape[0] != nanswers or by_orientation.shape[0] != nanswers
+                or shared_slots.shape[0] != nanswers
                 or np.any(np.diff(answered) <= 0) or np.min(slots) < 0):
             raise ValueError("the answered codes or their slots are not one an answer")
+        if (frames.shape[0] != nanswers or frames.shape[1] != 16
+                or lowest.shape[0] != nanswers or lowest.shape[1] != 16
+                or lowest.shape[2] != 16 or keepers.shape[0] != nanswers
+                or keepers.shape[1] != 16 or keepers.shape[2] != 16
+                or np.min(lowest) < 0 or np.max(lowest) > 15
+                or not np.isin(np.asarray(keepers), [0, 4, 8, 12]).all()):
+            raise ValueError("the frames of the answers are not one an answer")
+        nshared = int(np.max(shared_slots)) + 1
         nrows = int(np.max(np.asarray(slots) + 16 * (np.asarray(by_orientation) != 0))) + 1
     cdef int64_t pow3[35]
     cdef int64_t mirrored[35]
@@ -1521,6 +1568,11 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     cdef int64_t[::1] table_codes = table_codes_array
     cdef int32_t[::1] table_values = table_values_array
     cdef int32_t[::1] table_stamps = table_stamps_array
+    table_shared_array = np.zeros(capacity, dtype=np.int32)
+    cdef int32_t[::1] table_shared = table_shared_array
+    # The canonical codes of a position's bands, as counted.
+    cdef int64_t[::1] node_codes = np.zeros(max(nbands, 1), dtype=np.int64)
+    cdef Py_ssize_t nheld = 0
     cdef Py_ssize_t used = 0, slot, mask = capacity - 1
     for k in range(nanswers):
         slot = <Py_ssize_t>(_mixed(<uint64_t>answered[k]) & <uint64_t>mask)
@@ -1529,9 +1581,16 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
         table_codes[slot] = answered[k]
         table_values[slot] = <int32_t>k
     sums_array = np.zeros((nrows, 3, 2 * hh, 6), dtype=np.int32)
-    sums_array[..., 4] = np.iinfo(np.int32).max
-    sums_array[..., 5] = -1
+    shared_array = np.zeros((max(nshared, 0), 16, 3, 2 * hh + 1, 6), dtype=np.int32)
+    for array in (sums_array, shared_array):
+        array[..., 4] = np.iinfo(np.int32).max
+        array[..., 5] = -1
     cdef int32_t[:, :, :, ::1] sums = sums_array
+    cdef int32_t[:, :, :, :, ::1] shared = shared_array
+    # Of bands hit at one position, the lowest placement's: the lowest point.
+    rank_array = (np.asarray(band_points).reshape(-1, hh).min(axis=1) if nbands
+                  else np.zeros(1)).astype(np.int32)
+    cdef const int32_t[::1] band_rank = rank_array
     counts_array = np.zeros((nanswers, 3, 3), dtype=np.int64)
     cdef int64_t[:, :, ::1] counts = counts_array
     cdef int64_t[:, ::1] hit_game = np.full((max(nanswers, 1), 3), -1, dtype=np.int64)
@@ -1551,9 +1610,13 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     touched_array = np.zeros(seen_capacity // 2, dtype=np.int64)
     cdef int64_t[::1] touched = touched_array
     cdef Py_ssize_t ntouched, nhits, nd
-    # A game's hits: answer, position, band, orientation, frame.
-    hits_array = np.zeros((64, 5), dtype=np.int32)
+    # A game's hits: answer, position, band, orientation, frame, and whether
+    # summed up; and room for those of one answer at one position.
+    hits_array = np.zeros((64, 6), dtype=np.int32)
     cdef int32_t[:, ::1] hits = hits_array
+    group_array = np.zeros(64, dtype=np.int32)
+    cdef int32_t[::1] group = group_array
+    cdef Py_ssize_t ngroup, chosen
     cdef Py_ssize_t longest = int(np.max(np.diff(node_offsets))) if games else 0
     cdef _Plays by_point = _Plays(npts, longest)
     cdef int32_t* play_at = &by_point.play_at[0]
@@ -1564,7 +1627,7 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     swapped[0] = 0
     swapped[1] = 2
     swapped[2] = 1
-    cdef int p, old, new, b, q, t, ans, cont, colour, point, local, winner, m, row, won, last
+    cdef int p, old, new, b, q, t, u, ans, cont, colour, point, local, winner, m, row, won, last
     cdef int fault = 0
     cdef int32_t rank
     cdef int64_t delta, sdelta
@@ -1616,6 +1679,7 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                         codes[b, 3] += sdelta * mirrored[i]
                 if fault:
                     break
+                nheld = 0
                 for k in range(nd):
                     b = dirty[k]
                     if codes[b, 0] == 0:
@@ -1640,14 +1704,23 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                         if table_stamps[slot] != g:
                             table_stamps[slot] = <int32_t>g
                             table_values[slot] += 1
+                        # Two bands that hold it at this position.
+                        for i in range(nheld):
+                            if node_codes[i] == best:
+                                table_shared[slot] += 1
+                                break
+                        node_codes[nheld] = best
+                        nheld += 1
                         if 2 * used > capacity:
                             with gil:
-                                table_codes_array, table_values_array, table_stamps_array = (
-                                    _grown(table_codes_array, table_values_array,
-                                           table_stamps_array))
+                                (table_codes_array, table_values_array, table_stamps_array,
+                                 table_shared_array) = _grown(
+                                    table_codes_array, table_values_array, table_stamps_array,
+                                    table_shared_array)
                                 table_codes = table_codes_array
                                 table_values = table_values_array
                                 table_stamps = table_stamps_array
+                                table_shared = table_shared_array
                             capacity = table_codes.shape[0]
                             mask = capacity - 1
                         continue
@@ -1679,6 +1752,8 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                         with gil:
                             hits_array = np.concatenate([hits_array, np.zeros_like(hits_array)])
                             hits = hits_array
+                            group_array = np.zeros(hits.shape[0], dtype=np.int32)
+                            group = group_array
                     hits[nhits, 0] = ans
                     hits[nhits, 1] = <int32_t>node
                     hits[nhits, 2] = b
@@ -1691,20 +1766,26 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                 break
             if nhits == 0:
                 continue
-            # Two hits of one answer at one position: the game is left out of it.
+            # Two hits of one answer at one position, where its positions are not
+            # summed up by frame: the game is left out of it.
             for k in range(nhits):
+                ans = hits[k, 0]
+                hits[k, 5] = 0
+                if shared_slots[ans] >= 0 or left_game[ans] == g:
+                    continue
                 at = k + 1
                 while at < nhits and hits[at, 1] == hits[k, 1]:
-                    if hits[at, 0] == hits[k, 0] and left_game[hits[k, 0]] != g:
-                        left_game[hits[k, 0]] = g
+                    if hits[at, 0] == ans:
+                        left_game[ans] = g
                         if nleft == left.shape[0]:
                             with gil:
                                 left_array = np.concatenate([left_array,
                                                              np.zeros_like(left_array)])
                                 left = left_array
-                        left[nleft, 0] = hits[k, 0]
+                        left[nleft, 0] = ans
                         left[nleft, 1] = g
                         nleft += 1
+                        break
                     at += 1
             ncv = &next_colour[n0]
             npv = &next_point[n0]
@@ -1715,41 +1796,80 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
             if winner < 0 or winner > 2:
                 winner = 0
             rank = date_ranks[g]
-            for k in range(nhits):
+            # The hits of one answer at one position: a game's are in order of
+            # position, a position's few.
+            k = 0
+            while k < nhits:
                 ans = hits[k, 0]
-                if left_game[ans] == g:
+                if hits[k, 5] or left_game[ans] == g:
+                    k += 1
                     continue
-                b = hits[k, 2]
+                ngroup = 0
+                at = k
+                while at < nhits and hits[at, 1] == hits[k, 1]:
+                    if hits[at, 0] == ans:
+                        hits[at, 5] = 1
+                        group[ngroup] = <int32_t>at
+                        ngroup += 1
+                    at += 1
                 counts[ans, winner, 0] += 1
                 if hit_game[ans, winner] != g:
                     hit_game[ans, winner] = g
                     counts[ans, winner, 1] += 1
-                cont = _next_play(hits[k, 1], &band_points[b * hh], hh, play_at, plays,
-                                  stop_at)
-                if cont < 0:
-                    counts[ans, winner, 2] += 1
+                j = k
+                k += 1
+                if ngroup == 1:
+                    # One band: the same match in any frame, by its orientation.
+                    cont = _band_move(hits[j, 1], hits[j, 2], hits[j, 4], hh, &band_points[0],
+                                      mirror_point, ncv, npv, play_at, plays, stop_at, &m)
+                    if cont == -2:
+                        fault = 1
+                        break
+                    if cont < 0:
+                        counts[ans, winner, 2] += 1
+                        continue
+                    won = winner if winner == 0 or not (hits[j, 4] & 1) else 3 - winner
+                    row = slots[ans] + (hits[j, 3] if by_orientation[ans] else 0)
+                    _summed(&sums[row, winner, m, 0], cont > hits[j, 1], won, rank)
                     continue
-                colour = ncv[cont]
-                point = npv[cont]
-                local = -1
-                for i in range(hh):
-                    if band_points[b * hh + i] == point:
-                        local = i
-                if local < 0 or (colour != 1 and colour != 2):
-                    fault = 1
+                for u in range(16):
+                    if not frames[ans, u]:
+                        continue
+                    # The lowest placement: the least element, then lowest point.
+                    chosen = group[0]
+                    for at in range(1, ngroup):
+                        i = group[at]
+                        t = lowest[ans, hits[i, 3], u] - lowest[ans, hits[chosen, 3], u]
+                        if t < 0 or (t == 0 and band_rank[hits[i, 2]]
+                                     < band_rank[hits[chosen, 2]]):
+                            chosen = i
+                    cont = _band_move(hits[chosen, 1], hits[chosen, 2], hits[chosen, 4], hh,
+                                      &band_points[0], mirror_point, ncv, npv, play_at, plays,
+                                      stop_at, &m)
+                    if cont == -2:
+                        fault = 1
+                        break
+                    row = shared_slots[ans]
+                    if cont < 0:
+                        shared[row, u, winner, 2 * hh, 0] += 1
+                        continue
+                    # From the canonical frame to the query's: the content's symmetry.
+                    q = keepers[ans, hits[chosen, 3], u]
+                    local = m % hh
+                    colour = 1 if m >= hh else 2
+                    won = winner
+                    if hits[chosen, 4] & 1 and won:
+                        won = 3 - won
+                    if q & 4:
+                        local = mirror_point[local]
+                    if q & 8:
+                        colour = 3 - colour
+                        if won:
+                            won = 3 - won
+                    _summed(&shared[row, u, winner, (hh if colour == 1 else 0) + local, 0],
+                            cont > hits[chosen, 1], won, rank)
+                if fault:
                     break
-                # In the canonical frame: mirrored, colours exchanged as its frame is.
-                j = hits[k, 4]
-                if j >= 2:
-                    local = mirror_point[local]
-                won = winner
-                if j & 1:
-                    colour = 3 - colour
-                    if winner:
-                        won = 3 - winner
-                row = slots[ans] + (hits[k, 3] if by_orientation[ans] else 0)
-                m = (hh if colour == 1 else 0) + local
-                _summed(&sums[row, winner, m, 0], cont > hits[k, 1], won, rank)
             if fault:
                 break
     if fault:
@@ -1757,23 +1877,27 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                               "than its game has", index=int(g))
     if not summing:
         held = table_codes_array >= 0
-        return table_codes_array[held], table_values_array[held]
-    return sums_array, counts_array, left_array[:nleft].copy()
+        return table_codes_array[held], table_values_array[held], table_shared_array[held]
+    return sums_array, counts_array, left_array[:nleft].copy(), shared_array
 
 
 
-def _grown(codes, values, stamps):
-    """A table of codes (-1: none) with their values and stamps, twice as large."""
+def _grown(codes, values, stamps, shared):
+    """A table of codes (-1: none) with their values, stamps and counts of
+    shared positions, twice as large."""
     capacity = 2 * len(codes)
     new_codes = np.full(capacity, -1, dtype=np.int64)
     new_values = np.zeros(capacity, dtype=np.int32)
     new_stamps = np.full(capacity, -1, dtype=np.int32)
+    new_shared = np.zeros(capacity, dtype=np.int32)
     cdef int64_t[::1] c = new_codes
     cdef int32_t[::1] v = new_values
     cdef int32_t[::1] s = new_stamps
+    cdef int32_t[::1] h = new_shared
     cdef const int64_t[::1] old_codes = codes
     cdef const int32_t[::1] old_values = values
     cdef const int32_t[::1] old_stamps = stamps
+    cdef const int32_t[::1] old_shared = shared
     cdef Py_ssize_t mask = capacity - 1, slot, k
     for k in range(old_codes.shape[0]):
         if old_codes[k] < 0:
@@ -1784,7 +1908,8 @@ def _grown(codes, values, stamps):
         c[slot] = old_codes[k]
         v[slot] = old_values[k]
         s[slot] = old_stamps[k]
-    return new_codes, new_values, new_stamps
+        h[slot] = old_shared[k]
+    return new_codes, new_values, new_stamps, new_shared
 
 
 def _rehashed(seen, touched, Py_ssize_t ntouched):

@@ -114,7 +114,7 @@ def segment_stamp(ids: I64, shas: U64, winners: npt.NDArray[np.int8],
 # and its columns, each padded to 8 bytes, in _COLUMNS' order.
 _FILE = struct.Struct("<8sII")
 _FILE_MAGIC = b"GHANSWER"
-_FILE_VERSION = 5
+_FILE_VERSION = 6
 _BLOCK = struct.Struct("<8sIIQQQQI4x")
 _BLOCK_MAGIC = b"ANSWERS1"
 _COLUMNS = (

@@ -588,14 +588,23 @@ class PatternQuery:
         """:meth:`_answer_moves` of a band's answers: each move in the canonical
         frame (in that frame's colours), with the orientation ``t`` of the band
         it was played in where some element but the identity maps the content
-        onto itself (:func:`answer_bands`)."""
+        onto itself, or at a position two bands hit, in the canonical frame
+        of each query frame ``u`` (:func:`answer_bands`)."""
         band = self.band
         assert band is not None
         points = band.depth * band.width
+        u = band.square.element
         orientation, move = moves // (2 * points), moves % (2 * points)
         back, swaps = self._band_frames
-        return (np.where(move >= points, 1, 2), back[orientation, move % points],
-                swaps[orientation], np.full(len(moves), _CONTINUATION, dtype=np.int8))
+        shared = orientation >= 16
+        # A position two bands hit: its rows of each query frame, in that frame.
+        mine = (orientation - 16) % 16 == u.index
+        point = np.where(shared, band.points[u.index][move % points],
+                         back[orientation % 16, move % points])
+        kind = np.where(~shared, _CONTINUATION, np.where(~mine, _ELSEWHERE, np.where(
+            orientation >= 32, _ENDED, _CONTINUATION))).astype(np.int8)
+        return (np.where(move >= points, 1, 2), point,
+                np.where(shared, u.swap, swaps[orientation % 16]), kind)
 
     @cached_property
     def _band_frames(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
@@ -1190,14 +1199,19 @@ def answer_bands(store: GameStore, s: int, *, frequent: int | None = None,
     canonical content that ``frequent`` of the segment's games hit (a first
     pass of the kernel's ``band_hits`` counts them), the key, the canonical
     content, and per winner that the segment's games have the matches of
-    every game of the segment summed up but those of the games where two
-    bands hit the content at one position (store numbers: they are scanned).
-    A move is held as ``orientation * 2 * points + points * (colour is
-    Black) + point`` in the canonical frame and its colours, ``orientation``
-    the element that maps the band it was played in onto the canonical edge
-    where the content has a symmetry (the query's placement depends on it),
-    else 0 (:meth:`PatternQuery._band_moves` reads them).  Needs the compiled
-    kernel."""
+    every game of the segment summed up.  A move is held as ``orientation *
+    2 * points + points * (colour is Black) + point`` in the canonical frame
+    and its colours, ``orientation`` the element that maps the band it was
+    played in onto the canonical edge where the content has a symmetry (the
+    query's placement depends on it), else 0.  A position two bands hit,
+    whose match is the lowest placement's, is summed up, for the contents
+    where such positions are one in eight of those counted
+    (:data:`SHARED_BANDS` at most), for each element ``u`` that is a query's
+    frame as ``16 + u`` (``32 + u`` with the count of those without a
+    continuation), in that query's canonical frame; for the others, the
+    games with such a position are left out (store numbers: they are
+    scanned).  :meth:`PatternQuery._band_moves` reads them.  Needs the
+    compiled kernel."""
     assert kernel.match is not None
     frequent = FREQUENT if frequent is None else frequent
     flat, winners, ranks, runs = _segment_columns(store, s, threads)
@@ -1209,75 +1223,153 @@ def answer_bands(store: GameStore, s: int, *, frequent: int | None = None,
     sample = min(len(segment), max(BAND_SAMPLE, len(segment) // 8))
     least = frequent if sample == len(segment) else max(1, int(
         0.75 * frequent * sample / len(segment)))
-    none = np.zeros(0, dtype=np.int64)
 
-    def frequent_codes(shape: tuple[int, int]) -> npt.NDArray[np.int64]:
-        codes, held = _band_pass(flat, store.size, *shape, (0, sample), answered=none,
-                                 slots=np.zeros(0, dtype=np.int32),
-                                 by_orientation=np.zeros(0, dtype=np.uint8), winners=winners,
-                                 ranks=ranks)
-        return np.sort(codes[held >= least])
+    def frequent_codes(shape: tuple[int, int]) -> _BandPlan | None:
+        codes, held, shared = _band_pass(flat, store.size, _BandPlan.counting(*shape),
+                                         (0, sample), winners=winners, ranks=ranks)
+        kept = np.flatnonzero(held >= least)
+        order = np.argsort(codes[kept])
+        kept = kept[order]
+        return _BandPlan.of(*shape, codes[kept], shared[kept] * 8 >= held[kept],
+                            shared[kept] / held[kept]) if len(kept) else None
 
     out = []
     # The shapes counted a thread each, then each summed up by all, the next
     # shape's passes running (without the interpreter lock) while this thread
     # sums up the last one's answers.
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        shapes = [(depth, width, answered) for (depth, width), answered in zip(
-            BAND_SHAPES, pool.map(frequent_codes, BAND_SHAPES), strict=True) if len(answered)]
-        slotted = []
-        for depth, width, answered in shapes:
-            symmetric = [len(band_symmetries(depth, width, int(c))) > 1
-                         for c in answered.tolist()]
-            by_orientation = np.array(symmetric, dtype=np.uint8)
-            widths = np.where(by_orientation, 16, 1)
-            slots = (np.cumsum(widths) - widths).astype(np.int32)
-            slotted.append((widths, slots, [pool.submit(
-                _band_pass, flat, store.size, depth, width, run, answered=answered,
-                slots=slots, by_orientation=by_orientation, winners=winners, ranks=ranks)
-                for run in runs]))
-        for (depth, width, answered), (widths, slots, futures) in zip(shapes, slotted,
-                                                                      strict=True):
-            out += _band_answers(depth, width, answered, slots, widths,
-                                 [future.result() for future in futures], runs, winners,
+        plans = [plan for plan in pool.map(frequent_codes, BAND_SHAPES) if plan is not None]
+
+        def submitted(plan: _BandPlan) -> list[Any]:
+            return [pool.submit(_band_pass, flat, store.size, plan, run, winners=winners,
+                                ranks=ranks) for run in runs]
+
+        # One shape's passes ahead: what they hold is a shape's sums at a time.
+        ahead = submitted(plans[0]) if plans else []
+        for i, plan in enumerate(plans):
+            passes, ahead = ahead, submitted(plans[i + 1]) if i + 1 < len(plans) else []
+            out += _band_answers(plan, [future.result() for future in passes], runs, winners,
                                  start, frequent)
     return out
 
 
-def _band_answers(depth: int, width: int, answered: npt.NDArray[np.int64],
-                  slots: npt.NDArray[np.int32], widths: npt.NDArray[np.int64],
-                  passes: list[Any], runs: list[tuple[int, int]],
+SHARED_BANDS = 512
+"""The answers of a band shape and segment, at most, whose positions two bands
+hit at once are summed up for each frame a query may have (those with the
+most such positions); the others leave such games to the scan."""
+
+
+@dataclass(frozen=True)
+class _BandPlan:
+    """What a pass of the kernel's ``band_hits`` over a band shape is asked: the
+    ``answered`` canonical codes (none: it counts), each content's rows by
+    orientation or not (``by_orientation``: ``widths`` 16 or 1 from
+    ``slots``), and for those whose shared positions are summed up by frame,
+    their slot (``shared_slots``, -1 none) and their ``frames``, ``lowest``
+    and ``keepers`` tables (``band_hits``)."""
+
+    depth: int
+    width: int
+    answered: npt.NDArray[np.int64]
+    by_orientation: npt.NDArray[np.uint8]
+    widths: npt.NDArray[np.int64]
+    slots: npt.NDArray[np.int32]
+    shared_slots: npt.NDArray[np.int32]
+    frames: npt.NDArray[np.uint8]
+    lowest: npt.NDArray[np.int8]
+    keepers: npt.NDArray[np.int8]
+
+    @classmethod
+    def counting(cls, depth: int, width: int) -> _BandPlan:
+        none = np.zeros(0, dtype=np.int64)
+        return cls(depth, width, none, none.astype(np.uint8), none, none.astype(np.int32),
+                   none.astype(np.int32), np.zeros((0, 16), dtype=np.uint8),
+                   np.zeros((0, 16, 16), dtype=np.int8), np.zeros((0, 16, 16), dtype=np.int8))
+
+    @classmethod
+    def of(cls, depth: int, width: int, answered: npt.NDArray[np.int64],
+           shared: npt.NDArray[np.bool_], share: npt.NDArray[np.float64]) -> _BandPlan:
+        """The plan of summing ``answered`` up, the positions two bands hit summed
+        up by frame for those ``shared`` (the :data:`SHARED_BANDS` of them with
+        the greatest ``share`` of such positions)."""
+        symmetries = [band_symmetries(depth, width, int(c)) for c in answered.tolist()]
+        by_orientation = np.array([len(own) > 1 for own in symmetries], dtype=np.uint8)
+        widths = np.where(by_orientation, 16, 1).astype(np.int64)
+        slots = (np.cumsum(widths) - widths).astype(np.int32)
+        chosen = np.flatnonzero(shared)
+        chosen = np.sort(chosen[np.argsort(-share[chosen], kind="stable")][:SHARED_BANDS])
+        shared_slots = np.full(len(answered), -1, dtype=np.int32)
+        shared_slots[chosen] = np.arange(len(chosen), dtype=np.int32)
+        tables = [_band_frame_tables(own) for own in symmetries]
+        return cls(depth, width, answered, by_orientation, widths, slots, shared_slots,
+                   np.stack([f for f, _, _ in tables]), np.stack([lo for _, lo, _ in tables]),
+                   np.stack([k for _, _, k in tables]))
+
+
+@cache
+def _band_frame_tables(symmetries: tuple[Element, ...]
+                       ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8],
+                                  npt.NDArray[np.int8]]:
+    """For a band content of those ``symmetries``: ``[u]`` whether ``u`` is a
+    query's frame (the lowest element that maps one of the content's images
+    onto it), ``[t, u]`` the element of the placement of a query of frame
+    ``u`` on a band of orientation ``t`` (:func:`placement_element`), and the
+    symmetry ``t . placement . u^-1`` of the content it goes through."""
+    frames = np.zeros(16, dtype=np.uint8)
+    for e in ELEMENTS:
+        frames[min((own.compose(e.inverse) for own in symmetries), key=lambda g: g.index).index] = 1
+    lowest = np.zeros((16, 16), dtype=np.int8)
+    keepers = np.zeros((16, 16), dtype=np.int8)
+    for t in ELEMENTS:
+        for u in ELEMENTS:
+            g = placement_element(t, u, symmetries)
+            lowest[t.index, u.index] = g.index
+            keepers[t.index, u.index] = t.compose(g).compose(u.inverse).index
+    for array in (frames, lowest, keepers):
+        array.flags.writeable = False
+    return frames, lowest, keepers
+
+
+def _band_answers(plan: _BandPlan, passes: list[Any], runs: list[tuple[int, int]],
                   winners: npt.NDArray[np.int8], start: int, frequent: int
                   ) -> list[tuple[int, Square, list[tuple[int, int, _Part,
                                                         npt.NDArray[np.int64]]]]]:
     """:func:`answer_bands`' answers of one shape from the kernel's ``passes``
-    over the ``runs`` of a segment (whose game 0 is store number ``start``):
-    those of the ``answered`` codes that ``frequent`` games hit, a part a
-    winner of ``winners``, with the games left to scan."""
+    over the ``runs`` of a segment (whose game 0 is store number ``start``)
+    with ``plan``: those of its answered codes that ``frequent`` games hit, a
+    part a winner of ``winners``, with the games left to scan."""
     sums = _joined_sums([p[0] for p in passes])
     counts = sum(p[1] for p in passes)
     left = np.concatenate([p[2] + [0, a] for p, (a, _) in zip(passes, runs, strict=True)])
     left = left[np.lexsort((left[:, 1], left[:, 0]))]
-    left_at = np.searchsorted(left[:, 0], np.arange(len(answered) + 1))
+    left_at = np.searchsorted(left[:, 0], np.arange(len(plan.answered) + 1))
+    shared = _joined_sums([p[3] for p in passes])  # [slot, u, winner, move or none, column]
+    points = plan.depth * plan.width
     present = np.unique(winners).tolist()
     out = []
-    for a, code in enumerate(answered.tolist()):
+    for a, code in enumerate(plan.answered.tolist()):
         mine = left[left_at[a] : left_at[a + 1], 1]
         if int(counts[a, :, 1].sum()) + len(mine) < frequent:
             continue
-        rows_of = sums[slots[a] : slots[a] + widths[a]]  # [t, winner, move, column]
+        rows_of = sums[plan.slots[a] : plan.slots[a] + plan.widths[a]]  # [t, winner, move, column]
         parts = []
         for winner in present:
             once = rows_of[:, winner].reshape(-1, 6).astype(np.int64)
-            played = np.flatnonzero(once[:, 0])
-            rows = once[played]
+            moves = np.flatnonzero(once[:, 0])
+            rows = once[moves]
+            if plan.shared_slots[a] >= 0:
+                twice = shared[plan.shared_slots[a], :, winner].astype(np.int64)
+                u, move = np.nonzero(twice[:, :, 0])
+                moves = np.concatenate([moves, np.where(
+                    move == 2 * points, (32 + u) * 2 * points, (16 + u) * 2 * points + move)])
+                rows = np.concatenate([rows, twice[u, move]])
             rows[:, 4] = np.where(rows[:, 4] == np.iinfo(np.int32).max, NO_FIRST, rows[:, 4])
             total, games, ended = (int(v) for v in counts[a, winner])
             left_out = (mine[winners[mine] == winner] + start).astype(np.int64)
-            parts.append((0, int(winner), _Part.of_sums(total, games, ended, played, rows),
+            parts.append((0, int(winner), _Part.of_sums(total, games, ended, moves, rows),
                           left_out))
-        out.append((band_key(depth, width, code),
-                    band_square(depth, width, code, ELEMENTS[0]), parts))
+        out.append((band_key(plan.depth, plan.width, code),
+                    band_square(plan.depth, plan.width, code, ELEMENTS[0]), parts))
     return out
 
 
@@ -1297,23 +1389,22 @@ def _segment_columns(store: GameStore, s: int, threads: int
                                           if b > a]
 
 
-def _band_pass(flat: Any, size: int, depth: int, width: int, run: tuple[int, int],
-               answered: npt.NDArray[np.int64], slots: npt.NDArray[np.int32],
-               by_orientation: npt.NDArray[np.uint8], winners: npt.NDArray[np.int8],
-               ranks: npt.NDArray[np.int32]) -> Any:
-    """The kernel's ``band_hits`` of bands of that shape over the games ``run``
-    (from, to) of a segment's replayed main lines ``flat``, their ``winners``
-    and date ``ranks`` those of the whole segment."""
+def _band_pass(flat: Any, size: int, plan: _BandPlan, run: tuple[int, int],
+               winners: npt.NDArray[np.int8], ranks: npt.NDArray[np.int32]) -> Any:
+    """The kernel's ``band_hits`` of the bands of ``plan``'s shape, asked what it
+    asks, over the games ``run`` (from, to) of a segment's replayed main lines
+    ``flat``, their ``winners`` and date ``ranks`` those of the whole segment."""
     assert kernel.match is not None
     a, b = run
     n0, n1 = int(flat.node_offsets[a]), int(flat.node_offsets[b])
     c0, c1 = int(flat.change_offsets[a]), int(flat.change_offsets[b])
-    frames = bands(size, depth, width)
+    frames = bands(size, plan.depth, plan.width)
     return kernel.match.band_hits(
         flat.node_offsets[a : b + 1] - n0, flat.next_colour[n0:n1], flat.next_point[n0:n1],
-        flat.change_offsets[a : b + 1] - c0, flat.changes[c0:c1], size, depth, width,
-        frames.points, frames.entries, frames.offsets, frames.elements, answered, slots,
-        by_orientation, winners[a:b], ranks[a:b])
+        flat.change_offsets[a : b + 1] - c0, flat.changes[c0:c1], size, plan.depth,
+        plan.width, frames.points, frames.entries, frames.offsets, frames.elements,
+        plan.answered, plan.slots, plan.by_orientation, plan.shared_slots, plan.frames,
+        plan.lowest, plan.keepers, winners[a:b], ranks[a:b])
 
 
 def _window_pass(flat: Any, size: int, side: int, run: tuple[int, int],

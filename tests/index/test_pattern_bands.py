@@ -170,16 +170,20 @@ LONE = ["(;GM[1]FF[4]SZ[9]RE[B+R];B[dg];W[ff];B[cg])",
         "(;GM[1]FF[4]SZ[9]RE[B+R]AB[ec][eg];W[ee];B[dc])"]
 
 
+@pytest.mark.parametrize("shared", [0, 512])
 @pytest.mark.parametrize("rows", [{0: "-.....---", 1: "-.....---", 2: "-..X..---",
                                    3: "-.....---"},
                                   {0: "-.....---", 1: "-.....---", 2: "-...X.---",
                                    3: "-.....---"}])
 def test_a_lone_stone_answered_on_every_edge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             rows: dict[int, str]) -> None:
+                                             rows: dict[int, str], shared: int) -> None:
     """Set up on two edges at once (the third game), or hit by two bands at one
-    position (off the middle): those games are left out of the answers and
-    scanned; the counts and continuations are the pure path's in any frame."""
+    position (off the middle): those positions are summed up for each frame a
+    query may have, or (with no answer allowed that) those games are left out
+    of the answers and scanned; the counts and continuations are the pure
+    path's in any frame."""
     monkeypatch.setattr(search, "FREQUENT", 1)
+    monkeypatch.setattr(search, "SHARED_BANDS", shared)
     db = build_index(tmp_path, write_records(tmp_path, "l", LONE))
     for diagram in _band_diagrams(rows):
         assert PatternQuery(diagram).band is not None
@@ -193,10 +197,16 @@ def test_a_lone_stone_answered_on_every_edge(tmp_path: Path, monkeypatch: pytest
         (block,) = index._game_store(9).answers
     query = PatternQuery(_band_diagrams(rows)[0])
     assert query.band is not None and block is not None
-    left = {int(g) for at in block.find(query.band.key, query.band.square)
-            for g in block.exceptions[block.exception_offsets[at]:
-                                      block.exception_offsets[at + 1]]}
-    assert 2 in left
+    found = block.find(query.band.key, query.band.square)
+    left = {int(g) for at in found for g in block.exceptions[block.exception_offsets[at]:
+                                                             block.exception_offsets[at + 1]]}
+    by_frame = [int(m) for at in found
+                for m in block.moves[block.row_offsets[at] : block.row_offsets[at + 1]]
+                if m >= 16 * 2 * 4 * 5]
+    if shared:
+        assert not left and by_frame
+    else:
+        assert 2 in left and not by_frame
 
 
 # A shape no element but the identity keeps, played in both colours and won
@@ -220,3 +230,40 @@ def test_an_asymmetric_shape_played_in_both_colours(tmp_path: Path,
         assert found == shape_result(db, diagram, pure=True)
         assert (found["total"], found["games"]) == (3, 3)
         assert sum(c["black_wins"] + c["white_wins"] for c in found["continuations"]) == 3
+
+
+# A two-space extension on the third line of a 13x13 board: the band one point
+# over holds it mirrored, so both bands hit it at once in every game, then a
+# move in both.
+EXTENSION = ["(;GM[1]FF[4]SZ[13]RE[B+R];B[dk];W[kc];B[gk];W[fj])",
+             "(;GM[1]FF[4]SZ[13]RE[W+R];B[kk];W[dk];B[cc];W[gk];B[ej];W[kj])",
+             "(;GM[1]FF[4]SZ[13]RE[B+R];B[cd];W[kk];B[cg];W[bh])"]
+
+
+def test_a_two_space_extension_summed_up_by_frame(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "FREQUENT", 1)
+    db = build_index(tmp_path, write_records(tmp_path, "e", EXTENSION))
+    lines = ["-.......-----", "-.......-----", "-.X..X..-----", "-.......-----"]
+    for g in ELEMENTS:
+        board = np.array([[".XO-".index(c) for c in line] for line in lines + ["-" * 13] * 9])
+        turned = ELEMENTS[g.index % 8].image_array(board)
+        if g.swap:
+            turned = np.where((turned == 1) | (turned == 2), 3 - turned, turned)
+        diagram = "\n".join("".join(".XO-"[v] for v in line) for line in turned[::-1])
+        query = PatternQuery(diagram)
+        assert query.band is not None
+        assert shape_answers(db, diagram) == 1
+        for limit, offset in ((100, 0), (1, 0), (2, 1)):
+            options = {"limit": limit, "offset": offset}
+            assert shape_result(db, diagram, pure=False, **options) == shape_result(
+                db, diagram, pure=True, **options)
+    found = shape_result(db, diagram)
+    # Three games, one match each: the two bands hit at one position are one.
+    assert (found["total"], found["games"]) == (3, 3)
+    assert sum(c["count"] for c in found["continuations"]) == 3
+    with Index(db, read_only=True) as index:
+        (block,) = index._game_store(13).answers
+    assert block is not None and query.band is not None
+    assert all(block.exception_offsets[at] == block.exception_offsets[at + 1]
+               for at in block.find(query.band.key, query.band.square))
