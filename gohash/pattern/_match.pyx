@@ -1220,7 +1220,7 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     cdef int32_t* stop_at = &by_point.stop_at[0]
     cdef Py_ssize_t ntouched, nhits, nd, bit, ngroup
     cdef int64_t tick = 0
-    cdef int p, old, new, w, c, cls, ans = 0, cont, colour, point, local, winner, t, m, u, e, last
+    cdef int p, old, new, w, c, cls, ans = 0, cont, colour, local, winner, t, m, u, e, last
     cdef int fault = 0
     cdef int32_t rank
     cdef bint ended
@@ -1327,24 +1327,14 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
             # Each hit's continuation: the first move played in its window from
             # its position on, before a position none was played from.
             for k in range(nhits):
-                w = hits[k, 2]
-                cont = _next_play(hits[k, 1], &window_points[w * hh], hh, play_at, plays,
-                                  stop_at)
+                cont = _region_move(hits[k, 1], &window_points[hits[k, 2] * hh], hh, ncv, npv,
+                                    play_at, plays, stop_at, &colour, &local)
+                if cont == -2:
+                    fault = 1
+                    break
                 hits[k, 4] = cont
-                hits[k, 5] = 0
-                hits[k, 6] = 0
-                if cont >= 0:
-                    colour = ncv[cont]
-                    point = npv[cont]
-                    local = -1
-                    for i in range(hh):
-                        if window_points[w * hh + i] == point:
-                            local = i
-                    if local < 0 or (colour != 1 and colour != 2):
-                        fault = 1
-                        break
-                    hits[k, 5] = colour
-                    hits[k, 6] = local
+                hits[k, 5] = colour if cont >= 0 else 0
+                hits[k, 6] = local if cont >= 0 else 0
                 hits[k, 7] = 0
             if fault:
                 break
@@ -1356,14 +1346,7 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                     k += 1
                     continue
                 ans = hits[k, 0]
-                ngroup = 0
-                at = k
-                while at < nhits and hits[at, 1] == hits[k, 1]:
-                    if hits[at, 0] == ans:
-                        hits[at, 7] = 1
-                        group[ngroup] = <int32_t>at
-                        ngroup += 1
-                    at += 1
+                ngroup = _grouped(hits, nhits, k, 7, group)
                 counts[ans, winner, 0] += 1
                 if hit_game[ans, winner] != g:
                     hit_game[ans, winner] = g
@@ -1405,6 +1388,21 @@ def window_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     return sums_array, shared_array, counts_array
 
 
+cdef Py_ssize_t _grouped(int32_t[:, ::1] hits, Py_ssize_t nhits, Py_ssize_t k, int done,
+                         int32_t[::1] group) noexcept nogil:
+    """The hits of hit ``k``'s answer at its position (column 0 the answer, 1
+    the position; a game's hits in order of position) from ``k`` on, in
+    ``group`` and marked in column ``done``: how many."""
+    cdef Py_ssize_t at = k, ngroup = 0
+    while at < nhits and hits[at, 1] == hits[k, 1]:
+        if hits[at, 0] == hits[k, 0]:
+            hits[at, done] = 1
+            group[ngroup] = <int32_t>at
+            ngroup += 1
+        at += 1
+    return ngroup
+
+
 cdef inline void _summed(int32_t* row, bint tenuki, int winner, int32_t rank) noexcept nogil:
     """One match with a continuation added to its row: count, tenuki, wins of
     Black and of White (``winner``), lowest and highest date rank."""
@@ -1431,6 +1429,25 @@ cdef inline uint64_t _mixed(uint64_t x) noexcept nogil:
     return x
 
 
+cdef int _region_move(int node, const int32_t* region, int n, const int8_t* ncv,
+                      const int16_t* npv, const int32_t* play_at, const int32_t* plays,
+                      const int32_t* stop_at, int* colour, int* local) noexcept nogil:
+    """The continuation of a hit at ``node`` in the ``n`` points of ``region``
+    (:func:`_next_play`): its position, -1 none, -2 a move that is not one;
+    ``colour`` its colour and ``local`` its point's place in ``region``."""
+    cdef int cont = _next_play(node, region, n, play_at, plays, stop_at), i
+    if cont < 0:
+        return -1
+    colour[0] = ncv[cont]
+    local[0] = -1
+    for i in range(n):
+        if region[i] == npv[cont]:
+            local[0] = i
+    if local[0] < 0 or (colour[0] != 1 and colour[0] != 2):
+        return -2
+    return cont
+
+
 cdef int _band_move(int node, int b, int frame, int hh, const int32_t* band_points,
                     const int* mirror_point, const int8_t* ncv, const int16_t* npv,
                     const int32_t* play_at, const int32_t* plays, const int32_t* stop_at,
@@ -1439,17 +1456,11 @@ cdef int _band_move(int node, int b, int frame, int hh, const int32_t* band_poin
     as :func:`band_hits` numbers them): its position, -1 none, -2 a move that
     is not one; ``m`` its move in the canonical frame (``hh * (colour is
     Black) + point``), mirrored and its colour exchanged as the frame is."""
-    cdef int cont = _next_play(node, &band_points[b * hh], hh, play_at, plays, stop_at)
-    cdef int colour, point, local = -1, i
+    cdef int colour, local
+    cdef int cont = _region_move(node, &band_points[b * hh], hh, ncv, npv, play_at, plays,
+                                 stop_at, &colour, &local)
     if cont < 0:
-        return -1
-    colour = ncv[cont]
-    point = npv[cont]
-    for i in range(hh):
-        if band_points[b * hh + i] == point:
-            local = i
-    if local < 0 or (colour != 1 and colour != 2):
-        return -2
+        return cont
     if frame >= 2:
         local = mirror_point[local]
     if frame & 1:
@@ -1627,7 +1638,7 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
     swapped[0] = 0
     swapped[1] = 2
     swapped[2] = 1
-    cdef int p, old, new, b, q, t, u, ans, cont, colour, point, local, winner, m, row, won, last
+    cdef int p, old, new, b, q, t, u, ans, cont, colour, local, winner, m, row, won, last
     cdef int fault = 0
     cdef int32_t rank
     cdef int64_t delta, sdelta
@@ -1804,14 +1815,7 @@ def band_hits(const int64_t[::1] node_offsets, const int8_t[::1] next_colour,
                 if hits[k, 5] or left_game[ans] == g:
                     k += 1
                     continue
-                ngroup = 0
-                at = k
-                while at < nhits and hits[at, 1] == hits[k, 1]:
-                    if hits[at, 0] == ans:
-                        hits[at, 5] = 1
-                        group[ngroup] = <int32_t>at
-                        ngroup += 1
-                    at += 1
+                ngroup = _grouped(hits, nhits, k, 5, group)
                 counts[ans, winner, 0] += 1
                 if hit_game[ans, winner] != g:
                     hit_game[ans, winner] = g

@@ -573,13 +573,10 @@ class PatternQuery:
         side, points = self.window.side, self.window.side ** 2
         back, swaps = self._window_frames
         orientation, move = moves // (2 * points), moves % (2 * points)
-        shared = orientation >= 16
-        mine = (orientation - 16) % 16 == self.window.square.element.index
+        shared, kind = _row_kinds(orientation, self.window.square.element)
         local = move % points
         point = np.where(shared, self.window.origin + local // side * self.size + local % side,
                          back[orientation % 16, local])
-        kind = np.where(~shared, _CONTINUATION, np.where(~mine, _ELSEWHERE, np.where(
-            orientation >= 32, _ENDED, _CONTINUATION))).astype(np.int8)
         return np.where(move >= points, 1, 2), point, swaps[orientation % 16] & ~shared, kind
 
     def _band_moves(self, moves: npt.NDArray[np.int64]
@@ -596,13 +593,10 @@ class PatternQuery:
         u = band.square.element
         orientation, move = moves // (2 * points), moves % (2 * points)
         back, swaps = self._band_frames
-        shared = orientation >= 16
         # A position two bands hit: its rows of each query frame, in that frame.
-        mine = (orientation - 16) % 16 == u.index
+        shared, kind = _row_kinds(orientation, u)
         point = np.where(shared, band.points[u.index][move % points],
                          back[orientation % 16, move % points])
-        kind = np.where(~shared, _CONTINUATION, np.where(~mine, _ELSEWHERE, np.where(
-            orientation >= 32, _ENDED, _CONTINUATION))).astype(np.int8)
         return (np.where(move >= points, 1, 2), point,
                 np.where(shared, u.swap, swaps[orientation % 16]), kind)
 
@@ -848,6 +842,18 @@ games, this many or an eighth of them, to pick those it sums up."""
 
 # What a row of a window's answers is to a query (PatternQuery._answer_moves).
 _CONTINUATION, _ENDED, _ELSEWHERE = 0, 1, 2
+
+
+def _row_kinds(orientation: npt.NDArray[np.int64], u: Element
+               ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
+    """Of answers' rows of a window or band with these ``orientation`` s, those
+    of positions two of them hit (16 and more: their frame's) and what each
+    row is to a query of frame ``u``."""
+    shared = orientation >= 16
+    mine = (orientation - 16) % 16 == u.index
+    kind = np.where(~shared, _CONTINUATION, np.where(~mine, _ELSEWHERE, np.where(
+        orientation >= 32, _ENDED, _CONTINUATION))).astype(np.int8)
+    return shared, kind
 
 
 def _firsts(found: Found) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64]]:
@@ -1153,13 +1159,8 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
             symmetries = [content_symmetries(side, int(tables.canonical[c]))
                           for c in classes.tolist()]
             lowest = np.stack([_placement_elements(own) for own in symmetries])
-            # A query's frame is the lowest element that maps its content onto
-            # the canonical one: the only frames a position two windows hit
-            # is summed up for.
-            frames = np.zeros((len(classes), 16), dtype=np.uint8)
-            for a, cls in enumerate(classes.tolist()):
-                images = tables.images[:, int(tables.canonical[cls])]
-                frames[a, tables.orientations[images]] = 1
+            # The only frames a position two windows hit is summed up for.
+            frames = np.stack([_query_frames(own) for own in symmetries])
             passes = list(pool.map(functools.partial(
                 _window_pass, flat, store.size, side, answered=answer_of, lowest=lowest,
                 frames=frames, winners=winners, ranks=ranks), runs))
@@ -1176,11 +1177,9 @@ def answer_windows(store: GameStore, s: int, *, frequent: int | None = None,
                 if len(symmetries[a]) == 1:
                     moves, rows = _folded(folding[played], rows,
                                           swapped=played // (2 * npoints) >= 8)
-                twice = shared[a, :, winner].astype(np.int64)  # [u, move or none, column]
-                u, move = np.nonzero(twice[:, :, 0])
-                moves = np.concatenate([moves, np.where(
-                    move == 2 * npoints, (32 + u) * 2 * npoints, (16 + u) * 2 * npoints + move)])
-                rows = np.concatenate([rows, twice[u, move]])
+                by_frame, by_frame_rows = _frame_rows(shared[a, :, winner], npoints)
+                moves = np.concatenate([moves, by_frame])
+                rows = np.concatenate([rows, by_frame_rows])
                 rows[:, 4] = np.where(rows[:, 4] == np.iinfo(np.int32).max, NO_FIRST, rows[:, 4])
                 total, games, ended = (int(v) for v in counts[a, winner])
                 parts.append((0, int(winner), _Part.of_sums(total, games, ended, moves, rows),
@@ -1300,34 +1299,33 @@ class _BandPlan:
         chosen = np.sort(chosen[np.argsort(-share[chosen], kind="stable")][:SHARED_BANDS])
         shared_slots = np.full(len(answered), -1, dtype=np.int32)
         shared_slots[chosen] = np.arange(len(chosen), dtype=np.int32)
-        tables = [_band_frame_tables(own) for own in symmetries]
         return cls(depth, width, answered, by_orientation, widths, slots, shared_slots,
-                   np.stack([f for f, _, _ in tables]), np.stack([lo for _, lo, _ in tables]),
-                   np.stack([k for _, _, k in tables]))
+                   np.stack([_query_frames(own) for own in symmetries]),
+                   np.stack([_placement_elements(own) for own in symmetries]),
+                   np.stack([_keepers(own) for own in symmetries]))
+
+
+def _frame_rows(sums: npt.NDArray[np.int32], points: int
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The moves and rows of the sums of positions two windows or bands hit
+    (``[u, move, column]``, move ``2 * points`` the matches without a
+    continuation), as answers hold them: ``(16 + u) * 2 * points + move``, or
+    ``(32 + u) * 2 * points`` with that count."""
+    twice = sums.astype(np.int64)
+    u, move = np.nonzero(twice[:, :, 0])
+    return (np.where(move == 2 * points, (32 + u) * 2 * points, (16 + u) * 2 * points + move),
+            twice[u, move])
 
 
 @cache
-def _band_frame_tables(symmetries: tuple[Element, ...]
-                       ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8],
-                                  npt.NDArray[np.int8]]:
-    """For a band content of those ``symmetries``: ``[u]`` whether ``u`` is a
-    query's frame (the lowest element that maps one of the content's images
-    onto it), ``[t, u]`` the element of the placement of a query of frame
-    ``u`` on a band of orientation ``t`` (:func:`placement_element`), and the
-    symmetry ``t . placement . u^-1`` of the content it goes through."""
-    frames = np.zeros(16, dtype=np.uint8)
-    for e in ELEMENTS:
-        frames[min((own.compose(e.inverse) for own in symmetries), key=lambda g: g.index).index] = 1
-    lowest = np.zeros((16, 16), dtype=np.int8)
-    keepers = np.zeros((16, 16), dtype=np.int8)
-    for t in ELEMENTS:
-        for u in ELEMENTS:
-            g = placement_element(t, u, symmetries)
-            lowest[t.index, u.index] = g.index
-            keepers[t.index, u.index] = t.compose(g).compose(u.inverse).index
-    for array in (frames, lowest, keepers):
-        array.flags.writeable = False
-    return frames, lowest, keepers
+def _keepers(symmetries: tuple[Element, ...]) -> npt.NDArray[np.int8]:
+    """``[t, u]``: for a content of those ``symmetries``, the symmetry ``t .
+    g . u^-1`` the placement ``g`` of a query of frame ``u`` on a content of
+    orientation ``t`` (:func:`_placement_elements`) goes through."""
+    table = np.array([[t.compose(placement_element(t, u, symmetries)).compose(u.inverse).index
+                       for u in ELEMENTS] for t in ELEMENTS], dtype=np.int8)
+    table.flags.writeable = False
+    return table
 
 
 def _band_answers(plan: _BandPlan, passes: list[Any], runs: list[tuple[int, int]],
@@ -1358,11 +1356,10 @@ def _band_answers(plan: _BandPlan, passes: list[Any], runs: list[tuple[int, int]
             moves = np.flatnonzero(once[:, 0])
             rows = once[moves]
             if plan.shared_slots[a] >= 0:
-                twice = shared[plan.shared_slots[a], :, winner].astype(np.int64)
-                u, move = np.nonzero(twice[:, :, 0])
-                moves = np.concatenate([moves, np.where(
-                    move == 2 * points, (32 + u) * 2 * points, (16 + u) * 2 * points + move)])
-                rows = np.concatenate([rows, twice[u, move]])
+                by_frame, by_frame_rows = _frame_rows(shared[plan.shared_slots[a], :, winner],
+                                                      points)
+                moves = np.concatenate([moves, by_frame])
+                rows = np.concatenate([rows, by_frame_rows])
             rows[:, 4] = np.where(rows[:, 4] == np.iinfo(np.int32).max, NO_FIRST, rows[:, 4])
             total, games, ended = (int(v) for v in counts[a, winner])
             left_out = (mine[winners[mine] == winner] + start).astype(np.int64)
@@ -1445,6 +1442,19 @@ def _joined_sums(parts: list[npt.NDArray[np.int32]]) -> npt.NDArray[np.int32]:
         np.minimum(joined[..., 4], part[..., 4], out=joined[..., 4])
         np.maximum(joined[..., 5], part[..., 5], out=joined[..., 5])
     return joined
+
+
+@cache
+def _query_frames(symmetries: tuple[Element, ...]) -> npt.NDArray[np.uint8]:
+    """``[u]``: whether ``u`` is a query's frame for a content of those
+    ``symmetries``, the lowest element that maps one of its images (``e`` of
+    it) onto it: the least of ``s . e^-1``."""
+    frames = np.zeros(16, dtype=np.uint8)
+    for e in ELEMENTS:
+        frames[min((own.compose(e.inverse) for own in symmetries),
+                   key=lambda g: g.index).index] = 1
+    frames.flags.writeable = False
+    return frames
 
 
 @cache
